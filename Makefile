@@ -1,0 +1,49 @@
+# vbench: the two commands a new machine needs are `make bench` and `make test`.
+# Everything goes through scripts/go, which installs Go if it is missing and
+# uses ../shared/goproxy as the module proxy where that exists.
+
+GO      := ./scripts/go
+BIN     := bin
+SUITE   ?= benchmarks/suite.yaml
+RUNFLAGS ?=
+
+.PHONY: all build test bench quick lint fmt clean stress
+
+all: build
+
+build: $(BIN)/vbench $(BIN)/libvbenchprof.so
+
+# Always ask go: it knows when nothing changed, and its cache makes this quick.
+$(BIN)/vbench: FORCE
+	$(GO) build -o $@ ./cmd/vbench
+
+$(BIN)/libvbenchprof.so: FORCE
+	$(GO) build -buildmode=c-shared -o $@ ./profiler
+	@rm -f $(BIN)/libvbenchprof.h
+
+FORCE:
+
+# The tests build what they need themselves (internal/testbin); building here
+# first surfaces compile errors before the long-running tests start.
+test: build
+	$(GO) test -count=1 -timeout 30m ./...
+
+# The main job: the default suite, every workload under every mode, printing
+# the overhead table and writing results and a report under out/.
+bench: build
+	@mkdir -p out
+	$(BIN)/vbench run $(SUITE) --json out/results.json $(RUNFLAGS)
+
+quick: build
+	@mkdir -p out
+	$(BIN)/vbench run benchmarks/quick.yaml --json out/quick.json $(RUNFLAGS)
+
+lint:
+	$(GO) vet ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+clean:
+	rm -rf $(BIN) out

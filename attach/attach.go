@@ -1,0 +1,157 @@
+// Package attach knows how to make a .NET process load the vbench profiler:
+// the CLSID, the environment variables CoreCLR and the profiler read, where the
+// library lives, and how to tell a usable library from a broken one before a run.
+//
+// Both `vbench profile` and `vbench run` attach through here, so a missing or
+// unloadable library is always a clear error, never a silent unprofiled run.
+package attach
+
+import (
+	"debug/elf"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// CLSID is the fixed class ID of the vbench profiler COM class.
+// It must match profiler/clsid.h.
+const CLSID = "{8C2F5D8A-6C1E-4B7A-9A57-3F0E2B1D7C41}"
+
+// LibraryName is the file name `make build` gives the profiler, next to bin/vbench.
+const LibraryName = "libvbenchprof.so"
+
+// Modes the profiler implements. "none" means the profiler is not loaded at all.
+const (
+	ModeNone     = "none"
+	ModeNull     = "null"
+	ModeTracing  = "tracing"
+	ModeSampling = "sampling"
+)
+
+// Modes lists every mode in the order reports show them.
+var Modes = []string{ModeNone, ModeNull, ModeTracing, ModeSampling}
+
+// ValidMode reports whether m is one of Modes.
+func ValidMode(m string) bool {
+	for _, x := range Modes {
+		if x == m {
+			return true
+		}
+	}
+	return false
+}
+
+// Environment variables the profiler reads (documented in the README).
+const (
+	EnvMode       = "VBENCH_MODE"        // tracing | sampling | null
+	EnvProfileDir = "VBENCH_PROFILE_DIR" // where profile.json and profile.pb.gz go
+	EnvInterval   = "VBENCH_INTERVAL"    // sampling interval, a Go duration ("10ms")
+	EnvInclude    = "VBENCH_INCLUDE"     // comma-separated assembly/namespace patterns
+	EnvExclude    = "VBENCH_EXCLUDE"     // comma-separated assembly/namespace patterns
+)
+
+// Options are the profiler settings a caller may choose.
+type Options struct {
+	Mode       string        // null | tracing | sampling
+	ProfileDir string        // required: where the profile is written
+	Interval   time.Duration // sampling only; 0 means the profiler's default
+	Include    []string
+	Exclude    []string
+}
+
+// Env returns the variables to add to a child's environment so that CoreCLR
+// loads the library at libPath with opts. For ModeNone it returns nothing.
+func Env(libPath string, opts Options) []string {
+	if opts.Mode == "" || opts.Mode == ModeNone {
+		return nil
+	}
+	env := []string{
+		"CORECLR_ENABLE_PROFILING=1",
+		"CORECLR_PROFILER=" + CLSID,
+		"CORECLR_PROFILER_PATH=" + libPath,
+		// The 64-bit variant wins over the generic one in CoreCLR; set both so an
+		// inherited CORECLR_PROFILER_PATH_64 cannot point somewhere else.
+		"CORECLR_PROFILER_PATH_64=" + libPath,
+		EnvMode + "=" + opts.Mode,
+		EnvProfileDir + "=" + opts.ProfileDir,
+	}
+	if opts.Interval > 0 {
+		env = append(env, EnvInterval+"="+opts.Interval.String())
+	}
+	if len(opts.Include) > 0 {
+		env = append(env, EnvInclude+"="+strings.Join(opts.Include, ","))
+	}
+	if len(opts.Exclude) > 0 {
+		env = append(env, EnvExclude+"="+strings.Join(opts.Exclude, ","))
+	}
+	return env
+}
+
+// ScrubEnv removes from env every variable that could load a profiler, so that
+// a "none" run is truly unprofiled even if the caller's shell has them set.
+func ScrubEnv(env []string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "CORECLR_PROFILER") || k == "CORECLR_ENABLE_PROFILING" ||
+			strings.HasPrefix(k, "DOTNET_PROFILER") || k == "DOTNET_ENABLE_PROFILING" ||
+			strings.HasPrefix(k, "VBENCH_") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// DefaultLibrary finds the profiler library: next to the running executable
+// (bin/vbench → bin/libvbenchprof.so).
+func DefaultLibrary() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return LibraryName
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	return filepath.Join(filepath.Dir(exe), LibraryName)
+}
+
+// ErrLibrary is wrapped by every error Check returns.
+var ErrLibrary = errors.New("profiler library unusable")
+
+// Check verifies that path is a profiler library this machine can load: it
+// exists, is a 64-bit x86-64 ELF shared object and exports the COM entry point.
+// It returns an absolute path, since CoreCLR resolves the path from the child's cwd.
+func Check(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("%w: %s: %v", ErrLibrary, path, err)
+	}
+	f, err := elf.Open(abs)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("%w: %s does not exist (build it with `make build`, or pass --profiler PATH)", ErrLibrary, abs)
+		}
+		return "", fmt.Errorf("%w: %s is not an ELF shared library: %v", ErrLibrary, abs, err)
+	}
+	defer f.Close()
+	if f.Class != elf.ELFCLASS64 || f.Machine != elf.EM_X86_64 {
+		return "", fmt.Errorf("%w: %s is built for %v/%v, this profiler host needs ELFCLASS64/EM_X86_64", ErrLibrary, abs, f.Class, f.Machine)
+	}
+	if f.Type != elf.ET_DYN {
+		return "", fmt.Errorf("%w: %s is %v, not a shared object", ErrLibrary, abs, f.Type)
+	}
+	syms, err := f.DynamicSymbols()
+	if err != nil {
+		return "", fmt.Errorf("%w: %s has no dynamic symbol table: %v", ErrLibrary, abs, err)
+	}
+	for _, s := range syms {
+		if s.Name == "DllGetClassObject" && s.Section != elf.SHN_UNDEF {
+			return abs, nil
+		}
+	}
+	return "", fmt.Errorf("%w: %s does not export DllGetClassObject; it is not a CoreCLR profiler", ErrLibrary, abs)
+}

@@ -1,0 +1,122 @@
+// Package results defines the results file `vbench run` writes (--json FILE,
+// --format json): each (workload, mode) cell's summary and every raw run, plus
+// what is needed to compare it later (suite identity, machine fingerprint).
+//
+// The layout is a contract between runner, stats, baseline and reports: fields
+// may be added, never renamed or removed without bumping SchemaVersion.
+package results
+
+import (
+	"time"
+
+	"vbench/machine"
+)
+
+// SchemaVersion is the version of the results layout this package writes.
+const SchemaVersion = 1
+
+// File is one results file.
+type File struct {
+	Schema   int                 `json:"schema"`
+	Suite    Suite               `json:"suite"`
+	Machine  machine.Fingerprint `json:"machine"`
+	Started  time.Time           `json:"started"`
+	Finished time.Time           `json:"finished"`
+	// Partial is set when the run was interrupted (Ctrl-C, SIGTERM): the cells
+	// hold what was measured before that.
+	Partial  bool     `json:"partial,omitempty"`
+	Shard    *Shard   `json:"shard,omitempty"`
+	Settings Settings `json:"settings"`
+	Baseline string   `json:"baseline,omitempty"` // baseline file the verdicts refer to
+	Warnings []string `json:"warnings,omitempty"` // e.g. fingerprint mismatch
+	Results  []Cell   `json:"results"`
+}
+
+// Suite identifies the suite that produced a file; merge refuses files whose
+// suites differ.
+type Suite struct {
+	Name   string `json:"name"`
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"` // of the suite file's bytes
+}
+
+// Shard is set on results of `vbench run --shard i/n`.
+type Shard struct {
+	Index int `json:"index"` // 1-based
+	Count int `json:"count"`
+}
+
+// Settings are the effective run settings after flags override the suite.
+type Settings struct {
+	Runs      int      `json:"runs"`
+	Warmup    int      `json:"warmup"`
+	Modes     []string `json:"modes"`
+	Timeout   string   `json:"timeout"`
+	Alpha     float64  `json:"alpha"`
+	Threshold float64  `json:"threshold"` // minimum relative change that counts, e.g. 0.05
+}
+
+// Verdicts a cell can get.
+const (
+	VerdictImproved  = "improved"
+	VerdictSame      = "same"
+	VerdictRegressed = "regressed"
+	VerdictFailed    = "failed" // the workload failed: exit code, crash, timeout, checksum
+	VerdictNew       = "new"    // nothing in the baseline to compare with
+)
+
+// Cell is one (workload, mode) pair: the summary over its measured runs.
+// Times are the workload's own elapsed time (its VBENCH line), in nanoseconds.
+type Cell struct {
+	Workload string `json:"workload"`
+	Mode     string `json:"mode"`
+	Runs     int    `json:"runs"` // successful measured runs
+
+	MedianNs float64 `json:"median_ns"`
+	CILoNs   float64 `json:"ci_lo_ns"` // 95% confidence interval of the median
+	CIHiNs   float64 `json:"ci_hi_ns"`
+	MADNs    float64 `json:"mad_ns"`
+
+	// Overhead is this mode's median over the none mode's median, with a 95% interval.
+	// Zero when the suite has no none cell for the workload.
+	Overhead   float64 `json:"overhead,omitempty"`
+	OverheadLo float64 `json:"overhead_lo,omitempty"`
+	OverheadHi float64 `json:"overhead_hi,omitempty"`
+
+	WallMedianNs float64 `json:"wall_median_ns"`
+	UserMedianNs float64 `json:"user_median_ns"`
+	SysMedianNs  float64 `json:"sys_median_ns"`
+	MaxRSSMedian float64 `json:"max_rss_median_bytes"`
+	Outliers     int     `json:"outliers,omitempty"`
+
+	Verdict string  `json:"verdict,omitempty"`
+	Compare *Change `json:"compare,omitempty"` // against the baseline, when there is one
+	Failure string  `json:"failure,omitempty"` // why the cell failed
+
+	Samples []Run `json:"samples"`
+}
+
+// Change is a cell's comparison with the same cell in a baseline.
+type Change struct {
+	BaselineMedianNs float64 `json:"baseline_median_ns"`
+	Ratio            float64 `json:"ratio"` // new median / baseline median
+	P                float64 `json:"p"`     // Mann-Whitney U p-value
+	BaselineOverhead float64 `json:"baseline_overhead,omitempty"`
+	OverheadRatio    float64 `json:"overhead_ratio,omitempty"`
+}
+
+// Run is one launch of a workload.
+type Run struct {
+	Seq       int    `json:"seq"` // position in the whole run's schedule
+	Warmup    bool   `json:"warmup,omitempty"`
+	WallNs    int64  `json:"wall_ns"`    // whole process, as the harness saw it
+	ElapsedNs int64  `json:"elapsed_ns"` // the workload's own measurement
+	UserNs    int64  `json:"user_ns"`
+	SysNs     int64  `json:"sys_ns"`
+	MaxRSS    int64  `json:"max_rss_bytes"`
+	ExitCode  int    `json:"exit_code"`
+	Signal    string `json:"signal,omitempty"`
+	Checksum  string `json:"checksum,omitempty"`
+	Outlier   bool   `json:"outlier,omitempty"`
+	Error     string `json:"error,omitempty"` // timeout, checksum mismatch, no VBENCH line, ...
+}
