@@ -13,10 +13,10 @@ import (
 )
 
 var (
-	once    sync.Once
-	dir     string
-	vbench  string
-	lib     string
+	once     sync.Once
+	dir      string
+	vbench   string
+	lib      string
 	buildErr error
 	buildOut []byte
 )
