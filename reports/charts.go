@@ -67,7 +67,7 @@ func sans(size float64) font.Font {
 // (the HTML around it carries the title).
 func newPlot() *plot.Plot {
 	p := plot.New()
-	p.BackgroundColor = color.Transparent
+	p.BackgroundColor = nil // the page shows through
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
 		a.Label.TextStyle.Font = sans(10)
 		a.Label.TextStyle.Color = inkColor
@@ -313,7 +313,7 @@ func DistributionCharts(m *Matrix) ([]*Chart, error) {
 				if err != nil {
 					return nil, err
 				}
-				s.GlyphStyle = draw.GlyphStyle{Color: withAlpha(col, 0xd0), Radius: vg.Points(2.2), Shape: draw.CircleGlyph{}}
+				s.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(2.2), Shape: draw.CircleGlyph{}}
 				p.Add(s)
 			}
 			if len(outl) > 0 {

@@ -51,7 +51,13 @@ func HTML(w io.Writer, files []*results.File, opts Options) error {
 	if err != nil {
 		return err
 	}
+	return m.WriteHTML(w)
+}
+
+// WriteHTML writes the matrix as HTML does.
+func (m *Matrix) WriteHTML(w io.Writer) error {
 	page := &htmlPage{Matrix: m, Fingerprint: facts(m.Current.Machine)}
+	var err error
 	if page.Overhead, err = OverheadChart(m); err != nil {
 		return fmt.Errorf("overhead chart: %w", err)
 	}

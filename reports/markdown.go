@@ -19,6 +19,11 @@ func Markdown(w io.Writer, files []*results.File, opts Options) error {
 	if err != nil {
 		return err
 	}
+	return m.WriteMarkdown(w)
+}
+
+// WriteMarkdown writes the matrix as Markdown does.
+func (m *Matrix) WriteMarkdown(w io.Writer) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "### vbench · suite `%s` — %s\n\n", m.Current.Suite.Name, m.Headline())
 	fmt.Fprintf(ew, "<sub>%s<br>%s</sub>\n\n", mdEscape(m.Subtitle()), mdEscape(FingerprintLine(m.Current.Machine)))

@@ -19,6 +19,11 @@ func Text(w io.Writer, files []*results.File, opts Options) error {
 	if err != nil {
 		return err
 	}
+	return m.WriteText(w)
+}
+
+// WriteText writes the matrix as Text does.
+func (m *Matrix) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "vbench report · suite %s · %s\n", m.Current.Suite.Name, m.Subtitle())
 	fmt.Fprintf(ew, "%s\n", m.Headline())
