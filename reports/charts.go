@@ -381,7 +381,7 @@ func TrendCharts(m *Matrix) ([]*Chart, error) {
 				if err != nil {
 					return err
 				}
-				e.LineStyle = draw.LineStyle{Color: withAlpha(col, 0x90), Width: vg.Points(0.8)}
+				e.LineStyle = draw.LineStyle{Color: withAlpha(col, 0x60), Width: vg.Points(0.7)}
 				e.CapWidth = vg.Points(4)
 				p.Add(l, s, e)
 				seg, errs = nil, nil

@@ -103,16 +103,13 @@ func jsonError(name string, data []byte, err error) error {
 	case errors.As(err, &syn):
 		line, col := lineCol(data, syn.Offset)
 		msg := syn.Error()
-		if syn.Offset >= int64(len(bytes.TrimRight(data, " \t\r\n"))) {
-			msg = "unexpected end of JSON input (truncated file?)"
+		if strings.HasPrefix(msg, "unexpected end of JSON input") {
+			msg += " (truncated file?)"
 		}
 		return fmt.Errorf("%s:%d:%d: %s", name, line, col, msg)
 	case errors.As(err, &typ):
 		line, col := lineCol(data, typ.Offset)
 		return fmt.Errorf("%s:%d:%d: field %s: cannot use JSON %s as %s", name, line, col, typ.Field, typ.Value, typ.Type)
-	case strings.Contains(err.Error(), "unexpected end of JSON input"):
-		line, col := lineCol(data, int64(len(data)))
-		return fmt.Errorf("%s:%d:%d: unexpected end of JSON input (truncated file?)", name, line, col)
 	}
 	return fmt.Errorf("%s: %w", name, err)
 }
