@@ -5,6 +5,7 @@ go 1.23.0
 require (
 	github.com/spf13/cobra v1.10.2
 	golang.org/x/perf v0.0.0-20250710210952-7b7c2de18447
+	gonum.org/v1/plot v0.15.2
 )
 
 require (
@@ -22,5 +23,4 @@ require (
 	golang.org/x/image v0.29.0 // indirect
 	golang.org/x/text v0.27.0 // indirect
 	gonum.org/v1/gonum v0.16.0 // indirect
-	gonum.org/v1/plot v0.15.2 // indirect
 )

@@ -78,7 +78,7 @@ const probeScript = `<script>
 </script>`
 
 type probed struct {
-	Box struct{ X, Y, W, H float64 }
+	Box           struct{ X, Y, W, H float64 }
 	Shapes, Drawn int
 }
 
