@@ -23,8 +23,15 @@ if ! command -v apt-get >/dev/null; then
 fi
 
 say "installing chromium"
-as_root apt-get update -qq >&2
-as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-liberation >&2
+# apt's chatter goes to a log that is shown only when something fails.
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+if ! { as_root apt-get update -qq && as_root env DEBIAN_FRONTEND=noninteractive \
+	apt-get install -y -qq --no-install-recommends chromium fonts-liberation; } >"$log" 2>&1; then
+	cat "$log" >&2
+	say "apt-get failed; install Chromium by hand, or set VBENCH_SKIP_BROWSER=1 to skip the browser check"
+	exit 1
+fi
 hash -r
 have || { say "installed chromium but it is still not on PATH"; exit 1; }
 say "$(chromium --version 2>/dev/null || true)"
