@@ -18,16 +18,12 @@ var htmlSource string
 
 var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"ns":       fmtNs,
-	"bytes":    fmtBytes,
 	"mult":     fmtMult,
 	"interval": fmtInterval,
 	"pct":      fmtPct,
 	"p":        fmtP,
 	"cellID":   cellID,
 	"measured": func(c *Cell) int { return measured(c.Cell) },
-	"overhead": func(c *results.Cell) float64 { x, _, _ := Overhead(c); return x },
-	"emoji":    func(v string) string { return verdictEmoji[v] },
-	"mark":     func(v string) string { return verdictMark[v] },
 	"color":    func(m *Matrix, mode string) string { return hexColor(m.ModeColor(mode)) },
 	"date":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 MST") },
 	"base":     filepath.Base,

@@ -207,3 +207,50 @@ func TestMultipleTicks(t *testing.T) {
 		t.Errorf("ticks %s", got)
 	}
 }
+
+// A suite without the none mode has medians but no overheads; a cell whose
+// runs all failed has neither. Every renderer still works, and nothing is
+// called failed that did not fail.
+func TestReportsWithoutNoneModeOrRuns(t *testing.T) {
+	f := readResults(t, "results.json")
+	var kept []results.Cell
+	for _, c := range f.Results {
+		if c.Mode != "none" {
+			c.Overhead, c.OverheadLo, c.OverheadHi = 0, 0, 0
+			kept = append(kept, c)
+		}
+	}
+	f.Results = kept
+	f.Settings.Modes = f.Settings.Modes[1:]
+	// One more cell whose every run failed.
+	dead := kept[0]
+	dead.Workload, dead.Runs, dead.MedianNs, dead.CILoNs, dead.CIHiNs = "crashes", 0, 0, 0, 0
+	dead.Failure, dead.Verdict = "every run crashed", results.VerdictFailed
+	dead.Samples = []results.Run{{Seq: 1, ExitCode: 139, Signal: "SIGSEGV", Error: "killed by SIGSEGV"}}
+	f.Results = append(f.Results, dead)
+	files := []*results.File{f}
+	doc := renderHTML(t, files, Options{})
+	if strings.Contains(doc, `id="overhead-chart"`) {
+		t.Error("an overhead chart without a none mode")
+	}
+	// Without overheads the matrix shows medians.
+	for _, c := range f.Results {
+		if c.Failure == "" && !strings.Contains(element(t, doc, "td", cellID(c.Workload, c.Mode)), fmtNs(c.MedianNs)) {
+			t.Errorf("%s/%s: matrix cell lacks the median", c.Workload, c.Mode)
+		}
+	}
+	if n := len(regexp.MustCompile(`<td id="cell-[^"]*" class="v-failed"`).FindAllString(doc, -1)); n != 2 {
+		t.Errorf("%d failed cells in the matrix, want the fixture's one plus the crashed one", n)
+	}
+	for _, render := range []func(*strings.Builder) error{
+		func(b *strings.Builder) error { return Markdown(b, files, Options{}) },
+		func(b *strings.Builder) error { return Text(b, files, Options{}) },
+		func(b *strings.Builder) error { return JUnit(b, f) },
+		func(b *strings.Builder) error { return GoBench(b, f) },
+	} {
+		out := renderString(t, render)
+		if strings.Contains(out, "×0") || strings.Contains(out, "NaN") || strings.Contains(out, "Inf") {
+			t.Errorf("output shows a bogus number:\n%s", out)
+		}
+	}
+}

@@ -90,8 +90,8 @@ func (m *Matrix) WriteJUnit(w io.Writer) error {
 		total += secs
 		tc := junitCase{Classname: f.Suite.Name, Name: c.Key(), Time: seconds(secs)}
 		summary := fmt.Sprintf("median %s over %d runs, 95%% CI %s–%s", fmtNs(c.MedianNs), c.Runs, fmtNs(c.CILoNs), fmtNs(c.CIHiNs))
-		if x, lo, hi := Overhead(c.Cell); c.Mode != "none" && x != 0 {
-			summary += fmt.Sprintf("; overhead %s %s", fmtMult(x), fmtInterval(lo, hi))
+		if c.HasOverhead() {
+			summary += fmt.Sprintf("; overhead %s %s", fmtMult(c.Overhead), fmtInterval(c.OverheadLo, c.OverheadHi))
 		}
 		switch c.Verdict {
 		case results.VerdictRegressed:

@@ -52,6 +52,10 @@ type Cell struct {
 // Failed reports whether the workload failed in this cell.
 func (c *Cell) Failed() bool { return c.Verdict == results.VerdictFailed || c.Failure != "" }
 
+// HasOverhead reports whether the cell has an overhead multiple to show: it
+// is not the none mode itself, and the suite has a none cell to divide by.
+func (c *Cell) HasOverhead() bool { return c.Mode != "none" && c.Overhead > 0 }
+
 // Key is "workload/mode", the name a cell goes by in every output.
 func (c *Cell) Key() string { return c.Workload + "/" + c.Mode }
 
@@ -163,15 +167,6 @@ func (m *Matrix) HistoryOf(w, mode string) []*results.Cell {
 		}
 	}
 	return out
-}
-
-// Overhead returns a cell's overhead multiple and interval; the none mode is
-// the reference, 1 by definition.
-func Overhead(c *results.Cell) (x, lo, hi float64) {
-	if c.Mode == "none" {
-		return 1, 1, 1
-	}
-	return c.Overhead, c.OverheadLo, c.OverheadHi
 }
 
 // compare recomputes verdicts against base, the way the harness judges a run:

@@ -130,12 +130,9 @@ func (c *Cell) matrixText() string {
 	if c.Failed() {
 		return "✗ failed"
 	}
-	var s string
-	if c.Mode == "none" {
-		s = fmtNs(c.MedianNs)
-	} else {
-		x, lo, hi := Overhead(c.Cell)
-		s = strings.TrimSpace(fmtMult(x) + " " + fmtInterval(lo, hi))
+	s := fmtNs(c.MedianNs)
+	if c.HasOverhead() {
+		s = strings.TrimSpace(fmtMult(c.Overhead) + " " + fmtInterval(c.OverheadLo, c.OverheadHi))
 	}
 	switch c.Verdict {
 	case results.VerdictRegressed:
