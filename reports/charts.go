@@ -314,20 +314,21 @@ func DistributionCharts(m *Matrix) ([]*Chart, error) {
 			box.MedianStyle.Width = vg.Points(1.6)
 			box.GlyphStyle.Shape = noGlyph{} // the strip below shows every run
 			p.Add(box)
-			if len(pts) > 0 {
-				s, err := plotter.NewScatter(pts)
+			for _, strip := range []struct {
+				xys plotter.XYs
+				sty draw.GlyphStyle
+			}{
+				{pts, draw.GlyphStyle{Color: col, Radius: vg.Points(2.2), Shape: draw.CircleGlyph{}}},
+				{outl, draw.GlyphStyle{Color: failColor, Radius: vg.Points(3), Shape: draw.CrossGlyph{}}},
+			} {
+				if len(strip.xys) == 0 {
+					continue
+				}
+				s, err := plotter.NewScatter(strip.xys)
 				if err != nil {
 					return nil, err
 				}
-				s.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(2.2), Shape: draw.CircleGlyph{}}
-				p.Add(s)
-			}
-			if len(outl) > 0 {
-				s, err := plotter.NewScatter(outl)
-				if err != nil {
-					return nil, err
-				}
-				s.GlyphStyle = draw.GlyphStyle{Color: failColor, Radius: vg.Points(3), Shape: draw.CrossGlyph{}}
+				s.GlyphStyle = strip.sty
 				p.Add(s)
 			}
 		}

@@ -43,11 +43,7 @@ type fact struct{ Name, Value string }
 // HTML writes the report as one self-contained HTML page: inline CSS, charts
 // as inline SVG drawn by gonum/plot, no scripts, fonts or other URLs.
 func HTML(w io.Writer, files []*results.File, opts Options) error {
-	m, err := NewMatrix(files, opts)
-	if err != nil {
-		return err
-	}
-	return m.WriteHTML(w)
+	return renderFiles(w, files, opts, (*Matrix).WriteHTML)
 }
 
 // WriteHTML writes the matrix as HTML does.

@@ -57,11 +57,7 @@ type junitFailure struct {
 
 // JUnit writes f's cells as JUnit XML, with the verdicts the file holds.
 func JUnit(w io.Writer, f *results.File) error {
-	m, err := NewMatrix([]*results.File{f}, Options{})
-	if err != nil {
-		return err
-	}
-	return m.WriteJUnit(w)
+	return renderFiles(w, []*results.File{f}, Options{}, (*Matrix).WriteJUnit)
 }
 
 // WriteJUnit writes the newest file's cells as JUnit XML, with the matrix's

@@ -15,11 +15,7 @@ import (
 // failed, the compact overhead matrix, and every cell's numbers folded in a
 // <details> block.
 func Markdown(w io.Writer, files []*results.File, opts Options) error {
-	m, err := NewMatrix(files, opts)
-	if err != nil {
-		return err
-	}
-	return m.WriteMarkdown(w)
+	return renderFiles(w, files, opts, (*Matrix).WriteMarkdown)
 }
 
 // WriteMarkdown writes the matrix as Markdown does.

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strings"
@@ -127,6 +128,15 @@ func NewMatrix(files []*results.File, opts Options) (*Matrix, error) {
 		}
 	}
 	return m, nil
+}
+
+// renderFiles builds the matrix of files and draws it with one renderer.
+func renderFiles(w io.Writer, files []*results.File, opts Options, draw func(*Matrix, io.Writer) error) error {
+	m, err := NewMatrix(files, opts)
+	if err != nil {
+		return err
+	}
+	return draw(m, w)
 }
 
 // Cell returns the cell of workload w in mode, or nil.

@@ -15,11 +15,7 @@ import (
 // `vbench report RESULTS.json` on a terminal: the headline, the overhead
 // matrix, what changed, then every cell's absolute numbers.
 func Text(w io.Writer, files []*results.File, opts Options) error {
-	m, err := NewMatrix(files, opts)
-	if err != nil {
-		return err
-	}
-	return m.WriteText(w)
+	return renderFiles(w, files, opts, (*Matrix).WriteText)
 }
 
 // WriteText writes the matrix as Text does.

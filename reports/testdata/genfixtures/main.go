@@ -24,6 +24,7 @@ import (
 
 	"vbench/machine"
 	"vbench/profile"
+	"vbench/reports"
 	"vbench/results"
 )
 
@@ -207,7 +208,7 @@ func compare(f, base *results.File, name string) {
 			continue
 		}
 		th := &benchmath.Thresholds{CompareAlpha: f.Settings.Alpha}
-		cmp := benchmath.AssumeNothing.Compare(benchmath.NewSample(elapsed(b), th), benchmath.NewSample(elapsed(c), th))
+		cmp := benchmath.AssumeNothing.Compare(benchmath.NewSample(reports.Elapsed(b), th), benchmath.NewSample(reports.Elapsed(c), th))
 		ch := &results.Change{BaselineMedianNs: b.MedianNs, Ratio: c.MedianNs / b.MedianNs, P: cmp.P}
 		if b.Overhead != 0 && c.Overhead != 0 {
 			ch.BaselineOverhead, ch.OverheadRatio = b.Overhead, c.Overhead/b.Overhead
@@ -222,16 +223,6 @@ func compare(f, base *results.File, name string) {
 			c.Verdict = results.VerdictImproved
 		}
 	}
-}
-
-func elapsed(c *results.Cell) []float64 {
-	var out []float64
-	for _, r := range c.Samples {
-		if !r.Warmup && r.Error == "" {
-			out = append(out, float64(r.ElapsedNs))
-		}
-	}
-	return out
 }
 
 func dropCell(cs []results.Cell, w, m string) []results.Cell {
