@@ -334,14 +334,24 @@ func DistributionCharts(m *Matrix) ([]*Chart, error) {
 		}
 		p.NominalX(names...)
 		p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4
-		id := fmt.Sprintf("dist-chart-%d", wi)
-		svg, err := render(p, 300, 220, id, "chart dist-chart", "Runs of "+wl+" relative to each cell's median")
+		c, err := smallChart(p, "dist-chart", wi, wl, "Runs of "+wl+" relative to each cell's median")
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, &Chart{ID: id, Title: wl, SVG: svg})
+		out = append(out, c)
 	}
 	return out, nil
+}
+
+// smallChart renders one of the per-workload charts laid out in a grid:
+// id "<kind>-<index>", classes "chart <kind>".
+func smallChart(p *plot.Plot, kind string, i int, workload, label string) (*Chart, error) {
+	id := fmt.Sprintf("%s-%d", kind, i)
+	svg, err := render(p, 300, 220, id, "chart "+kind, label)
+	if err != nil {
+		return nil, err
+	}
+	return &Chart{ID: id, Title: workload, SVG: svg}, nil
 }
 
 type noGlyph struct{}
@@ -425,12 +435,11 @@ func TrendCharts(m *Matrix) ([]*Chart, error) {
 		p.Add(zero)
 		p.X.Tick.Marker = ticks
 		p.X.Min, p.X.Max = -0.3, float64(len(m.Files))-0.7
-		id := fmt.Sprintf("trend-chart-%d", wi)
-		svg, err := render(p, 300, 220, id, "chart trend-chart", "Median of "+wl+" per mode over the history")
+		c, err := smallChart(p, "trend-chart", wi, wl, "Median of "+wl+" per mode over the history")
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, &Chart{ID: id, Title: wl, SVG: svg})
+		out = append(out, c)
 	}
 	return out, nil
 }
