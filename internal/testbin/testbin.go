@@ -12,13 +12,23 @@ import (
 	"testing"
 )
 
+// build is one artifact built at most once per test process. The vbench binary
+// and the profiler library build separately, so a CLI test does not need (or
+// wait for) the profiler to compile.
+type build struct {
+	once sync.Once
+	path string
+	err  error
+	out  []byte
+}
+
 var (
-	once     sync.Once
-	dir      string
-	vbench   string
-	lib      string
-	buildErr error
-	buildOut []byte
+	dirOnce sync.Once
+	dir     string
+	dirErr  error
+
+	vbench = build{}
+	lib    = build{}
 )
 
 // RepoRoot returns the directory holding go.mod.
@@ -27,41 +37,33 @@ func RepoRoot() string {
 	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
 }
 
-func build() {
-	dir, buildErr = os.MkdirTemp("", "vbench-testbin-")
-	if buildErr != nil {
-		return
-	}
-	vbench = filepath.Join(dir, "vbench")
-	lib = filepath.Join(dir, "libvbenchprof.so")
-	root := RepoRoot()
-	for _, args := range [][]string{
-		{"build", "-o", vbench, "./cmd/vbench"},
-		{"build", "-buildmode=c-shared", "-o", lib, "./profiler"},
-	} {
-		cmd := exec.Command("go", args...)
-		cmd.Dir = root
-		buildOut, buildErr = cmd.CombinedOutput()
-		if buildErr != nil {
+func (b *build) get(t testing.TB, name string, args ...string) string {
+	t.Helper()
+	b.once.Do(func() {
+		dirOnce.Do(func() { dir, dirErr = os.MkdirTemp("", "vbench-testbin-") })
+		if b.err = dirErr; b.err != nil {
 			return
 		}
+		b.path = filepath.Join(dir, name)
+		cmd := exec.Command("go", append([]string{"build", "-o", b.path}, args...)...)
+		cmd.Dir = RepoRoot()
+		b.out, b.err = cmd.CombinedOutput()
+	})
+	if b.err != nil {
+		t.Fatalf("building %s: %v\n%s", name, b.err, b.out)
 	}
-}
-
-func get(t testing.TB) {
-	t.Helper()
-	once.Do(build)
-	if buildErr != nil {
-		t.Fatalf("building vbench: %v\n%s", buildErr, buildOut)
-	}
+	return b.path
 }
 
 // Vbench returns the path of a freshly built vbench binary. The profiler
-// library sits next to it, where vbench looks for it by default.
-func Vbench(t testing.TB) string { get(t); return vbench }
+// library, once a test asks for it, sits next to it, where vbench looks for it
+// by default.
+func Vbench(t testing.TB) string { return vbench.get(t, "vbench", "./cmd/vbench") }
 
 // ProfilerLib returns the path of a freshly built libvbenchprof.so.
-func ProfilerLib(t testing.TB) string { get(t); return lib }
+func ProfilerLib(t testing.TB) string {
+	return lib.get(t, "libvbenchprof.so", "-buildmode=c-shared", "./profiler")
+}
 
 // Dotnet returns the dotnet host, failing the test when it is missing: every
 // machine this project supports has the .NET SDK.
