@@ -5,17 +5,12 @@
 # Installs Debian's `chromium` package through apt (root or sudo). Idempotent and
 # quiet: prints nothing when Chromium is already there.
 set -euo pipefail
+SAY_AS=ensure-chromium
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 have() { command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; }
 have && exit 0
 
-say() { echo "ensure-chromium: $*" >&2; }
-as_root() {
-	if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
-		say "need root to run: $*"
-		return 1
-	fi
-}
 
 if ! command -v apt-get >/dev/null; then
 	say "Chromium is missing and this is not a Debian-like system; install Chromium and put it on PATH."
