@@ -43,7 +43,7 @@ public static class Program
     public static int Main(string[] argv)
     {
         var args = Args.Parse(argv, "dispatch",
-            new Option("rounds", "2000", "passes over the data (times --scale)"),
+            new Option("rounds", "6000", "passes over the data (times --scale)"),
             new Option("length", "1000", "length of the data array"));
         int k = args.Scaled("rounds");
         int l = args.Int("length");

@@ -60,11 +60,11 @@ public static class Program
     public static int Main(string[] argv)
     {
         var args = Args.Parse(argv, "threads",
-            new Option("rounds", "80", "rounds of dedicated threads (times --scale)"),
+            new Option("rounds", "100", "rounds of dedicated threads (times --scale)"),
             new Option("threads", "8", "dedicated threads per round"),
             new Option("items", "50", "items each dedicated thread crunches"),
-            new Option("tasks", "60000", "thread-pool work items (times --scale)"),
-            new Option("chains", "1500", "async chains (times --scale)"),
+            new Option("tasks", "80000", "thread-pool work items (times --scale)"),
+            new Option("chains", "2000", "async chains (times --scale)"),
             new Option("steps", "40", "awaited steps per async chain"),
             new Option("work", "500", "xorshift rounds per item"));
         int rounds = args.Scaled("rounds"), threads = args.Int("threads"), items = args.Int("items");
