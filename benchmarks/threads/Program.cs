@@ -135,8 +135,15 @@ public static class Program
             s_roundSum += sum;
     }
 
+    // The xor after the call keeps Crunch out of tail position: a tail call
+    // would replace PoolItem's frame, and a profiler would see Crunch called
+    // from the thread pool instead of from PoolItem.
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static ulong PoolItem(object? state) => Worker.Crunch(0x5000_0000UL + (ulong)(int)state!, s_work);
+    private static ulong PoolItem(object? state)
+    {
+        int i = (int)state!;
+        return Worker.Crunch(0x5000_0000UL + (ulong)i, s_work) ^ (ulong)i;
+    }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static async Task<ulong> ChainAsync(int chain, int steps)
