@@ -53,7 +53,7 @@ public static class Program
         // How many trees of each depth, decided before the clock starts.
         var counts = new Dictionary<int, long>();
         for (int d = MinDepth; d <= maxDepth; d += 2)
-            counts[d] = Math.Max(1, (long)Math.Round((1L << (maxDepth - d + MinDepth)) * args.Scale, MidpointRounding.AwayFromZero));
+            counts[d] = args.Scaled(1L << (maxDepth - d + MinDepth));
 
         int gen0 = GC.CollectionCount(0), gen1 = GC.CollectionCount(1), gen2 = GC.CollectionCount(2);
         long start = Clock.Start();

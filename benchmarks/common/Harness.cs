@@ -91,11 +91,15 @@ public sealed class Args
     /// <summary>An integer option multiplied by --scale and rounded (at least 1).</summary>
     public int Scaled(string name)
     {
-        double v = Math.Round(Int(name) * Scale, MidpointRounding.AwayFromZero);
+        long v = Scaled((long)Int(name));
         if (v > int.MaxValue)
             Die($"--{name} {Int(name)} times --scale {Scale} is too large");
-        return Math.Max(1, (int)v);
+        return (int)v;
     }
+
+    /// <summary>An amount of work multiplied by --scale and rounded (at least 1).</summary>
+    public long Scaled(long amount) =>
+        Math.Max(1, (long)Math.Min(long.MaxValue, Math.Round(amount * Scale, MidpointRounding.AwayFromZero)));
 
     /// <summary>A floating-point option.</summary>
     public double Double(string name)
@@ -128,7 +132,7 @@ public sealed class Args
     private static string Usage(string program, List<Option> all)
     {
         var sb = new StringBuilder();
-        sb.Append($"usage: dotnet {program}.dll [options]\n");
+        sb.Append($"usage: dotnet {System.Reflection.Assembly.GetEntryAssembly()?.GetName().Name ?? program}.dll [options]\n");
         foreach (var o in all)
             sb.Append($"  --{o.Name,-12} {o.Help} (default {(o.Default == "" ? "none" : o.Default)})\n");
         sb.Append("Prints one line: VBENCH elapsed_ns=<int> checksum=<string> [calls.<Function>=<int> ...]\n");
