@@ -21,14 +21,15 @@ public sealed class Args
     public const int ExitUsage = 2;
 
     private readonly string _program;
-    private readonly Dictionary<string, string> _values = new();
+    private readonly Dictionary<string, string> _values;
 
     /// <summary>The work multiplier: 1.05 does about 5% more work.</summary>
     public double Scale { get; }
 
-    private Args(string program, double scale)
+    private Args(string program, Dictionary<string, string> values, double scale)
     {
         _program = program;
+        _values = values;
         Scale = scale;
     }
 
@@ -69,14 +70,10 @@ public sealed class Args
             values[name] = value;
         }
 
-        double scale = 0;
-        if (!double.TryParse(values["scale"], NumberStyles.Float, CultureInfo.InvariantCulture, out scale)
+        if (!double.TryParse(values["scale"], NumberStyles.Float, CultureInfo.InvariantCulture, out double scale)
             || !double.IsFinite(scale) || scale <= 0)
             Fail(program, all, $"--scale must be a positive number, got '{values["scale"]}'");
-        var args = new Args(program, scale);
-        foreach (var (k, v) in values)
-            args._values[k] = v;
-        return args;
+        return new Args(program, values, scale);
     }
 
     /// <summary>An integer option, at least min.</summary>
