@@ -6,6 +6,7 @@ require (
 	github.com/spf13/cobra v1.10.2
 	golang.org/x/perf v0.0.0-20250710210952-7b7c2de18447
 	gonum.org/v1/plot v0.15.2
+	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (
