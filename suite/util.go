@@ -1,0 +1,10 @@
+package suite
+
+import (
+	"os/exec"
+	"sort"
+)
+
+var lookPath = exec.LookPath
+
+func sortStrings(s []string) { sort.Strings(s) }
