@@ -4,11 +4,14 @@ go 1.23.0
 
 require (
 	github.com/spf13/cobra v1.10.2
+	golang.org/x/perf v0.0.0-20250710210952-7b7c2de18447
 	golang.org/x/sys v0.34.0
+	gonum.org/v1/gonum v0.16.0
 	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (
+	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/clipperhouse/displaywidth v0.10.0 // indirect
 	github.com/clipperhouse/uax29/v2 v2.6.0 // indirect
@@ -26,7 +29,5 @@ require (
 	github.com/rogpeppe/go-internal v1.14.1 // indirect
 	github.com/schollz/progressbar/v3 v3.18.0 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
-	golang.org/x/perf v0.0.0-20250710210952-7b7c2de18447 // indirect
 	golang.org/x/term v0.28.0 // indirect
-	gonum.org/v1/gonum v0.16.0 // indirect
 )

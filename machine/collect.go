@@ -131,4 +131,3 @@ func atoi(s string) (int, bool) {
 	}
 	return n, false
 }
-
