@@ -13,12 +13,20 @@ import (
 )
 
 var (
+	dirOnce sync.Once
+	dir     string
+	dirErr  error
+
 	once     sync.Once
-	dir      string
 	vbench   string
 	lib      string
 	buildErr error
 	buildOut []byte
+	// The library is built alongside vbench but its failure only fails the
+	// tests that need it: harness tests must run on a branch whose profiler
+	// is missing or broken.
+	libErr error
+	libOut []byte
 )
 
 // RepoRoot returns the directory holding go.mod.
@@ -27,25 +35,29 @@ func RepoRoot() string {
 	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
 }
 
+// tempDir is the one directory this test process builds into.
+func tempDir() (string, error) {
+	dirOnce.Do(func() { dir, dirErr = os.MkdirTemp("", "vbench-testbin-") })
+	return dir, dirErr
+}
+
 func build() {
-	dir, buildErr = os.MkdirTemp("", "vbench-testbin-")
-	if buildErr != nil {
+	d, err := tempDir()
+	if err != nil {
+		buildErr = err
 		return
 	}
-	vbench = filepath.Join(dir, "vbench")
-	lib = filepath.Join(dir, "libvbenchprof.so")
+	vbench = filepath.Join(d, "vbench")
+	lib = filepath.Join(d, "libvbenchprof.so")
 	root := RepoRoot()
-	for _, args := range [][]string{
-		{"build", "-o", vbench, "./cmd/vbench"},
-		{"build", "-buildmode=c-shared", "-o", lib, "./profiler"},
-	} {
-		cmd := exec.Command("go", args...)
-		cmd.Dir = root
-		buildOut, buildErr = cmd.CombinedOutput()
-		if buildErr != nil {
-			return
-		}
+	cmd := exec.Command("go", "build", "-o", vbench, "./cmd/vbench")
+	cmd.Dir = root
+	if buildOut, buildErr = cmd.CombinedOutput(); buildErr != nil {
+		return
 	}
+	cmd = exec.Command("go", "build", "-buildmode=c-shared", "-o", lib, "./profiler")
+	cmd.Dir = root
+	libOut, libErr = cmd.CombinedOutput()
 }
 
 func get(t testing.TB) {
@@ -57,11 +69,17 @@ func get(t testing.TB) {
 }
 
 // Vbench returns the path of a freshly built vbench binary. The profiler
-// library sits next to it, where vbench looks for it by default.
+// library sits next to it (when it builds), where vbench looks for it by default.
 func Vbench(t testing.TB) string { get(t); return vbench }
 
 // ProfilerLib returns the path of a freshly built libvbenchprof.so.
-func ProfilerLib(t testing.TB) string { get(t); return lib }
+func ProfilerLib(t testing.TB) string {
+	get(t)
+	if libErr != nil {
+		t.Fatalf("building the profiler library: %v\n%s", libErr, libOut)
+	}
+	return lib
+}
 
 // Dotnet returns the dotnet host, failing the test when it is missing: every
 // machine this project supports has the .NET SDK.
