@@ -277,7 +277,7 @@ func runOnce(ctx context.Context, c *cellState, st step, seq int, workDir string
 			if w.Checksum == "" {
 				src = "earlier runs"
 			}
-			r.Error = fmt.Sprintf("checksum mismatch: got %q, %s expect %q", rep.Checksum, src, want)
+			r.Error = fmt.Sprintf("checksum mismatch: got %q, expected %q (from %s)", rep.Checksum, want, src)
 			return r, false
 		}
 	} else {

@@ -296,6 +296,14 @@ func (p *parser) strList(n *yaml.Node, field string) []string {
 }
 
 func (p *parser) modes(n *yaml.Node, field string) []string {
+	// YAML reads a bare null as "no value"; in a mode list it is the null mode.
+	if n.Kind == yaml.SequenceNode {
+		for _, e := range n.Content {
+			if e.Kind == yaml.ScalarNode && e.Tag == "!!null" && e.Value == "null" {
+				e.Tag = "!!str"
+			}
+		}
+	}
 	ms := p.strList(n, field)
 	if p.err != nil {
 		return nil

@@ -29,7 +29,7 @@ func TestLoadFull(t *testing.T) {
 name: default
 runs: 12
 warmup: 2
-modes: [none, tracing]
+modes: [none, null, tracing]
 timeout: 90s
 profiler:
   interval: 5ms
@@ -61,7 +61,7 @@ workloads:
 	}
 	if s.Name != "default" || s.Runs != 12 || s.Warmup != 2 || s.Timeout != 90*time.Second ||
 		s.MinChange != 0.03 || s.Alpha != 0.05 || s.Profiler.Interval != 5*time.Millisecond ||
-		len(s.Profiler.Include) != 1 || strings.Join(s.Modes, ",") != "none,tracing" {
+		len(s.Profiler.Include) != 1 || strings.Join(s.Modes, ",") != "none,null,tracing" {
 		t.Errorf("suite fields: %+v", s)
 	}
 	if want := filepath.Join(dir, "baselines", "default.json"); s.Baseline != want {
@@ -115,6 +115,7 @@ func TestBadInput(t *testing.T) {
 		{"runs float", "name: s\nruns: 1.5\n", `s.yaml:2: runs: must be an integer`},
 		{"warmup negative", "name: s\nwarmup: -1\n", "s.yaml:2: warmup: must be >= 0"},
 		{"unknown mode", "name: s\nmodes: [none, tracer]\n", `s.yaml:2: modes[1]: unknown mode "tracer"`},
+		{"tilde mode", "name: s\nmodes: [none, ~]\n", `s.yaml:2: modes[1]: must be a string, got nothing`},
 		{"dup mode", "name: s\nmodes: [none, none]\n", `s.yaml:2: modes[1]: mode "none" listed twice`},
 		{"modes not list", "name: s\nmodes: none\n", `s.yaml:2: modes: must be a list`},
 		{"bad timeout", "name: s\ntimeout: 2 minutes\n", `s.yaml:2: timeout: must be a duration`},

@@ -66,15 +66,17 @@ func main() {
 			os.WriteFile(*pidfile, []byte(fmt.Sprintf("%d %d\n", os.Getpid(), child.Process.Pid)), 0o644)
 		}
 		fmt.Println("fakework: hanging")
-		select {}
+		time.Sleep(time.Hour)
 	}
 	if *sleep > 0 {
 		time.Sleep(*sleep)
 	}
 	if *segv {
 		fmt.Fprintln(os.Stderr, "fakework: about to crash")
-		syscall.Kill(os.Getpid(), syscall.SIGSEGV)
-		time.Sleep(time.Minute)
+		// The Go runtime turns a SIGSEGV into exit status 2; become a shell
+		// (same process) that dies of the signal as a crashing program does.
+		err := syscall.Exec("/bin/sh", []string{"sh", "-c", "kill -SEGV $$"}, os.Environ())
+		panic(err)
 	}
 	if *exit != 0 {
 		fmt.Fprintf(os.Stderr, "fakework: exiting with %d as told\n", *exit)
