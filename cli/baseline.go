@@ -8,6 +8,7 @@ import (
 	"vbench/baseline"
 	"vbench/render"
 	"vbench/results"
+	"vbench/suite"
 )
 
 func newBaselineCmd() *cobra.Command {
@@ -44,9 +45,19 @@ results, shard results and results with failed cells are refused.
 		Args: exactArgs(1, "SUITE.yaml"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			stderr := cmd.ErrOrStderr()
-			m, err := prepare(cmd, args[0], &f)
-			if err != nil {
-				return err
+			var m *measurement
+			var err error
+			if from == "" {
+				if m, err = prepare(cmd, args[0], &f); err != nil {
+					return err
+				}
+			} else {
+				// Nothing runs: only the suite's identity matters.
+				s, err := suite.Load(args[0])
+				if err != nil {
+					return usageErr(err)
+				}
+				m = &measurement{suite: s}
 			}
 			path := out
 			if path == "" {

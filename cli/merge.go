@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"vbench/attach"
 	"vbench/baseline"
 	"vbench/render"
 	"vbench/results"
@@ -53,6 +54,8 @@ which may come from another shard. OUT is written atomically.
 			if err != nil {
 				return usageErr(err)
 			}
+			// Workloads by name, then modes in report order: shards interleave.
+			results.SortCells(merged.Results, nil, attach.Modes)
 			stats.Fill(merged)
 			baseline.MarkNew(merged)
 			if err := results.WriteFile(out, merged); err != nil {

@@ -115,7 +115,7 @@ func jsonErr(data []byte, err error) error {
 	case errors.As(err, &te):
 		return fmt.Errorf(":%d: field %s: %s cannot hold a JSON %s", lineOf(data, te.Offset), te.Field, te.Type, te.Value)
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-		return fmt.Errorf(":%d: truncated JSON (file ends early)", lineOf(data, int64(len(data))))
+		return fmt.Errorf(":%d: truncated JSON (file ends early)", lineOf(data, int64(len(bytes.TrimRight(data, " \t\r\n")))))
 	}
 	return fmt.Errorf(": malformed JSON: %v", err)
 }
