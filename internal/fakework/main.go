@@ -42,6 +42,7 @@ func main() {
 	envFile := flag.String("write-env", "", "write the environment to this file")
 	counter := flag.String("counter", "", "file counting launches (with -fail-at)")
 	failAt := flag.Int("fail-at", 0, "with -counter: exit 7 on this launch (1-based)")
+	hangAt := flag.Int("hang-at", 0, "with -counter: behave as -hang on this launch (1-based)")
 	flag.Parse()
 
 	if *envFile != "" {
@@ -55,6 +56,9 @@ func main() {
 		if n == *failAt {
 			fmt.Fprintf(os.Stderr, "fakework: failing on launch %d as told\n", n)
 			os.Exit(7)
+		}
+		if n == *hangAt {
+			*hang = true
 		}
 	}
 	if *hang {
