@@ -39,7 +39,7 @@ type runFlags struct {
 func (f *runFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.IntVar(&f.runs, "runs", 0, "measured runs per cell (overrides the suite and its workloads)")
-	fl.IntVar(&f.warmup, "warmup", -1, "unmeasured warmup runs per cell (overrides the suite)")
+	fl.IntVar(&f.warmup, "warmup", 0, "unmeasured warmup runs per cell (overrides the suite)")
 	fl.StringSliceVar(&f.modes, "modes", nil, "modes to run: none,null,tracing,sampling (default: the suite's)")
 	fl.StringSliceVar(&f.workloads, "workloads", nil, "only these workloads (comma-separated names)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "timeout per run, e.g. 2m (overrides the suite and its workloads)")
@@ -78,7 +78,10 @@ func prepare(cmd *cobra.Command, path string, f *runFlags) (*measurement, error)
 	if err != nil {
 		return nil, usageErr(err)
 	}
-	opts := runner.Options{Runs: f.runs, Warmup: f.warmup, Modes: f.modes, Workloads: f.workloads, Timeout: f.timeout, Seed: f.seed}
+	opts := runner.Options{Runs: f.runs, Warmup: -1, Modes: f.modes, Workloads: f.workloads, Timeout: f.timeout, Seed: f.seed}
+	if cmd.Flags().Changed("warmup") {
+		opts.Warmup = f.warmup
+	}
 	if !cmd.Flags().Changed("seed") {
 		opts.Seed = uint64(time.Now().UnixNano())
 	}
