@@ -7,8 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -99,11 +99,11 @@ workloads:
 	}
 	b, _ := os.ReadFile(pidfile)
 	for _, p := range strings.Fields(string(b)) {
-		var pid int
-		for _, c := range p {
-			pid = pid*10 + int(c-'0')
+		pid, err := strconv.Atoi(p)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if processAlive(pid) {
+		if alive(pid) {
 			t.Errorf("process %d survived the interrupt", pid)
 		}
 	}
@@ -113,35 +113,6 @@ workloads:
 			t.Errorf("left behind in the output directory: %s", e.Name())
 		}
 	}
-}
-
-func processAlive(pid int) bool {
-	for i := 0; i < 50; i++ {
-		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-			return false
-		}
-		b, err := os.ReadFile("/proc/" + itoa(pid) + "/stat")
-		if err != nil {
-			return false
-		}
-		if fs := strings.Fields(string(b)); len(fs) > 2 && fs[2] == "Z" {
-			return false
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return true
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b []byte
-	for n > 0 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-		n /= 10
-	}
-	return string(b)
 }
 
 // Two baseline updates never interleave: the second waits for the first's

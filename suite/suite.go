@@ -251,6 +251,15 @@ func (p *parser) str(n *yaml.Node, field string) string {
 	return n.Value
 }
 
+// name reads a suite or workload name, which becomes a file name.
+func (p *parser) name(n *yaml.Node, field string) string {
+	s := p.str(n, field)
+	if p.err == nil && !ValidName(s) {
+		p.fail(n, field, "invalid name %q: use %s", s, NameRule)
+	}
+	return s
+}
+
 func (p *parser) integer(n *yaml.Node, field string, min int) int {
 	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
 		p.fail(n, field, "must be an integer, got %s", kindName(n))
@@ -360,10 +369,7 @@ func (p *parser) suite(root *yaml.Node, s *Suite) {
 		switch key {
 		case "name":
 			nameNode = v
-			s.Name = p.str(v, key)
-			if p.err == nil && !ValidName(s.Name) {
-				p.fail(v, key, "invalid name %q: use %s", s.Name, NameRule)
-			}
+			s.Name = p.name(v, key)
 		case "runs":
 			s.Runs = p.integer(v, key, 1)
 		case "warmup":
@@ -475,10 +481,7 @@ func (p *parser) workload(n *yaml.Node, field string, s *Suite) Workload {
 		f := join(field, key)
 		switch key {
 		case "name":
-			w.Name = p.str(v, f)
-			if p.err == nil && !ValidName(w.Name) {
-				p.fail(v, f, "invalid name %q: use %s", w.Name, NameRule)
-			}
+			w.Name = p.name(v, f)
 		case "project":
 			projectNode = v
 			w.Project = p.str(v, f)

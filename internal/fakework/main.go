@@ -117,11 +117,7 @@ func main() {
 // parseMap reads mode=factor pairs; factors are kept in thousandths.
 func parseMap(s string) map[string]int64 {
 	m := map[string]int64{}
-	for _, kv := range strings.Split(s, ",") {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			continue
-		}
+	for k, v := range parsePairs(s) {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil {
 			panic(err)
@@ -131,18 +127,25 @@ func parseMap(s string) map[string]int64 {
 	return m
 }
 
+// parseCounts reads Function=N pairs.
 func parseCounts(s string) map[string]int64 {
 	m := map[string]int64{}
-	for _, kv := range strings.Split(s, ",") {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			continue
-		}
+	for k, v := range parsePairs(s) {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
 			panic(err)
 		}
 		m[k] = n
+	}
+	return m
+}
+
+func parsePairs(s string) map[string]string {
+	m := map[string]string{}
+	for _, kv := range strings.Split(s, ",") {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m[k] = v
+		}
 	}
 	return m
 }

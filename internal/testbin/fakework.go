@@ -1,7 +1,6 @@
 package testbin
 
 import (
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -23,17 +22,10 @@ func buildFakes() {
 	}
 	fakeWork = filepath.Join(d, "fakework")
 	fakeProf = filepath.Join(d, "libfakeprof.so")
-	for _, args := range [][]string{
-		{"build", "-o", fakeWork, "./internal/fakework"},
-		{"build", "-buildmode=c-shared", "-o", fakeProf, "./internal/fakework/fakeprof"},
-	} {
-		cmd := exec.Command("go", args...)
-		cmd.Dir = RepoRoot()
-		fakeOut, fakeErr = cmd.CombinedOutput()
-		if fakeErr != nil {
-			return
-		}
+	if fakeOut, fakeErr = goBuild("-o", fakeWork, "./internal/fakework"); fakeErr != nil {
+		return
 	}
+	fakeOut, fakeErr = goBuild("-buildmode=c-shared", "-o", fakeProf, "./internal/fakework/fakeprof")
 }
 
 func getFakes(t testing.TB) {

@@ -49,15 +49,17 @@ func build() {
 	}
 	vbench = filepath.Join(d, "vbench")
 	lib = filepath.Join(d, "libvbenchprof.so")
-	root := RepoRoot()
-	cmd := exec.Command("go", "build", "-o", vbench, "./cmd/vbench")
-	cmd.Dir = root
-	if buildOut, buildErr = cmd.CombinedOutput(); buildErr != nil {
+	if buildOut, buildErr = goBuild("-o", vbench, "./cmd/vbench"); buildErr != nil {
 		return
 	}
-	cmd = exec.Command("go", "build", "-buildmode=c-shared", "-o", lib, "./profiler")
-	cmd.Dir = root
-	libOut, libErr = cmd.CombinedOutput()
+	libOut, libErr = goBuild("-buildmode=c-shared", "-o", lib, "./profiler")
+}
+
+// goBuild runs `go build args...` in the repository root.
+func goBuild(args ...string) ([]byte, error) {
+	cmd := exec.Command("go", append([]string{"build"}, args...)...)
+	cmd.Dir = RepoRoot()
+	return cmd.CombinedOutput()
 }
 
 func get(t testing.TB) {
