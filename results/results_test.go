@@ -34,8 +34,8 @@ func TestRoundTrip(t *testing.T) {
 func TestDecodeErrors(t *testing.T) {
 	cases := map[string]string{
 		"{\n  \"schema\": 1,\n  \"suite\": {\"name\": \"s\"},\n  \"results\": [{\"workload\": \"w\", \"mode\": \"none\"}, {\"workload\": \"w\", \"mode\": \"none\"}]\n}": ": results[1]: cell w/none appears twice",
-		`{"schema": 1, "suite": {"name": "s"}, "results": [{"workload": "w", "mode": "none", "runs": 3, "samples": []}]}`: "runs 3 but 0 samples",
-		`{"schema": 1, "suite": {"name": ""}}`:                          "suite.name is empty",
+		`{"schema": 1, "suite": {"name": "s"}, "results": [{"workload": "w", "mode": "none", "runs": 3, "samples": []}]}`:                                                "runs 3 but 0 samples",
+		`{"schema": 1, "suite": {"name": ""}}`:                           "suite.name is empty",
 		"{\"schema\": 1,\n\"suite\": {\"name\": \"s\"}} {}":              ":2: trailing data",
 		"{\"schema\": 1,\n\"results\": [{\"runs\": \"ten\"}]}":           ":2: field results.runs: int cannot hold a JSON string",
 		"{\"schema\": 1,\n\"suite\": {\"name\": \"s\"},\n\"results\": [": ":3: truncated JSON",
