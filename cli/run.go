@@ -131,8 +131,13 @@ func (m *measurement) measure(cmd *cobra.Command) *results.File {
 		env.ProfilesDir = filepath.Join(filepath.Dir(m.flags.jsonOut), "profiles")
 	}
 	fp := machine.Collect(context.WithoutCancel(ctx))
+	load := machine.LoadAverage()
 	f := runner.Run(ctx, m.plan, env)
 	f.Machine = fp
+	f.LoadAverage = []float64{load, machine.LoadAverage()}
+	if busiest := max(f.LoadAverage[0], f.LoadAverage[1]); busiest > float64(fp.Cores) {
+		f.Warnings = append(f.Warnings, fmt.Sprintf("the machine was busy (load average %.1f on %d cores): other processes competed with the workloads, so times are noisier than usual", busiest, fp.Cores))
+	}
 	return f
 }
 

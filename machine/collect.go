@@ -3,6 +3,7 @@ package machine
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"regexp"
@@ -130,4 +131,15 @@ func atoi(s string) (int, bool) {
 		n = n*10 + int(c-'0')
 	}
 	return n, false
+}
+
+// LoadAverage is the 1-minute load average (/proc/loadavg), or -1 when unknown.
+// A load above the core count means other processes competed with the
+// workloads for the CPU, and timings are unreliable.
+func LoadAverage() float64 {
+	var l float64
+	if _, err := fmt.Sscan(readFile("/proc/loadavg"), &l); err != nil {
+		return -1
+	}
+	return l
 }

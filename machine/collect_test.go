@@ -43,3 +43,9 @@ func TestCollect(t *testing.T) {
 		t.Errorf("Mismatch = %v", m)
 	}
 }
+
+func TestLoadAverage(t *testing.T) {
+	if l := LoadAverage(); l < 0 {
+		t.Errorf("LoadAverage() = %v", l)
+	}
+}

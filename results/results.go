@@ -34,6 +34,9 @@ type File struct {
 	// BookkeepingNs is the harness's own time per launched run: the measuring
 	// loop's wall time minus the children's wall times, over the runs.
 	BookkeepingNs float64 `json:"bookkeeping_ns_per_run,omitempty"`
+	// LoadAverage is the 1-minute load average when the run started and
+	// when it finished (machine.LoadAverage).
+	LoadAverage []float64 `json:"load_average,omitempty"`
 	// Merged lists the files `vbench merge` joined into this one.
 	Merged []string `json:"merged,omitempty"`
 }
