@@ -24,8 +24,10 @@ $(BIN)/libvbenchprof.so: FORCE
 FORCE:
 
 # The tests build what they need themselves (internal/testbin); building here
-# first surfaces compile errors before the long-running tests start.
+# first surfaces compile errors before the long-running tests start. The HTML
+# report's test opens it in headless Chromium, installed like Go is.
 test: build
+	./scripts/ensure-chromium.sh
 	$(GO) test -count=1 -timeout 30m ./...
 
 # The main job: the default suite, every workload under every mode, printing

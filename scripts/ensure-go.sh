@@ -5,6 +5,8 @@
 # Debian backports, fetched from the same mirror and with the same keyring as
 # the machine's own Debian source (so nothing here names a host).
 set -euo pipefail
+SAY_AS=ensure-go
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 go_ok() {
 	command -v go >/dev/null 2>&1 || return 1
@@ -16,13 +18,6 @@ go_ok() {
 
 go_ok && exit 0
 
-say() { echo "ensure-go: $*" >&2; }
-as_root() {
-	if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
-		say "need root to run: $*"
-		return 1
-	fi
-}
 
 if ! command -v apt-get >/dev/null; then
 	say "Go >= 1.23 is missing and this is not a Debian-like system; install Go 1.23 and put it on PATH."

@@ -12,21 +12,23 @@ import (
 	"testing"
 )
 
+// build is one artifact built at most once per test process. The vbench binary
+// and the profiler library build separately, so a CLI test does not need (or
+// wait for) the profiler to compile.
+type build struct {
+	once sync.Once
+	path string
+	err  error
+	out  []byte
+}
+
 var (
 	dirOnce sync.Once
 	dir     string
 	dirErr  error
 
-	once     sync.Once
-	vbench   string
-	lib      string
-	buildErr error
-	buildOut []byte
-	// The library is built alongside vbench but its failure only fails the
-	// tests that need it: harness tests must run on a branch whose profiler
-	// is missing or broken.
-	libErr error
-	libOut []byte
+	vbench = build{}
+	lib    = build{}
 )
 
 // RepoRoot returns the directory holding go.mod.
@@ -35,52 +37,32 @@ func RepoRoot() string {
 	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
 }
 
-// tempDir is the one directory this test process builds into.
-func tempDir() (string, error) {
-	dirOnce.Do(func() { dir, dirErr = os.MkdirTemp("", "vbench-testbin-") })
-	return dir, dirErr
-}
-
-func build() {
-	d, err := tempDir()
-	if err != nil {
-		buildErr = err
-		return
-	}
-	vbench = filepath.Join(d, "vbench")
-	lib = filepath.Join(d, "libvbenchprof.so")
-	if buildOut, buildErr = goBuild("-o", vbench, "./cmd/vbench"); buildErr != nil {
-		return
-	}
-	libOut, libErr = goBuild("-buildmode=c-shared", "-o", lib, "./profiler")
-}
-
-// goBuild runs `go build args...` in the repository root.
-func goBuild(args ...string) ([]byte, error) {
-	cmd := exec.Command("go", append([]string{"build"}, args...)...)
-	cmd.Dir = RepoRoot()
-	return cmd.CombinedOutput()
-}
-
-func get(t testing.TB) {
+func (b *build) get(t testing.TB, name string, args ...string) string {
 	t.Helper()
-	once.Do(build)
-	if buildErr != nil {
-		t.Fatalf("building vbench: %v\n%s", buildErr, buildOut)
+	b.once.Do(func() {
+		dirOnce.Do(func() { dir, dirErr = os.MkdirTemp("", "vbench-testbin-") })
+		if b.err = dirErr; b.err != nil {
+			return
+		}
+		b.path = filepath.Join(dir, name)
+		cmd := exec.Command("go", append([]string{"build", "-o", b.path}, args...)...)
+		cmd.Dir = RepoRoot()
+		b.out, b.err = cmd.CombinedOutput()
+	})
+	if b.err != nil {
+		t.Fatalf("building %s: %v\n%s", name, b.err, b.out)
 	}
+	return b.path
 }
 
 // Vbench returns the path of a freshly built vbench binary. The profiler
-// library sits next to it (when it builds), where vbench looks for it by default.
-func Vbench(t testing.TB) string { get(t); return vbench }
+// library, once a test asks for it, sits next to it, where vbench looks for it
+// by default.
+func Vbench(t testing.TB) string { return vbench.get(t, "vbench", "./cmd/vbench") }
 
 // ProfilerLib returns the path of a freshly built libvbenchprof.so.
 func ProfilerLib(t testing.TB) string {
-	get(t)
-	if libErr != nil {
-		t.Fatalf("building the profiler library: %v\n%s", libErr, libOut)
-	}
-	return lib
+	return lib.get(t, "libvbenchprof.so", "-buildmode=c-shared", "./profiler")
 }
 
 // Dotnet returns the dotnet host, failing the test when it is missing: every

@@ -1,0 +1,445 @@
+package reports
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"image/color"
+	"math"
+	"regexp"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// The charts are drawn by gonum/plot on its SVG canvas and inlined in the
+// HTML report. Each mode keeps one colour across every chart and the legend.
+
+var modeColors = map[string]color.RGBA{
+	"none":     {0x6b, 0x72, 0x80, 0xff}, // grey: the reference
+	"null":     {0x8b, 0x5c, 0xf6, 0xff}, // violet
+	"tracing":  {0x25, 0x63, 0xeb, 0xff}, // blue
+	"sampling": {0x0d, 0x94, 0x88, 0xff}, // teal
+}
+
+var extraColors = []color.RGBA{
+	{0xd9, 0x77, 0x06, 0xff}, {0xdb, 0x27, 0x77, 0xff}, {0x65, 0xa3, 0x0d, 0xff}, {0x0e, 0xa5, 0xe9, 0xff},
+}
+
+// ModeColor is the colour of mode in every chart: fixed for the four modes
+// vbench knows, then by the mode's position among the others.
+func (m *Matrix) ModeColor(mode string) color.RGBA {
+	if c, ok := modeColors[mode]; ok {
+		return c
+	}
+	i := 0
+	for _, x := range m.Modes {
+		if x == mode {
+			break
+		}
+		if _, known := modeColors[x]; !known {
+			i++
+		}
+	}
+	return extraColors[i%len(extraColors)]
+}
+
+func hexColor(c color.RGBA) string { return fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B) }
+
+func withAlpha(c color.RGBA, a uint8) color.NRGBA { return color.NRGBA{c.R, c.G, c.B, a} }
+
+var (
+	inkColor   = color.RGBA{0x37, 0x41, 0x51, 0xff}
+	faintColor = color.RGBA{0xd1, 0xd5, 0xdb, 0xff}
+	failColor  = color.RGBA{0xb9, 0x1c, 0x1c, 0xff}
+)
+
+func sans(size float64) font.Font {
+	return font.Font{Typeface: "Liberation", Variant: "Sans", Size: vg.Points(size)}
+}
+
+// newPlot is a plot in the report's style: sans-serif text, grey axes, no title
+// (the HTML around it carries the title).
+func newPlot() *plot.Plot {
+	p := plot.New()
+	p.BackgroundColor = nil // the page shows through
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font = sans(10)
+		a.Label.TextStyle.Color = inkColor
+		a.Tick.Label.Font = sans(9)
+		a.Tick.Label.Color = inkColor
+		a.LineStyle.Color = faintColor
+		a.Tick.LineStyle.Color = faintColor
+	}
+	g := plotter.NewGrid()
+	g.Vertical.Color = nil
+	g.Horizontal.Color = color.RGBA{0xe5, 0xe7, 0xeb, 0xff}
+	p.Add(g)
+	return p
+}
+
+// Chart is one rendered chart, ready to inline.
+type Chart struct {
+	ID    string
+	Title string
+	SVG   template.HTML
+}
+
+// render draws p on an SVG canvas of w×h points and makes the document
+// inlinable: no XML prolog, an id and class for scripts and tests, and a font
+// stack that falls back to metric-compatible fonts where Liberation is absent.
+func render(p *plot.Plot, w, h vg.Length, id, class, label string) (template.HTML, error) {
+	c := vgsvg.New(w, h)
+	p.Draw(draw.New(c))
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return "", err
+	}
+	s := buf.String()
+	i := strings.Index(s, "<svg")
+	if i < 0 {
+		return "", fmt.Errorf("chart %s: gonum/plot wrote no <svg> element", id)
+	}
+	s = s[i:]
+	s = strings.Replace(s, "<svg", fmt.Sprintf(`<svg id=%q class=%q role="img" aria-label=%q`,
+		id, class, template.HTMLEscapeString(label)), 1)
+	s = fontFamily.ReplaceAllString(s, `font-family:'$1',Arial,Helvetica,sans-serif;`)
+	return template.HTML(s), nil
+}
+
+var fontFamily = regexp.MustCompile(`font-family:([^;"']+);`)
+
+// log10 axis: overhead multiples span ×1.1 to ×100 and more in one chart, so
+// bars are drawn in log10 space from ×1 (where "no overhead" sits) and the
+// ticks are labelled with multiples.
+func multipleTicks(lo, hi float64) plot.ConstantTicks {
+	steps := []float64{1, 2, 5}
+	if hi-lo < math.Log10(4) {
+		steps = []float64{1, 1.1, 1.2, 1.3, 1.5, 1.7, 2, 2.5, 3, 4, 5, 7}
+	}
+	var ticks plot.ConstantTicks
+	for d := math.Floor(lo) - 1; d <= math.Ceil(hi); d++ {
+		for _, s := range steps {
+			v := d + math.Log10(s)
+			if v >= lo-1e-9 && v <= hi+1e-9 {
+				ticks = append(ticks, plot.Tick{Value: v, Label: "×" + trimFloat(math.Pow(10, v))})
+			}
+		}
+	}
+	return ticks
+}
+
+func trimFloat(x float64) string {
+	s := fmt.Sprintf("%.2f", x)
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	return s
+}
+
+// OverheadChart draws one bar per (workload, mode) cell with a measured
+// overhead, grouped by workload, with the 95% interval as whiskers and the
+// multiple written above. Failed cells get no bar but a "failed" mark.
+func OverheadChart(m *Matrix) (*Chart, error) {
+	var modes []string
+	for _, mode := range m.Modes {
+		if mode != "none" {
+			modes = append(modes, mode)
+		}
+	}
+	if len(modes) == 0 {
+		return nil, nil
+	}
+	const w, h = 720, 300
+	p := newPlot()
+	p.Y.Label.Text = "overhead (median over none, log scale)"
+	p.NominalX(m.Workloads...)
+	groupW := vg.Points((w - 80) / float64(len(m.Workloads)))
+	barW := min(groupW*0.8/vg.Length(len(modes)), 40)
+
+	lo, hi := 0.0, math.Log10(2)
+	var labels plotter.XYLabels
+	var labelOffsets []vg.Length
+	var fails plotter.XYLabels
+	var failOffsets []vg.Length
+	for j, mode := range modes {
+		off := (vg.Length(j) - vg.Length(len(modes)-1)/2) * barW
+		for i, wl := range m.Workloads {
+			c := m.Cell(wl, mode)
+			if c == nil {
+				continue
+			}
+			if c.Failed() {
+				fails.XYs = append(fails.XYs, plotter.XY{X: float64(i), Y: 0})
+				fails.Labels = append(fails.Labels, "✗")
+				failOffsets = append(failOffsets, off)
+				continue
+			}
+			if !c.HasOverhead() {
+				continue // no none cell to compare with
+			}
+			x, xlo, xhi := c.Overhead, c.OverheadLo, c.OverheadHi
+			y := math.Log10(x)
+			bar, err := plotter.NewBarChart(plotter.Values{y}, barW)
+			if err != nil {
+				return nil, err
+			}
+			bar.XMin, bar.Offset = float64(i), off
+			bar.Color = m.ModeColor(mode)
+			bar.LineStyle.Width = 0
+			p.Add(bar)
+			top := y
+			if xlo > 0 && xhi > 0 {
+				p.Add(&whisker{x: float64(i), off: off, lo: math.Log10(xlo), hi: math.Log10(xhi), capW: barW / 3})
+				top = math.Max(top, math.Log10(xhi))
+				lo, hi = math.Min(lo, math.Log10(xlo)), math.Max(hi, math.Log10(xhi))
+			}
+			lo, hi = math.Min(lo, y), math.Max(hi, y)
+			labels.XYs = append(labels.XYs, plotter.XY{X: float64(i), Y: math.Max(top, 0)})
+			labels.Labels = append(labels.Labels, fmtMult(x))
+			labelOffsets = append(labelOffsets, off)
+		}
+	}
+	// The reference: ×1, no overhead.
+	ref, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: 0}, {X: float64(len(m.Workloads)) - 0.5, Y: 0}})
+	if err != nil {
+		return nil, err
+	}
+	ref.LineStyle = draw.LineStyle{Color: inkColor, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(3), vg.Points(2)}}
+	p.Add(ref)
+	if len(labels.Labels) == 0 {
+		return nil, nil // no overheads at all: the suite has no none mode
+	}
+	for i := range labels.Labels {
+		p.Add(label(labels.XYs[i], labels.Labels[i], labelOffsets[i], vg.Points(3), inkColor))
+	}
+	for i := range fails.Labels {
+		p.Add(label(fails.XYs[i], "✗ failed", failOffsets[i], vg.Points(3), failColor))
+	}
+	pad := (hi - lo) * 0.12
+	p.Y.Min, p.Y.Max = lo-pad/3, hi+pad
+	p.Y.Tick.Marker = multipleTicks(p.Y.Min, p.Y.Max)
+	p.X.Min, p.X.Max = -0.5, float64(len(m.Workloads))-0.5
+	svg, err := render(p, w, h, "overhead-chart", "chart overhead-chart",
+		"Overhead multiple per workload and mode, bars with 95% interval whiskers")
+	if err != nil {
+		return nil, err
+	}
+	return &Chart{ID: "overhead-chart", Title: "Overhead per workload and mode", SVG: svg}, nil
+}
+
+// label is one text label centred above (x, y), shifted by off points.
+func label(xy plotter.XY, s string, off, up vg.Length, clr color.Color) *plotter.Labels {
+	l, _ := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{xy}, Labels: []string{s}})
+	l.TextStyle[0].Font = sans(8.5)
+	l.TextStyle[0].Color = clr
+	l.TextStyle[0].XAlign = draw.XCenter
+	l.TextStyle[0].YAlign = draw.YBottom
+	l.Offset = vg.Point{X: off, Y: up}
+	return l
+}
+
+// whisker is an interval drawn at a bar's position. plotter.YErrorBars cannot
+// follow a bar's Offset (it is in points, not data units), hence this.
+type whisker struct {
+	x      float64
+	off    vg.Length
+	lo, hi float64
+	capW   vg.Length
+}
+
+func (w *whisker) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	x := trX(w.x) + w.off
+	ylo, yhi := trY(w.lo), trY(w.hi)
+	sty := draw.LineStyle{Color: inkColor, Width: vg.Points(1)}
+	c.StrokeLines(sty,
+		[]vg.Point{{X: x, Y: ylo}, {X: x, Y: yhi}},
+		[]vg.Point{{X: x - w.capW, Y: ylo}, {X: x + w.capW, Y: ylo}},
+		[]vg.Point{{X: x - w.capW, Y: yhi}, {X: x + w.capW, Y: yhi}})
+}
+
+func (w *whisker) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return w.x, w.x, w.lo, w.hi
+}
+
+// DistributionCharts draws, per workload, every measured run of each mode
+// relative to its cell's median, as a box plot with the runs strewn over it:
+// the noise of each cell at a glance, comparable across cells whose medians
+// differ a hundredfold. Outlier runs are red crosses.
+func DistributionCharts(m *Matrix) ([]*Chart, error) {
+	var out []*Chart
+	for wi, wl := range m.Workloads {
+		p := newPlot()
+		p.Y.Label.Text = "run vs cell median (%)"
+		var names []string
+		for j, mode := range m.Modes {
+			names = append(names, mode)
+			c := m.Cell(wl, mode)
+			if c == nil || c.MedianNs == 0 {
+				continue
+			}
+			var vals plotter.Values
+			var pts, outl plotter.XYs
+			k := 0
+			for _, r := range c.Samples {
+				if r.Warmup || r.Error != "" {
+					continue
+				}
+				v := (float64(r.ElapsedNs)/c.MedianNs - 1) * 100
+				vals = append(vals, v)
+				// Deterministic jitter (golden-ratio sequence) so runs with
+				// equal times stay visible.
+				jit := (math.Mod(float64(k)*0.618034, 1) - 0.5) * 0.3
+				k++
+				if r.Outlier {
+					outl = append(outl, plotter.XY{X: float64(j) + jit, Y: v})
+				} else {
+					pts = append(pts, plotter.XY{X: float64(j) + jit, Y: v})
+				}
+			}
+			if len(vals) == 0 {
+				continue
+			}
+			col := m.ModeColor(mode)
+			box, err := plotter.NewBoxPlot(vg.Points(26), float64(j), vals)
+			if err != nil {
+				return nil, err
+			}
+			box.FillColor = withAlpha(col, 0x30)
+			box.BoxStyle.Color, box.MedianStyle.Color, box.WhiskerStyle.Color = col, col, col
+			box.MedianStyle.Width = vg.Points(1.6)
+			box.GlyphStyle.Shape = noGlyph{} // the strip below shows every run
+			p.Add(box)
+			for _, strip := range []struct {
+				xys plotter.XYs
+				sty draw.GlyphStyle
+			}{
+				{pts, draw.GlyphStyle{Color: col, Radius: vg.Points(2.2), Shape: draw.CircleGlyph{}}},
+				{outl, draw.GlyphStyle{Color: failColor, Radius: vg.Points(3), Shape: draw.CrossGlyph{}}},
+			} {
+				if len(strip.xys) == 0 {
+					continue
+				}
+				s, err := plotter.NewScatter(strip.xys)
+				if err != nil {
+					return nil, err
+				}
+				s.GlyphStyle = strip.sty
+				p.Add(s)
+			}
+		}
+		p.NominalX(names...)
+		p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4
+		c, err := smallChart(p, "dist-chart", wi, wl, "Runs of "+wl+" relative to each cell's median")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// smallChart renders one of the per-workload charts laid out in a grid:
+// id "<kind>-<index>", classes "chart <kind>".
+func smallChart(p *plot.Plot, kind string, i int, workload, label string) (*Chart, error) {
+	id := fmt.Sprintf("%s-%d", kind, i)
+	svg, err := render(p, 300, 220, id, "chart "+kind, label)
+	if err != nil {
+		return nil, err
+	}
+	return &Chart{ID: id, Title: workload, SVG: svg}, nil
+}
+
+type noGlyph struct{}
+
+func (noGlyph) DrawGlyph(*draw.Canvas, draw.GlyphStyle, vg.Point) {}
+
+// TrendCharts draws, per workload, each mode's median over the files of the
+// history relative to its first appearance, with the 95% interval: a
+// regression shows as a line leaving 0%. Nil without history.
+func TrendCharts(m *Matrix) ([]*Chart, error) {
+	if len(m.Files) < 2 {
+		return nil, nil
+	}
+	var ticks plot.ConstantTicks
+	for i, f := range m.Files {
+		ticks = append(ticks, plot.Tick{Value: float64(i), Label: historyLabel(f.Started, m.Names[i])})
+	}
+	var out []*Chart
+	for wi, wl := range m.Workloads {
+		p := newPlot()
+		p.Y.Label.Text = "median vs first file (%)"
+		for j, mode := range m.Modes {
+			hist := m.HistoryOf(wl, mode)
+			var first float64
+			var seg plotter.XYs
+			var errs plotter.YErrors
+			col := m.ModeColor(mode)
+			// Modes sit a little apart so their whiskers do not overlap.
+			dx := (float64(j) - float64(len(m.Modes)-1)/2) * 0.04
+			flush := func() error {
+				if len(seg) == 0 {
+					return nil
+				}
+				l, s, err := plotter.NewLinePoints(seg)
+				if err != nil {
+					return err
+				}
+				l.LineStyle = draw.LineStyle{Color: col, Width: vg.Points(1.6)}
+				s.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(2.4), Shape: draw.CircleGlyph{}}
+				e, err := plotter.NewYErrorBars(struct {
+					plotter.XYs
+					plotter.YErrors
+				}{seg, errs})
+				if err != nil {
+					return err
+				}
+				e.LineStyle = draw.LineStyle{Color: withAlpha(col, 0x60), Width: vg.Points(0.7)}
+				e.CapWidth = vg.Points(4)
+				p.Add(l, s, e)
+				seg, errs = nil, nil
+				return nil
+			}
+			for i, c := range hist {
+				if c == nil || c.MedianNs == 0 || c.Failure != "" {
+					// A gap: the cell is missing or failed in this file.
+					if err := flush(); err != nil {
+						return nil, err
+					}
+					continue
+				}
+				if first == 0 {
+					first = c.MedianNs
+				}
+				y := (c.MedianNs/first - 1) * 100
+				seg = append(seg, plotter.XY{X: float64(i) + dx, Y: y})
+				elo, ehi := 0.0, 0.0
+				if c.CILoNs > 0 && c.CIHiNs > 0 {
+					elo, ehi = y-(c.CILoNs/first-1)*100, (c.CIHiNs/first-1)*100-y
+				}
+				errs = append(errs, struct{ Low, High float64 }{elo, ehi})
+			}
+			if err := flush(); err != nil {
+				return nil, err
+			}
+		}
+		zero, err := plotter.NewLine(plotter.XYs{{X: -0.3, Y: 0}, {X: float64(len(m.Files)) - 0.7, Y: 0}})
+		if err != nil {
+			return nil, err
+		}
+		zero.LineStyle = draw.LineStyle{Color: inkColor, Width: vg.Points(0.6), Dashes: []vg.Length{vg.Points(3), vg.Points(2)}}
+		p.Add(zero)
+		p.X.Tick.Marker = ticks
+		p.X.Min, p.X.Max = -0.3, float64(len(m.Files))-0.7
+		c, err := smallChart(p, "trend-chart", wi, wl, "Median of "+wl+" per mode over the history")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}

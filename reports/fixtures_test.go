@@ -1,0 +1,63 @@
+package reports
+
+import (
+	"path/filepath"
+	"testing"
+
+	"vbench/profile"
+	"vbench/results"
+)
+
+// The fixtures are hand-made inputs (see testdata/genfixtures): tests read
+// them and compare what the renderers print with what the fixtures imply.
+
+func fixture(name string) string { return filepath.Join("testdata", name) }
+
+func readResults(t *testing.T, name string) *results.File {
+	t.Helper()
+	f, err := ReadResults(fixture(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// history returns the three results files of the history, oldest first; the
+// last is the current run.
+func history(t *testing.T) []*results.File {
+	t.Helper()
+	return []*results.File{readResults(t, "history-1.json"), readResults(t, "history-2.json"), readResults(t, "results.json")}
+}
+
+func historyNames() []string {
+	return []string{fixture("history-1.json"), fixture("history-2.json"), fixture("results.json")}
+}
+
+func baselineOpts(t *testing.T) Options {
+	t.Helper()
+	return Options{Baseline: readResults(t, "baseline.json"), BaselineName: fixture("baseline.json"), Names: historyNames()}
+}
+
+func readProfile(t *testing.T, name string) *profile.Profile {
+	t.Helper()
+	in, err := ReadInput(fixture(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Kind != KindProfile {
+		t.Fatalf("%s: read as kind %d, want a profile", name, in.Kind)
+	}
+	return in.Profile
+}
+
+// cellOf finds a cell in a results file.
+func cellOf(t *testing.T, f *results.File, workload, mode string) *results.Cell {
+	t.Helper()
+	for i := range f.Results {
+		if c := &f.Results[i]; c.Workload == workload && c.Mode == mode {
+			return c
+		}
+	}
+	t.Fatalf("no cell %s/%s in the fixture", workload, mode)
+	return nil
+}

@@ -1,0 +1,212 @@
+package reports
+
+import (
+	"fmt"
+	"hash/fnv"
+	"html"
+	"io"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"vbench/profile"
+)
+
+// The flame graph is hand-written SVG: none of the modules we may use draws
+// one (google/pprof's flame graph is an HTML/JS viewer inside its web UI, and
+// gonum/plot has no such plotter). It follows Brendan Gregg's layout: the root
+// at the bottom, callees stacked above their callers, each frame as wide as
+// its inclusive weight (time when tracing, samples when sampling), siblings
+// sorted by name so the same program always draws the same picture.
+
+// FlameOptions shape a flame graph.
+type FlameOptions struct {
+	PerThread bool    // one tower per thread instead of merging equal call paths across threads
+	Width     float64 // of the SVG in pixels; default 1200
+	MinWidth  float64 // frames narrower than this (pixels) are left out with their callees; default 0.1
+	Title     string  // default: mode and process
+}
+
+// flameNode is a call path merged across threads (or a synthetic root or
+// thread frame, with fn < 0).
+type flameNode struct {
+	name     string
+	fn       int
+	calls    int64
+	incl     int64
+	excl     int64
+	children []*flameNode
+}
+
+func (n *flameNode) child(fn int, name string) *flameNode {
+	for _, c := range n.children {
+		if c.fn == fn && c.name == name {
+			return c
+		}
+	}
+	c := &flameNode{name: name, fn: fn}
+	n.children = append(n.children, c)
+	return c
+}
+
+func (n *flameNode) add(p *profile.Profile, wt weigh, src *profile.Node) {
+	d := n.child(src.Fn, p.Functions[src.Fn].Name)
+	d.calls += src.Calls
+	d.incl += wt.incl(src)
+	d.excl += wt.excl(src)
+	for i := range src.Children {
+		d.add(p, wt, &src.Children[i])
+	}
+}
+
+// flameTree merges the profile's threads under one root.
+func flameTree(p *profile.Profile, perThread bool) *flameNode {
+	wt := weighOf(p)
+	root := &flameNode{name: "all", fn: -1}
+	for ti := range p.Threads {
+		t := &p.Threads[ti]
+		parent := root
+		if perThread {
+			name := fmt.Sprintf("thread %d", t.OSID)
+			if t.ManagedID != 0 {
+				name += fmt.Sprintf(" (managed %d)", t.ManagedID)
+			}
+			parent = root.child(-2-ti, name)
+			parent.incl = wt.threadTotal(t)
+		}
+		for ri := range t.Roots {
+			parent.add(p, wt, &t.Roots[ri])
+		}
+		root.incl += wt.threadTotal(t)
+	}
+	sortFlame(root)
+	return root
+}
+
+func sortFlame(n *flameNode) {
+	slices.SortStableFunc(n.children, func(a, b *flameNode) int { return strings.Compare(a.name, b.name) })
+	for _, c := range n.children {
+		sortFlame(c)
+	}
+}
+
+func (n *flameNode) depth() int {
+	d := 0
+	for _, c := range n.children {
+		d = max(d, c.depth())
+	}
+	return d + 1
+}
+
+const (
+	flameFrameH = 18.0
+	flameTop    = 56.0
+	flameMargin = 10.0
+	flameFontPx = 12.0
+	flameCharPx = 7.0 // average advance of a 12px sans-serif character
+)
+
+// FlameGraph writes p as a flame graph SVG with a <title> tooltip per frame.
+func FlameGraph(w io.Writer, p *profile.Profile, opts FlameOptions) error {
+	if p.Mode == "null" {
+		return ErrNoCallData
+	}
+	if opts.Width <= 0 {
+		opts.Width = 1200
+	}
+	if opts.MinWidth <= 0 {
+		opts.MinWidth = 0.1
+	}
+	wt := weighOf(p)
+	root := flameTree(p, opts.PerThread)
+	if root.incl == 0 {
+		return fmt.Errorf("the profile has no %s recorded: nothing to draw", map[bool]string{true: "samples", false: "time"}[wt.sampling])
+	}
+	title := opts.Title
+	if title == "" {
+		title = fmt.Sprintf("Flame graph · %s profile of pid %d", p.Mode, p.PID)
+		if len(p.Command) > 0 {
+			title += " · " + strings.Join(p.Command, " ")
+		}
+	}
+	scope := "threads merged by call path"
+	if opts.PerThread {
+		scope = "one tower per thread"
+	}
+	width := opts.Width
+	height := flameTop + float64(root.depth())*flameFrameH + flameMargin
+	scale := (width - 2*flameMargin) / float64(root.incl)
+
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, `<?xml version="1.0" encoding="UTF-8"?>
+<svg xmlns="http://www.w3.org/2000/svg" class="flame" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="'Liberation Sans',Arial,Helvetica,sans-serif" font-size="%.0f">
+<style>.frame text{pointer-events:none;fill:#111} .frame:hover rect{stroke:#111;stroke-width:1}</style>
+<rect width="100%%" height="100%%" fill="#fbfbf8"/>
+<text x="%.1f" y="24" text-anchor="middle" font-size="17">%s</text>
+<text x="%.1f" y="44" fill="#555">width: inclusive %s (%s total), %s · hover a frame for its numbers</text>
+`, width, height, width, height, flameFontPx, width/2, html.EscapeString(title), flameMargin, wt.unit(), wt.fmt(root.incl), scope)
+
+	var draw func(n *flameNode, x float64, level int)
+	draw = func(n *flameNode, x float64, level int) {
+		wpx := float64(n.incl) * scale
+		if wpx < opts.MinWidth {
+			return
+		}
+		y := height - flameMargin - float64(level+1)*flameFrameH
+		fmt.Fprintf(ew, `<g class="frame" data-name="%s" data-incl="%d" data-calls="%d" data-depth="%d">`,
+			html.EscapeString(n.name), n.incl, n.calls, level)
+		fmt.Fprintf(ew, "<title>%s</title>", html.EscapeString(flameTooltip(n, wt, root.incl)))
+		fmt.Fprintf(ew, `<rect x="%.3f" y="%.1f" width="%.3f" height="%.1f" rx="2" fill="%s"/>`,
+			x, y, wpx, flameFrameH-1, flameColor(n))
+		if lbl := fitLabel(n.name, wpx); lbl != "" {
+			fmt.Fprintf(ew, `<text x="%.2f" y="%.1f">%s</text>`, x+3, y+flameFrameH-5.5, html.EscapeString(lbl))
+		}
+		fmt.Fprintln(ew, "</g>")
+		cx := x
+		for _, c := range n.children {
+			draw(c, cx, level+1)
+			cx += float64(c.incl) * scale
+		}
+	}
+	draw(root, flameMargin, 0)
+	fmt.Fprintln(ew, "</svg>")
+	return ew.err
+}
+
+func flameTooltip(n *flameNode, wt weigh, total int64) string {
+	s := n.name + "\n"
+	if n.fn >= 0 && !wt.sampling {
+		s += fmt.Sprintf("calls %d · ", n.calls)
+	}
+	s += fmt.Sprintf("inclusive %s (%.2f%%)", wt.fmt(n.incl), pct(n.incl, total))
+	if n.fn >= 0 {
+		s += fmt.Sprintf(" · exclusive %s (%.2f%%)", wt.fmt(n.excl), pct(n.excl, total))
+	}
+	return s
+}
+
+// fitLabel truncates name to what fits in a frame wpx pixels wide, ending in
+// ".." when cut; "" when not even three characters fit.
+func fitLabel(name string, wpx float64) string {
+	fit := int((wpx - 6) / flameCharPx)
+	if fit < 3 {
+		return ""
+	}
+	if utf8.RuneCountInString(name) <= fit {
+		return name
+	}
+	r := []rune(name)
+	return string(r[:fit-2]) + ".."
+}
+
+// flameColor gives each function a stable warm colour (the classic palette):
+// the same function has the same colour in every graph.
+func flameColor(n *flameNode) string {
+	if n.fn < 0 {
+		return "rgb(222,222,214)"
+	}
+	h := fnv.New32a()
+	h.Write([]byte(n.name))
+	v := h.Sum32()
+	return fmt.Sprintf("rgb(%d,%d,%d)", 205+v%50, 80+(v>>8)%150, (v>>16)%60)
+}

@@ -1,0 +1,105 @@
+package reports
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"path/filepath"
+	"regexp"
+	"time"
+
+	"vbench/machine"
+	"vbench/results"
+)
+
+//go:embed report.html.tmpl
+var htmlSource string
+
+var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"ns":       fmtNs,
+	"mult":     fmtMult,
+	"interval": fmtInterval,
+	"pct":      fmtPct,
+	"p":        fmtP,
+	"cellID":   cellID,
+	"measured": func(c *Cell) int { return measured(c.Cell) },
+	"color":    func(m *Matrix, mode string) string { return hexColor(m.ModeColor(mode)) },
+	"date":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 MST") },
+	"base":     filepath.Base,
+}).Parse(htmlSource))
+
+// htmlPage is what the template draws.
+type htmlPage struct {
+	*Matrix
+	Fingerprint  []fact
+	Overhead     *Chart
+	Distribution []*Chart
+	Trend        []*Chart
+}
+
+type fact struct{ Name, Value string }
+
+// HTML writes the report as one self-contained HTML page: inline CSS, charts
+// as inline SVG drawn by gonum/plot, no scripts, fonts or other URLs.
+func HTML(w io.Writer, files []*results.File, opts Options) error {
+	return renderFiles(w, files, opts, (*Matrix).WriteHTML)
+}
+
+// WriteHTML writes the matrix as HTML does.
+func (m *Matrix) WriteHTML(w io.Writer) error {
+	page := &htmlPage{Matrix: m, Fingerprint: facts(m.Current.Machine)}
+	var err error
+	if page.Overhead, err = OverheadChart(m); err != nil {
+		return fmt.Errorf("overhead chart: %w", err)
+	}
+	if page.Distribution, err = DistributionCharts(m); err != nil {
+		return fmt.Errorf("distribution charts: %w", err)
+	}
+	if page.Trend, err = TrendCharts(m); err != nil {
+		return fmt.Errorf("trend charts: %w", err)
+	}
+	return htmlTemplate.Execute(w, page)
+}
+
+// facts lists the fingerprint's fields that are set.
+func facts(f machine.Fingerprint) []fact {
+	var out []fact
+	add := func(n, v string) {
+		if v != "" {
+			out = append(out, fact{n, v})
+		}
+	}
+	add("CPU", f.CPUModel)
+	if f.Cores > 0 {
+		add("Cores", fmt.Sprint(f.Cores))
+	}
+	add("OS", f.OS)
+	add("Kernel", f.Kernel)
+	add(".NET", f.DotnetRuntime)
+	add("Governor", f.Governor)
+	c := f.VbenchCommit
+	if f.VbenchDirty {
+		c += "+dirty"
+	}
+	add("vbench", c)
+	add("Go", f.GoVersion)
+	add("Host", f.Hostname)
+	return out
+}
+
+var idUnsafe = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+
+// cellID is the HTML id of a matrix cell: "cell-fibonacci-tracing".
+func cellID(workload, mode string) string {
+	return "cell-" + idUnsafe.ReplaceAllString(workload, "_") + "-" + idUnsafe.ReplaceAllString(mode, "_")
+}
+
+// historyLabel names a file of the history on a chart's axis: its start
+// time, or its name when the file has none.
+func historyLabel(started time.Time, name string) string {
+	if started.IsZero() {
+		return filepath.Base(name)
+	}
+	return started.UTC().Format("Jan 02 15:04")
+}

@@ -1,0 +1,161 @@
+package reports
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+
+	"vbench/results"
+)
+
+// JUnit XML, the test-report format CI systems (GitHub, GitLab, Jenkins)
+// display: one test case per cell, named workload/mode in a class named after
+// the suite; regressions and workload failures are failures.
+
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Time     string       `xml:"time,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Skipped    int             `xml:"skipped,attr"`
+	Time       string          `xml:"time,attr"`
+	Timestamp  string          `xml:"timestamp,attr,omitempty"`
+	Hostname   string          `xml:"hostname,attr,omitempty"`
+	Properties []junitProperty `xml:"properties>property,omitempty"`
+	Cases      []junitCase     `xml:"testcase"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type junitCase struct {
+	Classname string        `xml:"classname,attr"`
+	Name      string        `xml:"name,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitFailure `xml:"failure,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",chardata"`
+}
+
+// JUnit writes f's cells as JUnit XML, with the verdicts the file holds.
+func JUnit(w io.Writer, f *results.File) error {
+	return renderFiles(w, []*results.File{f}, Options{}, (*Matrix).WriteJUnit)
+}
+
+// WriteJUnit writes the newest file's cells as JUnit XML, with the matrix's
+// verdicts.
+func (m *Matrix) WriteJUnit(w io.Writer) error {
+	f := m.Current
+	s := junitSuite{
+		Name:     f.Suite.Name,
+		Hostname: f.Machine.Hostname,
+		Properties: []junitProperty{
+			{"machine", FingerprintLine(f.Machine)},
+			{"runs", fmt.Sprint(f.Settings.Runs)},
+			{"warmup", fmt.Sprint(f.Settings.Warmup)},
+			{"modes", strings.Join(f.Settings.Modes, ",")},
+		},
+	}
+	if !f.Started.IsZero() {
+		s.Timestamp = f.Started.UTC().Format("2006-01-02T15:04:05")
+	}
+	if m.BaselineName != "" {
+		s.Properties = append(s.Properties, junitProperty{"baseline", m.BaselineName})
+	}
+	var total float64
+	for _, c := range m.Cells() {
+		secs := cellSeconds(c.Cell)
+		total += secs
+		tc := junitCase{Classname: f.Suite.Name, Name: c.Key(), Time: seconds(secs)}
+		summary := fmt.Sprintf("median %s over %d runs, 95%% CI %s–%s", fmtNs(c.MedianNs), c.Runs, fmtNs(c.CILoNs), fmtNs(c.CIHiNs))
+		if c.HasOverhead() {
+			summary += fmt.Sprintf("; overhead %s %s", fmtMult(c.Overhead), fmtInterval(c.OverheadLo, c.OverheadHi))
+		}
+		switch c.Verdict {
+		case results.VerdictRegressed:
+			tc.Failure = &junitFailure{
+				Type:    "regression",
+				Message: fmt.Sprintf("%s regressed %s against %s", c.Key(), strings.TrimSpace(fmtPct(c.Compare.Ratio)+" "+fmtP(c.Compare.P)), m.BaselineName),
+				Text:    c.ChangeText() + "\n" + summary,
+			}
+		case results.VerdictFailed:
+			tc.Failure = &junitFailure{
+				Type:    "workload-failed",
+				Message: fmt.Sprintf("%s failed: %s", c.Key(), c.failureReason()),
+				Text:    c.FailureText() + "\n" + runErrors(c.Cell),
+			}
+		default:
+			tc.SystemOut = summary
+			if c.Compare != nil {
+				tc.SystemOut += "\n" + c.Verdict + " against " + m.BaselineName + ": " + c.ChangeText()
+			}
+		}
+		if tc.Failure != nil {
+			s.Failures++
+		}
+		s.Tests++
+		s.Cases = append(s.Cases, tc)
+	}
+	s.Time = seconds(total)
+	doc := junitSuites{Name: "vbench", Tests: s.Tests, Failures: s.Failures, Time: s.Time, Suites: []junitSuite{s}}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+// cellSeconds is how long a cell's launches took, warmups included.
+func cellSeconds(c *results.Cell) float64 {
+	var ns int64
+	for _, r := range c.Samples {
+		ns += r.WallNs
+	}
+	return float64(ns) / 1e9
+}
+
+// seconds formats a JUnit time: plain decimal seconds, never an exponent.
+func seconds(s float64) string { return fmt.Sprintf("%.3f", s) }
+
+// runErrors lists the failed runs of a cell, one per line.
+func runErrors(c *results.Cell) string {
+	var b strings.Builder
+	for _, r := range c.Samples {
+		if r.Error == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "run #%d: %s", r.Seq, oneLine(r.Error))
+		if r.ExitCode != 0 {
+			fmt.Fprintf(&b, " (exit code %d", r.ExitCode)
+			if r.Signal != "" {
+				fmt.Fprintf(&b, ", %s", r.Signal)
+			}
+			b.WriteString(")")
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}

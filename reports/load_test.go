@@ -1,0 +1,123 @@
+package reports
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestReadInputDetectsKindByContent(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		kind Kind
+	}{
+		{"results.json", KindResults},
+		{"baseline.json", KindResults},
+		{"profile-tracing.json", KindProfile},
+		{"profile-sampling.json", KindProfile},
+	} {
+		// Copy under a neutral name: detection must not look at the file name.
+		data, err := os.ReadFile(fixture(tc.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(t.TempDir(), "input")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		in, err := ReadInput(p)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if in.Kind != tc.kind {
+			t.Errorf("%s: kind %d, want %d", tc.name, in.Kind, tc.kind)
+		}
+	}
+}
+
+func TestReadInputProfileDirectory(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(fixture("profile-tracing.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "profile.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, err := ReadInput(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Kind != KindProfile || in.Profile.PID != 48213 {
+		t.Fatalf("got kind %d pid %d from the profile directory", in.Kind, in.Profile.PID)
+	}
+}
+
+// Bad input must name the file and say where: line and column for JSON
+// errors, the field for type errors.
+func TestReadInputErrors(t *testing.T) {
+	good, err := os.ReadFile(fixture("results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Line 3 of the fixture is `  "suite": {`; its column 3 starts the key.
+	lines := strings.SplitN(string(good), "\n", 4)
+	if !strings.HasPrefix(lines[2], `  "suite"`) {
+		t.Fatalf("fixture layout changed: line 3 is %q", lines[2])
+	}
+	broken := lines[0] + "\n" + lines[1] + "\n" + "  ,\"suite\": {\n" + lines[3]
+	typeErr := strings.Replace(string(good), `"runs": 10,`, `"runs": "ten",`, 1)
+	wrongSchema := strings.Replace(string(good), `"schema": 1,`, `"schema": 9,`, 1)
+	for _, tc := range []struct {
+		name, content string
+		want          []string
+	}{
+		{"truncated.json", string(good[:len(good)/2]), []string{"truncated.json:", "unexpected end of JSON input"}},
+		{"syntax.json", broken, []string{"syntax.json:3:3:", "invalid character ','"}},
+		{"type.json", typeErr, []string{"type.json:", "field settings.runs", "string"}},
+		{"schema.json", wrongSchema, []string{"schema.json:", "schema 9", "reads schema 1"}},
+		{"other.json", `{"name": "not ours"}`, []string{"other.json:", "neither a vbench results file"}},
+		{"empty.json", `{"schema": 1, "suite": {"name": "x"}, "results": []}`, []string{"empty.json:", "no results"}},
+		{"nocell.json", `{"schema": 1, "suite": {"name": "x"}, "results": [{"workload": "w"}]}`, []string{"nocell.json:", "results[0]", "mode"}},
+	} {
+		p := filepath.Join(t.TempDir(), tc.name)
+		if err := os.WriteFile(p, []byte(tc.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ReadInput(p)
+		if err == nil {
+			t.Errorf("%s: no error", tc.name)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %q does not contain %q", tc.name, err, w)
+			}
+		}
+	}
+	if _, err := ReadInput(filepath.Join(t.TempDir(), "missing.json")); err == nil || !strings.Contains(err.Error(), "missing.json") {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestTruncatedErrorPointsAtTheEnd(t *testing.T) {
+	data := []byte("{\n  \"schema\": 1,\n  \"suite\": {\"na")
+	err := jsonError("f.json", data, jsonUnmarshalErr(data))
+	if !strings.HasPrefix(err.Error(), "f.json:3:") {
+		t.Fatalf("error %q does not point at line 3, where the file ends", err)
+	}
+}
+
+func TestReadResultsRefusesProfile(t *testing.T) {
+	_, err := ReadResults(fixture("profile-tracing.json"))
+	if err == nil || !strings.Contains(err.Error(), "is a profile") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func jsonUnmarshalErr(data []byte) error {
+	var v map[string]any
+	return json.Unmarshal(data, &v)
+}

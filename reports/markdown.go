@@ -1,0 +1,164 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"vbench/machine"
+	"vbench/results"
+)
+
+// Markdown writes the report as GitHub-flavoured Markdown fit for a
+// pull-request comment or a job summary: the headline, what regressed or
+// failed, the compact overhead matrix, and every cell's numbers folded in a
+// <details> block.
+func Markdown(w io.Writer, files []*results.File, opts Options) error {
+	return renderFiles(w, files, opts, (*Matrix).WriteMarkdown)
+}
+
+// WriteMarkdown writes the matrix as Markdown does.
+func (m *Matrix) WriteMarkdown(w io.Writer) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "### vbench · suite `%s` — %s\n\n", m.Current.Suite.Name, m.Headline())
+	fmt.Fprintf(ew, "<sub>%s<br>%s</sub>\n\n", mdEscape(m.Subtitle()), mdEscape(FingerprintLine(m.Current.Machine)))
+	if len(m.Warnings) > 0 {
+		fmt.Fprintf(ew, "> [!WARNING]\n")
+		for _, s := range m.Warnings {
+			fmt.Fprintf(ew, "> %s<br>\n", mdEscape(s))
+		}
+		fmt.Fprintln(ew)
+	}
+
+	changed := append(m.WithVerdict(results.VerdictRegressed), m.WithVerdict(results.VerdictImproved)...)
+	if len(changed) > 0 {
+		fmt.Fprintf(ew, "**Changed** against `%s`\n\n", m.BaselineName)
+		fmt.Fprintf(ew, "| | cell | baseline | now | change | p | overhead |\n|:-:|:--|--:|--:|--:|--:|--:|\n")
+		for _, c := range changed {
+			ov := ""
+			if ch := c.Compare; ch.BaselineOverhead != 0 && c.Mode != "none" {
+				ov = fmtMult(ch.BaselineOverhead) + " → " + fmtMult(c.Overhead)
+			}
+			fmt.Fprintf(ew, "| %s | %s | %s | %s | **%s** | %s | %s |\n", verdictEmoji[c.Verdict], mdCode(c.Key()),
+				fmtNs(c.Compare.BaselineMedianNs), fmtNs(c.MedianNs), fmtPct(c.Compare.Ratio), fmtP(c.Compare.P), ov)
+		}
+		fmt.Fprintln(ew)
+	}
+	if failed := m.WithVerdict(results.VerdictFailed); len(failed) > 0 {
+		fmt.Fprintf(ew, "**Failed**\n\n| | cell | why | runs that succeeded |\n|:-:|:--|:--|--:|\n")
+		for _, c := range failed {
+			fmt.Fprintf(ew, "| %s | %s | %s | %d of %d |\n", verdictEmoji[c.Verdict], mdCode(c.Key()),
+				mdEscape(c.failureReason()), c.Runs, measured(c.Cell))
+		}
+		fmt.Fprintln(ew)
+	}
+
+	fmt.Fprintf(ew, "**Overhead** (median elapsed over the none mode's, 95%% interval)\n\n")
+	fmt.Fprintf(ew, "| workload | %s |\n|:--|%s\n", strings.Join(m.Modes, " | "), strings.Repeat("--:|", len(m.Modes)))
+	for _, wl := range m.Workloads {
+		row := []string{wl}
+		for _, mode := range m.Modes {
+			c := m.Cell(wl, mode)
+			s := c.matrixText()
+			if c != nil && verdictEmoji[c.Verdict] != "" && c.Verdict != results.VerdictFailed {
+				s = verdictEmoji[c.Verdict] + " " + s
+			}
+			row = append(row, mdEscape(s))
+		}
+		fmt.Fprintf(ew, "| %s |\n", strings.Join(row, " | "))
+	}
+	fmt.Fprintln(ew)
+
+	cells := m.Cells()
+	fmt.Fprintf(ew, "<details><summary>All %d cells</summary>\n\n", len(cells))
+	fmt.Fprintf(ew, "| cell | runs | median | 95%% CI | MAD | wall | user | sys | max RSS | outliers | vs baseline | verdict |\n")
+	fmt.Fprintf(ew, "|:--|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|:--|\n")
+	for _, c := range cells {
+		row := c.AbsoluteRow()
+		for i := range row {
+			row[i] = mdEscape(row[i])
+		}
+		row[0] = mdCode(c.Key())
+		fmt.Fprintf(ew, "| %s |\n", strings.Join(row, " | "))
+	}
+	fmt.Fprintf(ew, "\n</details>\n")
+	return ew.err
+}
+
+// verdictEmoji marks verdicts that need a reader's eye.
+var verdictEmoji = map[string]string{
+	results.VerdictRegressed: "🔴",
+	results.VerdictImproved:  "🟢",
+	results.VerdictFailed:    "❌",
+	results.VerdictNew:       "🆕",
+}
+
+// mdEscape keeps text from breaking a Markdown table row or turning into markup.
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;", "*", `\*`, "_", `\_`).Replace(s)
+}
+
+// mdCode is s as inline code inside a table cell (only "|" needs escaping there).
+func mdCode(s string) string { return "`" + strings.ReplaceAll(s, "|", `\|`) + "`" }
+
+// FingerprintLine is the machine fingerprint in one line.
+func FingerprintLine(f machine.Fingerprint) string {
+	var parts []string
+	add := func(s string) {
+		if strings.TrimSpace(s) != "" {
+			parts = append(parts, s)
+		}
+	}
+	add(f.CPUModel)
+	if f.Cores > 0 {
+		add(fmt.Sprintf("%d cores", f.Cores))
+	}
+	add(f.OS)
+	if f.Kernel != "" {
+		add("kernel " + f.Kernel)
+	}
+	if f.DotnetRuntime != "" {
+		add(".NET " + f.DotnetRuntime)
+	}
+	if f.Governor != "" {
+		add("governor " + f.Governor)
+	}
+	if f.VbenchCommit != "" {
+		c := f.VbenchCommit
+		if f.VbenchDirty {
+			c += "+dirty"
+		}
+		add("vbench " + c)
+	}
+	add(f.Hostname)
+	return strings.Join(parts, " · ")
+}
+
+// AppendStepSummary appends the Markdown report to the file named by
+// GITHUB_STEP_SUMMARY, as GitHub Actions job summaries expect; it does
+// nothing when the variable is unset.
+func AppendStepSummary(files []*results.File, opts Options) error {
+	path := os.Getenv("GITHUB_STEP_SUMMARY")
+	if path == "" {
+		return nil
+	}
+	var b strings.Builder
+	if err := Markdown(&b, files, opts); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("GITHUB_STEP_SUMMARY: %w", err)
+	}
+	// One write: the summary is appended whole or not at all as far as a
+	// concurrent step writing the same file can tell.
+	if _, err := f.WriteString(b.String() + "\n"); err != nil {
+		f.Close()
+		return fmt.Errorf("GITHUB_STEP_SUMMARY %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("GITHUB_STEP_SUMMARY %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,274 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+
+	"golang.org/x/perf/benchmath"
+
+	"vbench/machine"
+	"vbench/results"
+)
+
+// Options shape a results report.
+type Options struct {
+	// Baseline, when set, is compared with the newest file: verdicts are
+	// recomputed against it (Mann-Whitney U on the elapsed samples, alpha and
+	// threshold from the newest file's settings) instead of taken from the file.
+	Baseline *results.File
+	// BaselineName names the baseline in the report (usually its path).
+	BaselineName string
+	// Names label the files of a history (usually their paths), in order.
+	Names []string
+}
+
+// Matrix is the model every results renderer draws: table 7.1 as a grid of
+// workloads × modes over the newest file, with its history.
+type Matrix struct {
+	Files   []*results.File // in the order given; the last is the one reported
+	Names   []string        // labels of Files
+	Current *results.File
+
+	Workloads []string // rows, in the order of the newest file
+	Modes     []string // columns: the run's modes, then any others seen
+
+	BaselineName string   // what verdicts refer to ("" when there is none)
+	Warnings     []string // from the file, plus fingerprint or suite mismatches found here
+
+	cells map[cellKey]*Cell
+}
+
+type cellKey struct{ workload, mode string }
+
+// Cell is one (workload, mode) cell of the newest file with its verdict.
+type Cell struct {
+	*results.Cell
+	Verdict string          // results.Verdict*, "" when nothing was compared
+	Compare *results.Change // against the baseline, when there is one
+}
+
+// Failed reports whether the workload failed in this cell.
+func (c *Cell) Failed() bool { return c.Verdict == results.VerdictFailed || c.Failure != "" }
+
+// HasOverhead reports whether the cell has an overhead multiple to show: it
+// is not the none mode itself, and the suite has a none cell to divide by.
+func (c *Cell) HasOverhead() bool { return c.Mode != "none" && c.Overhead > 0 }
+
+// Key is "workload/mode", the name a cell goes by in every output.
+func (c *Cell) Key() string { return c.Workload + "/" + c.Mode }
+
+// Elapsed returns the elapsed times of the measured, successful runs.
+func Elapsed(c *results.Cell) []float64 {
+	var out []float64
+	for _, r := range c.Samples {
+		if !r.Warmup && r.Error == "" {
+			out = append(out, float64(r.ElapsedNs))
+		}
+	}
+	return out
+}
+
+// NewMatrix builds the model from one or more results files, oldest first.
+func NewMatrix(files []*results.File, opts Options) (*Matrix, error) {
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no results files")
+	}
+	m := &Matrix{
+		Files:   files,
+		Names:   opts.Names,
+		Current: files[len(files)-1],
+		cells:   map[cellKey]*Cell{},
+	}
+	for len(m.Names) < len(files) {
+		m.Names = append(m.Names, fmt.Sprintf("#%d", len(m.Names)+1))
+	}
+	cur := m.Current
+	m.Modes = slices.Clone(cur.Settings.Modes)
+	m.Warnings = slices.Clone(cur.Warnings)
+	if cur.Partial {
+		m.Warnings = append(m.Warnings, "partial run: it was interrupted, some cells may be missing or hold fewer runs")
+	}
+	for i := range cur.Results {
+		c := &cur.Results[i]
+		if !slices.Contains(m.Workloads, c.Workload) {
+			m.Workloads = append(m.Workloads, c.Workload)
+		}
+		if !slices.Contains(m.Modes, c.Mode) {
+			m.Modes = append(m.Modes, c.Mode)
+		}
+		cell := &Cell{Cell: c, Verdict: c.Verdict, Compare: c.Compare}
+		if c.Failure != "" {
+			cell.Verdict = results.VerdictFailed
+		}
+		m.cells[cellKey{c.Workload, c.Mode}] = cell
+	}
+	// Keep only modes that have cells: a suite may list modes a shard skipped.
+	m.Modes = slices.DeleteFunc(m.Modes, func(mode string) bool {
+		for _, w := range m.Workloads {
+			if m.cells[cellKey{w, mode}] != nil {
+				return false
+			}
+		}
+		return true
+	})
+	m.BaselineName = cur.Baseline
+	if opts.Baseline != nil {
+		m.BaselineName = opts.BaselineName
+		m.compare(opts.Baseline)
+	}
+	for i, f := range files[:len(files)-1] {
+		if f.Suite.Name != cur.Suite.Name {
+			m.Warnings = append(m.Warnings, fmt.Sprintf("history: %s is from suite %q, not %q", m.Names[i], f.Suite.Name, cur.Suite.Name))
+		}
+		for _, d := range machine.Mismatch(f.Machine, cur.Machine) {
+			m.Warnings = append(m.Warnings, fmt.Sprintf("history: %s ran on another machine (%s)", m.Names[i], d))
+		}
+	}
+	return m, nil
+}
+
+// renderFiles builds the matrix of files and draws it with one renderer.
+func renderFiles(w io.Writer, files []*results.File, opts Options, draw func(*Matrix, io.Writer) error) error {
+	m, err := NewMatrix(files, opts)
+	if err != nil {
+		return err
+	}
+	return draw(m, w)
+}
+
+// Cell returns the cell of workload w in mode, or nil.
+func (m *Matrix) Cell(w, mode string) *Cell { return m.cells[cellKey{w, mode}] }
+
+// Cells returns every cell, row by row.
+func (m *Matrix) Cells() []*Cell {
+	var out []*Cell
+	for _, w := range m.Workloads {
+		for _, mode := range m.Modes {
+			if c := m.Cell(w, mode); c != nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// WithVerdict returns the cells whose verdict is v, row by row.
+func (m *Matrix) WithVerdict(v string) []*Cell {
+	var out []*Cell
+	for _, c := range m.Cells() {
+		if c.Verdict == v {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// HistoryOf returns the cell of (w, mode) in each file, nil where missing.
+func (m *Matrix) HistoryOf(w, mode string) []*results.Cell {
+	out := make([]*results.Cell, len(m.Files))
+	for i, f := range m.Files {
+		for j := range f.Results {
+			if c := &f.Results[j]; c.Workload == w && c.Mode == mode {
+				out[i] = c
+			}
+		}
+	}
+	return out
+}
+
+// compare recomputes verdicts against base, the way the harness judges a run:
+// a change counts when the U test's p is below alpha and the medians differ by
+// more than the threshold.
+func (m *Matrix) compare(base *results.File) {
+	alpha, threshold := m.Current.Settings.Alpha, m.Current.Settings.Threshold
+	if alpha == 0 {
+		alpha = 0.05
+	}
+	for _, d := range machine.Mismatch(base.Machine, m.Current.Machine) {
+		m.Warnings = append(m.Warnings, "fingerprint mismatch with the baseline: "+d)
+	}
+	if base.Suite.Name != m.Current.Suite.Name {
+		m.Warnings = append(m.Warnings, fmt.Sprintf("the baseline is from suite %q, this run from %q", base.Suite.Name, m.Current.Suite.Name))
+	}
+	baseCells := map[cellKey]*results.Cell{}
+	for i := range base.Results {
+		c := &base.Results[i]
+		baseCells[cellKey{c.Workload, c.Mode}] = c
+	}
+	th := &benchmath.Thresholds{CompareAlpha: alpha}
+	for _, c := range m.cells {
+		c.Compare = nil
+		if c.Failure != "" {
+			c.Verdict = results.VerdictFailed
+			continue
+		}
+		b := baseCells[cellKey{c.Workload, c.Mode}]
+		if b == nil || b.MedianNs == 0 || b.Failure != "" {
+			c.Verdict = results.VerdictNew
+			continue
+		}
+		ch := &results.Change{BaselineMedianNs: b.MedianNs, Ratio: c.MedianNs / b.MedianNs, P: math.NaN()}
+		if b.Overhead != 0 && c.Overhead != 0 {
+			ch.BaselineOverhead, ch.OverheadRatio = b.Overhead, c.Overhead/b.Overhead
+		}
+		significant := true
+		if old, cur := Elapsed(b), Elapsed(c.Cell); len(old) > 0 && len(cur) > 0 {
+			cmp := benchmath.AssumeNothing.Compare(benchmath.NewSample(old, th), benchmath.NewSample(cur, th))
+			ch.P = cmp.P
+			significant = cmp.P < alpha
+		}
+		// A baseline without samples can only be judged by the threshold.
+		c.Compare = ch
+		switch {
+		case !significant || math.Abs(ch.Ratio-1) < threshold:
+			c.Verdict = results.VerdictSame
+		case ch.Ratio > 1:
+			c.Verdict = results.VerdictRegressed
+		default:
+			c.Verdict = results.VerdictImproved
+		}
+	}
+}
+
+// Counts tallies verdicts over the cells.
+func (m *Matrix) Counts() map[string]int {
+	n := map[string]int{}
+	for _, c := range m.Cells() {
+		n[c.Verdict]++
+	}
+	return n
+}
+
+// Headline is the one-line verdict of the report: "1 regression, 1 failure,
+// 1 improvement, 8 same, 1 new" (nothing compared: "12 cells, no baseline").
+func (m *Matrix) Headline() string {
+	n := m.Counts()
+	cells := len(m.Cells())
+	var parts []string
+	add := func(k int, one, many string) {
+		if k == 1 {
+			parts = append(parts, "1 "+one)
+		} else if k > 1 {
+			parts = append(parts, fmt.Sprint(k, " ", many))
+		}
+	}
+	add(n[results.VerdictRegressed], "regression", "regressions")
+	add(n[results.VerdictFailed], "failure", "failures")
+	add(n[results.VerdictImproved], "improvement", "improvements")
+	add(n[results.VerdictSame], "unchanged", "unchanged")
+	add(n[results.VerdictNew], "new", "new")
+	if m.BaselineName == "" {
+		s := fmt.Sprintf("%d cells, no baseline", cells)
+		if f := n[results.VerdictFailed]; f > 0 {
+			s += fmt.Sprintf(", %d failed", f)
+		}
+		return s
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("%d cells", cells)
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,272 @@
+package reports
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"vbench/profile"
+)
+
+// ErrNoCallData is returned for null-mode profiles: the null engine runs the
+// hooks and records nothing, so there is no tree to print or draw.
+var ErrNoCallData = errors.New("null-mode profile: the null engine records no calls, so there is no call tree")
+
+// ProfileOptions shape the textual profile report.
+type ProfileOptions struct {
+	Top        int     // rows of the top-functions table; 0 hides it
+	MaxDepth   int     // deepest tree level printed (1 = roots only); 0 means no limit
+	MinPercent float64 // hide tree nodes under this percentage of their thread
+	Thread     int     // print only this thread (OS id); 0 means all
+}
+
+// weigh reads a node's or function's weight in a profile's unit: time for
+// tracing profiles, samples for sampling ones.
+type weigh struct{ sampling bool }
+
+func weighOf(p *profile.Profile) weigh { return weigh{p.Mode == "sampling"} }
+
+func (w weigh) incl(n *profile.Node) int64 {
+	if w.sampling {
+		return n.InclusiveSamples
+	}
+	return n.InclusiveNs
+}
+
+func (w weigh) excl(n *profile.Node) int64 {
+	if w.sampling {
+		return n.ExclusiveSamples
+	}
+	return n.ExclusiveNs
+}
+
+func (w weigh) fmt(v int64) string {
+	if w.sampling {
+		return fmt.Sprint(v)
+	}
+	return fmtNs(float64(v))
+}
+
+func (w weigh) unit() string {
+	if w.sampling {
+		return "samples"
+	}
+	return "time"
+}
+
+// threadTotal is a thread's weight: the sum of its roots' inclusive weights.
+func (w weigh) threadTotal(t *profile.Thread) int64 {
+	var sum int64
+	for i := range t.Roots {
+		sum += w.incl(&t.Roots[i])
+	}
+	return sum
+}
+
+func pct(part, whole int64) float64 {
+	if whole == 0 {
+		return 0
+	}
+	return 100 * float64(part) / float64(whole)
+}
+
+// ProfileHeader describes a profile in two lines: what was profiled and how.
+func ProfileHeader(w io.Writer, name string, p *profile.Profile) {
+	fmt.Fprintf(w, "%s: %s profile of pid %d", name, p.Mode, p.PID)
+	if len(p.Command) > 0 {
+		fmt.Fprintf(w, " (%s)", strings.Join(p.Command, " "))
+	}
+	fmt.Fprintln(w)
+	parts := []string{".NET " + p.RuntimeVersion}
+	if !p.Start.IsZero() {
+		parts = append(parts, "started "+p.Start.UTC().Format("2006-01-02 15:04:05 MST"))
+	}
+	if p.DurationNs > 0 {
+		parts = append(parts, fmtNs(float64(p.DurationNs)))
+	}
+	if p.Mode == "sampling" && p.IntervalNs > 0 {
+		parts = append(parts, fmt.Sprintf("%d samples every %s", p.Samples, fmtNs(float64(p.IntervalNs))))
+	}
+	parts = append(parts, fmt.Sprintf("%d threads", len(p.Threads)), fmt.Sprintf("%d functions", len(p.Functions)))
+	if len(p.Include) > 0 {
+		parts = append(parts, "include "+strings.Join(p.Include, ","))
+	}
+	if len(p.Exclude) > 0 {
+		parts = append(parts, "exclude "+strings.Join(p.Exclude, ","))
+	}
+	fmt.Fprintln(w, strings.Join(parts, " · "))
+	if !p.Complete {
+		fmt.Fprintln(w, "warning: written from an exit path, not at shutdown: frames still on a stack then may be missing")
+	}
+}
+
+// ProfileText writes the top functions and each thread's call tree as
+// indented text, the thesis's textual trees:
+//
+//	└─ Fibonacci.Program.Main(string[])  calls=1  incl=4.742ms (100.0%)  excl=1.250ms
+//	   └─ Fibonacci.Program.Run(int)  calls=25  incl=3.493ms (73.6%)  excl=75.00µs
+func ProfileText(w io.Writer, name string, p *profile.Profile, opts ProfileOptions) error {
+	ew := &errWriter{w: w}
+	ProfileHeader(ew, name, p)
+	if p.Mode == "null" {
+		fmt.Fprintln(ew, "\nThis is a null-mode profile: the null engine runs the enter/leave hooks and records nothing,")
+		fmt.Fprintln(ew, "so there are no functions or calls to show. Profile in tracing or sampling mode for a call tree.")
+		return ew.err
+	}
+	wt := weighOf(p)
+	threads := p.Threads
+	if opts.Thread != 0 {
+		threads = nil
+		for _, t := range p.Threads {
+			if t.OSID == opts.Thread {
+				threads = append(threads, t)
+			}
+		}
+		if len(threads) == 0 {
+			return fmt.Errorf("%s: no thread with OS id %d", name, opts.Thread)
+		}
+	}
+	var total int64
+	for i := range threads {
+		total += wt.threadTotal(&threads[i])
+	}
+	if opts.Top > 0 {
+		writeTop(ew, p, wt, threads, total, opts.Top)
+	}
+	for i := range threads {
+		writeTree(ew, p, wt, &threads[i], opts)
+	}
+	return ew.err
+}
+
+// funcRow is one function summed over the chosen threads.
+type funcRow struct {
+	name       string
+	calls      int64
+	excl, incl int64
+}
+
+// writeTop prints the functions with the most exclusive weight, like
+// `pprof -top`. Inclusive figures count a recursion once (its outermost frame).
+func writeTop(w io.Writer, p *profile.Profile, wt weigh, threads []profile.Thread, total int64, n int) {
+	rows := make([]funcRow, len(p.Functions))
+	for i, f := range p.Functions {
+		rows[i].name = f.Name
+	}
+	var walk func(n *profile.Node, onStack map[int]int)
+	walk = func(n *profile.Node, onStack map[int]int) {
+		r := &rows[n.Fn]
+		r.calls += n.Calls
+		r.excl += wt.excl(n)
+		if onStack[n.Fn] == 0 {
+			r.incl += wt.incl(n)
+		}
+		onStack[n.Fn]++
+		for i := range n.Children {
+			walk(&n.Children[i], onStack)
+		}
+		onStack[n.Fn]--
+	}
+	for ti := range threads {
+		for ri := range threads[ti].Roots {
+			walk(&threads[ti].Roots[ri], map[int]int{})
+		}
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		if rows[i].excl != rows[j].excl {
+			return rows[i].excl > rows[j].excl
+		}
+		return rows[i].incl > rows[j].incl
+	})
+	for len(rows) > 0 && rows[len(rows)-1].incl == 0 && rows[len(rows)-1].calls == 0 {
+		rows = rows[:len(rows)-1]
+	}
+	shown := min(n, len(rows))
+	fmt.Fprintf(w, "\nTop %d of %d functions by exclusive %s (total %s on %d threads)\n", shown, len(rows), wt.unit(), wt.fmt(total), len(threads))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	if wt.sampling {
+		fmt.Fprintln(tw, "excl\texcl%\tincl\tincl%\t  function")
+	} else {
+		fmt.Fprintln(tw, "excl\texcl%\tincl\tincl%\tcalls\t  function")
+	}
+	for _, r := range rows[:shown] {
+		line := fmt.Sprintf("%s\t%.1f%%\t%s\t%.1f%%\t", wt.fmt(r.excl), pct(r.excl, total), wt.fmt(r.incl), pct(r.incl, total))
+		if !wt.sampling {
+			line += fmt.Sprintf("%d\t", r.calls)
+		}
+		// The name is the last column and left-aligned: no tab after it.
+		fmt.Fprintln(tw, line+"  "+r.name)
+	}
+	tw.Flush()
+}
+
+// writeTree prints one thread's call tree with box-drawing branches.
+func writeTree(w io.Writer, p *profile.Profile, wt weigh, t *profile.Thread, opts ProfileOptions) {
+	total := wt.threadTotal(t)
+	fmt.Fprintf(w, "\nThread %d", t.OSID)
+	if t.ManagedID != 0 {
+		fmt.Fprintf(w, " (managed %d)", t.ManagedID)
+	}
+	fmt.Fprintf(w, " · cpu %s · %s %s\n", fmtNs(float64(t.CPUNs)), wt.fmt(total), map[bool]string{true: "samples", false: "traced"}[wt.sampling])
+	if len(t.Roots) == 0 {
+		fmt.Fprintln(w, "(no profiled frames)")
+		return
+	}
+	var rec func(nodes []profile.Node, prefix string, depth int)
+	rec = func(nodes []profile.Node, prefix string, depth int) {
+		// Children below the cut-off are summed into one line, so every
+		// figure printed still adds up.
+		var shown []*profile.Node
+		var hidden int
+		var hiddenW int64
+		for i := range nodes {
+			n := &nodes[i]
+			if opts.MinPercent > 0 && pct(wt.incl(n), total) < opts.MinPercent {
+				hidden++
+				hiddenW += wt.incl(n)
+				continue
+			}
+			shown = append(shown, n)
+		}
+		for i, n := range shown {
+			last := i == len(shown)-1 && hidden == 0
+			branch, indent := "├─ ", "│  "
+			if last {
+				branch, indent = "└─ ", "   "
+			}
+			fmt.Fprintf(w, "%s%s%s\n", prefix, branch, nodeLine(p, wt, n, total))
+			if len(n.Children) == 0 {
+				continue
+			}
+			if opts.MaxDepth > 0 && depth+1 >= opts.MaxDepth {
+				fmt.Fprintf(w, "%s%s└─ … %d callee paths below the depth limit (%s)\n", prefix, indent, countNodes(n.Children), wt.fmt(wt.incl(n)-wt.excl(n)))
+				continue
+			}
+			rec(n.Children, prefix+indent, depth+1)
+		}
+		if hidden > 0 {
+			fmt.Fprintf(w, "%s└─ … %d more under %.1f%% (%s together)\n", prefix, hidden, opts.MinPercent, wt.fmt(hiddenW))
+		}
+	}
+	rec(t.Roots, "", 0)
+}
+
+// nodeLine is one tree line: "Ns.Type.Method  calls=25  incl=3.493ms (73.6%)  excl=75.00µs".
+func nodeLine(p *profile.Profile, wt weigh, n *profile.Node, total int64) string {
+	name := p.Functions[n.Fn].Name
+	if wt.sampling {
+		return fmt.Sprintf("%s  samples=%d (%.1f%%)  self=%d", name, wt.incl(n), pct(wt.incl(n), total), wt.excl(n))
+	}
+	return fmt.Sprintf("%s  calls=%d  incl=%s (%.1f%%)  excl=%s", name, n.Calls, wt.fmt(wt.incl(n)), pct(wt.incl(n), total), wt.fmt(wt.excl(n)))
+}
+
+func countNodes(ns []profile.Node) int {
+	c := len(ns)
+	for i := range ns {
+		c += countNodes(ns[i].Children)
+	}
+	return c
+}

@@ -1,0 +1,225 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode/utf8"
+
+	"vbench/results"
+)
+
+// Text writes the report as aligned plain text, the default of
+// `vbench report RESULTS.json` on a terminal: the headline, the overhead
+// matrix, what changed, then every cell's absolute numbers.
+func Text(w io.Writer, files []*results.File, opts Options) error {
+	return renderFiles(w, files, opts, (*Matrix).WriteText)
+}
+
+// WriteText writes the matrix as Text does.
+func (m *Matrix) WriteText(w io.Writer) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "vbench report · suite %s · %s\n", m.Current.Suite.Name, m.Subtitle())
+	fmt.Fprintf(ew, "%s\n", m.Headline())
+	for _, s := range m.Warnings {
+		fmt.Fprintf(ew, "warning: %s\n", s)
+	}
+
+	fmt.Fprintf(ew, "\nOverhead (median elapsed over the none mode's, 95%% interval)\n")
+	tw := tabwriter.NewWriter(ew, 0, 0, 3, ' ', 0)
+	fmt.Fprintf(tw, "workload\t%s\n", strings.Join(m.Modes, "\t"))
+	for _, wl := range m.Workloads {
+		row := []string{wl}
+		for _, mode := range m.Modes {
+			row = append(row, m.Cell(wl, mode).matrixText())
+		}
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
+	}
+	tw.Flush()
+
+	writeChanges(ew, m, func(c *Cell) string { return c.Key() })
+
+	fmt.Fprintf(ew, "\nAll cells (elapsed time of the workload's own measurement)\n")
+	tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
+	// AlignRight suits numbers; pad the names so they still read left-aligned.
+	width := len("cell")
+	for _, c := range m.Cells() {
+		width = max(width, utf8.RuneCountInString(c.Key()))
+	}
+	left := func(s string) string { return s + strings.Repeat(" ", width-utf8.RuneCountInString(s)) }
+	fmt.Fprintln(tw, left("cell")+"\truns\tmedian\t95% CI\tMAD\twall\tuser\tsys\tmax RSS\toutliers\tvs baseline\tverdict\t")
+	for _, c := range m.Cells() {
+		row := c.AbsoluteRow()
+		row[0] = left(row[0])
+		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+	}
+	tw.Flush()
+	return ew.err
+}
+
+// writeChanges lists regressions, improvements and failures, the part of a
+// report a reader looks for first.
+func writeChanges(w io.Writer, m *Matrix, name func(*Cell) string) {
+	for _, v := range []string{results.VerdictRegressed, results.VerdictImproved} {
+		cs := m.WithVerdict(v)
+		if len(cs) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s against %s:\n", verdictTitle[v], m.BaselineName)
+		for _, c := range cs {
+			fmt.Fprintf(w, "  %s  %s\n", name(c), c.ChangeText())
+		}
+	}
+	if cs := m.WithVerdict(results.VerdictFailed); len(cs) > 0 {
+		fmt.Fprintf(w, "\nFailed:\n")
+		for _, c := range cs {
+			fmt.Fprintf(w, "  %s  %s\n", name(c), c.FailureText())
+		}
+	}
+}
+
+var verdictTitle = map[string]string{
+	results.VerdictRegressed: "Regressed",
+	results.VerdictImproved:  "Improved",
+	results.VerdictFailed:    "Failed",
+	results.VerdictSame:      "Unchanged",
+	results.VerdictNew:       "New",
+}
+
+// verdictMark is a verdict in a few characters, for tables.
+var verdictMark = map[string]string{
+	results.VerdictRegressed: "▲ regressed",
+	results.VerdictImproved:  "▼ improved",
+	results.VerdictFailed:    "✗ failed",
+	results.VerdictSame:      "same",
+	results.VerdictNew:       "new",
+}
+
+// Subtitle is the run's date, duration, settings and baseline in one line.
+func (m *Matrix) Subtitle() string {
+	f := m.Current
+	parts := []string{f.Started.UTC().Format("2006-01-02 15:04 MST")}
+	if !f.Finished.IsZero() && f.Finished.After(f.Started) {
+		parts = append(parts, "took "+f.Finished.Sub(f.Started).Round(time.Second).String())
+	}
+	s := f.Settings
+	parts = append(parts, fmt.Sprintf("%d runs + %d warmup", s.Runs, s.Warmup))
+	if f.Shard != nil {
+		parts = append(parts, fmt.Sprintf("shard %d/%d", f.Shard.Index, f.Shard.Count))
+	}
+	if m.BaselineName != "" {
+		parts = append(parts, "baseline "+m.BaselineName)
+	}
+	if len(m.Files) > 1 {
+		parts = append(parts, fmt.Sprintf("history of %d files", len(m.Files)))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// matrixText is a matrix cell as text: "×121 [119–123] ▲+9.3%".
+func (c *Cell) matrixText() string {
+	if c == nil {
+		return "—"
+	}
+	if c.Failed() {
+		return "✗ failed"
+	}
+	s := fmtNs(c.MedianNs)
+	if c.HasOverhead() {
+		s = strings.TrimSpace(fmtMult(c.Overhead) + " " + fmtInterval(c.OverheadLo, c.OverheadHi))
+	}
+	switch c.Verdict {
+	case results.VerdictRegressed:
+		s += " ▲" + fmtPct(c.Compare.Ratio)
+	case results.VerdictImproved:
+		s += " ▼" + fmtPct(c.Compare.Ratio)
+	case results.VerdictNew:
+		s += " (new)"
+	}
+	return s
+}
+
+// ChangeText describes a cell's change against the baseline:
+// "45.4s → 49.7s (+9.3%, p<0.001); overhead ×111 → ×121".
+func (c *Cell) ChangeText() string {
+	ch := c.Compare
+	if ch == nil {
+		return ""
+	}
+	s := fmt.Sprintf("%s → %s (%s", fmtNs(ch.BaselineMedianNs), fmtNs(c.MedianNs), fmtPct(ch.Ratio))
+	if p := fmtP(ch.P); p != "" {
+		s += ", " + p
+	}
+	s += ")"
+	if ch.BaselineOverhead != 0 && c.Mode != "none" {
+		s += fmt.Sprintf("; overhead %s → %s", fmtMult(ch.BaselineOverhead), fmtMult(c.Overhead))
+	}
+	return s
+}
+
+// FailureText says why a cell failed and how many runs still succeeded.
+func (c *Cell) FailureText() string {
+	return fmt.Sprintf("%s (%d of %d measured runs succeeded)", c.failureReason(), c.Runs, measured(c.Cell))
+}
+
+// failureReason is the cell's failure, or else its first failed run's error.
+func (c *Cell) failureReason() string {
+	if msg := oneLine(c.Failure); msg != "" {
+		return msg
+	}
+	for _, r := range c.Samples {
+		if r.Error != "" {
+			return oneLine(r.Error)
+		}
+	}
+	return "failed"
+}
+
+// measured counts the non-warmup runs of a cell, failed or not.
+func measured(c *results.Cell) int {
+	n := 0
+	for _, r := range c.Samples {
+		if !r.Warmup {
+			n++
+		}
+	}
+	return n
+}
+
+// AbsoluteRow is a cell's row in the table of absolute numbers.
+func (c *Cell) AbsoluteRow() []string {
+	ci := ""
+	if c.CILoNs != 0 {
+		ci = fmtNs(c.CILoNs) + "–" + fmtNs(c.CIHiNs)
+	}
+	vs := ""
+	if c.Compare != nil {
+		vs = strings.TrimSpace(fmtPct(c.Compare.Ratio) + " " + fmtP(c.Compare.P))
+	}
+	out := ""
+	if c.Outliers > 0 {
+		out = fmt.Sprint(c.Outliers)
+	}
+	return []string{
+		c.Key(), fmt.Sprint(c.Runs), fmtNs(c.MedianNs), ci, fmtNs(c.MADNs),
+		fmtNs(c.WallMedianNs), fmtNs(c.UserMedianNs), fmtNs(c.SysMedianNs), fmtBytes(c.MaxRSSMedian),
+		out, vs, verdictMark[c.Verdict],
+	}
+}
+
+// errWriter keeps the first write error so renderers can check once.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
