@@ -96,11 +96,16 @@ func run(suitePath, name, mode string, reps, runs int, scaleFlag string, scale f
 		return err
 	}
 	vbench, _ = filepath.Abs(vbench)
-	a, err := writeSuite(dir, "a.yaml", s, w, mode, runs, scaleFlag, 1)
+	a, err := writeSuite(dir, "a.yaml", s, w, mode, runs, scaleFlag, variant{w.Name, 1})
 	if err != nil {
 		return err
 	}
-	b, err := writeSuite(dir, "b.yaml", s, w, mode, runs, scaleFlag, scale)
+	b, err := writeSuite(dir, "b.yaml", s, w, mode, runs, scaleFlag, variant{w.Name, scale})
+	if err != nil {
+		return err
+	}
+	// The same three variants in one suite, their runs interleaved.
+	inter, err := writeSuite(dir, "interleaved.yaml", s, w, mode, runs, scaleFlag, variant{"a1", 1}, variant{"a2", 1}, variant{"b", scale})
 	if err != nil {
 		return err
 	}
@@ -126,8 +131,9 @@ func run(suitePath, name, mode string, reps, runs int, scaleFlag string, scale f
 		}
 		return f, nil
 	}
-	// pairs[i] = {A1, A2, B, the A that B is judged against}
-	var pairs [][4]*results.File
+	// pairs[i] = {A1, A2, B, the A that B is judged against}; interleaved[i]
+	// the same from one suite run whose cells ran interleaved.
+	var pairs, interleaved [][4]*results.File
 	for i := 0; i < reps; i++ {
 		p := func(s string) string { return filepath.Join(dir, fmt.Sprintf("%02d-%s.json", i, s)) }
 		a1, err := measure(a, p("a1"))
@@ -149,6 +155,16 @@ func run(suitePath, name, mode string, reps, runs int, scaleFlag string, scale f
 			ref = a2
 		}
 		pairs = append(pairs, [4]*results.File{a1, a2, bf, ref})
+		in, err := measure(inter, p("interleaved"))
+		if err != nil {
+			return err
+		}
+		ia1, ia2, ib := split(in, "a1"), split(in, "a2"), split(in, "b")
+		ref = ia1
+		if i%2 == 1 {
+			ref = ia2
+		}
+		interleaved = append(interleaved, [4]*results.File{ia1, ia2, ib, ref})
 		fmt.Fprintf(os.Stderr, "statquality: rep %d/%d: A/A %+.2f%%, A/B %+.2f%%\n", i+1, reps,
 			100*(a2.Results[0].MedianNs/a1.Results[0].MedianNs-1), 100*(bf.Results[0].MedianNs/ref.Results[0].MedianNs-1))
 	}
@@ -156,7 +172,7 @@ func run(suitePath, name, mode string, reps, runs int, scaleFlag string, scale f
 		aa, ab             map[string]int
 		aaRatios, abRatios []float64
 	}
-	judge := func(minChange float64) tally {
+	judge := func(pairs [][4]*results.File, minChange float64) tally {
 		t := tally{aa: map[string]int{}, ab: map[string]int{}}
 		opts := baseline.Options{Alpha: s.Alpha, MinChange: minChange}
 		for _, p := range pairs {
@@ -183,12 +199,17 @@ func run(suitePath, name, mode string, reps, runs int, scaleFlag string, scale f
 		runs, s.Warmup, s.Alpha, reps, scaleFlag, scale, 100*s.MinChange)
 	fmt.Println("| experiment | min change | regressed | improved | same | median change [min, max] |")
 	fmt.Println("|---|---|---|---|---|---|")
-	for _, mc := range append([]float64{s.MinChange}, also...) {
-		t := judge(mc)
-		fmt.Printf("| A/A (same build twice) | %g%% | %d/%d (%.0f%%) | %d | %d | %s |\n", 100*mc, t.aa[results.VerdictRegressed], reps, pct(t.aa[results.VerdictRegressed], reps),
-			t.aa[results.VerdictImproved], t.aa[results.VerdictSame], spread(t.aaRatios))
-		fmt.Printf("| A/B (%s %g) | %g%% | %d/%d (%.0f%%) | %d | %d | %s |\n", scaleFlag, scale, 100*mc, t.ab[results.VerdictRegressed], reps, pct(t.ab[results.VerdictRegressed], reps),
-			t.ab[results.VerdictImproved], t.ab[results.VerdictSame], spread(t.abRatios))
+	for _, how := range []struct {
+		label string
+		pairs [][4]*results.File
+	}{{"separate runs", pairs}, {"interleaved in one run", interleaved}} {
+		for _, mc := range append([]float64{s.MinChange}, also...) {
+			t := judge(how.pairs, mc)
+			fmt.Printf("| A/A, %s | %g%% | %d/%d (%.0f%%) | %d | %d | %s |\n", how.label, 100*mc, t.aa[results.VerdictRegressed], reps, pct(t.aa[results.VerdictRegressed], reps),
+				t.aa[results.VerdictImproved], t.aa[results.VerdictSame], spread(t.aaRatios))
+			fmt.Printf("| A/B (%s %g), %s | %g%% | %d/%d (%.0f%%) | %d | %d | %s |\n", scaleFlag, scale, how.label, 100*mc, t.ab[results.VerdictRegressed], reps, pct(t.ab[results.VerdictRegressed], reps),
+				t.ab[results.VerdictImproved], t.ab[results.VerdictSame], spread(t.abRatios))
+		}
 	}
 	fmt.Println()
 	fmt.Printf("Harness bookkeeping per run beyond the child process: median %s over %d suite runs of the workload (max %s); %s per no-op run (`/bin/echo`, 100 runs).\n",
@@ -197,23 +218,33 @@ func run(suitePath, name, mode string, reps, runs int, scaleFlag string, scale f
 	return nil
 }
 
-// writeSuite writes a one-workload suite: w under mode, its work scaled.
-func writeSuite(dir, file string, s *suite.Suite, w *suite.Workload, mode string, runs int, scaleFlag string, scale float64) (string, error) {
-	wl := map[string]any{"name": w.Name, "cwd": w.Cwd}
-	extra := []string{scaleFlag, fmt.Sprint(scale)}
-	if w.Project != "" {
-		wl["project"] = w.Project
-		wl["args"] = append(append([]string{}, w.Args...), extra...)
-	} else {
-		wl["command"] = append(append([]string{}, w.Command...), extra...)
-	}
-	if len(w.Env) > 0 {
-		env := map[string]string{}
-		for _, kv := range w.Env {
-			k, v, _ := strings.Cut(kv, "=")
-			env[k] = v
+// variant is the workload under another name with its work scaled.
+type variant struct {
+	name  string
+	scale float64
+}
+
+// writeSuite writes a suite of variants of w, all under mode.
+func writeSuite(dir, file string, s *suite.Suite, w *suite.Workload, mode string, runs int, scaleFlag string, variants ...variant) (string, error) {
+	var wls []any
+	for _, v := range variants {
+		wl := map[string]any{"name": v.name, "cwd": w.Cwd}
+		extra := []string{scaleFlag, fmt.Sprint(v.scale)}
+		if w.Project != "" {
+			wl["project"] = w.Project
+			wl["args"] = append(append([]string{}, w.Args...), extra...)
+		} else {
+			wl["command"] = append(append([]string{}, w.Command...), extra...)
 		}
-		wl["env"] = env
+		if len(w.Env) > 0 {
+			env := map[string]string{}
+			for _, kv := range w.Env {
+				k, val, _ := strings.Cut(kv, "=")
+				env[k] = val
+			}
+			wl["env"] = env
+		}
+		wls = append(wls, wl)
 	}
 	doc := map[string]any{
 		"name":       "statq-" + s.Name,
@@ -223,7 +254,7 @@ func writeSuite(dir, file string, s *suite.Suite, w *suite.Workload, mode string
 		"timeout":    s.Timeout.String(),
 		"thresholds": map[string]any{"alpha": s.Alpha, "min_change": s.MinChange},
 		"baseline":   filepath.Join(dir, "none.json"),
-		"workloads":  []any{wl},
+		"workloads":  wls,
 	}
 	if s.Profiler.Interval > 0 {
 		doc["profiler"] = map[string]any{"interval": s.Profiler.Interval.String()}
@@ -234,6 +265,16 @@ func writeSuite(dir, file string, s *suite.Suite, w *suite.Workload, mode string
 	}
 	p := filepath.Join(dir, file)
 	return p, os.WriteFile(p, b, 0o644)
+}
+
+// split takes one workload's cell out of an interleaved run as a file of its
+// own, named like the original workload, so it can be judged like a separate run.
+func split(f *results.File, name string) *results.File {
+	g := *f
+	c := *f.Find(name, f.Results[0].Mode)
+	c.Workload = "w"
+	g.Results = []results.Cell{c}
+	return &g
 }
 
 // noopBookkeeping runs 100 no-op launches and returns the harness's time per run.
