@@ -177,7 +177,7 @@ func Run(ctx context.Context, plan *Plan, env Env) *results.File {
 		}
 		if c.accuracy != nil && c.accuracy.Exact < c.accuracy.Checked && rc.Failure == "" {
 			m := c.accuracy.Mismatches[0]
-			rc.Failure = fmt.Sprintf("profiler call counts wrong in %d of %d checks: %s.%s expected %d calls, profile says %d",
+			rc.Failure = fmt.Sprintf("profiler call counts wrong in %d of %d checks: workload %s, function %s: expected %d calls, profile says %d",
 				c.accuracy.Checked-c.accuracy.Exact, c.accuracy.Checked, c.Workload.Name, m.Function, m.Expected, m.Actual)
 		}
 		if rc.Failed() {

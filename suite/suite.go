@@ -13,8 +13,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -569,7 +571,7 @@ func (p *parser) workload(n *yaml.Node, field string, s *Suite) Workload {
 	for k, v := range env {
 		w.Env = append(w.Env, k+"="+v)
 	}
-	sortStrings(w.Env)
+	sort.Strings(w.Env)
 	return w
 }
 
@@ -612,7 +614,7 @@ func (p *parser) resolveCommand(n *yaml.Node, field, name string) string {
 		return name
 	}
 	if !strings.Contains(name, "/") {
-		path, err := lookPath(name)
+		path, err := exec.LookPath(name)
 		if err != nil {
 			p.fail(n, field, "command %q not found in PATH", name)
 			return name
