@@ -77,6 +77,14 @@ func TestVerdictNewFailedMismatch(t *testing.T) {
 	if len(cur.Warnings) != 1 || !strings.Contains(cur.Warnings[0], "CPU: cpu vs other cpu") {
 		t.Errorf("warnings %v", cur.Warnings)
 	}
+	// Compared again, with a baseline from the same machine: the old warning goes.
+	cur.Warnings = append(cur.Warnings, "the machine was busy")
+	same := file(cell("w", "none", 1e6, 10))
+	same.Machine = cur.Machine
+	Compare(same, cur, opts)
+	if len(cur.Warnings) != 1 || cur.Warnings[0] != "the machine was busy" {
+		t.Errorf("warnings after a second comparison: %v", cur.Warnings)
+	}
 }
 
 func TestMinP(t *testing.T) {

@@ -41,15 +41,25 @@ func OptionsOf(f *results.File) Options {
 // A machine fingerprint mismatch adds a warning to cur; it does not stop the
 // comparison.
 func Compare(base, cur *results.File, opts Options) {
+	// A warning about an earlier comparison's baseline no longer applies.
+	kept := cur.Warnings[:0]
+	for _, w := range cur.Warnings {
+		if !strings.HasPrefix(w, mismatchWarning) {
+			kept = append(kept, w)
+		}
+	}
+	cur.Warnings = kept
 	if m := machine.Mismatch(base.Machine, cur.Machine); len(m) > 0 {
-		cur.Warnings = append(cur.Warnings, "baseline was measured on a different machine ("+strings.Join(m, "; ")+"): verdicts may reflect the machine, not the code")
+		cur.Warnings = append(cur.Warnings, mismatchWarning+" ("+strings.Join(m, "; ")+"): verdicts may reflect the machine, not the code")
 	}
 	for i := range cur.Results {
 		compareCell(base, cur, &cur.Results[i], opts)
 	}
 }
 
-// Verdicts without a baseline: failed cells fail, the rest are new.
+const mismatchWarning = "baseline was measured on a different machine"
+
+// MarkNew gives verdicts without a baseline: failed cells fail, the rest are new.
 func MarkNew(cur *results.File) {
 	for i := range cur.Results {
 		c := &cur.Results[i]

@@ -59,7 +59,6 @@ mismatch is printed as a warning.
 			if opts.Alpha <= 0 {
 				return usageErrf("%s records no alpha; pass --alpha", args[1])
 			}
-			cur.Warnings = nil
 			cur.Baseline = args[0]
 			cur.Settings.Alpha, cur.Settings.Threshold = opts.Alpha, opts.MinChange
 			baseline.Compare(old, cur, opts)
