@@ -112,6 +112,10 @@ func prepare(cmd *cobra.Command, path string, f *runFlags) (*measurement, error)
 	return m, nil
 }
 
+// otherCPUWarn is how much CPU (in cores, averaged over a run) other
+// processes may use before a run warns that its times are disturbed.
+const otherCPUWarn = 0.25
+
 // measure runs the plan until done or interrupted (SIGINT, SIGTERM), which
 // kills the running child's process group and returns partial results.
 func (m *measurement) measure(cmd *cobra.Command) *results.File {
@@ -135,8 +139,8 @@ func (m *measurement) measure(cmd *cobra.Command) *results.File {
 	f := runner.Run(ctx, m.plan, env)
 	f.Machine = fp
 	f.LoadAverage = []float64{load, machine.LoadAverage()}
-	if busiest := max(f.LoadAverage[0], f.LoadAverage[1]); busiest > float64(fp.Cores) {
-		f.Warnings = append(f.Warnings, fmt.Sprintf("the machine was busy (load average %.1f on %d cores): other processes competed with the workloads, so times are noisier than usual", busiest, fp.Cores))
+	if f.OtherCPU > otherCPUWarn {
+		f.Warnings = append(f.Warnings, fmt.Sprintf("the machine was busy: other processes kept %.1f of its %d cores busy while workloads ran, so times are noisier than usual", f.OtherCPU, fp.Cores))
 	}
 	return f
 }

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -132,6 +133,30 @@ func atoi(s string) (int, bool) {
 	}
 	return n, false
 }
+
+// BusyCPU is the CPU time all processes have used since boot, summed over
+// cores, from /proc/stat (user, nice, system, irq, softirq and steal — steal
+// being time a hypervisor gave to other machines). ok is false when unreadable.
+func BusyCPU() (busy time.Duration, ok bool) {
+	line, _, _ := strings.Cut(readFile("/proc/stat"), "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return 0, false
+	}
+	var ticks int64
+	for _, i := range []int{1, 2, 3, 6, 7, 8} { // user nice system irq softirq steal
+		n, err := strconv.ParseInt(f[i], 10, 64)
+		if err != nil {
+			return 0, false
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / clockTicks, true
+}
+
+// clockTicks is USER_HZ, the unit of /proc/stat: 100 on every Linux
+// architecture vbench supports.
+const clockTicks = 100
 
 // LoadAverage is the 1-minute load average (/proc/loadavg), or -1 when unknown.
 // A load above the core count means other processes competed with the

@@ -49,3 +49,18 @@ func TestLoadAverage(t *testing.T) {
 		t.Errorf("LoadAverage() = %v", l)
 	}
 }
+
+func TestBusyCPU(t *testing.T) {
+	a, ok := BusyCPU()
+	if !ok || a <= 0 {
+		t.Fatalf("BusyCPU() = %v, %v", a, ok)
+	}
+	// Burn some CPU; the counter must not go backwards.
+	x := 0
+	for i := 0; i < 50_000_000; i++ {
+		x += i
+	}
+	if b, _ := BusyCPU(); b < a || x == 0 {
+		t.Errorf("BusyCPU went from %v to %v", a, b)
+	}
+}

@@ -37,6 +37,10 @@ type File struct {
 	// LoadAverage is the 1-minute load average when the run started and
 	// when it finished (machine.LoadAverage).
 	LoadAverage []float64 `json:"load_average,omitempty"`
+	// OtherCPU is how many cores, on average over the run, processes other
+	// than vbench and its workloads kept busy (machine.BusyCPU minus what
+	// vbench and its children used). Above OtherCPUWarn the run warns.
+	OtherCPU float64 `json:"other_cpu,omitempty"`
 	// Merged lists the files `vbench merge` joined into this one.
 	Merged []string `json:"merged,omitempty"`
 }

@@ -3,14 +3,17 @@ package runner
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"syscall"
 	"time"
 
 	"vbench/attach"
+	"vbench/machine"
 	"vbench/profile"
 	"vbench/results"
 	"vbench/stats"
@@ -133,7 +136,9 @@ func Run(ctx context.Context, plan *Plan, env Env) *results.File {
 		}
 	}
 	loopStart := time.Now()
-	var childWall time.Duration
+	busy0, busyOK := machine.BusyCPU()
+	self0 := selfCPU()
+	var childWall, childCPU time.Duration
 	launches := 0
 	for i, st := range order {
 		if ctx.Err() != nil {
@@ -154,6 +159,7 @@ func Run(ctx context.Context, plan *Plan, env Env) *results.File {
 		}
 		launches++
 		childWall += time.Duration(r.WallNs)
+		childCPU += time.Duration(r.UserNs + r.SysNs)
 		c.samples = append(c.samples, r)
 		if r.Error != "" && c.failure == "" {
 			c.failure = r.Error
@@ -166,7 +172,13 @@ func Run(ctx context.Context, plan *Plan, env Env) *results.File {
 		}
 	}
 	if launches > 0 {
-		f.BookkeepingNs = float64(time.Since(loopStart)-childWall) / float64(launches)
+		loop := time.Since(loopStart)
+		f.BookkeepingNs = float64(loop-childWall) / float64(launches)
+		if busy1, ok := machine.BusyCPU(); ok && busyOK {
+			// All the machine's CPU time, minus the children's and vbench's own.
+			others := busy1 - busy0 - childCPU - (selfCPU() - self0)
+			f.OtherCPU = math.Max(0, float64(others)/float64(loop))
+		}
 	}
 	f.Finished = time.Now().UTC()
 
@@ -311,6 +323,15 @@ func runOnce(ctx context.Context, c *cellState, st step, seq int, workDir string
 		}
 	}
 	return r, false
+}
+
+// selfCPU is the CPU time vbench itself has used.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // checkCalls compares the profile's call counts (all rows named f, summed)
