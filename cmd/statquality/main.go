@@ -19,6 +19,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,13 +61,13 @@ func main() {
 			thresholds = append(thresholds, x)
 		}
 	}
-	if err := run(*suitePath, *workload, *mode, *reps, *runs, *scaleFlag, *scale, *vbench, *profiler, *keep, thresholds); err != nil {
+	if err := run(os.Stdout, *suitePath, *workload, *mode, *reps, *runs, *scaleFlag, *scale, *vbench, *profiler, *keep, thresholds); err != nil {
 		fmt.Fprintln(os.Stderr, "statquality:", err)
 		os.Exit(1)
 	}
 }
 
-func run(suitePath, name, mode string, reps, runs int, scaleFlag string, scale float64, vbench, profiler, keep string, also []float64) error {
+func run(out io.Writer, suitePath, name, mode string, reps, runs int, scaleFlag string, scale float64, vbench, profiler, keep string, also []float64) error {
 	s, err := suite.Load(suitePath)
 	if err != nil {
 		return err
@@ -111,8 +112,8 @@ func run(suitePath, name, mode string, reps, runs int, scaleFlag string, scale f
 	}
 	started := time.Now()
 	var bookkeeping, startup []float64
-	measure := func(suiteFile, out string) (*results.File, error) {
-		args := []string{"run", suiteFile, "--quiet", "--no-baseline", "--json", out, "--format", "csv"}
+	measure := func(suiteFile, path string) (*results.File, error) {
+		args := []string{"run", suiteFile, "--quiet", "--no-baseline", "--json", path, "--format", "csv"}
 		if profiler != "" {
 			args = append(args, "--profiler", profiler)
 		}
@@ -121,7 +122,7 @@ func run(suitePath, name, mode string, reps, runs int, scaleFlag string, scale f
 		if o, err := cmd.Output(); err != nil {
 			return nil, fmt.Errorf("vbench %s: %v\n%s", strings.Join(args, " "), err, o)
 		}
-		f, err := results.ReadFile(out)
+		f, err := results.ReadFile(path)
 		if err != nil {
 			return nil, err
 		}
@@ -192,29 +193,29 @@ func run(suitePath, name, mode string, reps, runs int, scaleFlag string, scale f
 		return err
 	}
 	fp := machine.Collect(context.Background())
-	fmt.Printf("### Statistical quality: %s / %s (%s)\n\n", s.Name, name, mode)
-	fmt.Printf("Measured %s on %s, %d cores, %s, .NET %s; vbench %s; %s.\n\n",
+	fmt.Fprintf(out, "### Statistical quality: %s / %s (%s)\n\n", s.Name, name, mode)
+	fmt.Fprintf(out, "Measured %s on %s, %d cores, %s, .NET %s; vbench %s; %s.\n\n",
 		time.Now().UTC().Format("2006-01-02"), fp.CPUModel, fp.Cores, fp.OS, fp.DotnetRuntime, short(fp.VbenchCommit), time.Since(started).Round(time.Second))
-	fmt.Printf("Settings: %d measured runs per cell (+%d warmup), alpha %g, %d repetitions, B = `%s %g`; the first rows use the suite's minimum change (%g%%).\n\n",
+	fmt.Fprintf(out, "Settings: %d measured runs per cell (+%d warmup), alpha %g, %d repetitions, B = `%s %g`; the first rows use the suite's minimum change (%g%%).\n\n",
 		runs, s.Warmup, s.Alpha, reps, scaleFlag, scale, 100*s.MinChange)
-	fmt.Println("| experiment | min change | regressed | improved | same | median change [min, max] |")
-	fmt.Println("|---|---|---|---|---|---|")
+	fmt.Fprintln(out, "| experiment | min change | regressed | improved | same | median change [min, max] |")
+	fmt.Fprintln(out, "|---|---|---|---|---|---|")
 	for _, how := range []struct {
 		label string
 		pairs [][4]*results.File
 	}{{"separate runs", pairs}, {"interleaved in one run", interleaved}} {
 		for _, mc := range append([]float64{s.MinChange}, also...) {
 			t := judge(how.pairs, mc)
-			fmt.Printf("| A/A, %s | %g%% | %d/%d (%.0f%%) | %d | %d | %s |\n", how.label, 100*mc, t.aa[results.VerdictRegressed], reps, pct(t.aa[results.VerdictRegressed], reps),
+			fmt.Fprintf(out, "| A/A, %s | %g%% | %d/%d (%.0f%%) | %d | %d | %s |\n", how.label, 100*mc, t.aa[results.VerdictRegressed], reps, pct(t.aa[results.VerdictRegressed], reps),
 				t.aa[results.VerdictImproved], t.aa[results.VerdictSame], spread(t.aaRatios))
-			fmt.Printf("| A/B (%s %g), %s | %g%% | %d/%d (%.0f%%) | %d | %d | %s |\n", scaleFlag, scale, how.label, 100*mc, t.ab[results.VerdictRegressed], reps, pct(t.ab[results.VerdictRegressed], reps),
+			fmt.Fprintf(out, "| A/B (%s %g), %s | %g%% | %d/%d (%.0f%%) | %d | %d | %s |\n", scaleFlag, scale, how.label, 100*mc, t.ab[results.VerdictRegressed], reps, pct(t.ab[results.VerdictRegressed], reps),
 				t.ab[results.VerdictImproved], t.ab[results.VerdictSame], spread(t.abRatios))
 		}
 	}
-	fmt.Println()
-	fmt.Printf("Harness bookkeeping per run beyond the child process: median %s over %d suite runs of the workload (max %s); %s per no-op run (`/bin/echo`, 100 runs).\n",
+	fmt.Fprintln(out)
+	fmt.Fprintf(out, "Harness bookkeeping per run beyond the child process: median %s over %d suite runs of the workload (max %s); %s per no-op run (`/bin/echo`, 100 runs).\n",
 		render.Duration(stats.Median(bookkeeping)), len(bookkeeping), render.Duration(max(bookkeeping)), render.Duration(noop))
-	fmt.Printf("Process start-up and shutdown outside the workload's own timer (wall − elapsed, median): %s.\n", render.Duration(stats.Median(startup)))
+	fmt.Fprintf(out, "Process start-up and shutdown outside the workload's own timer (wall − elapsed, median): %s.\n", render.Duration(stats.Median(startup)))
 	return nil
 }
 
