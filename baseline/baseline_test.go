@@ -81,6 +81,12 @@ func TestVerdictNewFailedMismatch(t *testing.T) {
 	cur.Warnings = append(cur.Warnings, "the machine was busy")
 	same := file(cell("w", "none", 1e6, 10))
 	same.Machine = cur.Machine
+	same.Suite.SHA256 = "other"
+	Compare(same, cur, opts)
+	if len(cur.Warnings) != 2 || !strings.HasPrefix(cur.Warnings[1], "baseline was recorded from another version of the suite file") {
+		t.Errorf("warnings with an edited suite: %v", cur.Warnings)
+	}
+	same.Suite.SHA256 = cur.Suite.SHA256
 	Compare(same, cur, opts)
 	if len(cur.Warnings) != 1 || cur.Warnings[0] != "the machine was busy" {
 		t.Errorf("warnings after a second comparison: %v", cur.Warnings)

@@ -44,7 +44,7 @@ func Compare(base, cur *results.File, opts Options) {
 	// A warning about an earlier comparison's baseline no longer applies.
 	kept := cur.Warnings[:0]
 	for _, w := range cur.Warnings {
-		if !strings.HasPrefix(w, mismatchWarning) {
+		if !strings.HasPrefix(w, mismatchWarning) && !strings.HasPrefix(w, suiteWarning) {
 			kept = append(kept, w)
 		}
 	}
@@ -52,12 +52,18 @@ func Compare(base, cur *results.File, opts Options) {
 	if m := machine.Mismatch(base.Machine, cur.Machine); len(m) > 0 {
 		cur.Warnings = append(cur.Warnings, mismatchWarning+" ("+strings.Join(m, "; ")+"): verdicts may reflect the machine, not the code")
 	}
+	if base.Suite.SHA256 != cur.Suite.SHA256 {
+		cur.Warnings = append(cur.Warnings, suiteWarning+": workload arguments may differ")
+	}
 	for i := range cur.Results {
 		compareCell(base, cur, &cur.Results[i], opts)
 	}
 }
 
-const mismatchWarning = "baseline was measured on a different machine"
+const (
+	mismatchWarning = "baseline was measured on a different machine"
+	suiteWarning    = "baseline was recorded from another version of the suite file"
+)
 
 // MarkNew gives verdicts without a baseline: failed cells fail, the rest are new.
 func MarkNew(cur *results.File) {
