@@ -111,7 +111,7 @@ func run(out io.Writer, suitePath, name, mode string, reps, runs int, scaleFlag 
 		return err
 	}
 	started := time.Now()
-	var bookkeeping, startup []float64
+	var bookkeeping, startup, otherCPU []float64
 	measure := func(suiteFile, path string) (*results.File, error) {
 		args := []string{"run", suiteFile, "--quiet", "--no-baseline", "--json", path, "--format", "csv"}
 		if profiler != "" {
@@ -127,6 +127,7 @@ func run(out io.Writer, suitePath, name, mode string, reps, runs int, scaleFlag 
 			return nil, err
 		}
 		bookkeeping = append(bookkeeping, f.BookkeepingNs)
+		otherCPU = append(otherCPU, f.OtherCPU)
 		for _, c := range f.Results {
 			startup = append(startup, c.WallMedianNs-c.MedianNs)
 		}
@@ -215,6 +216,8 @@ func run(out io.Writer, suitePath, name, mode string, reps, runs int, scaleFlag 
 	fmt.Fprintln(out)
 	fmt.Fprintf(out, "Harness bookkeeping per run beyond the child process: median %s over %d suite runs of the workload (max %s); %s per no-op run (`/bin/echo`, 100 runs).\n",
 		render.Duration(stats.Median(bookkeeping)), len(bookkeeping), render.Duration(max(bookkeeping)), render.Duration(noop))
+	fmt.Fprintf(out, "Other processes kept %.2f cores busy during a suite run (median over the runs; max %.2f) on this %d-core machine.\n",
+		stats.Median(otherCPU), max(otherCPU), fp.Cores)
 	fmt.Fprintf(out, "Process start-up and shutdown outside the workload's own timer (wall − elapsed, median): %s.\n", render.Duration(stats.Median(startup)))
 	return nil
 }
