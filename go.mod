@@ -11,6 +11,7 @@ require (
 	golang.org/x/perf v0.0.0-20250710210952-7b7c2de18447
 	golang.org/x/sys v0.34.0
 	gonum.org/v1/gonum v0.16.0
+	gonum.org/v1/plot v0.15.2
 	gopkg.in/yaml.v3 v3.0.1
 )
 
@@ -41,5 +42,4 @@ require (
 	golang.org/x/term v0.28.0 // indirect
 	golang.org/x/text v0.27.0 // indirect
 	golang.org/x/tools v0.34.0 // indirect
-	gonum.org/v1/plot v0.15.2
 )

@@ -1,0 +1,295 @@
+// Package benchmarks holds the C# workloads the harness runs; this test is
+// their self-check. It builds every workload in Release, runs each with the
+// suites' arguments and with small ones, and checks the contract the harness
+// and the profiler rely on: exit codes, exactly one VBENCH line, checksums
+// equal to the suites', --scale growing the work, unknown arguments refused.
+package benchmarks
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"vbench/internal/testbin"
+)
+
+// suiteFile mirrors the suite YAML schema the harness parses; decoding with
+// KnownFields rejects any key the harness would reject.
+type suiteFile struct {
+	Name     string   `yaml:"name"`
+	Runs     int      `yaml:"runs"`
+	Warmup   int      `yaml:"warmup"`
+	Modes    []string `yaml:"modes"`
+	Timeout  string   `yaml:"timeout"`
+	Profiler struct {
+		Interval string   `yaml:"interval"`
+		Include  []string `yaml:"include"`
+		Exclude  []string `yaml:"exclude"`
+	} `yaml:"profiler"`
+	Thresholds struct {
+		MinChange string  `yaml:"min_change"`
+		Alpha     float64 `yaml:"alpha"`
+	} `yaml:"thresholds"`
+	Baseline  string          `yaml:"baseline"`
+	Workloads []suiteWorkload `yaml:"workloads"`
+}
+
+type suiteWorkload struct {
+	Name     string            `yaml:"name"`
+	Project  string            `yaml:"project"`
+	Command  []string          `yaml:"command"`
+	Args     []string          `yaml:"args"`
+	Checksum string            `yaml:"checksum"`
+	Runs     int               `yaml:"runs"`
+	Timeout  string            `yaml:"timeout"`
+	Modes    []string          `yaml:"modes"`
+	Env      map[string]string `yaml:"env"`
+	Cwd      string            `yaml:"cwd"`
+}
+
+var workloadName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+
+func loadSuite(t *testing.T, file string) suiteFile {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var s suiteFile
+	if err := dec.Decode(&s); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	return s
+}
+
+// result is one run of a workload.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+func run(t *testing.T, dll string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(testbin.Dotnet(t), append([]string{dll}, args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	r := result{stdout: stdout.String(), stderr: stderr.String()}
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		r.code = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("running %s: %v", dll, err)
+	}
+	return r
+}
+
+// vbench runs a workload that must succeed and returns its VBENCH tokens,
+// checking the line's contract on the way.
+func vbench(t *testing.T, dll string, args ...string) map[string]string {
+	t.Helper()
+	r := run(t, dll, args...)
+	if r.code != 0 {
+		t.Fatalf("%s %v: exit %d\nstdout:\n%s\nstderr:\n%s", filepath.Base(dll), args, r.code, r.stdout, r.stderr)
+	}
+	var lines []string
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if strings.HasPrefix(l, "VBENCH ") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 1 {
+		t.Fatalf("%s %v: %d VBENCH lines, want exactly 1:\n%s", filepath.Base(dll), args, len(lines), r.stdout)
+	}
+	tokens := map[string]string{}
+	for _, tok := range strings.Fields(strings.TrimPrefix(lines[0], "VBENCH ")) {
+		k, v, ok := strings.Cut(tok, "=")
+		if !ok || k == "" || v == "" {
+			t.Fatalf("bad token %q in %q", tok, lines[0])
+		}
+		if _, dup := tokens[k]; dup {
+			t.Fatalf("duplicate key %q in %q", k, lines[0])
+		}
+		tokens[k] = v
+	}
+	if ns := intToken(t, tokens, "elapsed_ns"); ns <= 0 {
+		t.Errorf("elapsed_ns=%d, want > 0", ns)
+	}
+	if tokens["checksum"] == "" {
+		t.Errorf("no checksum in %q", lines[0])
+	}
+	calls := 0
+	for k := range tokens {
+		if strings.HasPrefix(k, "calls.") {
+			calls++
+			if n := intToken(t, tokens, k); n <= 0 {
+				t.Errorf("%s=%d, want > 0", k, n)
+			}
+			if !strings.HasPrefix(k, "calls.Vbench.") {
+				t.Errorf("%s: counted functions live in a Vbench.* namespace", k)
+			}
+		}
+	}
+	if calls == 0 {
+		t.Errorf("no calls.* counts in %q", lines[0])
+	}
+	return tokens
+}
+
+func intToken(t *testing.T, tokens map[string]string, key string) int64 {
+	t.Helper()
+	v, ok := tokens[key]
+	if !ok {
+		t.Fatalf("no %s in the VBENCH line", key)
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		t.Fatalf("%s=%q is not an integer", key, v)
+	}
+	return n
+}
+
+// The suites parse under the harness's schema, cover every workload, and
+// each workload prints exactly the checksum its suite expects.
+func TestSuites(t *testing.T) {
+	projects, _ := filepath.Glob("*/*.csproj")
+	if len(projects) < 8 {
+		t.Fatalf("found %d workload projects, want at least 8", len(projects))
+	}
+	for _, file := range []string{"suite.yaml", "quick.yaml"} {
+		t.Run(file, func(t *testing.T) {
+			s := loadSuite(t, file)
+			if s.Name == "" || s.Runs < 1 || s.Warmup < 0 || len(s.Modes) == 0 || len(s.Workloads) == 0 {
+				t.Fatalf("%s: incomplete suite: %+v", file, s)
+			}
+			seen := map[string]bool{}
+			for _, w := range s.Workloads {
+				if !workloadName.MatchString(w.Name) || seen[w.Name] {
+					t.Errorf("%s: bad or duplicate workload name %q", file, w.Name)
+				}
+				seen[w.Name] = true
+				if w.Project == "" || w.Checksum == "" {
+					t.Errorf("%s: %s needs a project and a checksum", file, w.Name)
+				}
+			}
+			if file == "suite.yaml" {
+				inSuite := map[string]bool{}
+				for _, w := range s.Workloads {
+					inSuite[filepath.Clean(w.Project)] = true
+				}
+				for _, p := range projects {
+					if !inSuite[p] {
+						t.Errorf("suite.yaml does not run %s", p)
+					}
+				}
+				if strings.Join(s.Modes, ",") != "none,null,tracing,sampling" {
+					t.Errorf("suite.yaml modes %v, want every mode", s.Modes)
+				}
+			}
+			for _, w := range s.Workloads {
+				t.Run(w.Name, func(t *testing.T) {
+					dll := testbin.Workload(t, filepath.Join("benchmarks", w.Project))
+					got := vbench(t, dll, w.Args...)
+					if got["checksum"] != w.Checksum {
+						t.Errorf("checksum %s, %s expects %s", got["checksum"], file, w.Checksum)
+					}
+				})
+			}
+		})
+	}
+}
+
+// Small arguments for each workload, and the count that measures its work.
+var small = []struct {
+	name, project string
+	args          []string
+	work          string // a calls.* key proportional to the work
+}{
+	{"fibonacci", "fibonacci/Fibonacci.csproj", []string{"--n", "15", "--iterations", "20"}, "calls.Vbench.Fibonacci.Program.Fib"},
+	{"mandelbrot", "mandelbrot/Mandelbrot.csproj", []string{"--width", "40", "--height", "40", "--repeat", "2"}, "calls.Vbench.Mandelbrot.Mandel.Iterate"},
+	{"binarytrees", "binarytrees/BinaryTrees.csproj", []string{"--depth", "10"}, "calls.Vbench.BinaryTrees.Program.BottomUpTree"},
+	{"exceptions", "exceptions/Exceptions.csproj", []string{"--iterations", "200"}, "calls.Vbench.Exceptions.Program.Thrower"},
+	{"threads", "threads/Threads.csproj", []string{"--rounds", "20", "--threads", "3", "--items", "4", "--tasks", "100", "--chains", "20", "--steps", "3", "--work", "50"}, "calls.Vbench.Threads.Worker.Crunch"},
+	{"dispatch", "dispatch/Dispatch.csproj", []string{"--rounds", "20", "--length", "50"}, "calls.Vbench.Dispatch.Kernels.IsKept"},
+	{"nbody", "nbody/NBody.csproj", []string{"--steps", "2000", "--batch", "10"}, "calls.Vbench.NBody.NBodySystem.Advance"},
+	{"jitstorm", "jitstorm/JitStorm.csproj", []string{"--methods", "100", "--generics", "20"}, "calls.Vbench.JitStorm.Generic.Visit<T>"},
+}
+
+// --scale 1.05 does about 5% more work (and so changes the checksum), the
+// same arguments give the same checksum twice, and anything unknown or
+// malformed is refused with exit code 2 and a message on stderr.
+func TestWorkloadArguments(t *testing.T) {
+	for _, w := range small {
+		t.Run(w.name, func(t *testing.T) {
+			dll := testbin.Workload(t, filepath.Join("benchmarks", w.project))
+			base := vbench(t, dll, w.args...)
+			again := vbench(t, dll, w.args...)
+			if base["checksum"] != again["checksum"] {
+				t.Errorf("checksum %s then %s for the same arguments", base["checksum"], again["checksum"])
+			}
+			scaled := vbench(t, dll, append(w.args, "--scale", "1.05")...)
+			b, s := intToken(t, base, w.work), intToken(t, scaled, w.work)
+			if ratio := float64(s) / float64(b); ratio < 1.03 || ratio > 1.07 {
+				t.Errorf("--scale 1.05: %s went from %d to %d (x%.3f), want about x1.05", w.work, b, s, ratio)
+			}
+			if scaled["checksum"] == base["checksum"] {
+				t.Errorf("--scale 1.05 left the checksum at %s: the work did not change", base["checksum"])
+			}
+
+			for _, bad := range [][]string{
+				{"--no-such-option", "1"},
+				{"stray"},
+				{"--scale", "0"},
+				{"--scale", "x"},
+				{w.args[0]}, // a known option without its value
+			} {
+				r := run(t, dll, append(append([]string{}, w.args...), bad...)...)
+				if r.code != 2 || strings.TrimSpace(r.stderr) == "" || strings.Contains(r.stdout, "VBENCH") {
+					t.Errorf("%v: exit %d, stderr %q, stdout %q; want exit 2, a message, no VBENCH line", bad, r.code, r.stderr, r.stdout)
+				}
+			}
+		})
+	}
+}
+
+// mandelbrot's checksum must not depend on how rows were spread over threads.
+func TestMandelbrotIndependentOfThreads(t *testing.T) {
+	dll := testbin.Workload(t, "benchmarks/mandelbrot/Mandelbrot.csproj")
+	args := []string{"--width", "64", "--height", "48"}
+	want := vbench(t, dll, append(args, "--threads", "1")...)["checksum"]
+	for _, n := range []string{"2", "5"} {
+		if got := vbench(t, dll, append(args, "--threads", n)...)["checksum"]; got != want {
+			t.Errorf("--threads %s: checksum %s, with one thread %s", n, got, want)
+		}
+	}
+}
+
+// --pgm writes a binary PGM of the image, outside the measured kernel.
+func TestMandelbrotPGM(t *testing.T) {
+	dll := testbin.Workload(t, "benchmarks/mandelbrot/Mandelbrot.csproj")
+	file := filepath.Join(t.TempDir(), "m.pgm")
+	vbench(t, dll, "--width", "30", "--height", "20", "--pgm", file)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	header := "P5\n30 20\n255\n"
+	if !strings.HasPrefix(string(data), header) || len(data) != len(header)+30*20 {
+		t.Fatalf("not a 30x20 PGM: %d bytes, starting %q", len(data), data[:min(len(data), 16)])
+	}
+	black := bytes.Count(data[len(header):], []byte{0}) // pixels in the set
+	if black == 0 || black == 30*20 {
+		t.Errorf("%d of %d pixels in the set: want some in and some out", black, 30*20)
+	}
+}
