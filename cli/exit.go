@@ -11,6 +11,8 @@ const (
 	ExitRegression = 1 // a cell regressed against the baseline
 	ExitUsage      = 2 // usage or configuration error
 	ExitFailed     = 3 // a workload failed: non-zero exit, crash, timeout, checksum mismatch
+	// ExitInterrupted: SIGINT/SIGTERM stopped a run; partial results were saved.
+	ExitInterrupted = 130
 )
 
 // exitError carries an exit code up to Main. Commands return it (or wrap it)

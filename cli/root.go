@@ -14,7 +14,10 @@ const exitCodesHelp = `Exit codes:
   0  no regression
   1  regression found (against a baseline)
   2  usage or configuration error
-  3  a workload failed (non-zero exit, crash, timeout, checksum mismatch)`
+  3  a workload failed (non-zero exit, crash, timeout, checksum mismatch,
+     profiler call counts wrong)
+  130 interrupted (Ctrl-C, SIGTERM); partial results saved with --json
+  When several apply: 2, then 130, then 3, then 1.`
 
 // NewRootCmd builds the whole command tree.
 func NewRootCmd() *cobra.Command {

@@ -2,29 +2,15 @@ package cli
 
 import (
 	"fmt"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"vbench/buildinfo"
 )
 
 // Version returns the vbench commit (with "+dirty" for modified trees) as
 // recorded by the go command at build time.
-func Version() (commit string, dirty bool) {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown", false
-	}
-	commit = "unknown"
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			commit = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
-	return commit, dirty
-}
+func Version() (commit string, dirty bool) { return buildinfo.Version() }
 
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{

@@ -30,6 +30,19 @@ type File struct {
 	Baseline string   `json:"baseline,omitempty"` // baseline file the verdicts refer to
 	Warnings []string `json:"warnings,omitempty"` // e.g. fingerprint mismatch
 	Results  []Cell   `json:"results"`
+
+	// BookkeepingNs is the harness's own time per launched run: the measuring
+	// loop's wall time minus the children's wall times, over the runs.
+	BookkeepingNs float64 `json:"bookkeeping_ns_per_run,omitempty"`
+	// LoadAverage is the 1-minute load average when the run started and
+	// when it finished (machine.LoadAverage).
+	LoadAverage []float64 `json:"load_average,omitempty"`
+	// OtherCPU is how many cores, on average over the run, processes other
+	// than vbench and its workloads kept busy (machine.BusyCPU minus what
+	// vbench and its children used). Above OtherCPUWarn the run warns.
+	OtherCPU float64 `json:"other_cpu,omitempty"`
+	// Merged lists the files `vbench merge` joined into this one.
+	Merged []string `json:"merged,omitempty"`
 }
 
 // Suite identifies the suite that produced a file; merge refuses files whose
@@ -54,6 +67,11 @@ type Settings struct {
 	Timeout   string   `json:"timeout"`
 	Alpha     float64  `json:"alpha"`
 	Threshold float64  `json:"threshold"` // minimum relative change that counts, e.g. 0.05
+
+	Seed      uint64   `json:"seed"`                // of the randomized run order
+	Workloads []string `json:"workloads,omitempty"` // --workloads filter, when given
+	Profiler  string   `json:"profiler,omitempty"`  // library used for profiled modes
+	Interval  string   `json:"interval,omitempty"`  // sampling interval given to the profiler
 }
 
 // Verdicts a cell can get.
@@ -94,6 +112,30 @@ type Cell struct {
 	Failure string  `json:"failure,omitempty"` // why the cell failed
 
 	Samples []Run `json:"samples"`
+
+	// Accuracy is set on tracing cells whose workload reports expected call
+	// counts (calls.<Function>=N on its VBENCH line).
+	Accuracy *Accuracy `json:"accuracy,omitempty"`
+	// Warnings about the statistics, e.g. too few runs for a 95% interval.
+	Warnings []string `json:"warnings,omitempty"`
+	// Profile is where the last measured run's profile was kept, if anywhere.
+	Profile string `json:"profile,omitempty"`
+}
+
+// Accuracy compares the call counts a tracing profile reports with the exact
+// counts the workload expects, over every measured run of a cell.
+type Accuracy struct {
+	Checked    int            `json:"checked"` // functions × runs compared
+	Exact      int            `json:"exact"`
+	Mismatches []CallMismatch `json:"mismatches,omitempty"` // the first few
+}
+
+// CallMismatch is one function whose profiled call count is wrong.
+type CallMismatch struct {
+	Seq      int    `json:"seq"`
+	Function string `json:"function"`
+	Expected int64  `json:"expected"`
+	Actual   int64  `json:"actual"`
 }
 
 // Change is a cell's comparison with the same cell in a baseline.
@@ -103,6 +145,12 @@ type Change struct {
 	P                float64 `json:"p"`     // Mann-Whitney U p-value
 	BaselineOverhead float64 `json:"baseline_overhead,omitempty"`
 	OverheadRatio    float64 `json:"overhead_ratio,omitempty"`
+
+	RatioLo    float64 `json:"ratio_lo,omitempty"` // 95% bootstrap interval of Ratio
+	RatioHi    float64 `json:"ratio_hi,omitempty"`
+	OverheadP  float64 `json:"overhead_p,omitempty"` // U test on per-run overhead multiples
+	Reason     string  `json:"reason,omitempty"`     // what decided the verdict, in words
+	Comparable bool    `json:"comparable"`           // both sides had enough runs to test
 }
 
 // Run is one launch of a workload.

@@ -1,0 +1,142 @@
+package baseline
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"vbench/machine"
+	"vbench/results"
+	"vbench/stats"
+)
+
+// cell makes a cell whose runs report base*(1+k/1000) for k=0..n-1: a little
+// spread, so the U test has something to rank.
+func cell(w, mode string, base float64, n int) results.Cell {
+	c := results.Cell{Workload: w, Mode: mode}
+	for k := 0; k < n; k++ {
+		c.Samples = append(c.Samples, results.Run{Seq: k, ElapsedNs: int64(base * (1 + float64(k)/1000))})
+	}
+	return c
+}
+
+func file(cells ...results.Cell) *results.File {
+	f := &results.File{Schema: results.SchemaVersion, Suite: results.Suite{Name: "s"}, Results: cells,
+		Machine: machine.Fingerprint{CPUModel: "cpu", Cores: 2, OS: "linux", DotnetRuntime: "10"}}
+	stats.Fill(f)
+	return f
+}
+
+var opts = Options{Alpha: 0.01, MinChange: 0.05}
+
+func TestVerdicts(t *testing.T) {
+	base := file(cell("w", "none", 1e6, 10), cell("w", "tracing", 3e6, 10), cell("v", "none", 1e6, 10))
+	cases := []struct {
+		name    string
+		cur     *results.File
+		verdict string // of w/tracing
+		reason  string
+	}{
+		{"same", file(cell("w", "none", 1e6, 10), cell("w", "tracing", 3e6, 10)), results.VerdictSame, "time +0.0% (p=1.000) not significant"},
+		{"small significant change", file(cell("w", "none", 1e6, 10), cell("w", "tracing", 3.06e6, 10)), results.VerdictSame, "time +2.0% (p=0.000) within ±5%"},
+		{"time regression", file(cell("w", "none", 1e6, 10), cell("w", "tracing", 3.3e6, 10)), results.VerdictRegressed, "time +10.0% (p=0.000) regressed"},
+		{"improvement", file(cell("w", "none", 1e6, 10), cell("w", "tracing", 2.7e6, 10)), results.VerdictImproved, "time -10.0% (p=0.000) improved"},
+		// The whole machine got 3% faster but tracing did not: absolute time
+		// is within the threshold, the overhead multiple grew 6%: regressed.
+		{"overhead regression", file(cell("w", "none", 0.97e6, 10), cell("w", "tracing", 3.085e6, 10)), results.VerdictRegressed, "overhead +6.0% (p=0.000) regressed"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			Compare(base, c.cur, opts)
+			got := c.cur.Find("w", "tracing")
+			if got.Verdict != c.verdict || !strings.Contains(got.Compare.Reason, c.reason) {
+				t.Errorf("verdict %s (%s), want %s (%s)", got.Verdict, got.Compare.Reason, c.verdict, c.reason)
+			}
+			if len(c.cur.Warnings) != 0 {
+				t.Errorf("warnings %v", c.cur.Warnings)
+			}
+		})
+	}
+}
+
+func TestVerdictNewFailedMismatch(t *testing.T) {
+	base := file(cell("w", "none", 1e6, 10))
+	failed := cell("w", "none", 1e6, 10)
+	failed.Failure = "exited with status 1"
+	cur := file(failed, cell("x", "none", 1e6, 10))
+	cur.Machine.CPUModel = "other cpu"
+	Compare(base, cur, opts)
+	if v := cur.Find("w", "none").Verdict; v != results.VerdictFailed {
+		t.Errorf("failed cell: %s", v)
+	}
+	if v := cur.Find("x", "none").Verdict; v != results.VerdictNew {
+		t.Errorf("cell missing from the baseline: %s", v)
+	}
+	if len(cur.Warnings) != 1 || !strings.Contains(cur.Warnings[0], "CPU: cpu vs other cpu") {
+		t.Errorf("warnings %v", cur.Warnings)
+	}
+	// Compared again, with a baseline from the same machine: the old warning goes.
+	cur.Warnings = append(cur.Warnings, "the machine was busy")
+	same := file(cell("w", "none", 1e6, 10))
+	same.Machine = cur.Machine
+	same.Suite.SHA256 = "other"
+	Compare(same, cur, opts)
+	if len(cur.Warnings) != 2 || !strings.HasPrefix(cur.Warnings[1], "baseline was recorded from another version of the suite file") {
+		t.Errorf("warnings with an edited suite: %v", cur.Warnings)
+	}
+	same.Suite.SHA256 = cur.Suite.SHA256
+	Compare(same, cur, opts)
+	if len(cur.Warnings) != 1 || cur.Warnings[0] != "the machine was busy" {
+		t.Errorf("warnings after a second comparison: %v", cur.Warnings)
+	}
+}
+
+func TestMinP(t *testing.T) {
+	if p := minP(5, 5); math.Abs(p-2.0/252) > 1e-12 {
+		t.Errorf("minP(5,5) = %v", p)
+	}
+	if p := minP(10, 10); p > 1.1e-5 || p < 1.0e-5 {
+		t.Errorf("minP(10,10) = %v", p)
+	}
+	if minP(1, 1) != 1 {
+		t.Errorf("minP(1,1) = %v", minP(1, 1))
+	}
+}
+
+func TestWriteRefuses(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "b", "s.json")
+	f := file(cell("w", "none", 1e6, 10))
+	unlock, err := Lock(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	p := *f
+	p.Partial = true
+	if err := Write(path, &p); err == nil || !strings.Contains(err.Error(), "partial") {
+		t.Errorf("partial: %v", err)
+	}
+	p = *f
+	p.Results = []results.Cell{cell("w", "none", 1e6, 3)}
+	p.Results[0].Failure = "crashed"
+	if err := Write(path, &p); err == nil || !strings.Contains(err.Error(), "w/none failed (crashed)") {
+		t.Errorf("failed cell: %v", err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("a refused baseline was written")
+	}
+	f.Results[0].Verdict = results.VerdictNew
+	if err := Write(path, f); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(path, "s")
+	if err != nil || got.Results[0].Verdict != "" || len(got.Results[0].Samples) != 10 {
+		t.Errorf("written baseline: %+v, %v", got, err)
+	}
+	if _, err := Load(path, "other"); err == nil || !strings.Contains(err.Error(), `baseline of suite "s", not "other"`) {
+		t.Errorf("suite mismatch: %v", err)
+	}
+}

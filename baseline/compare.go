@@ -1,0 +1,176 @@
+// Package baseline compares results with a stored baseline (a verdict per
+// cell) and writes baselines safely: atomically, under a lock, and only from
+// complete, successful results.
+package baseline
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"vbench/attach"
+	"vbench/machine"
+	"vbench/results"
+	"vbench/stats"
+)
+
+// Options are the decision thresholds.
+type Options struct {
+	Alpha     float64 // significance level of the Mann-Whitney U test, e.g. 0.01
+	MinChange float64 // smallest relative change that counts, e.g. 0.05
+}
+
+// OptionsOf reads the thresholds recorded in a results file's settings.
+func OptionsOf(f *results.File) Options {
+	return Options{Alpha: f.Settings.Alpha, MinChange: f.Settings.Threshold}
+}
+
+// Compare gives every cell of cur a verdict against the same cell of base and
+// records the comparison in cell.Compare. A cell is
+//
+//   - failed    when it failed in cur;
+//   - new       when base has no successful cell to compare with;
+//   - regressed when its elapsed times are slower, significantly (U test,
+//     p < Alpha) and by more than MinChange (median ratio > 1+MinChange), or
+//     when its overhead multiple grew in the same sense (per-run multiples
+//     against the none median of the same file, U test, ratio of overheads);
+//   - improved  when faster in the same sense (ratio < 1-MinChange) and not
+//     regressed;
+//   - same      otherwise.
+//
+// A machine fingerprint mismatch adds a warning to cur; it does not stop the
+// comparison.
+func Compare(base, cur *results.File, opts Options) {
+	// A warning about an earlier comparison's baseline no longer applies.
+	kept := cur.Warnings[:0]
+	for _, w := range cur.Warnings {
+		if !strings.HasPrefix(w, mismatchWarning) && !strings.HasPrefix(w, suiteWarning) {
+			kept = append(kept, w)
+		}
+	}
+	cur.Warnings = kept
+	if m := machine.Mismatch(base.Machine, cur.Machine); len(m) > 0 {
+		cur.Warnings = append(cur.Warnings, mismatchWarning+" ("+strings.Join(m, "; ")+"): verdicts may reflect the machine, not the code")
+	}
+	if base.Suite.SHA256 != cur.Suite.SHA256 {
+		cur.Warnings = append(cur.Warnings, suiteWarning+": workload arguments may differ")
+	}
+	for i := range cur.Results {
+		compareCell(base, cur, &cur.Results[i], opts)
+	}
+}
+
+const (
+	mismatchWarning = "baseline was measured on a different machine"
+	suiteWarning    = "baseline was recorded from another version of the suite file"
+)
+
+// MarkNew gives verdicts without a baseline: failed cells fail, the rest are new.
+func MarkNew(cur *results.File) {
+	for i := range cur.Results {
+		c := &cur.Results[i]
+		c.Compare = nil
+		if c.Failed() {
+			c.Verdict = results.VerdictFailed
+		} else {
+			c.Verdict = results.VerdictNew
+		}
+	}
+}
+
+func compareCell(base, cur *results.File, c *results.Cell, opts Options) {
+	c.Compare = nil
+	if c.Failed() {
+		c.Verdict = results.VerdictFailed
+		return
+	}
+	old := base.Find(c.Workload, c.Mode)
+	if old == nil || old.Failed() || len(old.Elapsed()) == 0 || c.Runs == 0 {
+		c.Verdict = results.VerdictNew
+		return
+	}
+	oldEl, newEl := old.Elapsed(), c.Elapsed()
+	t := stats.Compare(oldEl, newEl)
+	_, lo, hi := stats.RatioCI(newEl, oldEl)
+	ch := &results.Change{
+		BaselineMedianNs: stats.Median(oldEl),
+		Ratio:            t.Ratio,
+		RatioLo:          finite(lo),
+		RatioHi:          finite(hi),
+		P:                t.P,
+		Comparable:       minP(len(oldEl), len(newEl)) < opts.Alpha,
+	}
+	timeV := decide(t.P, t.Ratio, opts)
+	reasons := []string{describe("time", timeV, t.P, t.Ratio, opts)}
+
+	overV := results.VerdictSame
+	if c.Mode != attach.ModeNone {
+		oa, na := stats.OverheadSamples(base, old), stats.OverheadSamples(cur, c)
+		if len(oa) > 0 && len(na) > 0 {
+			o := stats.Compare(oa, na)
+			ch.BaselineOverhead = old.Overhead
+			if ch.BaselineOverhead == 0 {
+				ch.BaselineOverhead = stats.Median(oa)
+			}
+			ch.OverheadRatio = o.Ratio
+			ch.OverheadP = o.P
+			overV = decide(o.P, o.Ratio, opts)
+			reasons = append(reasons, describe("overhead", overV, o.P, o.Ratio, opts))
+		}
+	}
+	switch {
+	case timeV == results.VerdictRegressed || overV == results.VerdictRegressed:
+		c.Verdict = results.VerdictRegressed
+	case timeV == results.VerdictImproved || overV == results.VerdictImproved:
+		c.Verdict = results.VerdictImproved
+	default:
+		c.Verdict = results.VerdictSame
+	}
+	if !ch.Comparable {
+		reasons = append(reasons, fmt.Sprintf("too few runs (%d vs %d) to reach p < %g", len(oldEl), len(newEl), opts.Alpha))
+	}
+	ch.Reason = strings.Join(reasons, "; ")
+	c.Compare = ch
+}
+
+// decide applies both tests: significance and the minimum effect.
+func decide(p, ratio float64, opts Options) string {
+	if !(p < opts.Alpha) {
+		return results.VerdictSame
+	}
+	switch {
+	case ratio > 1+opts.MinChange:
+		return results.VerdictRegressed
+	case ratio < 1-opts.MinChange:
+		return results.VerdictImproved
+	}
+	return results.VerdictSame
+}
+
+func describe(what, verdict string, p, ratio float64, opts Options) string {
+	d := fmt.Sprintf("%s %+.1f%% (p=%.3f)", what, 100*(ratio-1), p)
+	switch {
+	case verdict != results.VerdictSame:
+		return d + " " + verdict
+	case !(p < opts.Alpha):
+		return d + " not significant"
+	default:
+		return d + fmt.Sprintf(" within ±%g%%", 100*opts.MinChange)
+	}
+}
+
+// minP is the smallest two-sided p-value a U test of n1 vs n2 values can
+// give: 2 / C(n1+n2, n1). Below alpha only if the test can ever fire.
+func minP(n1, n2 int) float64 {
+	lc, _ := math.Lgamma(float64(n1 + n2 + 1))
+	l1, _ := math.Lgamma(float64(n1 + 1))
+	l2, _ := math.Lgamma(float64(n2 + 1))
+	return math.Min(1, 2*math.Exp(-(lc-l1-l2)))
+}
+
+func finite(x float64) float64 {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return 0
+	}
+	return x
+}

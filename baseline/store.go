@@ -1,0 +1,97 @@
+package baseline
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+
+	"vbench/results"
+)
+
+// Load reads a baseline file and checks that it belongs to suite.
+func Load(path, suite string) (*results.File, error) {
+	f, err := results.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if f.Suite.Name != suite {
+		return nil, fmt.Errorf("%s: baseline of suite %q, not %q", path, f.Suite.Name, suite)
+	}
+	return f, nil
+}
+
+// Check refuses results that must not become a baseline: interrupted runs
+// and runs with failed cells (there would be nothing to compare against).
+func Check(f *results.File) error {
+	if f.Partial {
+		return errors.New("the results are partial (the run was interrupted); a baseline needs a complete run")
+	}
+	if f.Shard != nil {
+		return fmt.Errorf("the results are shard %d/%d only; merge the shards first (vbench merge)", f.Shard.Index, f.Shard.Count)
+	}
+	for _, c := range f.Results {
+		if c.Failed() {
+			return fmt.Errorf("cell %s failed (%s); fix it before recording a baseline", c.Key(), c.Failure)
+		}
+	}
+	if len(f.Results) == 0 {
+		return errors.New("the results hold no cells")
+	}
+	return nil
+}
+
+// Lock takes an exclusive lock on the directory that holds path (creating
+// the directory), so that two `vbench baseline update`s never interleave.
+// The lock is on the directory, not the file, because the file is replaced by
+// rename. If another process holds it, waiting is called once and Lock blocks.
+func Lock(path string, waiting func(dir string)) (unlock func(), err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("baseline directory: %w", err)
+	}
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", dir, err)
+	}
+	if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		if !errors.Is(err, unix.EWOULDBLOCK) {
+			unix.Close(fd)
+			return nil, fmt.Errorf("lock %s: %w", dir, err)
+		}
+		if waiting != nil {
+			waiting(dir)
+		}
+		for {
+			err = unix.Flock(fd, unix.LOCK_EX)
+			if !errors.Is(err, unix.EINTR) {
+				break
+			}
+		}
+		if err != nil {
+			unix.Close(fd)
+			return nil, fmt.Errorf("lock %s: %w", dir, err)
+		}
+	}
+	return func() { unix.Flock(fd, unix.LOCK_UN); unix.Close(fd) }, nil
+}
+
+// Write stores f as the baseline at path, atomically. Call it under Lock.
+func Write(path string, f *results.File) error {
+	if err := Check(f); err != nil {
+		return err
+	}
+	// Verdicts belong to the run that made them, not to the baseline.
+	b := *f
+	b.Results = append([]results.Cell(nil), f.Results...)
+	for i := range b.Results {
+		b.Results[i].Verdict, b.Results[i].Compare = "", nil
+	}
+	b.Baseline = ""
+	if err := results.CheckWritable(path); err != nil {
+		return err
+	}
+	return results.WriteFile(path, &b)
+}

@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/mattn/go-isatty"
+	"github.com/schollz/progressbar/v3"
+
+	"vbench/render"
+	"vbench/runner"
+)
+
+// newProgress picks how a run reports progress on stderr: a bar on a
+// terminal, plain lines otherwise (CI logs), nothing with --quiet.
+func newProgress(stderr io.Writer, quiet bool) runner.Progress {
+	if quiet {
+		return nil
+	}
+	if f, ok := stderr.(*os.File); ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())) {
+		return &barProgress{w: f}
+	}
+	return &lineProgress{w: stderr}
+}
+
+type barProgress struct {
+	w   io.Writer
+	bar *progressbar.ProgressBar
+}
+
+func (p *barProgress) Begin(total int) {
+	p.bar = progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(p.w),
+		progressbar.OptionSetDescription("measuring"),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionSetElapsedTime(true),
+		progressbar.OptionFullWidth(),
+		progressbar.OptionClearOnFinish(),
+	)
+}
+
+func (p *barProgress) Step(e runner.Event) {
+	if e.Message != "" && e.Run != nil {
+		// A failure deserves its own line above the bar.
+		p.bar.Clear()
+		fmt.Fprintf(p.w, "vbench: %s failed: %s\n", e.Cell, e.Message)
+	}
+	p.bar.Describe(e.Cell)
+	p.bar.Set(e.Done)
+}
+
+func (p *barProgress) End() { p.bar.Finish() }
+
+type lineProgress struct {
+	w     io.Writer
+	total int
+}
+
+func (p *lineProgress) Begin(total int) {
+	p.total = total
+	fmt.Fprintf(p.w, "vbench: %d runs planned\n", total)
+}
+
+func (p *lineProgress) Step(e runner.Event) {
+	kind := "run"
+	if e.Warmup {
+		kind = "warmup"
+	}
+	switch {
+	case e.Run == nil: // a failed cell's remaining runs are skipped silently
+	case e.Message != "":
+		fmt.Fprintf(p.w, "vbench: [%d/%d] %s %s FAILED: %s\n", e.Done, e.Total, e.Cell, kind, e.Message)
+	default:
+		fmt.Fprintf(p.w, "vbench: [%d/%d] %s %s %s\n", e.Done, e.Total, e.Cell, kind, render.Duration(float64(e.Run.ElapsedNs)))
+	}
+}
+
+func (p *lineProgress) End() {}

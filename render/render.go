@@ -1,0 +1,283 @@
+// Package render prints a results file for people and tools: an aligned
+// table (like benchstat and hyperfine), Markdown, CSV, or the JSON file
+// itself. Each function takes a *results.File, so reports can reuse them.
+package render
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+	"golang.org/x/perf/benchmath"
+
+	"vbench/attach"
+	"vbench/results"
+)
+
+// Formats lists the --format values.
+var Formats = []string{"table", "markdown", "json", "csv"}
+
+// Write renders f in format.
+func Write(w io.Writer, f *results.File, format string) error {
+	switch format {
+	case "table":
+		return Table(w, f)
+	case "markdown":
+		return Markdown(w, f)
+	case "json":
+		return JSON(w, f)
+	case "csv":
+		return CSV(w, f)
+	}
+	return fmt.Errorf("unknown format %q (known: %s)", format, strings.Join(Formats, ", "))
+}
+
+// JSON writes the whole results file, raw samples included.
+func JSON(w io.Writer, f *results.File) error {
+	b, err := results.Marshal(f)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// Rows are the table's cells as text, one per results cell.
+func Rows(f *results.File) (header []string, rows [][]string) {
+	hasBase, hasAcc, hasOver := false, false, false
+	for _, c := range f.Results {
+		hasBase = hasBase || c.Compare != nil
+		hasAcc = hasAcc || c.Accuracy != nil
+		hasOver = hasOver || c.Mode != attach.ModeNone
+	}
+	header = []string{"workload", "mode", "runs", "median ± 95% CI"}
+	if hasOver {
+		header = append(header, "overhead [95% CI]")
+	}
+	if hasBase {
+		header = append(header, "vs baseline")
+		if hasOver {
+			header = append(header, "overhead vs base")
+		}
+	}
+	if hasAcc {
+		header = append(header, "call counts")
+	}
+	header = append(header, "verdict")
+	for _, c := range f.Results {
+		row := []string{c.Workload, c.Mode, runsText(c), medianText(c)}
+		if hasOver {
+			row = append(row, overheadText(c))
+		}
+		if hasBase {
+			row = append(row, changeText(c.Compare))
+			if hasOver {
+				row = append(row, overheadChangeText(c.Compare))
+			}
+		}
+		if hasAcc {
+			row = append(row, accuracyText(c.Accuracy))
+		}
+		v := c.Verdict
+		if v == "" {
+			v = "-"
+		}
+		row = append(row, v)
+		rows = append(rows, row)
+	}
+	return header, rows
+}
+
+func runsText(c results.Cell) string {
+	s := strconv.Itoa(c.Runs)
+	if c.Outliers > 0 {
+		s += fmt.Sprintf(" (%d out)", c.Outliers)
+	}
+	return s
+}
+
+func medianText(c results.Cell) string {
+	if c.Runs == 0 {
+		return "-"
+	}
+	s := Duration(c.MedianNs)
+	if c.CILoNs == 0 && c.CIHiNs == 0 {
+		return s + " ± ∞"
+	}
+	return s + " ± " + benchmath.Summary{Center: c.MedianNs, Lo: c.CILoNs, Hi: c.CIHiNs}.PctRangeString()
+}
+
+func overheadText(c results.Cell) string {
+	switch {
+	case c.Mode == attach.ModeNone || c.Overhead == 0:
+		return "-"
+	case c.OverheadLo == 0:
+		return fmt.Sprintf("×%.2f", c.Overhead)
+	}
+	return fmt.Sprintf("×%.2f [%.2f, %.2f]", c.Overhead, c.OverheadLo, c.OverheadHi)
+}
+
+func changeText(ch *results.Change) string {
+	if ch == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%+.1f%% (p=%.3f)", 100*(ch.Ratio-1), ch.P)
+}
+
+func overheadChangeText(ch *results.Change) string {
+	if ch == nil || ch.OverheadRatio == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%+.1f%% (p=%.3f)", 100*(ch.OverheadRatio-1), ch.OverheadP)
+}
+
+func accuracyText(a *results.Accuracy) string {
+	if a == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%d/%d exact", a.Exact, a.Checked)
+}
+
+// Duration prints nanoseconds with four significant digits and a unit.
+func Duration(ns float64) string {
+	units := []struct {
+		div  float64
+		name string
+	}{{1e9, "s"}, {1e6, "ms"}, {1e3, "µs"}, {1, "ns"}}
+	for _, u := range units {
+		if math.Abs(ns) >= u.div || u.div == 1 {
+			v := ns / u.div
+			switch {
+			case math.Abs(v) >= 100:
+				return fmt.Sprintf("%.1f%s", v, u.name)
+			case math.Abs(v) >= 10:
+				return fmt.Sprintf("%.2f%s", v, u.name)
+			}
+			return fmt.Sprintf("%.3f%s", v, u.name)
+		}
+	}
+	return fmt.Sprintf("%.0fns", ns)
+}
+
+// Table writes the aligned text table, then failures, warnings and a summary.
+func Table(w io.Writer, f *results.File) error {
+	header, rows := Rows(f)
+	t := tablewriter.NewTable(w,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
+			Borders: tw.BorderNone,
+			Symbols: tw.NewSymbols(tw.StyleNone),
+			Settings: tw.Settings{
+				Separators: tw.Separators{BetweenRows: tw.Off, BetweenColumns: tw.Off},
+				Lines:      tw.Lines{ShowHeaderLine: tw.Off},
+			},
+		})),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignment(tw.AlignLeft),
+		tablewriter.WithTrimSpace(tw.Off),
+	)
+	t.Header(header)
+	if err := t.Bulk(rows); err != nil {
+		return err
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	return notes(w, f, "")
+}
+
+// Markdown writes the table as GitHub-flavoured Markdown.
+func Markdown(w io.Writer, f *results.File) error {
+	header, rows := Rows(f)
+	t := tablewriter.NewTable(w, tablewriter.WithRenderer(renderer.NewMarkdown()),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignment(tw.AlignLeft))
+	t.Header(header)
+	if err := t.Bulk(rows); err != nil {
+		return err
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	return notes(w, f, "- ")
+}
+
+// notes prints failures, warnings and the summary line under a table.
+func notes(w io.Writer, f *results.File, bullet string) error {
+	for _, c := range f.Results {
+		if c.Failed() {
+			fmt.Fprintf(w, "%sFAILED %s: %s\n", bullet, c.Key(), c.Failure)
+		}
+	}
+	for _, warn := range f.Warnings {
+		fmt.Fprintf(w, "%swarning: %s\n", bullet, warn)
+	}
+	if f.Partial {
+		fmt.Fprintf(w, "%swarning: partial results: the run was interrupted\n", bullet)
+	}
+	_, err := fmt.Fprintf(w, "%s%s\n", bullet, Summary(f))
+	return err
+}
+
+// Summary is the one-line tally, e.g. "2 regressed, 1 failed, 14 same".
+func Summary(f *results.File) string {
+	counts := f.Counts()
+	order := []string{results.VerdictRegressed, results.VerdictFailed, results.VerdictImproved, results.VerdictSame, results.VerdictNew}
+	var parts []string
+	for _, v := range order {
+		if n := counts[v]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, v))
+			delete(counts, v)
+		}
+	}
+	var rest []string
+	for v := range counts {
+		rest = append(rest, v)
+	}
+	sort.Strings(rest)
+	for _, v := range rest {
+		parts = append(parts, fmt.Sprintf("%d %s", counts[v], v))
+	}
+	if len(parts) == 0 {
+		return "no cells"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// CSV writes one row per cell with raw numbers (nanoseconds, ratios).
+func CSV(w io.Writer, f *results.File) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"workload", "mode", "runs", "median_ns", "ci_lo_ns", "ci_hi_ns", "mad_ns",
+		"overhead", "overhead_lo", "overhead_hi", "wall_median_ns", "user_median_ns", "sys_median_ns",
+		"max_rss_median_bytes", "outliers", "baseline_median_ns", "ratio", "p", "overhead_ratio", "overhead_p",
+		"calls_checked", "calls_exact", "verdict", "failure"})
+	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	for _, c := range f.Results {
+		row := []string{c.Workload, c.Mode, strconv.Itoa(c.Runs), num(c.MedianNs), num(c.CILoNs), num(c.CIHiNs), num(c.MADNs),
+			num(c.Overhead), num(c.OverheadLo), num(c.OverheadHi), num(c.WallMedianNs), num(c.UserMedianNs), num(c.SysMedianNs),
+			num(c.MaxRSSMedian), strconv.Itoa(c.Outliers)}
+		if ch := c.Compare; ch != nil {
+			row = append(row, num(ch.BaselineMedianNs), num(ch.Ratio), num(ch.P), num(ch.OverheadRatio), num(ch.OverheadP))
+		} else {
+			row = append(row, "", "", "", "", "")
+		}
+		if a := c.Accuracy; a != nil {
+			row = append(row, strconv.Itoa(a.Checked), strconv.Itoa(a.Exact))
+		} else {
+			row = append(row, "", "")
+		}
+		row = append(row, c.Verdict, c.Failure)
+		cw.Write(row)
+	}
+	cw.Flush()
+	return cw.Error()
+}

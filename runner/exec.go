@@ -1,0 +1,199 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Spec is one process launch.
+type Spec struct {
+	Argv    []string // run as is: no shell
+	Env     []string // the complete environment
+	Dir     string
+	Timeout time.Duration
+}
+
+// Outcome is what one launch did.
+type Outcome struct {
+	Wall        time.Duration // start to reaped, as the harness saw it
+	User, Sys   time.Duration
+	MaxRSS      int64 // bytes
+	ExitCode    int   // -1 when killed by a signal
+	Signal      string
+	TimedOut    bool
+	Interrupted bool     // ctx was cancelled (Ctrl-C)
+	VBENCH      []string // VBENCH lines from stdout
+	Stdout      string   // its last lines
+	Stderr      string   // its last lines
+	StartErr    error    // the process could not be started
+}
+
+// Exec runs spec in a new process group and waits for it. On timeout or
+// cancellation the whole group is killed (SIGKILL), children included; after
+// a normal exit, stragglers the child left in its group are killed too, so no
+// run leaves processes behind to disturb the next.
+func Exec(ctx context.Context, spec Spec) Outcome {
+	var out Outcome
+	rd, wr, err := os.Pipe()
+	if err != nil {
+		out.StartErr = err
+		return out
+	}
+	var stdout outputScanner
+	var stderr tailBuffer
+	erd, ewr, err := os.Pipe()
+	if err != nil {
+		rd.Close()
+		wr.Close()
+		out.StartErr = err
+		return out
+	}
+	cmd := exec.Command(spec.Argv[0], spec.Argv[1:]...)
+	cmd.Env = spec.Env
+	cmd.Dir = spec.Dir
+	// Pass the pipes' write ends as files, so Wait returns when the child
+	// exits even if a grandchild still holds them.
+	cmd.Stdout, cmd.Stderr = wr, ewr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+
+	start := time.Now()
+	err = cmd.Start()
+	wr.Close()
+	ewr.Close()
+	if err != nil {
+		rd.Close()
+		erd.Close()
+		out.StartErr = err
+		return out
+	}
+	pgid := cmd.Process.Pid
+	copied := make(chan struct{}, 2)
+	go func() { io.Copy(&stdout, rd); copied <- struct{}{} }()
+	go func() { io.Copy(&stderr, erd); copied <- struct{}{} }()
+
+	// The watchdog kills the group on timeout or cancellation and reports
+	// which one it was (or neither) on killedBy, exactly once.
+	const (
+		killedNone = iota
+		killedTimeout
+		killedInterrupt
+	)
+	exited := make(chan struct{})
+	killedBy := make(chan int, 1)
+	go func() {
+		var timer <-chan time.Time
+		if spec.Timeout > 0 {
+			t := time.NewTimer(spec.Timeout)
+			defer t.Stop()
+			timer = t.C
+		}
+		why := killedNone
+		select {
+		case <-exited:
+			killedBy <- why
+			return
+		case <-timer:
+			why = killedTimeout
+		case <-ctx.Done():
+			why = killedInterrupt
+		}
+		unix.Kill(-pgid, unix.SIGKILL)
+		killedBy <- why
+	}()
+	waitErr := cmd.Wait()
+	out.Wall = time.Since(start)
+	close(exited)
+	why := <-killedBy
+	unix.Kill(-pgid, unix.SIGKILL) // stragglers; ESRCH when none
+
+	// The pipes close when the last holder dies; a process that escaped the
+	// group (setsid) could hold them forever, so do not wait long for it.
+	deadline := time.After(2 * time.Second)
+	for i := 0; i < 2; i++ {
+		select {
+		case <-copied:
+		case <-deadline:
+			i = 2
+		}
+	}
+	rd.Close()
+	erd.Close()
+	stdout.flush()
+
+	out.TimedOut, out.Interrupted = why == killedTimeout, why == killedInterrupt
+	out.VBENCH = stdout.vbench
+	out.Stdout = stdout.tail.LastLines(5)
+	out.Stderr = stderr.LastLines(5)
+	ps := cmd.ProcessState
+	if ps == nil {
+		out.StartErr = waitErr
+		return out
+	}
+	out.ExitCode = ps.ExitCode()
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		out.Signal = unix.SignalName(ws.Signal())
+		if out.Signal == "" {
+			out.Signal = ws.Signal().String()
+		}
+	}
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		out.User = time.Duration(ru.Utime.Nano())
+		out.Sys = time.Duration(ru.Stime.Nano())
+		out.MaxRSS = ru.Maxrss * 1024 // kilobytes on Linux
+	}
+	// A timer that fired just as the child exited on its own killed nothing.
+	if out.TimedOut && out.Signal != "SIGKILL" {
+		out.TimedOut = false
+	}
+	var ee *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &ee) {
+		out.StartErr = waitErr
+	}
+	return out
+}
+
+// Failure describes an unsuccessful outcome in words, or "" for success.
+func (o *Outcome) Failure(timeout time.Duration) string {
+	detail := func() string {
+		if o.Stderr != "" {
+			return ": " + oneLine(o.Stderr)
+		}
+		if o.Stdout != "" {
+			return ": " + oneLine(o.Stdout)
+		}
+		return ""
+	}
+	switch {
+	case o.StartErr != nil:
+		return "could not start: " + o.StartErr.Error()
+	case o.TimedOut:
+		return fmt.Sprintf("timed out after %s (process group killed)", timeout)
+	case o.Signal != "":
+		return "crashed: killed by " + o.Signal + detail()
+	case o.ExitCode != 0:
+		return fmt.Sprintf("exited with status %d%s", o.ExitCode, detail())
+	}
+	return ""
+}
+
+func oneLine(s string) string {
+	const max = 300
+	b := []byte(s)
+	for i, c := range b {
+		if c == '\n' {
+			b[i] = ' '
+		}
+	}
+	if len(b) > max {
+		b = append(b[:max], "…"...)
+	}
+	return string(b)
+}

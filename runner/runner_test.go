@@ -1,0 +1,197 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"vbench/internal/testbin"
+	"vbench/suite"
+)
+
+func TestParseLine(t *testing.T) {
+	r, err := ParseLine("VBENCH elapsed_ns=123 checksum=abc calls.Fib.Compute=10 calls.Main=1 gc=3")
+	if err != nil || r.ElapsedNs != 123 || r.Checksum != "abc" || r.Calls["Fib.Compute"] != 10 || r.Calls["Main"] != 1 || r.Other["gc"] != "3" {
+		t.Errorf("ParseLine = %+v, %v", r, err)
+	}
+	for _, bad := range []string{"VBENCH checksum=x", "VBENCH elapsed_ns=-1", "VBENCH elapsed_ns=1 junk", "VBENCH elapsed_ns=1 calls.F=x"} {
+		if _, err := ParseLine(bad); err == nil {
+			t.Errorf("ParseLine(%q) accepted", bad)
+		}
+	}
+}
+
+func TestOutputScanner(t *testing.T) {
+	var s outputScanner
+	for _, chunk := range []string{"hello\nVBENCH elap", "sed_ns=5 checksum=x\r\nbye\n", "VBENCH elapsed_ns=6"} {
+		s.Write([]byte(chunk))
+	}
+	s.flush()
+	if len(s.vbench) != 2 || s.vbench[0] != "VBENCH elapsed_ns=5 checksum=x" || s.vbench[1] != "VBENCH elapsed_ns=6" {
+		t.Errorf("vbench lines %q", s.vbench)
+	}
+	if got := s.tail.LastLines(1); got != "VBENCH elapsed_ns=6" {
+		t.Errorf("tail %q", got)
+	}
+}
+
+func cells(names []string, modes []string) []Cell {
+	var out []Cell
+	for _, n := range names {
+		w := &suite.Workload{Name: n}
+		for _, m := range modes {
+			out = append(out, Cell{Workload: w, Mode: m})
+		}
+	}
+	return out
+}
+
+// Shards are disjoint, complete, balanced and independent of suite order.
+func TestShardCells(t *testing.T) {
+	all := cells([]string{"zeta", "alpha", "mid", "beta", "q"}, []string{"none", "null", "tracing", "sampling"})
+	for n := 1; n <= 7; n++ {
+		seen := map[string]int{}
+		for i := 1; i <= n; i++ {
+			sh := ShardCells(all, i, n)
+			if len(sh) < len(all)/n || len(sh) > len(all)/n+1 {
+				t.Errorf("shard %d/%d has %d cells of %d", i, n, len(sh), len(all))
+			}
+			for _, c := range sh {
+				seen[c.Key()]++
+			}
+		}
+		if len(seen) != len(all) {
+			t.Errorf("n=%d: union has %d cells, want %d", n, len(seen), len(all))
+		}
+		for k, v := range seen {
+			if v != 1 {
+				t.Errorf("n=%d: %s in %d shards", n, k, v)
+			}
+		}
+	}
+	rev := append([]Cell(nil), all...)
+	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
+		rev[i], rev[j] = rev[j], rev[i]
+	}
+	a, b := keys(ShardCells(all, 2, 3)), keys(ShardCells(rev, 2, 3))
+	if strings.Join(sorted(a), ",") != strings.Join(sorted(b), ",") {
+		t.Errorf("shard depends on suite order: %v vs %v", a, b)
+	}
+}
+
+func keys(cs []Cell) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Key())
+	}
+	return out
+}
+
+func sorted(xs []string) []string {
+	out := append([]string(nil), xs...)
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			if out[j] < out[i] {
+				out[i], out[j] = out[j], out[i]
+			}
+		}
+	}
+	return out
+}
+
+func TestParseShard(t *testing.T) {
+	if s, err := ParseShard("2/4"); err != nil || s.Index != 2 || s.Count != 4 {
+		t.Errorf("ParseShard(2/4) = %+v, %v", s, err)
+	}
+	for _, bad := range []string{"0/4", "5/4", "1/0", "x/2", "2", "1/2/3", ""} {
+		if _, err := ParseShard(bad); err == nil {
+			t.Errorf("ParseShard(%q) accepted", bad)
+		}
+	}
+}
+
+// The schedule: warmups first; then rounds in which every cell runs once,
+// in a seeded random order that differs between rounds.
+func TestSchedule(t *testing.T) {
+	var cs []*cellState
+	for _, c := range cells([]string{"a", "b"}, []string{"none", "null", "tracing"}) {
+		c.Runs, c.Warmup = 20, 1
+		cs = append(cs, &cellState{Cell: c})
+	}
+	cs[0].Runs = 3
+	order := schedule(cs, 42)
+	if len(order) != 6+3+5*20 {
+		t.Fatalf("%d steps", len(order))
+	}
+	for i := 0; i < 6; i++ {
+		if !order[i].warmup {
+			t.Fatalf("step %d is not a warmup", i)
+		}
+	}
+	firsts := map[string]bool{}
+	pos := 6
+	for r := 0; r < 20; r++ {
+		n := 6
+		if r >= 3 {
+			n = 5
+		}
+		round := map[string]bool{}
+		for _, st := range order[pos : pos+n] {
+			round[st.cell.Key()] = true
+		}
+		if len(round) != n {
+			t.Fatalf("round %d repeats a cell", r)
+		}
+		firsts[order[pos].cell.Key()] = true
+		pos += n
+	}
+	if len(firsts) < 3 {
+		t.Errorf("rounds are not shuffled: first cells %v", firsts)
+	}
+	again := schedule(cs, 42)
+	for i := range order {
+		if order[i].cell != again[i].cell {
+			t.Fatalf("same seed, different schedule")
+		}
+	}
+}
+
+// Exec records rusage and kills the whole group on timeout.
+func TestExec(t *testing.T) {
+	fw := testbin.Fakework(t)
+	out := Exec(context.Background(), Spec{Argv: []string{fw, "-elapsed", "77"}, Env: os.Environ(), Dir: t.TempDir()})
+	if out.Failure(0) != "" || len(out.VBENCH) != 1 || out.VBENCH[0] != "VBENCH elapsed_ns=77 checksum=ok" || out.MaxRSS <= 0 || out.Wall <= 0 {
+		t.Errorf("outcome %+v", out)
+	}
+	dir := t.TempDir()
+	pidfile := filepath.Join(dir, "pids")
+	out = Exec(context.Background(), Spec{Argv: []string{fw, "-hang", "-pidfile", pidfile}, Env: os.Environ(), Dir: dir, Timeout: 500 * time.Millisecond})
+	if !out.TimedOut || out.Signal != "SIGKILL" || !strings.Contains(out.Failure(500*time.Millisecond), "timed out after 500ms") {
+		t.Errorf("timeout outcome %+v", out)
+	}
+	b, _ := os.ReadFile(pidfile)
+	var parent, child int
+	fmt.Sscan(string(b), &parent, &child)
+	if child == 0 {
+		t.Fatalf("no child pid in %q", b)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", child))
+		if err != nil || strings.Fields(string(st))[2] == "Z" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the hanging workload's child %d survived", child)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	out = Exec(context.Background(), Spec{Argv: []string{filepath.Join(dir, "missing")}, Env: os.Environ(), Dir: dir})
+	if !strings.HasPrefix(out.Failure(0), "could not start:") {
+		t.Errorf("missing program: %q", out.Failure(0))
+	}
+}

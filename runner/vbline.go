@@ -1,0 +1,124 @@
+package runner
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Report is what a workload says about itself on its VBENCH line:
+//
+//	VBENCH elapsed_ns=<int> checksum=<string> [calls.<Function>=<int> ...] [key=value ...]
+type Report struct {
+	ElapsedNs int64
+	Checksum  string
+	Calls     map[string]int64 // expected exact call counts, by function name
+	Other     map[string]string
+}
+
+// ParseLine parses one VBENCH line (with or without the "VBENCH " prefix).
+func ParseLine(line string) (Report, error) {
+	r := Report{ElapsedNs: -1}
+	fields := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "VBENCH"))
+	for _, f := range fields {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok || k == "" {
+			return r, fmt.Errorf("VBENCH line: %q is not key=value", f)
+		}
+		switch {
+		case k == "elapsed_ns":
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 0 {
+				return r, fmt.Errorf("VBENCH line: elapsed_ns=%q is not a non-negative integer", v)
+			}
+			r.ElapsedNs = n
+		case k == "checksum":
+			r.Checksum = v
+		case strings.HasPrefix(k, "calls."):
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 0 {
+				return r, fmt.Errorf("VBENCH line: %s=%q is not a non-negative integer", k, v)
+			}
+			if r.Calls == nil {
+				r.Calls = map[string]int64{}
+			}
+			r.Calls[strings.TrimPrefix(k, "calls.")] = n
+		default:
+			if r.Other == nil {
+				r.Other = map[string]string{}
+			}
+			r.Other[k] = v
+		}
+	}
+	if r.ElapsedNs < 0 {
+		return r, fmt.Errorf("VBENCH line has no elapsed_ns: %q", line)
+	}
+	return r, nil
+}
+
+// outputScanner is the child's stdout: it keeps VBENCH lines and the tail of
+// everything else (for error messages), without holding all of a chatty
+// workload's output in memory.
+type outputScanner struct {
+	partial []byte
+	vbench  []string
+	tail    tailBuffer
+}
+
+func (s *outputScanner) Write(p []byte) (int, error) {
+	s.tail.Write(p)
+	s.partial = append(s.partial, p...)
+	for {
+		i := bytes.IndexByte(s.partial, '\n')
+		if i < 0 {
+			break
+		}
+		s.line(s.partial[:i])
+		s.partial = s.partial[i+1:]
+	}
+	if len(s.partial) > 1<<20 { // a runaway line without newline: not a VBENCH line
+		s.partial = s.partial[:0]
+	}
+	return len(p), nil
+}
+
+func (s *outputScanner) line(b []byte) {
+	b = bytes.TrimRight(b, "\r")
+	if bytes.HasPrefix(b, []byte("VBENCH ")) {
+		s.vbench = append(s.vbench, string(b))
+	}
+}
+
+func (s *outputScanner) flush() {
+	if len(s.partial) > 0 {
+		s.line(s.partial)
+		s.partial = nil
+	}
+}
+
+// tailBuffer keeps the last few KiB written to it.
+type tailBuffer struct{ b []byte }
+
+const tailSize = 4096
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.b = append(t.b, p...)
+	if len(t.b) > 2*tailSize {
+		t.b = append(t.b[:0], t.b[len(t.b)-tailSize:]...)
+	}
+	return len(p), nil
+}
+
+// LastLines returns up to n trailing non-empty lines.
+func (t *tailBuffer) LastLines(n int) string {
+	b := t.b
+	if len(b) > tailSize {
+		b = b[len(b)-tailSize:]
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
+}

@@ -1,0 +1,113 @@
+package stats
+
+import (
+	"fmt"
+	"math"
+
+	"vbench/attach"
+	"vbench/results"
+)
+
+// Fill recomputes every summary of f from its raw samples: medians and
+// intervals, MADs, outlier flags and overhead multiples. It is a function of
+// the samples alone, so merged shards get overheads even when a workload's
+// none cell was measured by another shard. Fill is idempotent.
+func Fill(f *results.File) {
+	for i := range f.Results {
+		fillCell(&f.Results[i])
+	}
+	for i := range f.Results {
+		c := &f.Results[i]
+		c.Overhead, c.OverheadLo, c.OverheadHi = 0, 0, 0
+		if c.Runs == 0 {
+			continue
+		}
+		if c.Mode == attach.ModeNone {
+			c.Overhead, c.OverheadLo, c.OverheadHi = 1, 1, 1
+			continue
+		}
+		none := f.Find(c.Workload, attach.ModeNone)
+		if none == nil || none.Runs == 0 {
+			continue
+		}
+		r, lo, hi := RatioCI(c.Elapsed(), none.Elapsed())
+		c.Overhead, c.OverheadLo, c.OverheadHi = finite(r), finite(lo), finite(hi)
+		if c.OverheadLo == 0 {
+			c.Warnings = append(c.Warnings, "too few runs for an overhead interval")
+		}
+	}
+}
+
+func fillCell(c *results.Cell) {
+	c.Warnings = nil
+	c.Outliers = 0
+	for i := range c.Samples {
+		c.Samples[i].Outlier = false
+	}
+	var idx []int
+	var el, wall, user, sys, rss []float64
+	for i, r := range c.Samples {
+		if r.Warmup || r.Error != "" {
+			continue
+		}
+		idx = append(idx, i)
+		el = append(el, float64(r.ElapsedNs))
+		wall = append(wall, float64(r.WallNs))
+		user = append(user, float64(r.UserNs))
+		sys = append(sys, float64(r.SysNs))
+		rss = append(rss, float64(r.MaxRSS))
+	}
+	c.Runs = len(el)
+	if c.Runs == 0 {
+		c.MedianNs, c.CILoNs, c.CIHiNs, c.MADNs = 0, 0, 0, 0
+		c.WallMedianNs, c.UserMedianNs, c.SysMedianNs, c.MaxRSSMedian = 0, 0, 0, 0
+		return
+	}
+	s := Summarize(el)
+	c.MedianNs, c.MADNs = s.Median, s.MAD
+	c.CILoNs, c.CIHiNs = finite(s.Lo), finite(s.Hi)
+	if c.CILoNs == 0 || c.CIHiNs == 0 { // half an interval would mislead
+		c.CILoNs, c.CIHiNs = 0, 0
+	}
+	c.Warnings = append(c.Warnings, s.Warnings...)
+	c.WallMedianNs, c.UserMedianNs, c.SysMedianNs, c.MaxRSSMedian = Median(wall), Median(user), Median(sys), Median(rss)
+	for j, out := range Outliers(el) {
+		if out {
+			c.Samples[idx[j]].Outlier = true
+			c.Outliers++
+		}
+	}
+	if c.Outliers > 0 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%d of %d runs are outliers (beyond %.1f scaled MADs of the median)", c.Outliers, c.Runs, OutlierZ))
+	}
+}
+
+// OverheadSamples expresses each measured run of cell c as a multiple of the
+// median of its workload's none cell in the same file: the per-run overhead
+// multiples that baseline comparison tests. Nil when there is no none cell.
+func OverheadSamples(f *results.File, c *results.Cell) []float64 {
+	if c.Mode == attach.ModeNone {
+		return nil
+	}
+	none := f.Find(c.Workload, attach.ModeNone)
+	if none == nil {
+		return nil
+	}
+	base := Median(none.Elapsed())
+	if !(base > 0) {
+		return nil
+	}
+	var out []float64
+	for _, x := range c.Elapsed() {
+		out = append(out, x/base)
+	}
+	return out
+}
+
+// finite maps ±Inf and NaN (which JSON cannot carry) to 0, meaning "none".
+func finite(x float64) float64 {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return 0
+	}
+	return x
+}

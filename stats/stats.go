@@ -1,0 +1,175 @@
+// Package stats turns raw run times into the numbers vbench reports: medians
+// with 95% confidence intervals, median absolute deviations, outlier flags,
+// overhead multiples with confidence intervals, and Mann-Whitney U tests.
+//
+// Medians, their confidence intervals and the U test come from
+// golang.org/x/perf/benchmath (AssumeNothing), so vbench prints the numbers
+// benchstat would print for the same samples. Quantiles of bootstrap
+// distributions come from gonum. The bootstrap itself (a few lines) and the
+// MAD are written here; no library in reach offers them.
+package stats
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"golang.org/x/perf/benchmath"
+	"gonum.org/v1/gonum/stat"
+)
+
+// Confidence is the level of every interval vbench reports.
+const Confidence = 0.95
+
+// OutlierZ is the modified z-score beyond which a run is flagged as an
+// outlier (Iglewicz and Hoaglin): |x - median| / (1.4826 * MAD) > 3.5.
+const OutlierZ = 3.5
+
+// madScale makes the MAD a consistent estimator of the standard deviation
+// for normal data.
+const madScale = 1.4826
+
+// Summary describes one sample.
+type Summary struct {
+	N      int
+	Median float64
+	// Lo and Hi bound the median's confidence interval (order statistics,
+	// distribution-free). They are ±Inf when N is too small for one (N < 6
+	// at 95%); Warnings then says so.
+	Lo, Hi     float64
+	Confidence float64 // actual level, >= Confidence
+	MAD        float64 // median absolute deviation (unscaled)
+	Warnings   []string
+}
+
+// Summarize computes the median, its 95% confidence interval and the MAD.
+// xs is not modified.
+func Summarize(xs []float64) Summary {
+	if len(xs) == 0 {
+		return Summary{Median: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), MAD: math.NaN(), Warnings: []string{"no samples"}}
+	}
+	s := benchmath.NewSample(clone(xs), &benchmath.DefaultThresholds)
+	sum := benchmath.AssumeNothing.Summary(s, Confidence)
+	out := Summary{N: len(xs), Median: sum.Center, Lo: sum.Lo, Hi: sum.Hi, Confidence: sum.Confidence, MAD: MAD(xs, sum.Center)}
+	for _, w := range sum.Warnings {
+		out.Warnings = append(out.Warnings, w.Error())
+	}
+	return out
+}
+
+// Median is the sample median (the mean of the two middle values for an even
+// count), the same statistic benchmath reports.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := clone(xs)
+	sort.Float64s(s)
+	return sortedMedian(s)
+}
+
+func sortedMedian(s []float64) float64 {
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// MAD is the median absolute deviation of xs around median.
+func MAD(xs []float64, median float64) float64 {
+	dev := make([]float64, len(xs))
+	for i, x := range xs {
+		dev[i] = math.Abs(x - median)
+	}
+	return Median(dev)
+}
+
+// Outliers flags the values whose modified z-score exceeds OutlierZ. When the
+// MAD is zero (more than half the values equal), every value different from
+// the median is an outlier.
+func Outliers(xs []float64) []bool {
+	out := make([]bool, len(xs))
+	if len(xs) < 3 {
+		return out
+	}
+	med := Median(xs)
+	mad := MAD(xs, med)
+	for i, x := range xs {
+		d := math.Abs(x - med)
+		if mad == 0 {
+			out[i] = d > 0
+		} else {
+			out[i] = d/(madScale*mad) > OutlierZ
+		}
+	}
+	return out
+}
+
+// Comparison is the outcome of comparing a sample with a baseline sample.
+type Comparison struct {
+	P        float64 // Mann-Whitney U, two-sided; 1 when the test could not run
+	Ratio    float64 // median(new) / median(old)
+	Warnings []string
+}
+
+// Compare runs the Mann-Whitney U test (benchmath.AssumeNothing, as
+// benchstat) between old and new and reports the ratio of their medians.
+func Compare(old, new []float64) Comparison {
+	th := benchmath.DefaultThresholds
+	a := benchmath.NewSample(clone(old), &th)
+	b := benchmath.NewSample(clone(new), &th)
+	c := benchmath.AssumeNothing.Compare(a, b)
+	out := Comparison{P: c.P, Ratio: Median(new) / Median(old)}
+	for _, w := range c.Warnings {
+		out.Warnings = append(out.Warnings, w.Error())
+	}
+	return out
+}
+
+// Bootstrap settings for ratio intervals. The seed is fixed so the same
+// samples always give the same interval (results files are reproducible).
+const (
+	BootstrapResamples = 4000
+	bootstrapSeed1     = 0x76626e6368 // "vbnch"
+	bootstrapSeed2     = 1
+)
+
+// RatioCI estimates median(num)/median(den) and a 95% percentile-bootstrap
+// interval: both samples are resampled independently (with replacement)
+// BootstrapResamples times and the 2.5% and 97.5% quantiles of the resampled
+// ratios are taken. The samples are independent runs of two cells, so
+// resampling them independently is the right model; the percentile method
+// needs no assumption about the shape of either distribution. With fewer
+// than 2 values on either side there is no interval (NaN).
+func RatioCI(num, den []float64) (ratio, lo, hi float64) {
+	ratio = Median(num) / Median(den)
+	if len(num) < 2 || len(den) < 2 {
+		return ratio, math.NaN(), math.NaN()
+	}
+	rng := rand.New(rand.NewPCG(bootstrapSeed1, bootstrapSeed2))
+	rs := make([]float64, BootstrapResamples)
+	bn := make([]float64, len(num))
+	bd := make([]float64, len(den))
+	for i := range rs {
+		resample(rng, num, bn)
+		resample(rng, den, bd)
+		rs[i] = sortedMedian(bn) / sortedMedian(bd)
+	}
+	sort.Float64s(rs)
+	alpha := (1 - Confidence) / 2
+	return ratio, stat.Quantile(alpha, stat.Empirical, rs, nil), stat.Quantile(1-alpha, stat.Empirical, rs, nil)
+}
+
+func resample(rng *rand.Rand, src, dst []float64) {
+	for i := range dst {
+		dst[i] = src[rng.IntN(len(src))]
+	}
+	sort.Float64s(dst)
+}
+
+func clone(xs []float64) []float64 { return append([]float64(nil), xs...) }
+
+// FormatP prints a p-value the way benchstat does.
+func FormatP(p float64) string { return fmt.Sprintf("p=%0.3f", p) }

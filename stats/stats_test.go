@@ -1,0 +1,156 @@
+package stats
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"vbench/results"
+)
+
+func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol*math.Max(1, math.Abs(b)) }
+
+// Textbook values: for n = 10 the distribution-free 95% interval of the
+// median is [x(2), x(9)] with actual coverage 1 - 2*P(Bin(10,.5) <= 1) = 0.9785.
+func TestSummarizeKnown(t *testing.T) {
+	xs := []float64{7, 3, 10, 1, 5, 2, 9, 4, 8, 6}
+	s := Summarize(xs)
+	if s.N != 10 || s.Median != 5.5 || s.Lo != 2 || s.Hi != 9 || !near(s.Confidence, 0.978515625, 1e-9) {
+		t.Errorf("Summarize = %+v", s)
+	}
+	if s.MAD != 2.5 { // |x-5.5| = .5,.5,1.5,1.5,2.5,2.5,3.5,3.5,4.5,4.5
+		t.Errorf("MAD = %v, want 2.5", s.MAD)
+	}
+	if xs[0] != 7 {
+		t.Errorf("Summarize sorted its input")
+	}
+	// Odd n: the middle value; n=5 has no 95% interval.
+	s = Summarize([]float64{5, 1, 4, 2, 3})
+	if s.Median != 3 || !math.IsInf(s.Lo, -1) || len(s.Warnings) != 1 {
+		t.Errorf("n=5: %+v", s)
+	}
+}
+
+func TestOutliers(t *testing.T) {
+	xs := []float64{10, 11, 12, 13, 100}
+	got := Outliers(xs)
+	want := []bool{false, false, false, false, true}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("Outliers(%v) = %v, want %v", xs, got, want)
+		}
+	}
+	// MAD 0: everything off the median is an outlier.
+	got = Outliers([]float64{5, 5, 5, 5, 6})
+	if !got[4] || got[0] {
+		t.Errorf("MAD 0: %v", got)
+	}
+	// Normal spread: no flags.
+	for _, o := range Outliers([]float64{100, 101, 99, 102, 98, 100, 101}) {
+		if o {
+			t.Errorf("flagged an ordinary value")
+		}
+	}
+}
+
+// Exact Mann-Whitney U: completely separated samples of 5 and 5 give the
+// smallest two-sided p there is, 2/C(10,5) = 2/252.
+func TestCompareKnown(t *testing.T) {
+	c := Compare([]float64{1, 2, 3, 4, 5}, []float64{6, 7, 8, 9, 10})
+	if !near(c.P, 2.0/252, 1e-12) || c.Ratio != 8.0/3 {
+		t.Errorf("Compare = %+v", c)
+	}
+	c = Compare([]float64{1, 2, 3, 4, 5}, []float64{1, 2, 3, 4, 5})
+	if c.P != 1 || c.Ratio != 1 {
+		t.Errorf("identical samples: %+v", c)
+	}
+}
+
+func TestRatioCI(t *testing.T) {
+	den := []float64{100, 102, 98, 101, 99, 103, 97, 100, 101, 99}
+	num := make([]float64, len(den))
+	for i, x := range den {
+		num[i] = 2 * x
+	}
+	r, lo, hi := RatioCI(num, den)
+	if r != 2 || !(lo < 2 && 2 < hi) || lo < 1.9 || hi > 2.1 {
+		t.Errorf("RatioCI = %v [%v, %v]", r, lo, hi)
+	}
+	r2, lo2, hi2 := RatioCI(num, den)
+	if r2 != r || lo2 != lo || hi2 != hi {
+		t.Errorf("RatioCI is not deterministic")
+	}
+	if _, lo, _ := RatioCI([]float64{1}, den); !math.IsNaN(lo) {
+		t.Errorf("one value should give no interval")
+	}
+}
+
+// The bootstrap interval must cover the true ratio of medians about 95% of
+// the time. 300 simulated experiments of 10 vs 10 log-normal runs with a true
+// ratio of 1.3; the seed is fixed, so this is deterministic.
+func TestRatioCICoverage(t *testing.T) {
+	rng := rand.New(rand.NewPCG(42, 7))
+	const trials, n, ratio, sigma = 300, 10, 1.3, 0.05
+	covered := 0
+	for i := 0; i < trials; i++ {
+		den := make([]float64, n)
+		num := make([]float64, n)
+		for j := 0; j < n; j++ {
+			den[j] = 1e6 * math.Exp(sigma*rng.NormFloat64())
+			num[j] = ratio * 1e6 * math.Exp(sigma*rng.NormFloat64())
+		}
+		_, lo, hi := RatioCI(num, den)
+		if lo <= ratio && ratio <= hi {
+			covered++
+		}
+	}
+	rate := float64(covered) / trials
+	t.Logf("coverage %.3f", rate)
+	// Percentile bootstraps of medians of small samples run a little under
+	// nominal; below 0.88 would be a broken method.
+	if rate < 0.88 || rate > 0.995 {
+		t.Errorf("coverage %.3f, want about 0.95", rate)
+	}
+}
+
+func run(seq int, elapsed int64) results.Run {
+	return results.Run{Seq: seq, ElapsedNs: elapsed, WallNs: elapsed + 1000, UserNs: elapsed / 2, MaxRSS: 1 << 20}
+}
+
+func TestFill(t *testing.T) {
+	none := results.Cell{Workload: "w", Mode: "none"}
+	tr := results.Cell{Workload: "w", Mode: "tracing"}
+	none.Samples = append(none.Samples, results.Run{Warmup: true, ElapsedNs: 1})
+	for i := 0; i < 10; i++ {
+		none.Samples = append(none.Samples, run(i, int64(1000+i)))
+		tr.Samples = append(tr.Samples, run(i, int64(3000+3*i)))
+	}
+	tr.Samples = append(tr.Samples, results.Run{ElapsedNs: 5, Error: "exit 1"})
+	short := results.Cell{Workload: "v", Mode: "none", Samples: []results.Run{run(0, 5), run(1, 6)}}
+	f := &results.File{Results: []results.Cell{tr, none, short}}
+	Fill(f)
+	Fill(f) // idempotent
+	n, c, s := f.Results[1], f.Results[0], f.Results[2]
+	if n.Runs != 10 || n.MedianNs != 1004.5 || n.CILoNs != 1001 || n.CIHiNs != 1008 || n.Overhead != 1 {
+		t.Errorf("none cell: %+v", n)
+	}
+	if c.Runs != 10 || c.MedianNs != 3013.5 || c.Overhead != 3013.5/1004.5 || !(c.OverheadLo < c.Overhead && c.Overhead < c.OverheadHi) {
+		t.Errorf("tracing cell: runs %d median %v overhead %v [%v, %v]", c.Runs, c.MedianNs, c.Overhead, c.OverheadLo, c.OverheadHi)
+	}
+	if c.WallMedianNs != 4013.5 || c.UserMedianNs != 1506.5 || c.MaxRSSMedian != 1<<20 {
+		t.Errorf("resource medians: %+v", c)
+	}
+	if s.CILoNs != 0 || s.CIHiNs != 0 || len(s.Warnings) == 0 {
+		t.Errorf("2 runs should have no interval and a warning: %+v", s)
+	}
+	os := OverheadSamples(f, &f.Results[0])
+	if len(os) != 10 || os[0] != 3000/1004.5 {
+		t.Errorf("OverheadSamples = %v", os)
+	}
+	// An outlier is flagged on its run and counted, not dropped.
+	f.Results[1].Samples[5].ElapsedNs = 1_000_000
+	Fill(f)
+	if f.Results[1].Outliers != 1 || !f.Results[1].Samples[5].Outlier || f.Results[1].Runs != 10 {
+		t.Errorf("outlier: %+v", f.Results[1])
+	}
+}
