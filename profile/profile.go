@@ -39,6 +39,7 @@ type Profile struct {
 	Include        []string   `json:"include,omitempty"`     // filter patterns in effect
 	Exclude        []string   `json:"exclude,omitempty"`
 	Complete       bool       `json:"complete"` // written from Shutdown (false: from an exit path)
+	Warnings       []string   `json:"warnings,omitempty"` // what limits this profile's accuracy
 	Functions      []Function `json:"functions"`
 	Threads        []Thread   `json:"threads"`
 }

@@ -1,0 +1,110 @@
+// The enter/leave/tailcall hot path. Called only from the asm stubs in
+// hooks.S, which save the caller-saved integer registers. The whole file is
+// compiled for general-purpose registers only, so nothing here touches an
+// SSE/AVX register and the stubs need not save xmm0-7. Nothing here
+// allocates, locks, makes a system call or enters Go: nodes come from the
+// thread's arena chunk, refilled with one atomic add.
+#pragma GCC push_options
+#pragma GCC target("general-regs-only")
+
+#include "vb.h"
+
+// Per-thread tree. initial-exec: a plain %fs-relative load, no
+// __tls_get_addr and no allocation on first touch.
+__thread vb_thread *vb_tls_thread __attribute__((tls_model("initial-exec")));
+
+// The arena: one big MAP_NORESERVE mapping, carved into per-thread chunks.
+char *vb_arena_base;
+uint64_t vb_arena_size;
+uint64_t vb_arena_off; // atomically advanced
+#define VB_CHUNK (64 * 1024)
+
+static __attribute__((noinline)) int refill(vb_thread *t) {
+	uint64_t off = __atomic_fetch_add(&vb_arena_off, VB_CHUNK, __ATOMIC_RELAXED);
+	if (off + VB_CHUNK > vb_arena_size) return 0;
+	t->chunk_cur = vb_arena_base + off;
+	t->chunk_end = t->chunk_cur + VB_CHUNK;
+	return 1;
+}
+
+// vb_node_child finds or creates p's child for fn. Children are prepended and
+// published with a release store; lists are never reordered, so a concurrent
+// reader (the profile writer) always sees a consistent list.
+vb_node *vb_node_child(vb_thread *t, vb_node *p, vb_fn *fn) {
+	vb_node *c = p->hint;
+	if (__builtin_expect(c != 0 && c->fn == fn, 1)) return c;
+	for (c = p->first; c; c = c->next) {
+		if (c->fn == fn) {
+			p->hint = c;
+			return c;
+		}
+	}
+	if ((size_t)(t->chunk_end - t->chunk_cur) < sizeof(vb_node) && !refill(t)) return 0;
+	c = (vb_node *)t->chunk_cur; // arena memory is zero-filled
+	t->chunk_cur += sizeof(vb_node);
+	c->fn = fn;
+	c->parent = p;
+	c->next = p->first;
+	__atomic_store_n(&p->first, c, __ATOMIC_RELEASE);
+	p->hint = c;
+	return c;
+}
+
+// Returns 1 when the thread has no tree yet (the stub then takes the slow
+// path, which saves the vector registers and calls vb_enter_slow).
+int vb_enter_fast(vb_fn *fn) {
+	vb_thread *t = vb_tls_thread;
+	if (__builtin_expect(t == 0, 0)) return 1;
+	if (__builtin_expect(t->lost != 0, 0)) {
+		t->lost++;
+		return 0;
+	}
+	vb_node *c = vb_node_child(t, t->active, fn);
+	if (__builtin_expect(c == 0, 0)) {
+		t->lost = 1;
+		return 0;
+	}
+	c->calls++;
+	t->active = c;
+	c->start = vb_rdtsc();
+	return 0;
+}
+
+static inline void close_frame(vb_thread *t, vb_node *c, uint64_t now) {
+	uint64_t d = now - c->start;
+	c->incl_ticks += d;
+	c->parent->child_ticks += d;
+	t->active = c->parent;
+}
+
+// vb_pop_to closes every open frame from the active one up to and including
+// the nearest frame of fn. A frame whose leave never came (an unwind we were
+// not told about) is closed at the same instant. Returns 0 if fn is not open.
+int vb_pop_to(vb_thread *t, vb_fn *fn) {
+	vb_node *c = t->active;
+	while (c->fn && c->fn != fn) c = c->parent;
+	if (!c->fn) return 0;
+	uint64_t now = vb_rdtsc();
+	for (;;) {
+		vb_node *a = t->active;
+		close_frame(t, a, now);
+		if (a == c) return 1;
+	}
+}
+
+void vb_leave_fast(vb_fn *fn) {
+	vb_thread *t = vb_tls_thread;
+	if (__builtin_expect(t == 0, 0)) return;
+	if (__builtin_expect(t->lost != 0, 0)) {
+		t->lost--;
+		return;
+	}
+	vb_node *c = t->active;
+	if (__builtin_expect(c->fn == fn, 1)) {
+		close_frame(t, c, vb_rdtsc());
+		return;
+	}
+	vb_pop_to(t, fn);
+}
+
+#pragma GCC pop_options

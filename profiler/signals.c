@@ -1,0 +1,62 @@
+// The SA_ONSTACK hazard (golang/go#78883, dotnet/runtime#127320): when the Go
+// runtime of a c-shared library initialises, it adds SA_ONSTACK to every
+// async signal handler that is already installed, including CoreCLR's
+// SIGRTMIN activation handler (thread suspension for GC). That handler then
+// runs on the thread's small alternate signal stack and can overflow it.
+//
+// We snapshot every handler's flags in a constructor that runs before Go's
+// (a prioritised .init_array entry runs before the Go runtime's plain one),
+// and after Go's initialisation restore the flags of every handler Go left in
+// place (same handler, flags changed) to what their owner asked for. SIGRTMIN
+// additionally gets SA_ONSTACK cleared unconditionally. VBENCH_DEBUG=1 logs
+// each change; VBENCH_DEBUG_KEEP_ONSTACK=1 skips the fix (to demonstrate the
+// crash).
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include "vb.h"
+
+#define NSIG_ 65
+static struct sigaction before[NSIG_];
+static int have_before[NSIG_];
+
+__attribute__((constructor(101))) static void snapshot_signals(void) {
+	for (int s = 1; s < NSIG_; s++)
+		if (sigaction(s, 0, &before[s]) == 0) have_before[s] = 1;
+}
+
+static void *handler_of(const struct sigaction *sa) {
+	return (sa->sa_flags & SA_SIGINFO) ? (void *)sa->sa_sigaction : (void *)sa->sa_handler;
+}
+
+void vb_signals_fix(void) {
+	const char *keep = getenv("VBENCH_DEBUG_KEEP_ONSTACK");
+	if (keep && *keep && strcmp(keep, "0") != 0) {
+		vb_log("VBENCH_DEBUG_KEEP_ONSTACK set: leaving SIGRTMIN flags 0x%x as the Go runtime left them", vb_sigrtmin_flags());
+		return;
+	}
+	for (int s = 1; s < NSIG_; s++) {
+		if (s == SIGKILL || s == SIGSTOP) continue;
+		struct sigaction now;
+		if (sigaction(s, 0, &now) != 0) continue;
+		void *h = handler_of(&now);
+		if (h == (void *)SIG_DFL || h == (void *)SIG_IGN) continue;
+		int want = now.sa_flags;
+		if (have_before[s] && handler_of(&before[s]) == h)
+			want = (now.sa_flags & ~SA_ONSTACK) | (before[s].sa_flags & SA_ONSTACK);
+		if (s == SIGRTMIN) want &= ~SA_ONSTACK;
+		if (want != now.sa_flags) {
+			int old = now.sa_flags;
+			now.sa_flags = want;
+			if (sigaction(s, &now, 0) == 0)
+				vb_log("signal %d: flags 0x%x -> 0x%x (restored the owner's SA_ONSTACK setting)", s, old, want);
+		}
+	}
+}
+
+int vb_sigrtmin_flags(void) {
+	struct sigaction sa;
+	if (sigaction(SIGRTMIN, 0, &sa) != 0) return -1;
+	return sa.sa_flags;
+}

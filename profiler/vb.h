@@ -1,0 +1,101 @@
+// Shared state of the vbench profiler's C core. See doc.go for the design.
+#ifndef VB_H
+#define VB_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "com.h"
+
+// Modes (must match config.go).
+enum { VB_MODE_NULL = 1, VB_MODE_TRACING = 2, VB_MODE_SAMPLING = 3 };
+
+// One profiled function: every FunctionID of one method (module + methodDef
+// token; all generic instantiations) maps to one record. Its address is the
+// client ID the ELT hooks receive, so the hot path needs no lookup.
+typedef struct vb_fn {
+	uint32_t id;      // index in the function table (vb_fn_at)
+	uint8_t user;     // passes the include/exclude filter (hooked in tracing)
+	ModuleID module_id;
+	mdToken token;
+	char *name;       // Namespace.Type.Method, UTF-8
+	char *module;     // module file name, e.g. App.dll
+	char *assembly;   // assembly simple name
+	char *type_name;  // namespace-qualified type name (filter input)
+} vb_fn;
+
+// One call path of one thread. A node is on the stack at most once at a time
+// (the path from the root is unique), so the open frame's start time lives in
+// the node itself.
+typedef struct vb_node {
+	vb_fn *fn;                 // NULL for a thread's root sentinel
+	struct vb_node *parent;
+	struct vb_node *first;     // children, newest first; published with release stores
+	struct vb_node *next;      // sibling
+	struct vb_node *hint;      // last child found (lookup cache; lists never reorder)
+	uint64_t calls;
+	uint64_t incl_ticks;       // closed frames' inclusive time in TSC ticks
+	uint64_t child_ticks;      // inclusive ticks of closed child frames
+	uint64_t start;            // TSC at enter of the open frame
+	uint64_t incl_samples;     // sampling: stacks containing this path
+	uint64_t excl_samples;     // sampling: stacks ending here
+} vb_node;
+
+typedef struct vb_thread {
+	struct vb_thread *next_thread; // global lock-free list
+	vb_node root;
+	vb_node *active;
+	uint64_t lost;             // frames not recorded because the arena ran out
+	char *chunk_cur, *chunk_end;
+	FunctionID unwind_fid;     // last ExceptionUnwindFunctionEnter
+	ThreadID managed_id;
+	int32_t os_tid;
+	int32_t dead;              // thread exited; cpu_ns is final
+	int64_t cpu_ns;
+	uint64_t samples;
+} vb_thread;
+
+// Global state (profiler.c).
+extern int vb_mode;
+extern int vb_debug;
+extern IUnknown *vb_info; // ICorProfilerInfo10
+extern uint64_t vb_tsc_start, vb_mono_start_ns, vb_realtime_start_ns;
+extern int64_t vb_interval_ns;
+
+// Arena and threads (tree.c).
+int vb_arena_init(void);
+vb_thread *vb_thread_new(int32_t os_tid, ThreadID managed);
+vb_thread *vb_threads_head(void);
+vb_node *vb_node_child(vb_thread *t, vb_node *p, vb_fn *fn);
+void vb_tree_thread_key_init(void);
+int64_t vb_thread_cpu_ns(vb_thread *t);
+uint64_t vb_arena_used(void);
+int vb_arena_exhausted(void);
+
+static inline uint64_t vb_rdtsc(void) {
+	uint32_t lo, hi;
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+// Names and filter (names.c).
+vb_fn *vb_fn_for_function(FunctionID fid);   // resolve (once) and cache
+vb_fn *vb_fn_lookup(FunctionID fid);         // cached only, NULL if unknown
+uint32_t vb_fn_count(void);
+vb_fn *vb_fn_at(uint32_t i);
+void vb_filter_set(const char *include, const char *exclude);
+int vb_filter_user(const char *assembly, const char *type_name);
+
+// Sampling (sampler.c).
+int vb_sampler_start(void);
+void vb_sampler_stop(void);
+
+// Signals (signals.c).
+void vb_signals_fix(void);
+int vb_sigrtmin_flags(void);
+
+// Logging and configuration (profiler.c).
+void vb_log(const char *fmt, ...);
+void vb_err(const char *fmt, ...);
+void vb_configure(int mode, int64_t interval_ns, const char *include, const char *exclude);
+
+#endif
