@@ -51,3 +51,6 @@ func vbGoWrite(complete C.int) {
 		logf("writing the profile: %v", err)
 	}
 }
+
+// clsidString is clsid.h's CLSID, for the test that keeps it equal to attach.CLSID.
+func clsidString() string { return C.GoString(C.vb_clsid_string()) }

@@ -96,6 +96,7 @@ int vb_sigrtmin_flags(void);
 // Logging and configuration (profiler.c).
 void vb_log(const char *fmt, ...);
 void vb_err(const char *fmt, ...);
+const char *vb_clsid_string(void);
 void vb_configure(int mode, int64_t interval_ns, const char *include, const char *exclude);
 
 #endif

@@ -31,6 +31,7 @@ namespace VbTest
                     break;
                 case "cpu": Hot.Run(n > 0 ? n : 1500); break;
                 case "exit": Exiter.Run(n); return 99; // not reached: Environment.Exit
+                case "nativeexit": Exiter.RunNative(n); return 99; // not reached: libc exit()
                 case "exitcode": Console.WriteLine("exiting with " + n); return n;
                 case "sigflags": SigFlags.Print(); break;
                 case "stress": return Stress.Run(n > 0 ? n : 8);
@@ -227,7 +228,7 @@ namespace VbTest
         }
     }
 
-    public static class Exiter
+    public static partial class Exiter
     {
         public static void Work(int n) { for (int i = 0; i < n; i++) Loop.Step(i); }
         public static void Run(int n)
@@ -236,6 +237,22 @@ namespace VbTest
             Console.WriteLine("exiting via Environment.Exit(3)");
             Console.Out.Flush();
             Environment.Exit(3);
+        }
+    }
+
+    public static partial class Exiter
+    {
+        [DllImport("libc", EntryPoint = "exit")]
+        static extern void LibcExit(int code);
+
+        // exit(3) straight from managed code: the process ends without the
+        // runtime's orderly shutdown, so the profiler's Shutdown never comes.
+        public static void RunNative(int n)
+        {
+            Work(n > 0 ? n : 100);
+            Console.WriteLine("exiting via libc exit(4)");
+            Console.Out.Flush();
+            LibcExit(4);
         }
     }
 
