@@ -55,7 +55,7 @@ func (p *Profile) Pprof() *profile.Profile {
 				}
 				pp.Sample = append(pp.Sample, &profile.Sample{
 					Location: ls, Value: v,
-					Label:    map[string][]string{"thread": {strconv.Itoa(t.OSID)}},
+					Label: map[string][]string{"thread": {strconv.Itoa(t.OSID)}},
 				})
 			}
 			walk(n.Children, t)

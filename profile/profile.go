@@ -38,7 +38,7 @@ type Profile struct {
 	Samples        int64      `json:"samples,omitempty"`     // sampling ticks taken
 	Include        []string   `json:"include,omitempty"`     // filter patterns in effect
 	Exclude        []string   `json:"exclude,omitempty"`
-	Complete       bool       `json:"complete"` // written from Shutdown (false: from an exit path)
+	Complete       bool       `json:"complete"`           // written from Shutdown (false: from an exit path)
 	Warnings       []string   `json:"warnings,omitempty"` // what limits this profile's accuracy
 	Functions      []Function `json:"functions"`
 	Threads        []Thread   `json:"threads"`
