@@ -12,6 +12,7 @@ import (
 func (p *Profile) Encode(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
+	enc.SetEscapeHTML(false)
 	return enc.Encode(p)
 }
 

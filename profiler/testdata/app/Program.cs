@@ -34,7 +34,7 @@ namespace VbTest
                 case "nativeexit": Exiter.RunNative(n); return 99; // not reached: libc exit()
                 case "exitcode": Console.WriteLine("exiting with " + n); return n;
                 case "sigflags": SigFlags.Print(); break;
-                case "stress": return Stress.Run(n > 0 ? n : 8);
+                case "stress": return Stress.Run(n > 0 ? n : 8, args.Length > 2 ? int.Parse(args[2]) : 3000);
                 case "fib": FibBench.Run(n > 0 ? n : 100); break;
                 default: Console.Error.WriteLine("unknown scenario " + scenario); return 2;
             }
@@ -314,14 +314,14 @@ namespace VbTest
 
         static void Fail(int r) { if (r >= 0) throw new ArgumentException("r=" + r); }
 
-        public static int Run(int threads)
+        public static int Run(int threads, int rounds)
         {
             var sums = new long[threads];
             var ts = new Thread[threads];
             for (int k = 0; k < threads; k++)
             {
                 int kk = k;
-                ts[k] = new Thread(() => sums[kk] = Churn(kk, 400));
+                ts[k] = new Thread(() => sums[kk] = Churn(kk, rounds));
                 ts[k].Start();
             }
             foreach (var t in ts) t.Join();
