@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -51,6 +52,7 @@ const (
 	EnvInterval   = "VBENCH_INTERVAL"    // sampling interval, a Go duration ("10ms")
 	EnvInclude    = "VBENCH_INCLUDE"     // comma-separated assembly/namespace patterns
 	EnvExclude    = "VBENCH_EXCLUDE"     // comma-separated assembly/namespace patterns
+	EnvTimeSample = "VBENCH_TIME_SAMPLE" // tracing: time 1 in N calls of hot nodes (1: every call)
 )
 
 // Options are the profiler settings a caller may choose.
@@ -60,6 +62,7 @@ type Options struct {
 	Interval   time.Duration // sampling only; 0 means the profiler's default
 	Include    []string
 	Exclude    []string
+	TimeSample int // tracing only; 0 means the profiler's default (16), 1 times every call
 }
 
 // Env returns the variables to add to a child's environment so that CoreCLR
@@ -80,6 +83,9 @@ func Env(libPath string, opts Options) []string {
 	}
 	if opts.Interval > 0 {
 		env = append(env, EnvInterval+"="+opts.Interval.String())
+	}
+	if opts.TimeSample > 0 {
+		env = append(env, EnvTimeSample+"="+strconv.Itoa(opts.TimeSample))
 	}
 	if len(opts.Include) > 0 {
 		env = append(env, EnvInclude+"="+strings.Join(opts.Include, ","))

@@ -73,10 +73,84 @@
 	add rsp, 128
 .endm
 
+// Field offsets (checked against vb.h by _Static_assert in hot.c).
+#define N_FN 0
+#define N_PARENT 8
+#define N_HINT 32
+#define N_CALLS 40
+#define N_INCL 48
+#define N_TIMED 56
+#define N_START 64
+#define T_ACTIVE 96
+#define T_LOST 104
+#define T_SKIP 112
+#define T_RNG 120
+
+// The fast paths below are pure assembly: load the thread's tree from the
+// initial-exec TLS slot, check that the node we expect is there (enter: the
+// active node's last-hit child is this function; leave: the active node is
+// this function), update it, take one rdtsc. They clobber only r10, r11 and
+// flags (CoreCLR's own ProfileEnterNaked/ProfileLeaveNaked do not preserve
+// r10/r11 either) and save rax/rdx around rdtsc. Everything else (first call
+// on a thread, a child not seen last time, a mismatched leave, a full arena)
+// takes the C path with every caller-saved register preserved.
+
 	.globl vb_enter_stub
 	.hidden vb_enter_stub
 	.type vb_enter_stub, @function
 vb_enter_stub:
+	mov r11, QWORD PTR vb_tls_thread@GOTTPOFF[rip]
+	mov r11, QWORD PTR fs:[r11]
+	test r11, r11
+	jz .Lenter_c
+	cmp QWORD PTR [r11+T_LOST], 0
+	jne .Lenter_c
+	mov r10, QWORD PTR [r11+T_ACTIVE]
+	mov r10, QWORD PTR [r10+N_HINT]
+	test r10, r10
+	jz .Lenter_c
+	cmp QWORD PTR [r10+N_FN], r14
+	jne .Lenter_c
+	mov QWORD PTR [r11+T_ACTIVE], r10
+	push rax
+	push rdx
+	mov rax, QWORD PTR [r10+N_CALLS]
+	inc rax
+	mov QWORD PTR [r10+N_CALLS], rax
+	// Timing schedule (see vb_time_this in hot.c): a node's first calls
+	// are all timed; later, one in about 16, chosen at random.
+	cmp rax, QWORD PTR vb_time_threshold[rip]
+	jbe .Lenter_time
+	dec QWORD PTR [r11+T_SKIP]
+	jz .Lenter_reseed
+	mov QWORD PTR [r10+N_START], 0
+	pop rdx
+	pop rax
+	ret
+.Lenter_reseed:
+	mov rax, QWORD PTR [r11+T_RNG]
+	mov rdx, rax
+	shl rdx, 13
+	xor rax, rdx
+	mov rdx, rax
+	shr rdx, 7
+	xor rax, rdx
+	mov rdx, rax
+	shl rdx, 17
+	xor rax, rdx
+	mov QWORD PTR [r11+T_RNG], rax
+	and rax, QWORD PTR vb_time_mask[rip]
+	inc rax
+	mov QWORD PTR [r11+T_SKIP], rax
+.Lenter_time:
+	rdtsc
+	shl rdx, 32
+	or rax, rdx
+	mov QWORD PTR [r10+N_START], rax
+	pop rdx
+	pop rax
+	ret
+.Lenter_c:
 	SAVE_INT
 	mov rdi, r14
 	call vb_enter_fast
@@ -93,25 +167,48 @@ vb_enter_stub:
 	ret
 	.size vb_enter_stub, .-vb_enter_stub
 
+// Leave and tailcall (a tail call leaves the current frame before the
+// callee's enter) share one stub: the client ID is in rdi for both.
 	.globl vb_leave_stub
 	.hidden vb_leave_stub
 	.type vb_leave_stub, @function
+	.globl vb_tailcall_stub
+	.hidden vb_tailcall_stub
+	.type vb_tailcall_stub, @function
 vb_leave_stub:
+vb_tailcall_stub:
+	mov r11, QWORD PTR vb_tls_thread@GOTTPOFF[rip]
+	mov r11, QWORD PTR fs:[r11]
+	test r11, r11
+	jz .Lleave_ret
+	cmp QWORD PTR [r11+T_LOST], 0
+	jne .Lleave_c
+	mov r10, QWORD PTR [r11+T_ACTIVE]
+	cmp QWORD PTR [r10+N_FN], rdi
+	jne .Lleave_c
+	push rax
+	push rdx
+	cmp QWORD PTR [r10+N_START], 0
+	je .Lleave_untimed
+	rdtsc
+	shl rdx, 32
+	or rax, rdx
+	sub rax, QWORD PTR [r10+N_START]
+	add QWORD PTR [r10+N_INCL], rax
+	inc QWORD PTR [r10+N_TIMED]
+.Lleave_untimed:
+	mov rdx, QWORD PTR [r10+N_PARENT]
+	mov QWORD PTR [r11+T_ACTIVE], rdx
+	pop rdx
+	pop rax
+.Lleave_ret:
+	ret
+.Lleave_c:
 	SAVE_INT
 	call vb_leave_fast
 	RESTORE_INT
 	ret
 	.size vb_leave_stub, .-vb_leave_stub
-
-// A tail call leaves the current frame before the callee's enter.
-	.globl vb_tailcall_stub
-	.hidden vb_tailcall_stub
-	.type vb_tailcall_stub, @function
-vb_tailcall_stub:
-	SAVE_INT
-	call vb_leave_fast
-	RESTORE_INT
-	ret
 	.size vb_tailcall_stub, .-vb_tailcall_stub
 
 // The null engine: registered like the tracer's hooks, does nothing. It is the

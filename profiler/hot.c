@@ -9,9 +9,24 @@
 
 #include "vb.h"
 
+// hooks.S hard-codes these offsets.
+_Static_assert(offsetof(vb_node, fn) == 0, "N_FN");
+_Static_assert(offsetof(vb_node, parent) == 8, "N_PARENT");
+_Static_assert(offsetof(vb_node, hint) == 32, "N_HINT");
+_Static_assert(offsetof(vb_node, calls) == 40, "N_CALLS");
+_Static_assert(offsetof(vb_node, incl_ticks) == 48, "N_INCL");
+_Static_assert(offsetof(vb_node, timed) == 56, "N_TIMED");
+_Static_assert(offsetof(vb_node, start) == 64, "N_START");
+_Static_assert(offsetof(vb_thread, active) == 96, "T_ACTIVE");
+_Static_assert(offsetof(vb_thread, lost) == 104, "T_LOST");
+_Static_assert(offsetof(vb_thread, skip) == 112, "T_SKIP");
+_Static_assert(offsetof(vb_thread, rng) == 120, "T_RNG");
+
 // Per-thread tree. initial-exec: a plain %fs-relative load, no
 // __tls_get_addr and no allocation on first touch.
 __thread vb_thread *vb_tls_thread __attribute__((tls_model("initial-exec")));
+
+__attribute__((visibility("hidden"))) uint64_t vb_time_threshold = 1024, vb_time_mask = 31;
 
 // The arena: one big MAP_NORESERVE mapping, carved into per-thread chunks.
 char *vb_arena_base;
@@ -50,6 +65,22 @@ vb_node *vb_node_child(vb_thread *t, vb_node *p, vb_fn *fn) {
 	return c;
 }
 
+// vb_time_this decides whether this call of node c is timed: always for the
+// node's first vb_time_threshold calls, then about one call in
+// (vb_time_mask+1)/2, at random (xorshift64), so the timed calls are an
+// unbiased sample. hooks.S implements the same schedule.
+static inline int vb_time_this(vb_thread *t, vb_node *c) {
+	if (c->calls <= vb_time_threshold) return 1;
+	if (--t->skip != 0) return 0;
+	uint64_t x = t->rng;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	t->rng = x;
+	t->skip = (x & vb_time_mask) + 1;
+	return 1;
+}
+
 // Returns 1 when the thread has no tree yet (the stub then takes the slow
 // path, which saves the vector registers and calls vb_enter_slow).
 int vb_enter_fast(vb_fn *fn) {
@@ -66,14 +97,15 @@ int vb_enter_fast(vb_fn *fn) {
 	}
 	c->calls++;
 	t->active = c;
-	c->start = vb_rdtsc();
+	c->start = vb_time_this(t, c) ? vb_rdtsc() : 0;
 	return 0;
 }
 
 static inline void close_frame(vb_thread *t, vb_node *c, uint64_t now) {
-	uint64_t d = now - c->start;
-	c->incl_ticks += d;
-	c->parent->child_ticks += d;
+	if (c->start) {
+		c->incl_ticks += now - c->start;
+		c->timed++;
+	}
 	t->active = c->parent;
 }
 

@@ -35,6 +35,7 @@ func vbGoConfigure() C.int {
 	inc, exc := C.CString(joinComma(cfg.include)), C.CString(joinComma(cfg.exclude))
 	// Kept for the life of the process: C's filter holds its own copies.
 	C.vb_configure(C.int(cfg.mode), C.int64_t(cfg.interval.Nanoseconds()), inc, exc)
+	C.vb_set_time_sample(C.int(cfg.timeSample))
 	return 0
 }
 
@@ -54,3 +55,10 @@ func vbGoWrite(complete C.int) {
 
 // clsidString is clsid.h's CLSID, for the test that keeps it equal to attach.CLSID.
 func clsidString() string { return C.GoString(C.vb_clsid_string()) }
+
+// benchPairs runs n enter/leave pairs through the tracing stubs (kind 0), the
+// null stubs (1) or just two rdtsc (2) and returns the elapsed nanoseconds.
+func benchPairs(n int64, kind int) int64 { return int64(C.vb_bench_pairs(C.int64_t(n), C.int(kind))) }
+
+// hookPairCalls runs n pairs for a fresh function and returns its node's calls.
+func hookPairCalls(n int64) int64 { return int64(C.vb_bench_calls(C.int64_t(n))) }

@@ -91,6 +91,16 @@ void vb_configure(int mode, int64_t interval_ns, const char *include, const char
 	vb_filter_set(include, exclude);
 }
 
+// Called by Go: n == 1 times every call; else hot nodes are timed on a random
+// ~1/n of their calls (n a power of two).
+void vb_set_time_sample(int n) {
+	if (n <= 1) {
+		vb_time_threshold = UINT64_MAX;
+		return;
+	}
+	vb_time_mask = 2 * (uint64_t)n - 1;
+}
+
 // vb_write writes the profile once (from Shutdown, or from the exit path).
 static void vb_write(int complete) {
 	if (!initialized || __atomic_exchange_n(&written, 1, __ATOMIC_ACQ_REL)) return;

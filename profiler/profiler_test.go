@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -142,6 +143,54 @@ func TestTracingExactCallCounts(t *testing.T) {
 	if run := p.Function("VbTest.Recursion.Run"); run.InclusiveNs < fib.InclusiveNs {
 		t.Errorf("Recursion.Run inclusive %d < Fib inclusive %d", run.InclusiveNs, fib.InclusiveNs)
 	}
+	for _, th := range p.Threads {
+		checkTimes(t, p, th.Roots)
+	}
+}
+
+// checkTimes verifies every node: 0 <= exclusive <= inclusive, and the
+// children's inclusive times fit inside their parent's (a rounding ns apart).
+func checkTimes(t *testing.T, p *profile.Profile, ns []profile.Node) {
+	t.Helper()
+	for _, n := range ns {
+		var kids int64
+		for _, c := range n.Children {
+			kids += c.InclusiveNs
+		}
+		if n.ExclusiveNs < 0 || n.ExclusiveNs > n.InclusiveNs || kids > n.InclusiveNs+int64(len(n.Children)) {
+			t.Errorf("%s: inclusive %d exclusive %d children %d", p.Functions[n.Fn].Name, n.InclusiveNs, n.ExclusiveNs, kids)
+		}
+		checkTimes(t, p, n.Children)
+	}
+}
+
+func TestExactTimingKnob(t *testing.T) {
+	l := lib(t)
+	for _, n := range []string{"1", "64"} {
+		r := testapp.Profiled(t, l, attach.ModeTracing, []string{attach.EnvTimeSample + "=" + n}, "recursion", "24")
+		p := readProfile(t, r)
+		want := testapp.Expectations(r.Stdout)["VbTest.Recursion.Fib"]
+		fib := p.Function("VbTest.Recursion.Fib")
+		if fib == nil || fib.Calls != want || p.TimeSample != int64(mustAtoi(n)) {
+			t.Fatalf("VBENCH_TIME_SAMPLE=%s: Fib %+v (want %d calls), time_sample %d", n, fib, want, p.TimeSample)
+		}
+		// Fib's exclusive times over all its recursion levels add up to its
+		// outermost frame's inclusive time.
+		if d := fib.InclusiveNs - fib.ExclusiveNs; d < 0 || d > fib.InclusiveNs/100+100 {
+			t.Errorf("VBENCH_TIME_SAMPLE=%s: Fib inclusive %d, exclusive %d", n, fib.InclusiveNs, fib.ExclusiveNs)
+		}
+		for _, th := range p.Threads {
+			checkTimes(t, p, th.Roots)
+		}
+	}
+}
+
+func mustAtoi(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		panic(err)
+	}
+	return n
 }
 
 func callsIn(p *profile.Profile, ns []profile.Node, name string) int64 {
@@ -188,10 +237,11 @@ func TestSamplingFindsHotFunction(t *testing.T) {
 	pprofTop(t, r.Dir, "VbTest.Hot.Spin")
 }
 
-// pprofTop runs `go tool pprof -top` on the profile and expects name in it.
-func pprofTop(t *testing.T, dir, name string) {
+// pprofTop runs `go tool pprof -top [flags]` on the profile and expects name in it.
+func pprofTop(t *testing.T, dir, name string, flags ...string) {
 	t.Helper()
-	cmd := exec.Command("go", "tool", "pprof", "-top", filepath.Join(dir, profile.PprofFile))
+	args := append(append([]string{"tool", "pprof", "-top"}, flags...), filepath.Join(dir, profile.PprofFile))
+	cmd := exec.Command("go", args...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("go tool pprof -top: %v\n%s", err, out)
@@ -207,7 +257,9 @@ func TestTracingPprof(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("exit %d\n%s", r.Code, r.Stderr)
 	}
-	pprofTop(t, r.Dir, "VbTest.Recursion.Fib")
+	// By calls, Fib is the top function; by wall time it is listed too.
+	pprofTop(t, r.Dir, "VbTest.Recursion.Fib", "-sample_index=calls", "-nodecount=1")
+	pprofTop(t, r.Dir, "VbTest.Recursion.Fib", "-nodefraction=0")
 }
 
 func TestExitPaths(t *testing.T) {
@@ -245,6 +297,7 @@ func TestBadConfigRunsUnprofiled(t *testing.T) {
 		{attach.EnvMode + "=bogus", `VBENCH_MODE="bogus" is not tracing, sampling or null`},
 		{attach.EnvInterval + "=soon", `VBENCH_INTERVAL="soon" is not a duration`},
 		{attach.EnvInterval + "=100us", `VBENCH_INTERVAL=100µs is outside`},
+		{attach.EnvTimeSample + "=3", `VBENCH_TIME_SAMPLE="3" is not 1 or a power of two`},
 	} {
 		dir := t.TempDir()
 		env := attach.Env(l, attach.Options{Mode: attach.ModeSampling, ProfileDir: dir})

@@ -49,6 +49,9 @@ func snapshot(cfg *config, complete bool) *profile.Profile {
 		p.IntervalNs = cfg.interval.Nanoseconds()
 		p.Samples = int64(C.vb_samples_taken)
 	}
+	if cfg.mode == cModeTracing {
+		p.TimeSample = int64(cfg.timeSample)
+	}
 	if cfg.mode == cModeNull {
 		return p
 	}
@@ -75,8 +78,7 @@ type builder struct {
 	nsPerTick float64
 	sampling  bool
 	nowTSC    uint64
-	extra     map[*C.vb_node]uint64 // in-flight ticks of open frames
-	extraKids map[*C.vb_node]uint64 // in-flight ticks of a node's open child
+	extra     map[*C.vb_node]uint64 // in-flight ticks of open, timed frames
 }
 
 // out is a node of the projected, merged output tree.
@@ -127,18 +129,17 @@ func (b *builder) thread(t *C.vb_thread) (profile.Thread, bool) {
 	}
 	root := &t.root
 	// Open frames: from the active node up to the root.
-	b.extra, b.extraKids = map[*C.vb_node]uint64{}, map[*C.vb_node]uint64{}
+	b.extra = map[*C.vb_node]uint64{}
 	if !b.sampling {
 		for n := t.active; n != nil && n != root && n.fn != nil; n = n.parent {
-			if d := b.nowTSC - uint64(n.start); int64(d) > 0 {
+			if d := b.nowTSC - uint64(n.start); n.start != 0 && int64(d) > 0 {
 				b.extra[n] = d
-				b.extraKids[n.parent] = d
 			}
 		}
 	}
 	top := &out{}
 	for c := root.first; c != nil; c = c.next {
-		b.walk(c, top, true)
+		b.walk(c, top, true, b.inclusive(c))
 	}
 	if len(top.kids) == 0 {
 		return th, false
@@ -147,11 +148,18 @@ func (b *builder) thread(t *C.vb_thread) (profile.Thread, bool) {
 	return th, true
 }
 
-// walk adds raw node c under the projected parent o. In sampling mode the raw
-// tree holds every frame; a frame outside the user-code filter is dropped and
-// its children reattached to the nearest user ancestor, which also takes its
+// walk adds raw node c under the projected parent o. eff is c's inclusive
+// ticks as its parent fitted them (see below). In sampling mode the raw tree
+// holds every frame; a frame outside the user-code filter is dropped and its
+// children reattached to the nearest user ancestor, which also takes its
 // exclusive samples (at the top level, with no user ancestor, they are lost).
-func (b *builder) walk(c *C.vb_node, o *out, top bool) {
+//
+// Hot nodes are timed on a sample of their calls, so a node's children's
+// estimates can add up to more than the node's own. They are then scaled to
+// fit inside it: exclusive time is never negative, and a subtree's exclusive
+// times add up to its root's inclusive time, which for rarely called nodes
+// near the top of the tree is measured exactly.
+func (b *builder) walk(c *C.vb_node, o *out, top bool, eff float64) {
 	if c.fn == nil {
 		return
 	}
@@ -160,26 +168,46 @@ func (b *builder) walk(c *C.vb_node, o *out, top bool) {
 			o.n.ExclusiveSamples += int64(c.excl_samples)
 		}
 		for k := c.first; k != nil; k = k.next {
-			b.walk(k, o, top)
+			b.walk(k, o, top, 0)
 		}
 		return
 	}
 	d := o.child(b.fn(c.fn))
 	d.n.Calls += int64(c.calls)
-	incl := uint64(c.incl_ticks) + b.extra[c]
-	kids := uint64(c.child_ticks) + b.extraKids[c]
-	d.n.InclusiveNs += b.ns(incl)
-	if incl > kids {
-		d.n.ExclusiveNs += b.ns(incl - kids)
-	}
 	d.n.InclusiveSamples += int64(c.incl_samples)
 	d.n.ExclusiveSamples += int64(c.excl_samples)
+	var kids float64
 	for k := c.first; k != nil; k = k.next {
-		b.walk(k, d, false)
+		kids += b.inclusive(k)
 	}
+	scale := 1.0
+	if kids > eff && kids > 0 {
+		scale = eff / kids
+	}
+	for k := c.first; k != nil; k = k.next {
+		b.walk(k, d, false, b.inclusive(k)*scale)
+	}
+	d.n.InclusiveNs += b.ns(eff)
+	d.n.ExclusiveNs += b.ns(eff - kids*scale)
 }
 
-func (b *builder) ns(ticks uint64) int64 { return int64(float64(ticks) * b.nsPerTick) }
+// inclusive estimates node c's inclusive ticks: the timed frames' ticks
+// (plus an open timed frame's time so far) scaled by calls/timed. A node's
+// first calls are all timed, so rarely called nodes are exact; hot nodes are
+// timed on a random sample of their calls.
+func (b *builder) inclusive(c *C.vb_node) float64 {
+	ticks, timed := float64(c.incl_ticks), float64(c.timed)
+	if x, ok := b.extra[c]; ok {
+		ticks += float64(x)
+		timed++
+	}
+	if timed == 0 || c.calls == 0 {
+		return 0
+	}
+	return ticks * float64(c.calls) / timed
+}
+
+func (b *builder) ns(ticks float64) int64 { return int64(ticks * b.nsPerTick) }
 
 // finish converts the output tree, heaviest children first.
 func finish(kids []*out, sampling bool) []profile.Node {

@@ -32,10 +32,10 @@ typedef struct vb_node {
 	struct vb_node *first;     // children, newest first; published with release stores
 	struct vb_node *next;      // sibling
 	struct vb_node *hint;      // last child found (lookup cache; lists never reorder)
-	uint64_t calls;
-	uint64_t incl_ticks;       // closed frames' inclusive time in TSC ticks
-	uint64_t child_ticks;      // inclusive ticks of closed child frames
-	uint64_t start;            // TSC at enter of the open frame
+	uint64_t calls;            // exact
+	uint64_t incl_ticks;       // inclusive TSC ticks of the timed, closed frames
+	uint64_t timed;            // how many closed frames incl_ticks covers
+	uint64_t start;            // TSC at enter of the open frame; 0: not timed
 	uint64_t incl_samples;     // sampling: stacks containing this path
 	uint64_t excl_samples;     // sampling: stacks ending here
 } vb_node;
@@ -45,6 +45,8 @@ typedef struct vb_thread {
 	vb_node root;
 	vb_node *active;
 	uint64_t lost;             // frames not recorded because the arena ran out
+	uint64_t skip;             // hot-node calls left until the next timed one
+	uint64_t rng;              // xorshift64 state for the timing schedule
 	char *chunk_cur, *chunk_end;
 	FunctionID unwind_fid;     // last ExceptionUnwindFunctionEnter
 	ThreadID managed_id;
@@ -60,6 +62,9 @@ extern int vb_debug;
 extern IUnknown *vb_info; // ICorProfilerInfo10
 extern uint64_t vb_tsc_start, vb_mono_start_ns, vb_realtime_start_ns;
 extern int64_t vb_interval_ns;
+// Timing schedule: a node's first vb_time_threshold calls are all timed, then
+// one in about vb_time_mask/2+1 (random). threshold UINT64_MAX: all timed.
+extern uint64_t vb_time_threshold, vb_time_mask;
 
 // Arena and threads (tree.c).
 int vb_arena_init(void);
@@ -97,6 +102,9 @@ int vb_sigrtmin_flags(void);
 void vb_log(const char *fmt, ...);
 void vb_err(const char *fmt, ...);
 const char *vb_clsid_string(void);
+int64_t vb_bench_pairs(int64_t n, int kind);
+int64_t vb_bench_calls(int64_t n);
+void vb_set_time_sample(int n);
 void vb_configure(int mode, int64_t interval_ns, const char *include, const char *exclude);
 
 #endif

@@ -36,6 +36,7 @@ namespace VbTest
                 case "sigflags": SigFlags.Print(); break;
                 case "stress": return Stress.Run(n > 0 ? n : 8, args.Length > 2 ? int.Parse(args[2]) : 3000);
                 case "fib": FibBench.Run(n > 0 ? n : 100); break;
+                case "mandel": Mandel.Run(n > 0 ? n : 1600); break;
                 default: Console.Error.WriteLine("unknown scenario " + scenario); return 2;
             }
             return 0;
@@ -284,6 +285,47 @@ namespace VbTest
             for (int i = 0; i < reps; i++) s += Fib(30);
             sw.Stop();
             Console.WriteLine("fib sum=" + s + " ms=" + sw.Elapsed.TotalMilliseconds.ToString("F1"));
+        }
+    }
+
+    // Mandelbrot: a few calls per pixel, most time in tight loops, as in the
+    // thesis's Mandelbrot benchmark. Prints its own time and a checksum.
+    public static class Mandel
+    {
+        public struct View { public double X0, Y0, Scale; public int Max; }
+
+        public static int Escape(double cx, double cy, int max)
+        {
+            double x = 0, y = 0; int i = 0;
+            while (i < max && x * x + y * y <= 4) { double t = x * x - y * y + cx; y = 2 * x * y + cy; x = t; i++; }
+            return i;
+        }
+
+        public static byte Shade(int it, int max) => it >= max ? (byte)0 : (byte)(255 - it * 255 / max);
+
+        public static long RenderRow(int row, int size, View v, byte[] line)
+        {
+            long sum = 0;
+            double cy = v.Y0 + row * v.Scale;
+            for (int col = 0; col < size; col++)
+            {
+                line[col] = Shade(Escape(v.X0 + col * v.Scale, cy, v.Max), v.Max);
+                sum += line[col];
+            }
+            return sum;
+        }
+
+        public static View MakeView(int size) => new View { X0 = -2.2, Y0 = -1.5, Scale = 3.0 / size, Max = 200 };
+
+        public static void Run(int size)
+        {
+            var sw = Stopwatch.StartNew();
+            var v = MakeView(size);
+            var line = new byte[size];
+            long sum = 0;
+            for (int row = 0; row < size; row++) sum += RenderRow(row, size, v, line);
+            sw.Stop();
+            Console.WriteLine("mandel sum=" + sum + " ms=" + sw.Elapsed.TotalMilliseconds.ToString("F1"));
         }
     }
 
