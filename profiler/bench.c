@@ -57,7 +57,7 @@ int64_t vb_bench_calls(int64_t n) {
 	f->user = 1;
 	for (int64_t i = 0; i < n; i++) PAIR("vb_enter_stub", "vb_leave_stub", f);
 	vb_thread *t = vb_tls_thread;
-	if (!t || t->active != &t->root) return -1;
+	if (t == &vb_nothread || t->active != &t->root) return -1;
 	for (vb_node *c = t->root.first; c; c = c->next)
 		if (c->fn == f) return c->incl_ticks > 0 ? (int64_t)c->calls : -2;
 	return -3;

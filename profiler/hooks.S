@@ -81,19 +81,23 @@
 #define N_INCL 48
 #define N_TIMED 56
 #define N_START 64
-#define T_ACTIVE 96
-#define T_LOST 104
-#define T_SKIP 112
-#define T_RNG 120
+#define N_EXACT 88
+#define T_ACTIVE 104
+#define T_SKIP 120
+#define T_RNG 128
 
 // The fast paths below are pure assembly: load the thread's tree from the
-// initial-exec TLS slot, check that the node we expect is there (enter: the
-// active node's last-hit child is this function; leave: the active node is
-// this function), update it, take one rdtsc. They clobber only r10, r11 and
-// flags (CoreCLR's own ProfileEnterNaked/ProfileLeaveNaked do not preserve
-// r10/r11 either) and save rax/rdx around rdtsc. Everything else (first call
-// on a thread, a child not seen last time, a mismatched leave, a full arena)
-// takes the C path with every caller-saved register preserved.
+// initial-exec TLS slot and check that the node we expect is there (enter:
+// the active node's last-hit child is this function; leave: the active node
+// is this function). A thread without a tree points at a sentinel whose root
+// has no child and no function, and a thread whose arena ran out has a
+// sentinel active node, so both checks fail for them and need no test of
+// their own. Then: count the call, and take an rdtsc only if this call is
+// timed (a node's first calls; later about one in 16, at random: see
+// vb_time_this in hot.c). They clobber only r10, r11 and flags (CoreCLR's
+// own ProfileEnterNaked/ProfileLeaveNaked do not preserve r10/r11 either)
+// and save rax/rdx around rdtsc. Everything else takes the C path with every
+// caller-saved register preserved.
 
 	.globl vb_enter_stub
 	.hidden vb_enter_stub
@@ -101,33 +105,23 @@
 vb_enter_stub:
 	mov r11, QWORD PTR vb_tls_thread@GOTTPOFF[rip]
 	mov r11, QWORD PTR fs:[r11]
-	test r11, r11
-	jz .Lenter_c
-	cmp QWORD PTR [r11+T_LOST], 0
-	jne .Lenter_c
 	mov r10, QWORD PTR [r11+T_ACTIVE]
 	mov r10, QWORD PTR [r10+N_HINT]
 	test r10, r10
 	jz .Lenter_c
 	cmp QWORD PTR [r10+N_FN], r14
 	jne .Lenter_c
+	inc QWORD PTR [r10+N_CALLS]
 	mov QWORD PTR [r11+T_ACTIVE], r10
-	push rax
-	push rdx
-	mov rax, QWORD PTR [r10+N_CALLS]
-	inc rax
-	mov QWORD PTR [r10+N_CALLS], rax
-	// Timing schedule (see vb_time_this in hot.c): a node's first calls
-	// are all timed; later, one in about 16, chosen at random.
-	cmp rax, QWORD PTR vb_time_threshold[rip]
-	jbe .Lenter_time
+	dec QWORD PTR [r10+N_EXACT]
+	jns .Lenter_time
 	dec QWORD PTR [r11+T_SKIP]
 	jz .Lenter_reseed
 	mov QWORD PTR [r10+N_START], 0
-	pop rdx
-	pop rax
 	ret
 .Lenter_reseed:
+	push rax
+	push rdx
 	mov rax, QWORD PTR [r11+T_RNG]
 	mov rdx, rax
 	shl rdx, 13
@@ -142,8 +136,11 @@ vb_enter_stub:
 	and rax, QWORD PTR vb_time_mask[rip]
 	inc rax
 	mov QWORD PTR [r11+T_SKIP], rax
+	jmp 2f
 .Lenter_time:
-	rdtsc
+	push rax
+	push rdx
+2:	rdtsc
 	shl rdx, 32
 	or rax, rdx
 	mov QWORD PTR [r10+N_START], rax
@@ -179,29 +176,27 @@ vb_leave_stub:
 vb_tailcall_stub:
 	mov r11, QWORD PTR vb_tls_thread@GOTTPOFF[rip]
 	mov r11, QWORD PTR fs:[r11]
-	test r11, r11
-	jz .Lleave_ret
-	cmp QWORD PTR [r11+T_LOST], 0
-	jne .Lleave_c
 	mov r10, QWORD PTR [r11+T_ACTIVE]
 	cmp QWORD PTR [r10+N_FN], rdi
 	jne .Lleave_c
+	cmp QWORD PTR [r10+N_START], 0
+	jne .Lleave_time
+	mov r10, QWORD PTR [r10+N_PARENT]
+	mov QWORD PTR [r11+T_ACTIVE], r10
+	ret
+.Lleave_time:
 	push rax
 	push rdx
-	cmp QWORD PTR [r10+N_START], 0
-	je .Lleave_untimed
 	rdtsc
 	shl rdx, 32
 	or rax, rdx
 	sub rax, QWORD PTR [r10+N_START]
 	add QWORD PTR [r10+N_INCL], rax
 	inc QWORD PTR [r10+N_TIMED]
-.Lleave_untimed:
-	mov rdx, QWORD PTR [r10+N_PARENT]
-	mov QWORD PTR [r11+T_ACTIVE], rdx
+	mov r10, QWORD PTR [r10+N_PARENT]
+	mov QWORD PTR [r11+T_ACTIVE], r10
 	pop rdx
 	pop rax
-.Lleave_ret:
 	ret
 .Lleave_c:
 	SAVE_INT

@@ -1,7 +1,8 @@
-// The enter/leave/tailcall hot path. Called only from the asm stubs in
-// hooks.S, which save the caller-saved integer registers. The whole file is
-// compiled for general-purpose registers only, so nothing here touches an
-// SSE/AVX register and the stubs need not save xmm0-7. Nothing here
+// The C half of the enter/leave/tailcall hot path: what hooks.S's pure-asm
+// fast paths hand over (a child not seen last time, a mismatched leave, the
+// first call on a thread, a full arena). Called with every caller-saved
+// integer register saved; the whole file is compiled for general-purpose
+// registers only, so nothing here touches an SSE/AVX register. Nothing here
 // allocates, locks, makes a system call or enters Go: nodes come from the
 // thread's arena chunk, refilled with one atomic add.
 #pragma GCC push_options
@@ -17,16 +18,19 @@ _Static_assert(offsetof(vb_node, calls) == 40, "N_CALLS");
 _Static_assert(offsetof(vb_node, incl_ticks) == 48, "N_INCL");
 _Static_assert(offsetof(vb_node, timed) == 56, "N_TIMED");
 _Static_assert(offsetof(vb_node, start) == 64, "N_START");
-_Static_assert(offsetof(vb_thread, active) == 96, "T_ACTIVE");
-_Static_assert(offsetof(vb_thread, lost) == 104, "T_LOST");
-_Static_assert(offsetof(vb_thread, skip) == 112, "T_SKIP");
-_Static_assert(offsetof(vb_thread, rng) == 120, "T_RNG");
+_Static_assert(offsetof(vb_node, exact_left) == 88, "N_EXACT");
+_Static_assert(offsetof(vb_thread, active) == 104, "T_ACTIVE");
+_Static_assert(offsetof(vb_thread, skip) == 120, "T_SKIP");
+_Static_assert(offsetof(vb_thread, rng) == 128, "T_RNG");
 
-// Per-thread tree. initial-exec: a plain %fs-relative load, no
-// __tls_get_addr and no allocation on first touch.
-__thread vb_thread *vb_tls_thread __attribute__((tls_model("initial-exec")));
+__attribute__((visibility("hidden"))) vb_thread vb_nothread = {.active = &vb_nothread.root};
 
-__attribute__((visibility("hidden"))) uint64_t vb_time_threshold = 1024, vb_time_mask = 31;
+// Per-thread tree, initially the sentinel. initial-exec: a plain
+// %fs-relative load, no __tls_get_addr and no allocation on first touch.
+__thread vb_thread *vb_tls_thread __attribute__((tls_model("initial-exec"))) = &vb_nothread;
+
+__attribute__((visibility("hidden"))) int64_t vb_exact_calls = 1024;
+__attribute__((visibility("hidden"))) uint64_t vb_time_mask = 31;
 
 // The arena: one big MAP_NORESERVE mapping, carved into per-thread chunks.
 char *vb_arena_base;
@@ -59,6 +63,7 @@ vb_node *vb_node_child(vb_thread *t, vb_node *p, vb_fn *fn) {
 	t->chunk_cur += sizeof(vb_node);
 	c->fn = fn;
 	c->parent = p;
+	c->exact_left = vb_exact_calls;
 	c->next = p->first;
 	__atomic_store_n(&p->first, c, __ATOMIC_RELEASE);
 	p->hint = c;
@@ -66,11 +71,11 @@ vb_node *vb_node_child(vb_thread *t, vb_node *p, vb_fn *fn) {
 }
 
 // vb_time_this decides whether this call of node c is timed: always for the
-// node's first vb_time_threshold calls, then about one call in
+// node's first vb_exact_calls calls, then about one call in
 // (vb_time_mask+1)/2, at random (xorshift64), so the timed calls are an
 // unbiased sample. hooks.S implements the same schedule.
 static inline int vb_time_this(vb_thread *t, vb_node *c) {
-	if (c->calls <= vb_time_threshold) return 1;
+	if (--c->exact_left >= 0) return 1;
 	if (--t->skip != 0) return 0;
 	uint64_t x = t->rng;
 	x ^= x << 13;
@@ -81,18 +86,29 @@ static inline int vb_time_this(vb_thread *t, vb_node *c) {
 	return 1;
 }
 
+// The arena ran out: stop recording on this thread until the frames opened
+// since return. The lost node matches no function, so the asm fast paths
+// always hand over to C while it is active.
+static void enter_lost(vb_thread *t) {
+	t->lost_saved = t->active;
+	t->lost_node.fn = (vb_fn *)1;
+	t->lost_node.parent = t->active;
+	t->active = &t->lost_node;
+	t->lost = 1;
+}
+
 // Returns 1 when the thread has no tree yet (the stub then takes the slow
 // path, which saves the vector registers and calls vb_enter_slow).
 int vb_enter_fast(vb_fn *fn) {
 	vb_thread *t = vb_tls_thread;
-	if (__builtin_expect(t == 0, 0)) return 1;
+	if (__builtin_expect(t == &vb_nothread, 0)) return 1;
 	if (__builtin_expect(t->lost != 0, 0)) {
 		t->lost++;
 		return 0;
 	}
 	vb_node *c = vb_node_child(t, t->active, fn);
 	if (__builtin_expect(c == 0, 0)) {
-		t->lost = 1;
+		enter_lost(t);
 		return 0;
 	}
 	c->calls++;
@@ -124,16 +140,21 @@ int vb_pop_to(vb_thread *t, vb_fn *fn) {
 	}
 }
 
+// vb_lost_pop leaves one unrecorded frame.
+void vb_lost_pop(vb_thread *t) {
+	if (--t->lost == 0) t->active = t->lost_saved;
+}
+
 void vb_leave_fast(vb_fn *fn) {
 	vb_thread *t = vb_tls_thread;
-	if (__builtin_expect(t == 0, 0)) return;
+	if (__builtin_expect(t == &vb_nothread, 0)) return;
 	if (__builtin_expect(t->lost != 0, 0)) {
-		t->lost--;
+		vb_lost_pop(t);
 		return;
 	}
 	vb_node *c = t->active;
 	if (__builtin_expect(c->fn == fn, 1)) {
-		close_frame(t, c, vb_rdtsc());
+		close_frame(t, c, c->start ? vb_rdtsc() : 0);
 		return;
 	}
 	vb_pop_to(t, fn);

@@ -39,6 +39,7 @@ static int initialized, written;
 
 extern __thread vb_thread *vb_tls_thread __attribute__((tls_model("initial-exec")));
 int vb_pop_to(vb_thread *t, vb_fn *fn);
+void vb_lost_pop(vb_thread *t);
 void vb_enter_stub(void), vb_leave_stub(void), vb_tailcall_stub(void), vb_null_stub(void);
 
 // ---- logging: one line per message, straight to fd 2 (no stdio buffering).
@@ -95,7 +96,7 @@ void vb_configure(int mode, int64_t interval_ns, const char *include, const char
 // ~1/n of their calls (n a power of two).
 void vb_set_time_sample(int n) {
 	if (n <= 1) {
-		vb_time_threshold = UINT64_MAX;
+		vb_exact_calls = INT64_MAX;
 		return;
 	}
 	vb_time_mask = 2 * (uint64_t)n - 1;
@@ -265,7 +266,7 @@ static HRESULT cb_jit_inlining(void *self, FunctionID caller, FunctionID callee,
 static HRESULT cb_unwind_enter(void *self, FunctionID fid) {
 	(void)self;
 	vb_thread *t = vb_tls_thread;
-	if (t) t->unwind_fid = fid;
+	if (t != &vb_nothread) t->unwind_fid = fid;
 	return S_OK;
 }
 
@@ -275,12 +276,12 @@ static HRESULT cb_unwind_enter(void *self, FunctionID fid) {
 static HRESULT cb_unwind_leave(void *self) {
 	(void)self;
 	vb_thread *t = vb_tls_thread;
-	if (!t || !t->unwind_fid) return S_OK;
+	if (t == &vb_nothread || !t->unwind_fid) return S_OK;
 	vb_fn *f = vb_fn_lookup(t->unwind_fid);
 	t->unwind_fid = 0;
 	if (!f || !f->user) return S_OK;
 	if (t->lost) {
-		t->lost--;
+		vb_lost_pop(t);
 		return S_OK;
 	}
 	if (t->active->fn == f) vb_pop_to(t, f);

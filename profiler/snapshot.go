@@ -131,7 +131,11 @@ func (b *builder) thread(t *C.vb_thread) (profile.Thread, bool) {
 	// Open frames: from the active node up to the root.
 	b.extra = map[*C.vb_node]uint64{}
 	if !b.sampling {
-		for n := t.active; n != nil && n != root && n.fn != nil; n = n.parent {
+		active := t.active
+		if t.lost != 0 {
+			active = t.lost_saved
+		}
+		for n := active; n != nil && n != root && n.fn != nil; n = n.parent {
 			if d := b.nowTSC - uint64(n.start); n.start != 0 && int64(d) > 0 {
 				b.extra[n] = d
 			}

@@ -38,13 +38,14 @@ typedef struct vb_node {
 	uint64_t start;            // TSC at enter of the open frame; 0: not timed
 	uint64_t incl_samples;     // sampling: stacks containing this path
 	uint64_t excl_samples;     // sampling: stacks ending here
+	int64_t exact_left;        // calls still timed unconditionally (then sampled)
 } vb_node;
 
 typedef struct vb_thread {
 	struct vb_thread *next_thread; // global lock-free list
 	vb_node root;
 	vb_node *active;
-	uint64_t lost;             // frames not recorded because the arena ran out
+	uint64_t lost;             // open frames not recorded because the arena ran out
 	uint64_t skip;             // hot-node calls left until the next timed one
 	uint64_t rng;              // xorshift64 state for the timing schedule
 	char *chunk_cur, *chunk_end;
@@ -54,6 +55,8 @@ typedef struct vb_thread {
 	int32_t dead;              // thread exited; cpu_ns is final
 	int64_t cpu_ns;
 	uint64_t samples;
+	vb_node lost_node;         // active while lost != 0: matches no function
+	vb_node *lost_saved;       // the active node when the arena ran out
 } vb_thread;
 
 // Global state (profiler.c).
@@ -62,9 +65,13 @@ extern int vb_debug;
 extern IUnknown *vb_info; // ICorProfilerInfo10
 extern uint64_t vb_tsc_start, vb_mono_start_ns, vb_realtime_start_ns;
 extern int64_t vb_interval_ns;
-// Timing schedule: a node's first vb_time_threshold calls are all timed, then
-// one in about vb_time_mask/2+1 (random). threshold UINT64_MAX: all timed.
-extern uint64_t vb_time_threshold, vb_time_mask;
+// Timing schedule: a node's first vb_exact_calls calls are all timed, then
+// one in about vb_time_mask/2+1 (random). vb_exact_calls INT64_MAX: all timed.
+extern int64_t vb_exact_calls;
+extern uint64_t vb_time_mask;
+// The tree of threads that have none yet: its root has no children, so every
+// hook on such a thread falls through to the C path, which creates the tree.
+extern vb_thread vb_nothread;
 
 // Arena and threads (tree.c).
 int vb_arena_init(void);
