@@ -81,9 +81,8 @@
 #define N_INCL 48
 #define N_TIMED 56
 #define N_START 64
-#define N_EXACT 88
+#define N_COUNT 88
 #define T_ACTIVE 104
-#define T_SKIP 120
 #define T_RNG 128
 
 // The fast paths below are pure assembly: load the thread's tree from the
@@ -91,10 +90,11 @@
 // the active node's last-hit child is this function; leave: the active node
 // is this function). A thread without a tree points at a sentinel whose root
 // has no child and no function, and a thread whose arena ran out has a
-// sentinel active node, so both checks fail for them and need no test of
-// their own. Then: count the call, and take an rdtsc only if this call is
-// timed (a node's first calls; later about one in 16, at random: see
-// vb_time_this in hot.c). They clobber only r10, r11 and flags (CoreCLR's
+// sentinel active node, and a node without a child yet has a sentinel hint,
+// so the checks fail for them and need no test of their own. Then: count the
+// call, and take an rdtsc only if this call is timed (a node's first calls;
+// later about one in 16, at random: see vb_time_this in hot.c); an untimed
+// call touches nothing else (a closed frame's start is always 0). They clobber only r10, r11 and flags (CoreCLR's
 // own ProfileEnterNaked/ProfileLeaveNaked do not preserve r10/r11 either)
 // and save rax/rdx around rdtsc. Everything else takes the C path with every
 // caller-saved register preserved.
@@ -107,22 +107,22 @@ vb_enter_stub:
 	mov r11, QWORD PTR fs:[r11]
 	mov r10, QWORD PTR [r11+T_ACTIVE]
 	mov r10, QWORD PTR [r10+N_HINT]
-	test r10, r10
-	jz .Lenter_c
 	cmp QWORD PTR [r10+N_FN], r14
 	jne .Lenter_c
 	inc QWORD PTR [r10+N_CALLS]
 	mov QWORD PTR [r11+T_ACTIVE], r10
-	dec QWORD PTR [r10+N_EXACT]
-	jns .Lenter_time
-	dec QWORD PTR [r11+T_SKIP]
-	jz .Lenter_reseed
-	mov QWORD PTR [r10+N_START], 0
-	ret
-.Lenter_reseed:
+	dec QWORD PTR [r10+N_COUNT]
+	jz .Lenter_time
+	ret			// untimed: start is already 0
+.Lenter_time:
 	push rax
 	push rdx
-	mov rax, QWORD PTR [r11+T_RNG]
+	mov rax, QWORD PTR [r10+N_CALLS]
+	cmp rax, QWORD PTR vb_exact_calls[rip]
+	jg 1f
+	mov QWORD PTR [r10+N_COUNT], 1
+	jmp 2f
+1:	mov rax, QWORD PTR [r11+T_RNG]	// next gap: xorshift64, 1..vb_time_mask+1
 	mov rdx, rax
 	shl rdx, 13
 	xor rax, rdx
@@ -135,11 +135,7 @@ vb_enter_stub:
 	mov QWORD PTR [r11+T_RNG], rax
 	and rax, QWORD PTR vb_time_mask[rip]
 	inc rax
-	mov QWORD PTR [r11+T_SKIP], rax
-	jmp 2f
-.Lenter_time:
-	push rax
-	push rdx
+	mov QWORD PTR [r10+N_COUNT], rax
 2:	rdtsc
 	shl rdx, 32
 	or rax, rdx
@@ -193,6 +189,7 @@ vb_tailcall_stub:
 	sub rax, QWORD PTR [r10+N_START]
 	add QWORD PTR [r10+N_INCL], rax
 	inc QWORD PTR [r10+N_TIMED]
+	mov QWORD PTR [r10+N_START], 0
 	mov r10, QWORD PTR [r10+N_PARENT]
 	mov QWORD PTR [r11+T_ACTIVE], r10
 	pop rdx

@@ -18,12 +18,12 @@ _Static_assert(offsetof(vb_node, calls) == 40, "N_CALLS");
 _Static_assert(offsetof(vb_node, incl_ticks) == 48, "N_INCL");
 _Static_assert(offsetof(vb_node, timed) == 56, "N_TIMED");
 _Static_assert(offsetof(vb_node, start) == 64, "N_START");
-_Static_assert(offsetof(vb_node, exact_left) == 88, "N_EXACT");
+_Static_assert(offsetof(vb_node, countdown) == 88, "N_COUNT");
 _Static_assert(offsetof(vb_thread, active) == 104, "T_ACTIVE");
-_Static_assert(offsetof(vb_thread, skip) == 120, "T_SKIP");
 _Static_assert(offsetof(vb_thread, rng) == 128, "T_RNG");
 
-__attribute__((visibility("hidden"))) vb_thread vb_nothread = {.active = &vb_nothread.root};
+__attribute__((visibility("hidden"))) vb_node vb_no_child = {.fn = (vb_fn *)1, .hint = &vb_no_child};
+__attribute__((visibility("hidden"))) vb_thread vb_nothread = {.active = &vb_nothread.root, .root = {.hint = &vb_no_child}};
 
 // Per-thread tree, initially the sentinel. initial-exec: a plain
 // %fs-relative load, no __tls_get_addr and no allocation on first touch.
@@ -51,7 +51,7 @@ static __attribute__((noinline)) int refill(vb_thread *t) {
 // reader (the profile writer) always sees a consistent list.
 vb_node *vb_node_child(vb_thread *t, vb_node *p, vb_fn *fn) {
 	vb_node *c = p->hint;
-	if (__builtin_expect(c != 0 && c->fn == fn, 1)) return c;
+	if (__builtin_expect(c->fn == fn, 1)) return c;
 	for (c = p->first; c; c = c->next) {
 		if (c->fn == fn) {
 			p->hint = c;
@@ -63,26 +63,30 @@ vb_node *vb_node_child(vb_thread *t, vb_node *p, vb_fn *fn) {
 	t->chunk_cur += sizeof(vb_node);
 	c->fn = fn;
 	c->parent = p;
-	c->exact_left = vb_exact_calls;
+	c->hint = &vb_no_child;
+	c->countdown = 1;
 	c->next = p->first;
 	__atomic_store_n(&p->first, c, __ATOMIC_RELEASE);
 	p->hint = c;
 	return c;
 }
 
-// vb_time_this decides whether this call of node c is timed: always for the
-// node's first vb_exact_calls calls, then about one call in
-// (vb_time_mask+1)/2, at random (xorshift64), so the timed calls are an
-// unbiased sample. hooks.S implements the same schedule.
+// vb_time_this decides whether this call of node c is timed: every call
+// while the node has had at most vb_exact_calls, then about one call in
+// (vb_time_mask+1)/2, with random gaps (xorshift64) so the timed calls are
+// an unbiased sample. hooks.S implements the same schedule.
 static inline int vb_time_this(vb_thread *t, vb_node *c) {
-	if (--c->exact_left >= 0) return 1;
-	if (--t->skip != 0) return 0;
+	if (--c->countdown != 0) return 0;
+	if ((int64_t)c->calls <= vb_exact_calls) {
+		c->countdown = 1;
+		return 1;
+	}
 	uint64_t x = t->rng;
 	x ^= x << 13;
 	x ^= x >> 7;
 	x ^= x << 17;
 	t->rng = x;
-	t->skip = (x & vb_time_mask) + 1;
+	c->countdown = (int64_t)(x & vb_time_mask) + 1;
 	return 1;
 }
 
@@ -92,6 +96,7 @@ static inline int vb_time_this(vb_thread *t, vb_node *c) {
 static void enter_lost(vb_thread *t) {
 	t->lost_saved = t->active;
 	t->lost_node.fn = (vb_fn *)1;
+	t->lost_node.hint = &vb_no_child;
 	t->lost_node.parent = t->active;
 	t->active = &t->lost_node;
 	t->lost = 1;
@@ -113,7 +118,7 @@ int vb_enter_fast(vb_fn *fn) {
 	}
 	c->calls++;
 	t->active = c;
-	c->start = vb_time_this(t, c) ? vb_rdtsc() : 0;
+	if (vb_time_this(t, c)) c->start = vb_rdtsc();
 	return 0;
 }
 
@@ -121,6 +126,7 @@ static inline void close_frame(vb_thread *t, vb_node *c, uint64_t now) {
 	if (c->start) {
 		c->incl_ticks += now - c->start;
 		c->timed++;
+		c->start = 0;
 	}
 	t->active = c->parent;
 }

@@ -56,8 +56,7 @@ vb_thread *vb_thread_new(int32_t os_tid, ThreadID managed) {
 	vb_thread *t = arena_alloc(sizeof(vb_thread));
 	if (!t) return 0;
 	t->active = &t->root;
-	t->root.exact_left = INT64_MAX;
-	t->skip = 1;
+	t->root.hint = &vb_no_child;
 	t->rng = 0x9E3779B97F4A7C15ull ^ ((uint64_t)os_tid << 32) ^ (uint64_t)(uintptr_t)t;
 	t->os_tid = os_tid;
 	t->managed_id = managed;

@@ -31,14 +31,14 @@ typedef struct vb_node {
 	struct vb_node *parent;
 	struct vb_node *first;     // children, newest first; published with release stores
 	struct vb_node *next;      // sibling
-	struct vb_node *hint;      // last child found (lookup cache; lists never reorder)
+	struct vb_node *hint;      // last child found, never NULL (vb_no_child); lists never reorder
 	uint64_t calls;            // exact
 	uint64_t incl_ticks;       // inclusive TSC ticks of the timed, closed frames
 	uint64_t timed;            // how many closed frames incl_ticks covers
-	uint64_t start;            // TSC at enter of the open frame; 0: not timed
+	uint64_t start;            // TSC at enter of the open frame; 0: not timed (reset on close)
 	uint64_t incl_samples;     // sampling: stacks containing this path
 	uint64_t excl_samples;     // sampling: stacks ending here
-	int64_t exact_left;        // calls still timed unconditionally (then sampled)
+	int64_t countdown;         // calls until the next timed one (1: the next)
 } vb_node;
 
 typedef struct vb_thread {
@@ -46,7 +46,7 @@ typedef struct vb_thread {
 	vb_node root;
 	vb_node *active;
 	uint64_t lost;             // open frames not recorded because the arena ran out
-	uint64_t skip;             // hot-node calls left until the next timed one
+	uint64_t spare;
 	uint64_t rng;              // xorshift64 state for the timing schedule
 	char *chunk_cur, *chunk_end;
 	FunctionID unwind_fid;     // last ExceptionUnwindFunctionEnter
@@ -66,12 +66,15 @@ extern IUnknown *vb_info; // ICorProfilerInfo10
 extern uint64_t vb_tsc_start, vb_mono_start_ns, vb_realtime_start_ns;
 extern int64_t vb_interval_ns;
 // Timing schedule: a node's first vb_exact_calls calls are all timed, then
-// one in about vb_time_mask/2+1 (random). vb_exact_calls INT64_MAX: all timed.
+// about one in (vb_time_mask+1)/2 (random gaps). vb_exact_calls INT64_MAX:
+// every call is timed.
 extern int64_t vb_exact_calls;
 extern uint64_t vb_time_mask;
 // The tree of threads that have none yet: its root has no children, so every
 // hook on such a thread falls through to the C path, which creates the tree.
 extern vb_thread vb_nothread;
+// The hint of a node with no child yet: matches no function.
+extern vb_node vb_no_child;
 
 // Arena and threads (tree.c).
 int vb_arena_init(void);
