@@ -102,10 +102,14 @@ static void enter_lost(vb_thread *t) {
 	t->lost = 1;
 }
 
+// How often the asm fast paths handed over to C (logged with VBENCH_DEBUG=1).
+uint64_t vb_slow_enters, vb_slow_leaves;
+
 // Returns 1 when the thread has no tree yet (the stub then takes the slow
 // path, which saves the vector registers and calls vb_enter_slow).
 int vb_enter_fast(vb_fn *fn) {
 	vb_thread *t = vb_tls_thread;
+	__atomic_fetch_add(&vb_slow_enters, 1, __ATOMIC_RELAXED);
 	if (__builtin_expect(t == &vb_nothread, 0)) return 1;
 	if (__builtin_expect(t->lost != 0, 0)) {
 		t->lost++;
@@ -153,6 +157,7 @@ void vb_lost_pop(vb_thread *t) {
 
 void vb_leave_fast(vb_fn *fn) {
 	vb_thread *t = vb_tls_thread;
+	__atomic_fetch_add(&vb_slow_leaves, 1, __ATOMIC_RELAXED);
 	if (__builtin_expect(t == &vb_nothread, 0)) return;
 	if (__builtin_expect(t->lost != 0, 0)) {
 		vb_lost_pop(t);

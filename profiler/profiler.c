@@ -68,6 +68,11 @@ void vb_err(const char *fmt, ...) {
 	va_end(ap);
 }
 
+static int env_true(const char *name) {
+	const char *v = getenv(name);
+	return v && *v && strcmp(v, "0") != 0;
+}
+
 static int64_t now_ns(clockid_t c) {
 	struct timespec ts;
 	clock_gettime(c, &ts);
@@ -103,8 +108,12 @@ void vb_set_time_sample(int n) {
 }
 
 // vb_write writes the profile once (from Shutdown, or from the exit path).
+extern uint64_t vb_slow_enters, vb_slow_leaves;
+
 static void vb_write(int complete) {
 	if (!initialized || __atomic_exchange_n(&written, 1, __ATOMIC_ACQ_REL)) return;
+	vb_log("hooks handed to C: %lu enters, %lu leaves; arena used %lu bytes", (unsigned long)vb_slow_enters,
+		(unsigned long)vb_slow_leaves, (unsigned long)vb_arena_used());
 	if (vb_mode == VB_MODE_SAMPLING) vb_sampler_stop();
 	sigset_t old;
 	mask_rtmin(&old);
@@ -212,7 +221,11 @@ static HRESULT cb_initialize(void *self, IUnknown *unk) {
 		mask = COR_PRF_MONITOR_ENTERLEAVE | COR_PRF_MONITOR_JIT_COMPILATION;
 		break;
 	case VB_MODE_SAMPLING:
+		// Stack snapshots show no inlined frames: keep user code from being
+		// inlined so samples land on the methods tracing (and the source)
+		// shows, unless VBENCH_SAMPLING_INLINE=1 asks for the JIT's own code.
 		mask = COR_PRF_ENABLE_STACK_SNAPSHOT;
+		if (!env_true("VBENCH_SAMPLING_INLINE")) mask |= COR_PRF_MONITOR_JIT_COMPILATION;
 		break;
 	}
 	// Hooking everything (--include '*') also means framework code: make the

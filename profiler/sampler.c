@@ -30,6 +30,13 @@ static FunctionID *frames;       // all stacks of one tick, leaf first
 static struct { ThreadID tid; uint32_t off, n; } stacks[MAXTHREADS];
 static uint32_t nframes;
 int64_t vb_samples_taken;
+int64_t vb_suspended_ns, vb_suspend_wait_ns; // runtime stopped; waiting for SuspendRuntime
+
+static int64_t mono(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 // sampler-owned map ThreadID -> sampling tree
 static struct { ThreadID tid; vb_thread *t; } trees[MAXTHREADS * 4];
@@ -61,7 +68,9 @@ static HRESULT on_frame(FunctionID fid, uintptr_t ip, uintptr_t frame, uint32_t 
 }
 
 static void sample_once(void) {
+	int64_t t0 = mono();
 	if (FAILED(VCALL(vb_info, INFO_SuspendRuntime, Suspend_t)(vb_info))) return;
+	int64_t t1 = mono();
 	uint32_t nstacks = 0;
 	nframes = 0;
 	IUnknown *e = 0;
@@ -81,6 +90,9 @@ static void sample_once(void) {
 	}
 	VCALL(vb_info, INFO_ResumeRuntime, Suspend_t)(vb_info);
 	vb_samples_taken++;
+	int64_t t2 = mono();
+	vb_suspend_wait_ns += t1 - t0;
+	vb_suspended_ns += t2 - t1;
 
 	for (uint32_t s = 0; s < nstacks; s++) {
 		vb_thread *t = tree_for(stacks[s].tid);
@@ -143,4 +155,7 @@ void vb_sampler_stop(void) {
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
 	pthread_join(thread, 0);
 	running = 0;
+	if (vb_samples_taken)
+		vb_log("sampler: %ld ticks, mean %ld us to suspend, %ld us suspended", (long)vb_samples_taken,
+			(long)(vb_suspend_wait_ns / vb_samples_taken / 1000), (long)(vb_suspended_ns / vb_samples_taken / 1000));
 }
