@@ -54,6 +54,7 @@ enum {
 	INFO_SetEventMask = 16,
 	INFO_GetTokenAndMetaDataFromFunction = 19,
 	INFO_GetModuleInfo = 20,
+	INFO_GetILFunctionBody = 22,
 	INFO_GetAssemblyInfo = 26,
 	INFO_DoStackSnapshot = 36,           // Info2
 	INFO_SetFunctionIDMapper2 = 59,      // Info3

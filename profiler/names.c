@@ -132,6 +132,7 @@ typedef HRESULT (*GetNestedClassProps_t)(void *, mdToken, mdToken *);
 typedef HRESULT (*EnumGenericParams_t)(void *, HCORENUM *, mdToken, mdToken *, ULONG, ULONG *);
 typedef HRESULT (*GetGenericParamProps_t)(void *, mdToken, ULONG *, uint32_t *, mdToken *, uint32_t *, WCHAR *, ULONG, ULONG *);
 typedef void (*CloseEnum_t)(void *, HCORENUM);
+typedef HRESULT (*GetILFunctionBody_t)(void *, ModuleID, mdToken, const uint8_t **, ULONG *);
 typedef ULONG (*Release_t)(void *);
 
 #define NAMELEN 1024
@@ -214,6 +215,17 @@ static module *module_for(ModuleID mid) {
 	return m;
 }
 
+// il_size reads the IL method header: tiny (2 low bits 10: size in the upper
+// 6 bits) or fat (11: size in the 32-bit word at offset 4).
+static uint32_t il_size(ModuleID mid, mdToken tok) {
+	const uint8_t *h = 0;
+	ULONG n = 0;
+	if (FAILED(VCALL(vb_info, INFO_GetILFunctionBody, GetILFunctionBody_t)(vb_info, mid, tok, &h, &n)) || !h) return 0;
+	if ((h[0] & 3) == 2) return h[0] >> 2;
+	if ((h[0] & 3) == 3 && n >= 8) return (uint32_t)h[4] | (uint32_t)h[5] << 8 | (uint32_t)h[6] << 16 | (uint32_t)h[7] << 24;
+	return 0;
+}
+
 static vb_fn *resolve(FunctionID fid) {
 	ClassID cls = 0;
 	ModuleID mid = 0;
@@ -262,6 +274,7 @@ static vb_fn *resolve(FunctionID fid) {
 	f->module = m->file;
 	f->assembly = m->assembly;
 	f->user = (uint8_t)vb_filter_user(f->assembly, f->type_name);
+	f->il_size = il_size(mid, tok);
 	if (!fn_append(f)) return 0;
 	if (!found) map_put(&by_method, key, f); // on a (rare) key collision the first record keeps the slot
 	return f;

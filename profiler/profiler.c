@@ -221,9 +221,9 @@ static HRESULT cb_initialize(void *self, IUnknown *unk) {
 		mask = COR_PRF_MONITOR_ENTERLEAVE | COR_PRF_MONITOR_JIT_COMPILATION;
 		break;
 	case VB_MODE_SAMPLING:
-		// Stack snapshots show no inlined frames: keep user code from being
-		// inlined so samples land on the methods tracing (and the source)
-		// shows, unless VBENCH_SAMPLING_INLINE=1 asks for the JIT's own code.
+		// Stack snapshots show no inlined frames: keep user code (but tiny
+		// methods) from being inlined so samples land on the methods tracing
+		// and the source show; VBENCH_SAMPLING_INLINE=1 leaves the JIT alone.
 		mask = COR_PRF_ENABLE_STACK_SNAPSHOT;
 		if (!env_true("VBENCH_SAMPLING_INLINE")) mask |= COR_PRF_MONITOR_JIT_COMPILATION;
 		break;
@@ -267,12 +267,17 @@ static HRESULT cb_shutdown(void *self) {
 	return S_OK;
 }
 
-// JITInlining: a hooked callee must not be inlined, or its calls vanish.
+// JITInlining. Tracing: a hooked callee must not be inlined, or its calls
+// vanish. Sampling: stack snapshots show no inlined frames, so user methods
+// stay visible unless they are tiny (IL <= 16 bytes, the JIT's always-inline
+// size: there the call would cost more than the body).
+#define VB_TINY_IL 16
 static HRESULT cb_jit_inlining(void *self, FunctionID caller, FunctionID callee, BOOL *should) {
 	(void)self;
 	(void)caller;
 	vb_fn *f = vb_fn_for_function(callee);
-	if (f && f->user) *should = 0;
+	if (!f || !f->user) return S_OK;
+	if (vb_mode != VB_MODE_SAMPLING || f->il_size > VB_TINY_IL) *should = 0;
 	return S_OK;
 }
 

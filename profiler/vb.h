@@ -15,6 +15,7 @@ enum { VB_MODE_NULL = 1, VB_MODE_TRACING = 2, VB_MODE_SAMPLING = 3 };
 typedef struct vb_fn {
 	uint32_t id;      // index in the function table (vb_fn_at)
 	uint8_t user;     // passes the include/exclude filter (hooked in tracing)
+	uint32_t il_size; // IL code bytes (0: unknown)
 	ModuleID module_id;
 	mdToken token;
 	char *name;       // Namespace.Type.Method, UTF-8
