@@ -30,6 +30,7 @@ type profileFlags struct {
 	top      int
 	format   string
 	lib      string
+	timeSamp int
 }
 
 func newProfileCmd() *cobra.Command {
@@ -41,7 +42,9 @@ func newProfileCmd() *cobra.Command {
 "dotnet app.dll") with the vbench profiler attached, writes profile.json and
 profile.pb.gz (pprof) into --out, and shows the top functions.
 
-Modes: tracing (every call of user code, exact counts and wall times), sampling
+Modes: tracing (every call of user code: exact counts, and wall times measured
+on every call of rarely called paths and on a random sample of ~1 in 16 calls
+of hot ones; --time-sample 1 times every call), sampling
 (stack snapshots every --interval), null (the hooks, doing nothing: the floor of
 any enter/leave tracer). By default only user code is reported; --include and
 --exclude take assembly or namespace patterns (glob '*'); --include '*'
@@ -80,6 +83,7 @@ profile was written (the runtime declined the profiler, or COMMAND is not a
 	fl.IntVar(&f.top, "top", 20, "how many functions to show (0: all)")
 	fl.StringVar(&f.format, "format", "table", "table (on stderr) | json (on stdout)")
 	fl.StringVar(&f.lib, "profiler", "", "profiler library (default: libvbenchprof.so next to vbench)")
+	fl.IntVar(&f.timeSamp, "time-sample", 0, "tracing: time ~1 in N calls of hot call paths (power of two; 1: every call; default 16)")
 	return cmd
 }
 
@@ -94,6 +98,9 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 	}
 	if f.format != "table" && f.format != "json" {
 		return usageErrf("--format %q: want table or json", f.format)
+	}
+	if f.timeSamp < 0 || f.timeSamp > 1024 || (f.timeSamp > 0 && f.timeSamp&(f.timeSamp-1) != 0) {
+		return usageErrf("--time-sample %d: want 1 or a power of two up to 1024", f.timeSamp)
 	}
 	if f.top < 0 {
 		return usageErrf("--top %d: want 0 (all) or more", f.top)
@@ -112,7 +119,7 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 	}
 	stderr := cmd.ErrOrStderr()
 
-	opts := attach.Options{Mode: f.mode, ProfileDir: dir, Include: f.include, Exclude: f.exclude}
+	opts := attach.Options{Mode: f.mode, ProfileDir: dir, Include: f.include, Exclude: f.exclude, TimeSample: f.timeSamp}
 	if f.mode == attach.ModeSampling {
 		opts.Interval = f.interval
 	}

@@ -137,6 +137,7 @@ func TestProfileUsageErrors(t *testing.T) {
 		{"profile", "--mode", "none", "--", "true"},
 		{"profile", "--mode", "sampling", "--interval", "10s", "--", "true"},
 		{"profile", "--format", "xml", "--", "true"},
+		{"profile", "--time-sample", "3", "--", "true"},
 		{"profile"},
 	} {
 		if _, stderr, code := runVbench(t, args...); code != ExitUsage || stderr == "" {
