@@ -40,6 +40,17 @@ func readProfile(t *testing.T, r testapp.Result) *profile.Profile {
 	return p
 }
 
+// profiled runs the test program under the profiler, expects exit code want
+// and returns the run and its profile.
+func profiled(t *testing.T, mode string, extra []string, want int, args ...string) (testapp.Result, *profile.Profile) {
+	t.Helper()
+	r := testapp.Profiled(t, lib(t), mode, extra, args...)
+	if r.Code != want {
+		t.Fatalf("%v under %s: exit %d, want %d\nstderr:\n%s", args, mode, r.Code, want, r.Stderr)
+	}
+	return r, readProfile(t, r)
+}
+
 func callers(f *profile.Function) map[string]int64 {
 	m := map[string]int64{}
 	for _, c := range f.Callers {
@@ -205,12 +216,7 @@ func callsIn(p *profile.Profile, ns []profile.Node, name string) int64 {
 }
 
 func TestSamplingFindsHotFunction(t *testing.T) {
-	l := lib(t)
-	r := testapp.Profiled(t, l, attach.ModeSampling, []string{attach.EnvInterval + "=5ms"}, "cpu", "1500")
-	if r.Code != 0 {
-		t.Fatalf("exit %d\n%s", r.Code, r.Stderr)
-	}
-	p := readProfile(t, r)
+	r, p := profiled(t, attach.ModeSampling, []string{attach.EnvInterval + "=5ms"}, 0, "cpu", "1500")
 	if p.Mode != "sampling" || p.IntervalNs != 5e6 || p.Samples < 20 {
 		t.Fatalf("mode %s interval %d samples %d", p.Mode, p.IntervalNs, p.Samples)
 	}
@@ -252,33 +258,20 @@ func pprofTop(t *testing.T, dir, name string, flags ...string) {
 }
 
 func TestTracingPprof(t *testing.T) {
-	l := lib(t)
-	r := testapp.Profiled(t, l, attach.ModeTracing, nil, "recursion", "22")
-	if r.Code != 0 {
-		t.Fatalf("exit %d\n%s", r.Code, r.Stderr)
-	}
+	r, _ := profiled(t, attach.ModeTracing, nil, 0, "recursion", "22")
 	// By calls, Fib is the top function; by wall time it is listed too.
 	pprofTop(t, r.Dir, "VbTest.Recursion.Fib", "-sample_index=calls", "-nodecount=1")
 	pprofTop(t, r.Dir, "VbTest.Recursion.Fib", "-nodefraction=0")
 }
 
 func TestExitPaths(t *testing.T) {
-	l := lib(t)
 	// Environment.Exit: the runtime still shuts down and calls Shutdown.
-	r := testapp.Profiled(t, l, attach.ModeTracing, nil, "exit", "50")
-	if r.Code != 3 {
-		t.Fatalf("Environment.Exit(3): exit %d\n%s", r.Code, r.Stderr)
-	}
-	p := readProfile(t, r)
+	_, p := profiled(t, attach.ModeTracing, nil, 3, "exit", "50")
 	if f := p.Function("VbTest.Loop.Step"); f == nil || f.Calls != 50 {
 		t.Errorf("Environment.Exit path: Loop.Step %+v, want 50 calls", f)
 	}
 	// libc exit() from managed code: no Shutdown; the atexit fallback writes.
-	r = testapp.Profiled(t, l, attach.ModeTracing, nil, "nativeexit", "60")
-	if r.Code != 4 {
-		t.Fatalf("exit(4): exit %d\n%s", r.Code, r.Stderr)
-	}
-	p = readProfile(t, r)
+	_, p = profiled(t, attach.ModeTracing, nil, 4, "nativeexit", "60")
 	if p.Complete {
 		t.Errorf("profile from the exit fallback says complete=true")
 	}
@@ -329,12 +322,7 @@ func TestUnwritableProfileDir(t *testing.T) {
 }
 
 func TestNullModeWritesEmptyProfile(t *testing.T) {
-	l := lib(t)
-	r := testapp.Profiled(t, l, attach.ModeNull, nil, "loop", "1000")
-	if r.Code != 0 {
-		t.Fatalf("exit %d\n%s", r.Code, r.Stderr)
-	}
-	p := readProfile(t, r)
+	_, p := profiled(t, attach.ModeNull, nil, 0, "loop", "1000")
 	if p.Mode != "null" || len(p.Functions) != 0 || len(p.Threads) != 0 {
 		t.Errorf("null profile: mode %s, %d functions, %d threads", p.Mode, len(p.Functions), len(p.Threads))
 	}
