@@ -31,6 +31,7 @@ type profileFlags struct {
 	format   string
 	lib      string
 	timeSamp int
+	noInline bool
 }
 
 func newProfileCmd() *cobra.Command {
@@ -45,7 +46,8 @@ profile.pb.gz (pprof) into --out, and shows the top functions.
 Modes: tracing (every call of user code: exact counts, and wall times measured
 on every call of rarely called paths and on a random sample of ~1 in 16 calls
 of hot ones; --time-sample 1 times every call), sampling
-(stack snapshots every --interval), null (the hooks, doing nothing: the floor of
+(stack snapshots every --interval; the JIT's inlined methods count as their
+caller unless --no-inline), null (the hooks, doing nothing: the floor of
 any enter/leave tracer). By default only user code is reported; --include and
 --exclude take assembly or namespace patterns (glob '*'); --include '*'
 profiles everything. Explicit excludes win over includes, includes over the
@@ -83,6 +85,7 @@ profile was written (the runtime declined the profiler, or COMMAND is not a
 	fl.IntVar(&f.top, "top", 20, "how many functions to show (0: all)")
 	fl.StringVar(&f.format, "format", "table", "table (on stderr) | json (on stdout)")
 	fl.StringVar(&f.lib, "profiler", "", "profiler library (default: libvbenchprof.so next to vbench)")
+	fl.BoolVar(&f.noInline, "no-inline", false, "sampling: keep user methods (but tiny ones) from being inlined, so samples land on them")
 	fl.IntVar(&f.timeSamp, "time-sample", 0, "tracing: time ~1 in N calls of hot call paths (power of two; 1: every call; default 16)")
 	return cmd
 }
@@ -122,6 +125,7 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 	opts := attach.Options{Mode: f.mode, ProfileDir: dir, Include: f.include, Exclude: f.exclude, TimeSample: f.timeSamp}
 	if f.mode == attach.ModeSampling {
 		opts.Interval = f.interval
+		opts.NoInline = f.noInline
 	}
 	child := exec.Command(args[0], args[1:]...)
 	child.Env = append(attach.ScrubEnv(os.Environ()), attach.Env(lib, opts)...)

@@ -221,11 +221,12 @@ static HRESULT cb_initialize(void *self, IUnknown *unk) {
 		mask = COR_PRF_MONITOR_ENTERLEAVE | COR_PRF_MONITOR_JIT_COMPILATION;
 		break;
 	case VB_MODE_SAMPLING:
-		// Stack snapshots show no inlined frames: keep user code (but tiny
-		// methods) from being inlined so samples land on the methods tracing
-		// and the source show; VBENCH_SAMPLING_INLINE=1 leaves the JIT alone.
+		// Stack snapshots show no inlined frames. By default the sampler
+		// leaves the JIT alone (lowest overhead); VBENCH_SAMPLING_NOINLINE=1
+		// keeps user methods (but tiny ones) from being inlined, so samples
+		// land on the methods tracing and the source show.
 		mask = COR_PRF_ENABLE_STACK_SNAPSHOT;
-		if (!env_true("VBENCH_SAMPLING_INLINE")) mask |= COR_PRF_MONITOR_JIT_COMPILATION;
+		if (env_true("VBENCH_SAMPLING_NOINLINE")) mask |= COR_PRF_MONITOR_JIT_COMPILATION;
 		break;
 	}
 	// Hooking everything (--include '*') also means framework code: make the
@@ -268,16 +269,20 @@ static HRESULT cb_shutdown(void *self) {
 }
 
 // JITInlining. Tracing: a hooked callee must not be inlined, or its calls
-// vanish. Sampling: stack snapshots show no inlined frames, so user methods
-// stay visible unless they are tiny (IL <= 16 bytes, the JIT's always-inline
-// size: there the call would cost more than the body).
+// vanish. Sampling with VBENCH_SAMPLING_NOINLINE=1: stack snapshots show no
+// inlined frames, so user methods stay visible, except tiny ones (IL <= 16 bytes, the JIT's always-inline
+// size: there the call would cost more than the body) and a method inlined
+// into itself (recursion: the samples land on the same function anyway).
 #define VB_TINY_IL 16
 static HRESULT cb_jit_inlining(void *self, FunctionID caller, FunctionID callee, BOOL *should) {
 	(void)self;
-	(void)caller;
 	vb_fn *f = vb_fn_for_function(callee);
 	if (!f || !f->user) return S_OK;
-	if (vb_mode != VB_MODE_SAMPLING || f->il_size > VB_TINY_IL) *should = 0;
+	if (vb_mode != VB_MODE_SAMPLING) {
+		*should = 0;
+		return S_OK;
+	}
+	if (f->il_size > VB_TINY_IL && vb_fn_for_function(caller) != f) *should = 0;
 	return S_OK;
 }
 

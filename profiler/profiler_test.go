@@ -371,3 +371,12 @@ func TestSigrtminOnstackCleared(t *testing.T) {
 		t.Errorf("VBENCH_DEBUG_KEEP_ONSTACK=1: %s", r.Stdout)
 	}
 }
+
+// With VBENCH_SAMPLING_NOINLINE=1 the sampler keeps user methods from being
+// inlined, so Mandelbrot's samples land on Escape (the loop), not its caller.
+func TestSamplingNoInline(t *testing.T) {
+	_, p := profiled(t, attach.ModeSampling, []string{attach.EnvNoInline + "=1", attach.EnvInterval + "=5ms"}, 0, "mandel", "2000")
+	if top := p.Top(1); len(top) == 0 || top[0].Name != "VbTest.Mandel.Escape" {
+		t.Fatalf("top function %+v, want VbTest.Mandel.Escape", top)
+	}
+}

@@ -41,14 +41,15 @@ func main() {
 	lib := flag.String("lib", "bin/libvbenchprof.so", "profiler library")
 	app := flag.String("app", "profiler/testdata/app/bin/vbtest/VbTestApp.dll", "test program")
 	interval := flag.Duration("interval", 0, "sampling interval (default: the profiler's 10ms)")
+	modeList := flag.String("modes", "none,null,tracing,sampling,sampling+noinline", "modes to compare (none first)")
 	flag.Parse()
 	libPath, err := attach.Check(*lib)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	// sampling+inline: the JIT may inline user code (VBENCH_SAMPLING_INLINE=1).
-	modes := []string{"none", "null", "tracing", "sampling", "sampling+inline"}
+	// sampling+noinline: user methods kept from being inlined (VBENCH_SAMPLING_NOINLINE=1).
+	modes := strings.Split(*modeList, ",")
 	workloads := [][]string{{"fib", "100"}, {"mandel", "1600"}}
 	tmp, _ := os.MkdirTemp("", "vbench-overhead-")
 	defer os.RemoveAll(tmp)
@@ -72,11 +73,14 @@ func main() {
 	fmt.Printf("%-8s %-9s %10s %8s %9s %9s\n", "workload", "mode", "median ms", "× none", "× null", "RSS MiB")
 	for _, w := range workloads {
 		base := median(res[w[0]]["none"])
-		null := median(res[w[0]]["null"])
+		null := 0.0
+		if len(res[w[0]]["null"]) > 0 {
+			null = median(res[w[0]]["null"])
+		}
 		for _, m := range modes {
 			med := median(res[w[0]][m])
 			xnull := "-"
-			if m == "tracing" {
+			if m == "tracing" && null > 0 {
 				xnull = fmt.Sprintf("%.2f", med/null)
 			}
 			fmt.Printf("%-8s %-9s %10.1f %8.2f %9s %9.1f\n", w[0], m, med, med/base, xnull, float64(medianRSS(res[w[0]][m]))/1024)
@@ -84,6 +88,9 @@ func main() {
 	}
 	// Coverage: methods with >= 1% of exclusive time under tracing, found by sampling.
 	for _, w := range workloads {
+		if len(res[w[0]]["tracing"]) == 0 {
+			continue
+		}
 		tr, err1 := profile.ReadFile(res[w[0]]["tracing"][0].dir)
 		if err1 != nil {
 			continue
@@ -92,30 +99,38 @@ func main() {
 		for _, f := range tr.Functions {
 			total += f.ExclusiveNs
 		}
-		// Found: seen on a stack in any of the sampling runs (one run of a
-		// sub-second workload takes only ~40 samples).
-		found := map[string]bool{}
-		for _, s := range res[w[0]]["sampling"] {
-			if sp, err := profile.ReadFile(s.dir); err == nil {
-				for _, f := range sp.Functions {
-					if f.InclusiveSamples > 0 {
-						found[f.Name] = true
-					}
-				}
-			}
-		}
-		var want, got []string
+		var want []string
 		for _, f := range tr.Functions {
 			if total > 0 && f.ExclusiveNs*100 >= total {
 				want = append(want, f.Name)
-				if found[f.Name] {
-					got = append(got, f.Name)
-				}
 			}
 		}
 		sort.Strings(want)
-		fmt.Printf("\n%s: sampling (all runs) finds %d of the %d methods with >= 1%% of exclusive time under tracing: %s\n",
-			w[0], len(got), len(want), strings.Join(missing(want, got), ", "))
+		for _, m := range modes {
+			if !strings.HasPrefix(m, "sampling") {
+				continue
+			}
+			// Found: seen on a stack in any run of this mode (one run of a
+			// sub-second workload takes only ~30-40 samples).
+			found := map[string]bool{}
+			for _, s := range res[w[0]][m] {
+				if sp, err := profile.ReadFile(s.dir); err == nil {
+					for _, f := range sp.Functions {
+						if f.InclusiveSamples > 0 {
+							found[f.Name] = true
+						}
+					}
+				}
+			}
+			var got []string
+			for _, n := range want {
+				if found[n] {
+					got = append(got, n)
+				}
+			}
+			fmt.Printf("\n%s, %s: finds %d of the %d methods with >= 1%% of exclusive time under tracing: %s\n",
+				w[0], m, len(got), len(want), strings.Join(missing(want, got), ", "))
+		}
 	}
 }
 
@@ -139,9 +154,9 @@ func missing(want, got []string) []string {
 func runOnce(lib, app, mode, dir string, interval interface{ Nanoseconds() int64 }, w []string) (sample, error) {
 	cmd := exec.Command("dotnet", append([]string{app}, w...)...)
 	env := attach.ScrubEnv(os.Environ())
-	if mode == "sampling+inline" {
+	if mode == "sampling+noinline" {
 		mode = "sampling"
-		env = append(env, "VBENCH_SAMPLING_INLINE=1")
+		env = append(env, attach.EnvNoInline+"=1")
 	}
 	if mode != "none" {
 		env = append(env, attach.Env(lib, attach.Options{Mode: mode, ProfileDir: dir})...)
