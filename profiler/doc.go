@@ -54,6 +54,11 @@
 //  4. The sampler is a C pthread with every signal blocked; it is stopped and
 //     joined before the profile is written and never touches the CLR after
 //     Shutdown returns.
+//  5. Go also replaces the synchronous signals' handlers (SIGSEGV, SIGBUS,
+//     SIGFPE, SIGPIPE) and forwards foreign faults; CoreCLR's conversion of
+//     faults into NullReference/DivideByZero exceptions does not survive that
+//     detour (the process died of SIGFPE). signals.c gives every handler Go
+//     replaced back to its owner, whole.
 //
 // Exceptions: ExceptionUnwindFunctionEnter/Leave pop the frame of a hooked
 // function the unwinder removed; a leave whose function is not the active

@@ -97,6 +97,9 @@ func TestTracingExactCallCounts(t *testing.T) {
 		"VbTest.Throws.Catcher": {"VbTest.Throws.Run": 10},
 		"VbTest.Square.Area":    {"VbTest.Shapes.Total": exp["VbTest.Square.Area"]},
 		"VbTest.Program.Main":   {profile.RootCaller: 1},
+		// Exceptions raised by hardware faults (SIGSEGV, SIGFPE) unwind too.
+		"VbTest.Faults.Deref":  {"VbTest.Faults.Run": 20},
+		"VbTest.Faults.Divide": {"VbTest.Faults.Run": 20},
 	}
 	for name, want := range wantCallers {
 		f := p.Function(name)
@@ -378,5 +381,23 @@ func TestSamplingNoInline(t *testing.T) {
 	_, p := profiled(t, attach.ModeSampling, []string{attach.EnvNoInline + "=1", attach.EnvInterval + "=5ms"}, 0, "mandel", "2000")
 	if top := p.Top(1); len(top) == 0 || top[0].Name != "VbTest.Mandel.Escape" {
 		t.Fatalf("top function %+v, want VbTest.Mandel.Escape", top)
+	}
+}
+
+// CoreCLR turns SIGSEGV/SIGFPE in managed code into NullReference and
+// DivideByZero exceptions. Behind the Go runtime's forwarding handlers the
+// first DivideByZeroException killed the process; the profiler gives the
+// synchronous signals back to CoreCLR. Every mode must run this unchanged.
+func TestHardwareFaultsBecomeExceptions(t *testing.T) {
+	l := lib(t)
+	plain := testapp.Run(t, nil, "faults", "50")
+	if plain.Code != 0 || !strings.Contains(plain.Stdout, "nulls=50 divs=50") {
+		t.Fatalf("unprofiled: exit %d, %q", plain.Code, plain.Stdout)
+	}
+	for _, mode := range []string{attach.ModeNull, attach.ModeTracing, attach.ModeSampling} {
+		r := testapp.Profiled(t, l, mode, nil, "faults", "50")
+		if r.Code != 0 || r.Stdout != plain.Stdout {
+			t.Errorf("%s: exit %d, stdout %q; want 0 and %q\n%s", mode, r.Code, r.Stdout, plain.Stdout, r.Stderr)
+		}
 	}
 }

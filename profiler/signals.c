@@ -4,10 +4,18 @@
 // SIGRTMIN activation handler (thread suspension for GC). That handler then
 // runs on the thread's small alternate signal stack and can overflow it.
 //
-// We snapshot every handler's flags in a constructor that runs before Go's
-// (a prioritised .init_array entry runs before the Go runtime's plain one),
-// and after Go's initialisation restore the flags of every handler Go left in
-// place (same handler, flags changed) to what their owner asked for. SIGRTMIN
+// Go's runtime also installs its own handlers for the synchronous signals
+// (SIGSEGV, SIGBUS, SIGFPE, ...) and forwards faults outside Go code to the
+// handler it replaced. CoreCLR turns those faults into managed exceptions
+// (NullReferenceException, DivideByZeroException), and that does not survive
+// the detour: the first DivideByZeroException kills the process with SIGFPE.
+//
+// We snapshot every handler in a constructor that runs before Go's (a
+// prioritised .init_array entry runs before the Go runtime's plain one). After
+// Go's initialisation, a handler Go replaced is given back to its owner whole
+// (Go then no longer turns its own faults into panics: our Go code is small,
+// runs only at startup and exit, and a fault there would be fatal anyway); a
+// handler Go left in place gets back the flags its owner asked for. SIGRTMIN
 // additionally gets SA_ONSTACK cleared unconditionally. VBENCH_DEBUG=1 logs
 // each change; VBENCH_DEBUG_KEEP_ONSTACK=1 skips the fix (to demonstrate the
 // crash).
@@ -42,8 +50,15 @@ void vb_signals_fix(void) {
 		if (sigaction(s, 0, &now) != 0) continue;
 		void *h = handler_of(&now);
 		if (h == (void *)SIG_DFL || h == (void *)SIG_IGN) continue;
+		void *owner = have_before[s] ? handler_of(&before[s]) : (void *)SIG_DFL;
+		if (owner != (void *)SIG_DFL && owner != h) {
+			// Go replaced the owner's handler (or SIG_IGN): put it back.
+			if (sigaction(s, &before[s], 0) == 0)
+				vb_log("signal %d: Go's handler replaced the owner's; restored the owner's (flags 0x%x)", s, before[s].sa_flags);
+			continue;
+		}
 		int want = now.sa_flags;
-		if (have_before[s] && handler_of(&before[s]) == h)
+		if (owner == h)
 			want = (now.sa_flags & ~SA_ONSTACK) | (before[s].sa_flags & SA_ONSTACK);
 		if (s == SIGRTMIN) want &= ~SA_ONSTACK;
 		if (want != now.sa_flags) {

@@ -27,9 +27,10 @@ namespace VbTest
                 case "tail": Tail.Run(n > 0 ? n : 1000); break;
                 case "all":
                     Recursion.Run(20); Loop.Run(100000); Throws.Run(10); Generics.Run(1000);
-                    Shapes.Run(1000); Workers.Run(10000); Outer.Inner.Run(10);
+                    Shapes.Run(1000); Workers.Run(10000); Outer.Inner.Run(10); Faults.Run(20);
                     break;
                 case "cpu": Hot.Run(n > 0 ? n : 1500); break;
+                case "faults": Faults.Run(n > 0 ? n : 100); break;
                 case "exit": Exiter.Run(n); return 99; // not reached: Environment.Exit
                 case "nativeexit": Exiter.RunNative(n); return 99; // not reached: libc exit()
                 case "exitcode": Console.WriteLine("exiting with " + n); return n;
@@ -208,6 +209,32 @@ namespace VbTest
         }
     }
 
+    // Hardware faults CoreCLR turns into exceptions (SIGSEGV -> NullReference,
+    // SIGFPE -> DivideByZero): they reach CoreCLR through the Go runtime's
+    // forwarding handlers when the profiler is loaded.
+    public static class Faults
+    {
+        public sealed class Box { public int V; }
+        static Box nobody;
+        static int zero;
+
+        public static int Deref(Box b) => b.V;
+        public static int Divide(int a, int b) => a / b;
+
+        public static void Run(int n)
+        {
+            int nulls = 0, divs = 0;
+            for (int i = 0; i < n; i++)
+            {
+                try { Deref(nobody); } catch (NullReferenceException) { nulls++; }
+                try { Divide(i, zero); } catch (DivideByZeroException) { divs++; }
+            }
+            Console.WriteLine("faults nulls=" + nulls + " divs=" + divs);
+            Program.Expect("VbTest.Faults.Deref", n);
+            Program.Expect("VbTest.Faults.Divide", n);
+        }
+    }
+
     public static class Hot
     {
         public static double Spin(int ms)
@@ -356,6 +383,7 @@ namespace VbTest
                 for (int i = 0; i < 50; i++) list.Add(i.ToString());
                 sum += list.Count;
                 try { Fail(r); } catch (ArgumentException) { sum += 1; }
+                try { sum += Faults.Deref(null); } catch (NullReferenceException) { sum += 2; }
                 if (r % 50 == 0) GC.Collect(r % 3 == 0 ? 2 : 0);
             }
             return sum;
