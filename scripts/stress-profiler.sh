@@ -8,13 +8,13 @@
 # and exits non-zero on any failure.
 #
 #   scripts/stress-profiler.sh 30
-#   STRESS_KEEP_ONSTACK=1 scripts/stress-profiler.sh 10   # without the SIGRTMIN fix
+#   STRESS_KEEP_ONSTACK=1 scripts/stress-profiler.sh 10   # SA_ONSTACK left on SIGRTMIN
 #
 # Environment: VBENCH_LIB (profiler library; default: built with make),
 # VBENCH_APP (VbTestApp.dll; default: built here), STRESS_MODES (default
 # "none null tracing sampling"), STRESS_THREADS (default 8),
-# STRESS_KEEP_ONSTACK=1 (sets VBENCH_DEBUG_KEEP_ONSTACK=1: the fix is skipped,
-# to demonstrate the crash it prevents).
+# STRESS_KEEP_ONSTACK=1 (sets VBENCH_DEBUG_KEEP_ONSTACK=1: SIGRTMIN keeps the
+# SA_ONSTACK Go gave it, everything else is fixed: to demonstrate that crash).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 n=${1:-30}
@@ -80,7 +80,7 @@ done
 echo
 printf '%-10s %6s %6s\n' mode ok failed
 for mode in $modes; do printf '%-10s %6d %6d\n' "$mode" "${ok[$mode]:-0}" "${fail[$mode]:-0}"; done
-[ "${STRESS_KEEP_ONSTACK:-0}" = 1 ] && echo "(SIGRTMIN fix disabled: VBENCH_DEBUG_KEEP_ONSTACK=1)"
+[ "${STRESS_KEEP_ONSTACK:-0}" = 1 ] && echo "(SA_ONSTACK left on SIGRTMIN: VBENCH_DEBUG_KEEP_ONSTACK=1)"
 if [ $failures -gt 0 ]; then
 	echo "stress-profiler: $failures failed runs"
 	exit 1
