@@ -56,7 +56,7 @@ for ((i = 1; i <= n; i++)); do
 				VBENCH_MODE="$mode" VBENCH_PROFILE_DIR="$dir" VBENCH_INTERVAL=1ms)
 			[ "${STRESS_KEEP_ONSTACK:-0}" = 1 ] && env+=(VBENCH_DEBUG_KEEP_ONSTACK=1)
 		fi
-		env "${env[@]}" timeout 300 dotnet "$app" stress "$threads" >"$dir/out" 2>"$dir/err"
+		env "${env[@]}" timeout 120 dotnet "$app" stress "$threads" >"$dir/out" 2>"$dir/err"
 		rc=$?
 		why=""
 		if [ $rc -ne 0 ]; then
