@@ -401,3 +401,19 @@ func TestHardwareFaultsBecomeExceptions(t *testing.T) {
 		}
 	}
 }
+
+// Explicit tail calls (IL "tail." prefix, emitted with Reflection.Emit):
+// Even and Odd tail-call each other. Tailcall3 closes the caller's frame
+// before the callee enters, so both hang directly under TailIL.Run.
+func TestTailCalls(t *testing.T) {
+	r, p := profiled(t, attach.ModeTracing, nil, 0, "tailil", "100")
+	for name, want := range testapp.Expectations(r.Stdout) {
+		f := p.Function(name)
+		if f == nil || f.Calls != want {
+			t.Fatalf("%s: %+v, want %d calls", name, f, want)
+		}
+		if c := callers(f); len(c) != 1 || c["VbTest.TailIL.Run"] != want {
+			t.Errorf("%s: callers %v, want only VbTest.TailIL.Run (the tail-calling frame must be gone)", name, c)
+		}
+	}
+}

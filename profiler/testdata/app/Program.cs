@@ -25,6 +25,7 @@ namespace VbTest
                 case "threads": Workers.Run(n > 0 ? n : 10000); break;
                 case "nested": Outer.Inner.Run(n > 0 ? n : 10); break;
                 case "tail": Tail.Run(n > 0 ? n : 1000); break;
+                case "tailil": TailIL.Run(n > 0 ? n : 1000); break;
                 case "all":
                     Recursion.Run(20); Loop.Run(100000); Throws.Run(10); Generics.Run(1000);
                     Shapes.Run(1000); Workers.Run(10000); Outer.Inner.Run(10); Faults.Run(20);
@@ -232,6 +233,53 @@ namespace VbTest
             Console.WriteLine("faults nulls=" + nulls + " divs=" + divs);
             Program.Expect("VbTest.Faults.Deref", n);
             Program.Expect("VbTest.Faults.Divide", n);
+        }
+    }
+
+    // Explicit tail calls ("tail." prefix), which C# cannot emit: built with
+    // Reflection.Emit in a dynamic assembly, whose methods the profiler hooks
+    // like any other. Even(n) and Odd(n) tail-call each other down to 0
+    // (mutual recursion, so the JIT cannot turn the calls into a loop).
+    public static class TailIL
+    {
+        public static void Run(int n)
+        {
+            var ab = System.Reflection.Emit.AssemblyBuilder.DefineDynamicAssembly(
+                new System.Reflection.AssemblyName("VbTailDyn"), System.Reflection.Emit.AssemblyBuilderAccess.Run);
+            var tb = ab.DefineDynamicModule("VbTailDyn").DefineType("VbTailDyn.Tail",
+                System.Reflection.TypeAttributes.Public | System.Reflection.TypeAttributes.Abstract | System.Reflection.TypeAttributes.Sealed);
+            var attrs = System.Reflection.MethodAttributes.Public | System.Reflection.MethodAttributes.Static;
+            var even = tb.DefineMethod("Even", attrs, typeof(long), new[] { typeof(long), typeof(long) });
+            var odd = tb.DefineMethod("Odd", attrs, typeof(long), new[] { typeof(long), typeof(long) });
+            Emit(even, odd);
+            Emit(odd, even);
+            var f = tb.CreateType().GetMethod("Even").CreateDelegate<Func<long, long, long>>();
+            long s = 0;
+            for (int i = 0; i < 10; i++) s += f(n, 0);
+            Console.WriteLine("tailil=" + s);
+            Program.Expect("VbTailDyn.Tail.Even", 10L * (n / 2 + 1));
+            Program.Expect("VbTailDyn.Tail.Odd", 10L * ((n + 1) / 2));
+        }
+
+        // m(n, acc) => n == 0 ? acc : tail. other(n - 1, acc + n)
+        static void Emit(System.Reflection.Emit.MethodBuilder m, System.Reflection.Emit.MethodBuilder other)
+        {
+            var il = m.GetILGenerator();
+            var done = il.DefineLabel();
+            il.Emit(System.Reflection.Emit.OpCodes.Ldarg_0);
+            il.Emit(System.Reflection.Emit.OpCodes.Brfalse, done);
+            il.Emit(System.Reflection.Emit.OpCodes.Ldarg_0);
+            il.Emit(System.Reflection.Emit.OpCodes.Ldc_I8, 1L);
+            il.Emit(System.Reflection.Emit.OpCodes.Sub);
+            il.Emit(System.Reflection.Emit.OpCodes.Ldarg_1);
+            il.Emit(System.Reflection.Emit.OpCodes.Ldarg_0);
+            il.Emit(System.Reflection.Emit.OpCodes.Add);
+            il.Emit(System.Reflection.Emit.OpCodes.Tailcall);
+            il.Emit(System.Reflection.Emit.OpCodes.Call, other);
+            il.Emit(System.Reflection.Emit.OpCodes.Ret);
+            il.MarkLabel(done);
+            il.Emit(System.Reflection.Emit.OpCodes.Ldarg_1);
+            il.Emit(System.Reflection.Emit.OpCodes.Ret);
         }
     }
 
