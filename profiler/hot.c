@@ -103,7 +103,7 @@ static void enter_lost(vb_thread *t) {
 }
 
 // How often the asm fast paths handed over to C (logged with VBENCH_DEBUG=1).
-uint64_t vb_slow_enters, vb_slow_leaves;
+uint64_t vb_slow_enters, vb_slow_leaves, vb_mismatch_pops;
 
 // Returns 1 when the thread has no tree yet (the stub then takes the slow
 // path, which saves the vector registers and calls vb_enter_slow).
@@ -168,7 +168,7 @@ void vb_leave_fast(vb_fn *fn) {
 		close_frame(t, c, c->start ? vb_rdtsc() : 0);
 		return;
 	}
-	vb_pop_to(t, fn);
+	if (vb_pop_to(t, fn)) __atomic_fetch_add(&vb_mismatch_pops, 1, __ATOMIC_RELAXED);
 }
 
 #pragma GCC pop_options

@@ -108,12 +108,14 @@ void vb_set_time_sample(int n) {
 }
 
 // vb_write writes the profile once (from Shutdown, or from the exit path).
-extern uint64_t vb_slow_enters, vb_slow_leaves;
+extern uint64_t vb_slow_enters, vb_slow_leaves, vb_mismatch_pops;
+static uint64_t unwind_pops;
 
 static void vb_write(int complete) {
 	if (!initialized || __atomic_exchange_n(&written, 1, __ATOMIC_ACQ_REL)) return;
-	vb_log("hooks handed to C: %lu enters, %lu leaves; arena used %lu bytes", (unsigned long)vb_slow_enters,
-		(unsigned long)vb_slow_leaves, (unsigned long)vb_arena_used());
+	vb_log("hooks handed to C: %lu enters, %lu leaves; frames popped by unwind callbacks %lu, by a mismatched leave %lu; arena used %lu bytes",
+		(unsigned long)vb_slow_enters, (unsigned long)vb_slow_leaves, (unsigned long)unwind_pops,
+		(unsigned long)vb_mismatch_pops, (unsigned long)vb_arena_used());
 	if (vb_mode == VB_MODE_SAMPLING) vb_sampler_stop();
 	sigset_t old;
 	mask_rtmin(&old);
@@ -307,7 +309,7 @@ static HRESULT cb_unwind_leave(void *self) {
 		vb_lost_pop(t);
 		return S_OK;
 	}
-	if (t->active->fn == f) vb_pop_to(t, f);
+	if (t->active->fn == f && vb_pop_to(t, f)) __atomic_fetch_add(&unwind_pops, 1, __ATOMIC_RELAXED);
 	return S_OK;
 }
 

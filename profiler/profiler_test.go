@@ -417,3 +417,13 @@ func TestTailCalls(t *testing.T) {
 		}
 	}
 }
+
+// On .NET 10's managed exception handling the ExceptionUnwindFunction*
+// callbacks come for every unwound frame: they, not the mismatched-leave
+// fallback, keep the tree balanced (10 throws through Thrower and Middle).
+func TestUnwindCallbacksBalanceExceptions(t *testing.T) {
+	r, _ := profiled(t, attach.ModeTracing, []string{"VBENCH_DEBUG=1"}, 0, "throw", "10")
+	if !strings.Contains(r.Stderr, "frames popped by unwind callbacks 20, by a mismatched leave 0") {
+		t.Fatalf("unwind statistics:\n%s", r.Stderr)
+	}
+}
