@@ -40,6 +40,11 @@ quick: build
 	@mkdir -p out
 	$(BIN)/vbench run benchmarks/quick.yaml --json out/quick.json $(RUNFLAGS)
 
+# The profiler's crash-safety proof: N runs of a GC-heavy program per mode.
+STRESS_RUNS ?= 30
+stress: build
+	scripts/stress-profiler.sh $(STRESS_RUNS)
+
 lint:
 	$(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -46,11 +47,13 @@ func ValidMode(m string) bool {
 
 // Environment variables the profiler reads (documented in the README).
 const (
-	EnvMode       = "VBENCH_MODE"        // tracing | sampling | null
-	EnvProfileDir = "VBENCH_PROFILE_DIR" // where profile.json and profile.pb.gz go
-	EnvInterval   = "VBENCH_INTERVAL"    // sampling interval, a Go duration ("10ms")
-	EnvInclude    = "VBENCH_INCLUDE"     // comma-separated assembly/namespace patterns
-	EnvExclude    = "VBENCH_EXCLUDE"     // comma-separated assembly/namespace patterns
+	EnvMode       = "VBENCH_MODE"              // tracing | sampling | null
+	EnvProfileDir = "VBENCH_PROFILE_DIR"       // where profile.json and profile.pb.gz go
+	EnvInterval   = "VBENCH_INTERVAL"          // sampling interval, a Go duration ("10ms")
+	EnvInclude    = "VBENCH_INCLUDE"           // comma-separated assembly/namespace patterns
+	EnvExclude    = "VBENCH_EXCLUDE"           // comma-separated assembly/namespace patterns
+	EnvTimeSample = "VBENCH_TIME_SAMPLE"       // tracing: time 1 in N calls of hot nodes (1: every call)
+	EnvNoInline   = "VBENCH_SAMPLING_NOINLINE" // sampling: keep user methods from being inlined
 )
 
 // Options are the profiler settings a caller may choose.
@@ -60,6 +63,8 @@ type Options struct {
 	Interval   time.Duration // sampling only; 0 means the profiler's default
 	Include    []string
 	Exclude    []string
+	TimeSample int  // tracing only; 0 means the profiler's default (16), 1 times every call
+	NoInline   bool // sampling only: keep user methods (but tiny ones) from being inlined
 }
 
 // Env returns the variables to add to a child's environment so that CoreCLR
@@ -80,6 +85,12 @@ func Env(libPath string, opts Options) []string {
 	}
 	if opts.Interval > 0 {
 		env = append(env, EnvInterval+"="+opts.Interval.String())
+	}
+	if opts.NoInline {
+		env = append(env, EnvNoInline+"=1")
+	}
+	if opts.TimeSample > 0 {
+		env = append(env, EnvTimeSample+"="+strconv.Itoa(opts.TimeSample))
 	}
 	if len(opts.Include) > 0 {
 		env = append(env, EnvInclude+"="+strings.Join(opts.Include, ","))

@@ -36,9 +36,11 @@ type Profile struct {
 	DurationNs     int64      `json:"duration_ns"`           // profiler load to profile write
 	IntervalNs     int64      `json:"interval_ns,omitempty"` // sampling period
 	Samples        int64      `json:"samples,omitempty"`     // sampling ticks taken
+	TimeSample     int64      `json:"time_sample,omitempty"` // tracing: hot nodes timed on ~1 call in N (1: every call)
 	Include        []string   `json:"include,omitempty"`     // filter patterns in effect
 	Exclude        []string   `json:"exclude,omitempty"`
-	Complete       bool       `json:"complete"` // written from Shutdown (false: from an exit path)
+	Complete       bool       `json:"complete"`           // written from Shutdown (false: from an exit path)
+	Warnings       []string   `json:"warnings,omitempty"` // what limits this profile's accuracy
 	Functions      []Function `json:"functions"`
 	Threads        []Thread   `json:"threads"`
 }

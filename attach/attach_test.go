@@ -1,0 +1,33 @@
+package attach
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestEnv(t *testing.T) {
+	if env := Env("/x/lib.so", Options{Mode: ModeNone}); env != nil {
+		t.Errorf("mode none must not load the profiler: %v", env)
+	}
+	env := Env("/x/lib.so", Options{Mode: ModeSampling, ProfileDir: "/out", Interval: time.Millisecond,
+		Include: []string{"A", "B.*"}, Exclude: []string{"C"}, TimeSample: 4})
+	have := map[string]bool{}
+	for _, kv := range env {
+		have[kv] = true
+	}
+	for _, want := range []string{"CORECLR_ENABLE_PROFILING=1", "CORECLR_PROFILER=" + CLSID, "CORECLR_PROFILER_PATH=/x/lib.so",
+		"CORECLR_PROFILER_PATH_64=/x/lib.so", "VBENCH_MODE=sampling", "VBENCH_PROFILE_DIR=/out", "VBENCH_INTERVAL=1ms",
+		"VBENCH_INCLUDE=A,B.*", "VBENCH_EXCLUDE=C", "VBENCH_TIME_SAMPLE=4"} {
+		if !have[want] {
+			t.Errorf("Env lacks %s: %v", want, env)
+		}
+	}
+}
+
+func TestScrubEnv(t *testing.T) {
+	got := ScrubEnv([]string{"PATH=/bin", "CORECLR_ENABLE_PROFILING=1", "CORECLR_PROFILER_PATH_64=x", "DOTNET_PROFILER=y", "VBENCH_MODE=tracing", "HOME=/root"})
+	if strings.Join(got, " ") != "PATH=/bin HOME=/root" {
+		t.Errorf("ScrubEnv kept %v", got)
+	}
+}

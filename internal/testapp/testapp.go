@@ -1,0 +1,118 @@
+// Package testapp builds the C# test program in profiler/testdata/app (the
+// profiler's scenarios: recursion, exceptions, generics, threads, a hot loop,
+// exit paths, a GC stress run) and runs it with or without the profiler.
+// Tests in several packages share one build: a file lock keeps concurrent
+// `go test` processes from building it at the same time.
+package testapp
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+
+	"vbench/attach"
+	"vbench/internal/testbin"
+)
+
+var (
+	once     sync.Once
+	dll      string
+	buildErr error
+	buildOut []byte
+)
+
+// Dir is the C# project's directory.
+func Dir() string { return filepath.Join(testbin.RepoRoot(), "profiler", "testdata", "app") }
+
+func build() {
+	dir := Dir()
+	lock, err := os.OpenFile(filepath.Join(dir, ".build.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		buildErr = err
+		return
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		buildErr = err
+		return
+	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	out := filepath.Join(dir, "bin", "vbtest")
+	cmd := exec.Command("dotnet", "build", "-c", "Release", "-o", out, "-nologo", "-v", "q")
+	cmd.Dir = dir
+	cmd.Env = append(attach.ScrubEnv(os.Environ()), "DOTNET_CLI_TELEMETRY_OPTOUT=1", "DOTNET_NOLOGO=1")
+	buildOut, buildErr = cmd.CombinedOutput()
+	dll = filepath.Join(out, "VbTestApp.dll")
+}
+
+// DLL returns the path of the built test program (built once per process).
+func DLL(t testing.TB) string {
+	t.Helper()
+	testbin.Dotnet(t)
+	once.Do(build)
+	if buildErr != nil {
+		t.Fatalf("building %s: %v\n%s", Dir(), buildErr, buildOut)
+	}
+	return dll
+}
+
+// Result is one run of the test program.
+type Result struct {
+	Stdout, Stderr string
+	Code           int
+	Dir            string // VBENCH_PROFILE_DIR
+}
+
+// Run runs `dotnet VbTestApp.dll args...` with env added to a scrubbed
+// environment. It fails the test only if the process cannot be started.
+func Run(t testing.TB, env []string, args ...string) Result {
+	t.Helper()
+	cmd := exec.Command("dotnet", append([]string{DLL(t)}, args...)...)
+	cmd.Env = append(attach.ScrubEnv(os.Environ()), env...)
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	err := cmd.Run()
+	r := Result{Stdout: so.String(), Stderr: se.String()}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		r.Code = ee.ExitCode()
+		if r.Code < 0 {
+			r.Code = 128 + int(ee.Sys().(syscall.WaitStatus).Signal())
+		}
+	default:
+		t.Fatalf("running the test program: %v", err)
+	}
+	return r
+}
+
+// Profiled runs the program under the profiler library lib in mode, writing
+// into a fresh directory; extra env (VBENCH_INCLUDE=...) is appended.
+func Profiled(t testing.TB, lib, mode string, extra []string, args ...string) Result {
+	t.Helper()
+	dir := t.TempDir()
+	env := attach.Env(lib, attach.Options{Mode: mode, ProfileDir: dir})
+	r := Run(t, append(env, extra...), args...)
+	r.Dir = dir
+	return r
+}
+
+var expectRE = regexp.MustCompile(`(?m)^VBENCH expect (\S+)=(\d+)$`)
+
+// Expectations parses the "VBENCH expect Name=calls" lines the program prints.
+func Expectations(stdout string) map[string]int64 {
+	m := map[string]int64{}
+	for _, g := range expectRE.FindAllStringSubmatch(stdout, -1) {
+		n, _ := strconv.ParseInt(g[2], 10, 64)
+		m[g[1]] = n
+	}
+	return m
+}

@@ -1,0 +1,108 @@
+package profile
+
+import "sort"
+
+// Derive recomputes the per-function totals of p.Functions from the threads'
+// call trees: calls and exclusive figures summed over every node of the
+// function; inclusive figures summed only over outermost frames (a node with
+// no ancestor of the same function), so recursion is not counted twice;
+// callers are the direct parents' functions ("<root>" for top-level frames)
+// with the calls (and inclusive samples) made through them.
+func (p *Profile) Derive() {
+	type callerKey struct {
+		fn     int
+		caller string
+	}
+	callers := map[callerKey]*Caller{}
+	for i := range p.Functions {
+		f := &p.Functions[i]
+		f.Calls, f.InclusiveNs, f.ExclusiveNs, f.InclusiveSamples, f.ExclusiveSamples = 0, 0, 0, 0, 0
+		f.Callers = []Caller{}
+	}
+	open := make([]int, len(p.Functions)) // frames of each function on the current path
+	var walk func(ns []Node, parent string)
+	walk = func(ns []Node, parent string) {
+		for i := range ns {
+			n := &ns[i]
+			f := &p.Functions[n.Fn]
+			f.Calls += n.Calls
+			f.ExclusiveNs += n.ExclusiveNs
+			f.ExclusiveSamples += n.ExclusiveSamples
+			if open[n.Fn] == 0 {
+				f.InclusiveNs += n.InclusiveNs
+				f.InclusiveSamples += n.InclusiveSamples
+			}
+			k := callerKey{n.Fn, parent}
+			c := callers[k]
+			if c == nil {
+				c = &Caller{Name: parent}
+				callers[k] = c
+			}
+			c.Calls += n.Calls
+			c.Samples += n.InclusiveSamples
+			open[n.Fn]++
+			walk(n.Children, f.Name)
+			open[n.Fn]--
+		}
+	}
+	for _, t := range p.Threads {
+		walk(t.Roots, RootCaller)
+	}
+	for k, c := range callers {
+		f := &p.Functions[k.fn]
+		f.Callers = append(f.Callers, *c)
+	}
+	for i := range p.Functions {
+		cs := p.Functions[i].Callers
+		sort.Slice(cs, func(a, b int) bool {
+			if cs[a].Calls != cs[b].Calls {
+				return cs[a].Calls > cs[b].Calls
+			}
+			if cs[a].Samples != cs[b].Samples {
+				return cs[a].Samples > cs[b].Samples
+			}
+			return cs[a].Name < cs[b].Name
+		})
+	}
+}
+
+// Sampled reports whether the profile counts samples rather than calls.
+func (p *Profile) Sampled() bool { return p.Mode == "sampling" }
+
+// Top returns the n functions with the most exclusive time (tracing) or
+// exclusive samples (sampling), ties broken by inclusive figures then name.
+// n <= 0 returns all of them.
+func (p *Profile) Top(n int) []Function {
+	fs := append([]Function(nil), p.Functions...)
+	key := func(f Function) (int64, int64) {
+		if p.Sampled() {
+			return f.ExclusiveSamples, f.InclusiveSamples
+		}
+		return f.ExclusiveNs, f.InclusiveNs
+	}
+	sort.SliceStable(fs, func(i, j int) bool {
+		ei, ii := key(fs[i])
+		ej, ij := key(fs[j])
+		if ei != ej {
+			return ei > ej
+		}
+		if ii != ij {
+			return ii > ij
+		}
+		return fs[i].Name < fs[j].Name
+	})
+	if n > 0 && n < len(fs) {
+		fs = fs[:n]
+	}
+	return fs
+}
+
+// Function returns the row named name (the first, if modules differ), or nil.
+func (p *Profile) Function(name string) *Function {
+	for i := range p.Functions {
+		if p.Functions[i].Name == name {
+			return &p.Functions[i]
+		}
+	}
+	return nil
+}

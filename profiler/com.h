@@ -1,0 +1,100 @@
+// Hand-written declarations of the few COM types, GUIDs and vtable slots of
+// the CLR Profiling API (corprof.idl) and metadata API (cor.h) that vbench
+// uses. Slots are indices into the interface's vtable, counting IUnknown's
+// QueryInterface/AddRef/Release as 0/1/2. Only what we call is named.
+#ifndef VB_COM_H
+#define VB_COM_H
+
+#include <stdint.h>
+
+typedef int32_t HRESULT;
+typedef uint32_t ULONG;
+typedef int32_t BOOL;
+typedef uint16_t WCHAR; // CoreCLR's WCHAR is UTF-16 on Linux too
+typedef uintptr_t FunctionID, ClassID, ModuleID, AssemblyID, ThreadID, AppDomainID;
+typedef uint32_t mdToken;
+
+#define S_OK ((HRESULT)0)
+#define S_FALSE ((HRESULT)1)
+#define E_FAIL ((HRESULT)0x80004005)
+#define E_NOINTERFACE ((HRESULT)0x80004002)
+#define E_INVALIDARG ((HRESULT)0x80070057)
+#define CLASS_E_CLASSNOTAVAILABLE ((HRESULT)0x80040111)
+#define CLASS_E_NOAGGREGATION ((HRESULT)0x80040110)
+#define FAILED(hr) ((hr) < 0)
+
+typedef struct {
+	uint32_t d1;
+	uint16_t d2, d3;
+	uint8_t d4[8];
+} GUID;
+
+// COM object: a pointer to a vtable of function pointers.
+typedef struct {
+	void **vtbl;
+} IUnknown;
+
+// Call slot n of a COM interface pointer with the given function type.
+#define VCALL(obj, n, type) ((type)(((IUnknown *)(obj))->vtbl[n]))
+
+// Event mask bits (COR_PRF_MONITOR).
+#define COR_PRF_MONITOR_JIT_COMPILATION 0x00000020u
+#define COR_PRF_MONITOR_EXCEPTIONS 0x00000040u
+#define COR_PRF_MONITOR_THREADS 0x00000200u
+#define COR_PRF_MONITOR_ENTERLEAVE 0x00001000u
+#define COR_PRF_ENABLE_STACK_SNAPSHOT 0x10000000u
+#define COR_PRF_DISABLE_ALL_NGEN_IMAGES 0x80000000u
+#define COR_PRF_DISABLE_INLINING 0x00200000u
+
+// ICorProfilerInfo..Info10 vtable slots.
+enum {
+	INFO_GetThreadInfo = 12,
+	INFO_GetCurrentThreadID = 13,
+	INFO_GetFunctionInfo = 15,
+	INFO_SetEventMask = 16,
+	INFO_GetTokenAndMetaDataFromFunction = 19,
+	INFO_GetModuleInfo = 20,
+	INFO_GetILFunctionBody = 22,
+	INFO_GetAssemblyInfo = 26,
+	INFO_DoStackSnapshot = 36,           // Info2
+	INFO_SetFunctionIDMapper2 = 59,      // Info3
+	INFO_SetEnterLeaveFunctionHooks3 = 61,
+	INFO_GetRuntimeInformation = 67,
+	INFO_EnumThreads = 71,               // Info4
+	INFO_SetEventMask2 = 82,             // Info5
+	INFO_SuspendRuntime = 97,            // Info10
+	INFO_ResumeRuntime = 98,
+};
+
+// ICorProfilerThreadEnum slots.
+enum { TENUM_Next = 7 };
+
+// IMetaDataImport / IMetaDataImport2 slots.
+enum {
+	MD_CloseEnum = 3,
+	MD_GetTypeDefProps = 12,
+	MD_GetMethodProps = 30,
+	MD_GetNestedClassProps = 62,
+	MD_EnumGenericParams = 65,     // IMetaDataImport2
+	MD_GetGenericParamProps = 66,
+};
+
+// ICorProfilerCallback..Callback3 vtable slots (80 + IUnknown's 3).
+enum {
+	CB_Initialize = 3,
+	CB_Shutdown = 4,
+	CB_JITInlining = 28,
+	CB_ThreadDestroyed = 30,
+	CB_ThreadAssignedToOSThread = 31,
+	CB_ExceptionUnwindFunctionEnter = 62,
+	CB_ExceptionUnwindFunctionLeave = 63,
+	CB_SLOTS = 83, // through ICorProfilerCallback3::ProfilerDetachSucceeded
+};
+
+extern const GUID IID_IUnknown_, IID_IClassFactory_, IID_ICorProfilerCallback_,
+	IID_ICorProfilerCallback2_, IID_ICorProfilerCallback3_, IID_ICorProfilerInfo10_,
+	IID_IMetaDataImport2_;
+
+int guid_eq(const GUID *a, const GUID *b);
+
+#endif

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"vbench/attach"
+)
+
+// Modes as the C core numbers them (VB_MODE_* in vb.h).
+const (
+	cModeNull     = 1
+	cModeTracing  = 2
+	cModeSampling = 3
+)
+
+const (
+	defaultInterval = 10 * time.Millisecond
+	minInterval     = time.Millisecond
+	maxInterval     = time.Second
+	// Hot nodes (past their first 1024 calls) are timed on a random ~1/16 of
+	// their calls: rdtsc costs about as much as the rest of the hook pair.
+	defaultTimeSample = 16
+)
+
+// config is what the profiler was asked to do, from the environment.
+type config struct {
+	modeName         string
+	mode             int
+	interval         time.Duration
+	timeSample       int // 1: time every call; N: hot nodes ~1 call in N
+	include, exclude []string
+	dir              string
+	dirErr           error // set: profile goes nowhere (reported once at startup)
+}
+
+var current *config
+
+func envLookup(k string) (string, bool) { return os.LookupEnv(k) }
+
+// configFromEnv parses the VBENCH_* variables. A bad mode or interval is an
+// error (the profiler then declines to load); a missing or unwritable profile
+// directory is not: the program still runs, profiled, and nothing is written.
+func configFromEnv(get func(string) (string, bool)) (*config, error) {
+	c := &config{interval: defaultInterval, timeSample: defaultTimeSample}
+	c.modeName, _ = get(attach.EnvMode)
+	switch c.modeName {
+	case attach.ModeTracing:
+		c.mode = cModeTracing
+	case attach.ModeSampling:
+		c.mode = cModeSampling
+	case attach.ModeNull:
+		c.mode = cModeNull
+	default:
+		return nil, fmt.Errorf("%s=%q is not tracing, sampling or null", attach.EnvMode, c.modeName)
+	}
+	if s, ok := get(attach.EnvInterval); ok && s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s=%q is not a duration like 10ms", attach.EnvInterval, s)
+		}
+		if d < minInterval || d > maxInterval {
+			return nil, fmt.Errorf("%s=%s is outside %v..%v", attach.EnvInterval, d, minInterval, maxInterval)
+		}
+		c.interval = d
+	}
+	if s, ok := get(attach.EnvTimeSample); ok && s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 1024 || n&(n-1) != 0 {
+			return nil, fmt.Errorf("%s=%q is not 1 or a power of two up to 1024", attach.EnvTimeSample, s)
+		}
+		c.timeSample = n
+	}
+	c.include = splitPatterns(get(attach.EnvInclude))
+	c.exclude = splitPatterns(get(attach.EnvExclude))
+	c.dir, _ = get(attach.EnvProfileDir)
+	c.dirErr = checkDir(c.dir)
+	return c, nil
+}
+
+func splitPatterns(s string, _ bool) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func joinComma(ps []string) string { return strings.Join(ps, ",") }
+
+// checkDir verifies that dir exists and that a file can be created in it.
+func checkDir(dir string) error {
+	if dir == "" {
+		return fmt.Errorf("%s is not set", attach.EnvProfileDir)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("%s=%s: %v", attach.EnvProfileDir, dir, errors.Unwrap(err))
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s=%s is not a directory", attach.EnvProfileDir, dir)
+	}
+	f, err := os.CreateTemp(dir, ".vbench-probe-*")
+	if err != nil {
+		return fmt.Errorf("%s=%s is not writable: %v", attach.EnvProfileDir, dir, errors.Unwrap(err))
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "vbench-profiler: "+format+"\n", args...)
+}

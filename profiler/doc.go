@@ -1,0 +1,101 @@
+// Command profiler is the vbench .NET profiler, built with
+// -buildmode=c-shared into bin/libvbenchprof.so and loaded by CoreCLR through
+// CORECLR_ENABLE_PROFILING=1, CORECLR_PROFILER={8C2F5D8A-6C1E-4B7A-9A57-3F0E2B1D7C41}
+// (attach.CLSID) and CORECLR_PROFILER_PATH. It implements the CLR Profiling
+// API by hand: IClassFactory and ICorProfilerCallback3 as C vtables
+// (profiler.c), calls into ICorProfilerInfo10 and IMetaDataImport2 through
+// hand-declared slots (com.h).
+//
+// # Engines (VBENCH_MODE)
+//
+//   - tracing: FunctionEnter3/Leave3/Tailcall3 fast-path hooks (hooks.S, hot.c)
+//     on the functions FunctionIDMapper2 chose; per thread a call tree with an
+//     active-node pointer (per node: calls, inclusive and child TSC ticks).
+//   - sampling: a profiler-owned C thread every VBENCH_INTERVAL (default 10ms,
+//     1ms..1s) does SuspendRuntime, EnumThreads, DoStackSnapshot per thread,
+//     ResumeRuntime, and merges each stack into that thread's sampling tree
+//     (sampler.c). All frames are kept; the user-code filter is applied when
+//     the profile is written.
+//   - null: the same mapper, inlining veto and hook registration as tracing,
+//     with hooks that just return: the floor any enter/leave tracer pays.
+//
+// # Threading and signals
+//
+// Go's runtime in a c-shared library adds SA_ONSTACK to every signal handler
+// already installed when it initialises (golang/go#78883), including
+// CoreCLR's SIGRTMIN activation handler used to suspend threads for GC; that
+// handler then runs on the thread's 16 KiB alternate stack and can overflow
+// it (dotnet/runtime#127320, #110368). The design:
+//
+//  1. signals.c snapshots every handler in a constructor that runs before the
+//     Go runtime's; Initialize first calls a trivial Go export (which blocks
+//     until Go is initialised), then restores the flags of every handler Go
+//     left in place to what its owner asked for, and clears SA_ONSTACK on
+//     SIGRTMIN. VBENCH_DEBUG=1 logs each change; VBENCH_DEBUG_KEEP_ONSTACK=1
+//     leaves SIGRTMIN (only it) as Go left it.
+//  2. Every entry point CoreCLR calls is C or assembly. Go runs only in three
+//     cold places: Initialize (wait for the runtime, read the configuration),
+//     Shutdown, and the exit-path fallback (write the profile). Each goes
+//     through a C trampoline that blocks SIGRTMIN with pthread_sigmask around
+//     the call, so CoreCLR's suspension signal never lands on a goroutine
+//     stack. Go's own threads are not managed threads and are never signalled
+//     by CoreCLR. Name resolution, filtering (FunctionIDMapper2, JITInlining)
+//     and exception callbacks are C and never enter Go.
+//  3. The hot path (enter/leave/tailcall) is assembly plus C compiled for
+//     general-purpose registers only: it never allocates, locks, makes a
+//     system call or enters Go. The client ID FunctionIDMapper2 returns is the
+//     function's own record, so the hook needs no lookup. The per-thread tree
+//     hangs off an initial-exec __thread pointer; nodes come from an 8 GiB
+//     MAP_NORESERVE arena, carved into 64 KiB per-thread chunks with one
+//     atomic add. Time is rdtsc, calibrated against CLOCK_MONOTONIC over the
+//     profile's lifetime. Child lookup is a last-hit pointer plus a sibling
+//     list that is only ever prepended to (release stores), so the writer can
+//     read trees while threads still run.
+//  4. The sampler is a C pthread with every signal blocked; it is stopped and
+//     joined before the profile is written and never touches the CLR after
+//     Shutdown returns.
+//  5. Go also replaces the synchronous signals' handlers (SIGSEGV, SIGBUS,
+//     SIGFPE, SIGPIPE) and forwards foreign faults; CoreCLR's conversion of
+//     faults into NullReference/DivideByZero exceptions does not survive that
+//     detour (the process died of SIGFPE). signals.c gives every handler Go
+//     replaced back to its owner, whole.
+//
+// Exceptions: ExceptionUnwindFunctionEnter/Leave pop the frame of a hooked
+// function the unwinder removed; a leave whose function is not the active
+// frame closes the frames above it (a frame we were never told about is
+// closed at the same instant). Tail calls: Tailcall3 is the leave of the
+// current frame. Threads: a tree is created on a thread's first hooked call,
+// pushed on a lock-free list; a pthread key destructor records the thread's
+// final CPU time, live threads are read through their per-thread CPU clock.
+//
+// # Names
+//
+// Every function resolves once to Namespace.Type.Method: nested types joined
+// with '.', generic parameters from metadata as <T> or <TKey,TValue> on the
+// type or method (Ns.Box<T>.Get, Ns.Util.Identity<T>), constructors
+// Ns.Type..ctor. All instantiations of a generic method (and overloads) share
+// one name and are summed. This is a contract with the workloads and the
+// harness; see docs/profiler.md.
+//
+// # Filter
+//
+// VBENCH_INCLUDE and VBENCH_EXCLUDE are comma-separated glob patterns ('*'
+// matches any run of characters), each matched against the assembly simple
+// name and the namespace-qualified type name; a pattern without '*' also
+// matches every type in that namespace ("MyApp" matches MyApp.Sub.T). A
+// function is profiled unless an exclude pattern matches; else if an include
+// pattern matches; else unless it is framework code (assemblies System,
+// System.*, Microsoft.*, mscorlib, netstandard; types System.*, Microsoft.*,
+// Internal.*). So: explicit exclude > include > default exclusion.
+// VBENCH_INCLUDE='*' profiles everything.
+//
+// # Output
+//
+// At Shutdown, or from an atexit handler when Shutdown never comes
+// (Environment.Exit and other exit paths; complete=false then), the library
+// writes profile.json (package profile) and profile.pb.gz (pprof) into
+// VBENCH_PROFILE_DIR, each atomically. A missing or unwritable directory is
+// reported once on stderr at startup and nothing is written; a bad
+// VBENCH_MODE or VBENCH_INTERVAL makes Initialize fail (the program runs
+// unprofiled) after a one-line "vbench-profiler: ..." reason on stderr.
+package main

@@ -1,0 +1,174 @@
+// The C half of the enter/leave/tailcall hot path: what hooks.S's pure-asm
+// fast paths hand over (a child not seen last time, a mismatched leave, the
+// first call on a thread, a full arena). Called with every caller-saved
+// integer register saved; the whole file is compiled for general-purpose
+// registers only, so nothing here touches an SSE/AVX register. Nothing here
+// allocates, locks, makes a system call or enters Go: nodes come from the
+// thread's arena chunk, refilled with one atomic add.
+#pragma GCC push_options
+#pragma GCC target("general-regs-only")
+
+#include "vb.h"
+
+// hooks.S hard-codes these offsets.
+_Static_assert(offsetof(vb_node, fn) == 0, "N_FN");
+_Static_assert(offsetof(vb_node, parent) == 8, "N_PARENT");
+_Static_assert(offsetof(vb_node, hint) == 32, "N_HINT");
+_Static_assert(offsetof(vb_node, calls) == 40, "N_CALLS");
+_Static_assert(offsetof(vb_node, incl_ticks) == 48, "N_INCL");
+_Static_assert(offsetof(vb_node, timed) == 56, "N_TIMED");
+_Static_assert(offsetof(vb_node, start) == 64, "N_START");
+_Static_assert(offsetof(vb_node, countdown) == 88, "N_COUNT");
+_Static_assert(offsetof(vb_thread, active) == 104, "T_ACTIVE");
+_Static_assert(offsetof(vb_thread, rng) == 128, "T_RNG");
+
+__attribute__((visibility("hidden"))) vb_node vb_no_child = {.fn = (vb_fn *)1, .hint = &vb_no_child};
+__attribute__((visibility("hidden"))) vb_thread vb_nothread = {.active = &vb_nothread.root, .root = {.hint = &vb_no_child}};
+
+// Per-thread tree, initially the sentinel. initial-exec: a plain
+// %fs-relative load, no __tls_get_addr and no allocation on first touch.
+__thread vb_thread *vb_tls_thread __attribute__((tls_model("initial-exec"))) = &vb_nothread;
+
+__attribute__((visibility("hidden"))) int64_t vb_exact_calls = 1024;
+__attribute__((visibility("hidden"))) uint64_t vb_time_mask = 31;
+
+// The arena: one big MAP_NORESERVE mapping, carved into per-thread chunks.
+char *vb_arena_base;
+uint64_t vb_arena_size;
+uint64_t vb_arena_off; // atomically advanced
+#define VB_CHUNK (64 * 1024)
+
+static __attribute__((noinline)) int refill(vb_thread *t) {
+	uint64_t off = __atomic_fetch_add(&vb_arena_off, VB_CHUNK, __ATOMIC_RELAXED);
+	if (off + VB_CHUNK > vb_arena_size) return 0;
+	t->chunk_cur = vb_arena_base + off;
+	t->chunk_end = t->chunk_cur + VB_CHUNK;
+	return 1;
+}
+
+// vb_node_child finds or creates p's child for fn. Children are prepended and
+// published with a release store; lists are never reordered, so a concurrent
+// reader (the profile writer) always sees a consistent list.
+vb_node *vb_node_child(vb_thread *t, vb_node *p, vb_fn *fn) {
+	vb_node *c = p->hint;
+	if (__builtin_expect(c->fn == fn, 1)) return c;
+	for (c = p->first; c; c = c->next) {
+		if (c->fn == fn) {
+			p->hint = c;
+			return c;
+		}
+	}
+	if ((size_t)(t->chunk_end - t->chunk_cur) < sizeof(vb_node) && !refill(t)) return 0;
+	c = (vb_node *)t->chunk_cur; // arena memory is zero-filled
+	t->chunk_cur += sizeof(vb_node);
+	c->fn = fn;
+	c->parent = p;
+	c->hint = &vb_no_child;
+	c->countdown = 1;
+	c->next = p->first;
+	__atomic_store_n(&p->first, c, __ATOMIC_RELEASE);
+	p->hint = c;
+	return c;
+}
+
+// vb_time_this decides whether this call of node c is timed: every call
+// while the node has had at most vb_exact_calls, then about one call in
+// (vb_time_mask+1)/2, with random gaps (xorshift64) so the timed calls are
+// an unbiased sample. hooks.S implements the same schedule.
+static inline int vb_time_this(vb_thread *t, vb_node *c) {
+	if (--c->countdown != 0) return 0;
+	if ((int64_t)c->calls <= vb_exact_calls) {
+		c->countdown = 1;
+		return 1;
+	}
+	uint64_t x = t->rng;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	t->rng = x;
+	c->countdown = (int64_t)(x & vb_time_mask) + 1;
+	return 1;
+}
+
+// The arena ran out: stop recording on this thread until the frames opened
+// since return. The lost node matches no function, so the asm fast paths
+// always hand over to C while it is active.
+static void enter_lost(vb_thread *t) {
+	t->lost_saved = t->active;
+	t->lost_node.fn = (vb_fn *)1;
+	t->lost_node.hint = &vb_no_child;
+	t->lost_node.parent = t->active;
+	t->active = &t->lost_node;
+	t->lost = 1;
+}
+
+// How often the asm fast paths handed over to C (logged with VBENCH_DEBUG=1).
+uint64_t vb_slow_enters, vb_slow_leaves, vb_mismatch_pops;
+
+// Returns 1 when the thread has no tree yet (the stub then takes the slow
+// path, which saves the vector registers and calls vb_enter_slow).
+int vb_enter_fast(vb_fn *fn) {
+	vb_thread *t = vb_tls_thread;
+	__atomic_fetch_add(&vb_slow_enters, 1, __ATOMIC_RELAXED);
+	if (__builtin_expect(t == &vb_nothread, 0)) return 1;
+	if (__builtin_expect(t->lost != 0, 0)) {
+		t->lost++;
+		return 0;
+	}
+	vb_node *c = vb_node_child(t, t->active, fn);
+	if (__builtin_expect(c == 0, 0)) {
+		enter_lost(t);
+		return 0;
+	}
+	c->calls++;
+	t->active = c;
+	if (vb_time_this(t, c)) c->start = vb_rdtsc();
+	return 0;
+}
+
+static inline void close_frame(vb_thread *t, vb_node *c, uint64_t now) {
+	if (c->start) {
+		c->incl_ticks += now - c->start;
+		c->timed++;
+		c->start = 0;
+	}
+	t->active = c->parent;
+}
+
+// vb_pop_to closes every open frame from the active one up to and including
+// the nearest frame of fn. A frame whose leave never came (an unwind we were
+// not told about) is closed at the same instant. Returns 0 if fn is not open.
+int vb_pop_to(vb_thread *t, vb_fn *fn) {
+	vb_node *c = t->active;
+	while (c->fn && c->fn != fn) c = c->parent;
+	if (!c->fn) return 0;
+	uint64_t now = vb_rdtsc();
+	for (;;) {
+		vb_node *a = t->active;
+		close_frame(t, a, now);
+		if (a == c) return 1;
+	}
+}
+
+// vb_lost_pop leaves one unrecorded frame.
+void vb_lost_pop(vb_thread *t) {
+	if (--t->lost == 0) t->active = t->lost_saved;
+}
+
+void vb_leave_fast(vb_fn *fn) {
+	vb_thread *t = vb_tls_thread;
+	__atomic_fetch_add(&vb_slow_leaves, 1, __ATOMIC_RELAXED);
+	if (__builtin_expect(t == &vb_nothread, 0)) return;
+	if (__builtin_expect(t->lost != 0, 0)) {
+		vb_lost_pop(t);
+		return;
+	}
+	vb_node *c = t->active;
+	if (__builtin_expect(c->fn == fn, 1)) {
+		close_frame(t, c, c->start ? vb_rdtsc() : 0);
+		return;
+	}
+	if (vb_pop_to(t, fn)) __atomic_fetch_add(&vb_mismatch_pops, 1, __ATOMIC_RELAXED);
+}
+
+#pragma GCC pop_options

@@ -1,0 +1,64 @@
+package main
+
+/*
+#cgo CFLAGS: -O2 -Wall -Wno-unused-function
+#cgo LDFLAGS: -lpthread
+#include "vb.h"
+*/
+import "C"
+
+// main is required by -buildmode=c-shared and never runs.
+func main() {}
+
+// vbGoReady does nothing. Its only job is to be the first call into Go from
+// Initialize: a cgo export blocks until the Go runtime (initialised on its own
+// thread after dlopen) is ready, so after it returns Go's signal setup is done
+// and vb_signals_fix can undo what must be undone.
+//
+//export vbGoReady
+func vbGoReady() {}
+
+// vbGoConfigure reads the environment and hands the configuration to C.
+// It returns 0, or -1 after printing why the profiler will not run.
+//
+//export vbGoConfigure
+func vbGoConfigure() C.int {
+	cfg, err := configFromEnv(envLookup)
+	if err != nil {
+		logf("%v; running unprofiled", err)
+		return -1
+	}
+	current = cfg
+	if cfg.dirErr != nil {
+		logf("%v; no profile will be written", cfg.dirErr)
+	}
+	inc, exc := C.CString(joinComma(cfg.include)), C.CString(joinComma(cfg.exclude))
+	// Kept for the life of the process: C's filter holds its own copies.
+	C.vb_configure(C.int(cfg.mode), C.int64_t(cfg.interval.Nanoseconds()), inc, exc)
+	C.vb_set_time_sample(C.int(cfg.timeSample))
+	return 0
+}
+
+// vbGoWrite writes profile.json and profile.pb.gz (once; C guards it).
+// complete is 1 from Shutdown, 0 from the exit-path fallback.
+//
+//export vbGoWrite
+func vbGoWrite(complete C.int) {
+	if current == nil || current.dirErr != nil {
+		return
+	}
+	p := snapshot(current, complete != 0)
+	if err := writeProfile(current.dir, p); err != nil {
+		logf("writing the profile: %v", err)
+	}
+}
+
+// clsidString is clsid.h's CLSID, for the test that keeps it equal to attach.CLSID.
+func clsidString() string { return C.GoString(C.vb_clsid_string()) }
+
+// benchPairs runs n enter/leave pairs through the tracing stubs (kind 0), the
+// null stubs (1) or just two rdtsc (2) and returns the elapsed nanoseconds.
+func benchPairs(n int64, kind int) int64 { return int64(C.vb_bench_pairs(C.int64_t(n), C.int(kind))) }
+
+// hookPairCalls runs n pairs for a fresh function and returns its node's calls.
+func hookPairCalls(n int64) int64 { return int64(C.vb_bench_calls(C.int64_t(n))) }

@@ -1,0 +1,356 @@
+// COM plumbing and the CLR-facing callbacks. Every entry point CoreCLR calls
+// is C (or the asm stubs): the class factory, the ICorProfilerCallback3
+// vtable, FunctionIDMapper2, the exception callbacks. Go runs only in three
+// cold places (Initialize: wait for the Go runtime and read the
+// configuration; Shutdown/exit: write the profile), always through
+// go_masked(), which blocks SIGRTMIN around the call so CoreCLR's suspension
+// signal never lands on a goroutine stack. See doc.go.
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "vb.h"
+#include "clsid.h"
+#include "_cgo_export.h"
+
+const GUID IID_IUnknown_ = {0x00000000, 0x0000, 0x0000, {0xC0, 0, 0, 0, 0, 0, 0, 0x46}};
+const GUID IID_IClassFactory_ = {0x00000001, 0x0000, 0x0000, {0xC0, 0, 0, 0, 0, 0, 0, 0x46}};
+const GUID IID_ICorProfilerCallback_ = {0x176fbed1, 0xa55c, 0x4796, {0x98, 0xca, 0xa9, 0xda, 0x0e, 0xf8, 0x83, 0xe7}};
+const GUID IID_ICorProfilerCallback2_ = {0x8a8cc829, 0xccf2, 0x49fe, {0xbb, 0xae, 0x0f, 0x02, 0x22, 0x28, 0x07, 0x1a}};
+const GUID IID_ICorProfilerCallback3_ = {0x4fd2ed52, 0x7731, 0x4b8d, {0x94, 0x69, 0x03, 0xd2, 0xcc, 0x30, 0x86, 0xc5}};
+const GUID IID_ICorProfilerInfo10_ = {0x2f1b5152, 0xc869, 0x40c9, {0xaa, 0x5f, 0x3a, 0xbe, 0x02, 0x6b, 0xd7, 0x20}};
+const GUID IID_IMetaDataImport2_ = {0xfce5efa0, 0x8bba, 0x4f8e, {0xa0, 0x36, 0x8f, 0x20, 0x22, 0xb0, 0x84, 0x66}};
+static const GUID CLSID_vbench = VB_CLSID_INIT;
+
+int guid_eq(const GUID *a, const GUID *b) { return memcmp(a, b, sizeof(GUID)) == 0; }
+
+int vb_mode;
+int vb_debug;
+IUnknown *vb_info;
+uint64_t vb_tsc_start, vb_mono_start_ns, vb_realtime_start_ns;
+int64_t vb_interval_ns = 10000000;
+char vb_runtime_version[64];
+static int initialized, written;
+
+extern __thread vb_thread *vb_tls_thread __attribute__((tls_model("initial-exec")));
+int vb_pop_to(vb_thread *t, vb_fn *fn);
+void vb_lost_pop(vb_thread *t);
+void vb_enter_stub(void), vb_leave_stub(void), vb_tailcall_stub(void), vb_null_stub(void);
+
+// ---- logging: one line per message, straight to fd 2 (no stdio buffering).
+static void vlog_line(const char *fmt, va_list ap) {
+	char line[1024];
+	int n = snprintf(line, sizeof line, "vbench-profiler: ");
+	n += vsnprintf(line + n, sizeof line - n - 1, fmt, ap);
+	if (n > (int)sizeof line - 2) n = sizeof line - 2;
+	line[n++] = '\n';
+	ssize_t r = write(2, line, n);
+	(void)r;
+}
+
+void vb_log(const char *fmt, ...) {
+	if (!vb_debug) return;
+	va_list ap;
+	va_start(ap, fmt);
+	vlog_line(fmt, ap);
+	va_end(ap);
+}
+
+void vb_err(const char *fmt, ...) {
+	va_list ap;
+	va_start(ap, fmt);
+	vlog_line(fmt, ap);
+	va_end(ap);
+}
+
+static int env_true(const char *name) {
+	const char *v = getenv(name);
+	return v && *v && strcmp(v, "0") != 0;
+}
+
+static int64_t now_ns(clockid_t c) {
+	struct timespec ts;
+	clock_gettime(c, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+int64_t vb_mono_ns(void) { return now_ns(CLOCK_MONOTONIC); }
+uint64_t vb_tsc_now(void) { return vb_rdtsc(); }
+
+// ---- the trampoline into Go: SIGRTMIN blocked for the duration of the call.
+static void mask_rtmin(sigset_t *old) {
+	sigset_t s;
+	sigemptyset(&s);
+	sigaddset(&s, SIGRTMIN);
+	pthread_sigmask(SIG_BLOCK, &s, old);
+}
+static void unmask(sigset_t *old) { pthread_sigmask(SIG_SETMASK, old, 0); }
+
+// Called by Go (vbGoConfigure) with the parsed configuration.
+void vb_configure(int mode, int64_t interval_ns, const char *include, const char *exclude) {
+	vb_mode = mode;
+	if (interval_ns > 0) vb_interval_ns = interval_ns;
+	vb_filter_set(include, exclude);
+}
+
+// Called by Go: n == 1 times every call; else hot nodes are timed on a random
+// ~1/n of their calls (n a power of two).
+void vb_set_time_sample(int n) {
+	if (n <= 1) {
+		vb_exact_calls = INT64_MAX;
+		return;
+	}
+	vb_time_mask = 2 * (uint64_t)n - 1;
+}
+
+// vb_write writes the profile once (from Shutdown, or from the exit path).
+extern uint64_t vb_slow_enters, vb_slow_leaves, vb_mismatch_pops;
+static uint64_t unwind_pops;
+
+static void vb_write(int complete) {
+	if (!initialized || __atomic_exchange_n(&written, 1, __ATOMIC_ACQ_REL)) return;
+	vb_log("hooks handed to C: %lu enters, %lu leaves; frames popped by unwind callbacks %lu, by a mismatched leave %lu; arena used %lu bytes",
+		(unsigned long)vb_slow_enters, (unsigned long)vb_slow_leaves, (unsigned long)unwind_pops,
+		(unsigned long)vb_mismatch_pops, (unsigned long)vb_arena_used());
+	if (vb_mode == VB_MODE_SAMPLING) vb_sampler_stop();
+	sigset_t old;
+	mask_rtmin(&old);
+	vbGoWrite(complete);
+	unmask(&old);
+}
+
+static void at_exit(void) { vb_write(0); }
+
+// ---- FunctionIDMapper2: decide once per function whether to hook it. The
+// client ID is the function's record, so the hooks need no lookup.
+static uintptr_t mapper(FunctionID fid, void *client, BOOL *hook) {
+	(void)client;
+	vb_fn *f = vb_fn_for_function(fid);
+	if (!f || !f->user) {
+		*hook = 0;
+		return fid;
+	}
+	*hook = 1;
+	return (uintptr_t)f;
+}
+
+// ---- ICorProfilerCallback3
+typedef HRESULT (*QI_t)(void *, const GUID *, void **);
+typedef ULONG (*Release_t)(void *);
+typedef HRESULT (*SetEventMask2_t)(void *, uint32_t, uint32_t);
+typedef HRESULT (*SetMapper2_t)(void *, void *, void *);
+typedef HRESULT (*SetHooks3_t)(void *, void *, void *, void *);
+typedef HRESULT (*GetRuntimeInformation_t)(void *, uint16_t *, int *, uint16_t *, uint16_t *, uint16_t *, uint16_t *, ULONG, ULONG *, WCHAR *);
+
+typedef struct {
+	void **vtbl;
+} object;
+static void *callback_vtbl[CB_SLOTS];
+static object callback = {callback_vtbl};
+
+static HRESULT cb_qi(void *self, const GUID *iid, void **out) {
+	if (guid_eq(iid, &IID_IUnknown_) || guid_eq(iid, &IID_ICorProfilerCallback_) ||
+		guid_eq(iid, &IID_ICorProfilerCallback2_) || guid_eq(iid, &IID_ICorProfilerCallback3_)) {
+		*out = self;
+		return S_OK;
+	}
+	*out = 0;
+	return E_NOINTERFACE;
+}
+// One static object: reference counting has nothing to free.
+static ULONG cb_addref(void *self) { (void)self; return 2; }
+static ULONG cb_release(void *self) { (void)self; return 1; }
+// Every callback we do not handle: all return HRESULT, extra arguments are ignored.
+static HRESULT cb_ok(void) { return S_OK; }
+
+static HRESULT cb_initialize(void *self, IUnknown *unk) {
+	(void)self;
+	const char *dbg = getenv("VBENCH_DEBUG");
+	vb_debug = dbg && *dbg && strcmp(dbg, "0") != 0;
+	vb_tsc_start = vb_rdtsc();
+	vb_mono_start_ns = (uint64_t)now_ns(CLOCK_MONOTONIC);
+	vb_realtime_start_ns = (uint64_t)now_ns(CLOCK_REALTIME);
+
+	// The first call into Go blocks until the Go runtime (initialised on its
+	// own thread after dlopen) is ready; only then are its signal changes done.
+	sigset_t old;
+	mask_rtmin(&old);
+	vbGoReady();
+	unmask(&old);
+	vb_log("SIGRTMIN(%d) flags after Go init: 0x%x", SIGRTMIN, vb_sigrtmin_flags());
+	vb_signals_fix();
+	vb_log("SIGRTMIN(%d) flags now: 0x%x", SIGRTMIN, vb_sigrtmin_flags());
+
+	mask_rtmin(&old);
+	int rc = vbGoConfigure(); // prints its own reason on failure
+	unmask(&old);
+	if (rc != 0) return E_FAIL;
+
+	void *info = 0;
+	HRESULT hr = VCALL(unk, 0, QI_t)(unk, &IID_ICorProfilerInfo10_, &info);
+	if (FAILED(hr) || !info) {
+		vb_err("QueryInterface(ICorProfilerInfo10) failed (hr=0x%08x): this runtime is too old (need .NET Core 3.0+); running unprofiled", (unsigned)hr);
+		return E_FAIL;
+	}
+	vb_info = info;
+
+	uint16_t maj = 0, min = 0, build = 0, qfe = 0, inst = 0;
+	int rtype = 0;
+	ULONG n = 0;
+	WCHAR wv[64];
+	if (!FAILED(VCALL(vb_info, INFO_GetRuntimeInformation, GetRuntimeInformation_t)(vb_info, &inst, &rtype, &maj, &min, &build, &qfe, 64, &n, wv)))
+		snprintf(vb_runtime_version, sizeof vb_runtime_version, "%u.%u.%u", maj, min, build);
+
+	if (vb_arena_init() != 0) {
+		vb_err("cannot reserve the call-tree arena; running unprofiled");
+		return E_FAIL;
+	}
+	vb_tree_thread_key_init();
+
+	uint32_t mask = 0, high = 0;
+	switch (vb_mode) {
+	// JIT_COMPILATION brings JITInlining, where we keep hooked functions from
+	// being inlined (an inlined callee's enter/leave never fire). The null
+	// engine does the same, so it stays the floor of exactly this tracer.
+	case VB_MODE_TRACING:
+		mask = COR_PRF_MONITOR_ENTERLEAVE | COR_PRF_MONITOR_EXCEPTIONS | COR_PRF_MONITOR_JIT_COMPILATION;
+		break;
+	case VB_MODE_NULL:
+		mask = COR_PRF_MONITOR_ENTERLEAVE | COR_PRF_MONITOR_JIT_COMPILATION;
+		break;
+	case VB_MODE_SAMPLING:
+		// Stack snapshots show no inlined frames. By default the sampler
+		// leaves the JIT alone (lowest overhead); VBENCH_SAMPLING_NOINLINE=1
+		// keeps user methods (but tiny ones) from being inlined, so samples
+		// land on the methods tracing and the source show.
+		mask = COR_PRF_ENABLE_STACK_SNAPSHOT;
+		if (env_true("VBENCH_SAMPLING_NOINLINE")) mask |= COR_PRF_MONITOR_JIT_COMPILATION;
+		break;
+	}
+	// Hooking everything (--include '*') also means framework code: make the
+	// runtime JIT it (with hooks) instead of using its precompiled images.
+	const char *inc = getenv("VBENCH_INCLUDE");
+	if (vb_mode != VB_MODE_SAMPLING && inc && strcmp(inc, "*") == 0) mask |= COR_PRF_DISABLE_ALL_NGEN_IMAGES;
+	hr = VCALL(vb_info, INFO_SetEventMask2, SetEventMask2_t)(vb_info, mask, high);
+	if (FAILED(hr)) {
+		vb_err("SetEventMask2(0x%x) failed (hr=0x%08x); running unprofiled", mask, (unsigned)hr);
+		return E_FAIL;
+	}
+	if (vb_mode == VB_MODE_TRACING || vb_mode == VB_MODE_NULL) {
+		hr = VCALL(vb_info, INFO_SetFunctionIDMapper2, SetMapper2_t)(vb_info, (void *)mapper, 0);
+		if (!FAILED(hr)) {
+			if (vb_mode == VB_MODE_TRACING)
+				hr = VCALL(vb_info, INFO_SetEnterLeaveFunctionHooks3, SetHooks3_t)(vb_info, (void *)vb_enter_stub, (void *)vb_leave_stub, (void *)vb_tailcall_stub);
+			else
+				hr = VCALL(vb_info, INFO_SetEnterLeaveFunctionHooks3, SetHooks3_t)(vb_info, (void *)vb_null_stub, (void *)vb_null_stub, (void *)vb_null_stub);
+		}
+		if (FAILED(hr)) {
+			vb_err("registering the enter/leave hooks failed (hr=0x%08x); running unprofiled", (unsigned)hr);
+			return E_FAIL;
+		}
+	}
+	if (vb_mode == VB_MODE_SAMPLING && vb_sampler_start() != 0) {
+		vb_err("cannot start the sampling thread; running unprofiled");
+		return E_FAIL;
+	}
+	initialized = 1;
+	atexit(at_exit);
+	vb_log("initialized: mode %d, runtime %s, event mask 0x%x", vb_mode, vb_runtime_version, mask);
+	return S_OK;
+}
+
+static HRESULT cb_shutdown(void *self) {
+	(void)self;
+	vb_log("Shutdown");
+	vb_write(1);
+	return S_OK;
+}
+
+// JITInlining. Tracing: a hooked callee must not be inlined, or its calls
+// vanish. Sampling with VBENCH_SAMPLING_NOINLINE=1: stack snapshots show no
+// inlined frames, so user methods stay visible, except tiny ones (IL <= 16 bytes, the JIT's always-inline
+// size: there the call would cost more than the body) and a method inlined
+// into itself (recursion: the samples land on the same function anyway).
+#define VB_TINY_IL 16
+static HRESULT cb_jit_inlining(void *self, FunctionID caller, FunctionID callee, BOOL *should) {
+	(void)self;
+	vb_fn *f = vb_fn_for_function(callee);
+	if (!f || !f->user) return S_OK;
+	if (vb_mode != VB_MODE_SAMPLING) {
+		*should = 0;
+		return S_OK;
+	}
+	if (f->il_size > VB_TINY_IL && vb_fn_for_function(caller) != f) *should = 0;
+	return S_OK;
+}
+
+static HRESULT cb_unwind_enter(void *self, FunctionID fid) {
+	(void)self;
+	vb_thread *t = vb_tls_thread;
+	if (t != &vb_nothread) t->unwind_fid = fid;
+	return S_OK;
+}
+
+// The unwinder has popped the frame of t->unwind_fid: pop our frame too if it
+// is that (hooked) function. Frames of unhooked functions are unwound as well
+// and have no frame of ours.
+static HRESULT cb_unwind_leave(void *self) {
+	(void)self;
+	vb_thread *t = vb_tls_thread;
+	if (t == &vb_nothread || !t->unwind_fid) return S_OK;
+	vb_fn *f = vb_fn_lookup(t->unwind_fid);
+	t->unwind_fid = 0;
+	if (!f || !f->user) return S_OK;
+	if (t->lost) {
+		vb_lost_pop(t);
+		return S_OK;
+	}
+	if (t->active->fn == f && vb_pop_to(t, f)) __atomic_fetch_add(&unwind_pops, 1, __ATOMIC_RELAXED);
+	return S_OK;
+}
+
+// ---- IClassFactory
+static HRESULT cf_qi(void *self, const GUID *iid, void **out) {
+	if (guid_eq(iid, &IID_IUnknown_) || guid_eq(iid, &IID_IClassFactory_)) {
+		*out = self;
+		return S_OK;
+	}
+	*out = 0;
+	return E_NOINTERFACE;
+}
+static HRESULT cf_create(void *self, void *outer, const GUID *iid, void **out) {
+	(void)self;
+	if (outer) return CLASS_E_NOAGGREGATION;
+	return cb_qi(&callback, iid, out);
+}
+static HRESULT cf_lock(void *self, BOOL lock) { (void)self; (void)lock; return S_OK; }
+static void *factory_vtbl[] = {(void *)cf_qi, (void *)cb_addref, (void *)cb_release, (void *)cf_create, (void *)cf_lock};
+static object factory = {factory_vtbl};
+
+__attribute__((constructor)) static void init_vtables(void) {
+	for (int i = 0; i < CB_SLOTS; i++) callback_vtbl[i] = (void *)cb_ok;
+	callback_vtbl[0] = (void *)cb_qi;
+	callback_vtbl[1] = (void *)cb_addref;
+	callback_vtbl[2] = (void *)cb_release;
+	callback_vtbl[CB_Initialize] = (void *)cb_initialize;
+	callback_vtbl[CB_Shutdown] = (void *)cb_shutdown;
+	callback_vtbl[CB_JITInlining] = (void *)cb_jit_inlining;
+	callback_vtbl[CB_ExceptionUnwindFunctionEnter] = (void *)cb_unwind_enter;
+	callback_vtbl[CB_ExceptionUnwindFunctionLeave] = (void *)cb_unwind_leave;
+}
+
+// DllGetClassObject is the library's COM entry point, called by CoreCLR
+// after dlopen with our CLSID.
+__attribute__((visibility("default"))) HRESULT DllGetClassObject(const GUID *clsid, const GUID *iid, void **out) {
+	if (!out) return E_INVALIDARG;
+	*out = 0;
+	if (!guid_eq(clsid, &CLSID_vbench)) return CLASS_E_CLASSNOTAVAILABLE;
+	return cf_qi(&factory, iid, out);
+}
+
+// vb_clsid_string lets a test check that clsid.h matches attach.CLSID.
+const char *vb_clsid_string(void) { return VB_CLSID_STRING; }

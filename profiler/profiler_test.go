@@ -1,0 +1,429 @@
+package main
+
+// These tests load the real library into a real CoreCLR process running the
+// C# program in testdata/app, and check what the profiler wrote.
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"vbench/attach"
+	"vbench/internal/testapp"
+	"vbench/internal/testbin"
+	"vbench/profile"
+)
+
+func TestCLSIDMatchesAttach(t *testing.T) {
+	if got := clsidString(); !strings.EqualFold(got, attach.CLSID) {
+		t.Fatalf("clsid.h has %s, attach.CLSID is %s", got, attach.CLSID)
+	}
+}
+
+func lib(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs dotnet and the built library")
+	}
+	return testbin.ProfilerLib(t)
+}
+
+func readProfile(t *testing.T, r testapp.Result) *profile.Profile {
+	t.Helper()
+	p, err := profile.ReadFile(r.Dir)
+	if err != nil {
+		t.Fatalf("reading the profile: %v\nstderr:\n%s", err, r.Stderr)
+	}
+	return p
+}
+
+// profiled runs the test program under the profiler, expects exit code want
+// and returns the run and its profile.
+func profiled(t *testing.T, mode string, extra []string, want int, args ...string) (testapp.Result, *profile.Profile) {
+	t.Helper()
+	r := testapp.Profiled(t, lib(t), mode, extra, args...)
+	if r.Code != want {
+		t.Fatalf("%v under %s: exit %d, want %d\nstderr:\n%s", args, mode, r.Code, want, r.Stderr)
+	}
+	return r, readProfile(t, r)
+}
+
+func callers(f *profile.Function) map[string]int64 {
+	m := map[string]int64{}
+	for _, c := range f.Callers {
+		m[c.Name] = c.Calls
+	}
+	return m
+}
+
+func TestTracingExactCallCounts(t *testing.T) {
+	l := lib(t)
+	plain := testapp.Run(t, nil, "all")
+	r := testapp.Profiled(t, l, attach.ModeTracing, nil, "all")
+	if r.Code != 0 || plain.Code != 0 {
+		t.Fatalf("exit codes: profiled %d, plain %d\nstderr:\n%s", r.Code, plain.Code, r.Stderr)
+	}
+	if r.Stdout != plain.Stdout {
+		t.Fatalf("stdout changed under the profiler:\n--- plain\n%s\n--- profiled\n%s", plain.Stdout, r.Stdout)
+	}
+	p := readProfile(t, r)
+	if p.Mode != "tracing" || !p.Complete || p.RuntimeVersion == "" || p.PID == 0 {
+		t.Errorf("header: mode %q complete %v runtime %q pid %d", p.Mode, p.Complete, p.RuntimeVersion, p.PID)
+	}
+	exp := testapp.Expectations(r.Stdout)
+	if len(exp) < 10 {
+		t.Fatalf("the program printed only %d expectations", len(exp))
+	}
+	for name, want := range exp {
+		f := p.Function(name)
+		if f == nil {
+			t.Errorf("%s: not in the profile", name)
+			continue
+		}
+		if f.Calls != want {
+			t.Errorf("%s: %d calls, want %d", name, f.Calls, want)
+		}
+	}
+
+	// Exact callers: recursion, and the frames an exception went through.
+	wantCallers := map[string]map[string]int64{
+		"VbTest.Recursion.Fib":  {"VbTest.Recursion.Fib": exp["VbTest.Recursion.Fib"] - 1, "VbTest.Recursion.Run": 1},
+		"VbTest.Throws.Thrower": {"VbTest.Throws.Middle": 10},
+		"VbTest.Throws.Middle":  {"VbTest.Throws.Catcher": 10},
+		"VbTest.Throws.After":   {"VbTest.Throws.Catcher": 10}, // the tree is balanced after the catch
+		"VbTest.Throws.Catcher": {"VbTest.Throws.Run": 10},
+		"VbTest.Square.Area":    {"VbTest.Shapes.Total": exp["VbTest.Square.Area"]},
+		"VbTest.Program.Main":   {profile.RootCaller: 1},
+		// Exceptions raised by hardware faults (SIGSEGV, SIGFPE) unwind too.
+		"VbTest.Faults.Deref":  {"VbTest.Faults.Run": 20},
+		"VbTest.Faults.Divide": {"VbTest.Faults.Run": 20},
+	}
+	for name, want := range wantCallers {
+		f := p.Function(name)
+		if f == nil {
+			t.Errorf("%s missing", name)
+			continue
+		}
+		got := callers(f)
+		if len(got) != len(want) {
+			t.Errorf("%s: callers %v, want %v", name, got, want)
+			continue
+		}
+		for c, n := range want {
+			if got[c] != n {
+				t.Errorf("%s: callers %v, want %v", name, got, want)
+			}
+		}
+	}
+
+	// Names: nested and generic types readable.
+	for _, n := range []string{"VbTest.Outer.Inner.M", "VbTest.Box<T>.Get", "VbTest.Util.Identity<T>", "VbTest.Box<T>..ctor"} {
+		if p.Function(n) == nil {
+			t.Errorf("no function named %s", n)
+		}
+	}
+	// Only user code by default.
+	for _, f := range p.Functions {
+		if strings.HasPrefix(f.Name, "System.") || f.Assembly != "VbTestApp" || f.Module != "VbTestApp.dll" {
+			t.Errorf("unexpected function %s (module %s, assembly %s)", f.Name, f.Module, f.Assembly)
+		}
+	}
+
+	// Four worker threads, each with its own tree and its own 10000 calls.
+	workers := 0
+	for _, th := range p.Threads {
+		if n := callsIn(p, th.Roots, "VbTest.Workers.Unit"); n > 0 {
+			workers++
+			if n != exp["VbTest.Workers.Unit"]/4 {
+				t.Errorf("thread %d: %d Unit calls, want %d", th.OSID, n, exp["VbTest.Workers.Unit"]/4)
+			}
+			if th.CPUNs <= 0 || th.OSID <= 0 {
+				t.Errorf("thread %d: cpu %d ns", th.OSID, th.CPUNs)
+			}
+		}
+	}
+	if workers != 4 {
+		t.Errorf("%d threads called Workers.Unit, want 4", workers)
+	}
+
+	// Times: inclusive >= exclusive, and a parent includes its children.
+	fib := p.Function("VbTest.Recursion.Fib")
+	if fib.InclusiveNs <= 0 || fib.ExclusiveNs <= 0 || fib.ExclusiveNs > fib.InclusiveNs {
+		t.Errorf("Fib times: inclusive %d exclusive %d", fib.InclusiveNs, fib.ExclusiveNs)
+	}
+	if run := p.Function("VbTest.Recursion.Run"); run.InclusiveNs < fib.InclusiveNs {
+		t.Errorf("Recursion.Run inclusive %d < Fib inclusive %d", run.InclusiveNs, fib.InclusiveNs)
+	}
+	for _, th := range p.Threads {
+		checkTimes(t, p, th.Roots)
+	}
+}
+
+// checkTimes verifies every node: 0 <= exclusive <= inclusive, and the
+// children's inclusive times fit inside their parent's (a rounding ns apart).
+func checkTimes(t *testing.T, p *profile.Profile, ns []profile.Node) {
+	t.Helper()
+	for _, n := range ns {
+		var kids int64
+		for _, c := range n.Children {
+			kids += c.InclusiveNs
+		}
+		if n.ExclusiveNs < 0 || n.ExclusiveNs > n.InclusiveNs || kids > n.InclusiveNs+int64(len(n.Children)) {
+			t.Errorf("%s: inclusive %d exclusive %d children %d", p.Functions[n.Fn].Name, n.InclusiveNs, n.ExclusiveNs, kids)
+		}
+		checkTimes(t, p, n.Children)
+	}
+}
+
+func TestExactTimingKnob(t *testing.T) {
+	l := lib(t)
+	for _, n := range []string{"1", "64"} {
+		r := testapp.Profiled(t, l, attach.ModeTracing, []string{attach.EnvTimeSample + "=" + n}, "recursion", "24")
+		p := readProfile(t, r)
+		want := testapp.Expectations(r.Stdout)["VbTest.Recursion.Fib"]
+		fib := p.Function("VbTest.Recursion.Fib")
+		if fib == nil || fib.Calls != want || p.TimeSample != int64(mustAtoi(n)) {
+			t.Fatalf("VBENCH_TIME_SAMPLE=%s: Fib %+v (want %d calls), time_sample %d", n, fib, want, p.TimeSample)
+		}
+		// Fib's exclusive times over all its recursion levels add up to its
+		// outermost frame's inclusive time.
+		if d := fib.InclusiveNs - fib.ExclusiveNs; d < 0 || d > fib.InclusiveNs/100+100 {
+			t.Errorf("VBENCH_TIME_SAMPLE=%s: Fib inclusive %d, exclusive %d", n, fib.InclusiveNs, fib.ExclusiveNs)
+		}
+		for _, th := range p.Threads {
+			checkTimes(t, p, th.Roots)
+		}
+	}
+}
+
+func mustAtoi(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		panic(err)
+	}
+	return n
+}
+
+func callsIn(p *profile.Profile, ns []profile.Node, name string) int64 {
+	var n int64
+	for _, x := range ns {
+		if p.Functions[x.Fn].Name == name {
+			n += x.Calls
+		}
+		n += callsIn(p, x.Children, name)
+	}
+	return n
+}
+
+func TestSamplingFindsHotFunction(t *testing.T) {
+	r, p := profiled(t, attach.ModeSampling, []string{attach.EnvInterval + "=5ms"}, 0, "cpu", "1500")
+	if p.Mode != "sampling" || p.IntervalNs != 5e6 || p.Samples < 20 {
+		t.Fatalf("mode %s interval %d samples %d", p.Mode, p.IntervalNs, p.Samples)
+	}
+	top := p.Top(1)
+	if len(top) == 0 || top[0].Name != "VbTest.Hot.Spin" {
+		t.Fatalf("top function %v, want VbTest.Hot.Spin", top)
+	}
+	var total int64
+	for _, f := range p.Functions {
+		total += f.ExclusiveSamples
+	}
+	if top[0].ExclusiveSamples*10 < total*8 {
+		t.Errorf("Hot.Spin has %d of %d exclusive samples, want >= 80%%", top[0].ExclusiveSamples, total)
+	}
+	if c := top[0].Callers; len(c) != 1 || c[0].Name != "VbTest.Hot.Run" || c[0].Samples != top[0].InclusiveSamples {
+		t.Errorf("Hot.Spin callers %+v, want only VbTest.Hot.Run", top[0].Callers)
+	}
+	// The filter is applied at write time: no framework frames in the output.
+	for _, f := range p.Functions {
+		if !strings.HasPrefix(f.Name, "VbTest.") {
+			t.Errorf("non-user function %s in a default-filtered profile", f.Name)
+		}
+	}
+	pprofTop(t, r.Dir, "VbTest.Hot.Spin")
+}
+
+// pprofTop runs `go tool pprof -top [flags]` on the profile and expects name in it.
+func pprofTop(t *testing.T, dir, name string, flags ...string) {
+	t.Helper()
+	args := append(append([]string{"tool", "pprof", "-top"}, flags...), filepath.Join(dir, profile.PprofFile))
+	cmd := exec.Command("go", args...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go tool pprof -top: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), name) {
+		t.Fatalf("go tool pprof -top does not name %s:\n%s", name, out)
+	}
+}
+
+func TestTracingPprof(t *testing.T) {
+	r, _ := profiled(t, attach.ModeTracing, nil, 0, "recursion", "22")
+	// By calls, Fib is the top function; by wall time it is listed too.
+	pprofTop(t, r.Dir, "VbTest.Recursion.Fib", "-sample_index=calls", "-nodecount=1")
+	pprofTop(t, r.Dir, "VbTest.Recursion.Fib", "-nodefraction=0")
+}
+
+func TestExitPaths(t *testing.T) {
+	// Environment.Exit: the runtime still shuts down and calls Shutdown.
+	_, p := profiled(t, attach.ModeTracing, nil, 3, "exit", "50")
+	if f := p.Function("VbTest.Loop.Step"); f == nil || f.Calls != 50 {
+		t.Errorf("Environment.Exit path: Loop.Step %+v, want 50 calls", f)
+	}
+	// libc exit() from managed code: no Shutdown; the atexit fallback writes.
+	_, p = profiled(t, attach.ModeTracing, nil, 4, "nativeexit", "60")
+	if p.Complete {
+		t.Errorf("profile from the exit fallback says complete=true")
+	}
+	if f := p.Function("VbTest.Loop.Step"); f == nil || f.Calls != 60 {
+		t.Errorf("exit() path: Loop.Step %+v, want 60 calls", f)
+	}
+	if f := p.Function("VbTest.Exiter.RunNative"); f == nil || f.Calls != 1 || f.InclusiveNs <= 0 {
+		t.Errorf("exit() path: the open frame RunNative %+v should be closed at write time", f)
+	}
+}
+
+func TestBadConfigRunsUnprofiled(t *testing.T) {
+	l := lib(t)
+	plain := testapp.Run(t, nil, "exitcode", "7")
+	for _, tc := range []struct{ env, stderr string }{
+		{attach.EnvMode + "=bogus", `VBENCH_MODE="bogus" is not tracing, sampling or null`},
+		{attach.EnvInterval + "=soon", `VBENCH_INTERVAL="soon" is not a duration`},
+		{attach.EnvInterval + "=100us", `VBENCH_INTERVAL=100µs is outside`},
+		{attach.EnvTimeSample + "=3", `VBENCH_TIME_SAMPLE="3" is not 1 or a power of two`},
+	} {
+		dir := t.TempDir()
+		env := attach.Env(l, attach.Options{Mode: attach.ModeSampling, ProfileDir: dir})
+		r := testapp.Run(t, append(env, tc.env), "exitcode", "7")
+		if r.Code != 7 || r.Stdout != plain.Stdout {
+			t.Errorf("%s: exit %d stdout %q, want 7 and %q", tc.env, r.Code, r.Stdout, plain.Stdout)
+		}
+		if !strings.Contains(r.Stderr, "vbench-profiler: "+tc.stderr) {
+			t.Errorf("%s: stderr %q lacks the reason %q", tc.env, r.Stderr, tc.stderr)
+		}
+		if _, err := os.Stat(filepath.Join(dir, profile.JSONFile)); err == nil {
+			t.Errorf("%s: a profile was written although the profiler declined to load", tc.env)
+		}
+	}
+}
+
+func TestUnwritableProfileDir(t *testing.T) {
+	l := lib(t)
+	for _, dir := range []string{"", filepath.Join(t.TempDir(), "missing")} {
+		env := attach.Env(l, attach.Options{Mode: attach.ModeTracing, ProfileDir: dir})
+		r := testapp.Run(t, env, "exitcode", "5")
+		if r.Code != 5 || r.Stdout != "exiting with 5\n" {
+			t.Errorf("dir %q: exit %d stdout %q", dir, r.Code, r.Stdout)
+		}
+		if strings.Count(r.Stderr, "vbench-profiler:") != 1 || !strings.Contains(r.Stderr, "no profile will be written") {
+			t.Errorf("dir %q: want one clear stderr line, got %q", dir, r.Stderr)
+		}
+	}
+}
+
+func TestNullModeWritesEmptyProfile(t *testing.T) {
+	_, p := profiled(t, attach.ModeNull, nil, 0, "loop", "1000")
+	if p.Mode != "null" || len(p.Functions) != 0 || len(p.Threads) != 0 {
+		t.Errorf("null profile: mode %s, %d functions, %d threads", p.Mode, len(p.Functions), len(p.Threads))
+	}
+}
+
+func TestFilterIncludeExclude(t *testing.T) {
+	l := lib(t)
+	r := testapp.Profiled(t, l, attach.ModeTracing, []string{attach.EnvExclude + "=VbTest.Loop"}, "all")
+	p := readProfile(t, r)
+	if p.Function("VbTest.Loop.Step") != nil || p.Function("VbTest.Loop.Run") != nil {
+		t.Errorf("VBENCH_EXCLUDE=VbTest.Loop: Loop functions still profiled")
+	}
+	if f := p.Function("VbTest.Recursion.Fib"); f == nil {
+		t.Errorf("VBENCH_EXCLUDE=VbTest.Loop removed other functions too")
+	}
+	// Only the excluded callee is gone: Run now calls nothing profiled.
+	r = testapp.Profiled(t, l, attach.ModeTracing, []string{attach.EnvInclude + "=System.Console"}, "loop", "10")
+	p = readProfile(t, r)
+	if f := p.Function("System.Console.WriteLine"); f == nil || f.Calls < 2 {
+		t.Errorf("VBENCH_INCLUDE=System.Console: Console.WriteLine %+v, want >= 2 calls", f)
+	} else if c := callers(f); c["VbTest.Loop.Run"] != 1 {
+		t.Errorf("Console.WriteLine callers %v", c)
+	}
+	if f := p.Function("VbTest.Loop.Step"); f == nil || f.Calls != 10 {
+		t.Errorf("user code still profiled with an include: Loop.Step %+v", f)
+	}
+}
+
+func TestSigrtminOnstackCleared(t *testing.T) {
+	l := lib(t)
+	if r := testapp.Run(t, nil, "sigflags"); !strings.Contains(r.Stdout, "onstack=False") {
+		t.Fatalf("without the profiler CoreCLR's SIGRTMIN handler already has SA_ONSTACK: %s", r.Stdout)
+	}
+	for _, mode := range []string{attach.ModeNull, attach.ModeTracing, attach.ModeSampling} {
+		r := testapp.Profiled(t, l, mode, []string{"VBENCH_DEBUG=1"}, "sigflags")
+		if !strings.Contains(r.Stdout, "onstack=False") {
+			t.Errorf("%s: SIGRTMIN handler as the profilee sees it: %s", mode, r.Stdout)
+		}
+		if !strings.Contains(r.Stderr, "restored the owner's SA_ONSTACK setting") {
+			t.Errorf("%s: VBENCH_DEBUG=1 did not log the fix:\n%s", mode, r.Stderr)
+		}
+	}
+	// Without the fix, Go's runtime leaves SA_ONSTACK set: the fix is what clears it.
+	r := testapp.Profiled(t, l, attach.ModeNull, []string{"VBENCH_DEBUG_KEEP_ONSTACK=1"}, "sigflags")
+	if !strings.Contains(r.Stdout, "onstack=True") {
+		t.Errorf("VBENCH_DEBUG_KEEP_ONSTACK=1: %s", r.Stdout)
+	}
+}
+
+// With VBENCH_SAMPLING_NOINLINE=1 the sampler keeps user methods from being
+// inlined, so Mandelbrot's samples land on Escape (the loop), not its caller.
+func TestSamplingNoInline(t *testing.T) {
+	_, p := profiled(t, attach.ModeSampling, []string{attach.EnvNoInline + "=1", attach.EnvInterval + "=5ms"}, 0, "mandel", "2000")
+	if top := p.Top(1); len(top) == 0 || top[0].Name != "VbTest.Mandel.Escape" {
+		t.Fatalf("top function %+v, want VbTest.Mandel.Escape", top)
+	}
+}
+
+// CoreCLR turns SIGSEGV/SIGFPE in managed code into NullReference and
+// DivideByZero exceptions. Behind the Go runtime's forwarding handlers the
+// first DivideByZeroException killed the process; the profiler gives the
+// synchronous signals back to CoreCLR. Every mode must run this unchanged.
+func TestHardwareFaultsBecomeExceptions(t *testing.T) {
+	l := lib(t)
+	plain := testapp.Run(t, nil, "faults", "50")
+	if plain.Code != 0 || !strings.Contains(plain.Stdout, "nulls=50 divs=50") {
+		t.Fatalf("unprofiled: exit %d, %q", plain.Code, plain.Stdout)
+	}
+	for _, mode := range []string{attach.ModeNull, attach.ModeTracing, attach.ModeSampling} {
+		r := testapp.Profiled(t, l, mode, nil, "faults", "50")
+		if r.Code != 0 || r.Stdout != plain.Stdout {
+			t.Errorf("%s: exit %d, stdout %q; want 0 and %q\n%s", mode, r.Code, r.Stdout, plain.Stdout, r.Stderr)
+		}
+	}
+}
+
+// Explicit tail calls (IL "tail." prefix, emitted with Reflection.Emit):
+// Even and Odd tail-call each other. Tailcall3 closes the caller's frame
+// before the callee enters, so both hang directly under TailIL.Run.
+func TestTailCalls(t *testing.T) {
+	r, p := profiled(t, attach.ModeTracing, nil, 0, "tailil", "100")
+	for name, want := range testapp.Expectations(r.Stdout) {
+		f := p.Function(name)
+		if f == nil || f.Calls != want {
+			t.Fatalf("%s: %+v, want %d calls", name, f, want)
+		}
+		if c := callers(f); len(c) != 1 || c["VbTest.TailIL.Run"] != want {
+			t.Errorf("%s: callers %v, want only VbTest.TailIL.Run (the tail-calling frame must be gone)", name, c)
+		}
+	}
+}
+
+// On .NET 10's managed exception handling the ExceptionUnwindFunction*
+// callbacks come for every unwound frame: they, not the mismatched-leave
+// fallback, keep the tree balanced (10 throws through Thrower and Middle).
+func TestUnwindCallbacksBalanceExceptions(t *testing.T) {
+	r, _ := profiled(t, attach.ModeTracing, []string{"VBENCH_DEBUG=1"}, 0, "throw", "10")
+	if !strings.Contains(r.Stderr, "frames popped by unwind callbacks 20, by a mismatched leave 0") {
+		t.Fatalf("unwind statistics:\n%s", r.Stderr)
+	}
+}

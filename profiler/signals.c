@@ -1,0 +1,78 @@
+// The SA_ONSTACK hazard (golang/go#78883, dotnet/runtime#127320): when the Go
+// runtime of a c-shared library initialises, it adds SA_ONSTACK to every
+// async signal handler that is already installed, including CoreCLR's
+// SIGRTMIN activation handler (thread suspension for GC). That handler then
+// runs on the thread's small alternate signal stack and can overflow it.
+//
+// Go's runtime also installs its own handlers for the synchronous signals
+// (SIGSEGV, SIGBUS, SIGFPE, ...) and forwards faults outside Go code to the
+// handler it replaced. CoreCLR turns those faults into managed exceptions
+// (NullReferenceException, DivideByZeroException), and that does not survive
+// the detour: the first DivideByZeroException kills the process with SIGFPE.
+//
+// We snapshot every handler in a constructor that runs before Go's (a
+// prioritised .init_array entry runs before the Go runtime's plain one). After
+// Go's initialisation, a handler Go replaced is given back to its owner whole
+// (Go then no longer turns its own faults into panics: our Go code is small,
+// runs only at startup and exit, and a fault there would be fatal anyway); a
+// handler Go left in place gets back the flags its owner asked for. SIGRTMIN
+// additionally gets SA_ONSTACK cleared unconditionally. VBENCH_DEBUG=1 logs
+// each change; VBENCH_DEBUG_KEEP_ONSTACK=1 leaves SIGRTMIN alone (and only
+// SIGRTMIN: to demonstrate the crash its SA_ONSTACK causes).
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include "vb.h"
+
+#define NSIG_ 65
+static struct sigaction before[NSIG_];
+static int have_before[NSIG_];
+
+__attribute__((constructor(101))) static void snapshot_signals(void) {
+	for (int s = 1; s < NSIG_; s++)
+		if (sigaction(s, 0, &before[s]) == 0) have_before[s] = 1;
+}
+
+static void *handler_of(const struct sigaction *sa) {
+	return (sa->sa_flags & SA_SIGINFO) ? (void *)sa->sa_sigaction : (void *)sa->sa_handler;
+}
+
+void vb_signals_fix(void) {
+	const char *k = getenv("VBENCH_DEBUG_KEEP_ONSTACK");
+	int keep = k && *k && strcmp(k, "0") != 0;
+	for (int s = 1; s < NSIG_; s++) {
+		if (keep && s == SIGRTMIN) {
+			vb_log("VBENCH_DEBUG_KEEP_ONSTACK set: leaving SIGRTMIN flags 0x%x as the Go runtime left them", vb_sigrtmin_flags());
+			continue;
+		}
+		if (s == SIGKILL || s == SIGSTOP) continue;
+		struct sigaction now;
+		if (sigaction(s, 0, &now) != 0) continue;
+		void *h = handler_of(&now);
+		if (h == (void *)SIG_DFL || h == (void *)SIG_IGN) continue;
+		void *owner = have_before[s] ? handler_of(&before[s]) : (void *)SIG_DFL;
+		if (owner != (void *)SIG_DFL && owner != h) {
+			// Go replaced the owner's handler (or SIG_IGN): put it back.
+			if (sigaction(s, &before[s], 0) == 0)
+				vb_log("signal %d: Go's handler replaced the owner's; restored the owner's (flags 0x%x)", s, before[s].sa_flags);
+			continue;
+		}
+		int want = now.sa_flags;
+		if (owner == h)
+			want = (now.sa_flags & ~SA_ONSTACK) | (before[s].sa_flags & SA_ONSTACK);
+		if (s == SIGRTMIN) want &= ~SA_ONSTACK;
+		if (want != now.sa_flags) {
+			int old = now.sa_flags;
+			now.sa_flags = want;
+			if (sigaction(s, &now, 0) == 0)
+				vb_log("signal %d: flags 0x%x -> 0x%x (restored the owner's SA_ONSTACK setting)", s, old, want);
+		}
+	}
+}
+
+int vb_sigrtmin_flags(void) {
+	struct sigaction sa;
+	if (sigaction(SIGRTMIN, 0, &sa) != 0) return -1;
+	return sa.sa_flags;
+}

@@ -1,0 +1,244 @@
+package main
+
+/*
+#include "vb.h"
+extern char vb_runtime_version[64];
+extern int64_t vb_samples_taken;
+int64_t vb_mono_ns(void);
+uint64_t vb_tsc_now(void);
+*/
+import "C"
+
+import (
+	"bytes"
+	"os"
+	"sort"
+	"time"
+
+	"vbench/profile"
+)
+
+// snapshot turns the C call trees into a profile. It may run while managed
+// threads still run (the exit-path fallback, or background threads during
+// Shutdown): the C trees are only ever appended to with release stores, so a
+// reader sees a consistent, if slightly stale, tree. Frames still open are
+// closed at this instant (their in-flight time is added, nothing in C changes).
+func snapshot(cfg *config, complete bool) *profile.Profile {
+	nowTSC := uint64(C.vb_tsc_now())
+	nowMono := int64(C.vb_mono_ns())
+	elapsed := nowMono - int64(C.vb_mono_start_ns)
+	nsPerTick := 0.0
+	if ticks := nowTSC - uint64(C.vb_tsc_start); ticks > 0 {
+		nsPerTick = float64(elapsed) / float64(ticks)
+	}
+	p := &profile.Profile{
+		Schema:         profile.SchemaVersion,
+		Mode:           cfg.modeName,
+		RuntimeVersion: C.GoString(&C.vb_runtime_version[0]),
+		PID:            os.Getpid(),
+		Command:        cmdline(),
+		Start:          time.Unix(0, int64(C.vb_realtime_start_ns)).UTC(),
+		DurationNs:     elapsed,
+		Include:        cfg.include,
+		Exclude:        cfg.exclude,
+		Complete:       complete,
+		Functions:      []profile.Function{},
+		Threads:        []profile.Thread{},
+	}
+	if cfg.mode == cModeSampling {
+		p.IntervalNs = cfg.interval.Nanoseconds()
+		p.Samples = int64(C.vb_samples_taken)
+	}
+	if cfg.mode == cModeTracing {
+		p.TimeSample = int64(cfg.timeSample)
+	}
+	if cfg.mode == cModeNull {
+		return p
+	}
+	b := &builder{p: p, index: map[fnKey]int{}, byID: map[uint32]int{}, nsPerTick: nsPerTick,
+		sampling: cfg.mode == cModeSampling, nowTSC: nowTSC}
+	for t := C.vb_threads_head(); t != nil; t = t.next_thread {
+		if th, ok := b.thread(t); ok {
+			p.Threads = append(p.Threads, th)
+		}
+	}
+	if C.vb_arena_exhausted() != 0 {
+		p.Warnings = append(p.Warnings, "the call-tree arena ran out: some frames were not recorded")
+	}
+	p.Derive()
+	return p
+}
+
+type fnKey struct{ name, module string }
+
+type builder struct {
+	p         *profile.Profile
+	index     map[fnKey]int  // function table position by name+module
+	byID      map[uint32]int // C record id -> function table position
+	nsPerTick float64
+	sampling  bool
+	nowTSC    uint64
+	extra     map[*C.vb_node]uint64 // in-flight ticks of open, timed frames
+}
+
+// out is a node of the projected, merged output tree.
+type out struct {
+	n    profile.Node
+	kids []*out
+	idx  map[int]*out
+}
+
+func (o *out) child(fn int) *out {
+	if c, ok := o.idx[fn]; ok {
+		return c
+	}
+	if o.idx == nil {
+		o.idx = map[int]*out{}
+	}
+	c := &out{n: profile.Node{Fn: fn}}
+	o.idx[fn] = c
+	o.kids = append(o.kids, c)
+	return c
+}
+
+// fn returns the function-table index of a C record. Overloads and generic
+// instantiations share a name and so share one row.
+func (b *builder) fn(f *C.vb_fn) int {
+	if i, ok := b.byID[uint32(f.id)]; ok {
+		return i
+	}
+	k := fnKey{C.GoString(f.name), C.GoString(f.module)}
+	i, ok := b.index[k]
+	if !ok {
+		i = len(b.p.Functions)
+		b.p.Functions = append(b.p.Functions, profile.Function{
+			ID: i, Name: k.name, Module: k.module, Assembly: C.GoString(f.assembly), Callers: []profile.Caller{},
+		})
+		b.index[k] = i
+	}
+	b.byID[uint32(f.id)] = i
+	return i
+}
+
+func (b *builder) thread(t *C.vb_thread) (profile.Thread, bool) {
+	th := profile.Thread{
+		OSID:      int(t.os_tid),
+		ManagedID: uint64(t.managed_id),
+		CPUNs:     int64(C.vb_thread_cpu_ns(t)),
+		Samples:   int64(t.samples),
+	}
+	root := &t.root
+	// Open frames: from the active node up to the root.
+	b.extra = map[*C.vb_node]uint64{}
+	if !b.sampling {
+		active := t.active
+		if t.lost != 0 {
+			active = t.lost_saved
+		}
+		for n := active; n != nil && n != root && n.fn != nil; n = n.parent {
+			if d := b.nowTSC - uint64(n.start); n.start != 0 && int64(d) > 0 {
+				b.extra[n] = d
+			}
+		}
+	}
+	top := &out{}
+	for c := root.first; c != nil; c = c.next {
+		b.walk(c, top, true, b.inclusive(c))
+	}
+	if len(top.kids) == 0 {
+		return th, false
+	}
+	th.Roots = finish(top.kids, b.sampling)
+	return th, true
+}
+
+// walk adds raw node c under the projected parent o. eff is c's inclusive
+// ticks as its parent fitted them (see below). In sampling mode the raw tree
+// holds every frame; a frame outside the user-code filter is dropped and its
+// children reattached to the nearest user ancestor, which also takes its
+// exclusive samples (at the top level, with no user ancestor, they are lost).
+//
+// Hot nodes are timed on a sample of their calls, so a node's children's
+// estimates can add up to more than the node's own. They are then scaled to
+// fit inside it: exclusive time is never negative, and a subtree's exclusive
+// times add up to its root's inclusive time, which for rarely called nodes
+// near the top of the tree is measured exactly.
+func (b *builder) walk(c *C.vb_node, o *out, top bool, eff float64) {
+	if c.fn == nil {
+		return
+	}
+	if b.sampling && c.fn.user == 0 {
+		if !top {
+			o.n.ExclusiveSamples += int64(c.excl_samples)
+		}
+		for k := c.first; k != nil; k = k.next {
+			b.walk(k, o, top, 0)
+		}
+		return
+	}
+	d := o.child(b.fn(c.fn))
+	d.n.Calls += int64(c.calls)
+	d.n.InclusiveSamples += int64(c.incl_samples)
+	d.n.ExclusiveSamples += int64(c.excl_samples)
+	var kids float64
+	for k := c.first; k != nil; k = k.next {
+		kids += b.inclusive(k)
+	}
+	scale := 1.0
+	if kids > eff && kids > 0 {
+		scale = eff / kids
+	}
+	for k := c.first; k != nil; k = k.next {
+		b.walk(k, d, false, b.inclusive(k)*scale)
+	}
+	d.n.InclusiveNs += b.ns(eff)
+	d.n.ExclusiveNs += b.ns(eff - kids*scale)
+}
+
+// inclusive estimates node c's inclusive ticks: the timed frames' ticks
+// (plus an open timed frame's time so far) scaled by calls/timed. A node's
+// first calls are all timed, so rarely called nodes are exact; hot nodes are
+// timed on a random sample of their calls.
+func (b *builder) inclusive(c *C.vb_node) float64 {
+	ticks, timed := float64(c.incl_ticks), float64(c.timed)
+	if x, ok := b.extra[c]; ok {
+		ticks += float64(x)
+		timed++
+	}
+	if timed == 0 || c.calls == 0 {
+		return 0
+	}
+	return ticks * float64(c.calls) / timed
+}
+
+func (b *builder) ns(ticks float64) int64 { return int64(ticks * b.nsPerTick) }
+
+// finish converts the output tree, heaviest children first.
+func finish(kids []*out, sampling bool) []profile.Node {
+	sort.SliceStable(kids, func(i, j int) bool {
+		if sampling {
+			return kids[i].n.InclusiveSamples > kids[j].n.InclusiveSamples
+		}
+		return kids[i].n.InclusiveNs > kids[j].n.InclusiveNs
+	})
+	ns := make([]profile.Node, len(kids))
+	for i, k := range kids {
+		ns[i] = k.n
+		if len(k.kids) > 0 {
+			ns[i].Children = finish(k.kids, sampling)
+		}
+	}
+	return ns
+}
+
+func cmdline() []string {
+	b, err := os.ReadFile("/proc/self/cmdline")
+	if err != nil || len(b) == 0 {
+		return nil
+	}
+	var args []string
+	for _, a := range bytes.Split(bytes.TrimRight(b, "\x00"), []byte{0}) {
+		args = append(args, string(a))
+	}
+	return args
+}

@@ -1,0 +1,121 @@
+// Shared state of the vbench profiler's C core. See doc.go for the design.
+#ifndef VB_H
+#define VB_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "com.h"
+
+// Modes (must match config.go).
+enum { VB_MODE_NULL = 1, VB_MODE_TRACING = 2, VB_MODE_SAMPLING = 3 };
+
+// One profiled function: every FunctionID of one method (module + methodDef
+// token; all generic instantiations) maps to one record. Its address is the
+// client ID the ELT hooks receive, so the hot path needs no lookup.
+typedef struct vb_fn {
+	uint32_t id;      // index in the function table (vb_fn_at)
+	uint8_t user;     // passes the include/exclude filter (hooked in tracing)
+	uint32_t il_size; // IL code bytes (0: unknown)
+	ModuleID module_id;
+	mdToken token;
+	char *name;       // Namespace.Type.Method, UTF-8
+	char *module;     // module file name, e.g. App.dll
+	char *assembly;   // assembly simple name
+	char *type_name;  // namespace-qualified type name (filter input)
+} vb_fn;
+
+// One call path of one thread. A node is on the stack at most once at a time
+// (the path from the root is unique), so the open frame's start time lives in
+// the node itself.
+typedef struct vb_node {
+	vb_fn *fn;                 // NULL for a thread's root sentinel
+	struct vb_node *parent;
+	struct vb_node *first;     // children, newest first; published with release stores
+	struct vb_node *next;      // sibling
+	struct vb_node *hint;      // last child found, never NULL (vb_no_child); lists never reorder
+	uint64_t calls;            // exact
+	uint64_t incl_ticks;       // inclusive TSC ticks of the timed, closed frames
+	uint64_t timed;            // how many closed frames incl_ticks covers
+	uint64_t start;            // TSC at enter of the open frame; 0: not timed (reset on close)
+	uint64_t incl_samples;     // sampling: stacks containing this path
+	uint64_t excl_samples;     // sampling: stacks ending here
+	int64_t countdown;         // calls until the next timed one (1: the next)
+} vb_node;
+
+typedef struct vb_thread {
+	struct vb_thread *next_thread; // global lock-free list
+	vb_node root;
+	vb_node *active;
+	uint64_t lost;             // open frames not recorded because the arena ran out
+	uint64_t spare;
+	uint64_t rng;              // xorshift64 state for the timing schedule
+	char *chunk_cur, *chunk_end;
+	FunctionID unwind_fid;     // last ExceptionUnwindFunctionEnter
+	ThreadID managed_id;
+	int32_t os_tid;
+	int32_t dead;              // thread exited; cpu_ns is final
+	int64_t cpu_ns;
+	uint64_t samples;
+	vb_node lost_node;         // active while lost != 0: matches no function
+	vb_node *lost_saved;       // the active node when the arena ran out
+} vb_thread;
+
+// Global state (profiler.c).
+extern int vb_mode;
+extern int vb_debug;
+extern IUnknown *vb_info; // ICorProfilerInfo10
+extern uint64_t vb_tsc_start, vb_mono_start_ns, vb_realtime_start_ns;
+extern int64_t vb_interval_ns;
+// Timing schedule: a node's first vb_exact_calls calls are all timed, then
+// about one in (vb_time_mask+1)/2 (random gaps). vb_exact_calls INT64_MAX:
+// every call is timed.
+extern int64_t vb_exact_calls;
+extern uint64_t vb_time_mask;
+// The tree of threads that have none yet: its root has no children, so every
+// hook on such a thread falls through to the C path, which creates the tree.
+extern vb_thread vb_nothread;
+// The hint of a node with no child yet: matches no function.
+extern vb_node vb_no_child;
+
+// Arena and threads (tree.c).
+int vb_arena_init(void);
+vb_thread *vb_thread_new(int32_t os_tid, ThreadID managed);
+vb_thread *vb_threads_head(void);
+vb_node *vb_node_child(vb_thread *t, vb_node *p, vb_fn *fn);
+void vb_tree_thread_key_init(void);
+int64_t vb_thread_cpu_ns(vb_thread *t);
+uint64_t vb_arena_used(void);
+int vb_arena_exhausted(void);
+
+static inline uint64_t vb_rdtsc(void) {
+	uint32_t lo, hi;
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+// Names and filter (names.c).
+vb_fn *vb_fn_for_function(FunctionID fid);   // resolve (once) and cache
+vb_fn *vb_fn_lookup(FunctionID fid);         // cached only, NULL if unknown
+uint32_t vb_fn_count(void);
+vb_fn *vb_fn_at(uint32_t i);
+void vb_filter_set(const char *include, const char *exclude);
+int vb_filter_user(const char *assembly, const char *type_name);
+
+// Sampling (sampler.c).
+int vb_sampler_start(void);
+void vb_sampler_stop(void);
+
+// Signals (signals.c).
+void vb_signals_fix(void);
+int vb_sigrtmin_flags(void);
+
+// Logging and configuration (profiler.c).
+void vb_log(const char *fmt, ...);
+void vb_err(const char *fmt, ...);
+const char *vb_clsid_string(void);
+int64_t vb_bench_pairs(int64_t n, int kind);
+int64_t vb_bench_calls(int64_t n);
+void vb_set_time_sample(int n);
+void vb_configure(int mode, int64_t interval_ns, const char *include, const char *exclude);
+
+#endif
