@@ -16,9 +16,13 @@ import (
 )
 
 // runVbench runs the real vbench binary and returns stdout, stderr, exit code.
+// The real profiler library is built first: vbench looks for it next to
+// itself, and `vbench profile` without --profiler needs it.
 func runVbench(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(testbin.Vbench(t), args...)
+	vb := testbin.Vbench(t)
+	testbin.ProfilerLib(t)
+	cmd := exec.Command(vb, args...)
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
 	err := cmd.Run()
