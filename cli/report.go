@@ -120,7 +120,7 @@ func reportResults(cmd *cobra.Command, args []string, files []*results.File, f *
 	}
 	opts := reports.Options{Names: args}
 	if f.baseline != "" {
-		b, err := reports.ReadResults(f.baseline)
+		b, err := results.ReadFile(f.baseline)
 		if err != nil {
 			return usageErrf("baseline: %w", err)
 		}
