@@ -80,6 +80,13 @@ func (m *Matrix) WriteJUnit(w io.Writer) error {
 	if m.BaselineName != "" {
 		s.Properties = append(s.Properties, junitProperty{"baseline", m.BaselineName})
 	}
+	if f.Shard != nil {
+		s.Properties = append(s.Properties, junitProperty{"shard", fmt.Sprintf("%d/%d", f.Shard.Index, f.Shard.Count)})
+	}
+	if f.Partial {
+		// Interrupted: cells may be missing or hold fewer runs.
+		s.Properties = append(s.Properties, junitProperty{"partial", "true"})
+	}
 	var total float64
 	for _, c := range m.Cells() {
 		secs := cellSeconds(c.Cell)
