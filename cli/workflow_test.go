@@ -414,12 +414,11 @@ func shellWords(line string, env map[string]string) (words, redirected []string,
 	for i := 0; i < len(line); i++ {
 		ch := line[i]
 		switch {
+		case quote != 0 && ch == quote:
+			quote = 0
+			continue
 		case quote == '\'':
-			if ch == '\'' {
-				quote = 0
-			} else {
-				cur.WriteByte(ch)
-			}
+			cur.WriteByte(ch)
 			continue
 		case ch == '$':
 			m := varRe.FindString(line[i:])
@@ -439,11 +438,7 @@ func shellWords(line string, env map[string]string) (words, redirected []string,
 			i += len(m) - 1
 			continue
 		case quote == '"':
-			if ch == '"' {
-				quote = 0
-			} else {
-				cur.WriteByte(ch)
-			}
+			cur.WriteByte(ch)
 			continue
 		case ch == '\'' || ch == '"':
 			quote, inWord = ch, true
