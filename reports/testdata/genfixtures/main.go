@@ -26,6 +26,7 @@ import (
 	"vbench/profile"
 	"vbench/reports"
 	"vbench/results"
+	"vbench/stats"
 )
 
 const dir = "reports/testdata"
@@ -147,10 +148,9 @@ func gen(seed int64, started time.Time, d drift, failures map[string]string) *re
 				rss = append(rss, float64(r.MaxRSS))
 			}
 			c.Runs = len(el)
-			s := benchmath.AssumeNothing.Summary(benchmath.NewSample(el, &benchmath.DefaultThresholds), 0.95)
-			c.MedianNs, c.CILoNs, c.CIHiNs = s.Center, s.Lo, s.Hi
-			c.MADNs = mad(el, s.Center)
-			c.WallMedianNs, c.UserMedianNs, c.SysMedianNs, c.MaxRSSMedian = median(wall), median(user), median(sys), median(rss)
+			s := stats.Summarize(el)
+			c.MedianNs, c.CILoNs, c.CIHiNs, c.MADNs = s.Median, s.Lo, s.Hi, s.MAD
+			c.WallMedianNs, c.UserMedianNs, c.SysMedianNs, c.MaxRSSMedian = stats.Median(wall), stats.Median(user), stats.Median(sys), stats.Median(rss)
 			for i := range c.Samples {
 				r := &c.Samples[i]
 				if !r.Warmup && r.Error == "" && math.Abs(float64(r.ElapsedNs)-c.MedianNs) > 5*1.4826*c.MADNs {
@@ -233,24 +233,6 @@ func dropCell(cs []results.Cell, w, m string) []results.Cell {
 		}
 	}
 	return out
-}
-
-func median(xs []float64) float64 {
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
-func mad(xs []float64, m float64) float64 {
-	d := make([]float64, len(xs))
-	for i, x := range xs {
-		d[i] = math.Abs(x - m)
-	}
-	return median(d)
 }
 
 func write(name string, v any) {
