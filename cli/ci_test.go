@@ -242,3 +242,37 @@ func equalMaps(a, b map[string]string) bool {
 	}
 	return true
 }
+
+// vbench report --baseline gives the verdicts vbench compare gives, overhead
+// test included: here the none mode got 20% faster and tracing stayed put,
+// so tracing's overhead grew by a quarter — a regression neither time alone
+// shows.
+func TestReportVerdictsMatchCompare(t *testing.T) {
+	dir := t.TempDir()
+	fw, fp := testbin.Fakework(t), testbin.FakeProfiler(t)
+	suite := func(none, tracing string) string {
+		return "name: overhead\nruns: 8\nwarmup: 0\nmodes: [none, tracing]\nbaseline: none.json\nworkloads:\n" +
+			"  - name: w\n    command: [" + fw + ", -elapsed, \"" + none + "\", -overhead, \"tracing=" + tracing + "\"]\n"
+	}
+	writeFile(t, filepath.Join(dir, "old.yaml"), suite("1000000", "3"))   // tracing 3ms
+	writeFile(t, filepath.Join(dir, "new.yaml"), suite("800000", "3.75")) // tracing 3ms
+	env := ciEnv()
+	for _, name := range []string{"old", "new"} {
+		if _, stderr, code := vbenchIn(t, dir, env, "run", name+".yaml", "--quiet", "--profiler", fp, "--json", name+".json"); code != 0 {
+			t.Fatalf("run %s: exit %d\n%s", name, code, stderr)
+		}
+	}
+	if _, stderr, code := vbenchIn(t, dir, env, "compare", "old.json", "new.json", "--junit", "compare.xml"); code != 1 {
+		t.Fatalf("compare: exit %d, want 1 (tracing's overhead regressed)\n%s", code, stderr)
+	}
+	if _, stderr, code := vbenchIn(t, dir, env, "report", "new.json", "--baseline", "old.json", "--junit", "report.xml", "--format", "text"); code != 0 {
+		t.Fatalf("report: exit %d\n%s", code, stderr)
+	}
+	fromCompare, fromReport := readJUnit(t, filepath.Join(dir, "compare.xml")).failures(), readJUnit(t, filepath.Join(dir, "report.xml")).failures()
+	if want := map[string]string{"w/none": "", "w/tracing": "regression"}; !equalMaps(fromCompare, want) {
+		t.Errorf("compare: %v, want %v", fromCompare, want)
+	}
+	if !equalMaps(fromReport, fromCompare) {
+		t.Errorf("report --baseline: %v, compare: %v", fromReport, fromCompare)
+	}
+}
