@@ -16,4 +16,3 @@ func Fakework(t testing.TB) string { return fakeWork.get(t, "fakework", "./inter
 func FakeProfiler(t testing.TB) string {
 	return fakeProf.get(t, "libfakeprof.so", "-buildmode=c-shared", "./internal/fakework/fakeprof")
 }
-
