@@ -92,7 +92,12 @@ func (m *Matrix) WriteJUnit(w io.Writer) error {
 		secs := cellSeconds(c.Cell)
 		total += secs
 		tc := junitCase{Classname: f.Suite.Name, Name: c.Key(), Time: seconds(secs)}
-		summary := fmt.Sprintf("median %s over %d runs, 95%% CI %s–%s", fmtNs(c.MedianNs), c.Runs, fmtNs(c.CILoNs), fmtNs(c.CIHiNs))
+		summary := fmt.Sprintf("median %s over %d runs", fmtNs(c.MedianNs), c.Runs)
+		if c.CILoNs != 0 {
+			summary += fmt.Sprintf(", 95%% CI %s–%s", fmtNs(c.CILoNs), fmtNs(c.CIHiNs))
+		} else {
+			summary += ", too few runs for a 95% CI"
+		}
 		if c.HasOverhead() {
 			summary += fmt.Sprintf("; overhead %s %s", fmtMult(c.Overhead), fmtInterval(c.OverheadLo, c.OverheadHi))
 		}

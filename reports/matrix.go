@@ -107,6 +107,14 @@ func NewMatrix(files []*results.File, opts Options) (*Matrix, error) {
 		return true
 	})
 	m.BaselineName = cur.Baseline
+	if m.BaselineName == "" {
+		// Compared with nothing, every cell is "new": marking each says nothing.
+		for _, c := range m.cells {
+			if c.Verdict == results.VerdictNew {
+				c.Verdict = ""
+			}
+		}
+	}
 	if b := opts.Baseline; b != nil && b.Suite.Name != cur.Suite.Name {
 		m.Warnings = append(m.Warnings, fmt.Sprintf("the baseline is from suite %q, this run from %q", b.Suite.Name, cur.Suite.Name))
 	}
