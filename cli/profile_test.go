@@ -18,6 +18,7 @@ import (
 // runVbench runs the real vbench binary and returns stdout, stderr, exit code.
 func runVbench(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
+	testbin.ProfilerLib(t) // built next to vbench, where vbench looks by default
 	cmd := exec.Command(testbin.Vbench(t), args...)
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
