@@ -67,8 +67,7 @@ func Unflatten(flat []FlatNode) ([]Node, error) {
 		}
 	}
 	all := make([]Node, len(flat))
-	slot := make([]int32, len(flat)) // node i's position in all
-	fill := make([]int32, len(flat)) // node i's children placed so far; then where the next goes
+	fill := make([]int32, len(flat)) // where in all node i's next child goes
 	next, root := int32(nroots), int32(0)
 	for i, f := range flat {
 		var s int32
@@ -79,7 +78,6 @@ func Unflatten(flat []FlatNode) ([]Node, error) {
 			s = fill[f.Parent]
 			fill[f.Parent]++
 		}
-		slot[i] = s
 		n := &all[s]
 		*n = Node{Fn: f.Fn, Calls: f.Calls, InclusiveNs: f.InclusiveNs, ExclusiveNs: f.ExclusiveNs,
 			InclusiveSamples: f.InclusiveSamples, ExclusiveSamples: f.ExclusiveSamples}

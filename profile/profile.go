@@ -103,12 +103,11 @@ func ReadFile(path string) (*Profile, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		path = filepath.Join(path, JSONFile)
 	}
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	p, err := Decode(f)
+	p, err := decode(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -117,9 +116,18 @@ func ReadFile(path string) (*Profile, error) {
 
 // Decode reads and validates one profile (see Profile.UnmarshalJSON).
 func Decode(r io.Reader) (*Profile, error) {
-	dec := json.NewDecoder(r)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	return decode(data)
+}
+
+func decode(data []byte) (*Profile, error) {
+	// UnmarshalJSON directly: through a json.Decoder the whole file would be
+	// scanned twice more before it (a third of the time for a large profile).
 	var p Profile
-	if err := dec.Decode(&p); err != nil {
+	if err := p.UnmarshalJSON(data); err != nil {
 		var syn *json.SyntaxError
 		if errors.As(err, &syn) && strings.HasSuffix(syn.Error(), "exceeded max depth") {
 			return nil, errors.New("the call tree nests deeper than a JSON decoder reads (10000 levels): " +
