@@ -206,45 +206,52 @@ func (t *Thread) fromJSON(w *threadJSON) error {
 // (nested trees; it is upgraded in memory, so Schema reads SchemaVersion
 // afterwards). Unknown fields are errors.
 func (p *Profile) UnmarshalJSON(data []byte) error {
-	type plain Profile // Profile without its methods
 	schema, err := peekSchema(data)
 	if err != nil {
 		return err
 	}
 	switch schema {
 	case 1:
-		var w struct {
-			*plain
-			Threads []threadV1 `json:"threads"`
-		}
-		w.plain = (*plain)(p)
-		if err := strictUnmarshal(data, &w); err != nil {
+		ts, err := decodeWithThreads[threadV1](p, data)
+		if err != nil {
 			return err
 		}
-		p.Threads = make([]Thread, len(w.Threads))
-		for i, t := range w.Threads {
+		p.Threads = make([]Thread, len(ts))
+		for i, t := range ts {
 			p.Threads[i] = Thread{OSID: t.OSID, ManagedID: t.ManagedID, CPUNs: t.CPUNs, Samples: t.Samples, Roots: t.Roots}
 		}
 		p.Schema = SchemaVersion
 		return nil
 	case SchemaVersion:
-		var w struct {
-			*plain
-			Threads []threadJSON `json:"threads"`
-		}
-		w.plain = (*plain)(p)
-		if err := strictUnmarshal(data, &w); err != nil {
+		ts, err := decodeWithThreads[threadJSON](p, data)
+		if err != nil {
 			return err
 		}
-		p.Threads = make([]Thread, len(w.Threads))
-		for i := range w.Threads {
-			if err := p.Threads[i].fromJSON(&w.Threads[i]); err != nil {
-				return fmt.Errorf("threads[%d] (os_id %d): %w", i, w.Threads[i].OSID, err)
+		p.Threads = make([]Thread, len(ts))
+		for i := range ts {
+			if err := p.Threads[i].fromJSON(&ts[i]); err != nil {
+				return fmt.Errorf("threads[%d] (os_id %d): %w", i, ts[i].OSID, err)
 			}
 		}
 		return nil
 	}
 	return schemaError(schema)
+}
+
+// profileFields is Profile without its methods, for decoding and encoding
+// everything but the threads through encoding/json.
+type profileFields Profile
+
+// decodeWithThreads decodes data into p, strictly, with the threads in
+// layout T (one schema's), which it returns.
+func decodeWithThreads[T any](p *Profile, data []byte) ([]T, error) {
+	var w struct {
+		*profileFields
+		Threads []T `json:"threads"`
+	}
+	w.profileFields = (*profileFields)(p)
+	err := strictUnmarshal(data, &w)
+	return w.Threads, err
 }
 
 func schemaError(schema int) error {

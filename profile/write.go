@@ -18,8 +18,7 @@ func (p *Profile) Encode(w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	// Everything but the threads through encoding/json; Threads is the last
 	// field, so the head ends in `"threads":[]}`.
-	type plain Profile
-	head := plain(*p)
+	head := profileFields(*p)
 	head.Threads = []Thread{}
 	var hb bytes.Buffer
 	enc := json.NewEncoder(&hb)
