@@ -54,6 +54,14 @@ const (
 	EnvExclude    = "VBENCH_EXCLUDE"           // comma-separated assembly/namespace patterns
 	EnvTimeSample = "VBENCH_TIME_SAMPLE"       // tracing: time 1 in N calls of hot nodes (1: every call)
 	EnvNoInline   = "VBENCH_SAMPLING_NOINLINE" // sampling: keep user methods from being inlined
+	EnvMaxStack   = "VBENCH_MAX_STACK"         // sampling: frames kept per stack; deeper ones lose their middle
+)
+
+// Bounds of VBENCH_MAX_STACK (the profiler's per-tick frame buffer holds 2^22).
+const (
+	DefaultMaxStack = 1 << 20
+	MinMaxStack     = 16
+	MaxMaxStack     = 1 << 22
 )
 
 // Options are the profiler settings a caller may choose.
@@ -65,6 +73,7 @@ type Options struct {
 	Exclude    []string
 	TimeSample int  // tracing only; 0 means the profiler's default (16), 1 times every call
 	NoInline   bool // sampling only: keep user methods (but tiny ones) from being inlined
+	MaxStack   int  // sampling only: frames kept per stack; 0 means DefaultMaxStack
 }
 
 // Env returns the variables to add to a child's environment so that CoreCLR
@@ -88,6 +97,9 @@ func Env(libPath string, opts Options) []string {
 	}
 	if opts.NoInline {
 		env = append(env, EnvNoInline+"=1")
+	}
+	if opts.MaxStack > 0 {
+		env = append(env, EnvMaxStack+"="+strconv.Itoa(opts.MaxStack))
 	}
 	if opts.TimeSample > 0 {
 		env = append(env, EnvTimeSample+"="+strconv.Itoa(opts.TimeSample))

@@ -32,6 +32,7 @@ type profileFlags struct {
 	lib      string
 	timeSamp int
 	noInline bool
+	maxStack int
 }
 
 func newProfileCmd() *cobra.Command {
@@ -86,6 +87,7 @@ profile was written (the runtime declined the profiler, or COMMAND is not a
 	fl.StringVar(&f.format, "format", "table", "table (on stderr) | json (on stdout)")
 	fl.StringVar(&f.lib, "profiler", "", "profiler library (default: libvbenchprof.so next to vbench)")
 	fl.BoolVar(&f.noInline, "no-inline", false, "sampling: keep user methods (but tiny ones) from being inlined, so samples land on them")
+	fl.IntVar(&f.maxStack, "max-stack", attach.DefaultMaxStack, fmt.Sprintf("sampling: frames kept per stack (%d..%d); deeper stacks keep both ends around one %q frame", attach.MinMaxStack, attach.MaxMaxStack, profile.ElidedFrames))
 	fl.IntVar(&f.timeSamp, "time-sample", 0, "tracing: time ~1 in N calls of hot call paths (power of two; 1: every call; default 16)")
 	return cmd
 }
@@ -104,6 +106,9 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 	}
 	if f.timeSamp < 0 || f.timeSamp > 1024 || (f.timeSamp > 0 && f.timeSamp&(f.timeSamp-1) != 0) {
 		return usageErrf("--time-sample %d: want 1 or a power of two up to 1024", f.timeSamp)
+	}
+	if f.maxStack < attach.MinMaxStack || f.maxStack > attach.MaxMaxStack {
+		return usageErrf("--max-stack %d: want %d..%d frames", f.maxStack, attach.MinMaxStack, attach.MaxMaxStack)
 	}
 	if f.top < 0 {
 		return usageErrf("--top %d: want 0 (all) or more", f.top)
@@ -126,6 +131,9 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 	if f.mode == attach.ModeSampling {
 		opts.Interval = f.interval
 		opts.NoInline = f.noInline
+		if f.maxStack != attach.DefaultMaxStack {
+			opts.MaxStack = f.maxStack
+		}
 	}
 	child := exec.Command(args[0], args[1:]...)
 	child.Env = append(attach.ScrubEnv(os.Environ()), attach.Env(lib, opts)...)

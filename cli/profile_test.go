@@ -16,13 +16,10 @@ import (
 )
 
 // runVbench runs the real vbench binary and returns stdout, stderr, exit code.
-// The real profiler library is built first: vbench looks for it next to
-// itself, and `vbench profile` without --profiler needs it.
 func runVbench(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	vb := testbin.Vbench(t)
-	testbin.ProfilerLib(t)
-	cmd := exec.Command(vb, args...)
+	testbin.ProfilerLib(t) // built next to vbench, where vbench looks by default
+	cmd := exec.Command(testbin.Vbench(t), args...)
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
 	err := cmd.Run()

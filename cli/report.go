@@ -56,6 +56,8 @@ suite) instead of using the verdicts stored in it.
 
 A profile (profile.json, or the directory holding it) renders as the top
 functions and each thread's call tree (text), or as a flame graph (svg).
+Both stop at --depth levels of calls (deep recursion!) and summarise what lies
+below in one "… N more levels" line or frame.
 
 With -o the format follows the file's extension (.txt, .md, .html, .svg,
 .xml for JUnit); --format overrides it. Outputs are written atomically.`,
@@ -66,7 +68,8 @@ With -o the format follows the file's extension (.txt, .md, .html, .svg,
   vbench report old.json --format gobench > old.txt && vbench report new.json --format gobench > new.txt && benchstat old.txt new.txt
   vbench report out/results.json --junit junit.xml
   vbench report out/profile --top 20 --min-percent 1
-  vbench report out/profile/profile.json -o flame.svg`,
+  vbench report out/profile/profile.json -o flame.svg
+  vbench report out/profile --depth 20 --min-percent 0`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runReport(cmd, args, &f)
@@ -78,7 +81,8 @@ With -o the format follows the file's extension (.txt, .md, .html, .svg,
 	fl.StringVar(&f.baseline, "baseline", "", "recompute verdicts against this baseline `FILE` (a results file of the same suite)")
 	fl.StringVar(&f.junit, "junit", "", "also write JUnit XML of the newest results file to `FILE`")
 	fl.IntVar(&f.top, "top", 15, "profiles: rows of the top-functions table (0 hides it)")
-	fl.IntVar(&f.depth, "depth", 0, "profiles: deepest call-tree level printed (0: no limit)")
+	fl.IntVar(&f.depth, "depth", 0, fmt.Sprintf("profiles: levels of calls shown, deeper paths summarised in one line or frame (0: %d for text, %d for svg; at most %d)",
+		reports.DefaultTreeDepth, reports.DefaultFlameDepth, reports.MaxTreeDepth))
 	fl.Float64Var(&f.minPercent, "min-percent", 0.5, "profiles: hide call-tree nodes under this `percent` of their thread (0: show all)")
 	fl.IntVar(&f.thread, "thread", 0, "profiles: only the thread with this OS `id`")
 	fl.BoolVar(&f.perThread, "per-thread", false, "profiles: flame graph with one tower per thread instead of merging call paths")
@@ -153,12 +157,15 @@ func reportProfile(cmd *cobra.Command, in *reports.Input, f *reportFlags) error 
 	if err != nil {
 		return err
 	}
+	if f.depth < 0 || f.depth > reports.MaxTreeDepth {
+		return usageErrf("report: --depth %d is outside 0..%d (deeper paths are summarised)", f.depth, reports.MaxTreeDepth)
+	}
 	p := in.Profile
 	var render func(io.Writer) error
 	switch format {
 	case "svg":
 		render = func(w io.Writer) error {
-			return reports.FlameGraph(w, p, reports.FlameOptions{PerThread: f.perThread})
+			return reports.FlameGraph(w, p, reports.FlameOptions{PerThread: f.perThread, MaxDepth: f.depth})
 		}
 		if p.Mode == "null" {
 			return usageErrf("%s: %v: there is nothing to draw", in.Path, reports.ErrNoCallData)

@@ -284,6 +284,7 @@ func TestReportBadInput(t *testing.T) {
 		{[]string{testdata("results.json"), "-o", "report.pdf"}, []string{"report.pdf", "--format"}},
 		{[]string{testdata("results.json"), "--format", "svg"}, []string{`format "svg"`}},
 		{[]string{testdata("profile-tracing.json"), "--format", "html"}, []string{`format "html"`}},
+		{[]string{testdata("profile-tracing.json"), "--depth", "5000"}, []string{"--depth 5000 is outside 0..1000"}},
 		{[]string{nullProf, "-o", keep}, []string{"null.json", "null-mode profile"}},
 		{[]string{"--format", "html"}, []string{"requires at least 1 arg"}},
 	} {

@@ -19,11 +19,13 @@ func (p *Profile) Derive() {
 		f.Calls, f.InclusiveNs, f.ExclusiveNs, f.InclusiveSamples, f.ExclusiveSamples = 0, 0, 0, 0, 0
 		f.Callers = []Caller{}
 	}
-	open := make([]int, len(p.Functions)) // frames of each function on the current path
-	var walk func(ns []Node, parent string)
-	walk = func(ns []Node, parent string) {
-		for i := range ns {
-			n := &ns[i]
+	// Frames of each function on the current path: a node adds its inclusive
+	// figures only when its function is not open above it. O(1) per node, so
+	// a recursion a million deep costs no more than a million calls side by side.
+	open := make([]int, len(p.Functions))
+	var path []string // function names of the current node's ancestors, by depth
+	for _, t := range p.Threads {
+		Walk(t.Roots, func(n *Node, d int) bool {
 			f := &p.Functions[n.Fn]
 			f.Calls += n.Calls
 			f.ExclusiveNs += n.ExclusiveNs
@@ -31,6 +33,10 @@ func (p *Profile) Derive() {
 			if open[n.Fn] == 0 {
 				f.InclusiveNs += n.InclusiveNs
 				f.InclusiveSamples += n.InclusiveSamples
+			}
+			parent := RootCaller
+			if d > 0 {
+				parent = path[d-1]
 			}
 			k := callerKey{n.Fn, parent}
 			c := callers[k]
@@ -41,12 +47,9 @@ func (p *Profile) Derive() {
 			c.Calls += n.Calls
 			c.Samples += n.InclusiveSamples
 			open[n.Fn]++
-			walk(n.Children, f.Name)
-			open[n.Fn]--
-		}
-	}
-	for _, t := range p.Threads {
-		walk(t.Roots, RootCaller)
+			path = append(path[:d], f.Name)
+			return true
+		}, func(n *Node, _ int) { open[n.Fn]-- })
 	}
 	for k, c := range callers {
 		f := &p.Functions[k.fn]

@@ -3,7 +3,9 @@
 //
 // One Profile holds a call tree per thread (tracing: exact call counts and
 // wall times; sampling: sample counts) and a flat function table derived from
-// the trees. Nodes refer to functions by index into Functions.
+// the trees. Nodes refer to functions by index into Functions. In memory a
+// tree is nested (Thread.Roots, Node.Children); on disk it is a flat list of
+// nodes naming their parents (see FlatNode), so any depth can be read back.
 package profile
 
 import (
@@ -13,11 +15,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
 // SchemaVersion is the version of the profile.json layout this package writes.
-const SchemaVersion = 1
+// 2: call trees as flat node lists (FlatNode). 1: nested "roots"/"children",
+// which deep recursion made unreadable; still read, and upgraded in memory.
+const SchemaVersion = 2
 
 // File names inside a profile directory.
 const (
@@ -71,16 +76,18 @@ type Caller struct {
 // RootCaller names the caller of frames whose caller is not profiled.
 const RootCaller = "<root>"
 
-// Thread is one managed thread's call tree.
+// Thread is one managed thread's call tree. Its JSON form (MarshalJSON) has
+// os_id, managed_id, cpu_ns, samples and the tree as "nodes", a FlatNode list.
 type Thread struct {
-	OSID      int    `json:"os_id"`                // kernel thread id
-	ManagedID uint64 `json:"managed_id,omitempty"` // CLR ThreadID, when known
-	CPUNs     int64  `json:"cpu_ns"`               // user+system CPU time of the thread
-	Samples   int64  `json:"samples,omitempty"`    // stacks taken on this thread
-	Roots     []Node `json:"roots"`                // top-level frames
+	OSID      int    // kernel thread id
+	ManagedID uint64 // CLR ThreadID, when known
+	CPUNs     int64  // user+system CPU time of the thread
+	Samples   int64  // stacks taken on this thread
+	Roots     []Node // top-level frames
 }
 
-// Node is one call path: a function reached through its ancestors.
+// Node is one call path: a function reached through its ancestors. Its JSON
+// tags are schema 1's nested layout, read for old files only.
 type Node struct {
 	Fn               int    `json:"fn"` // index in Profile.Functions
 	Calls            int64  `json:"calls"`
@@ -96,24 +103,36 @@ func ReadFile(path string) (*Profile, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		path = filepath.Join(path, JSONFile)
 	}
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	p, err := Decode(f)
+	p, err := decode(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return p, nil
 }
 
-// Decode reads and validates one profile.
+// Decode reads and validates one profile (see Profile.UnmarshalJSON).
 func Decode(r io.Reader) (*Profile, error) {
-	dec := json.NewDecoder(r)
-	dec.DisallowUnknownFields()
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	return decode(data)
+}
+
+func decode(data []byte) (*Profile, error) {
+	// UnmarshalJSON directly: through a json.Decoder the whole file would be
+	// scanned twice more before it (a third of the time for a large profile).
 	var p Profile
-	if err := dec.Decode(&p); err != nil {
+	if err := p.UnmarshalJSON(data); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) && strings.HasSuffix(syn.Error(), "exceeded max depth") {
+			return nil, errors.New("the call tree nests deeper than a JSON decoder reads (10000 levels): " +
+				"a schema 1 profile.json written by an older vbench for a deep recursion; re-profile with this vbench, whose schema 2 is flat")
+		}
 		return nil, fmt.Errorf("not a vbench profile: %w", err)
 	}
 	if err := p.Validate(); err != nil {
@@ -125,7 +144,7 @@ func Decode(r io.Reader) (*Profile, error) {
 // Validate checks the invariants a reader relies on.
 func (p *Profile) Validate() error {
 	if p.Schema != SchemaVersion {
-		return fmt.Errorf("profile schema %d, this vbench reads schema %d", p.Schema, SchemaVersion)
+		return schemaError(p.Schema)
 	}
 	switch p.Mode {
 	case "tracing", "sampling", "null":
@@ -137,21 +156,16 @@ func (p *Profile) Validate() error {
 			return fmt.Errorf("functions[%d] has id %d", i, f.ID)
 		}
 	}
-	var check func([]Node) error
-	check = func(ns []Node) error {
-		for _, n := range ns {
-			if n.Fn < 0 || n.Fn >= len(p.Functions) {
-				return errors.New("call tree refers to a function that is not in the function table")
-			}
-			if err := check(n.Children); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
 	for _, t := range p.Threads {
-		if err := check(t.Roots); err != nil {
-			return fmt.Errorf("thread %d: %w", t.OSID, err)
+		bad, found := 0, false
+		Walk(t.Roots, func(n *Node, _ int) bool {
+			if !found && (n.Fn < 0 || n.Fn >= len(p.Functions)) {
+				bad, found = n.Fn, true
+			}
+			return !found
+		}, nil)
+		if found {
+			return fmt.Errorf("thread %d: call tree refers to function %d, which is not in the function table (%d functions)", t.OSID, bad, len(p.Functions))
 		}
 	}
 	return nil

@@ -2,7 +2,9 @@ package profile
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"path/filepath"
 
@@ -10,13 +12,36 @@ import (
 )
 
 // Encode writes p as profile.json content: compact, since indentation grows
-// with tree depth (a fully hooked C# compiler run was 1.9 GB indented).
+// with tree depth (a fully hooked C# compiler run was 1.9 GB indented). The
+// threads are streamed out as they are written, not built in memory first.
 func (p *Profile) Encode(w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
-	enc := json.NewEncoder(bw)
+	// Everything but the threads through encoding/json; Threads is the last
+	// field, so the head ends in `"threads":[]}`.
+	head := profileFields(*p)
+	head.Threads = []Thread{}
+	var hb bytes.Buffer
+	enc := json.NewEncoder(&hb)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(p); err != nil {
+	if err := enc.Encode(head); err != nil {
 		return err
+	}
+	const tail = "[]}\n"
+	if !bytes.HasSuffix(hb.Bytes(), []byte(`"threads"`+":"+tail)) {
+		return errors.New("profile: Encode expects threads to be the last field of Profile")
+	}
+	bw.Write(hb.Bytes()[:hb.Len()-len(tail)+1]) // up to and including '['
+	tw := threadWriter{w: bw}
+	for i := range p.Threads {
+		if i > 0 {
+			tw.b = append(tw.b, ',')
+		}
+		tw.thread(&p.Threads[i])
+	}
+	tw.b = append(tw.b, "]}\n"...)
+	tw.flush(true)
+	if tw.err != nil {
+		return tw.err
 	}
 	return bw.Flush()
 }

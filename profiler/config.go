@@ -33,6 +33,7 @@ type config struct {
 	mode             int
 	interval         time.Duration
 	timeSample       int // 1: time every call; N: hot nodes ~1 call in N
+	maxStack         int // sampling: frames kept per stack
 	include, exclude []string
 	dir              string
 	dirErr           error // set: profile goes nowhere (reported once at startup)
@@ -46,7 +47,7 @@ func envLookup(k string) (string, bool) { return os.LookupEnv(k) }
 // error (the profiler then declines to load); a missing or unwritable profile
 // directory is not: the program still runs, profiled, and nothing is written.
 func configFromEnv(get func(string) (string, bool)) (*config, error) {
-	c := &config{interval: defaultInterval, timeSample: defaultTimeSample}
+	c := &config{interval: defaultInterval, timeSample: defaultTimeSample, maxStack: attach.DefaultMaxStack}
 	c.modeName, _ = get(attach.EnvMode)
 	switch c.modeName {
 	case attach.ModeTracing:
@@ -74,6 +75,13 @@ func configFromEnv(get func(string) (string, bool)) (*config, error) {
 			return nil, fmt.Errorf("%s=%q is not 1 or a power of two up to 1024", attach.EnvTimeSample, s)
 		}
 		c.timeSample = n
+	}
+	if s, ok := get(attach.EnvMaxStack); ok && s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < attach.MinMaxStack || n > attach.MaxMaxStack {
+			return nil, fmt.Errorf("%s=%q is not a number of frames in %d..%d", attach.EnvMaxStack, s, attach.MinMaxStack, attach.MaxMaxStack)
+		}
+		c.maxStack = n
 	}
 	c.include = splitPatterns(get(attach.EnvInclude))
 	c.exclude = splitPatterns(get(attach.EnvExclude))

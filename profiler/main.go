@@ -7,6 +7,8 @@ package main
 */
 import "C"
 
+import "vbench/profile"
+
 // main is required by -buildmode=c-shared and never runs.
 func main() {}
 
@@ -36,6 +38,8 @@ func vbGoConfigure() C.int {
 	// Kept for the life of the process: C's filter holds its own copies.
 	C.vb_configure(C.int(cfg.mode), C.int64_t(cfg.interval.Nanoseconds()), inc, exc)
 	C.vb_set_time_sample(C.int(cfg.timeSample))
+	C.vb_max_stack = C.uint32_t(cfg.maxStack)
+	C.vb_elided_fn.name = C.CString(profile.ElidedFrames) // kept for the life of the process
 	return 0
 }
 

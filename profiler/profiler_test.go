@@ -294,6 +294,7 @@ func TestBadConfigRunsUnprofiled(t *testing.T) {
 		{attach.EnvInterval + "=soon", `VBENCH_INTERVAL="soon" is not a duration`},
 		{attach.EnvInterval + "=100us", `VBENCH_INTERVAL=100µs is outside`},
 		{attach.EnvTimeSample + "=3", `VBENCH_TIME_SAMPLE="3" is not 1 or a power of two`},
+		{attach.EnvMaxStack + "=8", `VBENCH_MAX_STACK="8" is not a number of frames in 16..4194304`},
 	} {
 		dir := t.TempDir()
 		env := attach.Env(l, attach.Options{Mode: attach.ModeSampling, ProfileDir: dir})

@@ -4,6 +4,13 @@
 // ResumeRuntime, then merges each stack (root first) into that thread's
 // sampling tree. The CLR is suspended only while stacks are copied into a
 // preallocated buffer; name resolution and merging happen after the resume.
+//
+// Deep stacks: each stack keeps at most vb_max_stack frames (VBENCH_MAX_STACK,
+// default 2^20). The walk goes leaf to root; its first half fills slots in
+// order and the rest go round a ring, so a deeper stack keeps its leaf-most
+// and root-most frames, and the frames between become one marker frame
+// ("[vbench: frames elided]"): the leaf keeps its exclusive samples, the
+// outer callers their place at the root, and the truncation is visible.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -21,14 +28,27 @@ typedef ULONG (*Release_t)(void *);
 typedef HRESULT (*Snapshot_t)(void *, ThreadID, void *, uint32_t, void *, uint8_t *, uint32_t);
 typedef HRESULT (*GetThreadInfo_t)(void *, ThreadID, uint32_t *);
 
-#define MAXFRAMES (1u << 20) // frames of all threads in one tick
 #define MAXTHREADS 4096
 
 static pthread_t thread;
 static int running, stop;
-static FunctionID *frames;       // all stacks of one tick, leaf first
-static struct { ThreadID tid; uint32_t off, n; } stacks[MAXTHREADS];
+static FunctionID *frames; // all stacks of one tick, leaf first (VB_MAXFRAMES, reserved, touched as used)
+// One stack of the tick: frames[off, off+n); when seen > n its middle was
+// dropped: frames[off, off+lead) are the leaf-most, the ring after them the
+// root-most (see on_frame).
+typedef struct {
+	ThreadID tid;
+	uint32_t off, n, lead, ring, seen;
+} stack_rec;
+static stack_rec stacks[MAXTHREADS];
+static stack_rec *cur; // the stack being walked
 static uint32_t nframes;
+uint32_t vb_max_stack = 1u << 20;
+int64_t vb_stacks_elided; // stacks deeper than vb_max_stack
+int64_t vb_stacks_dropped; // stacks not taken: the tick's buffer was full
+int64_t vb_stacks_failed;  // stack walks that failed part way (not merged)
+// The marker standing for elided frames; Go sets its name (profile.ElidedFrames).
+vb_fn vb_elided_fn = {.id = UINT32_MAX, .user = 1, .name = "", .module = "", .assembly = "", .type_name = ""};
 int64_t vb_samples_taken;
 int64_t vb_suspended_ns, vb_suspend_wait_ns; // runtime stopped; waiting for SuspendRuntime
 
@@ -59,12 +79,24 @@ static vb_thread *tree_for(ThreadID tid) {
 	return 0;
 }
 
+// Frame j of the walk (0: the leaf) goes to slot j while j < lead, then round
+// a ring of `ring` slots: whatever the depth, the last `ring` frames seen
+// (the root-most) are kept. A stack no deeper than lead+ring lies in order.
 static HRESULT on_frame(FunctionID fid, uintptr_t ip, uintptr_t frame, uint32_t ctxsize, uint8_t *ctx, void *data) {
 	(void)ip; (void)frame; (void)ctxsize; (void)ctx; (void)data;
 	if (fid == 0) return S_OK; // a run of native frames
-	if (nframes >= MAXFRAMES) return E_FAIL; // buffer full: stop this walk
-	frames[nframes++] = fid;
+	uint32_t j = cur->seen++;
+	frames[cur->off + (j < cur->lead ? j : cur->lead + (j - cur->lead) % cur->ring)] = fid;
 	return S_OK;
+}
+
+// merge adds frame fid under p and returns the child, p itself when the
+// function is unknown, or NULL when the arena is full.
+static vb_node *merge(vb_thread *t, vb_node *p, vb_fn *f) {
+	if (!f) return p;
+	vb_node *c = vb_node_child(t, p, f);
+	if (c) c->incl_samples++;
+	return c;
 }
 
 static void sample_once(void) {
@@ -78,12 +110,22 @@ static void sample_once(void) {
 		ThreadID tid;
 		ULONG got = 0;
 		while (nstacks < MAXTHREADS && VCALL(e, TENUM_Next, Next_t)(e, 1, &tid, &got) == S_OK && got == 1) {
-			uint32_t off = nframes;
+			uint32_t room = VB_MAXFRAMES - nframes, cap = room < vb_max_stack ? room : vb_max_stack;
+			if (cap < 2) {
+				vb_stacks_dropped++;
+				continue;
+			}
+			cur = &stacks[nstacks];
+			*cur = (stack_rec){.tid = tid, .off = nframes, .lead = cap / 2, .ring = cap - cap / 2};
 			HRESULT hr = VCALL(vb_info, INFO_DoStackSnapshot, Snapshot_t)(vb_info, tid, (void *)on_frame, 0, 0, 0, 0);
-			if (FAILED(hr) && nframes == off) continue;
-			stacks[nstacks].tid = tid;
-			stacks[nstacks].off = off;
-			stacks[nstacks].n = nframes - off;
+			// A failed walk may have stopped part way, with the leaf-side
+			// frames only: merged from the root it would graft them there.
+			if (FAILED(hr)) {
+				if (cur->seen) vb_stacks_failed++;
+				continue;
+			}
+			cur->n = cur->seen < cap ? cur->seen : cap;
+			nframes += cur->n;
 			nstacks++;
 		}
 		VCALL(e, 2, Release_t)(e);
@@ -101,16 +143,19 @@ static void sample_once(void) {
 		if (stacks[s].n == 0) continue; // no managed frame: the thread is idle in native code
 		t->samples++;
 		t->root.incl_samples++;
+		stack_rec *r = &stacks[s];
+		FunctionID *fr = frames + r->off;
 		vb_node *p = &t->root;
-		for (uint32_t i = stacks[s].n; i-- > 0;) { // root first
-			vb_fn *f = vb_fn_for_function(frames[stacks[s].off + i]);
-			if (!f) continue;
-			vb_node *c = vb_node_child(t, p, f);
-			if (!c) break;
-			c->incl_samples++;
-			p = c;
+		if (r->seen <= r->n) {
+			for (uint32_t i = r->n; i-- > 0 && p;) p = merge(t, p, vb_fn_for_function(fr[i])); // root first
+		} else {
+			vb_stacks_elided++;
+			for (uint32_t j = r->seen; j-- > r->seen - r->ring && p;) // the root-most frames, root first
+				p = merge(t, p, vb_fn_for_function(fr[r->lead + (j - r->lead) % r->ring]));
+			if (p) p = merge(t, p, &vb_elided_fn);
+			for (uint32_t i = r->lead; i-- > 0 && p;) p = merge(t, p, vb_fn_for_function(fr[i]));
 		}
-		if (p != &t->root) p->excl_samples++;
+		if (p && p != &t->root) p->excl_samples++;
 	}
 }
 
@@ -134,7 +179,7 @@ static void *loop(void *arg) {
 }
 
 int vb_sampler_start(void) {
-	void *p = mmap(0, (size_t)MAXFRAMES * sizeof(FunctionID), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	void *p = mmap(0, (size_t)VB_MAXFRAMES * sizeof(FunctionID), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED) return -1;
 	frames = p;
 	// The thread inherits a mask with every signal blocked: nothing (neither
@@ -156,6 +201,7 @@ void vb_sampler_stop(void) {
 	pthread_join(thread, 0);
 	running = 0;
 	if (vb_samples_taken)
-		vb_log("sampler: %ld ticks, mean %ld us to suspend, %ld us suspended", (long)vb_samples_taken,
-			(long)(vb_suspend_wait_ns / vb_samples_taken / 1000), (long)(vb_suspended_ns / vb_samples_taken / 1000));
+		vb_log("sampler: %ld ticks, mean %ld us to suspend, %ld us suspended; stacks: %ld cut in the middle, %ld dropped (tick buffer full), %ld failed walks",
+			(long)vb_samples_taken, (long)(vb_suspend_wait_ns / vb_samples_taken / 1000), (long)(vb_suspended_ns / vb_samples_taken / 1000),
+			(long)vb_stacks_elided, (long)vb_stacks_dropped, (long)vb_stacks_failed);
 }

@@ -11,10 +11,12 @@ import "C"
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"sort"
 	"time"
 
+	"vbench/attach"
 	"vbench/profile"
 )
 
@@ -62,6 +64,16 @@ func snapshot(cfg *config, complete bool) *profile.Profile {
 			p.Threads = append(p.Threads, th)
 		}
 	}
+	if n := int64(C.vb_stacks_elided); n > 0 {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%d sampled stacks were deeper than %d frames (%s): each kept its %d leaf-most and %d root-most frames, with one %q frame for the middle",
+			n, cfg.maxStack, attach.EnvMaxStack, cfg.maxStack/2, cfg.maxStack-cfg.maxStack/2, profile.ElidedFrames))
+	}
+	if n := int64(C.vb_stacks_dropped); n > 0 {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%d stacks were not sampled: a tick's stacks held more than %d frames together", n, C.VB_MAXFRAMES))
+	}
+	if n := int64(C.vb_stacks_failed); n > 0 {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%d stack walks failed part way and were left out", n))
+	}
 	if C.vb_arena_exhausted() != 0 {
 		p.Warnings = append(p.Warnings, "the call-tree arena ran out: some frames were not recorded")
 	}
@@ -85,19 +97,35 @@ type builder struct {
 type out struct {
 	n    profile.Node
 	kids []*out
-	idx  map[int]*out
+	idx  map[int]*out // kids by function, once there are more than outScan
 }
 
+// Up to outScan children are found by a scan: most nodes have one or two, and
+// a map per node tripled the memory a deep recursion's chain took.
+const outScan = 8
+
 func (o *out) child(fn int) *out {
-	if c, ok := o.idx[fn]; ok {
-		return c
-	}
-	if o.idx == nil {
-		o.idx = map[int]*out{}
+	if o.idx != nil {
+		if c, ok := o.idx[fn]; ok {
+			return c
+		}
+	} else {
+		for _, c := range o.kids {
+			if c.n.Fn == fn {
+				return c
+			}
+		}
 	}
 	c := &out{n: profile.Node{Fn: fn}}
-	o.idx[fn] = c
 	o.kids = append(o.kids, c)
+	if o.idx != nil {
+		o.idx[fn] = c
+	} else if len(o.kids) > outScan {
+		o.idx = make(map[int]*out, len(o.kids))
+		for _, k := range o.kids {
+			o.idx[k.n.Fn] = k
+		}
+	}
 	return c
 }
 
@@ -142,9 +170,7 @@ func (b *builder) thread(t *C.vb_thread) (profile.Thread, bool) {
 		}
 	}
 	top := &out{}
-	for c := root.first; c != nil; c = c.next {
-		b.walk(c, top, true, b.inclusive(c))
-	}
+	b.project(root, top)
 	if len(top.kids) == 0 {
 		return th, false
 	}
@@ -152,47 +178,71 @@ func (b *builder) thread(t *C.vb_thread) (profile.Thread, bool) {
 	return th, true
 }
 
-// walk adds raw node c under the projected parent o. eff is c's inclusive
-// ticks as its parent fitted them (see below). In sampling mode the raw tree
-// holds every frame; a frame outside the user-code filter is dropped and its
-// children reattached to the nearest user ancestor, which also takes its
-// exclusive samples (at the top level, with no user ancestor, they are lost).
+// project adds the raw tree below root under top. It walks with an explicit
+// stack: a recursion a million calls deep is a million-node chain here.
+//
+// In sampling mode the raw tree holds every frame; a frame outside the
+// user-code filter is dropped and its children reattached to the nearest user
+// ancestor, which also takes its exclusive samples (at the top level, with no
+// user ancestor, they are lost).
 //
 // Hot nodes are timed on a sample of their calls, so a node's children's
 // estimates can add up to more than the node's own. They are then scaled to
 // fit inside it: exclusive time is never negative, and a subtree's exclusive
 // times add up to its root's inclusive time, which for rarely called nodes
 // near the top of the tree is measured exactly.
-func (b *builder) walk(c *C.vb_node, o *out, top bool, eff float64) {
-	if c.fn == nil {
-		return
+func (b *builder) project(root *C.vb_node, top *out) {
+	// A raw node to add under projected parent o; eff is its inclusive ticks
+	// as its parent fitted them; top: o is the thread's top.
+	type item struct {
+		c   *C.vb_node
+		o   *out
+		top bool
+		eff float64
 	}
-	if b.sampling && c.fn.user == 0 {
-		if !top {
-			o.n.ExclusiveSamples += int64(c.excl_samples)
-		}
+	var work []item
+	// push queues c's children so that they pop in list order.
+	var kids []*C.vb_node
+	push := func(c *C.vb_node, o *out, top bool, eff func(*C.vb_node) float64) {
+		kids = kids[:0]
 		for k := c.first; k != nil; k = k.next {
-			b.walk(k, o, top, 0)
+			kids = append(kids, k)
 		}
-		return
+		for i := len(kids) - 1; i >= 0; i-- {
+			work = append(work, item{kids[i], o, top, eff(kids[i])})
+		}
 	}
-	d := o.child(b.fn(c.fn))
-	d.n.Calls += int64(c.calls)
-	d.n.InclusiveSamples += int64(c.incl_samples)
-	d.n.ExclusiveSamples += int64(c.excl_samples)
-	var kids float64
-	for k := c.first; k != nil; k = k.next {
-		kids += b.inclusive(k)
+	push(root, top, true, b.inclusive)
+	for len(work) > 0 {
+		it := work[len(work)-1]
+		work = work[:len(work)-1]
+		c := it.c
+		if c.fn == nil {
+			continue
+		}
+		if b.sampling && c.fn.user == 0 {
+			if !it.top {
+				it.o.n.ExclusiveSamples += int64(c.excl_samples)
+			}
+			push(c, it.o, it.top, func(*C.vb_node) float64 { return 0 })
+			continue
+		}
+		d := it.o.child(b.fn(c.fn))
+		d.n.Calls += int64(c.calls)
+		d.n.InclusiveSamples += int64(c.incl_samples)
+		d.n.ExclusiveSamples += int64(c.excl_samples)
+		var sum float64
+		for k := c.first; k != nil; k = k.next {
+			sum += b.inclusive(k)
+		}
+		scale := 1.0
+		if sum > it.eff && sum > 0 {
+			scale = it.eff / sum
+		}
+		d.n.InclusiveNs += b.ns(it.eff)
+		d.n.ExclusiveNs += b.ns(it.eff - sum*scale)
+		push(c, d, false, func(k *C.vb_node) float64 { return b.inclusive(k) * scale })
 	}
-	scale := 1.0
-	if kids > eff && kids > 0 {
-		scale = eff / kids
-	}
-	for k := c.first; k != nil; k = k.next {
-		b.walk(k, d, false, b.inclusive(k)*scale)
-	}
-	d.n.InclusiveNs += b.ns(eff)
-	d.n.ExclusiveNs += b.ns(eff - kids*scale)
 }
 
 // inclusive estimates node c's inclusive ticks: the timed frames' ticks
@@ -213,22 +263,33 @@ func (b *builder) inclusive(c *C.vb_node) float64 {
 
 func (b *builder) ns(ticks float64) int64 { return int64(ticks * b.nsPerTick) }
 
-// finish converts the output tree, heaviest children first.
+// finish converts the output tree, heaviest children first. Each level's
+// slice is made before its nodes are filled in, so no recursion is needed.
 func finish(kids []*out, sampling bool) []profile.Node {
-	sort.SliceStable(kids, func(i, j int) bool {
-		if sampling {
-			return kids[i].n.InclusiveSamples > kids[j].n.InclusiveSamples
-		}
-		return kids[i].n.InclusiveNs > kids[j].n.InclusiveNs
-	})
-	ns := make([]profile.Node, len(kids))
-	for i, k := range kids {
-		ns[i] = k.n
-		if len(k.kids) > 0 {
-			ns[i].Children = finish(k.kids, sampling)
+	type item struct {
+		kids []*out
+		ns   []profile.Node
+	}
+	roots := make([]profile.Node, len(kids))
+	work := []item{{kids, roots}}
+	for len(work) > 0 {
+		it := work[len(work)-1]
+		work = work[:len(work)-1]
+		sort.SliceStable(it.kids, func(i, j int) bool {
+			if sampling {
+				return it.kids[i].n.InclusiveSamples > it.kids[j].n.InclusiveSamples
+			}
+			return it.kids[i].n.InclusiveNs > it.kids[j].n.InclusiveNs
+		})
+		for i, k := range it.kids {
+			it.ns[i] = k.n
+			if len(k.kids) > 0 {
+				it.ns[i].Children = make([]profile.Node, len(k.kids))
+				work = append(work, item{k.kids, it.ns[i].Children})
+			}
 		}
 	}
-	return ns
+	return roots
 }
 
 func cmdline() []string {

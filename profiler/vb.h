@@ -102,6 +102,10 @@ void vb_filter_set(const char *include, const char *exclude);
 int vb_filter_user(const char *assembly, const char *type_name);
 
 // Sampling (sampler.c).
+#define VB_MAXFRAMES (1u << 22)  // frames of all stacks of one tick (32 MiB reserved)
+extern uint32_t vb_max_stack;    // frames kept per stack; deeper ones lose their middle
+extern int64_t vb_stacks_elided, vb_stacks_dropped, vb_stacks_failed;
+extern vb_fn vb_elided_fn;       // the marker frame standing for a stack's elided middle
 int vb_sampler_start(void);
 void vb_sampler_stop(void);
 

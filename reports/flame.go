@@ -19,28 +19,45 @@ import (
 // its inclusive weight (time when tracing, samples when sampling), siblings
 // sorted by name so the same program always draws the same picture.
 
+// DefaultFlameDepth is how many levels of calls a flame graph draws unless
+// told otherwise (4,600 pixels tall). A deeper path ends in one grey
+// "… N more levels" frame as wide as what it stands for: a recursion
+// 100,000 deep drawn whole would be 1.8 million pixels tall.
+const DefaultFlameDepth = 256
+
 // FlameOptions shape a flame graph.
 type FlameOptions struct {
 	PerThread bool    // one tower per thread instead of merging equal call paths across threads
+	MaxDepth  int     // levels of calls drawn (1: roots only); 0: DefaultFlameDepth; at most MaxTreeDepth
 	Width     float64 // of the SVG in pixels; default 1200
 	MinWidth  float64 // frames narrower than this (pixels) are left out with their callees; default 0.1
 	Title     string  // default: mode and process
 }
 
-// flameNode is a call path merged across threads (or a synthetic root or
-// thread frame, with fn < 0).
+// flameNode is a call path merged across threads (or a synthetic root,
+// thread or "more levels" frame, with fn < 0).
 type flameNode struct {
 	name     string
 	fn       int
 	calls    int64
 	incl     int64
 	excl     int64
+	more     int // flameMore: levels of calls it stands for
 	children []*flameNode
 }
 
+// fn of the synthetic frames: the root, the one standing for the levels below
+// the depth limit, and thread ti's (flameThread).
+const (
+	flameRoot = -1
+	flameMore = -2
+)
+
+func flameThread(ti int) int { return -3 - ti }
+
 func (n *flameNode) child(fn int, name string) *flameNode {
 	for _, c := range n.children {
-		if c.fn == fn && c.name == name {
+		if c.fn == fn && (c.name == name || fn == flameMore) { // a flameMore frame's name follows its depth
 			return c
 		}
 	}
@@ -49,20 +66,35 @@ func (n *flameNode) child(fn int, name string) *flameNode {
 	return c
 }
 
-func (n *flameNode) add(p *profile.Profile, wt weigh, src *profile.Node) {
+// add merges src, at call depth level, under n. The levels from maxDepth on
+// become one flameMore frame, so the recursion is bounded by maxDepth.
+func (n *flameNode) add(p *profile.Profile, wt weigh, src *profile.Node, level, maxDepth int) {
 	d := n.child(src.Fn, p.Functions[src.Fn].Name)
 	d.calls += src.Calls
 	d.incl += wt.incl(src)
 	d.excl += wt.excl(src)
+	if len(src.Children) == 0 {
+		return
+	}
+	if level+1 >= maxDepth {
+		m := d.child(flameMore, "")
+		for i := range src.Children {
+			m.incl += wt.incl(&src.Children[i])
+		}
+		m.more = max(m.more, profile.Depth(src.Children))
+		m.name = fmt.Sprintf("… %d more levels below the depth limit of %d", m.more, maxDepth)
+		return
+	}
 	for i := range src.Children {
-		d.add(p, wt, &src.Children[i])
+		d.add(p, wt, &src.Children[i], level+1, maxDepth)
 	}
 }
 
-// flameTree merges the profile's threads under one root.
-func flameTree(p *profile.Profile, perThread bool) *flameNode {
+// flameTree merges the profile's threads under one root, down to maxDepth
+// levels of calls.
+func flameTree(p *profile.Profile, perThread bool, maxDepth int) *flameNode {
 	wt := weighOf(p)
-	root := &flameNode{name: "all", fn: -1}
+	root := &flameNode{name: "all", fn: flameRoot}
 	for ti := range p.Threads {
 		t := &p.Threads[ti]
 		parent := root
@@ -71,11 +103,11 @@ func flameTree(p *profile.Profile, perThread bool) *flameNode {
 			if t.ManagedID != 0 {
 				name += fmt.Sprintf(" (managed %d)", t.ManagedID)
 			}
-			parent = root.child(-2-ti, name)
+			parent = root.child(flameThread(ti), name)
 			parent.incl = wt.threadTotal(t)
 		}
 		for ri := range t.Roots {
-			parent.add(p, wt, &t.Roots[ri])
+			parent.add(p, wt, &t.Roots[ri], 0, maxDepth)
 		}
 		root.incl += wt.threadTotal(t)
 	}
@@ -117,8 +149,12 @@ func FlameGraph(w io.Writer, p *profile.Profile, opts FlameOptions) error {
 	if opts.MinWidth <= 0 {
 		opts.MinWidth = 0.1
 	}
+	if opts.MaxDepth <= 0 {
+		opts.MaxDepth = DefaultFlameDepth
+	}
+	opts.MaxDepth = min(opts.MaxDepth, MaxTreeDepth)
 	wt := weighOf(p)
-	root := flameTree(p, opts.PerThread)
+	root := flameTree(p, opts.PerThread, opts.MaxDepth)
 	if root.incl == 0 {
 		return fmt.Errorf("the profile has no %s recorded: nothing to draw", map[bool]string{true: "samples", false: "time"}[wt.sampling])
 	}

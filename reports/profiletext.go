@@ -15,10 +15,18 @@ import (
 // hooks and records nothing, so there is no tree to print or draw.
 var ErrNoCallData = errors.New("null-mode profile: the null engine records no calls, so there is no call tree")
 
+// Depth limits of the printed call tree. Each level indents by three
+// characters, so a recursion 100,000 deep printed whole would be 15 GB of
+// indentation: deeper paths are summarised in one "… more levels" line.
+const (
+	DefaultTreeDepth = 100
+	MaxTreeDepth     = 1000
+)
+
 // ProfileOptions shape the textual profile report.
 type ProfileOptions struct {
 	Top        int     // rows of the top-functions table; 0 hides it
-	MaxDepth   int     // deepest tree level printed (1 = roots only); 0 means no limit
+	MaxDepth   int     // deepest tree level printed (1 = roots only); 0: DefaultTreeDepth; at most MaxTreeDepth
 	MinPercent float64 // hide tree nodes under this percentage of their thread
 	Thread     int     // print only this thread (OS id); 0 means all
 }
@@ -156,24 +164,18 @@ func writeTop(w io.Writer, p *profile.Profile, wt weigh, threads []profile.Threa
 	for i, f := range p.Functions {
 		rows[i].name = f.Name
 	}
-	var walk func(n *profile.Node, onStack map[int]int)
-	walk = func(n *profile.Node, onStack map[int]int) {
-		r := &rows[n.Fn]
-		r.calls += n.Calls
-		r.excl += wt.excl(n)
-		if onStack[n.Fn] == 0 {
-			r.incl += wt.incl(n)
-		}
-		onStack[n.Fn]++
-		for i := range n.Children {
-			walk(&n.Children[i], onStack)
-		}
-		onStack[n.Fn]--
-	}
+	open := make([]int, len(p.Functions)) // frames of each function on the current path
 	for ti := range threads {
-		for ri := range threads[ti].Roots {
-			walk(&threads[ti].Roots[ri], map[int]int{})
-		}
+		profile.Walk(threads[ti].Roots, func(n *profile.Node, _ int) bool {
+			r := &rows[n.Fn]
+			r.calls += n.Calls
+			r.excl += wt.excl(n)
+			if open[n.Fn] == 0 {
+				r.incl += wt.incl(n)
+			}
+			open[n.Fn]++
+			return true
+		}, func(n *profile.Node, _ int) { open[n.Fn]-- })
 	}
 	sort.SliceStable(rows, func(i, j int) bool {
 		if rows[i].excl != rows[j].excl {
@@ -203,8 +205,14 @@ func writeTop(w io.Writer, p *profile.Profile, wt weigh, threads []profile.Threa
 	tw.Flush()
 }
 
-// writeTree prints one thread's call tree with box-drawing branches.
+// writeTree prints one thread's call tree with box-drawing branches, down to
+// the depth limit (its recursion is bounded by it).
 func writeTree(w io.Writer, p *profile.Profile, wt weigh, t *profile.Thread, opts ProfileOptions) {
+	maxDepth := opts.MaxDepth
+	if maxDepth <= 0 {
+		maxDepth = DefaultTreeDepth
+	}
+	maxDepth = min(maxDepth, MaxTreeDepth)
 	total := wt.threadTotal(t)
 	fmt.Fprintf(w, "\nThread %d", t.OSID)
 	if t.ManagedID != 0 {
@@ -241,8 +249,9 @@ func writeTree(w io.Writer, p *profile.Profile, wt weigh, t *profile.Thread, opt
 			if len(n.Children) == 0 {
 				continue
 			}
-			if opts.MaxDepth > 0 && depth+1 >= opts.MaxDepth {
-				fmt.Fprintf(w, "%s%s└─ … %d callee paths below the depth limit (%s)\n", prefix, indent, countNodes(n.Children), wt.fmt(wt.incl(n)-wt.excl(n)))
+			if depth+1 >= maxDepth {
+				fmt.Fprintf(w, "%s%s└─ … %d more levels below the depth limit of %d: %d callee paths (%s)\n", prefix, indent,
+					profile.Depth(n.Children), maxDepth, profile.Count(n.Children), wt.fmt(wt.incl(n)-wt.excl(n)))
 				continue
 			}
 			rec(n.Children, prefix+indent, depth+1)
@@ -261,12 +270,4 @@ func nodeLine(p *profile.Profile, wt weigh, n *profile.Node, total int64) string
 		return fmt.Sprintf("%s  samples=%d (%.1f%%)  self=%d", name, wt.incl(n), pct(wt.incl(n), total), wt.excl(n))
 	}
 	return fmt.Sprintf("%s  calls=%d  incl=%s (%.1f%%)  excl=%s", name, n.Calls, wt.fmt(wt.incl(n)), pct(wt.incl(n), total), wt.fmt(wt.excl(n)))
-}
-
-func countNodes(ns []profile.Node) int {
-	c := len(ns)
-	for i := range ns {
-		c += countNodes(ns[i].Children)
-	}
-	return c
 }

@@ -4,6 +4,7 @@
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
+using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Threading;
 
@@ -39,6 +40,7 @@ namespace VbTest
                 case "stress": return Stress.Run(n > 0 ? n : 8, args.Length > 2 ? int.Parse(args[2]) : 3000);
                 case "fib": FibBench.Run(n > 0 ? n : 100); break;
                 case "mandel": Mandel.Run(n > 0 ? n : 1600); break;
+                case "deep": Deep.Run(n > 0 ? n : 100000, args.Length > 2 ? int.Parse(args[2]) : 0); break;
                 default: Console.Error.WriteLine("unknown scenario " + scenario); return 2;
             }
             return 0;
@@ -347,6 +349,41 @@ namespace VbTest
             if (sigaction(sig, IntPtr.Zero, (IntPtr)buf) != 0) { Console.WriteLine("sigaction failed"); return; }
             int flags = *(int*)(buf + 136);
             Console.WriteLine("SIGRTMIN=" + sig + " flags=0x" + flags.ToString("x") + " onstack=" + ((flags & 0x08000000) != 0));
+        }
+    }
+
+    // Deep recursion: Recurse(n) calls itself down to Recurse(1), n frames
+    // deep, on a thread with a 512 MiB stack; at the bottom it spins holdMs
+    // so that a sampler catches whole stacks. What a profiler must survive:
+    // trees far deeper than any JSON reader nests.
+    public static class Deep
+    {
+        static int holdMs;
+        static double sink;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Recurse(int n) => n <= 1 ? Bottom() : Recurse(n - 1) + 1;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Bottom()
+        {
+            var sw = Stopwatch.StartNew();
+            double x = 0;
+            do { for (int i = 1; i < 10000; i++) x += Math.Sqrt(i) * 1e-9; } while (sw.ElapsedMilliseconds < holdMs);
+            sink += x;
+            return 1;
+        }
+
+        public static void Run(int n, int hold)
+        {
+            holdMs = hold;
+            int depth = 0;
+            var t = new Thread(() => depth = Recurse(n), 512 * 1024 * 1024);
+            t.Start();
+            t.Join();
+            Console.WriteLine("deep=" + depth);
+            Program.Expect("VbTest.Deep.Recurse", n);
+            Program.Expect("VbTest.Deep.Bottom", 1);
         }
     }
 
