@@ -1,13 +1,11 @@
 package reports
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 
-	"vbench/jsonpos"
 	"vbench/profile"
 	"vbench/results"
 )
@@ -29,29 +27,32 @@ type Input struct {
 }
 
 // ReadInput reads path and decides by content whether it is a results file or
-// a profile (a directory is a profile directory). Results files are read by
-// results.Decode, the reader every command shares; errors name the file and,
-// for JSON errors, the line, column and field.
+// a profile (a directory is a profile directory), then reads it with that
+// kind's own reader: results.ReadFile, the one every command shares, or
+// profile.ReadFile. Errors name the file and, for JSON errors, the line,
+// column and field.
 func ReadInput(path string) (*Input, error) {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		path = filepath.Join(path, profile.JSONFile)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
+	kind := KindProfile
+	if fi, err := os.Stat(path); err != nil {
 		return nil, err
+	} else if !fi.IsDir() {
+		kind = kindOf(path)
 	}
-	switch kindOf(data) {
+	switch kind {
 	case KindProfile:
-		p, err := profile.Decode(bytes.NewReader(data))
+		p, err := profile.ReadFile(path)
 		if err != nil {
-			return nil, jsonpos.Error(path, data, err)
+			return nil, err
+		}
+		if fi, _ := os.Stat(path); fi.IsDir() {
+			path = filepath.Join(path, profile.JSONFile)
 		}
 		return &Input{Path: path, Kind: KindProfile, Profile: p}, nil
 	case 0:
 		return nil, fmt.Errorf(`%s: neither a vbench results file (no "results" field) nor a profile.json (no "threads" field)`, path)
 	}
 	// Results, or JSON too broken to tell: the results reader says where.
-	f, err := results.Decode(path, data)
+	f, err := results.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -62,11 +63,16 @@ func ReadInput(path string) (*Input, error) {
 }
 
 // kindOf tells the kind from the first top-level key that tells it (both
-// writers put one near the start, so a 100 MB profile is not parsed twice).
-// It returns KindResults when the JSON breaks before a key says anything,
-// and 0 for well-formed JSON that is neither.
-func kindOf(data []byte) Kind {
-	dec := json.NewDecoder(bytes.NewReader(data))
+// writers put one near the start, so only the file's first bytes are read).
+// It returns KindResults when the file cannot be read or its JSON breaks
+// before a key says anything, and 0 for well-formed JSON that is neither.
+func kindOf(path string) Kind {
+	f, err := os.Open(path)
+	if err != nil {
+		return KindResults
+	}
+	defer f.Close()
+	dec := json.NewDecoder(f)
 	if t, err := dec.Token(); err != nil {
 		return KindResults
 	} else if t != json.Delim('{') {
