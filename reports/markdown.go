@@ -20,8 +20,7 @@ func Markdown(w io.Writer, files []*results.File, opts Options) error {
 
 // WriteMarkdown writes the matrix as Markdown does.
 func (m *Matrix) WriteMarkdown(w io.Writer) error {
-	ew := &errWriter{w: w}
-	m.writeHead(ew, markdownHead)
+	ew := m.begin(w, markdownHead)
 
 	changed := append(m.WithVerdict(results.VerdictRegressed), m.WithVerdict(results.VerdictImproved)...)
 	if len(changed) > 0 {

@@ -20,8 +20,7 @@ func Text(w io.Writer, files []*results.File, opts Options) error {
 
 // WriteText writes the matrix as Text does.
 func (m *Matrix) WriteText(w io.Writer) error {
-	ew := &errWriter{w: w}
-	m.writeHead(ew, textHead)
+	ew := m.begin(w, textHead)
 
 	fmt.Fprintf(ew, "\nOverhead (median elapsed over the none mode's, 95%% interval)\n")
 	tw := tabwriter.NewWriter(ew, 0, 0, 3, ' ', 0)
@@ -71,17 +70,19 @@ var textHead = head{
 	escape:  func(s string) string { return s },
 }
 
-// writeHead writes the head of a report in format h.
-func (m *Matrix) writeHead(w io.Writer, h head) {
+// begin writes the head of a report in format h and returns the writer the
+// rest of the report goes through (it keeps the first write error).
+func (m *Matrix) begin(out io.Writer, h head) *errWriter {
+	w := &errWriter{w: out}
 	fmt.Fprintf(w, h.title, m.Current.Suite.Name, m.Headline(), h.escape(m.Subtitle()), h.escape(FingerprintLine(m.Current.Machine)))
-	if len(m.Warnings) == 0 {
-		return
+	if len(m.Warnings) > 0 {
+		io.WriteString(w, h.warnings)
+		for _, s := range m.Warnings {
+			fmt.Fprintf(w, h.warning, h.escape(s))
+		}
+		io.WriteString(w, h.endWarnings)
 	}
-	io.WriteString(w, h.warnings)
-	for _, s := range m.Warnings {
-		fmt.Fprintf(w, h.warning, h.escape(s))
-	}
-	io.WriteString(w, h.endWarnings)
+	return w
 }
 
 // writeChanges lists regressions, improvements and failures, the part of a
