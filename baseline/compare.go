@@ -10,6 +10,7 @@ import (
 
 	"vbench/attach"
 	"vbench/machine"
+	"vbench/numfmt"
 	"vbench/results"
 	"vbench/stats"
 )
@@ -148,7 +149,7 @@ func decide(p, ratio float64, opts Options) string {
 }
 
 func describe(what, verdict string, p, ratio float64, opts Options) string {
-	d := fmt.Sprintf("%s %+.1f%% (p=%.3f)", what, 100*(ratio-1), p)
+	d := what + " " + numfmt.Change(ratio, p)
 	switch {
 	case verdict != results.VerdictSame:
 		return d + " " + verdict

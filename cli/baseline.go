@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"vbench/baseline"
-	"vbench/render"
 	"vbench/results"
 	"vbench/suite"
 )
@@ -121,7 +120,7 @@ results, shard results and results with failed cells are refused.
 }
 
 func printTable(cmd *cobra.Command, res *results.File, format string) {
-	if err := render.Write(cmd.OutOrStdout(), res, format); err != nil {
+	if err := writeFormat(cmd.OutOrStdout(), res, format); err != nil {
 		fmt.Fprintln(cmd.ErrOrStderr(), "vbench:", err)
 	}
 }

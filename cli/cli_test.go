@@ -41,7 +41,8 @@ func exitCode(t *testing.T, err error) int {
 }
 
 // Ctrl-C mid-suite: the running workload and its child are killed, the
-// results so far are saved marked partial, no temp file is left, exit 130.
+// results so far are saved marked partial (results, JUnit, job summary), no
+// temp file is left, exit 130.
 func TestInterruptSavesPartialResults(t *testing.T) {
 	vb, fw := testbin.Vbench(t), testbin.Fakework(t)
 	dir := t.TempDir()
@@ -59,8 +60,10 @@ workloads:
 `)
 	out := filepath.Join(dir, "out", "r.json")
 	os.MkdirAll(filepath.Dir(out), 0o755)
-	cmd := exec.Command(vb, "run", "suite.yaml", "--json", out, "--quiet")
+	junit, summary := filepath.Join(dir, "out", "junit.xml"), filepath.Join(dir, "summary.md")
+	cmd := exec.Command(vb, "run", "suite.yaml", "--json", out, "--junit", junit, "--quiet")
 	cmd.Dir = dir
+	cmd.Env = ciEnv("GITHUB_STEP_SUMMARY=" + summary)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -107,9 +110,20 @@ workloads:
 			t.Errorf("process %d survived the interrupt", pid)
 		}
 	}
+	j := readJUnit(t, junit)
+	partial := false
+	for _, p := range j.Suites[0].Properties {
+		partial = partial || p.Name == "partial" && p.Value == "true"
+	}
+	if cases := j.failures(); !partial || len(cases) != 2 {
+		t.Errorf("JUnit of the interrupted run: partial=%v, cases %v; want partial, good/none and stuck/none", partial, cases)
+	}
+	if b, err := os.ReadFile(summary); err != nil || !strings.Contains(string(b), "partial run") {
+		t.Errorf("job summary of the interrupted run: %v\n%s", err, b)
+	}
 	entries, _ := os.ReadDir(filepath.Dir(out))
 	for _, e := range entries {
-		if e.Name() != "r.json" {
+		if e.Name() != "r.json" && e.Name() != "junit.xml" {
 			t.Errorf("left behind in the output directory: %s", e.Name())
 		}
 	}
@@ -130,6 +144,7 @@ workloads:
 `)
 	run := exec.Command(vb, "run", "bench/suite.yaml", "--json", "r.json", "--quiet")
 	run.Dir = dir
+	run.Env = ciEnv()
 	if out, err := run.CombinedOutput(); err != nil {
 		t.Fatalf("run: %v\n%s", err, out)
 	}
@@ -199,6 +214,7 @@ workloads:
 `)
 	cmd := exec.Command(vb, "run", "suite.yaml", "--json", "r.json")
 	cmd.Dir = dir
+	cmd.Env = ciEnv()
 	out, err := cmd.CombinedOutput()
 	if code := exitCode(t, err); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, out)
@@ -243,6 +259,7 @@ workloads:
 `)
 	cmd := exec.Command(vb, "run", "suite.yaml", "--quiet")
 	cmd.Dir = dir
+	cmd.Env = ciEnv()
 	out, err := cmd.CombinedOutput()
 	if code := exitCode(t, err); code != 3 {
 		t.Fatalf("exit %d, want 3:\n%s", code, out)

@@ -1,17 +1,15 @@
 package cli
 
 import (
-	"strings"
-
 	"github.com/spf13/cobra"
 
 	"vbench/baseline"
-	"vbench/render"
 	"vbench/results"
 )
 
 func newCompareCmd() *cobra.Command {
 	var format string
+	var ci ciFlags
 	var alpha, minChange float64
 	cmd := &cobra.Command{
 		Use:   "compare OLD.json NEW.json",
@@ -24,13 +22,22 @@ profiled mode over none) are compared the same way. Alpha and the minimum
 change come from NEW's suite unless given here. A machine fingerprint
 mismatch is printed as a warning.
 
+For CI, as 'vbench run': --junit FILE writes JUnit XML of the verdicts, and
+when GITHUB_STEP_SUMMARY is set the Markdown report is appended to it (the
+step that compares merged shards with the baseline is the one whose verdicts
+belong in the job summary). Both are written whatever the exit code.
+
 ` + exitCodesHelp,
 		Example: `  vbench compare baselines/default.json out/results.json
-  vbench compare old.json new.json --alpha 0.05 --min-change 3 --format markdown`,
+  vbench compare old.json new.json --alpha 0.05 --min-change 3 --format markdown
+  vbench compare baselines/default.json results.json --junit junit.xml`,
 		Args: exactArgs(2, "OLD.json and NEW.json"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !contains(render.Formats, format) {
-				return usageErrf("--format %q: want one of %s", format, strings.Join(render.Formats, ", "))
+			if err := checkFormat(format); err != nil {
+				return err
+			}
+			if err := ci.check(args[0], args[1]); err != nil {
+				return err
 			}
 			old, err := results.ReadFile(args[0])
 			if err != nil {
@@ -62,14 +69,19 @@ mismatch is printed as a warning.
 			cur.Baseline = args[0]
 			cur.Settings.Alpha, cur.Settings.Threshold = opts.Alpha, opts.MinChange
 			baseline.Compare(old, cur, opts)
-			if err := render.Write(cmd.OutOrStdout(), cur, format); err != nil {
-				return withCode(ExitFailed, err)
+			var errs []error
+			if err := ci.write(cmd, cur); err != nil {
+				errs = append(errs, err)
 			}
-			return resultCode(cur)
+			if err := writeFormat(cmd.OutOrStdout(), cur, format); err != nil {
+				errs = append(errs, err)
+			}
+			return outcome(cur, errs...)
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "table", "output format: "+strings.Join(render.Formats, "|"))
+	cmd.Flags().StringVar(&format, "format", "table", formatHelp)
 	cmd.Flags().Float64Var(&alpha, "alpha", 0, "significance level (default: NEW's suite setting)")
 	cmd.Flags().Float64Var(&minChange, "min-change", 0, "minimum change that counts, in percent (default: NEW's suite setting)")
+	ci.register(cmd)
 	return cmd
 }

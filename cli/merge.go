@@ -7,7 +7,6 @@ import (
 
 	"vbench/attach"
 	"vbench/baseline"
-	"vbench/render"
 	"vbench/results"
 	"vbench/stats"
 )
@@ -39,6 +38,11 @@ which may come from another shard. OUT is written atomically.
 			if out == "" {
 				return usageErrf("merge needs -o OUT.json")
 			}
+			if format != "" {
+				if err := checkFormat(format); err != nil {
+					return err
+				}
+			}
 			if err := results.CheckWritable(out); err != nil {
 				return usageErr(err)
 			}
@@ -63,8 +67,8 @@ which may come from another shard. OUT is written atomically.
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "vbench: merged %d files, %d cells, into %s\n", len(args), len(merged.Results), out)
 			if format != "" {
-				if err := render.Write(cmd.OutOrStdout(), merged, format); err != nil {
-					return usageErr(err)
+				if err := writeFormat(cmd.OutOrStdout(), merged, format); err != nil {
+					return withCode(ExitFailed, err)
 				}
 			}
 			if merged.Counts()[results.VerdictFailed] > 0 {
@@ -74,7 +78,7 @@ which may come from another shard. OUT is written atomically.
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "merged results file to write")
-	cmd.Flags().StringVar(&format, "format", "", "also print the merged table: table|markdown|json|csv")
+	cmd.Flags().StringVar(&format, "format", "", "also print the merged results: table, markdown, json, csv, gobench, junit")
 	cmd.Flags().BoolVar(&allowPartial, "allow-partial", false, "merge partial (interrupted) files too; the result is marked partial")
 	return cmd
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/schollz/progressbar/v3"
 
-	"vbench/render"
+	"vbench/numfmt"
 	"vbench/runner"
 )
 
@@ -73,7 +73,7 @@ func (p *lineProgress) Step(e runner.Event) {
 	case e.Message != "":
 		fmt.Fprintf(p.w, "vbench: [%d/%d] %s %s FAILED: %s\n", e.Done, e.Total, e.Cell, kind, e.Message)
 	default:
-		fmt.Fprintf(p.w, "vbench: [%d/%d] %s %s %s\n", e.Done, e.Total, e.Cell, kind, render.Duration(float64(e.Run.ElapsedNs)))
+		fmt.Fprintf(p.w, "vbench: [%d/%d] %s %s %s\n", e.Done, e.Total, e.Cell, kind, numfmt.Duration(float64(e.Run.ElapsedNs)))
 	}
 }
 

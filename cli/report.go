@@ -59,8 +59,8 @@ functions and each thread's call tree (text), or as a flame graph (svg).
 Both stop at --depth levels of calls (deep recursion!) and summarise what lies
 below in one "… N more levels" line or frame.
 
-With -o the format follows the file's extension (.txt, .md, .html, .svg);
---format overrides it. Outputs are written atomically.`,
+With -o the format follows the file's extension (.txt, .md, .html, .svg,
+.xml for JUnit); --format overrides it. Outputs are written atomically.`,
 		Example: `  vbench report out/results.json
   vbench report out/results.json --baseline baselines/default.json -o report.html
   vbench report day1.json day2.json day3.json -o trend.html
@@ -76,7 +76,7 @@ With -o the format follows the file's extension (.txt, .md, .html, .svg);
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&f.output, "output", "o", "", "write to `FILE` instead of stdout; the extension picks the format (.txt .md .html .svg)")
+	fl.StringVarP(&f.output, "output", "o", "", "write to `FILE` instead of stdout; the extension picks the format (.txt .md .html .svg .xml)")
 	fl.StringVar(&f.format, "format", "", "output `format`: text, markdown, html, gobench, junit (results); text, svg (profiles)")
 	fl.StringVar(&f.baseline, "baseline", "", "recompute verdicts against this baseline `FILE` (a results file of the same suite)")
 	fl.StringVar(&f.junit, "junit", "", "also write JUnit XML of the newest results file to `FILE`")
@@ -124,7 +124,7 @@ func reportResults(cmd *cobra.Command, args []string, files []*results.File, f *
 	}
 	opts := reports.Options{Names: args}
 	if f.baseline != "" {
-		b, err := reports.ReadResults(f.baseline)
+		b, err := results.ReadFile(f.baseline)
 		if err != nil {
 			return usageErrf("baseline: %w", err)
 		}

@@ -272,9 +272,9 @@ func TestReportBadInput(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{trunc}, []string{"trunc.json:", "unexpected end of JSON input"}},
+		{[]string{trunc}, []string{"trunc.json:", "truncated JSON (file ends early)"}},
 		{[]string{syntax}, []string{"syntax.json:3:12:", "invalid character '}'"}},
-		{[]string{schema}, []string{"schema.json:", "schema 2"}},
+		{[]string{schema}, []string{"schema.json:", "schema version 2"}},
 		{[]string{typed}, []string{"typed.json:", "field results.median_ns"}},
 		{[]string{filepath.Join(dir, "missing.json")}, []string{"missing.json", "no such file"}},
 		{[]string{testdata("results.json"), "--baseline", testdata("profile-tracing.json")}, []string{"baseline:", "profile-tracing.json", "not a results file"}},

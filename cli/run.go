@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -16,7 +15,6 @@ import (
 	"vbench/attach"
 	"vbench/baseline"
 	"vbench/machine"
-	"vbench/render"
 	"vbench/results"
 	"vbench/runner"
 	"vbench/suite"
@@ -43,7 +41,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringSliceVar(&f.modes, "modes", nil, "modes to run: none,null,tracing,sampling (default: the suite's)")
 	fl.StringSliceVar(&f.workloads, "workloads", nil, "only these workloads (comma-separated names)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "timeout per run, e.g. 2m (overrides the suite and its workloads)")
-	fl.StringVar(&f.format, "format", "table", "output format: "+strings.Join(render.Formats, "|"))
+	fl.StringVar(&f.format, "format", "table", formatHelp)
 	fl.StringVar(&f.jsonOut, "json", "", "write the full results (every raw sample) to this file, atomically")
 	fl.StringVar(&f.shard, "shard", "", "run only shard i of n of the (workload, mode) cells, e.g. 2/4")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
@@ -62,8 +60,8 @@ type measurement struct {
 // prepare validates everything that can be checked before the first run, so
 // that configuration errors exit 2 in a second, not after an hour of runs.
 func prepare(cmd *cobra.Command, path string, f *runFlags) (*measurement, error) {
-	if !contains(render.Formats, f.format) {
-		return nil, usageErrf("--format %q: want one of %s", f.format, strings.Join(render.Formats, ", "))
+	if err := checkFormat(f.format); err != nil {
+		return nil, err
 	}
 	if cmd.Flags().Changed("runs") && f.runs < 1 {
 		return nil, usageErrf("--runs %d: must be >= 1", f.runs)
@@ -147,6 +145,7 @@ func (m *measurement) measure(cmd *cobra.Command) *results.File {
 
 func newRunCmd() *cobra.Command {
 	var f runFlags
+	var ci ciFlags
 	var basePath string
 	var noBaseline bool
 	cmd := &cobra.Command{
@@ -164,14 +163,23 @@ suite's minimum change).
 The baseline is --baseline FILE, else the suite's baseline file when it exists.
 Run never writes a baseline: use 'vbench baseline update'.
 
+For CI: --junit FILE writes JUnit XML (one test case per cell; regressions
+and failed workloads are failures), and when GITHUB_STEP_SUMMARY is set (as
+in GitHub Actions) the Markdown report is appended to it. Both are written
+whatever the exit code, interrupted runs included. --format gobench prints
+Go benchmark format, one line per run, for benchstat.
+
 Ctrl-C (or SIGTERM) kills the running workload and its children, saves what
-was measured so far to --json FILE marked partial, and exits 130.
+was measured so far to --json FILE (and --junit FILE) marked partial, and
+exits 130.
 
 ` + exitCodesHelp,
 		Example: `  vbench run benchmarks/suite.yaml
   vbench run benchmarks/suite.yaml --runs 5 --modes none,tracing --json out/results.json
   vbench run benchmarks/suite.yaml --format markdown --baseline baselines/default.json
-  vbench run benchmarks/suite.yaml --shard 2/4 --json out/shard2.json --quiet`,
+  vbench run benchmarks/suite.yaml --shard 2/4 --json out/shard2.json --quiet
+  vbench run benchmarks/suite.yaml --junit out/junit.xml --json out/results.json
+  vbench run benchmarks/suite.yaml --quiet --format gobench > new.txt && benchstat old.txt new.txt`,
 		Args: exactArgs(1, "SUITE.yaml"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m, err := prepare(cmd, args[0], &f)
@@ -187,6 +195,9 @@ was measured so far to --json FILE marked partial, and exits 130.
 			if base != nil && f.jsonOut != "" && samePath(f.jsonOut, basePath) {
 				return usageErrf("--json %s is the baseline file; only 'vbench baseline update' writes baselines", f.jsonOut)
 			}
+			if err := ci.check(f.jsonOut, basePath, m.suite.Baseline, m.suite.Path); err != nil {
+				return err
+			}
 			res := m.measure(cmd)
 			if base != nil {
 				res.Baseline = basePath
@@ -194,10 +205,11 @@ was measured so far to --json FILE marked partial, and exits 130.
 			} else {
 				baseline.MarkNew(res)
 			}
-			return finish(cmd, res, &f)
+			return finish(cmd, res, &f, &ci)
 		},
 	}
 	f.register(cmd)
+	ci.register(cmd)
 	cmd.Flags().StringVar(&basePath, "baseline", "", "compare with this baseline (default: the suite's baseline file, when it exists)")
 	cmd.Flags().BoolVar(&noBaseline, "no-baseline", false, "do not compare with any baseline")
 	return cmd
@@ -219,37 +231,27 @@ func loadBaseline(cmd *cobra.Command, s *suite.Suite, path string) (*results.Fil
 	return b, path, nil
 }
 
-// finish saves and prints results and picks the exit code:
-// interrupted 130 > a workload failed 3 > a regression 1 > 0.
-func finish(cmd *cobra.Command, res *results.File, f *runFlags) error {
+// finish saves and prints results and picks the exit code (see outcome).
+// Every output is attempted even when an earlier one fails.
+func finish(cmd *cobra.Command, res *results.File, f *runFlags, ci *ciFlags) error {
 	stderr := cmd.ErrOrStderr()
+	var errs []error
 	if f.jsonOut != "" {
 		if err := results.WriteFile(f.jsonOut, res); err != nil {
-			return withCode(ExitFailed, fmt.Errorf("saving results: %w", err))
-		}
-		if res.Partial {
+			errs = append(errs, fmt.Errorf("saving results: %w", err))
+		} else if res.Partial {
 			fmt.Fprintf(stderr, "vbench: interrupted; partial results saved to %s\n", f.jsonOut)
 		}
 	} else if res.Partial {
 		fmt.Fprintln(stderr, "vbench: interrupted (no --json FILE, so nothing was saved)")
 	}
-	if err := render.Write(cmd.OutOrStdout(), res, f.format); err != nil {
-		return withCode(ExitFailed, err)
+	if err := ci.write(cmd, res); err != nil {
+		errs = append(errs, err)
 	}
-	return resultCode(res)
-}
-
-func resultCode(res *results.File) error {
-	counts := res.Counts()
-	switch {
-	case res.Partial:
-		return withCode(ExitInterrupted, nil)
-	case counts[results.VerdictFailed] > 0:
-		return withCode(ExitFailed, nil)
-	case counts[results.VerdictRegressed] > 0:
-		return withCode(ExitRegression, nil)
+	if err := writeFormat(cmd.OutOrStdout(), res, f.format); err != nil {
+		errs = append(errs, err)
 	}
-	return nil
+	return outcome(res, errs...)
 }
 
 func samePath(a, b string) bool {

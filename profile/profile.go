@@ -17,6 +17,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"vbench/jsonpos"
 )
 
 // SchemaVersion is the version of the profile.json layout this package writes.
@@ -109,7 +111,7 @@ func ReadFile(path string) (*Profile, error) {
 	}
 	p, err := decode(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, jsonpos.Error(path, data, err) // file:line:col for JSON errors
 	}
 	return p, nil
 }

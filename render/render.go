@@ -7,7 +7,6 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"golang.org/x/perf/benchmath"
 
 	"vbench/attach"
+	"vbench/numfmt"
 	"vbench/results"
 )
 
@@ -107,7 +107,7 @@ func medianText(c results.Cell) string {
 	if c.Runs == 0 {
 		return "-"
 	}
-	s := Duration(c.MedianNs)
+	s := numfmt.Duration(c.MedianNs)
 	if c.CILoNs == 0 && c.CIHiNs == 0 {
 		return s + " ± ∞"
 	}
@@ -128,14 +128,14 @@ func changeText(ch *results.Change) string {
 	if ch == nil {
 		return "-"
 	}
-	return fmt.Sprintf("%+.1f%% (p=%.3f)", 100*(ch.Ratio-1), ch.P)
+	return numfmt.Change(ch.Ratio, ch.P)
 }
 
 func overheadChangeText(ch *results.Change) string {
 	if ch == nil || ch.OverheadRatio == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%+.1f%% (p=%.3f)", 100*(ch.OverheadRatio-1), ch.OverheadP)
+	return numfmt.Change(ch.OverheadRatio, ch.OverheadP)
 }
 
 func accuracyText(a *results.Accuracy) string {
@@ -143,27 +143,6 @@ func accuracyText(a *results.Accuracy) string {
 		return "-"
 	}
 	return fmt.Sprintf("%d/%d exact", a.Exact, a.Checked)
-}
-
-// Duration prints nanoseconds with four significant digits and a unit.
-func Duration(ns float64) string {
-	units := []struct {
-		div  float64
-		name string
-	}{{1e9, "s"}, {1e6, "ms"}, {1e3, "µs"}, {1, "ns"}}
-	for _, u := range units {
-		if math.Abs(ns) >= u.div || u.div == 1 {
-			v := ns / u.div
-			switch {
-			case math.Abs(v) >= 100:
-				return fmt.Sprintf("%.1f%s", v, u.name)
-			case math.Abs(v) >= 10:
-				return fmt.Sprintf("%.2f%s", v, u.name)
-			}
-			return fmt.Sprintf("%.3f%s", v, u.name)
-		}
-	}
-	return fmt.Sprintf("%.0fns", ns)
 }
 
 // Table writes the aligned text table, then failures, warnings and a summary.

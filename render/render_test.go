@@ -7,17 +7,6 @@ import (
 	"vbench/results"
 )
 
-func TestDuration(t *testing.T) {
-	for ns, want := range map[float64]string{
-		0: "0.000ns", 999: "999.0ns", 1000: "1.000µs", 12345: "12.35µs", 1.5e6: "1.500ms",
-		123.4e6: "123.4ms", 2e9: "2.000s", 95e9: "95.00s",
-	} {
-		if got := Duration(ns); got != want {
-			t.Errorf("Duration(%v) = %q, want %q", ns, got, want)
-		}
-	}
-}
-
 func TestSummaryAndColumns(t *testing.T) {
 	f := &results.File{Results: []results.Cell{
 		{Workload: "a", Mode: "none", Verdict: results.VerdictSame},

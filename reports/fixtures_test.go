@@ -15,7 +15,7 @@ func fixture(name string) string { return filepath.Join("testdata", name) }
 
 func readResults(t *testing.T, name string) *results.File {
 	t.Helper()
-	f, err := ReadResults(fixture(name))
+	f, err := results.ReadFile(fixture(name))
 	if err != nil {
 		t.Fatal(err)
 	}

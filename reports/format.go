@@ -6,17 +6,20 @@ import (
 	"strings"
 
 	"golang.org/x/perf/benchunit"
+
+	"vbench/numfmt"
 )
 
 // Numbers are printed the way benchstat prints them: three significant
 // digits with an SI prefix, so columns read at a glance.
 
-// fmtNs formats a duration in nanoseconds: "412.3ms", "49.65s", "180ns".
+// fmtNs formats a duration in nanoseconds as every vbench output does
+// ("412.3ms", "49.65s", "180.0ns"), with a dash for a missing one.
 func fmtNs(ns float64) string {
 	if ns == 0 || math.IsNaN(ns) {
 		return "—"
 	}
-	return benchunit.Scale(ns/1e9, benchunit.Decimal) + "s"
+	return numfmt.Duration(ns)
 }
 
 // fmtBytes formats a size in bytes with binary prefixes: "31.2Mi" + "B".

@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"golang.org/x/perf/benchfmt"
@@ -88,34 +87,6 @@ func TestBenchName(t *testing.T) {
 	}
 }
 
-var (
-	benchstatOnce sync.Once
-	benchstatPath string
-	benchstatErr  error
-	benchstatOut  []byte
-)
-
-// benchstat builds the real benchstat (golang.org/x/perf/cmd/benchstat, at
-// the version in go.mod) once per test process.
-func benchstat(t *testing.T) string {
-	t.Helper()
-	benchstatOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "vbench-benchstat-")
-		if err != nil {
-			benchstatErr = err
-			return
-		}
-		benchstatPath = filepath.Join(dir, "benchstat")
-		cmd := exec.Command("go", "build", "-o", benchstatPath, "golang.org/x/perf/cmd/benchstat")
-		cmd.Dir = testbin.RepoRoot()
-		benchstatOut, benchstatErr = cmd.CombinedOutput()
-	})
-	if benchstatErr != nil {
-		t.Fatalf("building benchstat: %v\n%s", benchstatErr, benchstatOut)
-	}
-	return benchstatPath
-}
-
 // benchstat old.txt new.txt on two runs' gobench output reports every cell
 // and flags exactly the changes the fixtures hold.
 func TestBenchstatComparesTwoRuns(t *testing.T) {
@@ -127,7 +98,7 @@ func TestBenchstatComparesTwoRuns(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command(benchstat(t), "-filter", ".unit:sec/op", oldTxt, newTxt)
+	cmd := exec.Command(testbin.Benchstat(t), "-filter", ".unit:sec/op", oldTxt, newTxt)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("benchstat: %v\n%s", err, out)
@@ -168,7 +139,7 @@ func TestBenchstatModesAsColumns(t *testing.T) {
 	if err := os.WriteFile(p, []byte(goBenchString(t, cur)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(benchstat(t), "-col", "/mode", "-filter", ".unit:sec/op", p).CombinedOutput()
+	out, err := exec.Command(testbin.Benchstat(t), "-col", "/mode", "-filter", ".unit:sec/op", p).CombinedOutput()
 	if err != nil {
 		t.Fatalf("benchstat: %v\n%s", err, out)
 	}

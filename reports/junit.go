@@ -80,12 +80,24 @@ func (m *Matrix) WriteJUnit(w io.Writer) error {
 	if m.BaselineName != "" {
 		s.Properties = append(s.Properties, junitProperty{"baseline", m.BaselineName})
 	}
+	if f.Shard != nil {
+		s.Properties = append(s.Properties, junitProperty{"shard", fmt.Sprintf("%d/%d", f.Shard.Index, f.Shard.Count)})
+	}
+	if f.Partial {
+		// Interrupted: cells may be missing or hold fewer runs.
+		s.Properties = append(s.Properties, junitProperty{"partial", "true"})
+	}
 	var total float64
 	for _, c := range m.Cells() {
 		secs := cellSeconds(c.Cell)
 		total += secs
 		tc := junitCase{Classname: f.Suite.Name, Name: c.Key(), Time: seconds(secs)}
-		summary := fmt.Sprintf("median %s over %d runs, 95%% CI %s–%s", fmtNs(c.MedianNs), c.Runs, fmtNs(c.CILoNs), fmtNs(c.CIHiNs))
+		summary := fmt.Sprintf("median %s over %d runs", fmtNs(c.MedianNs), c.Runs)
+		if c.CILoNs != 0 {
+			summary += fmt.Sprintf(", 95%% CI %s–%s", fmtNs(c.CILoNs), fmtNs(c.CIHiNs))
+		} else {
+			summary += ", too few runs for a 95% CI"
+		}
 		if c.HasOverhead() {
 			summary += fmt.Sprintf("; overhead %s %s", fmtMult(c.Overhead), fmtInterval(c.OverheadLo, c.OverheadHi))
 		}

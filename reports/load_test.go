@@ -1,11 +1,12 @@
 package reports
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"vbench/results"
 )
 
 func TestReadInputDetectsKindByContent(t *testing.T) {
@@ -74,10 +75,10 @@ func TestReadInputErrors(t *testing.T) {
 		name, content string
 		want          []string
 	}{
-		{"truncated.json", string(good[:len(good)/2]), []string{"truncated.json:", "unexpected end of JSON input"}},
+		{"truncated.json", string(good[:len(good)/2]), []string{"truncated.json:", "truncated JSON (file ends early)"}},
 		{"syntax.json", broken, []string{"syntax.json:3:3:", "invalid character ','"}},
-		{"type.json", typeErr, []string{"type.json:", "field settings.runs", "string"}},
-		{"schema.json", wrongSchema, []string{"schema.json:", "schema 9", "reads schema 1"}},
+		{"type.json", typeErr, []string{"type.json:", "field settings.runs: int cannot hold a JSON string"}},
+		{"schema.json", wrongSchema, []string{"schema.json:", "schema version 9", "reads version 1"}},
 		{"other.json", `{"name": "not ours"}`, []string{"other.json:", "neither a vbench results file"}},
 		{"empty.json", `{"schema": 1, "suite": {"name": "x"}, "results": []}`, []string{"empty.json:", "no results"}},
 		{"nocell.json", `{"schema": 1, "suite": {"name": "x"}, "results": [{"workload": "w"}]}`, []string{"nocell.json:", "results[0]", "mode"}},
@@ -102,22 +103,27 @@ func TestReadInputErrors(t *testing.T) {
 	}
 }
 
-func TestTruncatedErrorPointsAtTheEnd(t *testing.T) {
-	data := []byte("{\n  \"schema\": 1,\n  \"suite\": {\"na")
-	err := jsonError("f.json", data, jsonUnmarshalErr(data))
-	if !strings.HasPrefix(err.Error(), "f.json:3:") {
-		t.Fatalf("error %q does not point at line 3, where the file ends", err)
+// A profile that ends early says so with the line where it ends.
+func TestReadInputTruncatedProfile(t *testing.T) {
+	good, err := os.ReadFile(fixture("profile-tracing.json"))
+	if err != nil {
+		t.Fatal(err)
 	}
-}
-
-func TestReadResultsRefusesProfile(t *testing.T) {
-	_, err := ReadResults(fixture("profile-tracing.json"))
-	if err == nil || !strings.Contains(err.Error(), "is a profile") {
+	p := filepath.Join(t.TempDir(), "profile.json")
+	if err := os.WriteFile(p, good[:len(good)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ReadInput(p)
+	if err == nil || !strings.HasPrefix(err.Error(), p+":") || !strings.Contains(err.Error(), "truncated JSON") {
 		t.Fatalf("got %v", err)
 	}
 }
 
-func jsonUnmarshalErr(data []byte) error {
-	var v map[string]any
-	return json.Unmarshal(data, &v)
+// The results reader every command uses (compare, merge, report --baseline)
+// refuses a profile by name.
+func TestReadResultsRefusesProfile(t *testing.T) {
+	_, err := results.ReadFile(fixture("profile-tracing.json"))
+	if err == nil || !strings.Contains(err.Error(), "is a profile") {
+		t.Fatalf("got %v", err)
+	}
 }

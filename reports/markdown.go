@@ -20,16 +20,7 @@ func Markdown(w io.Writer, files []*results.File, opts Options) error {
 
 // WriteMarkdown writes the matrix as Markdown does.
 func (m *Matrix) WriteMarkdown(w io.Writer) error {
-	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "### vbench · suite `%s` — %s\n\n", m.Current.Suite.Name, m.Headline())
-	fmt.Fprintf(ew, "<sub>%s<br>%s</sub>\n\n", mdEscape(m.Subtitle()), mdEscape(FingerprintLine(m.Current.Machine)))
-	if len(m.Warnings) > 0 {
-		fmt.Fprintf(ew, "> [!WARNING]\n")
-		for _, s := range m.Warnings {
-			fmt.Fprintf(ew, "> %s<br>\n", mdEscape(s))
-		}
-		fmt.Fprintln(ew)
-	}
+	ew := m.begin(w, markdownHead)
 
 	changed := append(m.WithVerdict(results.VerdictRegressed), m.WithVerdict(results.VerdictImproved)...)
 	if len(changed) > 0 {
@@ -84,6 +75,14 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 	}
 	fmt.Fprintf(ew, "\n</details>\n")
 	return ew.err
+}
+
+var markdownHead = head{
+	title:       "### vbench · suite `%[1]s` — %[2]s\n\n<sub>%[3]s<br>%[4]s</sub>\n\n",
+	warnings:    "> [!WARNING]\n",
+	warning:     "> %s<br>\n",
+	endWarnings: "\n",
+	escape:      mdEscape,
 }
 
 // verdictEmoji marks verdicts that need a reader's eye.

@@ -3,12 +3,10 @@ package reports
 import (
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strings"
 
-	"golang.org/x/perf/benchmath"
-
+	"vbench/baseline"
 	"vbench/machine"
 	"vbench/results"
 )
@@ -16,8 +14,9 @@ import (
 // Options shape a results report.
 type Options struct {
 	// Baseline, when set, is compared with the newest file: verdicts are
-	// recomputed against it (Mann-Whitney U on the elapsed samples, alpha and
-	// threshold from the newest file's settings) instead of taken from the file.
+	// recomputed against it as vbench compare gives them (baseline.Compare,
+	// alpha and threshold from the newest file's settings) instead of taken
+	// from the file. The file itself is not changed.
 	Baseline *results.File
 	// BaselineName names the baseline in the report (usually its path).
 	BaselineName string
@@ -60,21 +59,14 @@ func (c *Cell) HasOverhead() bool { return c.Mode != "none" && c.Overhead > 0 }
 // Key is "workload/mode", the name a cell goes by in every output.
 func (c *Cell) Key() string { return c.Workload + "/" + c.Mode }
 
-// Elapsed returns the elapsed times of the measured, successful runs.
-func Elapsed(c *results.Cell) []float64 {
-	var out []float64
-	for _, r := range c.Samples {
-		if !r.Warmup && r.Error == "" {
-			out = append(out, float64(r.ElapsedNs))
-		}
-	}
-	return out
-}
-
 // NewMatrix builds the model from one or more results files, oldest first.
 func NewMatrix(files []*results.File, opts Options) (*Matrix, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("no results files")
+	}
+	if opts.Baseline != nil {
+		files = slices.Clone(files)
+		files[len(files)-1] = compared(opts.Baseline, files[len(files)-1], opts.BaselineName)
 	}
 	m := &Matrix{
 		Files:   files,
@@ -115,9 +107,16 @@ func NewMatrix(files []*results.File, opts Options) (*Matrix, error) {
 		return true
 	})
 	m.BaselineName = cur.Baseline
-	if opts.Baseline != nil {
-		m.BaselineName = opts.BaselineName
-		m.compare(opts.Baseline)
+	if m.BaselineName == "" {
+		// Compared with nothing, every cell is "new": marking each says nothing.
+		for _, c := range m.cells {
+			if c.Verdict == results.VerdictNew {
+				c.Verdict = ""
+			}
+		}
+	}
+	if b := opts.Baseline; b != nil && b.Suite.Name != cur.Suite.Name {
+		m.Warnings = append(m.Warnings, fmt.Sprintf("the baseline is from suite %q, this run from %q", b.Suite.Name, cur.Suite.Name))
 	}
 	for i, f := range files[:len(files)-1] {
 		if f.Suite.Name != cur.Suite.Name {
@@ -179,58 +178,19 @@ func (m *Matrix) HistoryOf(w, mode string) []*results.Cell {
 	return out
 }
 
-// compare recomputes verdicts against base, the way the harness judges a run:
-// a change counts when the U test's p is below alpha and the medians differ by
-// more than the threshold.
-func (m *Matrix) compare(base *results.File) {
-	alpha, threshold := m.Current.Settings.Alpha, m.Current.Settings.Threshold
-	if alpha == 0 {
-		alpha = 0.05
+// compared is a copy of cur with verdicts against base, as vbench compare
+// gives them; cur is left as it was.
+func compared(base, cur *results.File, name string) *results.File {
+	c := *cur
+	c.Results = slices.Clone(cur.Results)
+	c.Warnings = slices.Clone(cur.Warnings)
+	c.Baseline = name
+	opts := baseline.OptionsOf(&c)
+	if opts.Alpha <= 0 { // a file without settings: benchstat's default
+		opts.Alpha = 0.05
 	}
-	for _, d := range machine.Mismatch(base.Machine, m.Current.Machine) {
-		m.Warnings = append(m.Warnings, "fingerprint mismatch with the baseline: "+d)
-	}
-	if base.Suite.Name != m.Current.Suite.Name {
-		m.Warnings = append(m.Warnings, fmt.Sprintf("the baseline is from suite %q, this run from %q", base.Suite.Name, m.Current.Suite.Name))
-	}
-	baseCells := map[cellKey]*results.Cell{}
-	for i := range base.Results {
-		c := &base.Results[i]
-		baseCells[cellKey{c.Workload, c.Mode}] = c
-	}
-	th := &benchmath.Thresholds{CompareAlpha: alpha}
-	for _, c := range m.cells {
-		c.Compare = nil
-		if c.Failure != "" {
-			c.Verdict = results.VerdictFailed
-			continue
-		}
-		b := baseCells[cellKey{c.Workload, c.Mode}]
-		if b == nil || b.MedianNs == 0 || b.Failure != "" {
-			c.Verdict = results.VerdictNew
-			continue
-		}
-		ch := &results.Change{BaselineMedianNs: b.MedianNs, Ratio: c.MedianNs / b.MedianNs, P: math.NaN()}
-		if b.Overhead != 0 && c.Overhead != 0 {
-			ch.BaselineOverhead, ch.OverheadRatio = b.Overhead, c.Overhead/b.Overhead
-		}
-		significant := true
-		if old, cur := Elapsed(b), Elapsed(c.Cell); len(old) > 0 && len(cur) > 0 {
-			cmp := benchmath.AssumeNothing.Compare(benchmath.NewSample(old, th), benchmath.NewSample(cur, th))
-			ch.P = cmp.P
-			significant = cmp.P < alpha
-		}
-		// A baseline without samples can only be judged by the threshold.
-		c.Compare = ch
-		switch {
-		case !significant || math.Abs(ch.Ratio-1) < threshold:
-			c.Verdict = results.VerdictSame
-		case ch.Ratio > 1:
-			c.Verdict = results.VerdictRegressed
-		default:
-			c.Verdict = results.VerdictImproved
-		}
-	}
+	baseline.Compare(base, &c, opts)
+	return &c
 }
 
 // Counts tallies verdicts over the cells.

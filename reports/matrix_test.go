@@ -93,7 +93,7 @@ func TestMatrixWarnsAboutMismatchedBaseline(t *testing.T) {
 		t.Fatal(err)
 	}
 	all := strings.Join(m.Warnings, "\n")
-	for _, w := range []string{"fingerprint mismatch with the baseline: CPU", "AMD EPYC", `suite "other"`} {
+	for _, w := range []string{"baseline was measured on a different machine (CPU: AMD EPYC", `suite "other"`} {
 		if !strings.Contains(all, w) {
 			t.Errorf("warnings %q lack %q", all, w)
 		}
@@ -127,5 +127,27 @@ func TestHistoryOfFollowsFileOrder(t *testing.T) {
 	// The fixture's fibonacci/tracing gets slower file by file.
 	if !(h[0].MedianNs < h[1].MedianNs && h[1].MedianNs < h[2].MedianNs) {
 		t.Errorf("medians %v, %v, %v do not rise as the fixture intends", h[0].MedianNs, h[1].MedianNs, h[2].MedianNs)
+	}
+}
+
+// A run compared with no baseline has every cell "new"; the report marks
+// none of them (a job summary of "🆕 … (new)" in every cell says nothing).
+func TestMatrixWithoutBaselineMarksNothingNew(t *testing.T) {
+	f := readResults(t, "results.json")
+	f.Baseline = ""
+	for i := range f.Results {
+		if f.Results[i].Failure == "" {
+			f.Results[i].Verdict, f.Results[i].Compare = results.VerdictNew, nil
+		}
+	}
+	var md strings.Builder
+	if err := Markdown(&md, []*results.File{f}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(md.String(), "🆕") || strings.Contains(md.String(), "(new)") {
+		t.Errorf("cells marked new without a baseline:\n%s", md.String())
+	}
+	if !strings.Contains(md.String(), "12 cells, no baseline, 1 failed") || !strings.Contains(md.String(), "❌") {
+		t.Errorf("headline or failure mark missing:\n%s", md.String())
 	}
 }

@@ -20,12 +20,7 @@ func Text(w io.Writer, files []*results.File, opts Options) error {
 
 // WriteText writes the matrix as Text does.
 func (m *Matrix) WriteText(w io.Writer) error {
-	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "vbench report · suite %s · %s\n", m.Current.Suite.Name, m.Subtitle())
-	fmt.Fprintf(ew, "%s\n", m.Headline())
-	for _, s := range m.Warnings {
-		fmt.Fprintf(ew, "warning: %s\n", s)
-	}
+	ew := m.begin(w, textHead)
 
 	fmt.Fprintf(ew, "\nOverhead (median elapsed over the none mode's, 95%% interval)\n")
 	tw := tabwriter.NewWriter(ew, 0, 0, 3, ' ', 0)
@@ -57,6 +52,37 @@ func (m *Matrix) WriteText(w io.Writer) error {
 	}
 	tw.Flush()
 	return ew.err
+}
+
+// head is how a report format writes what every report starts with: the
+// suite, the headline, the run in one line, the machine, the warnings.
+type head struct {
+	// title is a format of suite, headline, subtitle, fingerprint (%[1]s…%[4]s).
+	title string
+	// warnings opens the warning block, warning formats one, endWarnings closes it.
+	warnings, warning, endWarnings string
+	escape                         func(string) string
+}
+
+var textHead = head{
+	title:   "vbench report · suite %[1]s · %[3]s\n%[2]s\n",
+	warning: "warning: %s\n",
+	escape:  func(s string) string { return s },
+}
+
+// begin writes the head of a report in format h and returns the writer the
+// rest of the report goes through (it keeps the first write error).
+func (m *Matrix) begin(out io.Writer, h head) *errWriter {
+	w := &errWriter{w: out}
+	fmt.Fprintf(w, h.title, m.Current.Suite.Name, m.Headline(), h.escape(m.Subtitle()), h.escape(FingerprintLine(m.Current.Machine)))
+	if len(m.Warnings) > 0 {
+		io.WriteString(w, h.warnings)
+		for _, s := range m.Warnings {
+			fmt.Fprintf(w, h.warning, h.escape(s))
+		}
+		io.WriteString(w, h.endWarnings)
+	}
+	return w
 }
 
 // writeChanges lists regressions, improvements and failures, the part of a

@@ -11,6 +11,7 @@ import (
 	"sort"
 
 	"vbench/atomicfile"
+	"vbench/jsonpos"
 )
 
 // Marshal renders f as the indented JSON that every vbench file uses.
@@ -55,8 +56,10 @@ func CheckWritable(path string) error {
 	return nil
 }
 
-// ReadFile reads and validates a results (or baseline) file. Errors name the
-// file and, for malformed JSON, the line and field.
+// ReadFile reads and validates a results (or baseline) file: every reader of
+// results files (compare, merge, baseline, report) goes through it. Errors
+// start with the file's name and, for malformed JSON, line and column
+// ("r.json:17:6: truncated JSON (file ends early)").
 func ReadFile(path string) (*File, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -66,65 +69,47 @@ func ReadFile(path string) (*File, error) {
 		}
 		return nil, fmt.Errorf("%s: cannot read results: %w", path, err)
 	}
-	f, err := Decode(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s%w", path, err)
-	}
-	return f, nil
+	return Decode(path, data)
 }
 
-// Decode parses and validates a results file's bytes. Errors start with ":"
-// and a line number (when known) so callers can prefix the file name.
-func Decode(data []byte) (*File, error) {
+// Decode parses and validates a results file's bytes; name (usually the
+// file's path) starts every error. The schema version is checked before
+// anything else, so a file from another vbench version says so instead of
+// failing on some field that moved. Unknown fields are accepted: a newer
+// writer may add fields without bumping the schema.
+func Decode(name string, data []byte) (*File, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, errors.New(": empty file, not a vbench results file")
+		return nil, fmt.Errorf("%s: empty file, not a vbench results file", name)
 	}
-	// Check the schema first, so a file from another vbench version says so
-	// instead of failing on some field that moved.
 	var head struct {
-		Schema *int `json:"schema"`
+		Schema  *int            `json:"schema"`
+		Suite   json.RawMessage `json:"suite"`
+		Threads json.RawMessage `json:"threads"`
 	}
 	if err := json.Unmarshal(data, &head); err == nil {
-		if head.Schema == nil {
-			return nil, errors.New(": no \"schema\" field: not a vbench results file")
-		}
-		if *head.Schema != SchemaVersion {
-			return nil, fmt.Errorf(": results schema version %d, this vbench reads version %d (re-create it with this vbench)", *head.Schema, SchemaVersion)
+		switch {
+		case head.Suite == nil && head.Threads != nil:
+			return nil, fmt.Errorf("%s: this is a profile, not a results file", name)
+		case head.Schema == nil:
+			return nil, fmt.Errorf("%s: no \"schema\" field: not a vbench results file", name)
+		case *head.Schema != SchemaVersion:
+			return nil, fmt.Errorf("%s: results schema version %d, this vbench reads version %d (re-create it with this vbench)", name, *head.Schema, SchemaVersion)
 		}
 	}
 	var f File
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&f); err != nil {
-		return nil, jsonErr(data, err)
+		return nil, jsonpos.Error(name, data, err)
 	}
+	end := dec.InputOffset()
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf(":%d: trailing data after the results object", lineOf(data, dec.InputOffset()))
+		end += int64(len(data[end:]) - len(bytes.TrimLeft(data[end:], " \t\r\n")))
+		return nil, fmt.Errorf("%s: trailing data after the results object", jsonpos.At(name, data, end+1))
 	}
 	if err := f.Validate(); err != nil {
-		return nil, fmt.Errorf(": %w", err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return &f, nil
-}
-
-func jsonErr(data []byte, err error) error {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		return fmt.Errorf(":%d: malformed JSON: %v", lineOf(data, se.Offset), se)
-	case errors.As(err, &te):
-		return fmt.Errorf(":%d: field %s: %s cannot hold a JSON %s", lineOf(data, te.Offset), te.Field, te.Type, te.Value)
-	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-		return fmt.Errorf(":%d: truncated JSON (file ends early)", lineOf(data, int64(len(bytes.TrimRight(data, " \t\r\n")))))
-	}
-	return fmt.Errorf(": malformed JSON: %v", err)
-}
-
-func lineOf(data []byte, off int64) int {
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	return bytes.Count(data[:off], []byte("\n")) + 1
 }
 
 // Validate checks what readers rely on: named cells, no duplicates.

@@ -33,18 +33,45 @@ func TestRoundTrip(t *testing.T) {
 
 func TestDecodeErrors(t *testing.T) {
 	cases := map[string]string{
-		"{\n  \"schema\": 1,\n  \"suite\": {\"name\": \"s\"},\n  \"results\": [{\"workload\": \"w\", \"mode\": \"none\"}, {\"workload\": \"w\", \"mode\": \"none\"}]\n}": ": results[1]: cell w/none appears twice",
+		"{\n  \"schema\": 1,\n  \"suite\": {\"name\": \"s\"},\n  \"results\": [{\"workload\": \"w\", \"mode\": \"none\"}, {\"workload\": \"w\", \"mode\": \"none\"}]\n}": "f.json: results[1]: cell w/none appears twice",
 		`{"schema": 1, "suite": {"name": "s"}, "results": [{"workload": "w", "mode": "none", "runs": 3, "samples": []}]}`:                                                "runs 3 but 0 samples",
-		`{"schema": 1, "suite": {"name": ""}}`:                           "suite.name is empty",
-		"{\"schema\": 1,\n\"suite\": {\"name\": \"s\"}} {}":              ":2: trailing data",
-		"{\"schema\": 1,\n\"results\": [{\"runs\": \"ten\"}]}":           ":2: field results.runs: int cannot hold a JSON string",
-		"{\"schema\": 1,\n\"suite\": {\"name\": \"s\"},\n\"results\": [": ":3: truncated JSON",
+		`{"schema": 1, "suite": {"name": ""}}`:                             "f.json: suite.name is empty",
+		"{\"schema\": 1,\n\"suite\": {\"name\": \"s\"}} {}":                "f.json:2:25: trailing data",
+		"{\"schema\": 1,\n\"results\": [{\"runs\": \"ten\"}]}":             "f.json:2:26: field results.runs: int cannot hold a JSON string",
+		"{\"schema\": 1,\n\"suite\": {\"name\": \"s\"},\n\"results\": [":   "f.json:3:12: truncated JSON",
+		"{\"schema\": 1,\n  ,\"suite\": {}}":                               "f.json:2:3: malformed JSON: invalid character ','",
+		`{"schema": 2, "suite": {"name": "s"}}`:                            "f.json: results schema version 2, this vbench reads version 1",
+		`{"name": "not ours"}`:                                             `f.json: no "schema" field: not a vbench results file`,
+		`{"schema": 1, "mode": "tracing", "threads": [], "functions": []}`: "f.json: this is a profile, not a results file",
+		" \n": "f.json: empty file",
 	}
 	for in, want := range cases {
-		_, err := Decode([]byte(in))
+		_, err := Decode("f.json", []byte(in))
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Decode(%q) = %v, want %q", in, err, want)
 		}
+	}
+}
+
+// A shard can hold no cells (more shards than cells); its file is valid.
+func TestDecodeEmptyShard(t *testing.T) {
+	f, err := Decode("s.json", []byte(`{"schema": 1, "suite": {"name": "s"}, "shard": {"index": 3, "count": 3}, "results": []}`))
+	if err != nil || len(f.Results) != 0 || f.Shard.Index != 3 {
+		t.Fatalf("empty shard: %v %+v", err, f)
+	}
+}
+
+func TestReadFileNamesTheFile(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := ReadFile(filepath.Join(dir, "missing.json")); err == nil || !strings.Contains(err.Error(), "missing.json: cannot read results: no such file") {
+		t.Errorf("missing file: %v", err)
+	}
+	p := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(p, []byte("{\n  \"schema\": 1,\n  \"suite\": {\"name\": 7}\n}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadFile(p); err == nil || !strings.Contains(err.Error(), p+":3:21: field suite.name: string cannot hold a JSON number") {
+		t.Errorf("wrong type: %v", err)
 	}
 }
 

@@ -14,19 +14,18 @@ import (
 	"testing"
 
 	"golang.org/x/perf/benchmath"
+
+	"vbench/internal/testbin"
 )
 
 // TestAgainstBenchstat writes samples in Go benchmark format, runs the real
-// benchstat (golang.org/x/perf/cmd/benchstat, from the module cache) and
+// benchstat (golang.org/x/perf/cmd/benchstat, built by testbin) and
 // checks that our medians, interval widths and p-values are the ones it prints.
 func TestAgainstBenchstat(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs benchstat through go run")
+		t.Skip("builds and runs benchstat")
 	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("go not on PATH: %v", err)
-	}
+	benchstat := testbin.Benchstat(t)
 	rng := rand.New(rand.NewPCG(1, 2))
 	dir := t.TempDir()
 	type pair struct{ old, new []float64 }
@@ -47,7 +46,7 @@ func TestAgainstBenchstat(t *testing.T) {
 	oldF, newF := filepath.Join(dir, "old.txt"), filepath.Join(dir, "new.txt")
 	os.WriteFile(oldF, []byte(oldTxt.String()), 0o644)
 	os.WriteFile(newF, []byte(newTxt.String()), 0o644)
-	cmd := exec.Command(goTool, "run", "golang.org/x/perf/cmd/benchstat", "-format", "csv", oldF, newF)
+	cmd := exec.Command(benchstat, "-format", "csv", oldF, newF)
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("benchstat: %v\n%s", err, out)

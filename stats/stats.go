@@ -10,7 +10,6 @@
 package stats
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -170,6 +169,3 @@ func resample(rng *rand.Rand, src, dst []float64) {
 }
 
 func clone(xs []float64) []float64 { return append([]float64(nil), xs...) }
-
-// FormatP prints a p-value the way benchstat does.
-func FormatP(p float64) string { return fmt.Sprintf("p=%0.3f", p) }

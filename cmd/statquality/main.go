@@ -31,7 +31,7 @@ import (
 
 	"vbench/baseline"
 	"vbench/machine"
-	"vbench/render"
+	"vbench/numfmt"
 	"vbench/results"
 	"vbench/stats"
 	"vbench/suite"
@@ -215,10 +215,10 @@ func run(out io.Writer, suitePath, name, mode string, reps, runs int, scaleFlag 
 	}
 	fmt.Fprintln(out)
 	fmt.Fprintf(out, "Harness bookkeeping per run beyond the child process: median %s over %d suite runs of the workload (max %s); %s per no-op run (`/bin/echo`, 100 runs).\n",
-		render.Duration(stats.Median(bookkeeping)), len(bookkeeping), render.Duration(max(bookkeeping)), render.Duration(noop))
+		numfmt.Duration(stats.Median(bookkeeping)), len(bookkeeping), numfmt.Duration(max(bookkeeping)), numfmt.Duration(noop))
 	fmt.Fprintf(out, "Other processes kept %.2f cores busy during a suite run (median over the runs; max %.2f) on this %d-core machine.\n",
 		stats.Median(otherCPU), max(otherCPU), fp.Cores)
-	fmt.Fprintf(out, "Process start-up and shutdown outside the workload's own timer (wall − elapsed, median): %s.\n", render.Duration(stats.Median(startup)))
+	fmt.Fprintf(out, "Process start-up and shutdown outside the workload's own timer (wall − elapsed, median): %s.\n", numfmt.Duration(stats.Median(startup)))
 	return nil
 }
 

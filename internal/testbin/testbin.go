@@ -27,8 +27,9 @@ var (
 	dir     string
 	dirErr  error
 
-	vbench = build{}
-	lib    = build{}
+	vbench    = build{}
+	lib       = build{}
+	benchstat = build{}
 )
 
 // RepoRoot returns the directory holding go.mod.
@@ -63,6 +64,12 @@ func Vbench(t testing.TB) string { return vbench.get(t, "vbench", "./cmd/vbench"
 // ProfilerLib returns the path of a freshly built libvbenchprof.so.
 func ProfilerLib(t testing.TB) string {
 	return lib.get(t, "libvbenchprof.so", "-buildmode=c-shared", "./profiler")
+}
+
+// Benchstat returns the real benchstat (golang.org/x/perf/cmd/benchstat, at
+// the version in go.mod), the tool vbench's gobench output is written for.
+func Benchstat(t testing.TB) string {
+	return benchstat.get(t, "benchstat", "golang.org/x/perf/cmd/benchstat")
 }
 
 // Dotnet returns the dotnet host, failing the test when it is missing: every

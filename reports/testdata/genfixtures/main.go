@@ -13,19 +13,17 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"math/rand"
 	"os"
 	"path/filepath"
 	"sort"
 	"time"
 
-	"golang.org/x/perf/benchmath"
-
+	"vbench/baseline"
 	"vbench/machine"
 	"vbench/profile"
-	"vbench/reports"
 	"vbench/results"
+	"vbench/stats"
 )
 
 const dir = "reports/testdata"
@@ -103,7 +101,6 @@ func gen(seed int64, started time.Time, d drift, failures map[string]string) *re
 	seq := 0
 	var elapsed time.Duration
 	for _, w := range workloads {
-		var none *results.Cell
 		for _, m := range modes {
 			key := w.name + "/" + m
 			truth := w.noneNs * w.mult[m]
@@ -111,7 +108,6 @@ func gen(seed int64, started time.Time, d drift, failures map[string]string) *re
 				truth *= k
 			}
 			c := results.Cell{Workload: w.name, Mode: m}
-			var el, wall, user, sys, rss []float64
 			for i := 0; i < f.Settings.Warmup+f.Settings.Runs; i++ {
 				seq++
 				// Right-skewed noise as on a shared machine: mostly ±2%,
@@ -137,42 +133,14 @@ func gen(seed int64, started time.Time, d drift, failures map[string]string) *re
 				}
 				elapsed += time.Duration(r.WallNs)
 				c.Samples = append(c.Samples, r)
-				if r.Warmup || r.Error != "" {
-					continue
-				}
-				el = append(el, float64(r.ElapsedNs))
-				wall = append(wall, float64(r.WallNs))
-				user = append(user, float64(r.UserNs))
-				sys = append(sys, float64(r.SysNs))
-				rss = append(rss, float64(r.MaxRSS))
 			}
-			c.Runs = len(el)
-			s := benchmath.AssumeNothing.Summary(benchmath.NewSample(el, &benchmath.DefaultThresholds), 0.95)
-			c.MedianNs, c.CILoNs, c.CIHiNs = s.Center, s.Lo, s.Hi
-			c.MADNs = mad(el, s.Center)
-			c.WallMedianNs, c.UserMedianNs, c.SysMedianNs, c.MaxRSSMedian = median(wall), median(user), median(sys), median(rss)
-			for i := range c.Samples {
-				r := &c.Samples[i]
-				if !r.Warmup && r.Error == "" && math.Abs(float64(r.ElapsedNs)-c.MedianNs) > 5*1.4826*c.MADNs {
-					r.Outlier = true
-					c.Outliers++
-				}
-			}
-			if msg, ok := failures[key]; ok {
-				c.Verdict, c.Failure = results.VerdictFailed, msg
-			}
-			if m == "none" {
-				none = &c
-				c.Overhead, c.OverheadLo, c.OverheadHi = 1, 1, 1
-			} else if none != nil {
-				c.Overhead = c.MedianNs / none.MedianNs
-				c.OverheadLo = c.CILoNs / none.CIHiNs
-				c.OverheadHi = c.CIHiNs / none.CILoNs
-			}
+			c.Failure = failures[key]
 			f.Results = append(f.Results, c)
 		}
 	}
 	f.Finished = started.Add(elapsed).Round(time.Second)
+	// Summaries, outliers and overheads as vbench run computes them.
+	stats.Fill(f)
 	return f
 }
 
@@ -188,41 +156,10 @@ func profRSS(mode string) float64 {
 	return 1
 }
 
-// compare fills verdicts against base the way the harness does: Mann-Whitney
-// U on the elapsed samples, alpha and threshold from the settings.
+// compare gives verdicts against base as vbench run and compare do.
 func compare(f, base *results.File, name string) {
 	f.Baseline = name
-	for i := range f.Results {
-		c := &f.Results[i]
-		if c.Verdict == results.VerdictFailed {
-			continue
-		}
-		var b *results.Cell
-		for j := range base.Results {
-			if base.Results[j].Workload == c.Workload && base.Results[j].Mode == c.Mode {
-				b = &base.Results[j]
-			}
-		}
-		if b == nil {
-			c.Verdict = results.VerdictNew
-			continue
-		}
-		th := &benchmath.Thresholds{CompareAlpha: f.Settings.Alpha}
-		cmp := benchmath.AssumeNothing.Compare(benchmath.NewSample(reports.Elapsed(b), th), benchmath.NewSample(reports.Elapsed(c), th))
-		ch := &results.Change{BaselineMedianNs: b.MedianNs, Ratio: c.MedianNs / b.MedianNs, P: cmp.P}
-		if b.Overhead != 0 && c.Overhead != 0 {
-			ch.BaselineOverhead, ch.OverheadRatio = b.Overhead, c.Overhead/b.Overhead
-		}
-		c.Compare = ch
-		switch {
-		case cmp.P >= f.Settings.Alpha || math.Abs(ch.Ratio-1) < f.Settings.Threshold:
-			c.Verdict = results.VerdictSame
-		case ch.Ratio > 1:
-			c.Verdict = results.VerdictRegressed
-		default:
-			c.Verdict = results.VerdictImproved
-		}
-	}
+	baseline.Compare(base, f, baseline.OptionsOf(f))
 }
 
 func dropCell(cs []results.Cell, w, m string) []results.Cell {
@@ -233,24 +170,6 @@ func dropCell(cs []results.Cell, w, m string) []results.Cell {
 		}
 	}
 	return out
-}
-
-func median(xs []float64) float64 {
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
-func mad(xs []float64, m float64) float64 {
-	d := make([]float64, len(xs))
-	for i, x := range xs {
-		d[i] = math.Abs(x - m)
-	}
-	return median(d)
 }
 
 func write(name string, v any) {
