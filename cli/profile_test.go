@@ -16,9 +16,12 @@ import (
 )
 
 // runVbench runs the real vbench binary and returns stdout, stderr, exit code.
+// The profiler library is built first: vbench looks for it next to itself.
 func runVbench(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(testbin.Vbench(t), args...)
+	vb := testbin.Vbench(t)
+	testbin.ProfilerLib(t)
+	cmd := exec.Command(vb, args...)
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
 	err := cmd.Run()
