@@ -56,6 +56,13 @@ const (
 	EnvNoInline   = "VBENCH_SAMPLING_NOINLINE" // sampling: keep user methods from being inlined
 )
 
+// The sampling intervals the profiler accepts (VBENCH_INTERVAL); anything
+// else makes it decline to load, so callers check before launching.
+const (
+	MinInterval = time.Millisecond
+	MaxInterval = time.Second
+)
+
 // Options are the profiler settings a caller may choose.
 type Options struct {
 	Mode       string        // null | tracing | sampling
@@ -102,19 +109,27 @@ func Env(libPath string, opts Options) []string {
 }
 
 // ScrubEnv removes from env every variable that could load a profiler, so that
-// a "none" run is truly unprofiled even if the caller's shell has them set.
+// a "none" run is truly unprofiled even if the caller's shell has them set:
+// CORECLR_*PROFIL*, DOTNET_*PROFIL*, COMPlus_*PROFIL* (CORECLR_PROFILER_PATH,
+// CORECLR_ENABLE_PROFILING, and the notification profilers of .NET 7+,
+// CORECLR_ENABLE_NOTIFICATION_PROFILERS / CORECLR_NOTIFICATION_PROFILERS),
+// and VBENCH_*.
 func ScrubEnv(env []string) []string {
 	out := env[:0:0]
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "CORECLR_PROFILER") || k == "CORECLR_ENABLE_PROFILING" ||
-			strings.HasPrefix(k, "DOTNET_PROFILER") || k == "DOTNET_ENABLE_PROFILING" ||
-			strings.HasPrefix(k, "VBENCH_") {
+		if strings.HasPrefix(k, "VBENCH_") || loadsProfiler(k) {
 			continue
 		}
 		out = append(out, kv)
 	}
 	return out
+}
+
+func loadsProfiler(k string) bool {
+	u := strings.ToUpper(k)
+	return (strings.HasPrefix(u, "CORECLR_") || strings.HasPrefix(u, "DOTNET_") || strings.HasPrefix(u, "COMPLUS_")) &&
+		strings.Contains(u, "PROFIL")
 }
 
 // DefaultLibrary finds the profiler library: next to the running executable
