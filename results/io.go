@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
+	"time"
 
 	"vbench/atomicfile"
 )
@@ -117,7 +119,38 @@ func jsonErr(data []byte, err error) error {
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
 		return fmt.Errorf(":%d: truncated JSON (file ends early)", lineOf(data, int64(len(bytes.TrimRight(data, " \t\r\n")))))
 	}
+	if field, off := badTime(data); field != "" {
+		return fmt.Errorf(":%d: field %s: not a time like 2025-06-04T09:14:00Z", lineOf(data, off), field)
+	}
 	return fmt.Errorf(": malformed JSON: %v", err)
+}
+
+// badTime finds the top-level time field (started, finished) that does not
+// hold an RFC 3339 time, and where its value ends: encoding/json reports
+// such errors without an offset.
+func badTime(data []byte) (string, int64) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", 0
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return "", 0
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return "", 0
+		}
+		key, _ := k.(string)
+		if strings.EqualFold(key, "started") || strings.EqualFold(key, "finished") {
+			var t time.Time
+			if err := json.Unmarshal(v, &t); err != nil {
+				return strings.ToLower(key), dec.InputOffset()
+			}
+		}
+	}
+	return "", 0
 }
 
 func lineOf(data []byte, off int64) int {
