@@ -116,6 +116,10 @@ func Decode(r io.Reader) (*Profile, error) {
 	if err := dec.Decode(&p); err != nil {
 		return nil, fmt.Errorf("not a vbench profile: %w", err)
 	}
+	// A whole file is one profile: anything after it means the file is corrupt.
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("corrupt profile: data after the profile at byte %d", dec.InputOffset())
+	}
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
