@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"syscall"
 	"time"
 
@@ -301,7 +302,7 @@ func runOnce(ctx context.Context, c *cellState, st step, seq int, workDir string
 	p, err := profile.ReadFile(profDir)
 	if err != nil {
 		if os.IsNotExist(err) {
-			r.Error = "profiler did not load or wrote no profile (no " + profile.JSONFile + " in VBENCH_PROFILE_DIR)"
+			r.Error = noProfile(out.Profiler)
 		} else {
 			r.Error = "profiler wrote an unreadable profile: " + err.Error()
 		}
@@ -323,6 +324,19 @@ func runOnce(ctx context.Context, c *cellState, st step, seq int, workDir string
 		}
 	}
 	return r, false
+}
+
+// noProfile explains a profiled run that left no profile, quoting the
+// profiler when it said why: never a silent unprofiled run.
+func noProfile(said []string) string {
+	quote := strings.Join(said, " / ")
+	switch {
+	case strings.Contains(quote, "running unprofiled"):
+		return "profiler did not initialise, so the run was unprofiled: " + quote
+	case quote != "":
+		return "profiler wrote no profile: " + quote
+	}
+	return "profiler did not load or wrote no profile (no " + profile.JSONFile + " in VBENCH_PROFILE_DIR)"
 }
 
 // selfCPU is the CPU time vbench itself has used.

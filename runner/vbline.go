@@ -97,6 +97,47 @@ func (s *outputScanner) flush() {
 	}
 }
 
+// stderrScanner is the child's stderr: its tail (for error messages) and
+// the profiler's own lines ("vbench-profiler: ..."), which say why a
+// profiled run wrote no profile and could scroll out of the tail.
+type stderrScanner struct {
+	tailBuffer
+	partial  []byte
+	profiler []string
+}
+
+const maxProfilerLines = 5
+
+func (s *stderrScanner) Write(p []byte) (int, error) {
+	s.tailBuffer.Write(p)
+	s.partial = append(s.partial, p...)
+	for {
+		i := bytes.IndexByte(s.partial, '\n')
+		if i < 0 {
+			break
+		}
+		s.line(s.partial[:i])
+		s.partial = s.partial[i+1:]
+	}
+	if len(s.partial) > 1<<16 {
+		s.partial = s.partial[:0]
+	}
+	return len(p), nil
+}
+
+func (s *stderrScanner) line(b []byte) {
+	if i := bytes.Index(b, []byte("vbench-profiler: ")); i >= 0 && len(s.profiler) < maxProfilerLines {
+		s.profiler = append(s.profiler, strings.TrimSpace(string(b[i:])))
+	}
+}
+
+func (s *stderrScanner) flush() {
+	if len(s.partial) > 0 {
+		s.line(s.partial)
+		s.partial = nil
+	}
+}
+
 // tailBuffer keeps the last few KiB written to it.
 type tailBuffer struct{ b []byte }
 
