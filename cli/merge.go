@@ -39,6 +39,9 @@ which may come from another shard. OUT is written atomically.
 			if out == "" {
 				return usageErrf("merge needs -o OUT.json")
 			}
+			if err := baseline.Guard("-o", out); err != nil {
+				return usageErr(err)
+			}
 			if err := results.CheckWritable(out); err != nil {
 				return usageErr(err)
 			}
