@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -29,5 +31,37 @@ func TestProfilerLinesSurviveChattyStderr(t *testing.T) {
 	}
 	if got := noProfile(nil); !strings.HasPrefix(got, "profiler did not load or wrote no profile") {
 		t.Errorf("noProfile: %s", got)
+	}
+}
+
+// The profile kept next to the results is replaced file by file, atomically:
+// the new files in place, files the new profile lacks removed, nothing
+// temporary left behind.
+func TestKeepProfileReplacesAtomically(t *testing.T) {
+	src, dst := t.TempDir(), filepath.Join(t.TempDir(), "profiles", "w", "tracing")
+	os.MkdirAll(dst, 0o755)
+	os.WriteFile(filepath.Join(dst, "profile.json"), []byte("old"), 0o644)
+	os.WriteFile(filepath.Join(dst, "stale.txt"), []byte("stale"), 0o644)
+	os.WriteFile(filepath.Join(src, "profile.json"), []byte("new"), 0o644)
+	os.WriteFile(filepath.Join(src, "profile.pb.gz"), []byte("pb"), 0o644)
+	if err := keepProfile(src, dst); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dst)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "profile.json profile.pb.gz" {
+		t.Errorf("dst holds %v", names)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dst, "profile.json")); string(b) != "new" {
+		t.Errorf("profile.json = %q", b)
+	}
+	if err := keepProfile(filepath.Join(src, "missing"), dst); err == nil {
+		t.Errorf("copying from a missing directory succeeded")
+	}
+	if b, _ := os.ReadFile(filepath.Join(dst, "profile.json")); string(b) != "new" {
+		t.Errorf("a failed copy damaged the kept profile: %q", b)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"vbench/atomicfile"
 	"vbench/attach"
 	"vbench/machine"
 	"vbench/profile"
@@ -373,18 +374,18 @@ func checkCalls(c *cellState, seq int, p *profile.Profile, want map[string]int64
 	}
 }
 
-// keepProfile replaces dst with a copy of the files in src.
+// keepProfile replaces dst's files with copies of the files in src, each
+// written atomically: an interrupted or failed copy leaves the previous
+// profile whole, never half of one (files it no longer has are removed last).
 func keepProfile(src, dst string) error {
 	entries, err := os.ReadDir(src)
 	if err != nil {
 		return err
 	}
-	if err := os.RemoveAll(dst); err != nil {
-		return err
-	}
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		return err
 	}
+	keep := map[string]bool{}
 	for _, e := range entries {
 		if !e.Type().IsRegular() {
 			continue
@@ -393,8 +394,15 @@ func keepProfile(src, dst string) error {
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
 			return err
+		}
+		keep[e.Name()] = true
+	}
+	old, _ := os.ReadDir(dst)
+	for _, e := range old {
+		if !keep[e.Name()] {
+			os.RemoveAll(filepath.Join(dst, e.Name()))
 		}
 	}
 	return nil
