@@ -3,13 +3,13 @@ package baseline
 import (
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"vbench/internal/corpus"
 	"vbench/results"
 )
 
@@ -31,7 +31,10 @@ const (
 //     every cell a known verdict, and leaves results that can still be saved
 //     (a run must never become unsaveable because of its baseline).
 func FuzzLoad(f *testing.F) {
-	curData := corpusBytes(f, filepath.Join("testdata", "fuzz", "FuzzLoad", currentSeed))
+	curData, err := corpus.ReadFile(filepath.Join("testdata", "fuzz", "FuzzLoad", currentSeed))
+	if err != nil {
+		f.Fatal(err)
+	}
 	if _, err := results.Decode(curData); err != nil {
 		f.Fatalf("%s: %v", currentSeed, err)
 	}
@@ -82,8 +85,12 @@ func TestCorpusBaselinesSurviveWrite(t *testing.T) {
 	}
 	written := 0
 	for _, e := range entries {
+		data, err := corpus.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
 		in := filepath.Join(t.TempDir(), "in.json")
-		if err := os.WriteFile(in, corpusBytes(t, filepath.Join(dir, e.Name())), 0o644); err != nil {
+		if err := os.WriteFile(in, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		f, err := Load(in, fuzzSuite)
@@ -111,22 +118,4 @@ func TestCorpusBaselinesSurviveWrite(t *testing.T) {
 	if written < 2 {
 		t.Fatalf("only %d corpus baselines could be written; the seeds from real runs should", written)
 	}
-}
-
-// corpusBytes reads the []byte of a one-argument "go test fuzz v1" file.
-func corpusBytes(t testing.TB, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.SplitN(string(b), "\n", 3)
-	if len(lines) < 2 || lines[0] != "go test fuzz v1" || !strings.HasPrefix(lines[1], "[]byte(") {
-		t.Fatalf("%s is not a one-argument corpus file", path)
-	}
-	s, err := strconv.Unquote(strings.TrimSuffix(strings.TrimPrefix(lines[1], "[]byte("), ")"))
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return []byte(s)
 }

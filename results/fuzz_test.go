@@ -5,12 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"vbench/internal/corpus"
 )
 
 // errShape is what every Decode error looks like: ":" then, for problems in
@@ -72,7 +73,10 @@ func TestCorpusSurvivesWriteFile(t *testing.T) {
 	}
 	accepted := 0
 	for _, e := range entries {
-		data := corpusBytes(t, filepath.Join("testdata", "fuzz", "FuzzDecode", e.Name()))
+		data, err := corpus.ReadFile(filepath.Join("testdata", "fuzz", "FuzzDecode", e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
 		f, err := Decode(data)
 		if err != nil {
 			continue
@@ -92,48 +96,5 @@ func TestCorpusSurvivesWriteFile(t *testing.T) {
 	}
 	if accepted < 5 {
 		t.Fatalf("only %d corpus files decode; the seeds from real runs should", accepted)
-	}
-}
-
-// corpusBytes reads the []byte of a one-argument "go test fuzz v1" file.
-func corpusBytes(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.SplitN(string(b), "\n", 3)
-	if len(lines) < 2 || lines[0] != "go test fuzz v1" || !strings.HasPrefix(lines[1], "[]byte(") {
-		t.Fatalf("%s is not a one-argument corpus file", path)
-	}
-	s, err := strconv.Unquote(strings.TrimSuffix(strings.TrimPrefix(lines[1], "[]byte("), ")"))
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return []byte(s)
-}
-
-// Validation errors come without a line (they are about the content, not
-// the text), but always say which part of the file is wrong.
-func TestDecodeValidationErrorsNameThePart(t *testing.T) {
-	for _, in := range []string{
-		`{"schema": 1, "suite": {"name": ""}}`,
-		`{"schema": 1, "suite": {"name": "s"}, "results": [{"workload": "", "mode": "none"}]}`,
-		`{"schema": 1, "suite": {"name": "s"}, "results": [{"workload": "w", "mode": "none", "runs": 2}]}`,
-	} {
-		_, err := Decode([]byte(in))
-		if err == nil || !errValidated.MatchString(err.Error()) {
-			t.Errorf("Decode(%s) = %v", in, err)
-		}
-	}
-}
-
-// A time field that is not a time is located like any other bad field
-// (found by FuzzDecode: encoding/json gives such errors no offset).
-func TestDecodeBadTimeNamesLineAndField(t *testing.T) {
-	in := "{\n  \"schema\": 1,\n  \"suite\": {\"name\": \"s\"},\n  \"started\": \"2025-06-04T09:14:00Z\",\n  \"finished\": \"yesterday\"\n}"
-	_, err := Decode([]byte(in))
-	if err == nil || err.Error() != ":5: field finished: not a time like 2025-06-04T09:14:00Z" {
-		t.Errorf("Decode = %v", err)
 	}
 }

@@ -19,6 +19,8 @@ import (
 	"strings"
 
 	"github.com/rogpeppe/go-internal/txtar"
+
+	"vbench/internal/corpus"
 )
 
 func main() {
@@ -61,12 +63,10 @@ func main() {
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
-// write stores data as one corpus entry; the format is what
-// `go test -fuzz` writes for a func(*testing.T, []byte) target.
+// write stores data as one corpus entry.
 func write(dir, name string, data []byte) {
 	name = unsafeName.ReplaceAllString(name, "_")
-	content := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", data)
-	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, name), corpus.Encode(data), 0o644); err != nil {
 		fatal(err)
 	}
 }
