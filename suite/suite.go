@@ -184,8 +184,8 @@ var unknownAnchorRe = regexp.MustCompile(`^unknown anchor '(.*)' referenced$`)
 // numbers scanner errors from 1 and parser errors from 0, leaves out line 0
 // (the first line), names the line where the enclosing block starts rather
 // than the offending one, and gives no line for bad bytes or unknown anchors.
-// So the line is found again: the first line at which a prefix of the file
-// fails with the same problem (or the bad byte, or the alias).
+// So the line is found again: the shortest prefix of the file (in lines)
+// that fails with the same problem (or the bad byte, or the alias).
 func (p *parser) yamlErr(data []byte, err error) error {
 	problem, line := yamlProblem(err)
 	if a := unknownAnchorRe.FindStringSubmatch(problem); a != nil {
@@ -194,14 +194,18 @@ func (p *parser) yamlErr(data []byte, err error) error {
 		}
 	} else if i := badYAMLByte(data); i >= 0 {
 		line = lineAt(data, i)
-	} else if ends := yamlLineEnds(data); len(ends) <= 2000 {
-		for k := max(line, 1); k <= len(ends); k++ {
+	} else {
+		// Once a prefix holds the offending line it fails the same way, and
+		// so does every longer one: binary-search the shortest.
+		ends := yamlLineEnds(data)
+		lo := max(line, 1)
+		k := lo + sort.Search(len(ends)-lo+1, func(i int) bool {
 			var doc yaml.Node
-			perr := yaml.Unmarshal(data[:ends[k-1]], &doc)
-			if pp, _ := yamlProblem(perr); perr != nil && pp == problem {
-				line = k
-				break
-			}
+			pp, _ := yamlProblem(yaml.Unmarshal(data[:ends[lo+i-1]], &doc))
+			return pp == problem
+		})
+		if k <= len(ends) {
+			line = k
 		}
 	}
 	// An unterminated construct ends at the end of the stream: past the last

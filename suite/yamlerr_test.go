@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -32,5 +33,20 @@ func TestMalformedYAMLLines(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("Parse(%q):\n got %v\nwant %s", c.in, err, c.want)
 		}
+	}
+}
+
+// Deep inside a long block the offending line is still found (yaml.v3 names
+// the block's first line, 296 lines earlier).
+func TestMalformedYAMLLineInLongBlock(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("name: s\nworkloads:\n")
+	for i := 0; i < 99; i++ {
+		b.WriteString("  - name: w" + strconv.Itoa(i) + "\n    command: [true]\n    runs: 2\n")
+	}
+	b.WriteString("   runs: 3\n") // line 300: indented under nothing
+	_, err := Parse("s.yaml", []byte(b.String()))
+	if err == nil || !strings.HasPrefix(err.Error(), "s.yaml:300: malformed YAML: ") {
+		t.Errorf("Parse = %v, want line 300", err)
 	}
 }
