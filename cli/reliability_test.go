@@ -460,6 +460,39 @@ func waitForPids(t *testing.T, pidfile string, cmd *exec.Cmd) {
 	}
 }
 
+// A workload that reports elapsed_ns=0 (a kernel below the timer's
+// resolution) makes a baseline whose median is 0. The next run's ratio to it
+// is infinite, which JSON cannot hold: the whole run's results could not be
+// saved ("json: unsupported value: +Inf", exit 3). Now they are saved, and the
+// change is shown as "from 0".
+func TestBaselineWithZeroMedianKeepsResults(t *testing.T) {
+	fw := testbin.Fakework(t)
+	dir := t.TempDir()
+	suite := filepath.Join(dir, "bench", "suite.yaml")
+	write := func(elapsed string) {
+		writeFile(t, suite, "name: zero\nruns: 6\nwarmup: 0\nmodes: [none]\nworkloads:\n  - name: z\n    command: ["+fw+", -elapsed, \""+elapsed+"\"]\n")
+	}
+	write("0")
+	if _, stderr, code := vbRun(t, dir, nil, "baseline", "update", suite, "--quiet"); code != 0 {
+		t.Fatalf("baseline update: exit %d %s", code, stderr)
+	}
+	write("1000")
+	stdout, stderr, code := vbRun(t, dir, nil, "run", suite, "--quiet", "--json", "r.json")
+	if code != 1 || strings.Contains(stderr, "saving results") {
+		t.Fatalf("exit %d, want 1 (regressed from 0) with the results saved:\n%s\n%s", code, stdout, stderr)
+	}
+	f, err := results.ReadFile(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatalf("the results were not saved: %v", err)
+	}
+	if c := f.Find("z", "none"); c == nil || c.Verdict != results.VerdictRegressed || c.Compare == nil || c.Compare.BaselineMedianNs != 0 {
+		t.Errorf("cell: %+v", c)
+	}
+	if !strings.Contains(stdout, "from 0 (p=0.002)") {
+		t.Errorf("the table should say the change is from 0:\n%s", stdout)
+	}
+}
+
 // --- SIGTERM mid-suite -----------------------------------------------------
 
 // SIGTERM (what CI runners send on cancel) behaves like Ctrl-C: children
