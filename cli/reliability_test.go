@@ -68,9 +68,10 @@ func fileHash(t *testing.T, path string) string {
 
 // wrongArchLibraries returns real ELF files the profiler host cannot load:
 // copies of the real library with the machine or the class changed, an
-// i386 shared object exporting DllGetClassObject (gcc -m32), and an AArch64
-// position-independent executable (Go's own cross-compiler). Each comes with
-// the problem vbench must name.
+// i386 shared object exporting DllGetClassObject (gcc -m32), an AArch64
+// position-independent executable (Go's own cross-compiler), and an x86-64
+// shared object without the COM entry point. Each comes with the problem
+// vbench must name.
 func wrongArchLibraries(t *testing.T) map[string][2]string {
 	t.Helper()
 	dir := t.TempDir()
@@ -100,6 +101,14 @@ func wrongArchLibraries(t *testing.T) map[string][2]string {
 	} else {
 		out["i386.so"] = [2]string{i386, "built for ELFCLASS32/EM_386"}
 	}
+
+	// Right architecture, but no COM entry point: not a CoreCLR profiler.
+	noEntry := filepath.Join(dir, "no-entry.so")
+	writeFile(t, filepath.Join(dir, "f.c"), "int f(void) { return 0; }\n")
+	if b, err := exec.Command("gcc", "-shared", "-fPIC", "-o", noEntry, filepath.Join(dir, "f.c")).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, b)
+	}
+	out["no-entry.so"] = [2]string{noEntry, "does not export DllGetClassObject; it is not a CoreCLR profiler"}
 
 	mod := filepath.Join(dir, "arm")
 	writeFile(t, filepath.Join(mod, "go.mod"), "module arm\n")

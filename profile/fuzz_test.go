@@ -85,3 +85,20 @@ func TestDecodeRefusesTrailingData(t *testing.T) {
 		}
 	}
 }
+
+// A profile of another schema version or a truncated one is refused with
+// what is wrong, never read as a profile.
+func TestDecodeRefusesOtherSchemaAndTruncated(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"schema":2,"mode":"tracing","functions":[],"threads":[]}`:         "profile schema 2, this vbench reads schema 1",
+		`{"schema":1,"mode":"tracing","functions":[{"id":0,"name":"M"`:      "not a vbench profile: unexpected EOF",
+		`{"schema":1,"mode":"tracing","functions":[],"threads":[],"x":1}`:   `not a vbench profile: json: unknown field "x"`,
+		`{"schema":1,"mode":"tracing","functions":[{"id":1}],"threads":[]}`: "functions[0] has id 1",
+		`{"schema":1,"mode":"none","functions":[],"threads":[]}`:            `profile mode "none" is not tracing, sampling or null`,
+	} {
+		_, err := Decode(bytes.NewReader([]byte(in)))
+		if err == nil || err.Error() != want {
+			t.Errorf("Decode(%s) = %v, want %q", in, err, want)
+		}
+	}
+}
