@@ -455,6 +455,8 @@ func TestBaselineOnlyChangedByUpdate(t *testing.T) {
 	}
 }
 
+// waitForPids waits (up to a minute) until a hanging fakework has written
+// its own pid and its child's to pidfile; it kills cmd if that never happens.
 func waitForPids(t *testing.T, pidfile string, cmd *exec.Cmd) {
 	t.Helper()
 	for i := 0; ; i++ {
@@ -466,6 +468,21 @@ func waitForPids(t *testing.T, pidfile string, cmd *exec.Cmd) {
 			t.Fatalf("the workload never started hanging")
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// assertPidsGone: every process listed in pidfile is dead (or a zombie).
+func assertPidsGone(t *testing.T, pidfile string) {
+	t.Helper()
+	b, _ := os.ReadFile(pidfile)
+	for _, p := range strings.Fields(string(b)) {
+		pid, err := strconv.Atoi(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if alive(pid) {
+			t.Errorf("process %d survived", pid)
+		}
 	}
 }
 
@@ -558,16 +575,7 @@ workloads:
 	if stuck != 2 || good < 1 {
 		t.Errorf("saved runs: stuck %d (want 2), good %d (want >= 1)", stuck, good)
 	}
-	b, _ := os.ReadFile(filepath.Join(dir, "pids.txt"))
-	for _, p := range strings.Fields(string(b)) {
-		pid, err := strconv.Atoi(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if alive(pid) {
-			t.Errorf("process %d survived SIGTERM", pid)
-		}
-	}
+	assertPidsGone(t, filepath.Join(dir, "pids.txt"))
 	filepath.Walk(filepath.Dir(out), func(p string, fi os.FileInfo, err error) error {
 		if err == nil && !fi.IsDir() && (strings.Contains(fi.Name(), ".tmp") || strings.HasPrefix(fi.Name(), ".")) {
 			t.Errorf("half-written or temporary file left: %s", p)
