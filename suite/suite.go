@@ -192,7 +192,7 @@ func (p *parser) yamlErr(data []byte, err error) error {
 		if i := bytes.Index(data, []byte("*"+a[1])); i >= 0 {
 			line = lineAt(data, i)
 		}
-	} else if i := badYAMLByte(data); i >= 0 {
+	} else if i := badYAMLByte(data); i >= 0 && yamlReaderProblem(problem) {
 		line = lineAt(data, i)
 	} else {
 		// Once a prefix holds the offending line it fails the same way, and
@@ -236,6 +236,13 @@ func yamlProblem(err error) (string, int) {
 		}
 	}
 	return m[2], line
+}
+
+// yamlReaderProblem reports whether yaml.v3's reader (bad bytes, not bad
+// syntax) raised problem.
+func yamlReaderProblem(problem string) bool {
+	return strings.Contains(problem, "UTF-") || strings.HasPrefix(problem, "input error") ||
+		problem == "control characters are not allowed" || problem == "invalid Unicode character"
 }
 
 // badYAMLByte is the offset of the first byte YAML refuses to read (invalid

@@ -50,3 +50,14 @@ func TestMalformedYAMLLineInLongBlock(t *testing.T) {
 		t.Errorf("Parse = %v, want line 300", err)
 	}
 }
+
+// When yaml.v3 reports a syntax error, a bad byte further on does not move
+// the line (yaml.v3 reads ahead in chunks: with 5000 filler lines it meets the
+// syntax error first, with 200 the control character).
+func TestMalformedYAMLSyntaxBeforeBadByte(t *testing.T) {
+	in := "name: s\n- x\n" + strings.Repeat("# filler\n", 5000) + "runs: \x01\n"
+	_, err := Parse("s.yaml", []byte(in))
+	if err == nil || !strings.HasPrefix(err.Error(), "s.yaml:2: malformed YAML: did not find expected key") {
+		t.Errorf("Parse = %v, want line 2", err)
+	}
+}
