@@ -3,6 +3,7 @@ package profile
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"testing"
 
@@ -75,11 +76,11 @@ func FuzzDecode(f *testing.F) {
 // A profile followed by anything else is a corrupt file, not a profile
 // (found by FuzzDecode: the decoder stopped after the first JSON value).
 func TestDecodeRefusesTrailingData(t *testing.T) {
-	good := `{"schema":1,"mode":"null","functions":[],"threads":[]}`
+	good := fmt.Sprintf(`{"schema":%d,"mode":"null","functions":[],"threads":[]}`, SchemaVersion)
 	if _, err := Decode(bytes.NewReader([]byte(good + "\n"))); err != nil {
 		t.Fatalf("a whole profile: %v", err)
 	}
-	for _, tail := range []string{"x", "{}", `{"schema":1}`, "]"} {
+	for _, tail := range []string{"x", "{}", good, "]"} {
 		if _, err := Decode(bytes.NewReader([]byte(good + tail))); err == nil {
 			t.Errorf("accepted a profile followed by %q", tail)
 		}
@@ -89,12 +90,13 @@ func TestDecodeRefusesTrailingData(t *testing.T) {
 // A profile of another schema version or a truncated one is refused with
 // what is wrong, never read as a profile.
 func TestDecodeRefusesOtherSchemaAndTruncated(t *testing.T) {
+	v := SchemaVersion
 	for in, want := range map[string]string{
-		`{"schema":2,"mode":"tracing","functions":[],"threads":[]}`:         "profile schema 2, this vbench reads schema 1",
-		`{"schema":1,"mode":"tracing","functions":[{"id":0,"name":"M"`:      "not a vbench profile: unexpected EOF",
-		`{"schema":1,"mode":"tracing","functions":[],"threads":[],"x":1}`:   `not a vbench profile: json: unknown field "x"`,
-		`{"schema":1,"mode":"tracing","functions":[{"id":1}],"threads":[]}`: "functions[0] has id 1",
-		`{"schema":1,"mode":"none","functions":[],"threads":[]}`:            `profile mode "none" is not tracing, sampling or null`,
+		fmt.Sprintf(`{"schema":%d,"mode":"tracing","functions":[],"threads":[]}`, v+1):       fmt.Sprintf("profile schema %d, this vbench reads schema %d", v+1, v),
+		fmt.Sprintf(`{"schema":%d,"mode":"tracing","functions":[{"id":0,"name":"M"`, v):      "not a vbench profile: unexpected EOF",
+		fmt.Sprintf(`{"schema":%d,"mode":"tracing","functions":[],"threads":[],"x":1}`, v):   `not a vbench profile: json: unknown field "x"`,
+		fmt.Sprintf(`{"schema":%d,"mode":"tracing","functions":[{"id":1}],"threads":[]}`, v): "functions[0] has id 1",
+		fmt.Sprintf(`{"schema":%d,"mode":"none","functions":[],"threads":[]}`, v):            `profile mode "none" is not tracing, sampling or null`,
 	} {
 		_, err := Decode(bytes.NewReader([]byte(in)))
 		if err == nil || err.Error() != want {
