@@ -212,6 +212,46 @@ workloads:
 	}
 }
 
+// A profile that is truncated, corrupt or of another schema fails its cell
+// (exit 3) naming the file and the problem: the run is never counted as
+// profiled. Other cells are measured.
+func TestUnreadableProfileFailsTheCell(t *testing.T) {
+	fw, fp := testbin.Fakework(t), testbin.FakeProfiler(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "suite.yaml"), `name: badprofile
+runs: 1
+warmup: 0
+modes: [none, tracing]
+baseline: none.json
+workloads:
+  - name: truncated
+    command: [`+fw+`, -raw-profile, '{"schema":1,"mode":"tracing","functions":[{"id":0']
+  - name: trailing
+    command: [`+fw+`, -raw-profile, '{"schema":1,"mode":"tracing","functions":[],"threads":[]}{"schema":1}']
+  - name: future
+    command: [`+fw+`, -raw-profile, '{"schema":99,"mode":"tracing","functions":[],"threads":[]}']
+  - name: fine
+    command: [`+fw+`]
+`)
+	stdout, stderr, code := vbRun(t, dir, nil, "run", "suite.yaml", "--quiet", "--profiler", fp)
+	if code != 3 {
+		t.Fatalf("exit %d, want 3:\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{
+		`FAILED truncated/tracing: profiler wrote an unreadable profile: `,
+		`/profile.json: not a vbench profile: unexpected EOF`,
+		`FAILED trailing/tracing: profiler wrote an unreadable profile: `,
+		`/profile.json: corrupt profile: more data after the profile, which ends at byte 57`,
+		`FAILED future/tracing: profiler wrote an unreadable profile: `,
+		`/profile.json: profile schema 99, this vbench reads schema`,
+		"3 failed, 5 new",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
 // A profiler.interval outside what the profiler accepts is refused when the
 // suite is read (exit 2), before any build or run.
 func TestSuiteIntervalTheProfilerRejects(t *testing.T) {

@@ -117,8 +117,9 @@ func Decode(r io.Reader) (*Profile, error) {
 		return nil, fmt.Errorf("not a vbench profile: %w", err)
 	}
 	// A whole file is one profile: anything after it means the file is corrupt.
+	end := dec.InputOffset()
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("corrupt profile: data after the profile at byte %d", dec.InputOffset())
+		return nil, fmt.Errorf("corrupt profile: more data after the profile, which ends at byte %d", end)
 	}
 	if err := p.Validate(); err != nil {
 		return nil, err
