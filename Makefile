@@ -7,7 +7,7 @@ BIN     := bin
 SUITE   ?= benchmarks/suite.yaml
 RUNFLAGS ?=
 
-.PHONY: all build test bench quick lint fmt clean stress
+.PHONY: all build test bench quick lint fmt clean stress fuzz
 
 all: build
 
@@ -44,6 +44,20 @@ quick: build
 STRESS_RUNS ?= 30
 stress: build
 	scripts/stress-profiler.sh $(STRESS_RUNS)
+
+# Fuzz every reader of user files, each target for FUZZTIME (CI: the 10s
+# default; locally e.g. FUZZTIME=10m). A failing input is written to
+# <pkg>/testdata/fuzz/<target>/: fix the bug and commit it as a regression
+# seed. scripts/fuzz-seeds.sh regenerates the seed-* files from real runs.
+FUZZTIME ?= 10s
+FUZZTIMEOUT ?= 2h
+FUZZ_TARGETS := suite:FuzzParse results:FuzzDecode profile:FuzzDecode baseline:FuzzLoad
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; fn=$${t##*:}; \
+		echo "== fuzz ./$$pkg $$fn for $(FUZZTIME)"; \
+		$(GO) test -run='^$$' -fuzz="^$$fn$$" -fuzztime=$(FUZZTIME) -timeout=$(FUZZTIMEOUT) ./$$pkg; \
+	done
 
 lint:
 	$(GO) vet ./...

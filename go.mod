@@ -3,6 +3,7 @@ module vbench
 go 1.23.0
 
 require (
+	github.com/google/go-cmp v0.7.0
 	github.com/google/pprof v0.0.0-20250630185457-6e76a2b096b5
 	github.com/mattn/go-isatty v0.0.24
 	github.com/olekukonko/tablewriter v1.1.4

@@ -8,8 +8,10 @@ package attach
 
 import (
 	"debug/elf"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -64,6 +66,13 @@ const (
 	MaxMaxStack     = 1 << 22
 )
 
+// The sampling intervals the profiler accepts (VBENCH_INTERVAL); anything
+// else makes it decline to load, so callers check before launching.
+const (
+	MinInterval = time.Millisecond
+	MaxInterval = time.Second
+)
+
 // Options are the profiler settings a caller may choose.
 type Options struct {
 	Mode       string        // null | tracing | sampling
@@ -114,19 +123,27 @@ func Env(libPath string, opts Options) []string {
 }
 
 // ScrubEnv removes from env every variable that could load a profiler, so that
-// a "none" run is truly unprofiled even if the caller's shell has them set.
+// a "none" run is truly unprofiled even if the caller's shell has them set:
+// CORECLR_*PROFIL*, DOTNET_*PROFIL*, COMPlus_*PROFIL* (CORECLR_PROFILER_PATH,
+// CORECLR_ENABLE_PROFILING, and the notification profilers of .NET 7+,
+// CORECLR_ENABLE_NOTIFICATION_PROFILERS / CORECLR_NOTIFICATION_PROFILERS),
+// and VBENCH_*.
 func ScrubEnv(env []string) []string {
 	out := env[:0:0]
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "CORECLR_PROFILER") || k == "CORECLR_ENABLE_PROFILING" ||
-			strings.HasPrefix(k, "DOTNET_PROFILER") || k == "DOTNET_ENABLE_PROFILING" ||
-			strings.HasPrefix(k, "VBENCH_") {
+		if strings.HasPrefix(k, "VBENCH_") || loadsProfiler(k) {
 			continue
 		}
 		out = append(out, kv)
 	}
 	return out
+}
+
+func loadsProfiler(k string) bool {
+	u := strings.ToUpper(k)
+	return (strings.HasPrefix(u, "CORECLR_") || strings.HasPrefix(u, "DOTNET_") || strings.HasPrefix(u, "COMPLUS_")) &&
+		strings.Contains(u, "PROFIL")
 }
 
 // DefaultLibrary finds the profiler library: next to the running executable
@@ -153,17 +170,14 @@ func Check(path string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: %s: %v", ErrLibrary, path, err)
 	}
+	if err := checkIdent(abs); err != nil {
+		return "", err
+	}
 	f, err := elf.Open(abs)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("%w: %s does not exist (build it with `make build`, or pass --profiler PATH)", ErrLibrary, abs)
-		}
 		return "", fmt.Errorf("%w: %s is not an ELF shared library: %v", ErrLibrary, abs, err)
 	}
 	defer f.Close()
-	if f.Class != elf.ELFCLASS64 || f.Machine != elf.EM_X86_64 {
-		return "", fmt.Errorf("%w: %s is built for %v/%v, this profiler host needs ELFCLASS64/EM_X86_64", ErrLibrary, abs, f.Class, f.Machine)
-	}
 	if f.Type != elf.ET_DYN {
 		return "", fmt.Errorf("%w: %s is %v, not a shared object", ErrLibrary, abs, f.Type)
 	}
@@ -177,4 +191,35 @@ func Check(path string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%w: %s does not export DllGetClassObject; it is not a CoreCLR profiler", ErrLibrary, abs)
+}
+
+// checkIdent reads the ELF identification and machine fields before
+// debug/elf parses the rest, so that a library built for another class or
+// architecture is named as such (a 32-bit file read with 64-bit headers fails
+// with an obscure section error).
+func checkIdent(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("%w: %s does not exist (build it with `make build`, or pass --profiler PATH)", ErrLibrary, path)
+		}
+		return fmt.Errorf("%w: %s: %v", ErrLibrary, path, errors.Unwrap(err))
+	}
+	defer f.Close()
+	var h [20]byte
+	if _, err := io.ReadFull(f, h[:]); err != nil || string(h[:4]) != elf.ELFMAG {
+		return fmt.Errorf("%w: %s is not an ELF shared library (no ELF header)", ErrLibrary, path)
+	}
+	class, data := elf.Class(h[elf.EI_CLASS]), elf.Data(h[elf.EI_DATA])
+	var machine elf.Machine
+	switch data {
+	case elf.ELFDATA2LSB:
+		machine = elf.Machine(binary.LittleEndian.Uint16(h[18:]))
+	case elf.ELFDATA2MSB:
+		machine = elf.Machine(binary.BigEndian.Uint16(h[18:]))
+	}
+	if class != elf.ELFCLASS64 || data != elf.ELFDATA2LSB || machine != elf.EM_X86_64 {
+		return fmt.Errorf("%w: %s is built for %v/%v (%v), this profiler host needs ELFCLASS64/EM_X86_64 (ELFDATA2LSB)", ErrLibrary, path, class, machine, data)
+	}
+	return nil
 }

@@ -93,9 +93,12 @@ func compareCell(base, cur *results.File, c *results.Cell, opts Options) {
 	oldEl, newEl := old.Elapsed(), c.Elapsed()
 	t := stats.Compare(oldEl, newEl)
 	_, lo, hi := stats.RatioCI(newEl, oldEl)
+	// Verdicts use the ratios as they are; the file gets them finite (JSON
+	// has no Inf or NaN, and a baseline whose median is 0 made the ratio
+	// infinite: the whole run's results could not be saved).
 	ch := &results.Change{
 		BaselineMedianNs: stats.Median(oldEl),
-		Ratio:            t.Ratio,
+		Ratio:            finite(t.Ratio),
 		RatioLo:          finite(lo),
 		RatioHi:          finite(hi),
 		P:                t.P,
@@ -111,9 +114,9 @@ func compareCell(base, cur *results.File, c *results.Cell, opts Options) {
 			o := stats.Compare(oa, na)
 			ch.BaselineOverhead = old.Overhead
 			if ch.BaselineOverhead == 0 {
-				ch.BaselineOverhead = stats.Median(oa)
+				ch.BaselineOverhead = finite(stats.Median(oa))
 			}
-			ch.OverheadRatio = o.Ratio
+			ch.OverheadRatio = finite(o.Ratio)
 			ch.OverheadP = o.P
 			overV = decide(o.P, o.Ratio, opts)
 			reasons = append(reasons, describe("overhead", overV, o.P, o.Ratio, opts))

@@ -50,7 +50,7 @@ func Check(f *results.File) error {
 func Lock(path string, waiting func(dir string)) (unlock func(), err error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("baseline directory: %w", err)
+		return nil, fmt.Errorf("%s: cannot create the baseline's directory: %w", path, err)
 	}
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -94,4 +94,39 @@ func Write(path string, f *results.File) error {
 		return err
 	}
 	return results.WriteFile(path, &b)
+}
+
+// Guard refuses path as the output (named by flag) of any command but
+// `vbench baseline update`, when path is a baseline: one of the suite
+// baselines given, or an existing file in the baseline layout (a results
+// file whose cells carry no verdicts: only Write stores those, every run and
+// merge gives each cell one). A baseline is only ever changed by an update.
+func Guard(flag, path string, suiteBaselines ...string) error {
+	if path == "" {
+		return nil
+	}
+	for _, b := range suiteBaselines {
+		if b != "" && samePath(path, b) {
+			return fmt.Errorf("%s %s is the baseline file; only 'vbench baseline update' writes baselines", flag, path)
+		}
+	}
+	if f, err := results.ReadFile(path); err == nil && isBaseline(f) {
+		return fmt.Errorf("%s %s is a baseline file; only 'vbench baseline update' writes baselines", flag, path)
+	}
+	return nil
+}
+
+func isBaseline(f *results.File) bool {
+	for _, c := range f.Results {
+		if c.Verdict != "" {
+			return false
+		}
+	}
+	return len(f.Results) > 0 && f.Baseline == ""
+}
+
+func samePath(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == bb
 }

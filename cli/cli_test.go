@@ -7,10 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"vbench/baseline"
 	"vbench/internal/testbin"
@@ -70,16 +68,7 @@ workloads:
 		t.Fatal(err)
 	}
 	pidfile := filepath.Join(dir, "pids.txt")
-	for i := 0; ; i++ {
-		if b, err := os.ReadFile(pidfile); err == nil && len(strings.Fields(string(b))) == 2 {
-			break
-		}
-		if i > 600 {
-			cmd.Process.Kill()
-			t.Fatalf("the stuck workload never started hanging; stderr:\n%s", stderr.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitForPids(t, pidfile, cmd)
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
@@ -100,16 +89,7 @@ workloads:
 	if good == nil || stuck == nil || len(good.Samples) < 1 || len(stuck.Samples) != 1 || stuck.Failed() {
 		t.Errorf("want the runs before the interrupt (good >= 1, stuck 1 successful, the interrupted one dropped): %+v %+v", good, stuck)
 	}
-	b, _ := os.ReadFile(pidfile)
-	for _, p := range strings.Fields(string(b)) {
-		pid, err := strconv.Atoi(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if alive(pid) {
-			t.Errorf("process %d survived the interrupt", pid)
-		}
-	}
+	assertPidsGone(t, pidfile)
 	j := readJUnit(t, junit)
 	partial := false
 	for _, p := range j.Suites[0].Properties {

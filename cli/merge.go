@@ -43,6 +43,9 @@ which may come from another shard. OUT is written atomically.
 					return err
 				}
 			}
+			if err := baseline.Guard("-o", out); err != nil {
+				return usageErr(err)
+			}
 			if err := results.CheckWritable(out); err != nil {
 				return usageErr(err)
 			}

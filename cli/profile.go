@@ -98,8 +98,8 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 	default:
 		return usageErrf("--mode %q: want tracing, sampling or null (none means no profiler: run the program directly)", f.mode)
 	}
-	if f.interval < time.Millisecond || f.interval > time.Second {
-		return usageErrf("--interval %v: want 1ms..1s", f.interval)
+	if f.interval < attach.MinInterval || f.interval > attach.MaxInterval {
+		return usageErrf("--interval %v: want %v..%v", f.interval, attach.MinInterval, attach.MaxInterval)
 	}
 	if f.format != "table" && f.format != "json" {
 		return usageErrf("--format %q: want table or json", f.format)

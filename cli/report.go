@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"vbench/atomicfile"
+	"vbench/baseline"
 	"vbench/reports"
 	"vbench/results"
 )
@@ -90,6 +91,12 @@ With -o the format follows the file's extension (.txt, .md, .html, .svg,
 }
 
 func runReport(cmd *cobra.Command, args []string, f *reportFlags) error {
+	if err := baseline.Guard("-o", f.output); err != nil {
+		return usageErr(err)
+	}
+	if err := baseline.Guard("--junit", f.junit); err != nil {
+		return usageErr(err)
+	}
 	var inputs []*reports.Input
 	for _, a := range args {
 		in, err := reports.ReadInput(a)

@@ -103,6 +103,9 @@ func prepare(cmd *cobra.Command, path string, f *runFlags) (*measurement, error)
 		}
 	}
 	if f.jsonOut != "" {
+		if err := baseline.Guard("--json", f.jsonOut, s.Baseline); err != nil {
+			return nil, usageErr(err)
+		}
 		if err := results.CheckWritable(f.jsonOut); err != nil {
 			return nil, usageErr(err)
 		}

@@ -254,11 +254,17 @@ func decodeWithThreads[T any](p *Profile, data []byte) ([]T, error) {
 	return w.Threads, err
 }
 
+// profileErr is what is wrong with a file that is a vbench profile (another
+// schema, a corrupt tail), so decode does not call it "not a vbench profile".
+type profileErr string
+
+func (e profileErr) Error() string { return string(e) }
+
 func schemaError(schema int) error {
 	if schema > SchemaVersion {
-		return fmt.Errorf("profile schema %d is newer than this vbench reads (schemas 1 and %d): update vbench", schema, SchemaVersion)
+		return profileErr(fmt.Sprintf("profile schema %d is newer than this vbench reads (schemas 1 and %d): update vbench", schema, SchemaVersion))
 	}
-	return fmt.Errorf("profile schema %d: this vbench reads schemas 1 and %d", schema, SchemaVersion)
+	return profileErr(fmt.Sprintf("profile schema %d: this vbench reads schemas 1 and %d", schema, SchemaVersion))
 }
 
 // peekSchema returns the top-level "schema" field without decoding the rest:
@@ -296,8 +302,14 @@ func strictUnmarshal(data []byte, v any) error {
 	if err := dec.Decode(v); err != nil {
 		return err
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("data after the profile's closing brace")
+	// A whole file is one profile: anything after it means the file is corrupt.
+	if end := dec.InputOffset(); !isEOF(dec) {
+		return profileErr(fmt.Sprintf("corrupt profile: more data after the profile, which ends at byte %d", end))
 	}
 	return nil
+}
+
+func isEOF(dec *json.Decoder) bool {
+	_, err := dec.Token()
+	return err == io.EOF
 }

@@ -135,6 +135,9 @@ func decode(data []byte) (*Profile, error) {
 			return nil, errors.New("the call tree nests deeper than a JSON decoder reads (10000 levels): " +
 				"a schema 1 profile.json written by an older vbench for a deep recursion; re-profile with this vbench, whose schema 2 is flat")
 		}
+		if errors.As(err, new(profileErr)) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("not a vbench profile: %w", err)
 	}
 	if err := p.Validate(); err != nil {

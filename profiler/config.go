@@ -20,8 +20,8 @@ const (
 
 const (
 	defaultInterval = 10 * time.Millisecond
-	minInterval     = time.Millisecond
-	maxInterval     = time.Second
+	minInterval     = attach.MinInterval
+	maxInterval     = attach.MaxInterval
 	// Hot nodes (past their first 1024 calls) are timed on a random ~1/16 of
 	// their calls: rdtsc costs about as much as the rest of the hook pair.
 	defaultTimeSample = 16

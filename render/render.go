@@ -125,8 +125,11 @@ func overheadText(c results.Cell) string {
 }
 
 func changeText(ch *results.Change) string {
-	if ch == nil {
+	switch {
+	case ch == nil:
 		return "-"
+	case ch.BaselineMedianNs == 0: // no ratio to a median of 0
+		return fmt.Sprintf("from 0 (p=%.3f)", ch.P)
 	}
 	return numfmt.Change(ch.Ratio, ch.P)
 }

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
+	"time"
 
 	"vbench/atomicfile"
 	"vbench/jsonpos"
@@ -99,6 +101,9 @@ func Decode(name string, data []byte) (*File, error) {
 	var f File
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&f); err != nil {
+		if field, off := badTime(data); field != "" {
+			return nil, fmt.Errorf("%s: field %s: not a time like 2025-06-04T09:14:00Z", jsonpos.At(name, data, off), field)
+		}
 		return nil, jsonpos.Error(name, data, err)
 	}
 	end := dec.InputOffset()
@@ -110,6 +115,34 @@ func Decode(name string, data []byte) (*File, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return &f, nil
+}
+
+// badTime finds the top-level time field (started, finished) that does not
+// hold an RFC 3339 time, and where its value ends: encoding/json reports
+// such errors without an offset.
+func badTime(data []byte) (string, int64) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", 0
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return "", 0
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return "", 0
+		}
+		key, _ := k.(string)
+		if strings.EqualFold(key, "started") || strings.EqualFold(key, "finished") {
+			var t time.Time
+			if err := json.Unmarshal(v, &t); err != nil {
+				return strings.ToLower(key), dec.InputOffset()
+			}
+		}
+	}
+	return "", 0
 }
 
 // Validate checks what readers rely on: named cells, no duplicates.

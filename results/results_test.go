@@ -44,6 +44,7 @@ func TestDecodeErrors(t *testing.T) {
 		`{"name": "not ours"}`:                                             `f.json: no "schema" field: not a vbench results file`,
 		`{"schema": 1, "mode": "tracing", "threads": [], "functions": []}`: "f.json: this is a profile, not a results file",
 		" \n": "f.json: empty file",
+		"{\"schema\": 1,\n\"suite\": {\"name\": \"s\"},\n\"finished\": \"last tuesday\"}": "f.json:3:26: field finished: not a time like 2025-06-04T09:14:00Z",
 	}
 	for in, want := range cases {
 		_, err := Decode("f.json", []byte(in))

@@ -33,6 +33,7 @@ type Outcome struct {
 	VBENCH      []string // VBENCH lines from stdout
 	Stdout      string   // its last lines
 	Stderr      string   // its last lines
+	Profiler    []string // the profiler's own stderr lines ("vbench-profiler: ..."), the first few
 	StartErr    error    // the process could not be started
 }
 
@@ -48,7 +49,7 @@ func Exec(ctx context.Context, spec Spec) Outcome {
 		return out
 	}
 	var stdout outputScanner
-	var stderr tailBuffer
+	var stderr stderrScanner
 	erd, ewr, err := os.Pipe()
 	if err != nil {
 		rd.Close()
@@ -127,11 +128,13 @@ func Exec(ctx context.Context, spec Spec) Outcome {
 	rd.Close()
 	erd.Close()
 	stdout.flush()
+	stderr.flush()
 
 	out.TimedOut, out.Interrupted = why == killedTimeout, why == killedInterrupt
 	out.VBENCH = stdout.vbench
 	out.Stdout = stdout.tail.LastLines(5)
 	out.Stderr = stderr.LastLines(5)
+	out.Profiler = stderr.profiler
 	ps := cmd.ProcessState
 	if ps == nil {
 		out.StartErr = waitErr

@@ -9,9 +9,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"syscall"
 	"time"
 
+	"vbench/atomicfile"
 	"vbench/attach"
 	"vbench/machine"
 	"vbench/profile"
@@ -301,7 +303,7 @@ func runOnce(ctx context.Context, c *cellState, st step, seq int, workDir string
 	p, err := profile.ReadFile(profDir)
 	if err != nil {
 		if os.IsNotExist(err) {
-			r.Error = "profiler did not load or wrote no profile (no " + profile.JSONFile + " in VBENCH_PROFILE_DIR)"
+			r.Error = noProfile(out.Profiler)
 		} else {
 			r.Error = "profiler wrote an unreadable profile: " + err.Error()
 		}
@@ -323,6 +325,19 @@ func runOnce(ctx context.Context, c *cellState, st step, seq int, workDir string
 		}
 	}
 	return r, false
+}
+
+// noProfile explains a profiled run that left no profile, quoting the
+// profiler when it said why: never a silent unprofiled run.
+func noProfile(said []string) string {
+	quote := strings.Join(said, " / ")
+	switch {
+	case strings.Contains(quote, "running unprofiled"):
+		return "profiler did not initialise, so the run was unprofiled: " + quote
+	case quote != "":
+		return "profiler wrote no profile: " + quote
+	}
+	return "profiler did not load or wrote no profile (no " + profile.JSONFile + " in VBENCH_PROFILE_DIR)"
 }
 
 // selfCPU is the CPU time vbench itself has used.
@@ -359,18 +374,18 @@ func checkCalls(c *cellState, seq int, p *profile.Profile, want map[string]int64
 	}
 }
 
-// keepProfile replaces dst with a copy of the files in src.
+// keepProfile replaces dst's files with copies of the files in src, each
+// written atomically: an interrupted or failed copy leaves the previous
+// profile whole, never half of one (files it no longer has are removed last).
 func keepProfile(src, dst string) error {
 	entries, err := os.ReadDir(src)
 	if err != nil {
 		return err
 	}
-	if err := os.RemoveAll(dst); err != nil {
-		return err
-	}
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		return err
 	}
+	keep := map[string]bool{}
 	for _, e := range entries {
 		if !e.Type().IsRegular() {
 			continue
@@ -379,8 +394,15 @@ func keepProfile(src, dst string) error {
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
 			return err
+		}
+		keep[e.Name()] = true
+	}
+	old, _ := os.ReadDir(dst)
+	for _, e := range old {
+		if !keep[e.Name()] {
+			os.RemoveAll(filepath.Join(dst, e.Name()))
 		}
 	}
 	return nil

@@ -57,29 +57,44 @@ func ParseLine(line string) (Report, error) {
 	return r, nil
 }
 
+// lineSplitter hands each complete line written to it to a callback,
+// without holding all of a chatty workload's output in memory.
+type lineSplitter struct{ partial []byte }
+
+func (l *lineSplitter) feed(p []byte, line func([]byte)) {
+	l.partial = append(l.partial, p...)
+	for {
+		i := bytes.IndexByte(l.partial, '\n')
+		if i < 0 {
+			break
+		}
+		line(l.partial[:i])
+		l.partial = l.partial[i+1:]
+	}
+	if len(l.partial) > 1<<20 { // a runaway line without newline: nothing to keep
+		l.partial = l.partial[:0]
+	}
+}
+
+// flush hands over the last line when the output did not end with a newline.
+func (l *lineSplitter) flush(line func([]byte)) {
+	if len(l.partial) > 0 {
+		line(l.partial)
+		l.partial = nil
+	}
+}
+
 // outputScanner is the child's stdout: it keeps VBENCH lines and the tail of
-// everything else (for error messages), without holding all of a chatty
-// workload's output in memory.
+// everything else (for error messages).
 type outputScanner struct {
-	partial []byte
-	vbench  []string
-	tail    tailBuffer
+	lines  lineSplitter
+	vbench []string
+	tail   tailBuffer
 }
 
 func (s *outputScanner) Write(p []byte) (int, error) {
 	s.tail.Write(p)
-	s.partial = append(s.partial, p...)
-	for {
-		i := bytes.IndexByte(s.partial, '\n')
-		if i < 0 {
-			break
-		}
-		s.line(s.partial[:i])
-		s.partial = s.partial[i+1:]
-	}
-	if len(s.partial) > 1<<20 { // a runaway line without newline: not a VBENCH line
-		s.partial = s.partial[:0]
-	}
+	s.lines.feed(p, s.line)
 	return len(p), nil
 }
 
@@ -90,12 +105,32 @@ func (s *outputScanner) line(b []byte) {
 	}
 }
 
-func (s *outputScanner) flush() {
-	if len(s.partial) > 0 {
-		s.line(s.partial)
-		s.partial = nil
+func (s *outputScanner) flush() { s.lines.flush(s.line) }
+
+// stderrScanner is the child's stderr: its tail (for error messages) and
+// the profiler's own lines ("vbench-profiler: ..."), which say why a
+// profiled run wrote no profile and could scroll out of the tail.
+type stderrScanner struct {
+	tailBuffer
+	lines    lineSplitter
+	profiler []string
+}
+
+const maxProfilerLines = 5
+
+func (s *stderrScanner) Write(p []byte) (int, error) {
+	s.tailBuffer.Write(p)
+	s.lines.feed(p, s.line)
+	return len(p), nil
+}
+
+func (s *stderrScanner) line(b []byte) {
+	if i := bytes.Index(b, []byte("vbench-profiler: ")); i >= 0 && len(s.profiler) < maxProfilerLines {
+		s.profiler = append(s.profiler, strings.TrimSpace(string(b[i:])))
 	}
 }
+
+func (s *stderrScanner) flush() { s.lines.flush(s.line) }
 
 // tailBuffer keeps the last few KiB written to it.
 type tailBuffer struct{ b []byte }

@@ -38,6 +38,7 @@ func main() {
 	calls := flag.String("calls", "", "Function=N,... expected call counts for the VBENCH line")
 	profCalls := flag.String("profile-calls", "", "Function=N,... call counts written to the profile (default: -calls)")
 	noProfile := flag.Bool("no-profile", false, "write no profile even when profiled")
+	rawProfile := flag.String("raw-profile", "", "when profiled, write exactly this as profile.json (a corrupt profile)")
 	noVbench := flag.Bool("no-vbench", false, "print no VBENCH line")
 	envFile := flag.String("write-env", "", "write the environment to this file")
 	counter := flag.String("counter", "", "file counting launches (with -fail-at)")
@@ -95,7 +96,11 @@ func main() {
 	if *spread > 0 {
 		e *= math.Exp(*spread * rand.NormFloat64())
 	}
-	if dir := os.Getenv("VBENCH_PROFILE_DIR"); dir != "" && mode != "" && !*noProfile {
+	if dir := os.Getenv("VBENCH_PROFILE_DIR"); dir != "" && mode != "" && *rawProfile != "" {
+		if err := os.WriteFile(filepath.Join(dir, profile.JSONFile), []byte(*rawProfile), 0o644); err != nil {
+			panic(err)
+		}
+	} else if dir != "" && mode != "" && !*noProfile {
 		pc := *profCalls
 		if pc == "" {
 			pc = *calls
