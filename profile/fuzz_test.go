@@ -56,9 +56,9 @@ func FuzzDecode(f *testing.F) {
 			p.Function(fn.Name)
 		}
 		pp, err := p.Pprof()
-	if err != nil {
-		t.Fatal(err)
-	}
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := pp.CheckValid(); err != nil {
 			t.Fatalf("pprof conversion of an accepted profile is invalid: %v", err)
 		}
