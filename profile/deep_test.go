@@ -124,7 +124,10 @@ func TestMillionDeepChain(t *testing.T) {
 		t.Errorf("function table read back: %+v", q.Function("Recurse"))
 	}
 
-	pp := p.Pprof()
+	pp, err := p.Pprof()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var calls, wall int64
 	for _, s := range pp.Sample {
 		if len(s.Location) > PprofMaxStack {
@@ -153,7 +156,10 @@ func TestMillionDeepChain(t *testing.T) {
 func TestPprofCutsDeepStacks(t *testing.T) {
 	const n = 300
 	p := chain(n)
-	pp := p.Pprof()
+	pp, err := p.Pprof()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var leaf *profile.Sample
 	for _, s := range pp.Sample {
 		if s.Location[0].Line[0].Function.Name == "Leaf" {

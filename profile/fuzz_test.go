@@ -55,7 +55,10 @@ func FuzzDecode(f *testing.F) {
 		for _, fn := range p.Functions {
 			p.Function(fn.Name)
 		}
-		pp := p.Pprof()
+		pp, err := p.Pprof()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := pp.CheckValid(); err != nil {
 			t.Fatalf("pprof conversion of an accepted profile is invalid: %v", err)
 		}

@@ -7,7 +7,11 @@ package main
 */
 import "C"
 
-import "vbench/profile"
+import (
+	"time"
+
+	"vbench/profile"
+)
 
 // main is required by -buildmode=c-shared and never runs.
 func main() {}
@@ -51,9 +55,14 @@ func vbGoWrite(complete C.int) {
 	if current == nil || current.dirErr != nil {
 		return
 	}
+	t0 := time.Now()
 	p := snapshot(current, complete != 0)
+	t1 := time.Now()
 	if err := writeProfile(current.dir, p); err != nil {
 		logf("writing the profile: %v", err)
+	}
+	if C.vb_debug != 0 { // how long the writer kept the process alive, by phase
+		logf("profile written: snapshot %v, files %v", t1.Sub(t0).Round(time.Millisecond), time.Since(t1).Round(time.Millisecond))
 	}
 }
 

@@ -91,40 +91,58 @@ type builder struct {
 	sampling  bool
 	nowTSC    uint64
 	extra     map[*C.vb_node]uint64 // in-flight ticks of open, timed frames
+	outs      []outNode             // the output tree of the current thread; [0] is its top
+	wide      map[uint64]int32      // children of nodes with more than outScan, by parent<<32|fn
 }
 
-// out is a node of the projected, merged output tree.
-type out struct {
-	n    profile.Node
-	kids []*out
-	idx  map[int]*out // kids by function, once there are more than outScan
+// outNode is a node of the projected, merged output tree. The tree lives in
+// one slice (builder.outs, reused across threads) and links by index: for a
+// traced C# compiler's ~2 million nodes, a heap object, a child slice and
+// an interface-free but pointer-holding profile.Node per node cost several
+// times the C arena and kept the garbage collector busy.
+type outNode struct {
+	fn                 int32
+	first, last, next  int32 // children list (in order of first appearance); 0: none
+	kids               int32
+	calls              int64
+	inclNs, exclNs     int64
+	inclSmpl, exclSmpl int64
 }
 
-// Up to outScan children are found by a scan: most nodes have one or two, and
-// a map per node tripled the memory a deep recursion's chain took.
+// Up to outScan children are found by a scan of the list: most nodes have
+// one or two. Wider nodes are looked up in builder.wide, keyed by parent
+// index and function.
 const outScan = 8
 
-func (o *out) child(fn int) *out {
-	if o.idx != nil {
-		if c, ok := o.idx[fn]; ok {
+// child returns the index of o's child for function fn, adding it if new.
+func (b *builder) child(o int32, fn int) int32 {
+	if b.outs[o].kids > outScan {
+		if c, ok := b.wide[uint64(o)<<32|uint64(fn)]; ok {
 			return c
 		}
 	} else {
-		for _, c := range o.kids {
-			if c.n.Fn == fn {
+		for c := b.outs[o].first; c != 0; c = b.outs[c].next {
+			if int(b.outs[c].fn) == fn {
 				return c
 			}
 		}
 	}
-	c := &out{n: profile.Node{Fn: fn}}
-	o.kids = append(o.kids, c)
-	if o.idx != nil {
-		o.idx[fn] = c
-	} else if len(o.kids) > outScan {
-		o.idx = make(map[int]*out, len(o.kids))
-		for _, k := range o.kids {
-			o.idx[k.n.Fn] = k
+	c := int32(len(b.outs))
+	b.outs = append(b.outs, outNode{fn: int32(fn)})
+	po := &b.outs[o]
+	if po.last != 0 {
+		b.outs[po.last].next = c
+	} else {
+		po.first = c
+	}
+	po.last = c
+	po.kids++
+	if po.kids == outScan+1 {
+		for k := po.first; k != 0; k = b.outs[k].next {
+			b.wide[uint64(o)<<32|uint64(b.outs[k].fn)] = k
 		}
+	} else if po.kids > outScan {
+		b.wide[uint64(o)<<32|uint64(fn)] = c
 	}
 	return c
 }
@@ -169,12 +187,13 @@ func (b *builder) thread(t *C.vb_thread) (profile.Thread, bool) {
 			}
 		}
 	}
-	top := &out{}
-	b.project(root, top)
-	if len(top.kids) == 0 {
+	b.outs = append(b.outs[:0], outNode{})
+	b.wide = map[uint64]int32{}
+	b.project(root)
+	if b.outs[0].kids == 0 {
 		return th, false
 	}
-	th.Roots = finish(top.kids, b.sampling)
+	th.Roots = b.finish()
 	return th, true
 }
 
@@ -191,19 +210,19 @@ func (b *builder) thread(t *C.vb_thread) (profile.Thread, bool) {
 // fit inside it: exclusive time is never negative, and a subtree's exclusive
 // times add up to its root's inclusive time, which for rarely called nodes
 // near the top of the tree is measured exactly.
-func (b *builder) project(root *C.vb_node, top *out) {
+func (b *builder) project(root *C.vb_node) {
 	// A raw node to add under projected parent o; eff is its inclusive ticks
 	// as its parent fitted them; top: o is the thread's top.
 	type item struct {
 		c   *C.vb_node
-		o   *out
+		o   int32
 		top bool
 		eff float64
 	}
 	var work []item
 	// push queues c's children so that they pop in list order.
 	var kids []*C.vb_node
-	push := func(c *C.vb_node, o *out, top bool, eff func(*C.vb_node) float64) {
+	push := func(c *C.vb_node, o int32, top bool, eff func(*C.vb_node) float64) {
 		kids = kids[:0]
 		for k := c.first; k != nil; k = k.next {
 			kids = append(kids, k)
@@ -212,7 +231,7 @@ func (b *builder) project(root *C.vb_node, top *out) {
 			work = append(work, item{kids[i], o, top, eff(kids[i])})
 		}
 	}
-	push(root, top, true, b.inclusive)
+	push(root, 0, true, b.inclusive)
 	for len(work) > 0 {
 		it := work[len(work)-1]
 		work = work[:len(work)-1]
@@ -222,15 +241,16 @@ func (b *builder) project(root *C.vb_node, top *out) {
 		}
 		if b.sampling && c.fn.user == 0 {
 			if !it.top {
-				it.o.n.ExclusiveSamples += int64(c.excl_samples)
+				b.outs[it.o].exclSmpl += int64(c.excl_samples)
 			}
 			push(c, it.o, it.top, func(*C.vb_node) float64 { return 0 })
 			continue
 		}
-		d := it.o.child(b.fn(c.fn))
-		d.n.Calls += int64(c.calls)
-		d.n.InclusiveSamples += int64(c.incl_samples)
-		d.n.ExclusiveSamples += int64(c.excl_samples)
+		di := b.child(it.o, b.fn(c.fn))
+		d := &b.outs[di] // valid until the next child call
+		d.calls += int64(c.calls)
+		d.inclSmpl += int64(c.incl_samples)
+		d.exclSmpl += int64(c.excl_samples)
 		var sum float64
 		for k := c.first; k != nil; k = k.next {
 			sum += b.inclusive(k)
@@ -239,9 +259,9 @@ func (b *builder) project(root *C.vb_node, top *out) {
 		if sum > it.eff && sum > 0 {
 			scale = it.eff / sum
 		}
-		d.n.InclusiveNs += b.ns(it.eff)
-		d.n.ExclusiveNs += b.ns(it.eff - sum*scale)
-		push(c, d, false, func(k *C.vb_node) float64 { return b.inclusive(k) * scale })
+		d.inclNs += b.ns(it.eff)
+		d.exclNs += b.ns(it.eff - sum*scale)
+		push(c, di, false, func(k *C.vb_node) float64 { return b.inclusive(k) * scale })
 	}
 }
 
@@ -263,29 +283,45 @@ func (b *builder) inclusive(c *C.vb_node) float64 {
 
 func (b *builder) ns(ticks float64) int64 { return int64(ticks * b.nsPerTick) }
 
-// finish converts the output tree, heaviest children first. Each level's
-// slice is made before its nodes are filled in, so no recursion is needed.
-func finish(kids []*out, sampling bool) []profile.Node {
+// finish converts the output tree, heaviest children first. All nodes share
+// one backing array (each Children slice capped at its length, as
+// profile.Unflatten makes them), and each level's slice is carved out before
+// its nodes are filled in, so no recursion is needed.
+func (b *builder) finish() []profile.Node {
 	type item struct {
-		kids []*out
-		ns   []profile.Node
+		o  int32          // output node whose children go into ns
+		ns []profile.Node // len: its number of children
 	}
-	roots := make([]profile.Node, len(kids))
-	work := []item{{kids, roots}}
+	all := make([]profile.Node, len(b.outs)-1)
+	carve := func(n int32) []profile.Node {
+		s := all[:n:n]
+		all = all[n:]
+		return s
+	}
+	roots := carve(b.outs[0].kids)
+	work := []item{{0, roots}}
+	var kids []int32
 	for len(work) > 0 {
 		it := work[len(work)-1]
 		work = work[:len(work)-1]
-		sort.SliceStable(it.kids, func(i, j int) bool {
-			if sampling {
-				return it.kids[i].n.InclusiveSamples > it.kids[j].n.InclusiveSamples
+		kids = kids[:0]
+		for k := b.outs[it.o].first; k != 0; k = b.outs[k].next {
+			kids = append(kids, k)
+		}
+		sort.SliceStable(kids, func(i, j int) bool {
+			x, y := &b.outs[kids[i]], &b.outs[kids[j]]
+			if b.sampling {
+				return x.inclSmpl > y.inclSmpl
 			}
-			return it.kids[i].n.InclusiveNs > it.kids[j].n.InclusiveNs
+			return x.inclNs > y.inclNs
 		})
-		for i, k := range it.kids {
-			it.ns[i] = k.n
-			if len(k.kids) > 0 {
-				it.ns[i].Children = make([]profile.Node, len(k.kids))
-				work = append(work, item{k.kids, it.ns[i].Children})
+		for i, k := range kids {
+			o := &b.outs[k]
+			it.ns[i] = profile.Node{Fn: int(o.fn), Calls: o.calls, InclusiveNs: o.inclNs, ExclusiveNs: o.exclNs,
+				InclusiveSamples: o.inclSmpl, ExclusiveSamples: o.exclSmpl}
+			if o.kids > 0 {
+				it.ns[i].Children = carve(o.kids)
+				work = append(work, item{k, it.ns[i].Children})
 			}
 		}
 	}
