@@ -54,7 +54,7 @@ func Rows(f *results.File) (header []string, rows [][]string) {
 	hasBase, hasAcc, hasOver := false, false, false
 	for _, c := range f.Results {
 		hasBase = hasBase || c.Compare != nil
-		hasAcc = hasAcc || c.Accuracy != nil
+		hasAcc = hasAcc || c.Accuracy != nil || c.Coverage != nil
 		hasOver = hasOver || c.Mode != attach.ModeNone
 	}
 	header = []string{"workload", "mode", "runs", "median ± 95% CI"}
@@ -68,7 +68,7 @@ func Rows(f *results.File) (header []string, rows [][]string) {
 		}
 	}
 	if hasAcc {
-		header = append(header, "call counts")
+		header = append(header, "accuracy")
 	}
 	header = append(header, "verdict")
 	for _, c := range f.Results {
@@ -83,7 +83,7 @@ func Rows(f *results.File) (header []string, rows [][]string) {
 			}
 		}
 		if hasAcc {
-			row = append(row, accuracyText(c.Accuracy))
+			row = append(row, accuracyText(&c))
 		}
 		v := c.Verdict
 		if v == "" {
@@ -141,11 +141,13 @@ func overheadChangeText(ch *results.Change) string {
 	return numfmt.Change(ch.OverheadRatio, ch.OverheadP)
 }
 
-func accuracyText(a *results.Accuracy) string {
-	if a == nil {
-		return "-"
+// accuracyText is the tracer's call counts ("20/20 exact") or the sampler's
+// coverage ("7/7 found"), "-" when neither was measured.
+func accuracyText(c *results.Cell) string {
+	if s := c.AccuracyText(); s != "" {
+		return s
 	}
-	return fmt.Sprintf("%d/%d exact", a.Exact, a.Checked)
+	return "-"
 }
 
 // Table writes the aligned text table, then failures, warnings and a summary.
@@ -241,7 +243,7 @@ func CSV(w io.Writer, f *results.File) error {
 	cw.Write([]string{"workload", "mode", "runs", "median_ns", "ci_lo_ns", "ci_hi_ns", "mad_ns",
 		"overhead", "overhead_lo", "overhead_hi", "wall_median_ns", "user_median_ns", "sys_median_ns",
 		"max_rss_median_bytes", "outliers", "baseline_median_ns", "ratio", "p", "overhead_ratio", "overhead_p",
-		"calls_checked", "calls_exact", "verdict", "failure"})
+		"calls_checked", "calls_exact", "coverage_found", "coverage_of", "verdict", "failure"})
 	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	for _, c := range f.Results {
 		row := []string{c.Workload, c.Mode, strconv.Itoa(c.Runs), num(c.MedianNs), num(c.CILoNs), num(c.CIHiNs), num(c.MADNs),
@@ -254,6 +256,11 @@ func CSV(w io.Writer, f *results.File) error {
 		}
 		if a := c.Accuracy; a != nil {
 			row = append(row, strconv.Itoa(a.Checked), strconv.Itoa(a.Exact))
+		} else {
+			row = append(row, "", "")
+		}
+		if cv := c.Coverage; cv != nil {
+			row = append(row, strconv.Itoa(cv.Found), strconv.Itoa(cv.Of))
 		} else {
 			row = append(row, "", "")
 		}

@@ -18,7 +18,7 @@ func TestSummaryAndColumns(t *testing.T) {
 		t.Errorf("Summary = %q", got)
 	}
 	header, rows := Rows(f)
-	if strings.Join(header, "|") != "workload|mode|runs|median ± 95% CI|overhead [95% CI]|call counts|verdict" {
+	if strings.Join(header, "|") != "workload|mode|runs|median ± 95% CI|overhead [95% CI]|accuracy|verdict" {
 		t.Errorf("header %q", header)
 	}
 	if rows[1][4] != "×3.00 [2.90, 3.10]" || rows[1][5] != "4/4 exact" || rows[3][6] != "-" {
@@ -27,5 +27,25 @@ func TestSummaryAndColumns(t *testing.T) {
 	var b strings.Builder
 	if err := Table(&b, f); err != nil || !strings.Contains(b.String(), "FAILED b/none: boom") {
 		t.Errorf("table:\n%s", b.String())
+	}
+}
+
+// A sampling cell's coverage alone opens the accuracy column; CSV has its numbers.
+func TestCoverageColumn(t *testing.T) {
+	f := &results.File{Results: []results.Cell{
+		{Workload: "a", Mode: "none"},
+		{Workload: "a", Mode: "sampling", Coverage: &results.Coverage{Found: 6, Of: 7, Missing: []string{"X"}}},
+	}}
+	header, rows := Rows(f)
+	if header[len(header)-2] != "accuracy" || rows[1][len(header)-2] != "6/7 found" || rows[0][len(header)-2] != "-" {
+		t.Errorf("header %q rows %q", header, rows)
+	}
+	var b strings.Builder
+	if err := CSV(&b, f); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	if !strings.Contains(lines[0], ",coverage_found,coverage_of,") || !strings.Contains(lines[2], ",6,7,") {
+		t.Errorf("csv:\n%s", b.String())
 	}
 }

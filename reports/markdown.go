@@ -63,8 +63,8 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 
 	cells := m.Cells()
 	fmt.Fprintf(ew, "<details><summary>All %d cells</summary>\n\n", len(cells))
-	fmt.Fprintf(ew, "| cell | runs | median | 95%% CI | MAD | wall | user | sys | max RSS | outliers | vs baseline | verdict |\n")
-	fmt.Fprintf(ew, "|:--|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|:--|\n")
+	fmt.Fprintf(ew, "| cell | runs | median | 95%% CI | MAD | wall | user | sys | max RSS | outliers | accuracy | vs baseline | verdict |\n")
+	fmt.Fprintf(ew, "|:--|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|:--|\n")
 	for _, c := range cells {
 		row := c.AbsoluteRow()
 		for i := range row {

@@ -231,7 +231,7 @@ func (c *Cell) AbsoluteRow() []string {
 	return []string{
 		c.Key(), fmt.Sprint(c.Runs), fmtNs(c.MedianNs), ci, fmtNs(c.MADNs),
 		fmtNs(c.WallMedianNs), fmtNs(c.UserMedianNs), fmtNs(c.SysMedianNs), fmtBytes(c.MaxRSSMedian),
-		out, vs, verdictMark[c.Verdict],
+		out, c.AccuracyText(), vs, verdictMark[c.Verdict],
 	}
 }
 

@@ -7,6 +7,8 @@
 package results
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"vbench/machine"
@@ -116,6 +118,9 @@ type Cell struct {
 	// Accuracy is set on tracing cells whose workload reports expected call
 	// counts (calls.<Function>=N on its VBENCH line).
 	Accuracy *Accuracy `json:"accuracy,omitempty"`
+	// Coverage is set on sampling cells of workloads that also had a tracing
+	// cell in the same run (see Coverage).
+	Coverage *Coverage `json:"coverage,omitempty"`
 	// Warnings about the statistics, e.g. too few runs for a 95% interval.
 	Warnings []string `json:"warnings,omitempty"`
 	// Profile is where the last measured run's profile was kept, if anywhere.
@@ -128,6 +133,45 @@ type Accuracy struct {
 	Checked    int            `json:"checked"` // functions × runs compared
 	Exact      int            `json:"exact"`
 	Mismatches []CallMismatch `json:"mismatches,omitempty"` // the first few
+}
+
+// String is the accuracy as a table shows it: "20/20 exact".
+func (a *Accuracy) String() string {
+	if a == nil {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d exact", a.Exact, a.Checked)
+}
+
+// Coverage is how much of what the tracer found hot the sampler saw: of the
+// functions with at least 1% of the total exclusive time in any measured
+// run of the workload's tracing cell (Of), how many have inclusive samples
+// in at least one measured run of its sampling cell (Found).
+type Coverage struct {
+	Found   int      `json:"found"`
+	Of      int      `json:"of"`
+	Missing []string `json:"missing,omitempty"` // the hot functions never sampled, by name
+}
+
+// String is the coverage as a table shows it: "7/7 found".
+func (c *Coverage) String() string {
+	if c == nil {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d found", c.Found, c.Of)
+}
+
+// AccuracyText is what a table's accuracy column shows for the cell: the
+// tracer's call counts or the sampler's coverage, "" when neither was measured.
+func (c *Cell) AccuracyText() string {
+	var parts []string
+	if c.Accuracy != nil {
+		parts = append(parts, c.Accuracy.String())
+	}
+	if c.Coverage != nil {
+		parts = append(parts, c.Coverage.String())
+	}
+	return strings.Join(parts, ", ")
 }
 
 // CallMismatch is one function whose profiled call count is wrong.

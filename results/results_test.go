@@ -115,3 +115,48 @@ func TestSortCells(t *testing.T) {
 		t.Errorf("sorted: %v", got)
 	}
 }
+
+// Coverage round-trips on sampling cells, is omitted when absent, and files
+// written before it existed still read.
+func TestCoverageField(t *testing.T) {
+	f := sample("s",
+		Cell{Workload: "w", Mode: "tracing", Runs: 1, Samples: []Run{{ElapsedNs: 5}}, Accuracy: &Accuracy{Checked: 2, Exact: 2}},
+		Cell{Workload: "w", Mode: "sampling", Runs: 1, Samples: []Run{{ElapsedNs: 5}}, Coverage: &Coverage{Found: 1, Of: 2, Missing: []string{"B"}}})
+	b, err := Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), `"coverage"`); n != 1 {
+		t.Errorf("%d coverage fields, want 1 (omitted when absent):\n%s", n, b)
+	}
+	path := filepath.Join(t.TempDir(), "r.json")
+	if err := WriteFile(path, f); err != nil {
+		t.Fatal(err)
+	}
+	g, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := g.Results[1].Coverage; c == nil || c.Found != 1 || c.Of != 2 || len(c.Missing) != 1 || c.Missing[0] != "B" || g.Results[0].Coverage != nil {
+		t.Errorf("coverage after round trip: %+v, %+v", g.Results[0].Coverage, c)
+	}
+	if s := g.Results[1].AccuracyText(); s != "1/2 found" {
+		t.Errorf("sampling AccuracyText %q", s)
+	}
+	if s := g.Results[0].AccuracyText(); s != "2/2 exact" {
+		t.Errorf("tracing AccuracyText %q", s)
+	}
+
+	old := `{"schema": 1, "suite": {"name": "s"}, "results": [{"workload": "w", "mode": "sampling", "runs": 1, "samples": [{"elapsed_ns": 5}]}]}`
+	path = filepath.Join(t.TempDir(), "old.json")
+	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g, err = ReadFile(path)
+	if err != nil {
+		t.Fatalf("a file without coverage: %v", err)
+	}
+	if g.Results[0].Coverage != nil || g.Results[0].AccuracyText() != "" {
+		t.Errorf("coverage from nowhere: %+v", g.Results[0].Coverage)
+	}
+}

@@ -52,6 +52,8 @@ type cellState struct {
 	samples  []results.Run
 	failure  string
 	accuracy *results.Accuracy
+	cover    coverageSets      // what sampling coverage needs of the measured profiles
+	coverage *results.Coverage // sampling cells: set after the last run
 	argv     []string
 	profile  string
 }
@@ -183,9 +185,10 @@ func Run(ctx context.Context, plan *Plan, env Env) *results.File {
 		}
 	}
 	f.Finished = time.Now().UTC()
+	fillCoverage(cells)
 
 	for _, c := range cells {
-		rc := results.Cell{Workload: c.Workload.Name, Mode: c.Mode, Samples: c.samples, Failure: c.failure, Accuracy: c.accuracy, Profile: c.profile}
+		rc := results.Cell{Workload: c.Workload.Name, Mode: c.Mode, Samples: c.samples, Failure: c.failure, Accuracy: c.accuracy, Coverage: c.coverage, Profile: c.profile}
 		if rc.Samples == nil {
 			rc.Samples = []results.Run{}
 		}
@@ -315,6 +318,14 @@ func runOnce(ctx context.Context, c *cellState, st step, seq int, workDir string
 	}
 	if c.Mode == attach.ModeTracing && len(rep.Calls) > 0 && !st.warmup {
 		checkCalls(c, seq, p, rep.Calls)
+	}
+	if !st.warmup {
+		switch c.Mode {
+		case attach.ModeTracing:
+			c.cover.addTracing(p)
+		case attach.ModeSampling:
+			c.cover.addSampling(p)
+		}
 	}
 	if !st.warmup && env.ProfilesDir != "" {
 		dst := filepath.Join(env.ProfilesDir, w.Name, c.Mode)

@@ -37,6 +37,7 @@ func main() {
 	sleep := flag.Duration("sleep", 0, "really sleep this long before reporting")
 	calls := flag.String("calls", "", "Function=N,... expected call counts for the VBENCH line")
 	profCalls := flag.String("profile-calls", "", "Function=N,... call counts written to the profile (default: -calls)")
+	profFuncs := flag.String("profile-funcs", "", "Function=EXCL_NS:INCL_SAMPLES,... functions written to the profile with these times and samples (both modes)")
 	noProfile := flag.Bool("no-profile", false, "write no profile even when profiled")
 	rawProfile := flag.String("raw-profile", "", "when profiled, write exactly this as profile.json (a corrupt profile)")
 	noVbench := flag.Bool("no-vbench", false, "print no VBENCH line")
@@ -105,7 +106,7 @@ func main() {
 		if pc == "" {
 			pc = *calls
 		}
-		writeProfile(dir, mode, parseCounts(pc))
+		writeProfile(dir, mode, parseCounts(pc), *profFuncs)
 	}
 	if *noVbench {
 		fmt.Println("fakework: done, but no VBENCH line")
@@ -155,10 +156,23 @@ func parsePairs(s string) map[string]string {
 	return m
 }
 
-func writeProfile(dir, mode string, calls map[string]int64) {
+func writeProfile(dir, mode string, calls map[string]int64, funcs string) {
 	p := profile.Profile{Schema: profile.SchemaVersion, Mode: mode, PID: os.Getpid(), Start: time.Now(), Complete: true, Functions: []profile.Function{}, Threads: []profile.Thread{}}
 	for name, n := range calls {
 		p.Functions = append(p.Functions, profile.Function{ID: len(p.Functions), Name: name, Calls: n, Callers: []profile.Caller{}})
+	}
+	for name, v := range parsePairs(funcs) {
+		ns, samples, _ := strings.Cut(v, ":")
+		excl, err := strconv.ParseInt(ns, 10, 64)
+		if err != nil {
+			panic(err)
+		}
+		incl, err := strconv.ParseInt(samples, 10, 64)
+		if err != nil {
+			panic(err)
+		}
+		p.Functions = append(p.Functions, profile.Function{ID: len(p.Functions), Name: name, Calls: 1, InclusiveNs: excl, ExclusiveNs: excl,
+			InclusiveSamples: incl, ExclusiveSamples: incl, Callers: []profile.Caller{}})
 	}
 	b, err := json.Marshal(&p)
 	if err != nil {

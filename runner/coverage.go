@@ -1,0 +1,106 @@
+package runner
+
+import (
+	"sort"
+
+	"vbench/attach"
+	"vbench/profile"
+	"vbench/results"
+)
+
+// HotShare is the share of a tracing profile's total exclusive time a
+// function needs (at least) to count as hot for sampling coverage: 1%.
+const HotShare = 0.01
+
+// coverageSets is what one cell keeps of its measured runs' profiles for
+// sampling coverage: names only, never the profiles themselves.
+type coverageSets struct {
+	hot     map[string]bool // tracing: functions with >= HotShare of a run's exclusive time
+	sampled map[string]bool // sampling: functions with inclusive samples
+}
+
+// addTracing adds the functions hot in one tracing profile (all rows of a
+// name summed; the threshold is against that run's total exclusive time).
+func (s *coverageSets) addTracing(p *profile.Profile) {
+	if s.hot == nil {
+		s.hot = map[string]bool{}
+	}
+	excl := map[string]int64{}
+	var total int64
+	for _, fn := range p.Functions {
+		excl[fn.Name] += fn.ExclusiveNs
+		total += fn.ExclusiveNs
+	}
+	if total <= 0 {
+		return
+	}
+	for name, ns := range excl {
+		// ns/total >= 1%, in integers: no rounding at the edge.
+		if ns > 0 && ns*100 >= total {
+			s.hot[name] = true
+		}
+	}
+}
+
+// addSampling adds the functions one sampling profile saw at all.
+func (s *coverageSets) addSampling(p *profile.Profile) {
+	if s.sampled == nil {
+		s.sampled = map[string]bool{}
+	}
+	for _, fn := range p.Functions {
+		if fn.InclusiveSamples > 0 {
+			s.sampled[fn.Name] = true
+		}
+	}
+}
+
+// coverage is the sampling coverage of a tracing cell's hot set by a
+// sampling cell's sampled set; nil unless both cells read a profile and the
+// tracing profiles have a hot function (nothing to cover otherwise).
+func coverage(tracing, sampling *coverageSets) *results.Coverage {
+	if tracing == nil || sampling == nil || len(tracing.hot) == 0 || sampling.sampled == nil {
+		return nil
+	}
+	c := &results.Coverage{Of: len(tracing.hot)}
+	for name := range tracing.hot {
+		if sampling.sampled[name] {
+			c.Found++
+		} else {
+			c.Missing = append(c.Missing, name)
+		}
+	}
+	sort.Strings(c.Missing)
+	return c
+}
+
+// Coverage computes the sampling coverage of one workload from its measured
+// runs' profiles: the union of the tracing profiles' hot functions (each
+// with >= 1% of its own profile's total exclusive time), and how many of
+// them have inclusive samples in at least one sampling profile. Nil when
+// either list is empty or no function is hot.
+func Coverage(tracing, sampling []*profile.Profile) *results.Coverage {
+	var t, s coverageSets
+	for _, p := range tracing {
+		t.addTracing(p)
+	}
+	for _, p := range sampling {
+		s.addSampling(p)
+	}
+	return coverage(&t, &s)
+}
+
+// fillCoverage sets each workload's sampling cell's coverage from the
+// workload's tracing cell in the same run.
+func fillCoverage(cells []*cellState) {
+	tracing := map[string]*cellState{}
+	for _, c := range cells {
+		if c.Mode == attach.ModeTracing {
+			tracing[c.Workload.Name] = c
+		}
+	}
+	for _, c := range cells {
+		if t, ok := tracing[c.Workload.Name]; ok && c.Mode == attach.ModeSampling {
+			c.coverage = coverage(&t.cover, &c.cover)
+		}
+	}
+}

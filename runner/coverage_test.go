@@ -1,0 +1,103 @@
+package runner
+
+import (
+	"reflect"
+	"testing"
+
+	"vbench/attach"
+	"vbench/profile"
+	"vbench/results"
+	"vbench/suite"
+)
+
+// traced is a tracing profile with the given exclusive times.
+func traced(excl map[string]int64) *profile.Profile {
+	p := &profile.Profile{Mode: attach.ModeTracing}
+	for name, ns := range excl {
+		p.Functions = append(p.Functions, profile.Function{ID: len(p.Functions), Name: name, ExclusiveNs: ns})
+	}
+	return p
+}
+
+// sampled is a sampling profile with the given inclusive sample counts.
+func sampled(incl map[string]int64) *profile.Profile {
+	p := &profile.Profile{Mode: attach.ModeSampling}
+	for name, n := range incl {
+		p.Functions = append(p.Functions, profile.Function{ID: len(p.Functions), Name: name, InclusiveSamples: n, ExclusiveSamples: n})
+	}
+	return p
+}
+
+func TestCoverage(t *testing.T) {
+	// Run 1: total 10000 ns. Edge is exactly 1% (hot), Under is 0.99% (not).
+	run1 := traced(map[string]int64{"Main": 9801, "Edge": 100, "Under": 99})
+	// Run 2: Under is hot here (union over runs); Split has two rows whose
+	// sum (not either row) reaches 1% of 1000 ns.
+	run2 := traced(map[string]int64{"Main": 890, "Under": 100})
+	run2.Functions = append(run2.Functions,
+		profile.Function{Name: "Split", ExclusiveNs: 5}, profile.Function{Name: "Split", ExclusiveNs: 5})
+	// A function with a tiny share in every run never counts.
+	run2.Functions = append(run2.Functions, profile.Function{Name: "Tiny", ExclusiveNs: 0})
+
+	s1 := sampled(map[string]int64{"Main": 40, "Edge": 0, "Tiny": 3})
+	s2 := sampled(map[string]int64{"Edge": 1, "Other": 9}) // Edge found in the second run only
+
+	got := Coverage([]*profile.Profile{run1, run2}, []*profile.Profile{s1, s2})
+	want := &results.Coverage{Found: 2, Of: 4, Missing: []string{"Split", "Under"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Coverage = %+v, want %+v", got, want)
+	}
+	if got.String() != "2/4 found" {
+		t.Errorf("String = %q", got.String())
+	}
+
+	// Only the first tracing run: Edge at exactly 1% is in, Under at 0.99% is out.
+	got = Coverage([]*profile.Profile{run1}, []*profile.Profile{s1})
+	want = &results.Coverage{Found: 1, Of: 2, Missing: []string{"Edge"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("one run each: Coverage = %+v, want %+v", got, want)
+	}
+
+	// Nothing to compare: no coverage at all rather than 0/0.
+	for name, c := range map[string]*results.Coverage{
+		"no tracing runs":       Coverage(nil, []*profile.Profile{s1}),
+		"no sampling runs":      Coverage([]*profile.Profile{run1}, nil),
+		"no exclusive time":     Coverage([]*profile.Profile{traced(map[string]int64{"Main": 0})}, []*profile.Profile{s1}),
+		"tracing has no tables": Coverage([]*profile.Profile{{Mode: attach.ModeTracing}}, []*profile.Profile{s1}),
+	} {
+		if c != nil {
+			t.Errorf("%s: coverage %+v, want none", name, c)
+		}
+	}
+	// A sampling run that saw nothing is still a run: everything is missing.
+	got = Coverage([]*profile.Profile{run1}, []*profile.Profile{sampled(nil)})
+	if want := (&results.Coverage{Found: 0, Of: 2, Missing: []string{"Edge", "Main"}}); !reflect.DeepEqual(got, want) {
+		t.Errorf("empty sampling profile: Coverage = %+v, want %+v", got, want)
+	}
+}
+
+// fillCoverage pairs cells by workload, and only tracing with sampling.
+func TestFillCoverage(t *testing.T) {
+	cell := func(w, mode string) *cellState {
+		return &cellState{Cell: Cell{Workload: &suite.Workload{Name: w}, Mode: mode}}
+	}
+	aT, aS, aN := cell("a", attach.ModeTracing), cell("a", attach.ModeSampling), cell("a", attach.ModeNull)
+	bS := cell("b", attach.ModeSampling) // no tracing cell for b
+	cT := cell("c", attach.ModeTracing)  // no sampling cell for c
+	hot := traced(map[string]int64{"F": 1})
+	for _, c := range []*cellState{aT, aN, cT} {
+		c.cover.addTracing(hot)
+	}
+	for _, c := range []*cellState{aS, bS} {
+		c.cover.addSampling(sampled(map[string]int64{"F": 1}))
+	}
+	fillCoverage([]*cellState{aT, aS, aN, bS, cT})
+	if aS.coverage == nil || aS.coverage.Found != 1 || aS.coverage.Of != 1 {
+		t.Errorf("a/sampling coverage %+v", aS.coverage)
+	}
+	for _, c := range []*cellState{aT, aN, bS, cT} {
+		if c.coverage != nil {
+			t.Errorf("%s/%s has coverage %+v", c.Workload.Name, c.Mode, c.coverage)
+		}
+	}
+}
