@@ -73,22 +73,6 @@ func coverage(tracing, sampling *coverageSets) *results.Coverage {
 	return c
 }
 
-// Coverage computes the sampling coverage of one workload from its measured
-// runs' profiles: the union of the tracing profiles' hot functions (each
-// with >= 1% of its own profile's total exclusive time), and how many of
-// them have inclusive samples in at least one sampling profile. Nil when
-// either list is empty or no function is hot.
-func Coverage(tracing, sampling []*profile.Profile) *results.Coverage {
-	var t, s coverageSets
-	for _, p := range tracing {
-		t.addTracing(p)
-	}
-	for _, p := range sampling {
-		s.addSampling(p)
-	}
-	return coverage(&t, &s)
-}
-
 // fillCoverage sets each workload's sampling cell's coverage from the
 // workload's tracing cell in the same run.
 func fillCoverage(cells []*cellState) {

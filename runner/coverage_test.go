@@ -10,6 +10,23 @@ import (
 	"vbench/suite"
 )
 
+// Coverage is what a run computes for one workload from its measured runs'
+// profiles, through the coverageSets the runner fills run by run: the union
+// of the tracing profiles' hot functions (each with >= 1% of its own
+// profile's total exclusive time), and how many of them have inclusive
+// samples in at least one sampling profile. Nil when either list is empty or
+// no function is hot.
+func Coverage(tracing, sampling []*profile.Profile) *results.Coverage {
+	var t, s coverageSets
+	for _, p := range tracing {
+		t.addTracing(p)
+	}
+	for _, p := range sampling {
+		s.addSampling(p)
+	}
+	return coverage(&t, &s)
+}
+
 // traced is a tracing profile with the given exclusive times.
 func traced(excl map[string]int64) *profile.Profile {
 	p := &profile.Profile{Mode: attach.ModeTracing}
