@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"vbench/machine"
-	"vbench/results"
+	"vbench/internal/machine"
+	"vbench/internal/results"
 	"vbench/stats"
 )
 

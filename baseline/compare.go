@@ -8,10 +8,10 @@ import (
 	"math"
 	"strings"
 
-	"vbench/attach"
-	"vbench/machine"
+	"vbench/internal/attach"
+	"vbench/internal/machine"
+	"vbench/internal/results"
 	"vbench/numfmt"
-	"vbench/results"
 	"vbench/stats"
 )
 

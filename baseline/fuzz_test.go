@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"vbench/internal/corpus"
-	"vbench/results"
+	"vbench/internal/results"
 )
 
 // The suite every seed baseline belongs to (scripts/fuzz-seeds.sh), and a

@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"vbench/results"
+	"vbench/internal/results"
 )
 
 // Load reads a baseline file and checks that it belongs to suite.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"vbench/attach"
+	"vbench/internal/attach"
 )
 
 // Modes as the C core numbers them (VB_MODE_* in vb.h).

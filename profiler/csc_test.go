@@ -21,9 +21,9 @@ import (
 	"testing"
 	"time"
 
-	"vbench/attach"
+	"vbench/internal/attach"
+	"vbench/internal/profile"
 	"vbench/internal/testbin"
-	"vbench/profile"
 )
 
 // compiler finds csc.dll of the newest installed SDK and the reference

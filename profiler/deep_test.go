@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"vbench/attach"
+	"vbench/internal/attach"
+	"vbench/internal/profile"
 	"vbench/internal/testapp"
 	"vbench/internal/testbin"
-	"vbench/profile"
 )
 
 // deepN is how deep the test program recurses: twenty times what a nested

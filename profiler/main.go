@@ -10,7 +10,7 @@ import "C"
 import (
 	"time"
 
-	"vbench/profile"
+	"vbench/internal/profile"
 )
 
 // main is required by -buildmode=c-shared and never runs.

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 
-	"vbench/attach"
+	"vbench/internal/attach"
+	"vbench/internal/profile"
 	"vbench/internal/testapp"
 	"vbench/internal/testbin"
-	"vbench/profile"
 )
 
 func TestCLSIDMatchesAttach(t *testing.T) {

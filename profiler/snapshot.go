@@ -16,8 +16,8 @@ import (
 	"sort"
 	"time"
 
-	"vbench/attach"
-	"vbench/profile"
+	"vbench/internal/attach"
+	"vbench/internal/profile"
 )
 
 // snapshot turns the C call trees into a profile. It may run while managed

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"vbench/attach"
+	"vbench/internal/attach"
 	"vbench/internal/testapp"
 	"vbench/internal/testbin"
 )

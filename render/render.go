@@ -16,9 +16,9 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 	"golang.org/x/perf/benchmath"
 
-	"vbench/attach"
+	"vbench/internal/attach"
+	"vbench/internal/results"
 	"vbench/numfmt"
-	"vbench/results"
 )
 
 // Formats lists the --format values.

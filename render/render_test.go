@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"vbench/results"
+	"vbench/internal/results"
 )
 
 func TestSummaryAndColumns(t *testing.T) {

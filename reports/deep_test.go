@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"vbench/profile"
+	"vbench/internal/profile"
 )
 
 // deepChain is Main -> Recurse ×n -> Leaf on one thread, as the tracer

@@ -4,8 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"vbench/profile"
-	"vbench/results"
+	"vbench/internal/profile"
+	"vbench/internal/results"
 )
 
 // The fixtures are hand-made inputs (see testdata/genfixtures): tests read

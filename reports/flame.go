@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"vbench/profile"
+	"vbench/internal/profile"
 )
 
 // The flame graph is hand-written SVG: none of the modules we may use draws

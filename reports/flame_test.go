@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"vbench/profile"
+	"vbench/internal/profile"
 )
 
 type svgFrame struct {

@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
-	"vbench/results"
+	"vbench/internal/results"
 )
 
 // GoBench writes f in the Go benchmark format, one line per measured run so

@@ -11,8 +11,8 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
+	"vbench/internal/results"
 	"vbench/internal/testbin"
-	"vbench/results"
 )
 
 func goBenchString(t *testing.T, f *results.File) string {

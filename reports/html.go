@@ -9,8 +9,8 @@ import (
 	"regexp"
 	"time"
 
-	"vbench/machine"
-	"vbench/results"
+	"vbench/internal/machine"
+	"vbench/internal/results"
 )
 
 //go:embed report.html.tmpl

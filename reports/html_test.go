@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"vbench/results"
+	"vbench/internal/results"
 )
 
 func renderHTML(t *testing.T, files []*results.File, opts Options) string {

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"vbench/results"
+	"vbench/internal/results"
 )
 
 // JUnit XML, the test-report format CI systems (GitHub, GitLab, Jenkins)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"vbench/results"
+	"vbench/internal/results"
 )
 
 // A generic reading of JUnit XML, as CI systems parse it.

@@ -6,8 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"vbench/profile"
-	"vbench/results"
+	"vbench/internal/profile"
+	"vbench/internal/results"
 )
 
 // Kind is what an input file holds.

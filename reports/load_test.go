@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"vbench/results"
+	"vbench/internal/results"
 )
 
 func TestReadInputDetectsKindByContent(t *testing.T) {

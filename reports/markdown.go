@@ -6,8 +6,8 @@ import (
 	"os"
 	"strings"
 
-	"vbench/machine"
-	"vbench/results"
+	"vbench/internal/machine"
+	"vbench/internal/results"
 )
 
 // Markdown writes the report as GitHub-flavoured Markdown fit for a

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"vbench/results"
+	"vbench/internal/results"
 )
 
 func renderString(t *testing.T, render func(*strings.Builder) error) string {

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"vbench/baseline"
-	"vbench/machine"
-	"vbench/results"
+	"vbench/internal/machine"
+	"vbench/internal/results"
 )
 
 // Options shape a results report.

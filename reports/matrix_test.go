@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"vbench/results"
+	"vbench/internal/results"
 )
 
 func TestMatrixShape(t *testing.T) {

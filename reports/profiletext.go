@@ -8,7 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"vbench/profile"
+	"vbench/internal/profile"
 )
 
 // ErrNoCallData is returned for null-mode profiles: the null engine runs the

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"vbench/profile"
+	"vbench/internal/profile"
 )
 
 func profileText(t *testing.T, p *profile.Profile, opts ProfileOptions) string {

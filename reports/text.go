@@ -8,7 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"vbench/results"
+	"vbench/internal/results"
 )
 
 // Text writes the report as aligned plain text, the default of

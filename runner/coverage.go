@@ -3,9 +3,9 @@ package runner
 import (
 	"sort"
 
-	"vbench/attach"
-	"vbench/profile"
-	"vbench/results"
+	"vbench/internal/attach"
+	"vbench/internal/profile"
+	"vbench/internal/results"
 )
 
 // HotShare is the share of a tracing profile's total exclusive time a

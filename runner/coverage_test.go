@@ -4,10 +4,10 @@ import (
 	"reflect"
 	"testing"
 
-	"vbench/attach"
-	"vbench/profile"
-	"vbench/results"
-	"vbench/suite"
+	"vbench/internal/attach"
+	"vbench/internal/profile"
+	"vbench/internal/results"
+	"vbench/internal/suite"
 )
 
 // Coverage is what a run computes for one workload from its measured runs'

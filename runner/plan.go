@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"vbench/attach"
-	"vbench/results"
-	"vbench/suite"
+	"vbench/internal/attach"
+	"vbench/internal/results"
+	"vbench/internal/suite"
 )
 
 // Options are the command-line choices that override the suite.

@@ -13,13 +13,13 @@ import (
 	"syscall"
 	"time"
 
-	"vbench/atomicfile"
-	"vbench/attach"
-	"vbench/machine"
-	"vbench/profile"
-	"vbench/results"
+	"vbench/internal/atomicfile"
+	"vbench/internal/attach"
+	"vbench/internal/machine"
+	"vbench/internal/profile"
+	"vbench/internal/results"
+	"vbench/internal/suite"
 	"vbench/stats"
-	"vbench/suite"
 )
 
 // Event is one step of progress.

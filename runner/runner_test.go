@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"vbench/internal/suite"
 	"vbench/internal/testbin"
-	"vbench/suite"
 )
 
 func TestParseLine(t *testing.T) {

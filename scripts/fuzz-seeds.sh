@@ -20,14 +20,14 @@ export PATH="$work/bin:$PATH"
 vb="$root/bin/vbench"
 seed() { "$work/fuzzseed" -prefix seed- "$@"; }
 
-for d in suite/testdata/fuzz/FuzzParse results/testdata/fuzz/FuzzDecode baseline/testdata/fuzz/FuzzLoad profile/testdata/fuzz/FuzzDecode; do
+for d in internal/suite/testdata/fuzz/FuzzParse internal/results/testdata/fuzz/FuzzDecode baseline/testdata/fuzz/FuzzLoad internal/profile/testdata/fuzz/FuzzDecode; do
 	mkdir -p "$d"
 	rm -f "$d"/seed-*
 done
 
 # Suites.
-seed suite/testdata/fuzz/FuzzParse benchmarks/*.yaml
-seed -txtar .yaml suite/testdata/fuzz/FuzzParse cli/testdata/script/*.txtar
+seed internal/suite/testdata/fuzz/FuzzParse benchmarks/*.yaml
+seed -txtar .yaml internal/suite/testdata/fuzz/FuzzParse internal/cli/testdata/script/*.txtar
 
 # Results and baselines, from real runs of fakework.
 mkdir -p "$work/s/bench" "$work/s/out"
@@ -90,8 +90,8 @@ done
 kill -INT $pid
 wait $pid || [ $? = 130 ]
 cd "$root"
-seed results/testdata/fuzz/FuzzDecode "$work"/s/out/*.json "$work/s/baselines/clean.json"
-seed -txtar .json results/testdata/fuzz/FuzzDecode cli/testdata/script/*.txtar
+seed internal/results/testdata/fuzz/FuzzDecode "$work"/s/out/*.json "$work/s/baselines/clean.json"
+seed -txtar .json internal/results/testdata/fuzz/FuzzDecode internal/cli/testdata/script/*.txtar
 seed baseline/testdata/fuzz/FuzzLoad "$work/s/baselines/clean.json" "$work/s/out/verdicts.json" "$work/s/out/partial.json" "$work/s/out/failed-cells.json"
 
 # Profiles the real profiler wrote (small scenarios keep the fuzzer fast).
@@ -108,5 +108,5 @@ prof tracing-generic --mode tracing -- dotnet "$dll" generic 20
 prof tracing-threads --mode tracing -- dotnet "$dll" threads 50
 prof sampling-cpu --mode sampling --interval 5ms -- dotnet "$dll" cpu 300
 prof null-loop --mode null -- dotnet "$dll" loop 100
-seed profile/testdata/fuzz/FuzzDecode "$work"/p/*.json
-ls -l suite/testdata/fuzz/FuzzParse results/testdata/fuzz/FuzzDecode baseline/testdata/fuzz/FuzzLoad profile/testdata/fuzz/FuzzDecode | awk '{print $5, $9}'
+seed internal/profile/testdata/fuzz/FuzzDecode "$work"/p/*.json
+ls -l internal/suite/testdata/fuzz/FuzzParse internal/results/testdata/fuzz/FuzzDecode baseline/testdata/fuzz/FuzzLoad internal/profile/testdata/fuzz/FuzzDecode | awk '{print $5, $9}'

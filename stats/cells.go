@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 
-	"vbench/attach"
-	"vbench/results"
+	"vbench/internal/attach"
+	"vbench/internal/results"
 )
 
 // Fill recomputes every summary of f from its raw samples: medians and

@@ -30,11 +30,11 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"vbench/baseline"
-	"vbench/machine"
+	"vbench/internal/machine"
+	"vbench/internal/results"
+	"vbench/internal/suite"
 	"vbench/numfmt"
-	"vbench/results"
 	"vbench/stats"
-	"vbench/suite"
 )
 
 func main() {

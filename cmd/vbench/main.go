@@ -5,7 +5,7 @@ package main
 import (
 	"os"
 
-	"vbench/cli"
+	"vbench/internal/cli"
 )
 
 func main() {

@@ -18,7 +18,7 @@ func TestRoundTrip(t *testing.T) {
 			t.Errorf("Decode(Encode(%q)) = %q, %v", in, got, err)
 		}
 	}
-	got, err := ReadFile("../../suite/testdata/fuzz/FuzzParse/9f73b4d211d3cd95")
+	got, err := ReadFile("../suite/testdata/fuzz/FuzzParse/9f73b4d211d3cd95")
 	if err != nil || string(got) != "\r0" {
 		t.Errorf("the fuzzer's own file: %q, %v", got, err)
 	}

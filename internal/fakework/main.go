@@ -21,7 +21,7 @@ import (
 	"syscall"
 	"time"
 
-	"vbench/profile"
+	"vbench/internal/profile"
 )
 
 func main() {

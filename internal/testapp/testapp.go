@@ -17,7 +17,7 @@ import (
 	"syscall"
 	"testing"
 
-	"vbench/attach"
+	"vbench/internal/attach"
 	"vbench/internal/testbin"
 )
 

@@ -20,9 +20,9 @@ import (
 	"time"
 
 	"vbench/baseline"
-	"vbench/machine"
-	"vbench/profile"
-	"vbench/results"
+	"vbench/internal/machine"
+	"vbench/internal/profile"
+	"vbench/internal/results"
 	"vbench/stats"
 )
 

@@ -1,0 +1,129 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"vbench/baseline"
+	"vbench/internal/results"
+	"vbench/internal/suite"
+)
+
+func newBaselineCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "baseline",
+		Short: "Record the results that later runs are compared with",
+		Long: `A baseline is a results file (every raw sample and the machine fingerprint)
+stored at the suite's baseline path, by default baselines/<suite>.json next to
+the suite's directory. Only 'vbench baseline update' writes it: atomically,
+under a lock, and only from a complete run in which no cell failed.`,
+		Example: `  vbench baseline update benchmarks/suite.yaml
+  vbench baseline update benchmarks/suite.yaml --from out/results.json`,
+	}
+	cmd.AddCommand(newBaselineUpdateCmd())
+	return cmd
+}
+
+func newBaselineUpdateCmd() *cobra.Command {
+	var f runFlags
+	var from, out string
+	cmd := &cobra.Command{
+		Use:   "update SUITE.yaml [--from RESULTS.json]",
+		Short: "Write the suite's baseline from a new run or from saved results",
+		Long: `Update runs the suite (accepting the same flags as 'vbench run') or takes
+--from RESULTS.json, and writes it as the suite's baseline (or --baseline
+FILE). The write is atomic and holds an exclusive lock on the baseline
+directory, so two updates never interleave; a second update waits. Partial
+results, shard results and results with failed cells are refused.
+
+` + exitCodesHelp,
+		Example: `  vbench baseline update benchmarks/suite.yaml
+  vbench baseline update benchmarks/suite.yaml --from out/results.json
+  vbench baseline update benchmarks/quick.yaml --runs 20 --baseline baselines/quick.json`,
+		Args: exactArgs(1, "SUITE.yaml"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			stderr := cmd.ErrOrStderr()
+			var m *measurement
+			var err error
+			if from == "" {
+				if m, err = prepare(cmd, args[0], &f); err != nil {
+					return err
+				}
+			} else {
+				// Nothing runs: only the suite's identity matters.
+				s, err := suite.Load(args[0])
+				if err != nil {
+					return usageErr(err)
+				}
+				m = &measurement{suite: s}
+			}
+			path := out
+			if path == "" {
+				path = m.suite.Baseline
+			}
+			if f.jsonOut != "" && samePath(f.jsonOut, path) {
+				return usageErrf("--json %s is the baseline this update writes; give the run's results another file", f.jsonOut)
+			}
+			var res *results.File
+			if from != "" {
+				if res, err = results.ReadFile(from); err != nil {
+					return usageErr(err)
+				}
+				if res.Suite.Name != m.suite.Name {
+					return usageErrf("%s holds results of suite %q, not %q", from, res.Suite.Name, m.suite.Name)
+				}
+				if res.Suite.SHA256 != m.suite.SHA256 {
+					fmt.Fprintf(stderr, "vbench: warning: %s was produced from a different version of %s\n", from, args[0])
+				}
+				if err := baseline.Check(res); err != nil {
+					return usageErrf("%s: %v", from, err)
+				}
+			}
+			unlock, err := baseline.Lock(path, func(dir string) {
+				fmt.Fprintf(stderr, "vbench: waiting for another baseline update (lock on %s)\n", dir)
+			})
+			if err != nil {
+				return usageErr(err)
+			}
+			defer unlock()
+			if err := results.CheckWritable(path); err != nil {
+				return usageErr(err)
+			}
+			if res == nil {
+				res = m.measure(cmd)
+				baseline.MarkNew(res)
+				if f.jsonOut != "" {
+					if err := results.WriteFile(f.jsonOut, res); err != nil {
+						return withCode(ExitFailed, fmt.Errorf("saving results: %w", err))
+					}
+				}
+				if res.Partial {
+					fmt.Fprintln(stderr, "vbench: interrupted; the baseline was not changed")
+					return withCode(ExitInterrupted, nil)
+				}
+				if err := baseline.Check(res); err != nil {
+					fmt.Fprintf(stderr, "vbench: the baseline was not changed: %v\n", err)
+					printTable(cmd, res, f.format)
+					return withCode(ExitFailed, nil)
+				}
+				printTable(cmd, res, f.format)
+			}
+			if err := baseline.Write(path, res); err != nil {
+				return usageErr(err)
+			}
+			fmt.Fprintf(stderr, "vbench: baseline %s updated (%d cells)\n", path, len(res.Results))
+			return nil
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().StringVar(&from, "from", "", "take the results from this file instead of running the suite")
+	cmd.Flags().StringVar(&out, "baseline", "", "baseline file to write (default: the suite's baseline)")
+	return cmd
+}
+
+func printTable(cmd *cobra.Command, res *results.File, format string) {
+	if err := writeFormat(cmd.OutOrStdout(), res, format); err != nil {
+		fmt.Fprintln(cmd.ErrOrStderr(), "vbench:", err)
+	}
+}

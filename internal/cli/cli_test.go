@@ -1,0 +1,274 @@
+package cli_test
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"vbench/baseline"
+	"vbench/internal/results"
+	"vbench/internal/testbin"
+)
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func exitCode(t *testing.T, err error) int {
+	t.Helper()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.ExitCode()
+	}
+	t.Fatalf("running vbench: %v", err)
+	return -1
+}
+
+// Ctrl-C mid-suite: the running workload and its child are killed, the
+// results so far are saved marked partial (results, JUnit, job summary), no
+// temp file is left, exit 130.
+func TestInterruptSavesPartialResults(t *testing.T) {
+	vb, fw := testbin.Vbench(t), testbin.Fakework(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "suite.yaml"), `name: interrupt
+runs: 3
+warmup: 0
+modes: [none]
+baseline: none.json
+timeout: 10m
+workloads:
+  - name: good
+    command: [`+fw+`]
+  - name: stuck
+    command: [`+fw+`, -counter, count.txt, -hang-at, "2", -pidfile, pids.txt]
+`)
+	out := filepath.Join(dir, "out", "r.json")
+	os.MkdirAll(filepath.Dir(out), 0o755)
+	junit, summary := filepath.Join(dir, "out", "junit.xml"), filepath.Join(dir, "summary.md")
+	cmd := exec.Command(vb, "run", "suite.yaml", "--json", out, "--junit", junit, "--quiet")
+	cmd.Dir = dir
+	cmd.Env = ciEnv("GITHUB_STEP_SUMMARY=" + summary)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pidfile := filepath.Join(dir, "pids.txt")
+	waitForPids(t, pidfile, cmd)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if code := exitCode(t, cmd.Wait()); code != 130 {
+		t.Errorf("exit %d, want 130; stderr:\n%s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "interrupted; partial results saved to") {
+		t.Errorf("stderr does not say the results were saved:\n%s", stderr.String())
+	}
+	f, err := results.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.Partial {
+		t.Errorf("results not marked partial")
+	}
+	good, stuck := f.Find("good", "none"), f.Find("stuck", "none")
+	if good == nil || stuck == nil || len(good.Samples) < 1 || len(stuck.Samples) != 1 || stuck.Failed() {
+		t.Errorf("want the runs before the interrupt (good >= 1, stuck 1 successful, the interrupted one dropped): %+v %+v", good, stuck)
+	}
+	assertPidsGone(t, pidfile)
+	j := readJUnit(t, junit)
+	partial := false
+	for _, p := range j.Suites[0].Properties {
+		partial = partial || p.Name == "partial" && p.Value == "true"
+	}
+	if cases := j.failures(); !partial || len(cases) != 2 {
+		t.Errorf("JUnit of the interrupted run: partial=%v, cases %v; want partial, good/none and stuck/none", partial, cases)
+	}
+	if b, err := os.ReadFile(summary); err != nil || !strings.Contains(string(b), "partial run") {
+		t.Errorf("job summary of the interrupted run: %v\n%s", err, b)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(out))
+	for _, e := range entries {
+		if e.Name() != "r.json" && e.Name() != "junit.xml" {
+			t.Errorf("left behind in the output directory: %s", e.Name())
+		}
+	}
+}
+
+// Two baseline updates never interleave: the second waits for the first's
+// lock and writes only after it is released.
+func TestBaselineUpdateWaitsForLock(t *testing.T) {
+	vb, fw := testbin.Vbench(t), testbin.Fakework(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "bench", "suite.yaml"), `name: locked
+runs: 2
+warmup: 0
+modes: [none]
+workloads:
+  - name: a
+    command: [`+fw+`]
+`)
+	run := exec.Command(vb, "run", "bench/suite.yaml", "--json", "r.json", "--quiet")
+	run.Dir = dir
+	run.Env = ciEnv()
+	if out, err := run.CombinedOutput(); err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	basePath := filepath.Join(dir, "baselines", "locked.json")
+	unlock, err := baseline.Lock(basePath, nil) // what a concurrent update holds
+	if err != nil {
+		t.Fatal(err)
+	}
+	upd := exec.Command(vb, "baseline", "update", "bench/suite.yaml", "--from", "r.json")
+	upd.Dir = dir
+	pr, err := upd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := upd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(pr)
+	waiting := false
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), "waiting for another baseline update") {
+			waiting = true
+			break
+		}
+	}
+	if !waiting {
+		unlock()
+		upd.Wait()
+		t.Fatalf("baseline update did not wait for the lock")
+	}
+	if _, err := os.Stat(basePath); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("baseline written while another update held the lock")
+	}
+	unlock()
+	rest, _ := io.ReadAll(pr)
+	if code := exitCode(t, upd.Wait()); code != 0 {
+		t.Fatalf("exit %d: %s", code, rest)
+	}
+	if f, err := results.ReadFile(basePath); err != nil || f.Suite.Name != "locked" {
+		t.Fatalf("baseline after the lock was released: %v", err)
+	}
+}
+
+// A real C# project: the harness builds it in Release, runs it with dotnet,
+// and parses its VBENCH line.
+func TestCSharpProject(t *testing.T) {
+	vb := testbin.Vbench(t)
+	testbin.Dotnet(t)
+	dir := t.TempDir()
+	for _, name := range []string{"Tiny.csproj", "Program.cs"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "csharp", "tiny", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, "tiny", name), string(b))
+	}
+	writeFile(t, filepath.Join(dir, "suite.yaml"), `name: csharp
+runs: 3
+warmup: 1
+modes: [none]
+baseline: none.json
+workloads:
+  - name: tiny
+    project: tiny/Tiny.csproj
+    args: ["100000"]
+    checksum: "5000050000"
+`)
+	cmd := exec.Command(vb, "run", "suite.yaml", "--json", "r.json")
+	cmd.Dir = dir
+	cmd.Env = ciEnv()
+	out, err := cmd.CombinedOutput()
+	if code := exitCode(t, err); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	f, err := results.ReadFile(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := f.Find("tiny", "none")
+	if c == nil || c.Runs != 3 || c.MedianNs <= 0 || c.Samples[1].Checksum != "5000050000" || c.Samples[1].MaxRSS <= 0 {
+		t.Fatalf("cell: %+v\n%s", c, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "tiny", "bin", "Release")); err != nil {
+		t.Errorf("no Release build: %v", err)
+	}
+	// Every run is dotnet running the built assembly; its wall time includes
+	// runtime startup, which the workload's own elapsed time excludes.
+	if c.WallMedianNs <= c.MedianNs {
+		t.Errorf("wall %v <= elapsed %v", c.WallMedianNs, c.MedianNs)
+	}
+}
+
+// A project that does not compile fails its cells (exit 3) with the
+// compiler's message; other workloads still run.
+func TestCSharpBuildFailure(t *testing.T) {
+	vb, fw := testbin.Vbench(t), testbin.Fakework(t)
+	testbin.Dotnet(t)
+	dir := t.TempDir()
+	b, _ := os.ReadFile(filepath.Join("testdata", "csharp", "tiny", "Tiny.csproj"))
+	writeFile(t, filepath.Join(dir, "broken", "Broken.csproj"), string(b))
+	writeFile(t, filepath.Join(dir, "broken", "Program.cs"), "this is not C#\n")
+	writeFile(t, filepath.Join(dir, "suite.yaml"), `name: broken
+runs: 2
+warmup: 0
+modes: [none]
+baseline: none.json
+workloads:
+  - name: broken
+    project: broken
+  - name: fine
+    command: [`+fw+`]
+`)
+	cmd := exec.Command(vb, "run", "suite.yaml", "--quiet")
+	cmd.Dir = dir
+	cmd.Env = ciEnv()
+	out, err := cmd.CombinedOutput()
+	if code := exitCode(t, err); code != 3 {
+		t.Fatalf("exit %d, want 3:\n%s", code, out)
+	}
+	s := string(out)
+	if !strings.Contains(s, "FAILED broken/none: build failed: dotnet build") || !strings.Contains(s, "error CS") {
+		t.Errorf("no build failure with the compiler's error:\n%s", s)
+	}
+	if !strings.Contains(s, "fine ") || !strings.Contains(s, "1 failed, 1 new") {
+		t.Errorf("the other workload was not measured:\n%s", s)
+	}
+}
+
+// Every command documents itself with an example; the root lists exit codes.
+func TestHelp(t *testing.T) {
+	vb := testbin.Vbench(t)
+	out, err := exec.Command(vb, "--help").CombinedOutput()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Exit codes:", "0  no regression", "1  regression found", "2  usage or configuration error", "3  a workload failed"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("vbench --help lacks %q", want)
+		}
+	}
+	for _, c := range [][]string{{"run"}, {"compare"}, {"merge"}, {"list"}, {"baseline", "update"}} {
+		out, err := exec.Command(vb, append(c, "--help")...).CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "Examples:") || !strings.Contains(string(out), "vbench "+strings.Join(c, " ")) {
+			t.Errorf("vbench %s --help: %v\n%s", strings.Join(c, " "), err, out)
+		}
+	}
+}

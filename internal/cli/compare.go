@@ -1,0 +1,87 @@
+package cli
+
+import (
+	"github.com/spf13/cobra"
+
+	"vbench/baseline"
+	"vbench/internal/results"
+)
+
+func newCompareCmd() *cobra.Command {
+	var format string
+	var ci ciFlags
+	var alpha, minChange float64
+	cmd := &cobra.Command{
+		Use:   "compare OLD.json NEW.json",
+		Short: "Compare two results files cell by cell and give verdicts",
+		Long: `Compare gives every cell of NEW a verdict against the same cell of OLD:
+regressed or improved when the Mann-Whitney U test is significant (p < alpha)
+AND the median moved by more than the minimum change; same otherwise; new when
+OLD lacks the cell; failed when it failed in NEW. Overhead multiples (each
+profiled mode over none) are compared the same way. Alpha and the minimum
+change come from NEW's suite unless given here. A machine fingerprint
+mismatch is printed as a warning.
+
+For CI, as 'vbench run': --junit FILE writes JUnit XML of the verdicts, and
+when GITHUB_STEP_SUMMARY is set the Markdown report is appended to it (the
+step that compares merged shards with the baseline is the one whose verdicts
+belong in the job summary). Both are written whatever the exit code.
+
+` + exitCodesHelp,
+		Example: `  vbench compare baselines/default.json out/results.json
+  vbench compare old.json new.json --alpha 0.05 --min-change 3 --format markdown
+  vbench compare baselines/default.json results.json --junit junit.xml`,
+		Args: exactArgs(2, "OLD.json and NEW.json"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format); err != nil {
+				return err
+			}
+			if err := ci.check(args[0], args[1]); err != nil {
+				return err
+			}
+			old, err := results.ReadFile(args[0])
+			if err != nil {
+				return usageErr(err)
+			}
+			cur, err := results.ReadFile(args[1])
+			if err != nil {
+				return usageErr(err)
+			}
+			if old.Suite.Name != cur.Suite.Name {
+				return usageErrf("%s is from suite %q, %s from suite %q: nothing to compare", args[0], old.Suite.Name, args[1], cur.Suite.Name)
+			}
+			opts := baseline.OptionsOf(cur)
+			if cmd.Flags().Changed("alpha") {
+				if alpha <= 0 || alpha >= 0.5 {
+					return usageErrf("--alpha %g: want a significance level between 0 and 0.5", alpha)
+				}
+				opts.Alpha = alpha
+			}
+			if cmd.Flags().Changed("min-change") {
+				if minChange < 0 || minChange >= 100 {
+					return usageErrf("--min-change %g: want a percentage between 0 and 100", minChange)
+				}
+				opts.MinChange = minChange / 100
+			}
+			if opts.Alpha <= 0 {
+				return usageErrf("%s records no alpha; pass --alpha", args[1])
+			}
+			cur.Baseline = args[0]
+			cur.Settings.Alpha, cur.Settings.Threshold = opts.Alpha, opts.MinChange
+			baseline.Compare(old, cur, opts)
+			var errs []error
+			if err := ci.write(cmd, cur); err != nil {
+				errs = append(errs, err)
+			}
+			if err := writeFormat(cmd.OutOrStdout(), cur, format); err != nil {
+				errs = append(errs, err)
+			}
+			return outcome(cur, errs...)
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "table", formatHelp)
+	cmd.Flags().Float64Var(&alpha, "alpha", 0, "significance level (default: NEW's suite setting)")
+	cmd.Flags().Float64Var(&minChange, "min-change", 0, "minimum change that counts, in percent (default: NEW's suite setting)")
+	ci.register(cmd)
+	return cmd
+}

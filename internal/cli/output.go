@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"vbench/internal/atomicfile"
+	"vbench/internal/results"
+	"vbench/render"
+	"vbench/reports"
+)
+
+// formats are the --format values of run, compare, merge and baseline
+// update: render's table and files, plus the two reports other tools read
+// (benchstat, CI test views). `vbench report` has the rest.
+var formats = append(slices.Clone(render.Formats), "gobench", "junit")
+
+func checkFormat(format string) error {
+	if !slices.Contains(formats, format) {
+		return usageErrf("--format %q: want one of %s", format, strings.Join(formats, ", "))
+	}
+	return nil
+}
+
+// writeFormat prints res in format.
+func writeFormat(w io.Writer, res *results.File, format string) error {
+	switch format {
+	case "gobench":
+		return reports.GoBench(w, res)
+	case "junit":
+		return reports.JUnit(w, res)
+	}
+	return render.Write(w, res, format)
+}
+
+const formatHelp = "output `format`: table, markdown, json (the results file), csv, gobench (for benchstat), junit"
+
+// ciFlags are the outputs for CI systems that run and compare share: a JUnit
+// file, and the Markdown report appended to the GitHub Actions job summary.
+type ciFlags struct {
+	junit         string
+	noStepSummary bool
+}
+
+func (c *ciFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&c.junit, "junit", "", "also write JUnit XML to `FILE`, atomically: one test case per cell, regressions and failed workloads as failures")
+	fl.BoolVar(&c.noStepSummary, "no-step-summary", false, "do not append the Markdown report to $GITHUB_STEP_SUMMARY")
+}
+
+// check refuses, before anything runs, a JUnit file that cannot be written
+// or that would replace one of the inputs or outputs named in keep.
+func (c *ciFlags) check(keep ...string) error {
+	if c.junit == "" {
+		return nil
+	}
+	for _, k := range keep {
+		if k != "" && samePath(c.junit, k) {
+			return usageErrf("--junit %s would overwrite %s", c.junit, k)
+		}
+	}
+	if err := results.CheckWritable(c.junit); err != nil {
+		return usageErr(err)
+	}
+	return nil
+}
+
+// write saves the JUnit file and appends the job summary (when
+// GITHUB_STEP_SUMMARY is set). Both happen whatever the verdicts: a failed or
+// interrupted run is when CI needs them most. A summary that cannot be
+// appended is a warning; a JUnit file that cannot be written is an error.
+func (c *ciFlags) write(cmd *cobra.Command, res *results.File) error {
+	var err error
+	if c.junit != "" {
+		err = atomicfile.Write(c.junit, 0o644, func(w io.Writer) error { return reports.JUnit(w, res) })
+	}
+	if !c.noStepSummary {
+		if serr := reports.AppendStepSummary([]*results.File{res}, reports.Options{}); serr != nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), "vbench: warning: job summary not written: %v\n", serr)
+		}
+	}
+	return err
+}
+
+// outcome is the exit code of a command that produced res, after the
+// outputs it could not write (errs): interrupted 130 > a workload failed or
+// an output was lost 3 > a regression 1 > 0.
+func outcome(res *results.File, errs ...error) error {
+	err := errors.Join(errs...)
+	counts := res.Counts()
+	switch {
+	case res.Partial:
+		return withCode(ExitInterrupted, err)
+	case err != nil, counts[results.VerdictFailed] > 0:
+		return withCode(ExitFailed, err)
+	case counts[results.VerdictRegressed] > 0:
+		return withCode(ExitRegression, nil)
+	}
+	return nil
+}

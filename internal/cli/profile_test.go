@@ -1,0 +1,148 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"vbench/internal/profile"
+	"vbench/internal/testapp"
+	"vbench/internal/testbin"
+)
+
+// runVbench runs the real vbench binary and returns stdout, stderr, exit code.
+func runVbench(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	testbin.ProfilerLib(t) // built next to vbench, where vbench looks by default
+	cmd := exec.Command(testbin.Vbench(t), args...)
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatalf("running vbench: %v", err)
+	}
+	return so.String(), se.String(), cmd.ProcessState.ExitCode()
+}
+
+func TestProfilePassesThroughExitCodeAndStdout(t *testing.T) {
+	dll := testapp.DLL(t)
+	plain := testapp.Run(t, nil, "exitcode", "7")
+	out := t.TempDir()
+	stdout, stderr, code := runVbench(t, "profile", "--mode", "tracing", "--out", out, "--", "dotnet", dll, "exitcode", "7")
+	if code != 7 {
+		t.Fatalf("exit %d, want the program's 7\n%s", code, stderr)
+	}
+	if stdout != plain.Stdout {
+		t.Fatalf("stdout %q, want the program's own %q", stdout, plain.Stdout)
+	}
+	if !strings.Contains(stderr, "profile of pid") || !strings.Contains(stderr, out) {
+		t.Errorf("stderr does not say where the profile went:\n%s", stderr)
+	}
+	if _, err := profile.ReadFile(out); err != nil {
+		t.Errorf("--out %s: %v", out, err)
+	}
+}
+
+func TestProfileTableOnStderr(t *testing.T) {
+	dll := testapp.DLL(t)
+	stdout, stderr, code := runVbench(t, "profile", "--mode", "tracing", "--top", "5", "dotnet", dll, "loop", "1000")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stdout, "VbTest.") || strings.Contains(stdout, "FUNCTION") {
+		t.Errorf("stdout should be the program's only:\n%s", stdout)
+	}
+	for _, want := range []string{"FUNCTION", "CALLS", "VbTest.Loop.Step", "1000"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("table on stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+}
+
+func TestProfileJSON(t *testing.T) {
+	dll := testapp.DLL(t)
+	stdout, stderr, code := runVbench(t, "profile", "--mode", "tracing", "--format", "json", "--top", "0", "--", "dotnet", dll, "throw", "4")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	// The program's own stdout comes first, then vbench's JSON object.
+	i := strings.Index(stdout, "{")
+	if i < 0 || !strings.HasPrefix(stdout, "caught=4 after=4\n") {
+		t.Fatalf("stdout:\n%s", stdout)
+	}
+	var doc struct {
+		Mode      string `json:"mode"`
+		ExitCode  *int   `json:"exit_code"`
+		Functions []map[string]json.RawMessage
+	}
+	dec := json.NewDecoder(strings.NewReader(stdout[i:]))
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatalf("decoding the JSON: %v\n%s", err, stdout[i:])
+	}
+	if doc.Mode != "tracing" || doc.ExitCode == nil || *doc.ExitCode != 0 || len(doc.Functions) == 0 {
+		t.Fatalf("document: %+v", doc)
+	}
+	keys := []string{"name", "module", "calls", "inclusive_ns", "exclusive_ns", "inclusive_samples", "exclusive_samples", "callers"}
+	found := false
+	for _, f := range doc.Functions {
+		for _, k := range keys {
+			if _, ok := f[k]; !ok {
+				t.Fatalf("function %s lacks %q", f["name"], k)
+			}
+		}
+		if string(f["name"]) == `"VbTest.Throws.Thrower"` {
+			found = true
+			var callers []struct {
+				Name  string
+				Calls int64
+			}
+			json.Unmarshal(f["callers"], &callers)
+			if string(f["calls"]) != "4" || len(callers) != 1 || callers[0].Name != "VbTest.Throws.Middle" || callers[0].Calls != 4 {
+				t.Errorf("Thrower: calls %s callers %+v", f["calls"], callers)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("VbTest.Throws.Thrower not in the JSON")
+	}
+}
+
+func TestProfileMissingLibrary(t *testing.T) {
+	_, stderr, code := runVbench(t, "profile", "--profiler", filepath.Join(t.TempDir(), "nope.so"), "--", "true")
+	if code != ExitUsage || !strings.Contains(stderr, "does not exist") {
+		t.Fatalf("exit %d, stderr %q; want exit %d and a clear message", code, stderr, ExitUsage)
+	}
+	notELF := filepath.Join(t.TempDir(), "lib.so")
+	os.WriteFile(notELF, []byte("not a library"), 0o644)
+	_, stderr, code = runVbench(t, "profile", "--profiler", notELF, "--", "true")
+	if code != ExitUsage || !strings.Contains(stderr, "not an ELF") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestProfileNotDotnet(t *testing.T) {
+	_, stderr, code := runVbench(t, "profile", "--mode", "sampling", "--", "true")
+	if code != ExitFailed || !strings.Contains(stderr, "no profile was written") {
+		t.Fatalf("exit %d, stderr %q; want %d and an explanation", code, stderr, ExitFailed)
+	}
+}
+
+func TestProfileUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"profile", "--mode", "none", "--", "true"},
+		{"profile", "--mode", "sampling", "--interval", "10s", "--", "true"},
+		{"profile", "--format", "xml", "--", "true"},
+		{"profile", "--time-sample", "3", "--", "true"},
+		{"profile"},
+	} {
+		if _, stderr, code := runVbench(t, args...); code != ExitUsage || stderr == "" {
+			t.Errorf("%v: exit %d stderr %q, want %d with a message", args, code, stderr, ExitUsage)
+		}
+	}
+}

@@ -1,0 +1,728 @@
+package cli_test
+
+// Reliability: bad input, faults and stress lose nothing. These tests run the
+// real vbench binary on real processes (internal/fakework, .NET workloads,
+// the real profiler library) and check exit codes, messages and what is left
+// on disk. docs/reliability.md maps each row of the catalogue to its test.
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"debug/elf"
+	"encoding/binary"
+	"encoding/hex"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"vbench/internal/attach"
+	"vbench/internal/results"
+	"vbench/internal/testbin"
+)
+
+// vbRun runs vbench in dir with env (nil: the test's own environment) and
+// returns stdout, stderr and the exit code.
+func vbRun(t *testing.T, dir string, env []string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(testbin.Vbench(t), args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	code := exitCode(t, cmd.Run())
+	return so.String(), se.String(), code
+}
+
+// fakeSuite writes dir/bench/suite.yaml measuring fakework (which counts its
+// launches in dir/bench/launches.txt) and returns the suite's path.
+func fakeSuite(t *testing.T, dir, name string, modes string) string {
+	t.Helper()
+	fw := testbin.Fakework(t)
+	p := filepath.Join(dir, "bench", "suite.yaml")
+	writeFile(t, p, "name: "+name+"\nruns: 2\nwarmup: 0\nmodes: ["+modes+"]\nworkloads:\n  - name: a\n    command: ["+fw+", -counter, launches.txt]\n")
+	return p
+}
+
+func launches(dir string) string {
+	b, _ := os.ReadFile(filepath.Join(dir, "bench", "launches.txt"))
+	return string(b)
+}
+
+func fileHash(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+// --- profiler library of another architecture or class ------------------
+
+// wrongArchLibraries returns real ELF files the profiler host cannot load:
+// copies of the real library with the machine or the class changed, an
+// i386 shared object exporting DllGetClassObject (gcc -m32), an AArch64
+// position-independent executable (Go's own cross-compiler), and an x86-64
+// shared object without the COM entry point. Each comes with the problem
+// vbench must name.
+func wrongArchLibraries(t *testing.T) map[string][2]string {
+	t.Helper()
+	dir := t.TempDir()
+	real, err := os.ReadFile(testbin.ProfilerLib(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][2]string{}
+	patch := func(name string, off int, b []byte, problem string) {
+		c := append([]byte(nil), real...)
+		copy(c[off:], b)
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, c, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		out[name] = [2]string{p, problem}
+	}
+	// e_machine (offset 18, little-endian) = EM_AARCH64; EI_CLASS (offset 4) = ELFCLASS32.
+	patch("aarch64-machine.so", 18, binary.LittleEndian.AppendUint16(nil, uint16(elf.EM_AARCH64)), "built for ELFCLASS64/EM_AARCH64")
+	patch("class32.so", 4, []byte{byte(elf.ELFCLASS32)}, "built for ELFCLASS32/EM_X86_64")
+
+	src := filepath.Join(dir, "entry.c")
+	writeFile(t, src, "int DllGetClassObject(void *a, void *b, void **c) { return 0; }\n")
+	i386 := filepath.Join(dir, "i386.so")
+	if b, err := exec.Command("gcc", "-m32", "-shared", "-nostdlib", "-fPIC", "-o", i386, src).CombinedOutput(); err != nil {
+		t.Logf("no i386 object (gcc -m32 -nostdlib: %v: %s); the patched copies still cover the 32-bit class", err, b)
+	} else {
+		out["i386.so"] = [2]string{i386, "built for ELFCLASS32/EM_386"}
+	}
+
+	// Right architecture, but no COM entry point: not a CoreCLR profiler.
+	noEntry := filepath.Join(dir, "no-entry.so")
+	writeFile(t, filepath.Join(dir, "f.c"), "int f(void) { return 0; }\n")
+	if b, err := exec.Command("gcc", "-shared", "-fPIC", "-o", noEntry, filepath.Join(dir, "f.c")).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, b)
+	}
+	out["no-entry.so"] = [2]string{noEntry, "does not export DllGetClassObject; it is not a CoreCLR profiler"}
+
+	mod := filepath.Join(dir, "arm")
+	writeFile(t, filepath.Join(mod, "go.mod"), "module arm\n")
+	writeFile(t, filepath.Join(mod, "main.go"), "package main\n\nfunc main() {}\n")
+	arm := filepath.Join(dir, "arm64-pie.so")
+	build := exec.Command("go", "build", "-buildmode=pie", "-o", arm, ".")
+	build.Dir = mod
+	build.Env = append(os.Environ(), "GOARCH=arm64", "CGO_ENABLED=0", "GOFLAGS=")
+	if b, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("cross-building an arm64 PIE: %v\n%s", err, b)
+	}
+	out["arm64-pie.so"] = [2]string{arm, "built for ELFCLASS64/EM_AARCH64"}
+	return out
+}
+
+// A profiler library of another architecture stops `vbench run` and
+// `vbench profile` before anything runs: exit 2, naming the file and why.
+func TestProfilerLibraryWrongArchitecture(t *testing.T) {
+	libs := wrongArchLibraries(t)
+	names := make([]string, 0, len(libs))
+	for n := range libs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		lib, problem := libs[name][0], libs[name][1]
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			suite := fakeSuite(t, dir, "arch", "none, tracing")
+			_, stderr, code := vbRun(t, dir, nil, "run", suite, "--quiet", "--profiler", lib, "--json", "r.json")
+			if code != 2 || !strings.Contains(stderr, "profiler library unusable: "+lib) || !strings.Contains(stderr, problem) {
+				t.Errorf("vbench run: exit %d, want 2 naming %s and %q:\n%s", code, lib, problem, stderr)
+			}
+			if n := launches(dir); n != "" {
+				t.Errorf("vbench run launched the workload %s times before refusing the library", n)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "r.json")); err == nil {
+				t.Errorf("vbench run wrote results although it refused the library")
+			}
+			marker := filepath.Join(dir, "ran")
+			_, stderr, code = vbRun(t, dir, nil, "profile", "--profiler", lib, "--", "touch", marker)
+			if code != 2 || !strings.Contains(stderr, lib) || !strings.Contains(stderr, problem) {
+				t.Errorf("vbench profile: exit %d, want 2 naming %s and %q:\n%s", code, lib, problem, stderr)
+			}
+			if _, err := os.Stat(marker); err == nil {
+				t.Errorf("vbench profile ran the program although it refused the library")
+			}
+		})
+	}
+}
+
+// --- a profiler that loads but fails to initialise ----------------------
+
+// The real profiler, loaded into a real .NET workload, refuses its
+// configuration (VBENCH_TIME_SAMPLE=3 from the workload's env): CoreCLR then
+// runs the program unprofiled. vbench must fail those cells (exit 3) quoting
+// the profiler's reason, never report an unprofiled run as profiled, and
+// still measure and save every other cell.
+func TestProfilerInitFailureFailsTheCell(t *testing.T) {
+	testbin.ProfilerLib(t) // next to vbench, where run looks for it
+	dll := testbin.Workload(t, "benchmarks/fibonacci/Fibonacci.csproj")
+	dotnet := testbin.Dotnet(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "suite.yaml"), `name: initfail
+runs: 1
+warmup: 0
+modes: [none, tracing, sampling]
+baseline: none.json
+workloads:
+  - name: refused
+    command: [`+dotnet+`, `+dll+`, --n, "12", --iterations, "2"]
+    env: {VBENCH_TIME_SAMPLE: "3"}
+  - name: fine
+    command: [`+dotnet+`, `+dll+`, --n, "12", --iterations, "2"]
+`)
+	stdout, stderr, code := vbRun(t, dir, nil, "run", "suite.yaml", "--quiet", "--json", "r.json")
+	if code != 3 {
+		t.Fatalf("exit %d, want 3\n%s\n%s", code, stdout, stderr)
+	}
+	const reason = `profiler did not initialise, so the run was unprofiled: vbench-profiler: VBENCH_TIME_SAMPLE="3" is not 1 or a power of two up to 1024; running unprofiled`
+	f, err := results.ReadFile(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"tracing", "sampling"} {
+		c := f.Find("refused", mode)
+		if c == nil || c.Verdict != results.VerdictFailed || c.Runs != 0 || !strings.Contains(c.Failure, reason) {
+			t.Errorf("refused/%s: want failed with %q, got %+v", mode, reason, c)
+		}
+		if !strings.Contains(stdout, "FAILED refused/"+mode+": ") {
+			t.Errorf("the table does not list refused/%s as failed:\n%s", mode, stdout)
+		}
+		if c := f.Find("fine", mode); c == nil || c.Failed() || c.Runs != 1 || c.Accuracy == nil && mode == "tracing" {
+			t.Errorf("fine/%s was not measured (with exact call counts under tracing): %+v", mode, c)
+		} else if mode == "tracing" && c.Accuracy.Exact != c.Accuracy.Checked {
+			t.Errorf("fine/tracing call counts: %+v", c.Accuracy)
+		}
+	}
+	if c := f.Find("refused", "none"); c == nil || c.Failed() || c.Runs != 1 {
+		t.Errorf("refused/none (no profiler, nothing to refuse) should be measured: %+v", c)
+	}
+}
+
+// A profile that is truncated, corrupt or of another schema fails its cell
+// (exit 3) naming the file and the problem: the run is never counted as
+// profiled. Other cells are measured.
+func TestUnreadableProfileFailsTheCell(t *testing.T) {
+	fw, fp := testbin.Fakework(t), testbin.FakeProfiler(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "suite.yaml"), `name: badprofile
+runs: 1
+warmup: 0
+modes: [none, tracing]
+baseline: none.json
+workloads:
+  - name: truncated
+    command: [`+fw+`, -raw-profile, '{"schema":1,"mode":"tracing","functions":[{"id":0']
+  - name: trailing
+    command: [`+fw+`, -raw-profile, '{"schema":1,"mode":"tracing","functions":[],"threads":[]}{"schema":1}']
+  - name: future
+    command: [`+fw+`, -raw-profile, '{"schema":99,"mode":"tracing","functions":[],"threads":[]}']
+  - name: fine
+    command: [`+fw+`]
+`)
+	stdout, stderr, code := vbRun(t, dir, nil, "run", "suite.yaml", "--quiet", "--profiler", fp)
+	if code != 3 {
+		t.Fatalf("exit %d, want 3:\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{
+		`FAILED truncated/tracing: profiler wrote an unreadable profile: `,
+		`/profile.json:1:49: truncated JSON (file ends early)`,
+		`FAILED trailing/tracing: profiler wrote an unreadable profile: `,
+		`/profile.json: corrupt profile: more data after the profile, which ends at byte 57`,
+		`FAILED future/tracing: profiler wrote an unreadable profile: `,
+		`/profile.json: profile schema 99 is newer than this vbench reads`,
+		"3 failed, 5 new",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// A profiler.interval outside what the profiler accepts is refused when the
+// suite is read (exit 2), before any build or run.
+func TestSuiteIntervalTheProfilerRejects(t *testing.T) {
+	dir := t.TempDir()
+	suite := fakeSuite(t, dir, "interval", "none, sampling")
+	b, _ := os.ReadFile(suite)
+	writeFile(t, suite, strings.Replace(string(b), "workloads:", "profiler:\n  interval: 2s\nworkloads:", 1))
+	_, stderr, code := vbRun(t, dir, nil, "run", suite, "--quiet", "--profiler", testbin.FakeProfiler(t))
+	if code != 2 || !strings.Contains(stderr, "suite.yaml:6: profiler.interval: must be between 1ms and 1s") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	if n := launches(dir); n != "" {
+		t.Errorf("launched %s times", n)
+	}
+}
+
+// --- outputs that cannot be written --------------------------------------
+
+// Every output vbench writes is checked before anything is measured: a path
+// under a regular file (ENOTDIR, which stops root too), /proc and /sys.
+// Exit 2 naming the path; nothing launched, nothing left behind.
+func TestUnwritableOutputsRefusedUpFront(t *testing.T) {
+	dir := t.TempDir()
+	suite := fakeSuite(t, dir, "unwritable", "none")
+	notDir := filepath.Join(dir, "plainfile")
+	writeFile(t, notDir, "I am a file, not a directory\n")
+	// A results file to report and merge.
+	if _, stderr, code := vbRun(t, dir, nil, "run", suite, "--quiet", "--json", "r.json"); code != 0 {
+		t.Fatalf("making results: exit %d %s", code, stderr)
+	}
+	os.Remove(filepath.Join(dir, "bench", "launches.txt"))
+	for _, bad := range []string{filepath.Join(notDir, "out"), "/proc/vbench-test", "/sys/vbench-test"} {
+		cases := []struct {
+			name string
+			args []string
+			path string // named in the message
+		}{
+			{"run --json", []string{"run", suite, "--quiet", "--json", bad + "/r.json"}, bad},
+			{"baseline update", []string{"baseline", "update", suite, "--quiet", "--baseline", bad + "/b.json"}, bad},
+			{"baseline update --from", []string{"baseline", "update", suite, "--from", "r.json", "--baseline", bad + "/b.json"}, bad},
+			{"merge -o", []string{"merge", "r.json", "-o", bad + "/m.json"}, bad},
+			{"report -o", []string{"report", "r.json", "-o", bad + "/report.html"}, bad},
+			{"report --junit", []string{"report", "r.json", "--junit", bad + "/junit.xml"}, bad},
+			{"profile --out", []string{"profile", "--profiler", testbin.FakeProfiler(t), "--out", bad + "/prof", "--", "touch", filepath.Join(dir, "profiled-ran")}, bad},
+		}
+		for _, c := range cases {
+			t.Run(c.name+" "+bad, func(t *testing.T) {
+				_, stderr, code := vbRun(t, dir, nil, c.args...)
+				if code != 2 || !strings.Contains(stderr, c.path) {
+					t.Errorf("exit %d, want 2 with %s named:\n%s", code, c.path, stderr)
+				}
+				if n := launches(dir); n != "" {
+					t.Errorf("launched the workload %s times before refusing the output", n)
+				}
+				if _, err := os.Stat(filepath.Join(dir, "profiled-ran")); err == nil {
+					t.Errorf("vbench profile ran the program before refusing --out")
+				}
+			})
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "baselines")); err == nil {
+		t.Errorf("a baselines directory appeared")
+	}
+}
+
+// The suite's default baseline directory cannot be created (a regular file
+// is in the way): baseline update stops before running, exit 2.
+func TestBaselineDirectoryBlocked(t *testing.T) {
+	dir := t.TempDir()
+	suite := fakeSuite(t, dir, "blocked", "none")
+	writeFile(t, filepath.Join(dir, "baselines"), "not a directory\n")
+	_, stderr, code := vbRun(t, dir, nil, "baseline", "update", suite, "--quiet")
+	if code != 2 || !strings.Contains(stderr, filepath.Join(dir, "baselines")) {
+		t.Errorf("exit %d, want 2 naming the baselines directory:\n%s", code, stderr)
+	}
+	if n := launches(dir); n != "" {
+		t.Errorf("launched %s times", n)
+	}
+}
+
+// A read-only file system (a read-only bind mount in a private mount
+// namespace: the one case where permissions stop root) is refused up front
+// like any other unwritable output.
+func TestReadOnlyFilesystemOutputs(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for a private read-only bind mount; ENOTDIR, /proc and /sys are covered by TestUnwritableOutputsRefusedUpFront")
+	}
+	if err := exec.Command("unshare", "-m", "--propagation", "private", "true").Run(); err != nil {
+		t.Skipf("cannot create a mount namespace here (%v); ENOTDIR, /proc and /sys are covered by TestUnwritableOutputsRefusedUpFront", err)
+	}
+	dir := t.TempDir()
+	suite := fakeSuite(t, dir, "readonly", "none")
+	if _, stderr, code := vbRun(t, dir, nil, "run", suite, "--quiet", "--json", "r.json"); code != 0 {
+		t.Fatalf("making results: exit %d %s", code, stderr)
+	}
+	os.Remove(filepath.Join(dir, "bench", "launches.txt"))
+	ro := filepath.Join(dir, "ro")
+	os.MkdirAll(filepath.Join(ro, "prof"), 0o755)
+	vb := testbin.Vbench(t)
+	for _, args := range [][]string{
+		{"run", suite, "--quiet", "--json", ro + "/r.json"},
+		{"baseline", "update", suite, "--quiet", "--baseline", ro + "/b.json"},
+		{"merge", "r.json", "-o", ro + "/m.json"},
+		{"report", "r.json", "-o", ro + "/report.md"},
+		{"profile", "--profiler", testbin.FakeProfiler(t), "--out", ro + "/prof", "--", "touch", filepath.Join(dir, "profiled-ran")},
+	} {
+		cmd := exec.Command("unshare", append([]string{"-m", "--propagation", "private", "sh", "-c",
+			`mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"`, ro, vb}, args...)...)
+		cmd.Dir = dir
+		var se bytes.Buffer
+		cmd.Stderr = &se
+		code := exitCode(t, cmd.Run())
+		if code != 2 || !strings.Contains(se.String(), ro) || !strings.Contains(se.String(), "read-only file system") {
+			t.Errorf("%v on a read-only mount: exit %d, want 2 naming %s:\n%s", args[:2], code, ro, se.String())
+		}
+	}
+	if n := launches(dir); n != "" {
+		t.Errorf("launched %s times", n)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "profiled-ran")); err == nil {
+		t.Errorf("vbench profile ran the program before refusing --out")
+	}
+}
+
+// --- bad baselines ---------------------------------------------------------
+
+// The suite's own baseline (found, not named on the command line) being
+// corrupt, truncated, of another schema version or wrongly typed stops the
+// run before anything is launched: exit 2 with file and line. Nothing of the
+// user's is touched.
+func TestBadBaselineStopsTheRun(t *testing.T) {
+	cases := []struct{ name, content, want string }{
+		{"truncated", "{\n  \"schema\": 1,\n  \"suite\": {\"name\": \"bad\"},\n  \"results\": [\n    {\"workload\": \"a\",", "baselines/bad.json:5:21: truncated JSON (file ends early)"},
+		{"corrupt", "{\n  \"schema\": 1,\n  \"suite\": {\"name\": \"bad\"}\n  \"results\": []\n}\n", "baselines/bad.json:4:3: malformed JSON: invalid character '\"' after object key:value pair"},
+		{"schema 2", "{\"schema\": 2, \"suite\": {\"name\": \"bad\"}, \"cells\": {}}\n", "baselines/bad.json: results schema version 2, this vbench reads version 1 (re-create it with this vbench)"},
+		{"wrong type", "{\n  \"schema\": 1,\n  \"suite\": {\"name\": \"bad\"},\n  \"results\": [{\"workload\": \"a\", \"mode\": \"none\", \"runs\": \"two\"}]\n}\n", "baselines/bad.json:4:61: field results.runs: int cannot hold a JSON string"},
+		{"bad time", "{\n  \"schema\": 1,\n  \"suite\": {\"name\": \"bad\"},\n  \"started\": \"last tuesday\"\n}\n", "baselines/bad.json:4:27: field started: not a time"},
+		{"empty", "", "baselines/bad.json: empty file, not a vbench results file"},
+		{"a profile", `{"schema":1,"mode":"tracing","functions":[],"threads":[]}`, `baselines/bad.json: this is a profile, not a results file`},
+		{"other suite", `{"schema": 1, "suite": {"name": "other"}, "results": []}`, `baselines/bad.json: baseline of suite "other", not "bad"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			suite := fakeSuite(t, dir, "bad", "none")
+			base := filepath.Join(dir, "baselines", "bad.json")
+			writeFile(t, base, c.content)
+			before := fileHash(t, base)
+			_, stderr, code := vbRun(t, dir, nil, "run", suite, "--quiet", "--json", "r.json")
+			if code != 2 || !strings.Contains(stderr, c.want) {
+				t.Errorf("vbench run: exit %d, want 2 with %q:\n%s", code, c.want, stderr)
+			}
+			if n := launches(dir); n != "" {
+				t.Errorf("launched %s times before refusing the baseline", n)
+			}
+			// compare and report read baselines the same way.
+			if _, stderr, code := vbRun(t, dir, nil, "compare", "baselines/bad.json", "baselines/bad.json"); code != 2 || !strings.Contains(stderr, "baselines/bad.json") {
+				t.Errorf("vbench compare: exit %d:\n%s", code, stderr)
+			}
+			if fileHash(t, base) != before {
+				t.Errorf("the bad baseline was modified")
+			}
+		})
+	}
+}
+
+// --- a baseline is only ever changed by `baseline update` -----------------
+
+func TestBaselineOnlyChangedByUpdate(t *testing.T) {
+	dir := t.TempDir()
+	suite := fakeSuite(t, dir, "guarded", "none")
+	base := filepath.Join(dir, "baselines", "guarded.json")
+	if _, stderr, code := vbRun(t, dir, nil, "baseline", "update", suite, "--quiet"); code != 0 {
+		t.Fatalf("baseline update: exit %d %s", code, stderr)
+	}
+	want := fileHash(t, base)
+	if _, stderr, code := vbRun(t, dir, nil, "run", suite, "--quiet", "--json", "r.json"); code != 0 {
+		t.Fatalf("run: exit %d %s", code, stderr)
+	}
+	refused := [][]string{
+		{"run", suite, "--quiet", "--json", "baselines/guarded.json"},
+		{"run", suite, "--quiet", "--no-baseline", "--json", "baselines/guarded.json"},
+		{"run", suite, "--quiet", "--baseline", "r.json", "--json", "baselines/guarded.json"},
+		{"baseline", "update", suite, "--quiet", "--json", "baselines/guarded.json"},
+		{"merge", "r.json", "-o", "baselines/guarded.json"},
+		{"report", "r.json", "--format", "markdown", "-o", "baselines/guarded.json"},
+		{"report", "r.json", "--junit", "baselines/guarded.json"},
+	}
+	for _, args := range refused {
+		_, stderr, code := vbRun(t, dir, nil, args...)
+		if code != 2 || !strings.Contains(stderr, "baselines/guarded.json") || !strings.Contains(stderr, "baseline update") {
+			t.Errorf("%v: exit %d, want 2 saying only baseline update writes baselines:\n%s", args, code, stderr)
+		}
+		if fileHash(t, base) != want {
+			t.Fatalf("%v changed the baseline", args)
+		}
+	}
+	// Runs that read the baseline, and updates that must not happen, leave it alone.
+	fw := testbin.Fakework(t)
+	writeFile(t, filepath.Join(dir, "failing.json"), "")
+	bad := filepath.Join(dir, "bench", "failing.yaml")
+	writeFile(t, bad, "name: guarded\nruns: 2\nwarmup: 0\nmodes: [none]\nbaseline: ../baselines/guarded.json\nworkloads:\n  - name: a\n    command: ["+fw+", -exit, \"4\"]\n")
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"run", suite, "--quiet"}, 0},
+		{[]string{"compare", "baselines/guarded.json", "r.json"}, 0},
+		{[]string{"baseline", "update", bad, "--quiet"}, 3},                  // a failed cell
+		{[]string{"baseline", "update", suite, "--from", "failing.json"}, 2}, // unreadable results
+	} {
+		_, stderr, code := vbRun(t, dir, nil, c.args...)
+		if code != c.code {
+			t.Errorf("%v: exit %d, want %d:\n%s", c.args, code, c.code, stderr)
+		}
+		if fileHash(t, base) != want {
+			t.Fatalf("%v changed the baseline", c.args)
+		}
+	}
+	// An interrupted update leaves the old baseline in place.
+	stuck := filepath.Join(dir, "bench", "stuck.yaml")
+	writeFile(t, stuck, "name: guarded\nruns: 2\nwarmup: 0\nmodes: [none]\nbaseline: ../baselines/guarded.json\ntimeout: 10m\nworkloads:\n  - name: a\n    command: ["+fw+", -hang, -pidfile, pids.txt]\n")
+	cmd := exec.Command(testbin.Vbench(t), "baseline", "update", stuck, "--quiet")
+	cmd.Dir = dir
+	var se bytes.Buffer
+	cmd.Stderr = &se
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitForPids(t, filepath.Join(dir, "bench", "pids.txt"), cmd)
+	cmd.Process.Signal(syscall.SIGTERM)
+	if code := exitCode(t, cmd.Wait()); code != 130 || !strings.Contains(se.String(), "the baseline was not changed") {
+		t.Errorf("interrupted update: exit %d, want 130:\n%s", code, se.String())
+	}
+	if fileHash(t, base) != want {
+		t.Fatalf("an interrupted update changed the baseline")
+	}
+	entries, _ := os.ReadDir(filepath.Dir(base))
+	if len(entries) != 1 {
+		t.Errorf("left in the baselines directory: %v", entries)
+	}
+}
+
+// waitForPids waits (up to a minute) until a hanging fakework has written
+// its own pid and its child's to pidfile; it kills cmd if that never happens.
+func waitForPids(t *testing.T, pidfile string, cmd *exec.Cmd) {
+	t.Helper()
+	for i := 0; ; i++ {
+		if b, err := os.ReadFile(pidfile); err == nil && len(strings.Fields(string(b))) == 2 {
+			return
+		}
+		if i > 600 {
+			cmd.Process.Kill()
+			t.Fatalf("the workload never started hanging")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// assertPidsGone: every process listed in pidfile is dead (or a zombie).
+func assertPidsGone(t *testing.T, pidfile string) {
+	t.Helper()
+	b, _ := os.ReadFile(pidfile)
+	for _, p := range strings.Fields(string(b)) {
+		pid, err := strconv.Atoi(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if alive(pid) {
+			t.Errorf("process %d survived", pid)
+		}
+	}
+}
+
+// A workload that reports elapsed_ns=0 (a kernel below the timer's
+// resolution) makes a baseline whose median is 0. The next run's ratio to it
+// is infinite, which JSON cannot hold: the whole run's results could not be
+// saved ("json: unsupported value: +Inf", exit 3). Now they are saved, and the
+// change is shown as "from 0".
+func TestBaselineWithZeroMedianKeepsResults(t *testing.T) {
+	fw := testbin.Fakework(t)
+	dir := t.TempDir()
+	suite := filepath.Join(dir, "bench", "suite.yaml")
+	write := func(elapsed string) {
+		writeFile(t, suite, "name: zero\nruns: 6\nwarmup: 0\nmodes: [none]\nworkloads:\n  - name: z\n    command: ["+fw+", -elapsed, \""+elapsed+"\"]\n")
+	}
+	write("0")
+	if _, stderr, code := vbRun(t, dir, nil, "baseline", "update", suite, "--quiet"); code != 0 {
+		t.Fatalf("baseline update: exit %d %s", code, stderr)
+	}
+	write("1000")
+	stdout, stderr, code := vbRun(t, dir, nil, "run", suite, "--quiet", "--json", "r.json")
+	if code != 1 || strings.Contains(stderr, "saving results") {
+		t.Fatalf("exit %d, want 1 (regressed from 0) with the results saved:\n%s\n%s", code, stdout, stderr)
+	}
+	f, err := results.ReadFile(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatalf("the results were not saved: %v", err)
+	}
+	if c := f.Find("z", "none"); c == nil || c.Verdict != results.VerdictRegressed || c.Compare == nil || c.Compare.BaselineMedianNs != 0 {
+		t.Errorf("cell: %+v", c)
+	}
+	if !strings.Contains(stdout, "from 0 (p=0.002)") {
+		t.Errorf("the table should say the change is from 0:\n%s", stdout)
+	}
+}
+
+// --- SIGTERM mid-suite -----------------------------------------------------
+
+// SIGTERM (what CI runners send on cancel) behaves like Ctrl-C: children
+// killed, results so far saved marked partial, exit 130, and no temporary
+// file anywhere under the output directory, profiles included.
+func TestSigtermSavesPartialResults(t *testing.T) {
+	fw, fp := testbin.Fakework(t), testbin.FakeProfiler(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "suite.yaml"), `name: sigterm
+runs: 3
+warmup: 0
+modes: [none, tracing]
+baseline: none.json
+timeout: 10m
+workloads:
+  - name: good
+    command: [`+fw+`, -calls, "F.G=3"]
+  - name: stuck
+    command: [`+fw+`, -counter, count.txt, -hang-at, "3", -pidfile, pids.txt]
+`)
+	out := filepath.Join(dir, "out", "r.json")
+	os.MkdirAll(filepath.Dir(out), 0o755)
+	cmd := exec.Command(testbin.Vbench(t), "run", "suite.yaml", "--json", out, "--quiet", "--profiler", fp, "--seed", "7")
+	cmd.Dir = dir
+	var se bytes.Buffer
+	cmd.Stderr = &se
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitForPids(t, filepath.Join(dir, "pids.txt"), cmd)
+	cmd.Process.Signal(syscall.SIGTERM)
+	if code := exitCode(t, cmd.Wait()); code != 130 {
+		t.Fatalf("exit %d, want 130:\n%s", code, se.String())
+	}
+	f, err := results.ReadFile(out)
+	if err != nil || !f.Partial {
+		t.Fatalf("partial results: %v %+v", err, f)
+	}
+	// stuck's first two launches were measured and saved, its third (the
+	// interrupted one) dropped; good's runs before the signal are kept.
+	stuck, good := 0, 0
+	for _, c := range f.Results {
+		for _, r := range c.Samples {
+			if r.Error != "" {
+				t.Errorf("%s: a failed run was recorded: %s", c.Key(), r.Error)
+			}
+		}
+		if c.Workload == "stuck" {
+			stuck += len(c.Samples)
+		} else {
+			good += len(c.Samples)
+		}
+	}
+	if stuck != 2 || good < 1 {
+		t.Errorf("saved runs: stuck %d (want 2), good %d (want >= 1)", stuck, good)
+	}
+	assertPidsGone(t, filepath.Join(dir, "pids.txt"))
+	filepath.Walk(filepath.Dir(out), func(p string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() && (strings.Contains(fi.Name(), ".tmp") || strings.HasPrefix(fi.Name(), ".")) {
+			t.Errorf("half-written or temporary file left: %s", p)
+		}
+		return nil
+	})
+}
+
+// --- commands run as argv, names stay inside, environment explicit --------
+
+// A workload's command is an argv list run without a shell: metacharacters
+// reach the program literally and nothing they would do in a shell happens.
+func TestCommandsRunWithoutAShell(t *testing.T) {
+	fw := testbin.Fakework(t)
+	dir := t.TempDir()
+	pwned := filepath.Join(dir, "pwned")
+	// No spaces: the VBENCH line separates fields by spaces.
+	evil := "$(touch${IFS}" + pwned + ");touch${IFS}" + pwned + "|touch${IFS}" + pwned + "&&`touch${IFS}" + pwned + "`>" + pwned + "*~\"'"
+	writeFile(t, filepath.Join(dir, "suite.yaml"), `name: argv
+runs: 1
+warmup: 0
+modes: [none]
+baseline: none.json
+workloads:
+  - name: checksum
+    command: [`+fw+`, -checksum, '`+strings.ReplaceAll(evil, "'", "''")+`']
+  - name: echo
+    command: [/bin/echo, "$(touch `+pwned+`)"]
+`)
+	_, stderr, code := vbRun(t, dir, nil, "run", "suite.yaml", "--quiet", "--json", "r.json")
+	if code != 3 { // echo prints no VBENCH line: that cell fails
+		t.Fatalf("exit %d, want 3 (echo prints no VBENCH line):\n%s", code, stderr)
+	}
+	if _, err := os.Stat(pwned); err == nil {
+		t.Fatalf("a shell ran: %s was created", pwned)
+	}
+	f, err := results.ReadFile(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := f.Find("checksum", "none"); c == nil || c.Failed() || c.Samples[0].Checksum != evil {
+		t.Errorf("the argument did not arrive literally: %+v", c)
+	}
+	if c := f.Find("echo", "none"); c == nil || !strings.Contains(c.Failure, "last output: $(touch "+pwned+")") {
+		t.Errorf("echo did not print its argument literally: %+v", c)
+	}
+}
+
+// The child's environment is exactly the documented set: the parent's minus
+// every profiler variable (CORECLR_*PROFIL*, DOTNET_*PROFIL*, VBENCH_*), plus
+// the workload's env (overriding the parent), plus — in profiled modes only —
+// the profiler's variables from attach.Env and the suite's profiler settings.
+func TestChildEnvironmentIsExactlyTheDocumentedSet(t *testing.T) {
+	fw, fp := testbin.Fakework(t), testbin.FakeProfiler(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "suite.yaml"), `name: env
+runs: 1
+warmup: 0
+modes: [none, null, tracing, sampling]
+baseline: none.json
+profiler:
+  interval: 7ms
+  include: [Fib, Other]
+  exclude: [Skip]
+workloads:
+  - name: dump
+    command: [`+fw+`, -write-env, env.txt, -counter, n.txt]
+    env: {FROM_SUITE: "1", OVERRIDDEN: suite, VBENCH_TIME_SAMPLE: "4"}
+`)
+	parent := []string{
+		"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "KEEP_ME=yes", "OVERRIDDEN=parent",
+		"CORECLR_ENABLE_PROFILING=1", "CORECLR_PROFILER={00000000-0000-0000-0000-000000000000}",
+		"CORECLR_PROFILER_PATH=/evil.so", "CORECLR_PROFILER_PATH_64=/evil.so",
+		"CORECLR_ENABLE_NOTIFICATION_PROFILERS=1", "CORECLR_NOTIFICATION_PROFILERS=/evil.so={0}",
+		"DOTNET_PROFILER_PATH=/evil.so", "VBENCH_MODE=bogus", "VBENCH_DEBUG=1", "VBENCH_INTERVAL=1s",
+	}
+	base := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "KEEP_ME=yes", "OVERRIDDEN=suite", "FROM_SUITE=1", "VBENCH_TIME_SAMPLE=4"}
+	for _, mode := range attach.Modes {
+		t.Run(mode, func(t *testing.T) {
+			os.Remove(filepath.Join(dir, "env.txt"))
+			if _, stderr, code := vbRun(t, dir, parent, "run", "suite.yaml", "--quiet", "--modes", mode, "--profiler", fp); code != 0 {
+				t.Fatalf("exit %d:\n%s", code, stderr)
+			}
+			b, err := os.ReadFile(filepath.Join(dir, "env.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := strings.Fields(strings.TrimSpace(string(b)))
+			want := append([]string(nil), base...)
+			var profDir string
+			for _, kv := range got {
+				if v, ok := strings.CutPrefix(kv, "VBENCH_PROFILE_DIR="); ok {
+					profDir = v
+				}
+			}
+			if mode != attach.ModeNone {
+				if profDir == "" {
+					t.Fatalf("no VBENCH_PROFILE_DIR in a profiled run: %v", got)
+				}
+				want = append(want, attach.Env(fp, attach.Options{Mode: mode, ProfileDir: profDir,
+					Interval: 7 * time.Millisecond, Include: []string{"Fib", "Other"}, Exclude: []string{"Skip"}})...)
+			}
+			sort.Strings(got)
+			sort.Strings(want)
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("child environment under %s:\n got %v\nwant %v", mode, got, want)
+			}
+		})
+	}
+}

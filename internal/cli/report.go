@@ -1,0 +1,234 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"vbench/baseline"
+	"vbench/internal/atomicfile"
+	"vbench/internal/results"
+	"vbench/reports"
+)
+
+type reportFlags struct {
+	output     string
+	format     string
+	baseline   string
+	junit      string
+	top        int
+	depth      int
+	minPercent float64
+	thread     int
+	perThread  bool
+}
+
+// Formats by input kind; the first is the default on stdout.
+var (
+	resultsFormats = []string{"text", "markdown", "html", "gobench", "junit"}
+	profileFormats = []string{"text", "svg"}
+)
+
+func newReportCmd() *cobra.Command {
+	var f reportFlags
+	cmd := &cobra.Command{
+		Use:   "report RESULTS.json [MORE.json...] | PROFILE",
+		Short: "Render results (overhead matrix, charts, benchstat, JUnit) or a profile (call tree, flame graph)",
+		Long: `Report renders what a run or a profile produced, in the forms other tools read.
+
+Results files (vbench run --json) render as the overhead matrix (thesis table
+7.1: workloads × modes, overhead multiples with 95% intervals), absolute
+medians, verdicts and the machine fingerprint:
+  text       aligned tables (the default on stdout)
+  markdown   for a pull-request comment: changes first, full table folded
+  html       one self-contained page with charts (overhead bars, run spread,
+             history trends), no external files or scripts
+  gobench    Go benchmark format, one line per run: benchstat old.txt new.txt
+  junit      JUnit XML, one test case per cell; regressions and failed
+             workloads are failures
+
+Several results files are a history, oldest first: the newest is reported and
+the others feed the trend charts and history table. --baseline recomputes the
+verdicts of the newest file against a baseline (a results file of the same
+suite) instead of using the verdicts stored in it.
+
+A profile (profile.json, or the directory holding it) renders as the top
+functions and each thread's call tree (text), or as a flame graph (svg).
+Both stop at --depth levels of calls (deep recursion!) and summarise what lies
+below in one "… N more levels" line or frame.
+
+With -o the format follows the file's extension (.txt, .md, .html, .svg,
+.xml for JUnit); --format overrides it. Outputs are written atomically.`,
+		Example: `  vbench report out/results.json
+  vbench report out/results.json --baseline baselines/default.json -o report.html
+  vbench report day1.json day2.json day3.json -o trend.html
+  vbench report out/results.json --format markdown >> "$GITHUB_STEP_SUMMARY"
+  vbench report old.json --format gobench > old.txt && vbench report new.json --format gobench > new.txt && benchstat old.txt new.txt
+  vbench report out/results.json --junit junit.xml
+  vbench report out/profile --top 20 --min-percent 1
+  vbench report out/profile/profile.json -o flame.svg
+  vbench report out/profile --depth 20 --min-percent 0`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runReport(cmd, args, &f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&f.output, "output", "o", "", "write to `FILE` instead of stdout; the extension picks the format (.txt .md .html .svg .xml)")
+	fl.StringVar(&f.format, "format", "", "output `format`: text, markdown, html, gobench, junit (results); text, svg (profiles)")
+	fl.StringVar(&f.baseline, "baseline", "", "recompute verdicts against this baseline `FILE` (a results file of the same suite)")
+	fl.StringVar(&f.junit, "junit", "", "also write JUnit XML of the newest results file to `FILE`")
+	fl.IntVar(&f.top, "top", 15, "profiles: rows of the top-functions table (0 hides it)")
+	fl.IntVar(&f.depth, "depth", 0, fmt.Sprintf("profiles: levels of calls shown, deeper paths summarised in one line or frame (0: %d for text, %d for svg; at most %d)",
+		reports.DefaultTreeDepth, reports.DefaultFlameDepth, reports.MaxTreeDepth))
+	fl.Float64Var(&f.minPercent, "min-percent", 0.5, "profiles: hide call-tree nodes under this `percent` of their thread (0: show all)")
+	fl.IntVar(&f.thread, "thread", 0, "profiles: only the thread with this OS `id`")
+	fl.BoolVar(&f.perThread, "per-thread", false, "profiles: flame graph with one tower per thread instead of merging call paths")
+	return cmd
+}
+
+func runReport(cmd *cobra.Command, args []string, f *reportFlags) error {
+	if err := baseline.Guard("-o", f.output); err != nil {
+		return usageErr(err)
+	}
+	if err := baseline.Guard("--junit", f.junit); err != nil {
+		return usageErr(err)
+	}
+	var inputs []*reports.Input
+	for _, a := range args {
+		in, err := reports.ReadInput(a)
+		if err != nil {
+			return usageErr(err)
+		}
+		inputs = append(inputs, in)
+	}
+	if inputs[0].Kind == reports.KindProfile {
+		if len(inputs) > 1 {
+			return usageErrf("report: give one profile at a time (got %d inputs)", len(inputs))
+		}
+		if f.baseline != "" || f.junit != "" {
+			return usageErrf("report: --baseline and --junit apply to results files, and %s is a profile", args[0])
+		}
+		return reportProfile(cmd, inputs[0], f)
+	}
+	var files []*results.File
+	for i, in := range inputs {
+		if in.Kind != reports.KindResults {
+			return usageErrf("report: %s is a profile; it cannot be mixed with results files", args[i])
+		}
+		files = append(files, in.Results)
+	}
+	return reportResults(cmd, args, files, f)
+}
+
+func reportResults(cmd *cobra.Command, args []string, files []*results.File, f *reportFlags) error {
+	format, err := pickFormat(f, resultsFormats)
+	if err != nil {
+		return err
+	}
+	opts := reports.Options{Names: args}
+	if f.baseline != "" {
+		b, err := results.ReadFile(f.baseline)
+		if err != nil {
+			return usageErrf("baseline: %w", err)
+		}
+		opts.Baseline, opts.BaselineName = b, f.baseline
+	}
+	m, err := reports.NewMatrix(files, opts)
+	if err != nil {
+		return usageErr(err)
+	}
+	if format == "gobench" && len(files) > 1 {
+		return usageErrf("report: gobench writes one results file; give one (benchstat compares files: benchstat old.txt new.txt)")
+	}
+	render := map[string]func(io.Writer) error{
+		"text":     m.WriteText,
+		"markdown": m.WriteMarkdown,
+		"html":     m.WriteHTML,
+		"junit":    m.WriteJUnit,
+		"gobench":  func(w io.Writer) error { return reports.GoBench(w, m.Current) },
+	}[format]
+	if f.junit != "" {
+		if err := atomicfile.Write(f.junit, 0o644, m.WriteJUnit); err != nil {
+			return err
+		}
+	}
+	return emit(cmd, f.output, render)
+}
+
+func reportProfile(cmd *cobra.Command, in *reports.Input, f *reportFlags) error {
+	format, err := pickFormat(f, profileFormats)
+	if err != nil {
+		return err
+	}
+	if f.depth < 0 || f.depth > reports.MaxTreeDepth {
+		return usageErrf("report: --depth %d is outside 0..%d (deeper paths are summarised)", f.depth, reports.MaxTreeDepth)
+	}
+	p := in.Profile
+	var render func(io.Writer) error
+	switch format {
+	case "svg":
+		render = func(w io.Writer) error {
+			return reports.FlameGraph(w, p, reports.FlameOptions{PerThread: f.perThread, MaxDepth: f.depth})
+		}
+		if p.Mode == "null" {
+			return usageErrf("%s: %v: there is nothing to draw", in.Path, reports.ErrNoCallData)
+		}
+	default:
+		opts := reports.ProfileOptions{Top: f.top, MaxDepth: f.depth, MinPercent: f.minPercent, Thread: f.thread}
+		render = func(w io.Writer) error { return reports.ProfileText(w, in.Path, p, opts) }
+	}
+	if err := emit(cmd, f.output, render); err != nil {
+		return usageErr(err)
+	}
+	return nil
+}
+
+// pickFormat resolves --format, else -o's extension, else the first
+// (default) format; allowed lists the formats this input kind has.
+func pickFormat(f *reportFlags, allowed []string) (string, error) {
+	format := strings.ToLower(f.format)
+	if format == "md" {
+		format = "markdown"
+	}
+	if format == "" && f.output != "" {
+		switch strings.ToLower(filepath.Ext(f.output)) {
+		case ".txt", ".text":
+			format = "text"
+		case ".md", ".markdown":
+			format = "markdown"
+		case ".html", ".htm":
+			format = "html"
+		case ".svg":
+			format = "svg"
+		case ".xml":
+			format = "junit"
+		default:
+			return "", usageErrf("report: cannot tell the format from %q; use --format (%s)", f.output, strings.Join(allowed, ", "))
+		}
+	}
+	if format == "" {
+		return allowed[0], nil
+	}
+	for _, a := range allowed {
+		if a == format {
+			return format, nil
+		}
+	}
+	return "", usageErrf("report: format %q does not apply to this input; use one of: %s", format, strings.Join(allowed, ", "))
+}
+
+// emit writes render's output to stdout, or atomically to path.
+func emit(cmd *cobra.Command, path string, render func(io.Writer) error) error {
+	if path == "" {
+		return render(cmd.OutOrStdout())
+	}
+	if err := atomicfile.Write(path, 0o644, render); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "vbench: wrote %s\n", path)
+	return nil
+}

@@ -1,0 +1,283 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"vbench/baseline"
+	"vbench/internal/attach"
+	"vbench/internal/machine"
+	"vbench/internal/results"
+	"vbench/internal/suite"
+	"vbench/runner"
+)
+
+// runFlags are the flags `run` and `baseline update` share.
+type runFlags struct {
+	runs, warmup int
+	modes        []string
+	workloads    []string
+	timeout      time.Duration
+	format       string
+	jsonOut      string
+	shard        string
+	quiet        bool
+	profiler     string
+	seed         uint64
+}
+
+func (f *runFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.IntVar(&f.runs, "runs", 0, "measured runs per cell (overrides the suite and its workloads)")
+	fl.IntVar(&f.warmup, "warmup", 0, "unmeasured warmup runs per cell (overrides the suite)")
+	fl.StringSliceVar(&f.modes, "modes", nil, "modes to run: none,null,tracing,sampling (default: the suite's)")
+	fl.StringSliceVar(&f.workloads, "workloads", nil, "only these workloads (comma-separated names)")
+	fl.DurationVar(&f.timeout, "timeout", 0, "timeout per run, e.g. 2m (overrides the suite and its workloads)")
+	fl.StringVar(&f.format, "format", "table", formatHelp)
+	fl.StringVar(&f.jsonOut, "json", "", "write the full results (every raw sample) to this file, atomically")
+	fl.StringVar(&f.shard, "shard", "", "run only shard i of n of the (workload, mode) cells, e.g. 2/4")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
+	fl.StringVar(&f.profiler, "profiler", "", "profiler library for profiled modes (default: libvbenchprof.so next to vbench)")
+	fl.Uint64Var(&f.seed, "seed", 0, "seed of the randomized run order (default: from the clock; recorded in the results)")
+}
+
+// measurement is a suite ready to run.
+type measurement struct {
+	suite *suite.Suite
+	plan  *runner.Plan
+	lib   string
+	flags *runFlags
+}
+
+// prepare validates everything that can be checked before the first run, so
+// that configuration errors exit 2 in a second, not after an hour of runs.
+func prepare(cmd *cobra.Command, path string, f *runFlags) (*measurement, error) {
+	if err := checkFormat(f.format); err != nil {
+		return nil, err
+	}
+	if cmd.Flags().Changed("runs") && f.runs < 1 {
+		return nil, usageErrf("--runs %d: must be >= 1", f.runs)
+	}
+	if cmd.Flags().Changed("warmup") && f.warmup < 0 {
+		return nil, usageErrf("--warmup %d: must be >= 0", f.warmup)
+	}
+	if cmd.Flags().Changed("timeout") && f.timeout <= 0 {
+		return nil, usageErrf("--timeout %s: must be > 0", f.timeout)
+	}
+	s, err := suite.Load(path)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	opts := runner.Options{Runs: f.runs, Warmup: -1, Modes: f.modes, Workloads: f.workloads, Timeout: f.timeout, Seed: f.seed}
+	if cmd.Flags().Changed("warmup") {
+		opts.Warmup = f.warmup
+	}
+	if !cmd.Flags().Changed("seed") {
+		opts.Seed = uint64(time.Now().UnixNano())
+	}
+	if f.shard != "" {
+		if opts.Shard, err = runner.ParseShard(f.shard); err != nil {
+			return nil, usageErr(err)
+		}
+	}
+	plan, err := runner.NewPlan(s, opts)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	m := &measurement{suite: s, plan: plan, flags: f}
+	if plan.Profiled {
+		lib := f.profiler
+		if lib == "" {
+			lib = attach.DefaultLibrary()
+		}
+		if m.lib, err = attach.Check(lib); err != nil {
+			return nil, usageErrf("%v\n(modes null, tracing and sampling load the profiler; --modes none runs without it)", err)
+		}
+	}
+	if f.jsonOut != "" {
+		if err := baseline.Guard("--json", f.jsonOut, s.Baseline); err != nil {
+			return nil, usageErr(err)
+		}
+		if err := results.CheckWritable(f.jsonOut); err != nil {
+			return nil, usageErr(err)
+		}
+	}
+	return m, nil
+}
+
+// otherCPUWarn is how much CPU (in cores, averaged over a run) other
+// processes may use before a run warns that its times are disturbed.
+const otherCPUWarn = 0.25
+
+// measure runs the plan until done or interrupted (SIGINT, SIGTERM), which
+// kills the running child's process group and returns partial results.
+func (m *measurement) measure(cmd *cobra.Command) *results.File {
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	stderr := cmd.ErrOrStderr()
+	env := runner.Env{
+		Profiler: m.lib,
+		Progress: newProgress(stderr, m.flags.quiet),
+		Log: func(format string, args ...any) {
+			if !m.flags.quiet {
+				fmt.Fprintf(stderr, "vbench: "+format+"\n", args...)
+			}
+		},
+	}
+	if m.flags.jsonOut != "" {
+		env.ProfilesDir = filepath.Join(filepath.Dir(m.flags.jsonOut), "profiles")
+	}
+	fp := machine.Collect(context.WithoutCancel(ctx))
+	load := machine.LoadAverage()
+	f := runner.Run(ctx, m.plan, env)
+	f.Machine = fp
+	f.LoadAverage = []float64{load, machine.LoadAverage()}
+	if f.OtherCPU > otherCPUWarn {
+		f.Warnings = append(f.Warnings, fmt.Sprintf("the machine was busy: other processes kept %.1f of its %d cores busy while workloads ran, so times are noisier than usual", f.OtherCPU, fp.Cores))
+	}
+	return f
+}
+
+func newRunCmd() *cobra.Command {
+	var f runFlags
+	var ci ciFlags
+	var basePath string
+	var noBaseline bool
+	cmd := &cobra.Command{
+		Use:   "run SUITE.yaml",
+		Short: "Measure a suite's workloads under each mode and compare with the baseline",
+		Long: `Run builds what the suite's workloads need (once), runs warmups, then the
+measured runs of every (workload, mode) cell interleaved in a randomized
+round-robin, so drift hits all modes alike. Each run records the workload's
+own elapsed time (its VBENCH line), wall time, user/system CPU, max RSS, exit
+status and checksum. The table shows each cell's median with a 95% confidence
+interval, the overhead multiple against mode none, and — when a baseline
+exists — the change and a verdict (Mann-Whitney U at the suite's alpha AND the
+suite's minimum change).
+
+The baseline is --baseline FILE, else the suite's baseline file when it exists.
+Run never writes a baseline: use 'vbench baseline update'.
+
+For CI: --junit FILE writes JUnit XML (one test case per cell; regressions
+and failed workloads are failures), and when GITHUB_STEP_SUMMARY is set (as
+in GitHub Actions) the Markdown report is appended to it. Both are written
+whatever the exit code, interrupted runs included. --format gobench prints
+Go benchmark format, one line per run, for benchstat.
+
+Ctrl-C (or SIGTERM) kills the running workload and its children, saves what
+was measured so far to --json FILE (and --junit FILE) marked partial, and
+exits 130.
+
+` + exitCodesHelp,
+		Example: `  vbench run benchmarks/suite.yaml
+  vbench run benchmarks/suite.yaml --runs 5 --modes none,tracing --json out/results.json
+  vbench run benchmarks/suite.yaml --format markdown --baseline baselines/default.json
+  vbench run benchmarks/suite.yaml --shard 2/4 --json out/shard2.json --quiet
+  vbench run benchmarks/suite.yaml --junit out/junit.xml --json out/results.json
+  vbench run benchmarks/suite.yaml --quiet --format gobench > new.txt && benchstat old.txt new.txt`,
+		Args: exactArgs(1, "SUITE.yaml"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := prepare(cmd, args[0], &f)
+			if err != nil {
+				return err
+			}
+			var base *results.File
+			if !noBaseline {
+				if base, basePath, err = loadBaseline(cmd, m.suite, basePath); err != nil {
+					return err
+				}
+			}
+			if base != nil && f.jsonOut != "" && samePath(f.jsonOut, basePath) {
+				return usageErrf("--json %s is the baseline file; only 'vbench baseline update' writes baselines", f.jsonOut)
+			}
+			if err := ci.check(f.jsonOut, basePath, m.suite.Baseline, m.suite.Path); err != nil {
+				return err
+			}
+			res := m.measure(cmd)
+			if base != nil {
+				res.Baseline = basePath
+				baseline.Compare(base, res, baseline.OptionsOf(res))
+			} else {
+				baseline.MarkNew(res)
+			}
+			return finish(cmd, res, &f, &ci)
+		},
+	}
+	f.register(cmd)
+	ci.register(cmd)
+	cmd.Flags().StringVar(&basePath, "baseline", "", "compare with this baseline (default: the suite's baseline file, when it exists)")
+	cmd.Flags().BoolVar(&noBaseline, "no-baseline", false, "do not compare with any baseline")
+	return cmd
+}
+
+// loadBaseline reads --baseline, or the suite's baseline when it exists.
+func loadBaseline(cmd *cobra.Command, s *suite.Suite, path string) (*results.File, string, error) {
+	explicit := path != ""
+	if !explicit {
+		path = s.Baseline
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			return nil, "", nil
+		}
+	}
+	b, err := baseline.Load(path, s.Name)
+	if err != nil {
+		return nil, "", usageErr(err)
+	}
+	return b, path, nil
+}
+
+// finish saves and prints results and picks the exit code (see outcome).
+// Every output is attempted even when an earlier one fails.
+func finish(cmd *cobra.Command, res *results.File, f *runFlags, ci *ciFlags) error {
+	stderr := cmd.ErrOrStderr()
+	var errs []error
+	if f.jsonOut != "" {
+		if err := results.WriteFile(f.jsonOut, res); err != nil {
+			errs = append(errs, fmt.Errorf("saving results: %w", err))
+		} else if res.Partial {
+			fmt.Fprintf(stderr, "vbench: interrupted; partial results saved to %s\n", f.jsonOut)
+		}
+	} else if res.Partial {
+		fmt.Fprintln(stderr, "vbench: interrupted (no --json FILE, so nothing was saved)")
+	}
+	if err := ci.write(cmd, res); err != nil {
+		errs = append(errs, err)
+	}
+	if err := writeFormat(cmd.OutOrStdout(), res, f.format); err != nil {
+		errs = append(errs, err)
+	}
+	return outcome(res, errs...)
+}
+
+func samePath(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == bb
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if x == y {
+			return true
+		}
+	}
+	return false
+}
+
+// exactArgs is cobra.ExactArgs with a usage error naming what is missing.
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageErrf("%s needs %s (got %d arguments)\nSee '%s --help'.", cmd.CommandPath(), what, len(args), cmd.CommandPath())
+		}
+		return nil
+	}
+}

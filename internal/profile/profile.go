@@ -1,0 +1,177 @@
+// Package profile defines profile.json, the file the vbench profiler writes at
+// the end of a profiled process, and reads it back.
+//
+// One Profile holds a call tree per thread (tracing: exact call counts and
+// wall times; sampling: sample counts) and a flat function table derived from
+// the trees. Nodes refer to functions by index into Functions. In memory a
+// tree is nested (Thread.Roots, Node.Children); on disk it is a flat list of
+// nodes naming their parents (see FlatNode), so any depth can be read back.
+package profile
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"vbench/internal/jsonpos"
+)
+
+// SchemaVersion is the version of the profile.json layout this package writes.
+// 2: call trees as flat node lists (FlatNode). 1: nested "roots"/"children",
+// which deep recursion made unreadable; still read, and upgraded in memory.
+const SchemaVersion = 2
+
+// File names inside a profile directory.
+const (
+	JSONFile  = "profile.json"
+	PprofFile = "profile.pb.gz"
+)
+
+// Profile is the content of profile.json.
+type Profile struct {
+	Schema         int        `json:"schema"`
+	Mode           string     `json:"mode"` // tracing | sampling | null
+	RuntimeVersion string     `json:"runtime_version"`
+	PID            int        `json:"pid"`
+	Command        []string   `json:"command,omitempty"` // the profilee's command line, when known
+	Start          time.Time  `json:"start"`
+	DurationNs     int64      `json:"duration_ns"`           // profiler load to profile write
+	IntervalNs     int64      `json:"interval_ns,omitempty"` // sampling period
+	Samples        int64      `json:"samples,omitempty"`     // sampling ticks taken
+	TimeSample     int64      `json:"time_sample,omitempty"` // tracing: hot nodes timed on ~1 call in N (1: every call)
+	Include        []string   `json:"include,omitempty"`     // filter patterns in effect
+	Exclude        []string   `json:"exclude,omitempty"`
+	Complete       bool       `json:"complete"`           // written from Shutdown (false: from an exit path)
+	Warnings       []string   `json:"warnings,omitempty"` // what limits this profile's accuracy
+	Functions      []Function `json:"functions"`
+	Threads        []Thread   `json:"threads"`
+}
+
+// Function is one row of the flat function table: every node of every thread's
+// tree that refers to it, summed. Recursive calls count once in the inclusive
+// figures (only the outermost frame of a recursion is added).
+type Function struct {
+	ID               int      `json:"id"`       // index in Profile.Functions
+	Name             string   `json:"name"`     // Namespace.Class.Method, nested and generic types readable
+	Module           string   `json:"module"`   // file name of the module, e.g. Fibonacci.dll
+	Assembly         string   `json:"assembly"` // assembly simple name
+	Calls            int64    `json:"calls"`
+	InclusiveNs      int64    `json:"inclusive_ns"`
+	ExclusiveNs      int64    `json:"exclusive_ns"`
+	InclusiveSamples int64    `json:"inclusive_samples"`
+	ExclusiveSamples int64    `json:"exclusive_samples"`
+	Callers          []Caller `json:"callers"` // direct callers; "<root>" when called from unprofiled code
+}
+
+// Caller is a direct caller of a function and how often it called it.
+type Caller struct {
+	Name    string `json:"name"`
+	Calls   int64  `json:"calls"`
+	Samples int64  `json:"samples,omitempty"`
+}
+
+// RootCaller names the caller of frames whose caller is not profiled.
+const RootCaller = "<root>"
+
+// Thread is one managed thread's call tree. Its JSON form (MarshalJSON) has
+// os_id, managed_id, cpu_ns, samples and the tree as "nodes", a FlatNode list.
+type Thread struct {
+	OSID      int    // kernel thread id
+	ManagedID uint64 // CLR ThreadID, when known
+	CPUNs     int64  // user+system CPU time of the thread
+	Samples   int64  // stacks taken on this thread
+	Roots     []Node // top-level frames
+}
+
+// Node is one call path: a function reached through its ancestors. Its JSON
+// tags are schema 1's nested layout, read for old files only.
+type Node struct {
+	Fn               int    `json:"fn"` // index in Profile.Functions
+	Calls            int64  `json:"calls"`
+	InclusiveNs      int64  `json:"inclusive_ns"`
+	ExclusiveNs      int64  `json:"exclusive_ns"`
+	InclusiveSamples int64  `json:"inclusive_samples,omitempty"`
+	ExclusiveSamples int64  `json:"exclusive_samples,omitempty"`
+	Children         []Node `json:"children,omitempty"`
+}
+
+// ReadFile reads a profile from a profile.json file or a directory holding one.
+func ReadFile(path string) (*Profile, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		path = filepath.Join(path, JSONFile)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	p, err := decode(data)
+	if err != nil {
+		return nil, jsonpos.Error(path, data, err) // file:line:col for JSON errors
+	}
+	return p, nil
+}
+
+// Decode reads and validates one profile (see Profile.UnmarshalJSON).
+func Decode(r io.Reader) (*Profile, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	return decode(data)
+}
+
+func decode(data []byte) (*Profile, error) {
+	// UnmarshalJSON directly: through a json.Decoder the whole file would be
+	// scanned twice more before it (a third of the time for a large profile).
+	var p Profile
+	if err := p.UnmarshalJSON(data); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) && strings.HasSuffix(syn.Error(), "exceeded max depth") {
+			return nil, errors.New("the call tree nests deeper than a JSON decoder reads (10000 levels): " +
+				"a schema 1 profile.json written by an older vbench for a deep recursion; re-profile with this vbench, whose schema 2 is flat")
+		}
+		if errors.As(err, new(profileErr)) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("not a vbench profile: %w", err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// Validate checks the invariants a reader relies on.
+func (p *Profile) Validate() error {
+	if p.Schema != SchemaVersion {
+		return schemaError(p.Schema)
+	}
+	switch p.Mode {
+	case "tracing", "sampling", "null":
+	default:
+		return fmt.Errorf("profile mode %q is not tracing, sampling or null", p.Mode)
+	}
+	for i, f := range p.Functions {
+		if f.ID != i {
+			return fmt.Errorf("functions[%d] has id %d", i, f.ID)
+		}
+	}
+	for _, t := range p.Threads {
+		bad, found := 0, false
+		Walk(t.Roots, func(n *Node, _ int) bool {
+			if !found && (n.Fn < 0 || n.Fn >= len(p.Functions)) {
+				bad, found = n.Fn, true
+			}
+			return !found
+		}, nil)
+		if found {
+			return fmt.Errorf("thread %d: call tree refers to function %d, which is not in the function table (%d functions)", t.OSID, bad, len(p.Functions))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,241 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"vbench/internal/atomicfile"
+	"vbench/internal/jsonpos"
+)
+
+// Marshal renders f as the indented JSON that every vbench file uses.
+func Marshal(f *File) ([]byte, error) {
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// WriteFile writes f to path atomically: readers see the old file or the new
+// one, never half of either. The directory must exist.
+func WriteFile(path string, f *File) error {
+	b, err := Marshal(f)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", path, err)
+	}
+	return atomicfile.WriteFile(path, b, 0o644)
+}
+
+// CheckWritable fails early, before a long run, when path's directory cannot
+// take a new file.
+func CheckWritable(path string) error {
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("%s: output directory %s does not exist", path, dir)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s: %s is not a directory", path, dir)
+	}
+	tmp, err := os.CreateTemp(dir, ".vbench-write-test-*")
+	if err != nil {
+		return fmt.Errorf("%s: output directory %s is not writable: %v", path, dir, errors.Unwrap(err))
+	}
+	tmp.Close()
+	os.Remove(tmp.Name())
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s is a directory", path)
+	}
+	return nil
+}
+
+// ReadFile reads and validates a results (or baseline) file: every reader of
+// results files (compare, merge, baseline, report) goes through it. Errors
+// start with the file's name and, for malformed JSON, line and column
+// ("r.json:17:6: truncated JSON (file ends early)").
+func ReadFile(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("%s: cannot read results: %w", path, err)
+	}
+	return Decode(path, data)
+}
+
+// Decode parses and validates a results file's bytes; name (usually the
+// file's path) starts every error. The schema version is checked before
+// anything else, so a file from another vbench version says so instead of
+// failing on some field that moved. Unknown fields are accepted: a newer
+// writer may add fields without bumping the schema.
+func Decode(name string, data []byte) (*File, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf("%s: empty file, not a vbench results file", name)
+	}
+	var head struct {
+		Schema  *int            `json:"schema"`
+		Suite   json.RawMessage `json:"suite"`
+		Threads json.RawMessage `json:"threads"`
+	}
+	if err := json.Unmarshal(data, &head); err == nil {
+		switch {
+		case head.Suite == nil && head.Threads != nil:
+			return nil, fmt.Errorf("%s: this is a profile, not a results file", name)
+		case head.Schema == nil:
+			return nil, fmt.Errorf("%s: no \"schema\" field: not a vbench results file", name)
+		case *head.Schema != SchemaVersion:
+			return nil, fmt.Errorf("%s: results schema version %d, this vbench reads version %d (re-create it with this vbench)", name, *head.Schema, SchemaVersion)
+		}
+	}
+	var f File
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&f); err != nil {
+		if field, off := badTime(data); field != "" {
+			return nil, fmt.Errorf("%s: field %s: not a time like 2025-06-04T09:14:00Z", jsonpos.At(name, data, off), field)
+		}
+		return nil, jsonpos.Error(name, data, err)
+	}
+	end := dec.InputOffset()
+	if _, err := dec.Token(); err != io.EOF {
+		end += int64(len(data[end:]) - len(bytes.TrimLeft(data[end:], " \t\r\n")))
+		return nil, fmt.Errorf("%s: trailing data after the results object", jsonpos.At(name, data, end+1))
+	}
+	if err := f.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &f, nil
+}
+
+// badTime finds the top-level time field (started, finished) that does not
+// hold an RFC 3339 time, and where its value ends: encoding/json reports
+// such errors without an offset.
+func badTime(data []byte) (string, int64) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", 0
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return "", 0
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return "", 0
+		}
+		key, _ := k.(string)
+		if strings.EqualFold(key, "started") || strings.EqualFold(key, "finished") {
+			var t time.Time
+			if err := json.Unmarshal(v, &t); err != nil {
+				return strings.ToLower(key), dec.InputOffset()
+			}
+		}
+	}
+	return "", 0
+}
+
+// Validate checks what readers rely on: named cells, no duplicates.
+func (f *File) Validate() error {
+	if f.Suite.Name == "" {
+		return errors.New("suite.name is empty")
+	}
+	seen := map[string]bool{}
+	for i, c := range f.Results {
+		if c.Workload == "" || c.Mode == "" {
+			return fmt.Errorf("results[%d]: workload and mode must be set", i)
+		}
+		k := c.Key()
+		if seen[k] {
+			return fmt.Errorf("results[%d]: cell %s appears twice", i, k)
+		}
+		seen[k] = true
+		if c.Runs < 0 || c.Runs > len(c.Samples) {
+			return fmt.Errorf("results[%d] (%s): runs %d but %d samples", i, k, c.Runs, len(c.Samples))
+		}
+	}
+	return nil
+}
+
+// Key names a cell: "workload/mode".
+func (c *Cell) Key() string { return c.Workload + "/" + c.Mode }
+
+// Find returns the cell for workload and mode, or nil.
+func (f *File) Find(workload, mode string) *Cell {
+	for i := range f.Results {
+		if f.Results[i].Workload == workload && f.Results[i].Mode == mode {
+			return &f.Results[i]
+		}
+	}
+	return nil
+}
+
+// Measured returns the cell's successful measured runs.
+func (c *Cell) Measured() []Run {
+	var out []Run
+	for _, r := range c.Samples {
+		if !r.Warmup && r.Error == "" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Elapsed returns the workload's own elapsed times of the successful measured runs.
+func (c *Cell) Elapsed() []float64 {
+	var out []float64
+	for _, r := range c.Measured() {
+		out = append(out, float64(r.ElapsedNs))
+	}
+	return out
+}
+
+// Failed reports whether the cell failed (a run failed, or the profiler's
+// call counts were wrong).
+func (c *Cell) Failed() bool { return c.Failure != "" }
+
+// Counts tallies the verdicts of a file's cells.
+func (f *File) Counts() map[string]int {
+	m := map[string]int{}
+	for _, c := range f.Results {
+		v := c.Verdict
+		if v == "" {
+			v = VerdictNew
+		}
+		m[v]++
+	}
+	return m
+}
+
+// SortCells orders cells by the given workload order (unknown workloads last,
+// by name) and then by mode order.
+func SortCells(cells []Cell, workloads, modes []string) {
+	idx := func(xs []string, x string) int {
+		for i, y := range xs {
+			if y == x {
+				return i
+			}
+		}
+		return len(xs)
+	}
+	sort.SliceStable(cells, func(i, j int) bool {
+		a, b := cells[i], cells[j]
+		if wa, wb := idx(workloads, a.Workload), idx(workloads, b.Workload); wa != wb {
+			return wa < wb
+		}
+		if a.Workload != b.Workload {
+			return a.Workload < b.Workload
+		}
+		return idx(modes, a.Mode) < idx(modes, b.Mode)
+	})
+}

@@ -1,0 +1,95 @@
+package results
+
+import (
+	"errors"
+	"fmt"
+
+	"vbench/internal/machine"
+)
+
+// Merge joins the results of shards of one suite. It refuses files from
+// different suites (name or content), files with a cell in common, and
+// partial files unless allowPartial. Summaries are copied as they are: the
+// caller recomputes what spans shards (overheads, verdicts) from the samples.
+func Merge(names []string, files []*File, allowPartial bool) (*File, error) {
+	if len(files) == 0 {
+		return nil, errors.New("nothing to merge")
+	}
+	first := files[0]
+	out := &File{
+		Schema:   SchemaVersion,
+		Suite:    first.Suite,
+		Machine:  first.Machine,
+		Started:  first.Started,
+		Finished: first.Finished,
+		Settings: first.Settings,
+		Merged:   names,
+	}
+	owner := map[string]string{}
+	var warnedMachine bool
+	var bookkeeping, runs float64
+	for i, f := range files {
+		name := names[i]
+		if f.Suite.Name != first.Suite.Name {
+			return nil, fmt.Errorf("%s is from suite %q, %s from suite %q: refusing to merge different suites", name, f.Suite.Name, names[0], first.Suite.Name)
+		}
+		if f.Suite.SHA256 != first.Suite.SHA256 {
+			return nil, fmt.Errorf("%s and %s were run from different versions of suite %q (sha256 %.12s vs %.12s): refusing to merge", name, names[0], f.Suite.Name, f.Suite.SHA256, first.Suite.SHA256)
+		}
+		if f.Partial && !allowPartial {
+			return nil, fmt.Errorf("%s is partial (the run was interrupted); re-run that shard", name)
+		}
+		out.Partial = out.Partial || f.Partial
+		if m := machine.Mismatch(first.Machine, f.Machine); len(m) > 0 && !warnedMachine {
+			warnedMachine = true
+			out.Warnings = append(out.Warnings, fmt.Sprintf("shards ran on different machines (%s vs %s): overheads across shards mix machines", names[0], name))
+		}
+		if f.Started.Before(out.Started) {
+			out.Started = f.Started
+		}
+		if f.Finished.After(out.Finished) {
+			out.Finished = f.Finished
+		}
+		for _, c := range f.Results {
+			k := c.Key()
+			if prev, dup := owner[k]; dup {
+				return nil, fmt.Errorf("cell %s is in both %s and %s: shards overlap", k, prev, name)
+			}
+			owner[k] = name
+			c.Verdict, c.Compare = "", nil
+			if c.Failed() {
+				c.Verdict = VerdictFailed
+			}
+			out.Results = append(out.Results, c)
+			runs += float64(len(c.Samples))
+		}
+		bookkeeping += f.BookkeepingNs * float64(countSamples(f))
+		out.Settings.Modes = union(out.Settings.Modes, f.Settings.Modes)
+		out.Settings.Workloads = union(out.Settings.Workloads, f.Settings.Workloads)
+		out.Warnings = append(out.Warnings, f.Warnings...)
+	}
+	if runs > 0 {
+		out.BookkeepingNs = bookkeeping / runs
+	}
+	return out, nil
+}
+
+func countSamples(f *File) int {
+	n := 0
+	for _, c := range f.Results {
+		n += len(c.Samples)
+	}
+	return n
+}
+
+func union(a, b []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range append(append([]string(nil), a...), b...) {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}

@@ -1,0 +1,214 @@
+// Package results defines the results file `vbench run` writes (--json FILE,
+// --format json): each (workload, mode) cell's summary and every raw run, plus
+// what is needed to compare it later (suite identity, machine fingerprint).
+//
+// The layout is a contract between runner, stats, baseline and reports: fields
+// may be added, never renamed or removed without bumping SchemaVersion.
+package results
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"vbench/internal/machine"
+)
+
+// SchemaVersion is the version of the results layout this package writes.
+const SchemaVersion = 1
+
+// File is one results file.
+type File struct {
+	Schema   int                 `json:"schema"`
+	Suite    Suite               `json:"suite"`
+	Machine  machine.Fingerprint `json:"machine"`
+	Started  time.Time           `json:"started"`
+	Finished time.Time           `json:"finished"`
+	// Partial is set when the run was interrupted (Ctrl-C, SIGTERM): the cells
+	// hold what was measured before that.
+	Partial  bool     `json:"partial,omitempty"`
+	Shard    *Shard   `json:"shard,omitempty"`
+	Settings Settings `json:"settings"`
+	Baseline string   `json:"baseline,omitempty"` // baseline file the verdicts refer to
+	Warnings []string `json:"warnings,omitempty"` // e.g. fingerprint mismatch
+	Results  []Cell   `json:"results"`
+
+	// BookkeepingNs is the harness's own time per launched run: the measuring
+	// loop's wall time minus the children's wall times, over the runs.
+	BookkeepingNs float64 `json:"bookkeeping_ns_per_run,omitempty"`
+	// LoadAverage is the 1-minute load average when the run started and
+	// when it finished (machine.LoadAverage).
+	LoadAverage []float64 `json:"load_average,omitempty"`
+	// OtherCPU is how many cores, on average over the run, processes other
+	// than vbench and its workloads kept busy (machine.BusyCPU minus what
+	// vbench and its children used). Above OtherCPUWarn the run warns.
+	OtherCPU float64 `json:"other_cpu,omitempty"`
+	// Merged lists the files `vbench merge` joined into this one.
+	Merged []string `json:"merged,omitempty"`
+}
+
+// Suite identifies the suite that produced a file; merge refuses files whose
+// suites differ.
+type Suite struct {
+	Name   string `json:"name"`
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"` // of the suite file's bytes
+}
+
+// Shard is set on results of `vbench run --shard i/n`.
+type Shard struct {
+	Index int `json:"index"` // 1-based
+	Count int `json:"count"`
+}
+
+// Settings are the effective run settings after flags override the suite.
+type Settings struct {
+	Runs      int      `json:"runs"`
+	Warmup    int      `json:"warmup"`
+	Modes     []string `json:"modes"`
+	Timeout   string   `json:"timeout"`
+	Alpha     float64  `json:"alpha"`
+	Threshold float64  `json:"threshold"` // minimum relative change that counts, e.g. 0.05
+
+	Seed      uint64   `json:"seed"`                // of the randomized run order
+	Workloads []string `json:"workloads,omitempty"` // --workloads filter, when given
+	Profiler  string   `json:"profiler,omitempty"`  // library used for profiled modes
+	Interval  string   `json:"interval,omitempty"`  // sampling interval given to the profiler
+}
+
+// Verdicts a cell can get.
+const (
+	VerdictImproved  = "improved"
+	VerdictSame      = "same"
+	VerdictRegressed = "regressed"
+	VerdictFailed    = "failed" // the workload failed: exit code, crash, timeout, checksum
+	VerdictNew       = "new"    // nothing in the baseline to compare with
+)
+
+// Cell is one (workload, mode) pair: the summary over its measured runs.
+// Times are the workload's own elapsed time (its VBENCH line), in nanoseconds.
+type Cell struct {
+	Workload string `json:"workload"`
+	Mode     string `json:"mode"`
+	Runs     int    `json:"runs"` // successful measured runs
+
+	MedianNs float64 `json:"median_ns"`
+	CILoNs   float64 `json:"ci_lo_ns"` // 95% confidence interval of the median
+	CIHiNs   float64 `json:"ci_hi_ns"`
+	MADNs    float64 `json:"mad_ns"`
+
+	// Overhead is this mode's median over the none mode's median, with a 95% interval.
+	// Zero when the suite has no none cell for the workload.
+	Overhead   float64 `json:"overhead,omitempty"`
+	OverheadLo float64 `json:"overhead_lo,omitempty"`
+	OverheadHi float64 `json:"overhead_hi,omitempty"`
+
+	WallMedianNs float64 `json:"wall_median_ns"`
+	UserMedianNs float64 `json:"user_median_ns"`
+	SysMedianNs  float64 `json:"sys_median_ns"`
+	MaxRSSMedian float64 `json:"max_rss_median_bytes"`
+	Outliers     int     `json:"outliers,omitempty"`
+
+	Verdict string  `json:"verdict,omitempty"`
+	Compare *Change `json:"compare,omitempty"` // against the baseline, when there is one
+	Failure string  `json:"failure,omitempty"` // why the cell failed
+
+	Samples []Run `json:"samples"`
+
+	// Accuracy is set on tracing cells whose workload reports expected call
+	// counts (calls.<Function>=N on its VBENCH line).
+	Accuracy *Accuracy `json:"accuracy,omitempty"`
+	// Coverage is set on sampling cells of workloads that also had a tracing
+	// cell in the same run (see Coverage).
+	Coverage *Coverage `json:"coverage,omitempty"`
+	// Warnings about the statistics, e.g. too few runs for a 95% interval.
+	Warnings []string `json:"warnings,omitempty"`
+	// Profile is where the last measured run's profile was kept, if anywhere.
+	Profile string `json:"profile,omitempty"`
+}
+
+// Accuracy compares the call counts a tracing profile reports with the exact
+// counts the workload expects, over every measured run of a cell.
+type Accuracy struct {
+	Checked    int            `json:"checked"` // functions × runs compared
+	Exact      int            `json:"exact"`
+	Mismatches []CallMismatch `json:"mismatches,omitempty"` // the first few
+}
+
+// String is the accuracy as a table shows it: "20/20 exact".
+func (a *Accuracy) String() string {
+	if a == nil {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d exact", a.Exact, a.Checked)
+}
+
+// Coverage is how much of what the tracer found hot the sampler saw: of the
+// functions with at least 1% of the total exclusive time in any measured
+// run of the workload's tracing cell (Of), how many have inclusive samples
+// in at least one measured run of its sampling cell (Found).
+type Coverage struct {
+	Found   int      `json:"found"`
+	Of      int      `json:"of"`
+	Missing []string `json:"missing,omitempty"` // the hot functions never sampled, by name
+}
+
+// String is the coverage as a table shows it: "7/7 found".
+func (c *Coverage) String() string {
+	if c == nil {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d found", c.Found, c.Of)
+}
+
+// AccuracyText is what a table's accuracy column shows for the cell: the
+// tracer's call counts or the sampler's coverage, "" when neither was measured.
+func (c *Cell) AccuracyText() string {
+	var parts []string
+	if c.Accuracy != nil {
+		parts = append(parts, c.Accuracy.String())
+	}
+	if c.Coverage != nil {
+		parts = append(parts, c.Coverage.String())
+	}
+	return strings.Join(parts, ", ")
+}
+
+// CallMismatch is one function whose profiled call count is wrong.
+type CallMismatch struct {
+	Seq      int    `json:"seq"`
+	Function string `json:"function"`
+	Expected int64  `json:"expected"`
+	Actual   int64  `json:"actual"`
+}
+
+// Change is a cell's comparison with the same cell in a baseline.
+type Change struct {
+	BaselineMedianNs float64 `json:"baseline_median_ns"`
+	Ratio            float64 `json:"ratio"` // new median / baseline median
+	P                float64 `json:"p"`     // Mann-Whitney U p-value
+	BaselineOverhead float64 `json:"baseline_overhead,omitempty"`
+	OverheadRatio    float64 `json:"overhead_ratio,omitempty"`
+
+	RatioLo    float64 `json:"ratio_lo,omitempty"` // 95% bootstrap interval of Ratio
+	RatioHi    float64 `json:"ratio_hi,omitempty"`
+	OverheadP  float64 `json:"overhead_p,omitempty"` // U test on per-run overhead multiples
+	Reason     string  `json:"reason,omitempty"`     // what decided the verdict, in words
+	Comparable bool    `json:"comparable"`           // both sides had enough runs to test
+}
+
+// Run is one launch of a workload.
+type Run struct {
+	Seq       int    `json:"seq"` // position in the whole run's schedule
+	Warmup    bool   `json:"warmup,omitempty"`
+	WallNs    int64  `json:"wall_ns"`    // whole process, as the harness saw it
+	ElapsedNs int64  `json:"elapsed_ns"` // the workload's own measurement
+	UserNs    int64  `json:"user_ns"`
+	SysNs     int64  `json:"sys_ns"`
+	MaxRSS    int64  `json:"max_rss_bytes"`
+	ExitCode  int    `json:"exit_code"`
+	Signal    string `json:"signal,omitempty"`
+	Checksum  string `json:"checksum,omitempty"`
+	Outlier   bool   `json:"outlier,omitempty"`
+	Error     string `json:"error,omitempty"` // timeout, checksum mismatch, no VBENCH line, ...
+}

@@ -1,0 +1,225 @@
+package suite
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"gopkg.in/yaml.v3"
+
+	"vbench/internal/attach"
+)
+
+// FuzzParse feeds the suite reader arbitrary bytes, starting from the
+// committed corpus in testdata/fuzz/FuzzParse (the benchmarks' suites, the
+// CLI scripts' suites, crashers found earlier). Properties:
+//   - it never panics;
+//   - an error is a *suite.Error naming this file and a line inside it;
+//   - an accepted suite satisfies every documented rule (checkSuite);
+//   - an accepted suite written back as YAML parses to the same suite.
+//
+// The suite is parsed as if it lived in benchmarks/, so the real projects'
+// relative paths resolve, and a stub "fakework" is on PATH for the CLI
+// scripts' suites.
+func FuzzParse(f *testing.F) {
+	dir, err := filepath.Abs(filepath.Join("..", "..", "benchmarks"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	bin := f.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "fakework"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		f.Fatal(err)
+	}
+	os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	path := filepath.Join(dir, "fuzz.yaml")
+	f.Add([]byte("name: x\nworkloads:\n  - name: a\n    command: [true]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		// Go's fuzzer has no hang detection: a stuck worker just stops
+		// counting. A panic makes it save the input as a crasher.
+		wd := time.AfterFunc(30*time.Second, func() { panic(fmt.Sprintf("Parse hangs (over 30s) on %q", data)) })
+		defer wd.Stop()
+		s, err := Parse(path, data)
+		if err != nil {
+			checkError(t, path, data, err)
+			return
+		}
+		checkSuite(t, s)
+		again, err := Parse(path, encode(t, s))
+		if err != nil {
+			t.Fatalf("re-parsing the accepted suite written back as YAML: %v\n%s", err, encode(t, s))
+		}
+		opts := []cmp.Option{cmpopts.EquateEmpty(), cmpopts.IgnoreFields(Suite{}, "SHA256"), cmpopts.IgnoreFields(Workload{}, "Line")}
+		if d := cmp.Diff(s, again, opts...); d != "" {
+			t.Fatalf("suite changed when written back and re-parsed (-first +again):\n%s", d)
+		}
+	})
+}
+
+// checkError: every rejection names the file and a line of it.
+func checkError(t *testing.T, path string, data []byte, err error) {
+	t.Helper()
+	var se *Error
+	if !errors.As(err, &se) {
+		t.Fatalf("error of type %T, want *suite.Error: %v", err, err)
+	}
+	lines := YAMLLines(data)
+	if se.File != path || se.Line < 1 || se.Line > lines {
+		t.Fatalf("error without a file and a line in 1..%d: %q (file %q, line %d)", lines, err, se.File, se.Line)
+	}
+	if se.Msg == "" || !strings.HasPrefix(err.Error(), path+":") {
+		t.Fatalf("error message %q", err)
+	}
+}
+
+// checkSuite asserts the rules docs/harness.md gives for a suite.
+func checkSuite(t *testing.T, s *Suite) {
+	t.Helper()
+	fail := func(format string, args ...any) {
+		t.Helper()
+		t.Fatalf("accepted suite breaks a rule: "+format, args...)
+	}
+	if !ValidName(s.Name) {
+		fail("suite name %q", s.Name)
+	}
+	if s.Runs < 1 || s.Warmup < 0 || s.Timeout <= 0 {
+		fail("runs %d warmup %d timeout %v", s.Runs, s.Warmup, s.Timeout)
+	}
+	if !(s.MinChange >= 0 && s.MinChange < 1) || !(s.Alpha > 0 && s.Alpha < 0.5) {
+		fail("min_change %v alpha %v", s.MinChange, s.Alpha)
+	}
+	if s.Profiler.Interval != 0 && (s.Profiler.Interval < attach.MinInterval || s.Profiler.Interval > attach.MaxInterval) {
+		fail("profiler.interval %v outside what the profiler accepts (%v..%v)", s.Profiler.Interval, attach.MinInterval, attach.MaxInterval)
+	}
+	checkModes := func(ms []string, what string) {
+		if len(ms) == 0 {
+			fail("%s: no modes", what)
+		}
+		seen := map[string]bool{}
+		for _, m := range ms {
+			if !attach.ValidMode(m) || seen[m] {
+				fail("%s: modes %v", what, ms)
+			}
+			seen[m] = true
+		}
+	}
+	checkModes(s.Modes, "suite")
+	if !filepath.IsAbs(s.Baseline) || !filepath.IsAbs(s.Dir) {
+		fail("relative paths: baseline %q dir %q", s.Baseline, s.Dir)
+	}
+	if len(s.Workloads) == 0 {
+		fail("no workloads")
+	}
+	names := map[string]bool{}
+	for _, w := range s.Workloads {
+		if !ValidName(w.Name) || names[w.Name] || strings.Contains(w.Name, "/") || strings.Contains(w.Name, "..") {
+			fail("workload name %q (duplicate or unsafe)", w.Name)
+		}
+		names[w.Name] = true
+		if (w.Project == "") == (len(w.Command) == 0) {
+			fail("workload %s: project %q and command %q", w.Name, w.Project, w.Command)
+		}
+		if w.Project != "" && (!filepath.IsAbs(w.Project) || filepath.Ext(w.Project) != ".csproj") {
+			fail("workload %s: project %q", w.Name, w.Project)
+		}
+		if len(w.Command) > 0 && !filepath.IsAbs(w.Command[0]) {
+			fail("workload %s: command[0] %q not resolved to an absolute path", w.Name, w.Command[0])
+		}
+		if !filepath.IsAbs(w.Cwd) {
+			fail("workload %s: cwd %q", w.Name, w.Cwd)
+		}
+		if w.Runs < 0 || w.Timeout < 0 {
+			fail("workload %s: runs %d timeout %v", w.Name, w.Runs, w.Timeout)
+		}
+		if w.Modes != nil {
+			checkModes(w.Modes, "workload "+w.Name)
+			for _, m := range w.Modes {
+				if !contains(s.Modes, m) {
+					fail("workload %s: mode %s not among the suite's %v", w.Name, m, s.Modes)
+				}
+			}
+		}
+		for _, kv := range w.Env {
+			k, _, ok := strings.Cut(kv, "=")
+			if !ok || k == "" || strings.ContainsAny(k, " \t") {
+				fail("workload %s: env entry %q", w.Name, kv)
+			}
+			if len(attach.ScrubEnv([]string{kv})) == 0 && !strings.HasPrefix(k, "VBENCH_") {
+				fail("workload %s: env %q would load a profiler in mode none", w.Name, kv)
+			}
+		}
+	}
+}
+
+// encode writes s back as suite YAML (the test's own writer: vbench never
+// writes suites).
+func encode(t *testing.T, s *Suite) []byte {
+	t.Helper()
+	type profiler struct {
+		Interval string   `yaml:"interval,omitempty"`
+		Include  []string `yaml:"include,omitempty"`
+		Exclude  []string `yaml:"exclude,omitempty"`
+	}
+	type thresholds struct {
+		MinChange float64 `yaml:"min_change"`
+		Alpha     float64 `yaml:"alpha"`
+	}
+	type workload struct {
+		Name     string            `yaml:"name"`
+		Project  string            `yaml:"project,omitempty"`
+		Args     []string          `yaml:"args,omitempty"`
+		Command  []string          `yaml:"command,omitempty"`
+		Env      map[string]string `yaml:"env,omitempty"`
+		Cwd      string            `yaml:"cwd"`
+		Checksum string            `yaml:"checksum,omitempty"`
+		Runs     int               `yaml:"runs,omitempty"`
+		Timeout  string            `yaml:"timeout,omitempty"`
+		Modes    []string          `yaml:"modes,omitempty"`
+	}
+	type doc struct {
+		Name       string     `yaml:"name"`
+		Runs       int        `yaml:"runs"`
+		Warmup     int        `yaml:"warmup"`
+		Modes      []string   `yaml:"modes"`
+		Timeout    string     `yaml:"timeout"`
+		Profiler   profiler   `yaml:"profiler"`
+		Thresholds thresholds `yaml:"thresholds"`
+		Baseline   string     `yaml:"baseline"`
+		Workloads  []workload `yaml:"workloads"`
+	}
+	dur := func(d time.Duration) string {
+		if d == 0 {
+			return ""
+		}
+		return d.String()
+	}
+	d := doc{Name: s.Name, Runs: s.Runs, Warmup: s.Warmup, Modes: s.Modes, Timeout: s.Timeout.String(),
+		Profiler:   profiler{dur(s.Profiler.Interval), s.Profiler.Include, s.Profiler.Exclude},
+		Thresholds: thresholds{s.MinChange, s.Alpha}, Baseline: s.Baseline}
+	if math.Signbit(d.Thresholds.MinChange) {
+		d.Thresholds.MinChange = 0 // -0 is 0 to the reader too
+	}
+	for _, w := range s.Workloads {
+		y := workload{Name: w.Name, Project: w.Project, Args: w.Args, Command: w.Command, Cwd: w.Cwd,
+			Checksum: w.Checksum, Runs: w.Runs, Timeout: dur(w.Timeout), Modes: w.Modes}
+		if len(w.Env) > 0 {
+			y.Env = map[string]string{}
+			for _, kv := range w.Env {
+				k, v, _ := strings.Cut(kv, "=")
+				y.Env[k] = v
+			}
+		}
+		d.Workloads = append(d.Workloads, y)
+	}
+	b, err := yaml.Marshal(&d)
+	if err != nil {
+		t.Fatalf("encoding the suite: %v", err)
+	}
+	return b
+}
