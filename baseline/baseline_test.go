@@ -14,7 +14,7 @@ import (
 
 // cell makes a cell whose runs report base*(1+k/1000) for k=0..n-1: a little
 // spread, so the U test has something to rank.
-func cell(w, mode string, base float64, n int) results.Cell {
+func cell(w string, mode results.Mode, base float64, n int) results.Cell {
 	c := results.Cell{Workload: w, Mode: mode}
 	for k := 0; k < n; k++ {
 		c.Samples = append(c.Samples, results.Run{Seq: k, ElapsedNs: int64(base * (1 + float64(k)/1000))})

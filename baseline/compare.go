@@ -8,7 +8,6 @@ import (
 	"math"
 	"strings"
 
-	"vbench/internal/attach"
 	"vbench/internal/machine"
 	"vbench/internal/results"
 	"vbench/numfmt"
@@ -108,7 +107,7 @@ func compareCell(base, cur *results.File, c *results.Cell, opts Options) {
 	reasons := []string{describe("time", timeV, t.P, t.Ratio, opts)}
 
 	overV := results.VerdictSame
-	if c.Mode != attach.ModeNone {
+	if c.Mode != results.ModeNone {
 		oa, na := stats.OverheadSamples(base, old), stats.OverheadSamples(cur, c)
 		if len(oa) > 0 && len(na) > 0 {
 			o := stats.Compare(oa, na)

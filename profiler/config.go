@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"vbench/internal/attach"
+	"vbench/internal/results"
 )
 
 // Modes as the C core numbers them (VB_MODE_* in vb.h).
@@ -29,7 +30,7 @@ const (
 
 // config is what the profiler was asked to do, from the environment.
 type config struct {
-	modeName         string
+	engine           results.Engine
 	mode             int
 	interval         time.Duration
 	timeSample       int // 1: time every call; N: hot nodes ~1 call in N
@@ -48,16 +49,17 @@ func envLookup(k string) (string, bool) { return os.LookupEnv(k) }
 // directory is not: the program still runs, profiled, and nothing is written.
 func configFromEnv(get func(string) (string, bool)) (*config, error) {
 	c := &config{interval: defaultInterval, timeSample: defaultTimeSample, maxStack: attach.DefaultMaxStack}
-	c.modeName, _ = get(attach.EnvMode)
-	switch c.modeName {
-	case attach.ModeTracing:
+	name, _ := get(attach.EnvMode)
+	c.engine = results.Engine(name)
+	switch c.engine {
+	case results.EngineTracing:
 		c.mode = cModeTracing
-	case attach.ModeSampling:
+	case results.EngineSampling:
 		c.mode = cModeSampling
-	case attach.ModeNull:
+	case results.EngineNull:
 		c.mode = cModeNull
 	default:
-		return nil, fmt.Errorf("%s=%q is not tracing, sampling or null", attach.EnvMode, c.modeName)
+		return nil, fmt.Errorf("%s=%q is not %s", attach.EnvMode, name, results.OneOf(results.Engines))
 	}
 	if s, ok := get(attach.EnvInterval); ok && s != "" {
 		d, err := time.ParseDuration(s)

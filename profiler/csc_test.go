@@ -23,6 +23,7 @@ import (
 
 	"vbench/internal/attach"
 	"vbench/internal/profile"
+	"vbench/internal/results"
 	"vbench/internal/testbin"
 )
 
@@ -179,7 +180,7 @@ func TestCompilerUnderProfiler(t *testing.T) {
 	t.Logf("unprofiled: %v, peak RSS %s, %d bytes of output assembly", plain.took.Round(time.Millisecond), mib(plain.maxRSS), len(plain.dll))
 
 	for _, c := range []struct {
-		mode  string
+		mode  results.Engine
 		flags []string
 		// what a readable profile of this compilation holds at least
 		functions, roslyn, threads int
@@ -189,7 +190,7 @@ func TestCompilerUnderProfiler(t *testing.T) {
 		{"tracing", []string{"--mode", "tracing", "--include", "*"}, 5000, 2000, 3, 2 << 30},
 		{"sampling", []string{"--mode", "sampling", "--include", "*", "--interval", "1ms"}, 300, 100, 2, 1 << 30},
 	} {
-		t.Run(c.mode, func(t *testing.T) {
+		t.Run(string(c.mode), func(t *testing.T) {
 			// Tracing every method of the compiler peaks at ~0.7 GB: the
 			// compilation itself takes ~5 s, then the profiler's Go writer
 			// spends a few seconds turning ~2 million call-tree nodes into

@@ -13,6 +13,7 @@ import (
 
 	"vbench/internal/attach"
 	"vbench/internal/profile"
+	"vbench/internal/results"
 	"vbench/internal/testapp"
 	"vbench/internal/testbin"
 )
@@ -94,7 +95,7 @@ func rendered(t *testing.T, dir string) {
 // tree, and a profile every reader takes.
 func TestDeepRecursionTracing(t *testing.T) {
 	start := time.Now()
-	r, p := profiled(t, attach.ModeTracing, nil, 0, "deep", fmt.Sprint(deepN))
+	r, p := profiled(t, results.EngineTracing, nil, 0, "deep", fmt.Sprint(deepN))
 	t.Logf("profiled run and decode: %v", time.Since(start).Round(time.Millisecond))
 	exp := map[string]int64{recurseFn: deepN, bottomFn: 1}
 	printed := testapp.Expectations(r.Stdout)
@@ -132,7 +133,7 @@ func TestDeepRecursionTracing(t *testing.T) {
 // Sampling the same recursion, holding at the bottom for a second: whole
 // stacks, 100,000 frames each, land in the tree.
 func TestDeepRecursionSampling(t *testing.T) {
-	r, p := profiled(t, attach.ModeSampling, nil, 0, "deep", fmt.Sprint(deepN), "1000")
+	r, p := profiled(t, results.EngineSampling, nil, 0, "deep", fmt.Sprint(deepN), "1000")
 	if run, _ := recursionRun(p); run != deepN {
 		t.Errorf("longest Recurse chain %d, want %d: no whole stack was sampled", run, deepN)
 	}
@@ -148,7 +149,7 @@ func TestDeepRecursionSampling(t *testing.T) {
 // With VBENCH_MAX_STACK=1000 every stack keeps 500 frames at each end around
 // one marker frame, says so, and still credits Bottom with its samples.
 func TestDeepRecursionSampledStackLimit(t *testing.T) {
-	_, p := profiled(t, attach.ModeSampling, []string{attach.EnvMaxStack + "=1000"}, 0, "deep", fmt.Sprint(deepN), "500")
+	_, p := profiled(t, results.EngineSampling, []string{attach.EnvMaxStack + "=1000"}, 0, "deep", fmt.Sprint(deepN), "500")
 	marker := p.Function(profile.ElidedFrames)
 	bottom := p.Function(bottomFn)
 	if marker == nil || bottom == nil || bottom.ExclusiveSamples == 0 || marker.InclusiveSamples < bottom.ExclusiveSamples {

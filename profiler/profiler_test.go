@@ -13,6 +13,7 @@ import (
 
 	"vbench/internal/attach"
 	"vbench/internal/profile"
+	"vbench/internal/results"
 	"vbench/internal/testapp"
 	"vbench/internal/testbin"
 )
@@ -42,7 +43,7 @@ func readProfile(t *testing.T, r testapp.Result) *profile.Profile {
 
 // profiled runs the test program under the profiler, expects exit code want
 // and returns the run and its profile.
-func profiled(t *testing.T, mode string, extra []string, want int, args ...string) (testapp.Result, *profile.Profile) {
+func profiled(t *testing.T, mode results.Engine, extra []string, want int, args ...string) (testapp.Result, *profile.Profile) {
 	t.Helper()
 	r := testapp.Profiled(t, lib(t), mode, extra, args...)
 	if r.Code != want {
@@ -62,7 +63,7 @@ func callers(f *profile.Function) map[string]int64 {
 func TestTracingExactCallCounts(t *testing.T) {
 	l := lib(t)
 	plain := testapp.Run(t, nil, "all")
-	r := testapp.Profiled(t, l, attach.ModeTracing, nil, "all")
+	r := testapp.Profiled(t, l, results.EngineTracing, nil, "all")
 	if r.Code != 0 || plain.Code != 0 {
 		t.Fatalf("exit codes: profiled %d, plain %d\nstderr:\n%s", r.Code, plain.Code, r.Stderr)
 	}
@@ -181,7 +182,7 @@ func checkTimes(t *testing.T, p *profile.Profile, ns []profile.Node) {
 func TestExactTimingKnob(t *testing.T) {
 	l := lib(t)
 	for _, n := range []string{"1", "64"} {
-		r := testapp.Profiled(t, l, attach.ModeTracing, []string{attach.EnvTimeSample + "=" + n}, "recursion", "24")
+		r := testapp.Profiled(t, l, results.EngineTracing, []string{attach.EnvTimeSample + "=" + n}, "recursion", "24")
 		p := readProfile(t, r)
 		want := testapp.Expectations(r.Stdout)["VbTest.Recursion.Fib"]
 		fib := p.Function("VbTest.Recursion.Fib")
@@ -219,7 +220,7 @@ func callsIn(p *profile.Profile, ns []profile.Node, name string) int64 {
 }
 
 func TestSamplingFindsHotFunction(t *testing.T) {
-	r, p := profiled(t, attach.ModeSampling, []string{attach.EnvInterval + "=5ms"}, 0, "cpu", "1500")
+	r, p := profiled(t, results.EngineSampling, []string{attach.EnvInterval + "=5ms"}, 0, "cpu", "1500")
 	if p.Mode != "sampling" || p.IntervalNs != 5e6 || p.Samples < 20 {
 		t.Fatalf("mode %s interval %d samples %d", p.Mode, p.IntervalNs, p.Samples)
 	}
@@ -261,7 +262,7 @@ func pprofTop(t *testing.T, dir, name string, flags ...string) {
 }
 
 func TestTracingPprof(t *testing.T) {
-	r, _ := profiled(t, attach.ModeTracing, nil, 0, "recursion", "22")
+	r, _ := profiled(t, results.EngineTracing, nil, 0, "recursion", "22")
 	// By calls, Fib is the top function; by wall time it is listed too.
 	pprofTop(t, r.Dir, "VbTest.Recursion.Fib", "-sample_index=calls", "-nodecount=1")
 	pprofTop(t, r.Dir, "VbTest.Recursion.Fib", "-nodefraction=0")
@@ -269,12 +270,12 @@ func TestTracingPprof(t *testing.T) {
 
 func TestExitPaths(t *testing.T) {
 	// Environment.Exit: the runtime still shuts down and calls Shutdown.
-	_, p := profiled(t, attach.ModeTracing, nil, 3, "exit", "50")
+	_, p := profiled(t, results.EngineTracing, nil, 3, "exit", "50")
 	if f := p.Function("VbTest.Loop.Step"); f == nil || f.Calls != 50 {
 		t.Errorf("Environment.Exit path: Loop.Step %+v, want 50 calls", f)
 	}
 	// libc exit() from managed code: no Shutdown; the atexit fallback writes.
-	_, p = profiled(t, attach.ModeTracing, nil, 4, "nativeexit", "60")
+	_, p = profiled(t, results.EngineTracing, nil, 4, "nativeexit", "60")
 	if p.Complete {
 		t.Errorf("profile from the exit fallback says complete=true")
 	}
@@ -297,7 +298,7 @@ func TestBadConfigRunsUnprofiled(t *testing.T) {
 		{attach.EnvMaxStack + "=8", `VBENCH_MAX_STACK="8" is not a number of frames in 16..4194304`},
 	} {
 		dir := t.TempDir()
-		env := attach.Env(l, attach.Options{Mode: attach.ModeSampling, ProfileDir: dir})
+		env := attach.Env(l, attach.Options{Engine: results.EngineSampling, ProfileDir: dir})
 		r := testapp.Run(t, append(env, tc.env), "exitcode", "7")
 		if r.Code != 7 || r.Stdout != plain.Stdout {
 			t.Errorf("%s: exit %d stdout %q, want 7 and %q", tc.env, r.Code, r.Stdout, plain.Stdout)
@@ -314,7 +315,7 @@ func TestBadConfigRunsUnprofiled(t *testing.T) {
 func TestUnwritableProfileDir(t *testing.T) {
 	l := lib(t)
 	for _, dir := range []string{"", filepath.Join(t.TempDir(), "missing")} {
-		env := attach.Env(l, attach.Options{Mode: attach.ModeTracing, ProfileDir: dir})
+		env := attach.Env(l, attach.Options{Engine: results.EngineTracing, ProfileDir: dir})
 		r := testapp.Run(t, env, "exitcode", "5")
 		if r.Code != 5 || r.Stdout != "exiting with 5\n" {
 			t.Errorf("dir %q: exit %d stdout %q", dir, r.Code, r.Stdout)
@@ -326,7 +327,7 @@ func TestUnwritableProfileDir(t *testing.T) {
 }
 
 func TestNullModeWritesEmptyProfile(t *testing.T) {
-	_, p := profiled(t, attach.ModeNull, nil, 0, "loop", "1000")
+	_, p := profiled(t, results.EngineNull, nil, 0, "loop", "1000")
 	if p.Mode != "null" || len(p.Functions) != 0 || len(p.Threads) != 0 {
 		t.Errorf("null profile: mode %s, %d functions, %d threads", p.Mode, len(p.Functions), len(p.Threads))
 	}
@@ -334,7 +335,7 @@ func TestNullModeWritesEmptyProfile(t *testing.T) {
 
 func TestFilterIncludeExclude(t *testing.T) {
 	l := lib(t)
-	r := testapp.Profiled(t, l, attach.ModeTracing, []string{attach.EnvExclude + "=VbTest.Loop"}, "all")
+	r := testapp.Profiled(t, l, results.EngineTracing, []string{attach.EnvExclude + "=VbTest.Loop"}, "all")
 	p := readProfile(t, r)
 	if p.Function("VbTest.Loop.Step") != nil || p.Function("VbTest.Loop.Run") != nil {
 		t.Errorf("VBENCH_EXCLUDE=VbTest.Loop: Loop functions still profiled")
@@ -343,7 +344,7 @@ func TestFilterIncludeExclude(t *testing.T) {
 		t.Errorf("VBENCH_EXCLUDE=VbTest.Loop removed other functions too")
 	}
 	// Only the excluded callee is gone: Run now calls nothing profiled.
-	r = testapp.Profiled(t, l, attach.ModeTracing, []string{attach.EnvInclude + "=System.Console"}, "loop", "10")
+	r = testapp.Profiled(t, l, results.EngineTracing, []string{attach.EnvInclude + "=System.Console"}, "loop", "10")
 	p = readProfile(t, r)
 	if f := p.Function("System.Console.WriteLine"); f == nil || f.Calls < 2 {
 		t.Errorf("VBENCH_INCLUDE=System.Console: Console.WriteLine %+v, want >= 2 calls", f)
@@ -360,7 +361,7 @@ func TestSigrtminOnstackCleared(t *testing.T) {
 	if r := testapp.Run(t, nil, "sigflags"); !strings.Contains(r.Stdout, "onstack=False") {
 		t.Fatalf("without the profiler CoreCLR's SIGRTMIN handler already has SA_ONSTACK: %s", r.Stdout)
 	}
-	for _, mode := range []string{attach.ModeNull, attach.ModeTracing, attach.ModeSampling} {
+	for _, mode := range []results.Engine{results.EngineNull, results.EngineTracing, results.EngineSampling} {
 		r := testapp.Profiled(t, l, mode, []string{"VBENCH_DEBUG=1"}, "sigflags")
 		if !strings.Contains(r.Stdout, "onstack=False") {
 			t.Errorf("%s: SIGRTMIN handler as the profilee sees it: %s", mode, r.Stdout)
@@ -370,7 +371,7 @@ func TestSigrtminOnstackCleared(t *testing.T) {
 		}
 	}
 	// Without the fix, Go's runtime leaves SA_ONSTACK set: the fix is what clears it.
-	r := testapp.Profiled(t, l, attach.ModeNull, []string{"VBENCH_DEBUG_KEEP_ONSTACK=1"}, "sigflags")
+	r := testapp.Profiled(t, l, results.EngineNull, []string{"VBENCH_DEBUG_KEEP_ONSTACK=1"}, "sigflags")
 	if !strings.Contains(r.Stdout, "onstack=True") {
 		t.Errorf("VBENCH_DEBUG_KEEP_ONSTACK=1: %s", r.Stdout)
 	}
@@ -379,7 +380,7 @@ func TestSigrtminOnstackCleared(t *testing.T) {
 // With VBENCH_SAMPLING_NOINLINE=1 the sampler keeps user methods from being
 // inlined, so Mandelbrot's samples land on Escape (the loop), not its caller.
 func TestSamplingNoInline(t *testing.T) {
-	_, p := profiled(t, attach.ModeSampling, []string{attach.EnvNoInline + "=1", attach.EnvInterval + "=5ms"}, 0, "mandel", "2000")
+	_, p := profiled(t, results.EngineSampling, []string{attach.EnvNoInline + "=1", attach.EnvInterval + "=5ms"}, 0, "mandel", "2000")
 	if top := p.Top(1); len(top) == 0 || top[0].Name != "VbTest.Mandel.Escape" {
 		t.Fatalf("top function %+v, want VbTest.Mandel.Escape", top)
 	}
@@ -395,7 +396,7 @@ func TestHardwareFaultsBecomeExceptions(t *testing.T) {
 	if plain.Code != 0 || !strings.Contains(plain.Stdout, "nulls=50 divs=50") {
 		t.Fatalf("unprofiled: exit %d, %q", plain.Code, plain.Stdout)
 	}
-	for _, mode := range []string{attach.ModeNull, attach.ModeTracing, attach.ModeSampling} {
+	for _, mode := range []results.Engine{results.EngineNull, results.EngineTracing, results.EngineSampling} {
 		r := testapp.Profiled(t, l, mode, nil, "faults", "50")
 		if r.Code != 0 || r.Stdout != plain.Stdout {
 			t.Errorf("%s: exit %d, stdout %q; want 0 and %q\n%s", mode, r.Code, r.Stdout, plain.Stdout, r.Stderr)
@@ -407,7 +408,7 @@ func TestHardwareFaultsBecomeExceptions(t *testing.T) {
 // Even and Odd tail-call each other. Tailcall3 closes the caller's frame
 // before the callee enters, so both hang directly under TailIL.Run.
 func TestTailCalls(t *testing.T) {
-	r, p := profiled(t, attach.ModeTracing, nil, 0, "tailil", "100")
+	r, p := profiled(t, results.EngineTracing, nil, 0, "tailil", "100")
 	for name, want := range testapp.Expectations(r.Stdout) {
 		f := p.Function(name)
 		if f == nil || f.Calls != want {
@@ -423,7 +424,7 @@ func TestTailCalls(t *testing.T) {
 // callbacks come for every unwound frame: they, not the mismatched-leave
 // fallback, keep the tree balanced (10 throws through Thrower and Middle).
 func TestUnwindCallbacksBalanceExceptions(t *testing.T) {
-	r, _ := profiled(t, attach.ModeTracing, []string{"VBENCH_DEBUG=1"}, 0, "throw", "10")
+	r, _ := profiled(t, results.EngineTracing, []string{"VBENCH_DEBUG=1"}, 0, "throw", "10")
 	if !strings.Contains(r.Stderr, "frames popped by unwind callbacks 20, by a mismatched leave 0") {
 		t.Fatalf("unwind statistics:\n%s", r.Stderr)
 	}

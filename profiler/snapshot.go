@@ -35,7 +35,7 @@ func snapshot(cfg *config, complete bool) *profile.Profile {
 	}
 	p := &profile.Profile{
 		Schema:         profile.SchemaVersion,
-		Mode:           cfg.modeName,
+		Mode:           cfg.engine,
 		RuntimeVersion: C.GoString(&C.vb_runtime_version[0]),
 		PID:            os.Getpid(),
 		Command:        cmdline(),

@@ -16,7 +16,6 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 	"golang.org/x/perf/benchmath"
 
-	"vbench/internal/attach"
 	"vbench/internal/results"
 	"vbench/numfmt"
 )
@@ -55,7 +54,7 @@ func Rows(f *results.File) (header []string, rows [][]string) {
 	for _, c := range f.Results {
 		hasBase = hasBase || c.Compare != nil
 		hasAcc = hasAcc || c.Accuracy != nil || c.Coverage != nil
-		hasOver = hasOver || c.Mode != attach.ModeNone
+		hasOver = hasOver || c.Mode != results.ModeNone
 	}
 	header = []string{"workload", "mode", "runs", "median ± 95% CI"}
 	if hasOver {
@@ -72,7 +71,7 @@ func Rows(f *results.File) (header []string, rows [][]string) {
 	}
 	header = append(header, "verdict")
 	for _, c := range f.Results {
-		row := []string{c.Workload, c.Mode, runsText(c), medianText(c)}
+		row := []string{c.Workload, string(c.Mode), runsText(c), medianText(c)}
 		if hasOver {
 			row = append(row, overheadText(c))
 		}
@@ -116,7 +115,7 @@ func medianText(c results.Cell) string {
 
 func overheadText(c results.Cell) string {
 	switch {
-	case c.Mode == attach.ModeNone || c.Overhead == 0:
+	case c.Mode == results.ModeNone || c.Overhead == 0:
 		return "-"
 	case c.OverheadLo == 0:
 		return fmt.Sprintf("×%.2f", c.Overhead)
@@ -246,7 +245,7 @@ func CSV(w io.Writer, f *results.File) error {
 		"calls_checked", "calls_exact", "coverage_found", "coverage_of", "verdict", "failure"})
 	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	for _, c := range f.Results {
-		row := []string{c.Workload, c.Mode, strconv.Itoa(c.Runs), num(c.MedianNs), num(c.CILoNs), num(c.CIHiNs), num(c.MADNs),
+		row := []string{c.Workload, string(c.Mode), strconv.Itoa(c.Runs), num(c.MedianNs), num(c.CILoNs), num(c.CIHiNs), num(c.MADNs),
 			num(c.Overhead), num(c.OverheadLo), num(c.OverheadHi), num(c.WallMedianNs), num(c.UserMedianNs), num(c.SysMedianNs),
 			num(c.MaxRSSMedian), strconv.Itoa(c.Outliers)}
 		if ch := c.Compare; ch != nil {

@@ -15,16 +15,18 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"vbench/internal/results"
 )
 
 // The charts are drawn by gonum/plot on its SVG canvas and inlined in the
 // HTML report. Each mode keeps one colour across every chart and the legend.
 
-var modeColors = map[string]color.RGBA{
-	"none":     {0x6b, 0x72, 0x80, 0xff}, // grey: the reference
-	"null":     {0x8b, 0x5c, 0xf6, 0xff}, // violet
-	"tracing":  {0x25, 0x63, 0xeb, 0xff}, // blue
-	"sampling": {0x0d, 0x94, 0x88, 0xff}, // teal
+var modeColors = map[results.Mode]color.RGBA{
+	results.ModeNone:     {0x6b, 0x72, 0x80, 0xff}, // grey: the reference
+	results.ModeNull:     {0x8b, 0x5c, 0xf6, 0xff}, // violet
+	results.ModeTracing:  {0x25, 0x63, 0xeb, 0xff}, // blue
+	results.ModeSampling: {0x0d, 0x94, 0x88, 0xff}, // teal
 }
 
 var extraColors = []color.RGBA{
@@ -33,7 +35,7 @@ var extraColors = []color.RGBA{
 
 // ModeColor is the colour of mode in every chart: fixed for the four modes
 // vbench knows, then by the mode's position among the others.
-func (m *Matrix) ModeColor(mode string) color.RGBA {
+func (m *Matrix) ModeColor(mode results.Mode) color.RGBA {
 	if c, ok := modeColors[mode]; ok {
 		return c
 	}
@@ -144,9 +146,9 @@ func trimFloat(x float64) string {
 // overhead, grouped by workload, with the 95% interval as whiskers and the
 // multiple written above. Failed cells get no bar but a "failed" mark.
 func OverheadChart(m *Matrix) (*Chart, error) {
-	var modes []string
+	var modes []results.Mode
 	for _, mode := range m.Modes {
-		if mode != "none" {
+		if mode != results.ModeNone {
 			modes = append(modes, mode)
 		}
 	}
@@ -277,7 +279,7 @@ func DistributionCharts(m *Matrix) ([]*Chart, error) {
 		p.Y.Label.Text = "run vs cell median (%)"
 		var names []string
 		for j, mode := range m.Modes {
-			names = append(names, mode)
+			names = append(names, string(mode))
 			c := m.Cell(wl, mode)
 			if c == nil || c.MedianNs == 0 {
 				continue

@@ -51,7 +51,7 @@ func readProfile(t *testing.T, name string) *profile.Profile {
 }
 
 // cellOf finds a cell in a results file.
-func cellOf(t *testing.T, f *results.File, workload, mode string) *results.Cell {
+func cellOf(t *testing.T, f *results.File, workload string, mode results.Mode) *results.Cell {
 	t.Helper()
 	for i := range f.Results {
 		if c := &f.Results[i]; c.Workload == workload && c.Mode == mode {

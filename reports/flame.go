@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"vbench/internal/profile"
+	"vbench/internal/results"
 )
 
 // The flame graph is hand-written SVG: none of the modules we may use draws
@@ -140,7 +141,7 @@ const (
 
 // FlameGraph writes p as a flame graph SVG with a <title> tooltip per frame.
 func FlameGraph(w io.Writer, p *profile.Profile, opts FlameOptions) error {
-	if p.Mode == "null" {
+	if p.Mode == results.EngineNull {
 		return ErrNoCallData
 	}
 	if opts.Width <= 0 {

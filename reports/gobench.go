@@ -35,7 +35,7 @@ func GoBench(w io.Writer, f *results.File) error {
 	}
 	cfg = append(cfg, benchfmt.Config{Key: "suite", Value: []byte(f.Suite.Name), File: true})
 	for _, c := range f.Results {
-		name := benchName(c.Workload) + "/mode=" + nameSafe(c.Mode)
+		name := benchName(c.Workload) + "/mode=" + nameSafe(string(c.Mode))
 		for _, r := range c.Samples {
 			if r.Warmup || r.Error != "" {
 				continue

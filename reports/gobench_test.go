@@ -59,7 +59,7 @@ func TestGoBenchRoundTrip(t *testing.T) {
 		}
 	}
 	for _, c := range f.Results {
-		name := strings.ToUpper(c.Workload[:1]) + c.Workload[1:] + "/mode=" + c.Mode
+		name := strings.ToUpper(c.Workload[:1]) + c.Workload[1:] + "/mode=" + string(c.Mode)
 		var want []float64
 		for _, run := range c.Samples {
 			if !run.Warmup && run.Error == "" {
@@ -111,7 +111,7 @@ func TestBenchstatComparesTwoRuns(t *testing.T) {
 		}
 	}
 	for _, c := range cur.Results {
-		name := benchName(c.Workload) + "/mode=" + c.Mode
+		name := benchName(c.Workload) + "/mode=" + string(c.Mode)
 		row, ok := rows[name]
 		if !ok {
 			t.Errorf("benchstat has no row for %s:\n%s", name, text)

@@ -24,7 +24,7 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"p":        fmtP,
 	"cellID":   cellID,
 	"measured": func(c *Cell) int { return measured(c.Cell) },
-	"color":    func(m *Matrix, mode string) string { return hexColor(m.ModeColor(mode)) },
+	"color":    func(m *Matrix, mode results.Mode) string { return hexColor(m.ModeColor(mode)) },
 	"date":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 MST") },
 	"base":     filepath.Base,
 }).Parse(htmlSource))
@@ -91,8 +91,8 @@ func facts(f machine.Fingerprint) []fact {
 var idUnsafe = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
 
 // cellID is the HTML id of a matrix cell: "cell-fibonacci-tracing".
-func cellID(workload, mode string) string {
-	return "cell-" + idUnsafe.ReplaceAllString(workload, "_") + "-" + idUnsafe.ReplaceAllString(mode, "_")
+func cellID(workload string, mode results.Mode) string {
+	return "cell-" + idUnsafe.ReplaceAllString(workload, "_") + "-" + idUnsafe.ReplaceAllString(string(mode), "_")
 }
 
 // historyLabel names a file of the history on a chart's axis: its start

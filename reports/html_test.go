@@ -86,7 +86,7 @@ func TestHTMLMatrixCells(t *testing.T) {
 	// Every cell has a row of absolute numbers.
 	medians := element(t, doc, "table", "medians")
 	for _, c := range cur.Results {
-		if !strings.Contains(medians, "<code>"+c.Workload+"/"+c.Mode+"</code>") || !strings.Contains(medians, fmtNs(c.MedianNs)) {
+		if !strings.Contains(medians, "<code>"+c.Key()+"</code>") || !strings.Contains(medians, fmtNs(c.MedianNs)) {
 			t.Errorf("medians table lacks %s/%s", c.Workload, c.Mode)
 		}
 	}

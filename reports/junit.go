@@ -71,7 +71,7 @@ func (m *Matrix) WriteJUnit(w io.Writer) error {
 			{"machine", FingerprintLine(f.Machine)},
 			{"runs", fmt.Sprint(f.Settings.Runs)},
 			{"warmup", fmt.Sprint(f.Settings.Warmup)},
-			{"modes", strings.Join(f.Settings.Modes, ",")},
+			{"modes", strings.ReplaceAll(results.List(f.Settings.Modes), " ", "")},
 		},
 	}
 	if !f.Started.IsZero() {

@@ -54,7 +54,7 @@ func TestJUnitOneCasePerCell(t *testing.T) {
 	wantFail := 0
 	for i, c := range f.Results {
 		tc := s.Cases[i]
-		if tc.Classname != f.Suite.Name || tc.Name != c.Workload+"/"+c.Mode {
+		if tc.Classname != f.Suite.Name || tc.Name != c.Key() {
 			t.Errorf("case %d: %s.%s, want %s.%s/%s", i, tc.Classname, tc.Name, f.Suite.Name, c.Workload, c.Mode)
 		}
 		if strings.ContainsAny(tc.Time, "eE") {

@@ -28,7 +28,7 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(ew, "| | cell | baseline | now | change | p | overhead |\n|:-:|:--|--:|--:|--:|--:|--:|\n")
 		for _, c := range changed {
 			ov := ""
-			if ch := c.Compare; ch.BaselineOverhead != 0 && c.Mode != "none" {
+			if ch := c.Compare; ch.BaselineOverhead != 0 && c.Mode != results.ModeNone {
 				ov = fmtMult(ch.BaselineOverhead) + " → " + fmtMult(c.Overhead)
 			}
 			fmt.Fprintf(ew, "| %s | %s | %s | %s | **%s** | %s | %s |\n", verdictEmoji[c.Verdict], mdCode(c.Key()),
@@ -46,7 +46,7 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 	}
 
 	fmt.Fprintf(ew, "**Overhead** (median elapsed over the none mode's, 95%% interval)\n\n")
-	fmt.Fprintf(ew, "| workload | %s |\n|:--|%s\n", strings.Join(m.Modes, " | "), strings.Repeat("--:|", len(m.Modes)))
+	fmt.Fprintf(ew, "| workload | %s |\n|:--|%s\n", strings.Join(m.ModeNames(), " | "), strings.Repeat("--:|", len(m.Modes)))
 	for _, wl := range m.Workloads {
 		row := []string{wl}
 		for _, mode := range m.Modes {

@@ -42,7 +42,7 @@ func TestMarkdownMatrixShowsFixtureOverheads(t *testing.T) {
 			t.Fatalf("%s row has %d columns, header %d", w, len(row), len(header))
 		}
 		for i, mode := range header[1:] {
-			c := cellOf(t, cur, w, mode)
+			c := cellOf(t, cur, w, results.Mode(mode))
 			got := row[i+1]
 			switch {
 			case c.Failure != "":
@@ -93,7 +93,7 @@ func TestMarkdownOrderAndDetails(t *testing.T) {
 	}
 	folded := md[details:]
 	for _, c := range files[2].Results {
-		if !strings.Contains(folded, "`"+c.Workload+"/"+c.Mode+"`") {
+		if !strings.Contains(folded, "`"+c.Key()+"`") {
 			t.Errorf("details lack %s/%s", c.Workload, c.Mode)
 		}
 	}
@@ -159,7 +159,7 @@ func TestTextReport(t *testing.T) {
 	txt := renderString(t, func(b *strings.Builder) error { return Text(b, files, baselineOpts(t)) })
 	cur := files[2]
 	for _, c := range cur.Results {
-		key := c.Workload + "/" + c.Mode
+		key := c.Key()
 		var line string
 		for _, l := range strings.Split(txt, "\n") {
 			if strings.HasPrefix(strings.TrimSpace(l), key+" ") {

@@ -31,8 +31,8 @@ type Matrix struct {
 	Names   []string        // labels of Files
 	Current *results.File
 
-	Workloads []string // rows, in the order of the newest file
-	Modes     []string // columns: the run's modes, then any others seen
+	Workloads []string       // rows, in the order of the newest file
+	Modes     []results.Mode // columns: the run's modes, then any others seen
 
 	BaselineName string   // what verdicts refer to ("" when there is none)
 	Warnings     []string // from the file, plus fingerprint or suite mismatches found here
@@ -40,7 +40,10 @@ type Matrix struct {
 	cells map[cellKey]*Cell
 }
 
-type cellKey struct{ workload, mode string }
+type cellKey struct {
+	workload string
+	mode     results.Mode
+}
 
 // Cell is one (workload, mode) cell of the newest file with its verdict.
 type Cell struct {
@@ -54,10 +57,10 @@ func (c *Cell) Failed() bool { return c.Verdict == results.VerdictFailed || c.Fa
 
 // HasOverhead reports whether the cell has an overhead multiple to show: it
 // is not the none mode itself, and the suite has a none cell to divide by.
-func (c *Cell) HasOverhead() bool { return c.Mode != "none" && c.Overhead > 0 }
+func (c *Cell) HasOverhead() bool { return c.Mode != results.ModeNone && c.Overhead > 0 }
 
 // Key is "workload/mode", the name a cell goes by in every output.
-func (c *Cell) Key() string { return c.Workload + "/" + c.Mode }
+func (c *Cell) Key() string { return c.Cell.Key() }
 
 // NewMatrix builds the model from one or more results files, oldest first.
 func NewMatrix(files []*results.File, opts Options) (*Matrix, error) {
@@ -98,7 +101,7 @@ func NewMatrix(files []*results.File, opts Options) (*Matrix, error) {
 		m.cells[cellKey{c.Workload, c.Mode}] = cell
 	}
 	// Keep only modes that have cells: a suite may list modes a shard skipped.
-	m.Modes = slices.DeleteFunc(m.Modes, func(mode string) bool {
+	m.Modes = slices.DeleteFunc(m.Modes, func(mode results.Mode) bool {
 		for _, w := range m.Workloads {
 			if m.cells[cellKey{w, mode}] != nil {
 				return false
@@ -139,7 +142,7 @@ func renderFiles(w io.Writer, files []*results.File, opts Options, draw func(*Ma
 }
 
 // Cell returns the cell of workload w in mode, or nil.
-func (m *Matrix) Cell(w, mode string) *Cell { return m.cells[cellKey{w, mode}] }
+func (m *Matrix) Cell(w string, mode results.Mode) *Cell { return m.cells[cellKey{w, mode}] }
 
 // Cells returns every cell, row by row.
 func (m *Matrix) Cells() []*Cell {
@@ -166,7 +169,7 @@ func (m *Matrix) WithVerdict(v string) []*Cell {
 }
 
 // HistoryOf returns the cell of (w, mode) in each file, nil where missing.
-func (m *Matrix) HistoryOf(w, mode string) []*results.Cell {
+func (m *Matrix) HistoryOf(w string, mode results.Mode) []*results.Cell {
 	out := make([]*results.Cell, len(m.Files))
 	for i, f := range m.Files {
 		for j := range f.Results {
@@ -231,4 +234,13 @@ func (m *Matrix) Headline() string {
 		return fmt.Sprintf("%d cells", cells)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// ModeNames are the matrix's columns as text.
+func (m *Matrix) ModeNames() []string {
+	out := make([]string, len(m.Modes))
+	for i, mode := range m.Modes {
+		out[i] = string(mode)
+	}
+	return out
 }

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"vbench/internal/profile"
+	"vbench/internal/results"
 )
 
 // ErrNoCallData is returned for null-mode profiles: the null engine runs the
@@ -35,7 +36,7 @@ type ProfileOptions struct {
 // tracing profiles, samples for sampling ones.
 type weigh struct{ sampling bool }
 
-func weighOf(p *profile.Profile) weigh { return weigh{p.Mode == "sampling"} }
+func weighOf(p *profile.Profile) weigh { return weigh{p.Mode.Samples()} }
 
 func (w weigh) incl(n *profile.Node) int64 {
 	if w.sampling {
@@ -95,7 +96,7 @@ func ProfileHeader(w io.Writer, name string, p *profile.Profile) {
 	if p.DurationNs > 0 {
 		parts = append(parts, fmtNs(float64(p.DurationNs)))
 	}
-	if p.Mode == "sampling" && p.IntervalNs > 0 {
+	if p.Mode.Samples() && p.IntervalNs > 0 {
 		parts = append(parts, fmt.Sprintf("%d samples every %s", p.Samples, fmtNs(float64(p.IntervalNs))))
 	}
 	parts = append(parts, fmt.Sprintf("%d threads", len(p.Threads)), fmt.Sprintf("%d functions", len(p.Functions)))
@@ -119,7 +120,7 @@ func ProfileHeader(w io.Writer, name string, p *profile.Profile) {
 func ProfileText(w io.Writer, name string, p *profile.Profile, opts ProfileOptions) error {
 	ew := &errWriter{w: w}
 	ProfileHeader(ew, name, p)
-	if p.Mode == "null" {
+	if p.Mode == results.EngineNull {
 		fmt.Fprintln(ew, "\nThis is a null-mode profile: the null engine runs the enter/leave hooks and records nothing,")
 		fmt.Fprintln(ew, "so there are no functions or calls to show. Profile in tracing or sampling mode for a call tree.")
 		return ew.err

@@ -24,7 +24,7 @@ func (m *Matrix) WriteText(w io.Writer) error {
 
 	fmt.Fprintf(ew, "\nOverhead (median elapsed over the none mode's, 95%% interval)\n")
 	tw := tabwriter.NewWriter(ew, 0, 0, 3, ' ', 0)
-	fmt.Fprintf(tw, "workload\t%s\n", strings.Join(m.Modes, "\t"))
+	fmt.Fprintf(tw, "workload\t%s\n", strings.Join(m.ModeNames(), "\t"))
 	for _, wl := range m.Workloads {
 		row := []string{wl}
 		for _, mode := range m.Modes {
@@ -179,7 +179,7 @@ func (c *Cell) ChangeText() string {
 		s += ", " + p
 	}
 	s += ")"
-	if ch.BaselineOverhead != 0 && c.Mode != "none" {
+	if ch.BaselineOverhead != 0 && c.Mode != results.ModeNone {
 		s += fmt.Sprintf("; overhead %s → %s", fmtMult(ch.BaselineOverhead), fmtMult(c.Overhead))
 	}
 	return s

@@ -3,7 +3,6 @@ package runner
 import (
 	"sort"
 
-	"vbench/internal/attach"
 	"vbench/internal/profile"
 	"vbench/internal/results"
 )
@@ -78,12 +77,12 @@ func coverage(tracing, sampling *coverageSets) *results.Coverage {
 func fillCoverage(cells []*cellState) {
 	tracing := map[string]*cellState{}
 	for _, c := range cells {
-		if c.Mode == attach.ModeTracing {
+		if c.Mode == results.ModeTracing {
 			tracing[c.Workload.Name] = c
 		}
 	}
 	for _, c := range cells {
-		if t, ok := tracing[c.Workload.Name]; ok && c.Mode == attach.ModeSampling {
+		if t, ok := tracing[c.Workload.Name]; ok && c.Mode == results.ModeSampling {
 			c.coverage = coverage(&t.cover, &c.cover)
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"reflect"
 	"testing"
 
-	"vbench/internal/attach"
 	"vbench/internal/profile"
 	"vbench/internal/results"
 	"vbench/internal/suite"
@@ -29,7 +28,7 @@ func Coverage(tracing, sampling []*profile.Profile) *results.Coverage {
 
 // traced is a tracing profile with the given exclusive times.
 func traced(excl map[string]int64) *profile.Profile {
-	p := &profile.Profile{Mode: attach.ModeTracing}
+	p := &profile.Profile{Mode: results.EngineTracing}
 	for name, ns := range excl {
 		p.Functions = append(p.Functions, profile.Function{ID: len(p.Functions), Name: name, ExclusiveNs: ns})
 	}
@@ -38,7 +37,7 @@ func traced(excl map[string]int64) *profile.Profile {
 
 // sampled is a sampling profile with the given inclusive sample counts.
 func sampled(incl map[string]int64) *profile.Profile {
-	p := &profile.Profile{Mode: attach.ModeSampling}
+	p := &profile.Profile{Mode: results.EngineSampling}
 	for name, n := range incl {
 		p.Functions = append(p.Functions, profile.Function{ID: len(p.Functions), Name: name, InclusiveSamples: n, ExclusiveSamples: n})
 	}
@@ -80,7 +79,7 @@ func TestCoverage(t *testing.T) {
 		"no tracing runs":       Coverage(nil, []*profile.Profile{s1}),
 		"no sampling runs":      Coverage([]*profile.Profile{run1}, nil),
 		"no exclusive time":     Coverage([]*profile.Profile{traced(map[string]int64{"Main": 0})}, []*profile.Profile{s1}),
-		"tracing has no tables": Coverage([]*profile.Profile{{Mode: attach.ModeTracing}}, []*profile.Profile{s1}),
+		"tracing has no tables": Coverage([]*profile.Profile{{Mode: results.EngineTracing}}, []*profile.Profile{s1}),
 	} {
 		if c != nil {
 			t.Errorf("%s: coverage %+v, want none", name, c)
@@ -95,12 +94,12 @@ func TestCoverage(t *testing.T) {
 
 // fillCoverage pairs cells by workload, and only tracing with sampling.
 func TestFillCoverage(t *testing.T) {
-	cell := func(w, mode string) *cellState {
+	cell := func(w string, mode results.Mode) *cellState {
 		return &cellState{Cell: Cell{Workload: &suite.Workload{Name: w}, Mode: mode}}
 	}
-	aT, aS, aN := cell("a", attach.ModeTracing), cell("a", attach.ModeSampling), cell("a", attach.ModeNull)
-	bS := cell("b", attach.ModeSampling) // no tracing cell for b
-	cT := cell("c", attach.ModeTracing)  // no sampling cell for c
+	aT, aS, aN := cell("a", results.ModeTracing), cell("a", results.ModeSampling), cell("a", results.ModeNull)
+	bS := cell("b", results.ModeSampling) // no tracing cell for b
+	cT := cell("c", results.ModeTracing)  // no sampling cell for c
 	hot := traced(map[string]int64{"F": 1})
 	for _, c := range []*cellState{aT, aN, cT} {
 		c.cover.addTracing(hot)

@@ -12,18 +12,17 @@ import (
 	"strings"
 	"time"
 
-	"vbench/internal/attach"
 	"vbench/internal/results"
 	"vbench/internal/suite"
 )
 
 // Options are the command-line choices that override the suite.
 type Options struct {
-	Runs      int           // > 0 overrides the suite and every workload
-	Warmup    int           // >= 0 overrides; < 0 keeps the suite's
-	Modes     []string      // nil keeps the suite's (workload subsets still apply)
-	Workloads []string      // nil: all
-	Timeout   time.Duration // > 0 overrides the suite and every workload
+	Runs      int            // > 0 overrides the suite and every workload
+	Warmup    int            // >= 0 overrides; < 0 keeps the suite's
+	Modes     []results.Mode // nil keeps the suite's (workload subsets still apply)
+	Workloads []string       // nil: all
+	Timeout   time.Duration  // > 0 overrides the suite and every workload
 	Shard     *results.Shard
 	Seed      uint64
 }
@@ -31,22 +30,22 @@ type Options struct {
 // Cell is one planned (workload, mode) pair.
 type Cell struct {
 	Workload *suite.Workload
-	Mode     string
+	Mode     results.Mode
 	Runs     int
 	Warmup   int
 	Timeout  time.Duration
 }
 
 // Key is "workload/mode".
-func (c *Cell) Key() string { return c.Workload.Name + "/" + c.Mode }
+func (c *Cell) Key() string { return c.Workload.Name + "/" + string(c.Mode) }
 
 // Plan is the cells a run will measure.
 type Plan struct {
 	Suite    *suite.Suite
 	Options  Options
 	Cells    []Cell
-	Modes    []string // effective suite-level modes
-	Runs     int      // effective suite-level runs
+	Modes    []results.Mode // effective suite-level modes
+	Runs     int            // effective suite-level runs
 	Warmup   int
 	Timeout  time.Duration
 	Profiled bool // some cell loads the profiler
@@ -57,8 +56,8 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 	p := &Plan{Suite: s, Options: o, Modes: s.Modes, Runs: s.Runs, Warmup: s.Warmup, Timeout: s.Timeout}
 	if o.Modes != nil {
 		for _, m := range o.Modes {
-			if !attach.ValidMode(m) {
-				return nil, fmt.Errorf("--modes: unknown mode %q (known: %s)", m, strings.Join(attach.Modes, ", "))
+			if !m.Builtin() {
+				return nil, fmt.Errorf("--modes: unknown mode %q (known: %s)", m, results.List(results.BuiltinModes))
 			}
 		}
 		p.Modes = o.Modes
@@ -93,7 +92,7 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 		if len(want) > 0 && !want[w.Name] {
 			continue
 		}
-		for _, m := range attach.Modes { // report order
+		for _, m := range results.BuiltinModes { // report order
 			if !contains(p.Modes, m) || !contains(w.EffectiveModes(s), m) {
 				continue
 			}
@@ -115,7 +114,7 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 		p.Cells = ShardCells(all, o.Shard.Index, o.Shard.Count)
 	}
 	for _, c := range p.Cells {
-		p.Profiled = p.Profiled || c.Mode != attach.ModeNone
+		p.Profiled = p.Profiled || c.Mode != results.ModeNone
 	}
 	return p, nil
 }
@@ -162,16 +161,16 @@ func ParseShard(s string) (*results.Shard, error) {
 	return &results.Shard{Index: i, Count: n}, nil
 }
 
-func modeIndex(m string) int {
-	for i, x := range attach.Modes {
+func modeIndex(m results.Mode) int {
+	for i, x := range results.BuiltinModes {
 		if x == m {
 			return i
 		}
 	}
-	return len(attach.Modes)
+	return len(results.BuiltinModes)
 }
 
-func contains(xs []string, x string) bool {
+func contains[T comparable](xs []T, x T) bool {
 	for _, y := range xs {
 		if y == x {
 			return true

@@ -246,7 +246,8 @@ func runOnce(ctx context.Context, c *cellState, st step, seq int, workDir string
 	r := results.Run{Seq: seq, Warmup: st.warmup}
 	childEnv := append(attach.ScrubEnv(os.Environ()), w.Env...)
 	var profDir string
-	if c.Mode != attach.ModeNone {
+	engine := c.Mode.Engine()
+	if engine != "" {
 		var err error
 		profDir, err = os.MkdirTemp(workDir, "profile-")
 		if err != nil {
@@ -255,7 +256,7 @@ func runOnce(ctx context.Context, c *cellState, st step, seq int, workDir string
 		}
 		defer os.RemoveAll(profDir)
 		childEnv = append(childEnv, attach.Env(env.Profiler, attach.Options{
-			Mode: c.Mode, ProfileDir: profDir, Interval: prof.Interval,
+			Engine: engine, ProfileDir: profDir, Interval: prof.Interval,
 			Include: prof.Include, Exclude: prof.Exclude,
 		})...)
 	}
@@ -312,23 +313,23 @@ func runOnce(ctx context.Context, c *cellState, st step, seq int, workDir string
 		}
 		return r, false
 	}
-	if p.Mode != c.Mode {
-		r.Error = fmt.Sprintf("profile says mode %q, the run asked for %q", p.Mode, c.Mode)
+	if p.Mode != engine {
+		r.Error = fmt.Sprintf("profile says mode %q, the run asked for %q", p.Mode, engine)
 		return r, false
 	}
-	if c.Mode == attach.ModeTracing && len(rep.Calls) > 0 && !st.warmup {
+	if engine == results.EngineTracing && len(rep.Calls) > 0 && !st.warmup {
 		checkCalls(c, seq, p, rep.Calls)
 	}
 	if !st.warmup {
-		switch c.Mode {
-		case attach.ModeTracing:
+		switch engine {
+		case results.EngineTracing:
 			c.cover.addTracing(p)
-		case attach.ModeSampling:
+		case results.EngineSampling:
 			c.cover.addSampling(p)
 		}
 	}
 	if !st.warmup && env.ProfilesDir != "" {
-		dst := filepath.Join(env.ProfilesDir, w.Name, c.Mode)
+		dst := filepath.Join(env.ProfilesDir, w.Name, string(c.Mode))
 		if err := keepProfile(profDir, dst); err == nil {
 			c.profile = dst
 		} else if env.Log != nil {

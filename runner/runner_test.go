@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"vbench/internal/results"
 	"vbench/internal/suite"
 	"vbench/internal/testbin"
 )
@@ -39,7 +40,7 @@ func TestOutputScanner(t *testing.T) {
 	}
 }
 
-func cells(names []string, modes []string) []Cell {
+func cells(names []string, modes []results.Mode) []Cell {
 	var out []Cell
 	for _, n := range names {
 		w := &suite.Workload{Name: n}
@@ -52,7 +53,7 @@ func cells(names []string, modes []string) []Cell {
 
 // Shards are disjoint, complete, balanced and independent of suite order.
 func TestShardCells(t *testing.T) {
-	all := cells([]string{"zeta", "alpha", "mid", "beta", "q"}, []string{"none", "null", "tracing", "sampling"})
+	all := cells([]string{"zeta", "alpha", "mid", "beta", "q"}, results.BuiltinModes)
 	for n := 1; n <= 7; n++ {
 		seen := map[string]int{}
 		for i := 1; i <= n; i++ {
@@ -118,7 +119,7 @@ func TestParseShard(t *testing.T) {
 // in a seeded random order that differs between rounds.
 func TestSchedule(t *testing.T) {
 	var cs []*cellState
-	for _, c := range cells([]string{"a", "b"}, []string{"none", "null", "tracing"}) {
+	for _, c := range cells([]string{"a", "b"}, results.BuiltinModes[:3]) {
 		c.Runs, c.Warmup = 20, 1
 		cs = append(cs, &cellState{Cell: c})
 	}

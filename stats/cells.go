@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"vbench/internal/attach"
 	"vbench/internal/results"
 )
 
@@ -22,11 +21,11 @@ func Fill(f *results.File) {
 		if c.Runs == 0 {
 			continue
 		}
-		if c.Mode == attach.ModeNone {
+		if c.Mode == results.ModeNone {
 			c.Overhead, c.OverheadLo, c.OverheadHi = 1, 1, 1
 			continue
 		}
-		none := f.Find(c.Workload, attach.ModeNone)
+		none := f.Find(c.Workload, results.ModeNone)
 		if none == nil || none.Runs == 0 {
 			continue
 		}
@@ -86,10 +85,10 @@ func fillCell(c *results.Cell) {
 // median of its workload's none cell in the same file: the per-run overhead
 // multiples that baseline comparison tests. Nil when there is no none cell.
 func OverheadSamples(f *results.File, c *results.Cell) []float64 {
-	if c.Mode == attach.ModeNone {
+	if c.Mode == results.ModeNone {
 		return nil
 	}
-	none := f.Find(c.Workload, attach.ModeNone)
+	none := f.Find(c.Workload, results.ModeNone)
 	if none == nil {
 		return nil
 	}

@@ -26,9 +26,14 @@ import (
 
 	"vbench/internal/attach"
 	"vbench/internal/profile"
+	"vbench/internal/results"
 )
 
 var msRE = regexp.MustCompile(`ms=([0-9.]+)`)
+
+// samplingNoInline is sampling with user methods kept from being inlined
+// (VBENCH_SAMPLING_NOINLINE=1), a mode only this tool knows.
+const samplingNoInline = results.ModeSampling + "+noinline"
 
 type sample struct {
 	ms    float64
@@ -41,7 +46,7 @@ func main() {
 	lib := flag.String("lib", "bin/libvbenchprof.so", "profiler library")
 	app := flag.String("app", "profiler/testdata/app/bin/vbtest/VbTestApp.dll", "test program")
 	interval := flag.Duration("interval", 0, "sampling interval (default: the profiler's 10ms)")
-	modeList := flag.String("modes", "none,null,tracing,sampling,sampling+noinline", "modes to compare (none first)")
+	modeList := flag.String("modes", strings.ReplaceAll(results.List(append(results.BuiltinModes, samplingNoInline)), " ", ""), "modes to compare (none first)")
 	flag.Parse()
 	libPath, err := attach.Check(*lib)
 	if err != nil {
@@ -49,13 +54,16 @@ func main() {
 		os.Exit(2)
 	}
 	// sampling+noinline: user methods kept from being inlined (VBENCH_SAMPLING_NOINLINE=1).
-	modes := strings.Split(*modeList, ",")
+	var modes []results.Mode
+	for _, m := range strings.Split(*modeList, ",") {
+		modes = append(modes, results.Mode(m))
+	}
 	workloads := [][]string{{"fib", "100"}, {"mandel", "1600"}}
 	tmp, _ := os.MkdirTemp("", "vbench-overhead-")
 	defer os.RemoveAll(tmp)
-	res := map[string]map[string][]sample{}
+	res := map[string]map[results.Mode][]sample{}
 	for _, w := range workloads {
-		res[w[0]] = map[string][]sample{}
+		res[w[0]] = map[results.Mode][]sample{}
 		for i := 0; i < *runs; i++ {
 			for _, m := range modes {
 				dir := filepath.Join(tmp, fmt.Sprintf("%s-%s-%d", w[0], m, i))
@@ -72,15 +80,15 @@ func main() {
 	fmt.Printf("%d runs each, interleaved; medians of the workload's own time\n\n", *runs)
 	fmt.Printf("%-8s %-9s %10s %8s %9s %9s\n", "workload", "mode", "median ms", "× none", "× null", "RSS MiB")
 	for _, w := range workloads {
-		base := median(res[w[0]]["none"])
+		base := median(res[w[0]][results.ModeNone])
 		null := 0.0
-		if len(res[w[0]]["null"]) > 0 {
-			null = median(res[w[0]]["null"])
+		if len(res[w[0]][results.ModeNull]) > 0 {
+			null = median(res[w[0]][results.ModeNull])
 		}
 		for _, m := range modes {
 			med := median(res[w[0]][m])
 			xnull := "-"
-			if m == "tracing" && null > 0 {
+			if m == results.ModeTracing && null > 0 {
 				xnull = fmt.Sprintf("%.2f", med/null)
 			}
 			fmt.Printf("%-8s %-9s %10.1f %8.2f %9s %9.1f\n", w[0], m, med, med/base, xnull, float64(medianRSS(res[w[0]][m]))/1024)
@@ -88,10 +96,10 @@ func main() {
 	}
 	// Coverage: methods with >= 1% of exclusive time under tracing, found by sampling.
 	for _, w := range workloads {
-		if len(res[w[0]]["tracing"]) == 0 {
+		if len(res[w[0]][results.ModeTracing]) == 0 {
 			continue
 		}
-		tr, err1 := profile.ReadFile(res[w[0]]["tracing"][0].dir)
+		tr, err1 := profile.ReadFile(res[w[0]][results.ModeTracing][0].dir)
 		if err1 != nil {
 			continue
 		}
@@ -107,7 +115,7 @@ func main() {
 		}
 		sort.Strings(want)
 		for _, m := range modes {
-			if !strings.HasPrefix(m, "sampling") {
+			if m != results.ModeSampling && m != samplingNoInline {
 				continue
 			}
 			// Found: seen on a stack in any run of this mode (one run of a
@@ -151,15 +159,15 @@ func missing(want, got []string) []string {
 	return out
 }
 
-func runOnce(lib, app, mode, dir string, interval interface{ Nanoseconds() int64 }, w []string) (sample, error) {
+func runOnce(lib, app string, mode results.Mode, dir string, interval interface{ Nanoseconds() int64 }, w []string) (sample, error) {
 	cmd := exec.Command("dotnet", append([]string{app}, w...)...)
 	env := attach.ScrubEnv(os.Environ())
-	if mode == "sampling+noinline" {
-		mode = "sampling"
+	if mode == samplingNoInline {
+		mode = results.ModeSampling
 		env = append(env, attach.EnvNoInline+"=1")
 	}
-	if mode != "none" {
-		env = append(env, attach.Env(lib, attach.Options{Mode: mode, ProfileDir: dir})...)
+	if engine := mode.Engine(); engine != "" {
+		env = append(env, attach.Env(lib, attach.Options{Engine: engine, ProfileDir: dir})...)
 		if interval.Nanoseconds() > 0 {
 			env = append(env, fmt.Sprintf("%s=%dns", attach.EnvInterval, interval.Nanoseconds()))
 		}

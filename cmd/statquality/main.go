@@ -40,7 +40,7 @@ import (
 func main() {
 	suitePath := flag.String("suite", "", "suite file holding the workload")
 	workload := flag.String("workload", "", "workload to measure")
-	mode := flag.String("mode", "none", "mode to run it under")
+	mode := flag.String("mode", string(results.ModeNone), "mode to run it under")
 	reps := flag.Int("reps", 20, "repetitions of each experiment")
 	runs := flag.Int("runs", 0, "measured runs per cell (default: the suite's)")
 	scaleFlag := flag.String("scale-flag", "--scale", "the workload's work-scale argument")

@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"vbench/internal/results"
 )
 
 // CLSID is the fixed class ID of the vbench profiler COM class.
@@ -25,27 +27,6 @@ const CLSID = "{8C2F5D8A-6C1E-4B7A-9A57-3F0E2B1D7C41}"
 
 // LibraryName is the file name `make build` gives the profiler, next to bin/vbench.
 const LibraryName = "libvbenchprof.so"
-
-// Modes the profiler implements. "none" means the profiler is not loaded at all.
-const (
-	ModeNone     = "none"
-	ModeNull     = "null"
-	ModeTracing  = "tracing"
-	ModeSampling = "sampling"
-)
-
-// Modes lists every mode in the order reports show them.
-var Modes = []string{ModeNone, ModeNull, ModeTracing, ModeSampling}
-
-// ValidMode reports whether m is one of Modes.
-func ValidMode(m string) bool {
-	for _, x := range Modes {
-		if x == m {
-			return true
-		}
-	}
-	return false
-}
 
 // Environment variables the profiler reads (documented in the README).
 const (
@@ -75,9 +56,9 @@ const (
 
 // Options are the profiler settings a caller may choose.
 type Options struct {
-	Mode       string        // null | tracing | sampling
-	ProfileDir string        // required: where the profile is written
-	Interval   time.Duration // sampling only; 0 means the profiler's default
+	Engine     results.Engine // null | tracing | sampling; "" loads no profiler
+	ProfileDir string         // required: where the profile is written
+	Interval   time.Duration  // sampling only; 0 means the profiler's default
 	Include    []string
 	Exclude    []string
 	TimeSample int  // tracing only; 0 means the profiler's default (16), 1 times every call
@@ -86,9 +67,9 @@ type Options struct {
 }
 
 // Env returns the variables to add to a child's environment so that CoreCLR
-// loads the library at libPath with opts. For ModeNone it returns nothing.
+// loads the library at libPath with opts. Without an engine it returns nothing.
 func Env(libPath string, opts Options) []string {
-	if opts.Mode == "" || opts.Mode == ModeNone {
+	if opts.Engine == "" {
 		return nil
 	}
 	env := []string{
@@ -98,7 +79,7 @@ func Env(libPath string, opts Options) []string {
 		// The 64-bit variant wins over the generic one in CoreCLR; set both so an
 		// inherited CORECLR_PROFILER_PATH_64 cannot point somewhere else.
 		"CORECLR_PROFILER_PATH_64=" + libPath,
-		EnvMode + "=" + opts.Mode,
+		EnvMode + "=" + string(opts.Engine),
 		EnvProfileDir + "=" + opts.ProfileDir,
 	}
 	if opts.Interval > 0 {

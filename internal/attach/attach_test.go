@@ -4,13 +4,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"vbench/internal/results"
 )
 
 func TestEnv(t *testing.T) {
-	if env := Env("/x/lib.so", Options{Mode: ModeNone}); env != nil {
+	if env := Env("/x/lib.so", Options{}); env != nil {
 		t.Errorf("mode none must not load the profiler: %v", env)
 	}
-	env := Env("/x/lib.so", Options{Mode: ModeSampling, ProfileDir: "/out", Interval: time.Millisecond,
+	env := Env("/x/lib.so", Options{Engine: results.EngineSampling, ProfileDir: "/out", Interval: time.Millisecond,
 		Include: []string{"A", "B.*"}, Exclude: []string{"C"}, TimeSample: 4})
 	have := map[string]bool{}
 	for _, kv := range env {

@@ -33,7 +33,7 @@ cells of one shard, to check how --shard i/n splits a suite.
 			if err != nil {
 				return usageErr(err)
 			}
-			opts := runner.Options{Modes: modes, Workloads: workloads, Warmup: -1}
+			opts := runner.Options{Modes: modeNames(modes), Workloads: workloads, Warmup: -1}
 			if shard != "" {
 				if opts.Shard, err = runner.ParseShard(shard); err != nil {
 					return usageErr(err)

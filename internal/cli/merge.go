@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"vbench/baseline"
-	"vbench/internal/attach"
 	"vbench/internal/results"
 	"vbench/stats"
 )
@@ -62,7 +61,7 @@ which may come from another shard. OUT is written atomically.
 				return usageErr(err)
 			}
 			// Workloads by name, then modes in report order: shards interleave.
-			results.SortCells(merged.Results, nil, attach.Modes)
+			results.SortCells(merged.Results, nil, results.BuiltinModes)
 			stats.Fill(merged)
 			baseline.MarkNew(merged)
 			if err := results.WriteFile(out, merged); err != nil {

@@ -19,6 +19,7 @@ import (
 
 	"vbench/internal/attach"
 	"vbench/internal/profile"
+	"vbench/internal/results"
 )
 
 type profileFlags struct {
@@ -78,7 +79,7 @@ profile was written (the runtime declined the profiler, or COMMAND is not a
 	}
 	fl := cmd.Flags()
 	fl.SetInterspersed(false) // everything after COMMAND belongs to it
-	fl.StringVar(&f.mode, "mode", attach.ModeTracing, "tracing | sampling | null")
+	fl.StringVar(&f.mode, "mode", string(results.EngineTracing), "tracing | sampling | null")
 	fl.DurationVar(&f.interval, "interval", 10*time.Millisecond, "sampling interval, 1ms..1s")
 	fl.StringSliceVar(&f.include, "include", nil, "assembly or namespace patterns to profile (repeatable, comma-separated)")
 	fl.StringSliceVar(&f.exclude, "exclude", nil, "assembly or namespace patterns not to profile (repeatable, comma-separated)")
@@ -93,10 +94,9 @@ profile was written (the runtime declined the profiler, or COMMAND is not a
 }
 
 func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
-	switch f.mode {
-	case attach.ModeTracing, attach.ModeSampling, attach.ModeNull:
-	default:
-		return usageErrf("--mode %q: want tracing, sampling or null (none means no profiler: run the program directly)", f.mode)
+	engine := results.Engine(f.mode)
+	if !engine.Valid() {
+		return usageErrf("--mode %q: want %s (none means no profiler: run the program directly)", f.mode, results.OneOf(results.Engines))
 	}
 	if f.interval < attach.MinInterval || f.interval > attach.MaxInterval {
 		return usageErrf("--interval %v: want %v..%v", f.interval, attach.MinInterval, attach.MaxInterval)
@@ -127,8 +127,8 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 	}
 	stderr := cmd.ErrOrStderr()
 
-	opts := attach.Options{Mode: f.mode, ProfileDir: dir, Include: f.include, Exclude: f.exclude, TimeSample: f.timeSamp}
-	if f.mode == attach.ModeSampling {
+	opts := attach.Options{Engine: engine, ProfileDir: dir, Include: f.include, Exclude: f.exclude, TimeSample: f.timeSamp}
+	if engine == results.EngineSampling {
 		opts.Interval = f.interval
 		opts.NoInline = f.noInline
 		if f.maxStack != attach.DefaultMaxStack {
@@ -278,7 +278,7 @@ func (p *profilerLines) String() string {
 
 // profileJSON is what --format json prints.
 type profileJSON struct {
-	Mode       string         `json:"mode"`
+	Mode       results.Engine `json:"mode"`
 	ProfileDir string         `json:"profile_dir"`
 	ExitCode   int            `json:"exit_code"`
 	DurationNs int64          `json:"duration_ns"`

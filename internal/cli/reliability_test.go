@@ -193,12 +193,12 @@ workloads:
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, mode := range []string{"tracing", "sampling"} {
+	for _, mode := range []results.Mode{results.ModeTracing, results.ModeSampling} {
 		c := f.Find("refused", mode)
 		if c == nil || c.Verdict != results.VerdictFailed || c.Runs != 0 || !strings.Contains(c.Failure, reason) {
 			t.Errorf("refused/%s: want failed with %q, got %+v", mode, reason, c)
 		}
-		if !strings.Contains(stdout, "FAILED refused/"+mode+": ") {
+		if !strings.Contains(stdout, "FAILED refused/"+string(mode)+": ") {
 			t.Errorf("the table does not list refused/%s as failed:\n%s", mode, stdout)
 		}
 		if c := f.Find("fine", mode); c == nil || c.Failed() || c.Runs != 1 || c.Accuracy == nil && mode == "tracing" {
@@ -693,7 +693,8 @@ workloads:
 		"DOTNET_PROFILER_PATH=/evil.so", "VBENCH_MODE=bogus", "VBENCH_DEBUG=1", "VBENCH_INTERVAL=1s",
 	}
 	base := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "KEEP_ME=yes", "OVERRIDDEN=suite", "FROM_SUITE=1", "VBENCH_TIME_SAMPLE=4"}
-	for _, mode := range attach.Modes {
+	for _, m := range results.BuiltinModes {
+		mode := string(m)
 		t.Run(mode, func(t *testing.T) {
 			os.Remove(filepath.Join(dir, "env.txt"))
 			if _, stderr, code := vbRun(t, dir, parent, "run", "suite.yaml", "--quiet", "--modes", mode, "--profiler", fp); code != 0 {
@@ -711,11 +712,11 @@ workloads:
 					profDir = v
 				}
 			}
-			if mode != attach.ModeNone {
+			if m != results.ModeNone {
 				if profDir == "" {
 					t.Fatalf("no VBENCH_PROFILE_DIR in a profiled run: %v", got)
 				}
-				want = append(want, attach.Env(fp, attach.Options{Mode: mode, ProfileDir: profDir,
+				want = append(want, attach.Env(fp, attach.Options{Engine: m.Engine(), ProfileDir: profDir,
 					Interval: 7 * time.Millisecond, Include: []string{"Fib", "Other"}, Exclude: []string{"Skip"}})...)
 			}
 			sort.Strings(got)

@@ -174,7 +174,7 @@ func reportProfile(cmd *cobra.Command, in *reports.Input, f *reportFlags) error 
 		render = func(w io.Writer) error {
 			return reports.FlameGraph(w, p, reports.FlameOptions{PerThread: f.perThread, MaxDepth: f.depth})
 		}
-		if p.Mode == "null" {
+		if p.Mode == results.EngineNull {
 			return usageErrf("%s: %v: there is nothing to draw", in.Path, reports.ErrNoCallData)
 		}
 	default:

@@ -68,7 +68,7 @@ func TestReportTextOnStdout(t *testing.T) {
 	}
 	f := loadResults(t, "results.json")
 	for _, c := range f.Results {
-		if !strings.Contains(r.stdout, c.Workload+"/"+c.Mode) {
+		if !strings.Contains(r.stdout, c.Key()) {
 			t.Errorf("stdout lacks %s/%s", c.Workload, c.Mode)
 		}
 	}

@@ -76,7 +76,7 @@ func prepare(cmd *cobra.Command, path string, f *runFlags) (*measurement, error)
 	if err != nil {
 		return nil, usageErr(err)
 	}
-	opts := runner.Options{Runs: f.runs, Warmup: -1, Modes: f.modes, Workloads: f.workloads, Timeout: f.timeout, Seed: f.seed}
+	opts := runner.Options{Runs: f.runs, Warmup: -1, Modes: modeNames(f.modes), Workloads: f.workloads, Timeout: f.timeout, Seed: f.seed}
 	if cmd.Flags().Changed("warmup") {
 		opts.Warmup = f.warmup
 	}
@@ -255,6 +255,18 @@ func finish(cmd *cobra.Command, res *results.File, f *runFlags, ci *ciFlags) err
 		errs = append(errs, err)
 	}
 	return outcome(res, errs...)
+}
+
+// modeNames types the --modes flag's values (nil stays nil: the suite's modes).
+func modeNames(names []string) []results.Mode {
+	if names == nil {
+		return nil
+	}
+	out := make([]results.Mode, len(names))
+	for i, n := range names {
+		out[i] = results.Mode(n)
+	}
+	return out
 }
 
 func samePath(a, b string) bool {

@@ -18,6 +18,7 @@ import (
 
 	"vbench/internal/attach"
 	"vbench/internal/profile"
+	"vbench/internal/results"
 )
 
 // Status of one check.
@@ -169,7 +170,7 @@ func checkLoads(ctx context.Context, dotnet, lib string, timeout time.Duration) 
 	defer cancel()
 	cmd := exec.CommandContext(ctx, dotnet, "--version")
 	cmd.Env = append(attach.ScrubEnv(os.Environ()),
-		attach.Env(lib, attach.Options{Mode: attach.ModeNull, ProfileDir: dir})...)
+		attach.Env(lib, attach.Options{Engine: results.EngineNull, ProfileDir: dir})...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"vbench/internal/profile"
+	"vbench/internal/results"
 )
 
 func main() {
@@ -106,7 +107,7 @@ func main() {
 		if pc == "" {
 			pc = *calls
 		}
-		writeProfile(dir, mode, parseCounts(pc), *profFuncs)
+		writeProfile(dir, results.Engine(mode), parseCounts(pc), *profFuncs)
 	}
 	if *noVbench {
 		fmt.Println("fakework: done, but no VBENCH line")
@@ -156,7 +157,7 @@ func parsePairs(s string) map[string]string {
 	return m
 }
 
-func writeProfile(dir, mode string, calls map[string]int64, funcs string) {
+func writeProfile(dir string, mode results.Engine, calls map[string]int64, funcs string) {
 	p := profile.Profile{Schema: profile.SchemaVersion, Mode: mode, PID: os.Getpid(), Start: time.Now(), Complete: true, Functions: []profile.Function{}, Threads: []profile.Thread{}}
 	for name, n := range calls {
 		p.Functions = append(p.Functions, profile.Function{ID: len(p.Functions), Name: name, Calls: n, Callers: []profile.Caller{}})

@@ -70,7 +70,7 @@ func (p *Profile) Derive() {
 }
 
 // Sampled reports whether the profile counts samples rather than calls.
-func (p *Profile) Sampled() bool { return p.Mode == "sampling" }
+func (p *Profile) Sampled() bool { return p.Mode.Samples() }
 
 // Top returns the n functions with the most exclusive time (tracing) or
 // exclusive samples (sampling), ties broken by inclusive figures then name.

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"vbench/internal/jsonpos"
+	"vbench/internal/results"
 )
 
 // SchemaVersion is the version of the profile.json layout this package writes.
@@ -34,22 +35,22 @@ const (
 
 // Profile is the content of profile.json.
 type Profile struct {
-	Schema         int        `json:"schema"`
-	Mode           string     `json:"mode"` // tracing | sampling | null
-	RuntimeVersion string     `json:"runtime_version"`
-	PID            int        `json:"pid"`
-	Command        []string   `json:"command,omitempty"` // the profilee's command line, when known
-	Start          time.Time  `json:"start"`
-	DurationNs     int64      `json:"duration_ns"`           // profiler load to profile write
-	IntervalNs     int64      `json:"interval_ns,omitempty"` // sampling period
-	Samples        int64      `json:"samples,omitempty"`     // sampling ticks taken
-	TimeSample     int64      `json:"time_sample,omitempty"` // tracing: hot nodes timed on ~1 call in N (1: every call)
-	Include        []string   `json:"include,omitempty"`     // filter patterns in effect
-	Exclude        []string   `json:"exclude,omitempty"`
-	Complete       bool       `json:"complete"`           // written from Shutdown (false: from an exit path)
-	Warnings       []string   `json:"warnings,omitempty"` // what limits this profile's accuracy
-	Functions      []Function `json:"functions"`
-	Threads        []Thread   `json:"threads"`
+	Schema         int            `json:"schema"`
+	Mode           results.Engine `json:"mode"` // tracing | sampling | null
+	RuntimeVersion string         `json:"runtime_version"`
+	PID            int            `json:"pid"`
+	Command        []string       `json:"command,omitempty"` // the profilee's command line, when known
+	Start          time.Time      `json:"start"`
+	DurationNs     int64          `json:"duration_ns"`           // profiler load to profile write
+	IntervalNs     int64          `json:"interval_ns,omitempty"` // sampling period
+	Samples        int64          `json:"samples,omitempty"`     // sampling ticks taken
+	TimeSample     int64          `json:"time_sample,omitempty"` // tracing: hot nodes timed on ~1 call in N (1: every call)
+	Include        []string       `json:"include,omitempty"`     // filter patterns in effect
+	Exclude        []string       `json:"exclude,omitempty"`
+	Complete       bool           `json:"complete"`           // written from Shutdown (false: from an exit path)
+	Warnings       []string       `json:"warnings,omitempty"` // what limits this profile's accuracy
+	Functions      []Function     `json:"functions"`
+	Threads        []Thread       `json:"threads"`
 }
 
 // Function is one row of the flat function table: every node of every thread's
@@ -151,10 +152,8 @@ func (p *Profile) Validate() error {
 	if p.Schema != SchemaVersion {
 		return schemaError(p.Schema)
 	}
-	switch p.Mode {
-	case "tracing", "sampling", "null":
-	default:
-		return fmt.Errorf("profile mode %q is not tracing, sampling or null", p.Mode)
+	if !p.Mode.Valid() {
+		return fmt.Errorf("profile mode %q is not %s", p.Mode, results.OneOf(results.Engines))
 	}
 	for i, f := range p.Functions {
 		if f.ID != i {

@@ -168,10 +168,10 @@ func (f *File) Validate() error {
 }
 
 // Key names a cell: "workload/mode".
-func (c *Cell) Key() string { return c.Workload + "/" + c.Mode }
+func (c *Cell) Key() string { return c.Workload + "/" + string(c.Mode) }
 
 // Find returns the cell for workload and mode, or nil.
-func (f *File) Find(workload, mode string) *Cell {
+func (f *File) Find(workload string, mode Mode) *Cell {
 	for i := range f.Results {
 		if f.Results[i].Workload == workload && f.Results[i].Mode == mode {
 			return &f.Results[i]
@@ -219,23 +219,25 @@ func (f *File) Counts() map[string]int {
 
 // SortCells orders cells by the given workload order (unknown workloads last,
 // by name) and then by mode order.
-func SortCells(cells []Cell, workloads, modes []string) {
-	idx := func(xs []string, x string) int {
-		for i, y := range xs {
-			if y == x {
-				return i
-			}
-		}
-		return len(xs)
-	}
+func SortCells(cells []Cell, workloads []string, modes []Mode) {
 	sort.SliceStable(cells, func(i, j int) bool {
 		a, b := cells[i], cells[j]
-		if wa, wb := idx(workloads, a.Workload), idx(workloads, b.Workload); wa != wb {
+		if wa, wb := index(workloads, a.Workload), index(workloads, b.Workload); wa != wb {
 			return wa < wb
 		}
 		if a.Workload != b.Workload {
 			return a.Workload < b.Workload
 		}
-		return idx(modes, a.Mode) < idx(modes, b.Mode)
+		return index(modes, a.Mode) < index(modes, b.Mode)
 	})
+}
+
+// index is x's position in xs, or len(xs) when absent (sorts last).
+func index[T comparable](xs []T, x T) int {
+	for i, y := range xs {
+		if y == x {
+			return i
+		}
+	}
+	return len(xs)
 }

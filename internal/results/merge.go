@@ -82,10 +82,10 @@ func countSamples(f *File) int {
 	return n
 }
 
-func union(a, b []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, x := range append(append([]string(nil), a...), b...) {
+func union[T comparable](a, b []T) []T {
+	seen := map[T]bool{}
+	var out []T
+	for _, x := range append(append([]T(nil), a...), b...) {
 		if !seen[x] {
 			seen[x] = true
 			out = append(out, x)

@@ -63,12 +63,12 @@ type Shard struct {
 
 // Settings are the effective run settings after flags override the suite.
 type Settings struct {
-	Runs      int      `json:"runs"`
-	Warmup    int      `json:"warmup"`
-	Modes     []string `json:"modes"`
-	Timeout   string   `json:"timeout"`
-	Alpha     float64  `json:"alpha"`
-	Threshold float64  `json:"threshold"` // minimum relative change that counts, e.g. 0.05
+	Runs      int     `json:"runs"`
+	Warmup    int     `json:"warmup"`
+	Modes     []Mode  `json:"modes"`
+	Timeout   string  `json:"timeout"`
+	Alpha     float64 `json:"alpha"`
+	Threshold float64 `json:"threshold"` // minimum relative change that counts, e.g. 0.05
 
 	Seed      uint64   `json:"seed"`                // of the randomized run order
 	Workloads []string `json:"workloads,omitempty"` // --workloads filter, when given
@@ -89,7 +89,7 @@ const (
 // Times are the workload's own elapsed time (its VBENCH line), in nanoseconds.
 type Cell struct {
 	Workload string `json:"workload"`
-	Mode     string `json:"mode"`
+	Mode     Mode   `json:"mode"`
 	Runs     int    `json:"runs"` // successful measured runs
 
 	MedianNs float64 `json:"median_ns"`

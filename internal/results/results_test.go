@@ -106,7 +106,7 @@ func TestMerge(t *testing.T) {
 
 func TestSortCells(t *testing.T) {
 	cells := []Cell{{Workload: "b", Mode: "tracing"}, {Workload: "a", Mode: "sampling"}, {Workload: "b", Mode: "none"}, {Workload: "a", Mode: "none"}}
-	SortCells(cells, nil, []string{"none", "null", "tracing", "sampling"})
+	SortCells(cells, nil, BuiltinModes)
 	var got []string
 	for _, c := range cells {
 		got = append(got, c.Key())

@@ -15,6 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"vbench/internal/attach"
+	"vbench/internal/results"
 )
 
 // FuzzParse feeds the suite reader arbitrary bytes, starting from the
@@ -97,13 +98,13 @@ func checkSuite(t *testing.T, s *Suite) {
 	if s.Profiler.Interval != 0 && (s.Profiler.Interval < attach.MinInterval || s.Profiler.Interval > attach.MaxInterval) {
 		fail("profiler.interval %v outside what the profiler accepts (%v..%v)", s.Profiler.Interval, attach.MinInterval, attach.MaxInterval)
 	}
-	checkModes := func(ms []string, what string) {
+	checkModes := func(ms []results.Mode, what string) {
 		if len(ms) == 0 {
 			fail("%s: no modes", what)
 		}
-		seen := map[string]bool{}
+		seen := map[results.Mode]bool{}
 		for _, m := range ms {
-			if !attach.ValidMode(m) || seen[m] {
+			if !m.Builtin() || seen[m] {
 				fail("%s: modes %v", what, ms)
 			}
 			seen[m] = true
@@ -180,18 +181,18 @@ func encode(t *testing.T, s *Suite) []byte {
 		Checksum string            `yaml:"checksum,omitempty"`
 		Runs     int               `yaml:"runs,omitempty"`
 		Timeout  string            `yaml:"timeout,omitempty"`
-		Modes    []string          `yaml:"modes,omitempty"`
+		Modes    []results.Mode    `yaml:"modes,omitempty"`
 	}
 	type doc struct {
-		Name       string     `yaml:"name"`
-		Runs       int        `yaml:"runs"`
-		Warmup     int        `yaml:"warmup"`
-		Modes      []string   `yaml:"modes"`
-		Timeout    string     `yaml:"timeout"`
-		Profiler   profiler   `yaml:"profiler"`
-		Thresholds thresholds `yaml:"thresholds"`
-		Baseline   string     `yaml:"baseline"`
-		Workloads  []workload `yaml:"workloads"`
+		Name       string         `yaml:"name"`
+		Runs       int            `yaml:"runs"`
+		Warmup     int            `yaml:"warmup"`
+		Modes      []results.Mode `yaml:"modes"`
+		Timeout    string         `yaml:"timeout"`
+		Profiler   profiler       `yaml:"profiler"`
+		Thresholds thresholds     `yaml:"thresholds"`
+		Baseline   string         `yaml:"baseline"`
+		Workloads  []workload     `yaml:"workloads"`
 	}
 	dur := func(d time.Duration) string {
 		if d == 0 {

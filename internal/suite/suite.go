@@ -26,6 +26,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"vbench/internal/attach"
+	"vbench/internal/results"
 )
 
 // Defaults for fields a suite leaves out.
@@ -47,7 +48,7 @@ type Suite struct {
 	Name      string
 	Runs      int
 	Warmup    int
-	Modes     []string
+	Modes     []results.Mode
 	Timeout   time.Duration
 	Profiler  Profiler
 	MinChange float64 // e.g. 0.05
@@ -73,13 +74,13 @@ type Workload struct {
 	Env      []string // KEY=VALUE, sorted by key
 	Cwd      string   // absolute
 	Checksum string
-	Runs     int           // 0: the suite's
-	Timeout  time.Duration // 0: the suite's
-	Modes    []string      // nil: the suite's
+	Runs     int            // 0: the suite's
+	Timeout  time.Duration  // 0: the suite's
+	Modes    []results.Mode // nil: the suite's
 }
 
 // EffectiveModes is the workload's own subset, or the suite's modes.
-func (w *Workload) EffectiveModes(s *Suite) []string {
+func (w *Workload) EffectiveModes(s *Suite) []results.Mode {
 	if w.Modes != nil {
 		return w.Modes
 	}
@@ -420,7 +421,7 @@ func (p *parser) strList(n *yaml.Node, field string) []string {
 	return out
 }
 
-func (p *parser) modes(n *yaml.Node, field string) []string {
+func (p *parser) modes(n *yaml.Node, field string) []results.Mode {
 	// YAML reads a bare null as "no value"; in a mode list it is the null mode.
 	if n.Kind == yaml.SequenceNode {
 		for _, e := range n.Content {
@@ -429,19 +430,22 @@ func (p *parser) modes(n *yaml.Node, field string) []string {
 			}
 		}
 	}
-	ms := p.strList(n, field)
+	names := p.strList(n, field)
 	if p.err != nil {
 		return nil
 	}
-	if len(ms) == 0 {
-		p.fail(n, field, "must list at least one mode (%s)", strings.Join(attach.Modes, ", "))
+	if len(names) == 0 {
+		p.fail(n, field, "must list at least one mode (%s)", results.List(results.BuiltinModes))
 		return nil
 	}
-	seen := map[string]bool{}
-	for i, m := range ms {
+	ms := make([]results.Mode, len(names))
+	seen := map[results.Mode]bool{}
+	for i, name := range names {
+		m := results.Mode(name)
+		ms[i] = m
 		f := fmt.Sprintf("%s[%d]", field, i)
-		if !attach.ValidMode(m) {
-			p.fail(n.Content[i], f, "unknown mode %q (known: %s)", m, strings.Join(attach.Modes, ", "))
+		if !m.Builtin() {
+			p.fail(n.Content[i], f, "unknown mode %q (known: %s)", m, results.List(results.BuiltinModes))
 			return nil
 		}
 		if seen[m] {
@@ -478,7 +482,7 @@ func (p *parser) fraction(n *yaml.Node, field string) float64 {
 func (p *parser) suite(root *yaml.Node, s *Suite) {
 	s.Runs, s.Warmup, s.Timeout = DefaultRuns, DefaultWarmup, DefaultTimeout
 	s.MinChange, s.Alpha = DefaultMinChange, DefaultAlpha
-	s.Modes = append([]string(nil), attach.Modes...)
+	s.Modes = append([]results.Mode(nil), results.BuiltinModes...)
 	var nameNode, workloadsNode *yaml.Node
 	baseline := ""
 	p.fields(root, "", []string{"name", "runs", "warmup", "modes", "timeout", "profiler", "thresholds", "baseline", "workloads"}, func(key string, k, v *yaml.Node) {
@@ -758,7 +762,7 @@ func (p *parser) resolveCommand(n *yaml.Node, field, name string) string {
 	return path
 }
 
-func contains(xs []string, x string) bool {
+func contains[T comparable](xs []T, x T) bool {
 	for _, y := range xs {
 		if x == y {
 			return true

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"vbench/internal/results"
 )
 
 func write(t *testing.T, dir, name, content string) string {
@@ -61,7 +63,7 @@ workloads:
 	}
 	if s.Name != "default" || s.Runs != 12 || s.Warmup != 2 || s.Timeout != 90*time.Second ||
 		s.MinChange != 0.03 || s.Alpha != 0.05 || s.Profiler.Interval != 5*time.Millisecond ||
-		len(s.Profiler.Include) != 1 || strings.Join(s.Modes, ",") != "none,null,tracing" {
+		len(s.Profiler.Include) != 1 || results.List(s.Modes) != "none, null, tracing" {
 		t.Errorf("suite fields: %+v", s)
 	}
 	if want := filepath.Join(dir, "baselines", "default.json"); s.Baseline != want {
@@ -70,7 +72,7 @@ workloads:
 	w := s.Workloads[0]
 	if w.Project != filepath.Join(dir, "fib/Fib.csproj") || w.Runs != 4 || w.Timeout != time.Minute ||
 		strings.Join(w.Env, " ") != "A=b DOTNET_TieredPGO=0" || w.Cwd != dir || w.Checksum != "832040" ||
-		strings.Join(w.EffectiveModes(s), ",") != "tracing" {
+		results.List(w.EffectiveModes(s)) != "tracing" {
 		t.Errorf("workload 0: %+v", w)
 	}
 	if !filepath.IsAbs(s.Workloads[1].Command[0]) || s.Workloads[1].Cwd != filepath.Join(dir, "benchmarks") {

@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"vbench/internal/attach"
+	"vbench/internal/results"
 	"vbench/internal/testbin"
 )
 
@@ -94,12 +95,12 @@ func Run(t testing.TB, env []string, args ...string) Result {
 	return r
 }
 
-// Profiled runs the program under the profiler library lib in mode, writing
+// Profiled runs the program under the profiler library lib with engine, writing
 // into a fresh directory; extra env (VBENCH_INCLUDE=...) is appended.
-func Profiled(t testing.TB, lib, mode string, extra []string, args ...string) Result {
+func Profiled(t testing.TB, lib string, engine results.Engine, extra []string, args ...string) Result {
 	t.Helper()
 	dir := t.TempDir()
-	env := attach.Env(lib, attach.Options{Mode: mode, ProfileDir: dir})
+	env := attach.Env(lib, attach.Options{Engine: engine, ProfileDir: dir})
 	r := Run(t, append(env, extra...), args...)
 	r.Dir = dir
 	return r

@@ -28,20 +28,20 @@ import (
 
 const dir = "reports/testdata"
 
-var modes = []string{"none", "null", "tracing", "sampling"}
+var modes = results.BuiltinModes
 
 // workload is one workload's true speed and its profiler multiples.
 type workload struct {
 	name   string
 	noneNs float64
-	mult   map[string]float64
+	mult   map[results.Mode]float64
 	rss    float64
 }
 
 var workloads = []workload{
-	{"fibonacci", 412e6, map[string]float64{"none": 1, "null": 3.05, "tracing": 110.1, "sampling": 1.13}, 31e6},
-	{"mandelbrot", 1.52e9, map[string]float64{"none": 1, "null": 1.04, "tracing": 1.77, "sampling": 1.09}, 58e6},
-	{"exceptions", 231e6, map[string]float64{"none": 1, "null": 1.38, "tracing": 6.2, "sampling": 1.21}, 36e6},
+	{"fibonacci", 412e6, map[results.Mode]float64{results.ModeNone: 1, results.ModeNull: 3.05, results.ModeTracing: 110.1, results.ModeSampling: 1.13}, 31e6},
+	{"mandelbrot", 1.52e9, map[results.Mode]float64{results.ModeNone: 1, results.ModeNull: 1.04, results.ModeTracing: 1.77, results.ModeSampling: 1.09}, 58e6},
+	{"exceptions", 231e6, map[results.Mode]float64{results.ModeNone: 1, results.ModeNull: 1.38, results.ModeTracing: 6.2, results.ModeSampling: 1.21}, 36e6},
 }
 
 var fp = machine.Fingerprint{
@@ -63,7 +63,7 @@ func main() {
 	start := time.Date(2025, 6, 2, 9, 14, 0, 0, time.UTC)
 	// baseline.json: what the suite measured when the baseline was recorded.
 	base := gen(1, start.Add(-72*time.Hour), drift{"mandelbrot/sampling": 1.075}, nil)
-	base.Results = dropCell(base.Results, "exceptions", "null") // so that cell is "new"
+	base.Results = dropCell(base.Results, "exceptions", results.ModeNull) // so that cell is "new"
 	write("baseline.json", base)
 
 	// History: three runs a day apart. The last one is the "current" run:
@@ -144,13 +144,13 @@ func gen(seed int64, started time.Time, d drift, failures map[string]string) *re
 	return f
 }
 
-func profRSS(mode string) float64 {
+func profRSS(mode results.Mode) float64 {
 	switch mode {
-	case "tracing":
+	case results.ModeTracing:
 		return 1.6
-	case "sampling":
+	case results.ModeSampling:
 		return 1.2
-	case "null":
+	case results.ModeNull:
 		return 1.1
 	}
 	return 1
@@ -162,7 +162,7 @@ func compare(f, base *results.File, name string) {
 	baseline.Compare(base, f, baseline.OptionsOf(f))
 }
 
-func dropCell(cs []results.Cell, w, m string) []results.Cell {
+func dropCell(cs []results.Cell, w string, m results.Mode) []results.Cell {
 	var out []results.Cell
 	for _, c := range cs {
 		if c.Workload != w || c.Mode != m {
@@ -230,7 +230,7 @@ func fibCalls(n int) []int64 {
 // prints; a worker thread fills a generic list; the finalizer thread runs once.
 func tracingProfile() *profile.Profile {
 	p := &profile.Profile{
-		Schema: profile.SchemaVersion, Mode: "tracing", RuntimeVersion: "10.0.0", PID: 48213,
+		Schema: profile.SchemaVersion, Mode: results.EngineTracing, RuntimeVersion: "10.0.0", PID: 48213,
 		Command:    []string{"dotnet", "benchmarks/bin/Fibonacci.dll", "--iterations", "25"},
 		Start:      time.Date(2025, 6, 4, 10, 2, 11, 0, time.UTC),
 		DurationNs: 2_913_000_000, Complete: true,
@@ -291,7 +291,7 @@ func tracingProfile() *profile.Profile {
 // period, two render threads and the main thread.
 func samplingProfile() *profile.Profile {
 	p := &profile.Profile{
-		Schema: profile.SchemaVersion, Mode: "sampling", RuntimeVersion: "10.0.0", PID: 51007,
+		Schema: profile.SchemaVersion, Mode: results.EngineSampling, RuntimeVersion: "10.0.0", PID: 51007,
 		Command:    []string{"dotnet", "benchmarks/bin/Mandelbrot.dll"},
 		Start:      time.Date(2025, 6, 4, 10, 5, 40, 0, time.UTC),
 		DurationNs: 1_744_000_000, IntervalNs: 1_000_000, Complete: true,
