@@ -28,7 +28,7 @@ FORCE:
 # report's test opens it in headless Chromium, installed like Go is.
 test: build
 	./scripts/ensure-chromium.sh
-	$(GO) test -count=1 -timeout 30m ./...
+	$(GO) test -tags vbenchtest -count=1 -timeout 30m ./...
 
 # The main job: the default suite, every workload under every mode, printing
 # the overhead table and writing results and a report under out/.

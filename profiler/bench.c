@@ -1,3 +1,5 @@
+//go:build vbenchtest
+
 // Microbenchmarks of the hot path for `go test -bench Hook`: the real asm
 // stubs called in a loop the way the JIT calls them (enter: client ID in r14;
 // leave: in rdi), on this thread's tree.

@@ -1,3 +1,5 @@
+//go:build vbenchtest
+
 package main
 
 import (

@@ -65,13 +65,3 @@ func vbGoWrite(complete C.int) {
 		logf("profile written: snapshot %v, files %v", t1.Sub(t0).Round(time.Millisecond), time.Since(t1).Round(time.Millisecond))
 	}
 }
-
-// clsidString is clsid.h's CLSID, for the test that keeps it equal to attach.CLSID.
-func clsidString() string { return C.GoString(C.vb_clsid_string()) }
-
-// benchPairs runs n enter/leave pairs through the tracing stubs (kind 0), the
-// null stubs (1) or just two rdtsc (2) and returns the elapsed nanoseconds.
-func benchPairs(n int64, kind int) int64 { return int64(C.vb_bench_pairs(C.int64_t(n), C.int(kind))) }
-
-// hookPairCalls runs n pairs for a fresh function and returns its node's calls.
-func hookPairCalls(n int64) int64 { return int64(C.vb_bench_calls(C.int64_t(n))) }

@@ -351,6 +351,3 @@ __attribute__((visibility("default"))) HRESULT DllGetClassObject(const GUID *cls
 	if (!guid_eq(clsid, &CLSID_vbench)) return CLASS_E_CLASSNOTAVAILABLE;
 	return cf_qi(&factory, iid, out);
 }
-
-// vb_clsid_string lets a test check that clsid.h matches attach.CLSID.
-const char *vb_clsid_string(void) { return VB_CLSID_STRING; }

@@ -4,9 +4,11 @@ package main
 // C# program in testdata/app, and check what the profiler wrote.
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,9 +20,21 @@ import (
 	"vbench/internal/testbin"
 )
 
+// TestCLSIDMatchesAttach keeps clsid.h, whose VB_CLSID_INIT is what
+// DllGetClassObject answers to, equal to the attach.CLSID the harness sets.
 func TestCLSIDMatchesAttach(t *testing.T) {
-	if got := clsidString(); !strings.EqualFold(got, attach.CLSID) {
-		t.Fatalf("clsid.h has %s, attach.CLSID is %s", got, attach.CLSID)
+	h, err := os.ReadFile("clsid.h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	init := regexp.MustCompile(`VB_CLSID_INIT \{0x([0-9A-Fa-f]{8}), 0x([0-9A-Fa-f]{4}), 0x([0-9A-Fa-f]{4}), \{((?:0x[0-9A-Fa-f]{2}(?:, )?){8})\}\}`).FindSubmatch(h)
+	if init == nil {
+		t.Fatalf("clsid.h has no VB_CLSID_INIT of the expected shape")
+	}
+	tail := strings.ReplaceAll(strings.ReplaceAll(string(init[4]), "0x", ""), ", ", "")
+	got := fmt.Sprintf("{%s-%s-%s-%s-%s}", init[1], init[2], init[3], tail[:4], tail[4:])
+	if !strings.EqualFold(got, attach.CLSID) {
+		t.Fatalf("clsid.h's VB_CLSID_INIT is %s, attach.CLSID is %s", got, attach.CLSID)
 	}
 }
 

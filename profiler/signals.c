@@ -17,8 +17,10 @@
 // runs only at startup and exit, and a fault there would be fatal anyway); a
 // handler Go left in place gets back the flags its owner asked for. SIGRTMIN
 // additionally gets SA_ONSTACK cleared unconditionally. VBENCH_DEBUG=1 logs
-// each change; VBENCH_DEBUG_KEEP_ONSTACK=1 leaves SIGRTMIN alone (and only
-// SIGRTMIN: to demonstrate the crash its SA_ONSTACK causes).
+// each change. In a library built with -tags vbenchtest (VB_TEST_HOOKS),
+// VBENCH_DEBUG_KEEP_ONSTACK=1 leaves SIGRTMIN alone (and only SIGRTMIN: to
+// demonstrate the crash its SA_ONSTACK causes); the shipped library has no
+// such switch.
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdlib.h>
@@ -39,8 +41,12 @@ static void *handler_of(const struct sigaction *sa) {
 }
 
 void vb_signals_fix(void) {
+#ifdef VB_TEST_HOOKS
 	const char *k = getenv("VBENCH_DEBUG_KEEP_ONSTACK");
 	int keep = k && *k && strcmp(k, "0") != 0;
+#else
+	const int keep = 0;
+#endif
 	for (int s = 1; s < NSIG_; s++) {
 		if (keep && s == SIGRTMIN) {
 			vb_log("VBENCH_DEBUG_KEEP_ONSTACK set: leaving SIGRTMIN flags 0x%x as the Go runtime left them", vb_sigrtmin_flags());

@@ -116,8 +116,7 @@ int vb_sigrtmin_flags(void);
 // Logging and configuration (profiler.c).
 void vb_log(const char *fmt, ...);
 void vb_err(const char *fmt, ...);
-const char *vb_clsid_string(void);
-int64_t vb_bench_pairs(int64_t n, int kind);
+int64_t vb_bench_pairs(int64_t n, int kind); // bench.c, built only with -tags vbenchtest
 int64_t vb_bench_calls(int64_t n);
 void vb_set_time_sample(int n);
 void vb_configure(int mode, int64_t interval_ns, const char *include, const char *exclude);

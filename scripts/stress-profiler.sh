@@ -13,8 +13,9 @@
 # Environment: VBENCH_LIB (profiler library; default: built with make),
 # VBENCH_APP (VbTestApp.dll; default: built here), STRESS_MODES (default
 # "none null tracing sampling"), STRESS_THREADS (default 8),
-# STRESS_KEEP_ONSTACK=1 (sets VBENCH_DEBUG_KEEP_ONSTACK=1: SIGRTMIN keeps the
-# SA_ONSTACK Go gave it, everything else is fixed: to demonstrate that crash).
+# STRESS_KEEP_ONSTACK=1 (builds the library with -tags vbenchtest and sets
+# VBENCH_DEBUG_KEEP_ONSTACK=1: SIGRTMIN keeps the SA_ONSTACK Go gave it,
+# everything else is fixed: to demonstrate that crash).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 n=${1:-30}
@@ -23,7 +24,11 @@ threads=${STRESS_THREADS:-8}
 clsid='{8C2F5D8A-6C1E-4B7A-9A57-3F0E2B1D7C41}'
 
 lib=${VBENCH_LIB:-}
-if [ -z "$lib" ]; then
+if [ "${STRESS_KEEP_ONSTACK:-0}" = 1 ]; then
+	# The switch exists only in a library built with the test hooks.
+	lib=$root/bin/libvbenchprof-testhooks.so
+	(cd "$root" && scripts/go build -tags vbenchtest -buildmode=c-shared -o "$lib" ./profiler && rm -f "${lib%.so}.h") >&2 || exit 2
+elif [ -z "$lib" ]; then
 	make -C "$root" --no-print-directory build >&2 || exit 2
 	lib=$root/bin/libvbenchprof.so
 fi
