@@ -31,8 +31,9 @@
 //     Go runtime's; Initialize first calls a trivial Go export (which blocks
 //     until Go is initialised), then restores the flags of every handler Go
 //     left in place to what its owner asked for, and clears SA_ONSTACK on
-//     SIGRTMIN. VBENCH_DEBUG=1 logs each change; VBENCH_DEBUG_KEEP_ONSTACK=1
-//     leaves SIGRTMIN (only it) as Go left it.
+//     SIGRTMIN. VBENCH_DEBUG=1 logs each change; in a build with -tags
+//     vbenchtest, VBENCH_DEBUG_KEEP_ONSTACK=1 leaves SIGRTMIN (only it) as
+//     Go left it, to demonstrate the crash.
 //  2. Every entry point CoreCLR calls is C or assembly. Go runs only in three
 //     cold places: Initialize (wait for the runtime, read the configuration),
 //     Shutdown, and the exit-path fallback (write the profile). Each goes

@@ -384,8 +384,9 @@ func TestSigrtminOnstackCleared(t *testing.T) {
 			t.Errorf("%s: VBENCH_DEBUG=1 did not log the fix:\n%s", mode, r.Stderr)
 		}
 	}
-	// Without the fix, Go's runtime leaves SA_ONSTACK set: the fix is what clears it.
-	r := testapp.Profiled(t, l, results.EngineNull, []string{"VBENCH_DEBUG_KEEP_ONSTACK=1"}, "sigflags")
+	// Without the fix, Go's runtime leaves SA_ONSTACK set: the fix is what
+	// clears it. Only a test-hooks build has the switch that skips the fix.
+	r := testapp.Profiled(t, testbin.TestHooksLib(t), results.EngineNull, []string{"VBENCH_DEBUG_KEEP_ONSTACK=1"}, "sigflags")
 	if !strings.Contains(r.Stdout, "onstack=True") {
 		t.Errorf("VBENCH_DEBUG_KEEP_ONSTACK=1: %s", r.Stdout)
 	}

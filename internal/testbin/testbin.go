@@ -29,6 +29,7 @@ var (
 
 	vbench    = build{}
 	lib       = build{}
+	hooksLib  = build{}
 	benchstat = build{}
 )
 
@@ -46,6 +47,9 @@ func (b *build) get(t testing.TB, name string, args ...string) string {
 			return
 		}
 		b.path = filepath.Join(dir, name)
+		if b.err = os.MkdirAll(filepath.Dir(b.path), 0o755); b.err != nil {
+			return
+		}
 		cmd := exec.Command("go", append([]string{"build", "-o", b.path}, args...)...)
 		cmd.Dir = RepoRoot()
 		b.out, b.err = cmd.CombinedOutput()
@@ -64,6 +68,13 @@ func Vbench(t testing.TB) string { return vbench.get(t, "vbench", "./cmd/vbench"
 // ProfilerLib returns the path of a freshly built libvbenchprof.so.
 func ProfilerLib(t testing.TB) string {
 	return lib.get(t, "libvbenchprof.so", "-buildmode=c-shared", "./profiler")
+}
+
+// TestHooksLib returns a libvbenchprof.so built with -tags vbenchtest: the
+// profiler plus the switches only tests use (VBENCH_DEBUG_KEEP_ONSTACK). It
+// sits in its own directory so it never shadows the real library.
+func TestHooksLib(t testing.TB) string {
+	return hooksLib.get(t, filepath.Join("testhooks", "libvbenchprof.so"), "-tags", "vbenchtest", "-buildmode=c-shared", "./profiler")
 }
 
 // Benchstat returns the real benchstat (golang.org/x/perf/cmd/benchstat, at
