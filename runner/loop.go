@@ -29,10 +29,10 @@ func measure(ctx context.Context, l *launch, order []step, progress Progress) (a
 		ev := Event{Done: i + 1, Total: len(order), Cell: c.Key(), Warmup: st.warmup}
 		if c.failure == "" {
 			r, out := l.run(ctx, st, i)
+			acct.add(out)
 			if out.Interrupted {
 				return acct, false
 			}
-			acct.add(out)
 			c.record(r, st.warmup)
 			ev.Run, ev.Message = &r, r.Error
 		}
@@ -64,7 +64,9 @@ func startAccount() *account {
 	return a
 }
 
-// add counts one launch.
+// add counts one launch. A launch killed by an interruption counts too: its
+// process ran inside the loop, and leaving its time out charged it all to
+// the harness (an interrupted run recorded milliseconds of bookkeeping per run).
 func (a *account) add(out Outcome) {
 	a.launches++
 	a.childWall += out.Wall
