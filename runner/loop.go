@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"math"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -83,16 +84,28 @@ func (a *account) stop() {
 	}
 }
 
-// record sets the results' bookkeeping per launch and the cores other
-// processes kept busy.
+// record sets the results' bookkeeping per launch and, when the loop was
+// long enough to tell, the cores other processes kept busy.
 func (a *account) record(f *results.File) {
 	if a.launches == 0 {
 		return
 	}
 	f.BookkeepingNs = float64(a.loop-a.childWall) / float64(a.launches)
-	if a.othersOK {
+	if a.othersOK && a.loop >= minBusyLoop() {
 		f.OtherCPU = math.Max(0, float64(a.others)/float64(a.loop))
 	}
+}
+
+// minBusyLoop is how long the loop must run before the machine's busy CPU
+// means anything. /proc/stat counts 10ms ticks, each charged whole to
+// whatever a core runs at that instant, while the children's CPU (rusage)
+// is exact: over a loop of L on n cores the difference is off by about
+// 0.5·sqrt(n·10ms/L) cores (the ticks are a sample of the cores' time),
+// a whole core for a 5ms loop on 2 cores. From n seconds on that is under
+// 0.05 cores, a fifth of the level at which `vbench run` warns; shorter
+// loops record nothing rather than noise.
+func minBusyLoop() time.Duration {
+	return time.Duration(runtime.NumCPU()) * time.Second
 }
 
 // selfCPU is the CPU time vbench itself has used.

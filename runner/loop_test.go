@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -86,5 +87,32 @@ workloads:
 	t.Logf("bookkeeping %v per run over %d runs; shortest launch %v", bk, runs, shortest)
 	if bk <= 0 || bk >= shortest {
 		t.Errorf("bookkeeping %v per run over %d runs; want more than 0 and less than the shortest launch (%v)", bk, runs, shortest)
+	}
+}
+
+// A loop too short for /proc/stat's 10ms ticks records no other-CPU figure
+// (so the run cannot warn that the machine was busy), even while another
+// process keeps a core busy.
+func TestShortLoopRecordsNoOtherCPU(t *testing.T) {
+	fw := testbin.Fakework(t)
+	spin := exec.Command("/bin/sh", "-c", "while :; do :; done")
+	if err := spin.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { spin.Process.Kill(); spin.Wait() }()
+	plan := planFor(t, t.TempDir(), `name: short
+runs: 2
+warmup: 0
+modes: [none]
+workloads:
+  - name: quick
+    command: [`+fw+`]
+`)
+	f := Run(context.Background(), plan, Env{})
+	if loop := f.Finished.Sub(f.Started); loop >= minBusyLoop() {
+		t.Skipf("two launches took %v on this machine, long enough to measure other processes", loop)
+	}
+	if f.OtherCPU != 0 {
+		t.Errorf("a loop of a few milliseconds recorded other processes using %.2f cores", f.OtherCPU)
 	}
 }
