@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"vbench/internal/results"
+	"vbench/reports/numfmt"
 )
 
 // The charts are drawn by gonum/plot on its SVG canvas and inlined in the
@@ -201,7 +202,7 @@ func OverheadChart(m *Matrix) (*Chart, error) {
 			}
 			lo, hi = math.Min(lo, y), math.Max(hi, y)
 			labels.XYs = append(labels.XYs, plotter.XY{X: float64(i), Y: math.Max(top, 0)})
-			labels.Labels = append(labels.Labels, fmtMult(x))
+			labels.Labels = append(labels.Labels, numfmt.Multiple(x))
 			labelOffsets = append(labelOffsets, off)
 		}
 	}
