@@ -130,17 +130,11 @@ func multipleTicks(lo, hi float64) plot.ConstantTicks {
 		for _, s := range steps {
 			v := d + math.Log10(s)
 			if v >= lo-1e-9 && v <= hi+1e-9 {
-				ticks = append(ticks, plot.Tick{Value: v, Label: "×" + trimFloat(math.Pow(10, v))})
+				ticks = append(ticks, plot.Tick{Value: v, Label: numfmt.MultipleTick(math.Pow(10, v))})
 			}
 		}
 	}
 	return ticks
-}
-
-func trimFloat(x float64) string {
-	s := fmt.Sprintf("%.2f", x)
-	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	return s
 }
 
 // OverheadChart draws one bar per (workload, mode) cell with a measured

@@ -200,16 +200,24 @@ func TestDistributionAndTrendCharts(t *testing.T) {
 }
 
 func TestMultipleTicks(t *testing.T) {
-	ticks := multipleTicks(0, math.Log10(150))
-	var labels []string
-	for _, tk := range ticks {
-		labels = append(labels, tk.Label)
-		if want := "×" + trimFloat(math.Pow(10, tk.Value)); tk.Label != want {
-			t.Errorf("tick at %v labelled %q, want %q", tk.Value, tk.Label, want)
+	for _, tc := range []struct {
+		lo, hi float64
+		want   string
+	}{
+		{1, 150, "×1 ×2 ×5 ×10 ×20 ×50 ×100"},
+		// A narrow range gets finer steps.
+		{1, 2.2, "×1 ×1.1 ×1.2 ×1.3 ×1.5 ×1.7 ×2"},
+	} {
+		var labels []string
+		for _, tk := range multipleTicks(math.Log10(tc.lo), math.Log10(tc.hi)) {
+			labels = append(labels, tk.Label)
+			if got := math.Pow(10, tk.Value); strings.TrimPrefix(tk.Label, "×") != strconv.FormatFloat(math.Round(got*100)/100, 'f', -1, 64) {
+				t.Errorf("tick at ×%v labelled %q", got, tk.Label)
+			}
 		}
-	}
-	if got := strings.Join(labels, " "); got != "×1 ×2 ×5 ×10 ×20 ×50 ×100" {
-		t.Errorf("ticks %s", got)
+		if got := strings.Join(labels, " "); got != tc.want {
+			t.Errorf("ticks over [%v, %v]: %s, want %s", tc.lo, tc.hi, got, tc.want)
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ package numfmt
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"golang.org/x/perf/benchmath"
 	"golang.org/x/perf/benchunit"
@@ -75,6 +76,13 @@ func MultipleCI(x, lo, hi float64) string {
 		s += " " + iv
 	}
 	return s
+}
+
+// MultipleTick labels an axis tick at multiple x as briefly as it reads:
+// "×1", "×1.5", "×100".
+func MultipleTick(x float64) string {
+	s := strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", x), "0"), ".")
+	return "×" + s
 }
 
 // Range prints two formatted ends as an interval: "[410.2ms, 412.0ms]".

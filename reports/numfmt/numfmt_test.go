@@ -60,6 +60,11 @@ func TestMultipleAndInterval(t *testing.T) {
 			t.Errorf("MultipleCI(%v, %v, %v) = %q, want %q", tc.x, tc.lo, tc.hi, got, tc.withCI)
 		}
 	}
+	for x, want := range map[float64]string{1: "×1", 1.5: "×1.5", 2.5: "×2.5", 100: "×100", 1.2345: "×1.23"} {
+		if got := MultipleTick(x); got != want {
+			t.Errorf("MultipleTick(%v) = %q, want %q", x, got, want)
+		}
+	}
 	if got := Range("410.2ms", "412.0ms"); got != "[410.2ms, 412.0ms]" {
 		t.Errorf("Range = %q", got)
 	}
