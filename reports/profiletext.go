@@ -25,9 +25,12 @@ const (
 	MaxTreeDepth     = 1000
 )
 
+// DefaultTop is how many rows the top-functions table of a profile report has.
+const DefaultTop = 15
+
 // ProfileOptions shape the textual profile report.
 type ProfileOptions struct {
-	Top        int     // rows of the top-functions table (at least 1)
+	Top        int     // rows of the top-functions table; 0: DefaultTop
 	MaxDepth   int     // deepest tree level printed (1 = roots only); 0: DefaultTreeDepth; at most MaxTreeDepth
 	MinPercent float64 // hide tree nodes under this percentage of their thread
 	Thread     int     // print only this thread (OS id); 0 means all
@@ -142,16 +145,20 @@ func ProfileText(w io.Writer, name string, p *profile.Profile, opts ProfileOptio
 			return fmt.Errorf("%s: no thread with OS id %d", name, opts.Thread)
 		}
 	}
-	writeTop(ew, p, wt, threads, max(opts.Top, 1))
+	top := opts.Top
+	if top <= 0 {
+		top = DefaultTop
+	}
+	writeTop(ew, p, wt, threads, top)
 	for i := range threads {
 		writeTree(ew, p, wt, &threads[i], opts)
 	}
 	return ew.err
 }
 
-// ProfileTop writes the top n functions of all of p's threads: the table
-// ProfileText starts with (`vbench report PROFILE`), which `vbench profile`
-// prints after the program exits.
+// ProfileTop writes the top n (at least 1) functions of all of p's threads:
+// the table ProfileText starts with (`vbench report PROFILE`), which
+// `vbench profile` prints after the program exits.
 func ProfileTop(w io.Writer, p *profile.Profile, n int) error {
 	ew := &errWriter{w: w}
 	if p.Mode == results.EngineNull {
