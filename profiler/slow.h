@@ -9,7 +9,7 @@
 #define VB_SLOW_H
 
 #ifndef VB_SLOW_SPINS
-#define VB_SLOW_SPINS 2
+#define VB_SLOW_SPINS 3
 #endif
 
 #if defined(__ASSEMBLER__) && defined(VB_SLOW_HOOKS)
