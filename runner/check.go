@@ -27,6 +27,9 @@ func (l *launch) check(c *cellState, st step, r *results.Run, out Outcome, profD
 		return
 	}
 	r.ElapsedNs, r.Checksum = rep.ElapsedNs, rep.Checksum
+	if rep.CPUNs >= 0 {
+		r.CPUNs = rep.CPUNs
+	}
 	if msg := l.checkChecksum(c.Workload, rep.Checksum); msg != "" {
 		r.Error = msg
 		return

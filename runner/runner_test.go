@@ -16,10 +16,13 @@ import (
 
 func TestParseLine(t *testing.T) {
 	r, err := ParseLine("VBENCH elapsed_ns=123 checksum=abc calls.Fib.Compute=10 calls.Main=1 gc=3")
-	if err != nil || r.ElapsedNs != 123 || r.Checksum != "abc" || r.Calls["Fib.Compute"] != 10 || r.Calls["Main"] != 1 || r.Other["gc"] != "3" {
+	if err != nil || r.ElapsedNs != 123 || r.CPUNs != -1 || r.Checksum != "abc" || r.Calls["Fib.Compute"] != 10 || r.Calls["Main"] != 1 || r.Other["gc"] != "3" {
 		t.Errorf("ParseLine = %+v, %v", r, err)
 	}
-	for _, bad := range []string{"VBENCH checksum=x", "VBENCH elapsed_ns=-1", "VBENCH elapsed_ns=1 junk", "VBENCH elapsed_ns=1 calls.F=x"} {
+	if r, err := ParseLine("VBENCH elapsed_ns=123 cpu_ns=0 checksum=abc"); err != nil || r.CPUNs != 0 {
+		t.Errorf("ParseLine with cpu_ns = %+v, %v", r, err)
+	}
+	for _, bad := range []string{"VBENCH checksum=x", "VBENCH elapsed_ns=-1", "VBENCH elapsed_ns=1 junk", "VBENCH elapsed_ns=1 calls.F=x", "VBENCH elapsed_ns=1 cpu_ns=-5", "VBENCH elapsed_ns=1 cpu_ns=1.5"} {
 		if _, err := ParseLine(bad); err == nil {
 			t.Errorf("ParseLine(%q) accepted", bad)
 		}

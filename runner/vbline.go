@@ -9,9 +9,10 @@ import (
 
 // Report is what a workload says about itself on its VBENCH line:
 //
-//	VBENCH elapsed_ns=<int> checksum=<string> [calls.<Function>=<int> ...] [key=value ...]
+//	VBENCH elapsed_ns=<int> [cpu_ns=<int>] checksum=<string> [calls.<Function>=<int> ...] [key=value ...]
 type Report struct {
 	ElapsedNs int64
+	CPUNs     int64 // the kernel's CPU time (all threads); -1 when not reported
 	Checksum  string
 	Calls     map[string]int64 // expected exact call counts, by function name
 	Other     map[string]string
@@ -19,7 +20,7 @@ type Report struct {
 
 // ParseLine parses one VBENCH line (with or without the "VBENCH " prefix).
 func ParseLine(line string) (Report, error) {
-	r := Report{ElapsedNs: -1}
+	r := Report{ElapsedNs: -1, CPUNs: -1}
 	fields := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "VBENCH"))
 	for _, f := range fields {
 		k, v, ok := strings.Cut(f, "=")
@@ -33,6 +34,12 @@ func ParseLine(line string) (Report, error) {
 				return r, fmt.Errorf("VBENCH line: elapsed_ns=%q is not a non-negative integer", v)
 			}
 			r.ElapsedNs = n
+		case k == "cpu_ns":
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 0 {
+				return r, fmt.Errorf("VBENCH line: cpu_ns=%q is not a non-negative integer", v)
+			}
+			r.CPUNs = n
 		case k == "checksum":
 			r.Checksum = v
 		case strings.HasPrefix(k, "calls."):

@@ -28,6 +28,7 @@ import (
 func main() {
 	elapsed := flag.Int64("elapsed", 1_000_000, "base elapsed_ns to report")
 	spread := flag.Float64("spread", 0, "relative noise: elapsed is multiplied by exp(spread * N(0,1))")
+	cpuNs := flag.Int64("cpu-ns", 0, "also report cpu_ns: this times -scale and the mode's -overhead (the work; -spread, the machine's noise, leaves it alone)")
 	scale := flag.Float64("scale", 1, "work scale: multiplies elapsed")
 	overhead := flag.String("overhead", "", "mode=factor,... multiplies elapsed under VBENCH_MODE")
 	checksum := flag.String("checksum", "ok", "checksum to print")
@@ -92,8 +93,10 @@ func main() {
 
 	mode := os.Getenv("VBENCH_MODE")
 	e := float64(*elapsed) * *scale
+	cpu := float64(*cpuNs) * *scale
 	if f, ok := parseMap(*overhead)[mode]; ok {
 		e *= float64(f) / 1000
+		cpu *= float64(f) / 1000
 	}
 	if *spread > 0 {
 		e *= math.Exp(*spread * rand.NormFloat64())
@@ -114,6 +117,9 @@ func main() {
 		return
 	}
 	line := fmt.Sprintf("VBENCH elapsed_ns=%d checksum=%s", int64(math.Round(e)), *checksum)
+	if *cpuNs > 0 {
+		line += fmt.Sprintf(" cpu_ns=%d", int64(math.Round(cpu)))
+	}
 	for name, n := range parseCounts(*calls) {
 		line += fmt.Sprintf(" calls.%s=%d", name, n)
 	}

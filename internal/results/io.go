@@ -204,6 +204,19 @@ func (c *Cell) Elapsed() []float64 {
 	return out
 }
 
+// CPU returns the CPU times the workload reported for its kernel (cpu_ns)
+// over the successful measured runs, or nil unless every one of them did.
+func (c *Cell) CPU() []float64 {
+	var out []float64
+	for _, r := range c.Measured() {
+		if r.CPUNs <= 0 {
+			return nil
+		}
+		out = append(out, float64(r.CPUNs))
+	}
+	return out
+}
+
 // Failed reports whether the cell failed (a run failed, or the profiler's
 // call counts were wrong).
 func (c *Cell) Failed() bool { return c.Failure != "" }

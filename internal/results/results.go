@@ -182,33 +182,51 @@ type CallMismatch struct {
 	Actual   int64  `json:"actual"`
 }
 
-// Change is a cell's comparison with the same cell in a baseline.
+// Metrics a verdict can judge (Change.Metric).
+const (
+	// MetricCPU is the CPU time of the process during the workload's kernel
+	// (cpu_ns on its VBENCH line): what a shared machine disturbs least.
+	MetricCPU = "cpu"
+	// MetricElapsed is the kernel's elapsed time (elapsed_ns), judged when
+	// either side lacks cpu_ns.
+	MetricElapsed = "elapsed"
+)
+
+// Change is a cell's comparison with the same cell in a baseline (or, in an
+// A/B run, with the same cell measured with the other profiler).
 type Change struct {
-	BaselineMedianNs float64 `json:"baseline_median_ns"`
-	Ratio            float64 `json:"ratio"` // new median / baseline median
-	P                float64 `json:"p"`     // Mann-Whitney U p-value
+	BaselineMedianNs float64 `json:"baseline_median_ns"` // the baseline's median elapsed time
+	// Ratio is new over baseline of the judged metric's fast-half mean
+	// (stats.Judge); P is the permutation test's two-sided p-value.
+	Ratio            float64 `json:"ratio"`
+	P                float64 `json:"p"`
 	BaselineOverhead float64 `json:"baseline_overhead,omitempty"`
 	OverheadRatio    float64 `json:"overhead_ratio,omitempty"`
 
-	RatioLo    float64 `json:"ratio_lo,omitempty"` // 95% bootstrap interval of Ratio
+	RatioLo    float64 `json:"ratio_lo,omitempty"` // bootstrap interval of Ratio at level 1 - alpha (the verdict reads it)
 	RatioHi    float64 `json:"ratio_hi,omitempty"`
-	OverheadP  float64 `json:"overhead_p,omitempty"` // U test on per-run overhead multiples
+	OverheadP  float64 `json:"overhead_p,omitempty"` // the same test on per-run overhead multiples
+	Metric     string  `json:"metric,omitempty"`     // MetricCPU or MetricElapsed
 	Reason     string  `json:"reason,omitempty"`     // what decided the verdict, in words
 	Comparable bool    `json:"comparable"`           // both sides had enough runs to test
 }
 
 // Run is one launch of a workload.
 type Run struct {
-	Seq       int    `json:"seq"` // position in the whole run's schedule
-	Warmup    bool   `json:"warmup,omitempty"`
-	WallNs    int64  `json:"wall_ns"`    // whole process, as the harness saw it
-	ElapsedNs int64  `json:"elapsed_ns"` // the workload's own measurement
-	UserNs    int64  `json:"user_ns"`
-	SysNs     int64  `json:"sys_ns"`
-	MaxRSS    int64  `json:"max_rss_bytes"`
-	ExitCode  int    `json:"exit_code"`
-	Signal    string `json:"signal,omitempty"`
-	Checksum  string `json:"checksum,omitempty"`
-	Outlier   bool   `json:"outlier,omitempty"`
-	Error     string `json:"error,omitempty"` // timeout, checksum mismatch, no VBENCH line, ...
+	Seq       int   `json:"seq"` // position in the whole run's schedule
+	Warmup    bool  `json:"warmup,omitempty"`
+	WallNs    int64 `json:"wall_ns"`    // whole process, as the harness saw it
+	ElapsedNs int64 `json:"elapsed_ns"` // the workload's own measurement
+	// CPUNs is the CPU time of the whole process during the kernel, as the
+	// workload measured it (cpu_ns on its VBENCH line); 0 when not reported.
+	// Verdicts judge it when every run of both sides has it (see stats.Judge).
+	CPUNs    int64  `json:"cpu_ns,omitempty"`
+	UserNs   int64  `json:"user_ns"`
+	SysNs    int64  `json:"sys_ns"`
+	MaxRSS   int64  `json:"max_rss_bytes"`
+	ExitCode int    `json:"exit_code"`
+	Signal   string `json:"signal,omitempty"`
+	Checksum string `json:"checksum,omitempty"`
+	Outlier  bool   `json:"outlier,omitempty"`
+	Error    string `json:"error,omitempty"` // timeout, checksum mismatch, no VBENCH line, ...
 }
