@@ -3,6 +3,7 @@ package stats
 import (
 	"fmt"
 	"math"
+	"sort"
 
 	"vbench/internal/results"
 )
@@ -81,10 +82,30 @@ func fillCell(c *results.Cell) {
 	}
 }
 
-// OverheadSamples expresses each measured run of cell c as a multiple of the
-// median of its workload's none cell in the same file: the per-run overhead
-// multiples that baseline comparison tests. Nil when there is no none cell.
-func OverheadSamples(f *results.File, c *results.Cell) []float64 {
+// Judged returns what the verdict rule compares for two cells: the CPU
+// times of the kernel (cpu_ns) when every measured run of both reported
+// them, else the elapsed times. On a shared machine a run that waits for a
+// core gets slower in elapsed time only; docs/harness.md has the figures.
+func Judged(old, new *results.Cell) (metric string, o, n []float64) {
+	if o, n = old.CPU(), new.CPU(); o != nil && n != nil {
+		return results.MetricCPU, o, n
+	}
+	return results.MetricElapsed, old.Elapsed(), new.Elapsed()
+}
+
+// samplesOf returns a cell's runs in one metric; nil when it has none.
+func samplesOf(c *results.Cell, metric string) []float64 {
+	if metric == results.MetricCPU {
+		return c.CPU()
+	}
+	return c.Elapsed()
+}
+
+// OverheadSamples expresses each measured run of cell c (in metric) as a
+// multiple of the rule's estimate (Estimate) of its workload's none cell
+// in the same file: the per-run overhead multiples that baseline comparison
+// tests. Nil when there is no none cell with that metric.
+func OverheadSamples(f *results.File, c *results.Cell, metric string) []float64 {
 	if c.Mode == results.ModeNone {
 		return nil
 	}
@@ -92,12 +113,17 @@ func OverheadSamples(f *results.File, c *results.Cell) []float64 {
 	if none == nil {
 		return nil
 	}
-	base := Median(none.Elapsed())
+	ref := samplesOf(none, metric)
+	if len(ref) == 0 {
+		return nil
+	}
+	sort.Float64s(ref)
+	base := Estimate(ref)
 	if !(base > 0) {
 		return nil
 	}
 	var out []float64
-	for _, x := range c.Elapsed() {
+	for _, x := range samplesOf(c, metric) {
 		out = append(out, x/base)
 	}
 	return out

@@ -143,9 +143,14 @@ func TestFill(t *testing.T) {
 	if s.CILoNs != 0 || s.CIHiNs != 0 || len(s.Warnings) == 0 {
 		t.Errorf("2 runs should have no interval and a warning: %+v", s)
 	}
-	os := OverheadSamples(f, &f.Results[0])
-	if len(os) != 10 || os[0] != 3000/1004.5 {
+	// Per-run multiples of the none cell's fast half: of 1000..1009, the
+	// mean of 1000..1004.
+	os := OverheadSamples(f, &f.Results[0], results.MetricElapsed)
+	if len(os) != 10 || os[0] != 3000/1002.0 {
 		t.Errorf("OverheadSamples = %v", os)
+	}
+	if os := OverheadSamples(f, &f.Results[0], results.MetricCPU); os != nil {
+		t.Errorf("OverheadSamples of CPU times no run reported = %v", os)
 	}
 	// An outlier is flagged on its run and counted, not dropped.
 	f.Results[1].Samples[5].ElapsedNs = 1_000_000
