@@ -21,6 +21,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/olekukonko/tablewriter/tw"
+
 	"vbench/reports"
 	"vbench/stats/noise"
 )
@@ -75,13 +77,76 @@ func main() {
 			fmt.Fprintln(os.Stderr, "noisestudy:", err)
 			os.Exit(1)
 		}
+	case "summary":
+		fs := flag.NewFlagSet("summary", flag.ExitOnError)
+		data := fs.String("data", "stats/testdata/noise.json", "recording to draw experiments from")
+		n := fs.Int("n", 20, "runs per side")
+		exps := fs.Int("experiments", 200, "synthetic experiments per rule, workload and kind")
+		alpha := fs.Float64("alpha", 0.01, "significance level")
+		filter := fs.String("rules", "", "only rules whose name contains one of these (comma-separated)")
+		metrics := fs.String("metrics", noise.CPU, "metrics, comma-separated: a row per metric and rule")
+		decide := fs.Int("decide", 2, "0: p < alpha alone; 1: and the estimate beyond ±5%; 2: and the 1-alpha interval reaching ±5% (vbench's)")
+		seed := fs.Uint64("seed", 1, "seed of the experiments")
+		fs.Parse(os.Args[2:])
+		d, err := noise.Load(*data)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "noisestudy:", err)
+			os.Exit(1)
+		}
+		var rs []rule
+		for _, r := range rules() {
+			if *filter == "" || matchAny(r.name, strings.Split(*filter, ",")) {
+				rs = append(rs, r)
+			}
+		}
+		if err := summary(os.Stdout, d, strings.Split(*metrics, ","), rs, *n, *exps, *alpha, *decide, *seed); err != nil {
+			fmt.Fprintln(os.Stderr, "noisestudy:", err)
+			os.Exit(1)
+		}
 	default:
 		usage()
 	}
 }
 
+// summary prints one row per metric and rule: for each workload, within one
+// run and across invocations, "A/A false alarms · A/B detected" out of exps.
+func summary(w io.Writer, d *noise.Data, metrics []string, rs []rule, n, exps int, alpha float64, decide int, seed uint64) error {
+	header := []string{"metric", "rule"}
+	for _, kind := range []string{noise.Within, noise.Across} {
+		for _, wc := range workloadCells {
+			header = append(header, kind+": "+wc.label)
+		}
+	}
+	var rows [][]string
+	for _, m := range metrics {
+		for _, r := range rs {
+			row := []string{m, r.name}
+			for _, kind := range []string{noise.Within, noise.Across} {
+				for _, wc := range workloadCells {
+					if kind == noise.Across && r.paired {
+						row = append(row, "-")
+						continue
+					}
+					aa, ab, err := run(d, m, kind, wc, r, n, exps, alpha, seed)
+					if err != nil {
+						return err
+					}
+					row = append(row, fmt.Sprintf("%d · %d", aa[decide].regressed+aa[decide].improved, ab[decide].regressed))
+				}
+			}
+			rows = append(rows, row)
+		}
+	}
+	fmt.Fprintf(w, "A/A false alarms · A/B detected, of %d synthetic experiments each, %d runs per side, alpha %g, decision %d.\n\n", exps, n, alpha, decide)
+	align := []tw.Align{reports.Left, reports.Left}
+	for range header[2:] {
+		align = append(align, reports.Right)
+	}
+	return reports.WriteMarkdownTable(w, header, rows, align...)
+}
+
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: noisestudy record [-o FILE] DIR | noisestudy evaluate [-data FILE] [-n 10,20] [-experiments N] [-rules a,b]")
+	fmt.Fprintln(os.Stderr, "usage: noisestudy record [-o FILE] DIR | noisestudy evaluate [-data FILE] [-n 10,20] [-experiments N] [-rules a,b] | noisestudy summary [-metrics cpu,elapsed] [-n 20] [-decide 2]")
 	os.Exit(2)
 }
 

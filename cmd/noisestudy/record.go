@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -74,6 +75,8 @@ func record(dir, out, note string) error {
 	if err != nil {
 		return err
 	}
+	// One line per sample array: the file stays small and diffable.
+	b = numberArray.ReplaceAllFunc(b, func(m []byte) []byte { return space.ReplaceAll(m, nil) })
 	return atomicfile.WriteFile(out, append(b, '\n'), 0o644)
 }
 
@@ -97,5 +100,10 @@ func readUptimes(path string) map[string][]string {
 	}
 	return out
 }
+
+var (
+	numberArray = regexp.MustCompile(`\[[-0-9.e+,\s]+\]`)
+	space       = regexp.MustCompile(`\s+`)
+)
 
 func round3(x float64) float64 { return float64(int64(x*1000+0.5)) / 1000 }

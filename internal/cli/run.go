@@ -160,8 +160,9 @@ round-robin, so drift hits all modes alike. Each run records the workload's
 own elapsed time (its VBENCH line), wall time, user/system CPU, max RSS, exit
 status and checksum. The table shows each cell's median with a 95% confidence
 interval, the overhead multiple against mode none, and — when a baseline
-exists — the change and a verdict (Mann-Whitney U at the suite's alpha AND the
-suite's minimum change).
+exists — the change and a verdict (see 'vbench compare --help': the kernel's
+CPU time when the workload reports it, a permutation test at the suite's
+alpha, and the suite's minimum change).
 
 The baseline is --baseline FILE, else the suite's baseline file when it exists.
 Run never writes a baseline: use 'vbench baseline update'.
