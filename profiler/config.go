@@ -14,9 +14,10 @@ import (
 
 // Modes as the C core numbers them (VB_MODE_* in vb.h).
 const (
-	cModeNull     = 1
-	cModeTracing  = 2
-	cModeSampling = 3
+	cModeNull            = 1
+	cModeTracing         = 2
+	cModeSampling        = 3
+	cModeInstrumentation = 4
 )
 
 const (
@@ -33,7 +34,7 @@ type config struct {
 	engine           results.Engine
 	mode             int
 	interval         time.Duration
-	timeSample       int // 1: time every call; N: hot nodes ~1 call in N
+	timeSample       int // tracing, instrumentation: 1 times every call; N: hot nodes ~1 call in N
 	maxStack         int // sampling: frames kept per stack
 	include, exclude []string
 	dir              string
@@ -54,6 +55,8 @@ func configFromEnv(get func(string) (string, bool)) (*config, error) {
 	switch c.engine {
 	case results.EngineTracing:
 		c.mode = cModeTracing
+	case results.EngineInstrumentation:
+		c.mode = cModeInstrumentation
 	case results.EngineSampling:
 		c.mode = cModeSampling
 	case results.EngineNull:

@@ -171,4 +171,43 @@ void vb_leave_fast(vb_fn *fn) {
 	if (vb_pop_to(t, fn)) __atomic_fetch_add(&vb_mismatch_pops, 1, __ATOMIC_RELAXED);
 }
 
+// ---- The instrumentation engine's counting functions. Rewritten IL calls
+// them with an unmanaged calli that suppresses the GC transition, so they run
+// as plain C calls from managed code (SysV ABI: the JIT saved what it needs):
+// the same tree, schedule and rules as the hooks above (no allocation, lock,
+// system call or Go; a thread's first call creates its tree once).
+
+void vb_enter_slow(vb_fn *fn);
+
+// Entry of a rewritten method.
+void vb_ienter(vb_fn *fn) {
+	vb_thread *t = vb_tls_thread;
+	vb_node *c = t->active->hint;
+	if (__builtin_expect(c->fn == fn, 1)) {
+		c->calls++;
+		t->active = c;
+		if (vb_time_this(t, c)) c->start = vb_rdtsc();
+		return;
+	}
+	if (vb_enter_fast(fn)) vb_enter_slow(fn);
+}
+
+// Every normal exit (a ret, a tail call, a jmp).
+void vb_ileave(vb_fn *fn) {
+	vb_thread *t = vb_tls_thread;
+	vb_node *c = t->active;
+	if (__builtin_expect(c->fn == fn, 1)) {
+		close_frame(t, c, c->start ? vb_rdtsc() : 0);
+		return;
+	}
+	vb_leave_fast(fn);
+}
+
+// The fault handler around the body: an exception is leaving the method.
+uint64_t vb_iunwinds;
+void vb_iunwind(vb_fn *fn) {
+	__atomic_fetch_add(&vb_iunwinds, 1, __ATOMIC_RELAXED);
+	vb_ileave(fn);
+}
+
 #pragma GCC pop_options

@@ -85,6 +85,7 @@ static map modules;   // ModuleID -> struct module
 
 typedef struct module {
 	char *file, *assembly;
+	int8_t framework; // assembly matches a default exclusion (-1: not known yet)
 } module;
 
 // ---- strings
@@ -211,6 +212,7 @@ static module *module_for(ModuleID mid) {
 	}
 	if (!m->file) m->file = strdup("?");
 	if (!m->assembly) m->assembly = strdup("?");
+	m->framework = -1;
 	map_put(&modules, mid, m);
 	return m;
 }
@@ -291,6 +293,31 @@ vb_fn *vb_fn_for_function(FunctionID fid) {
 	return f;
 }
 
+static int framework_assembly(const char *assembly);
+static int no_includes(void);
+
+// vb_fn_user_quick answers the filter for fid. Without include patterns a
+// function of a framework assembly is never selected, whatever its type:
+// that is decided from its module alone, without resolving its name (the
+// precompiled-code and inlining callbacks ask for every framework method).
+int vb_fn_user_quick(FunctionID fid) {
+	if (no_includes()) {
+		ClassID cls = 0;
+		ModuleID mid = 0;
+		mdToken tok = 0;
+		if (!FAILED(VCALL(vb_info, INFO_GetFunctionInfo, GetFunctionInfo_t)(vb_info, fid, &cls, &mid, &tok)) && mid) {
+			pthread_mutex_lock(&mu);
+			module *m = module_for(mid);
+			if (m->framework < 0) m->framework = (int8_t)framework_assembly(m->assembly);
+			int fw = m->framework;
+			pthread_mutex_unlock(&mu);
+			if (fw) return 0;
+		}
+	}
+	vb_fn *f = vb_fn_for_function(fid);
+	return f && f->user;
+}
+
 vb_fn *vb_fn_lookup(FunctionID fid) {
 	pthread_mutex_lock(&mu);
 	vb_fn *f = map_get(&by_fid, fid);
@@ -350,6 +377,14 @@ static int match(const char *pat, const char *assembly, const char *type) {
 static int any(patterns *ps, const char *assembly, const char *type) {
 	for (int i = 0; i < ps->n; i++)
 		if (match(ps->p[i], assembly, type)) return 1;
+	return 0;
+}
+
+static int no_includes(void) { return include.n == 0; }
+
+static int framework_assembly(const char *assembly) {
+	for (const char **d = default_excluded; *d; d++)
+		if (glob(*d, assembly)) return 1;
 	return 0;
 }
 

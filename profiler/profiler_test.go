@@ -74,10 +74,21 @@ func callers(f *profile.Function) map[string]int64 {
 	return m
 }
 
-func TestTracingExactCallCounts(t *testing.T) {
+func TestTracingExactCallCounts(t *testing.T) { exactCallCounts(t, results.EngineTracing) }
+
+// The instrumentation engine counts through rewritten IL instead of hooks:
+// the same program, the same exact counts, callers and tree shape.
+func TestInstrumentationExactCallCounts(t *testing.T) {
+	p := exactCallCounts(t, results.EngineInstrumentation)
+	if len(p.Skipped) != 0 {
+		t.Errorf("methods left uninstrumented: %+v", p.Skipped)
+	}
+}
+
+func exactCallCounts(t *testing.T, engine results.Engine) *profile.Profile {
 	l := lib(t)
 	plain := testapp.Run(t, nil, "all")
-	r := testapp.Profiled(t, l, results.EngineTracing, nil, "all")
+	r := testapp.Profiled(t, l, engine, nil, "all")
 	if r.Code != 0 || plain.Code != 0 {
 		t.Fatalf("exit codes: profiled %d, plain %d\nstderr:\n%s", r.Code, plain.Code, r.Stderr)
 	}
@@ -85,7 +96,7 @@ func TestTracingExactCallCounts(t *testing.T) {
 		t.Fatalf("stdout changed under the profiler:\n--- plain\n%s\n--- profiled\n%s", plain.Stdout, r.Stdout)
 	}
 	p := readProfile(t, r)
-	if p.Mode != "tracing" || !p.Complete || p.RuntimeVersion == "" || p.PID == 0 {
+	if p.Mode != engine || !p.Complete || p.RuntimeVersion == "" || p.PID == 0 {
 		t.Errorf("header: mode %q complete %v runtime %q pid %d", p.Mode, p.Complete, p.RuntimeVersion, p.PID)
 	}
 	exp := testapp.Expectations(r.Stdout)
@@ -175,6 +186,7 @@ func TestTracingExactCallCounts(t *testing.T) {
 	for _, th := range p.Threads {
 		checkTimes(t, p, th.Roots)
 	}
+	return p
 }
 
 // checkTimes verifies every node: 0 <= exclusive <= inclusive, and the
@@ -305,7 +317,7 @@ func TestBadConfigRunsUnprofiled(t *testing.T) {
 	l := lib(t)
 	plain := testapp.Run(t, nil, "exitcode", "7")
 	for _, tc := range []struct{ env, stderr string }{
-		{attach.EnvMode + "=bogus", `VBENCH_MODE="bogus" is not tracing, sampling or null`},
+		{attach.EnvMode + "=bogus", `VBENCH_MODE="bogus" is not tracing, instrumentation, sampling or null`},
 		{attach.EnvInterval + "=soon", `VBENCH_INTERVAL="soon" is not a duration`},
 		{attach.EnvInterval + "=100us", `VBENCH_INTERVAL=100µs is outside`},
 		{attach.EnvTimeSample + "=3", `VBENCH_TIME_SAMPLE="3" is not 1 or a power of two`},

@@ -51,7 +51,7 @@ func snapshot(cfg *config, complete bool) *profile.Profile {
 		p.IntervalNs = cfg.interval.Nanoseconds()
 		p.Samples = int64(C.vb_samples_taken)
 	}
-	if cfg.mode == cModeTracing {
+	if cfg.engine.CountsCalls() {
 		p.TimeSample = int64(cfg.timeSample)
 	}
 	if cfg.mode == cModeNull {
@@ -77,8 +77,28 @@ func snapshot(cfg *config, complete bool) *profile.Profile {
 	if C.vb_arena_exhausted() != 0 {
 		p.Warnings = append(p.Warnings, "the call-tree arena ran out: some frames were not recorded")
 	}
+	if cfg.mode == cModeInstrumentation {
+		p.Skipped = skipped()
+		if len(p.Skipped) > 0 {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("%d selected methods were left uninstrumented, so their calls are not counted (see skipped)", len(p.Skipped)))
+		}
+	}
 	p.Derive()
 	return p
+}
+
+// skipped lists the selected methods the instrumentation engine left alone,
+// with the reason, in the order they were met.
+func skipped() []profile.Skipped {
+	var out []profile.Skipped
+	n := uint32(C.vb_fn_count())
+	for i := uint32(0); i < n; i++ {
+		f := C.vb_fn_at(C.uint32_t(i))
+		if f.instr == C.VB_INSTR_SKIPPED {
+			out = append(out, profile.Skipped{Name: C.GoString(f.name), Module: C.GoString(f.module), Reason: C.GoString(f.skip_reason)})
+		}
+	}
+	return out
 }
 
 type fnKey struct{ name, module string }

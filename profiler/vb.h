@@ -7,7 +7,10 @@
 #include "com.h"
 
 // Modes (must match config.go).
-enum { VB_MODE_NULL = 1, VB_MODE_TRACING = 2, VB_MODE_SAMPLING = 3 };
+enum { VB_MODE_NULL = 1, VB_MODE_TRACING = 2, VB_MODE_SAMPLING = 3, VB_MODE_INSTRUMENTATION = 4 };
+
+// Instrumentation state of a function record (instr.c).
+enum { VB_INSTR_NONE = 0, VB_INSTR_DONE = 1, VB_INSTR_SKIPPED = 2 };
 
 // One profiled function: every FunctionID of one method (module + methodDef
 // token; all generic instantiations) maps to one record. Its address is the
@@ -22,6 +25,9 @@ typedef struct vb_fn {
 	char *module;     // module file name, e.g. App.dll
 	char *assembly;   // assembly simple name
 	char *type_name;  // namespace-qualified type name (filter input)
+	uint8_t instr;    // instrumentation: VB_INSTR_*
+	uint32_t instr_epoch;     // instrumentation: rewrite number (see instr.c)
+	const char *skip_reason;  // instrumentation: why the method was left alone
 } vb_fn;
 
 // One call path of one thread. A node is on the stack at most once at a time
@@ -100,6 +106,15 @@ uint32_t vb_fn_count(void);
 vb_fn *vb_fn_at(uint32_t i);
 void vb_filter_set(const char *include, const char *exclude);
 int vb_filter_user(const char *assembly, const char *type_name);
+int vb_fn_user_quick(FunctionID fid); // the filter's verdict, from the assembly alone when that decides
+
+// Instrumentation (instr.c; the counting functions are in hot.c).
+void vb_instr_jit_started(FunctionID fid);
+void vb_instr_jit_finished(void);
+int vb_instr_use_precompiled(FunctionID fid);
+int vb_instr_may_inline(FunctionID callee);
+void vb_instr_module_unloaded(ModuleID mid);
+extern uint64_t vb_instr_rewritten, vb_instr_skipped, vb_instr_refused_r2r, vb_instr_refused_inlines, vb_jit_compilations, vb_iunwinds;
 
 // Sampling (sampler.c).
 #define VB_MAXFRAMES (1u << 22)  // frames of all stacks of one tick (32 MiB reserved)

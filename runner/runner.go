@@ -317,7 +317,7 @@ func runOnce(ctx context.Context, c *cellState, st step, seq int, workDir string
 		r.Error = fmt.Sprintf("profile says mode %q, the run asked for %q", p.Mode, engine)
 		return r, false
 	}
-	if engine == results.EngineTracing && len(rep.Calls) > 0 && !st.warmup {
+	if engine.CountsCalls() && len(rep.Calls) > 0 && !st.warmup {
 		checkCalls(c, seq, p, rep.Calls)
 	}
 	if !st.warmup {
