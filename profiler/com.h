@@ -81,6 +81,7 @@ enum {
 	MD_FindTypeDefByName = 9,
 	MD_GetTypeDefProps = 12,
 	MD_GetTypeRefProps = 14,
+	MD_FindMethod = 27,
 	MD_GetMethodProps = 30,
 	MD_GetMemberRefProps = 31,
 	MD_GetSigFromToken = 41,

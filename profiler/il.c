@@ -1,9 +1,11 @@
 // IL method bodies: decode (header, instructions, exception clauses) and
 // rewrite with the instrumentation engine's counting calls. See il.h. Cold
 // code: it runs in the JIT callbacks, once per instrumented method.
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "il.h"
+#include "vb.h"
 
 // ---- the instruction set (ECMA-335 III): operand kind of every opcode
 static uint8_t kind1[256], kind2[32];
@@ -306,17 +308,146 @@ static void fix(fixups *fs, uint32_t at, uint32_t base, uint32_t target, int lab
 	fs->f[fs->n++] = (fixup){at, base, target, label};
 }
 
-// ldc.i8 fn; conv.u; ldc.i8 target; conv.u; calli sig: one call of a native
-// counting function with the function record as its argument.
-static void emit_count_call(out *o, const vb_il_plan *p, uint64_t target) {
+// ldc.i8 v; conv.u: a native int constant (a pointer into the profiler).
+static void emit_ptr(out *o, uint64_t v) {
 	u8(o, 0x21);
-	u64(o, p->fn);
+	u64(o, v);
 	u8(o, 0xE0);
-	u8(o, 0x21);
-	u64(o, target);
-	u8(o, 0xE0);
+}
+
+static void emit_calli(out *o, uint64_t target, mdToken sig) {
+	emit_ptr(o, target);
 	u8(o, OP_CALLI);
-	u32(o, p->calli_sig);
+	u32(o, sig);
+}
+
+static void emit_local(out *o, int store, uint32_t idx);
+
+// Forward branches inside the emitted sequences: br_fwd writes a long
+// branch with a placeholder, br_here points it at the current position.
+static uint32_t br_fwd(out *o, uint8_t op) {
+	u8(o, op);
+	u32(o, 0);
+	return o->n;
+}
+static void br_here(out *o, uint32_t after) { set32(o, after - 4, o->n - after); }
+
+// *(native int *)(local + off), as an address (addr) or loaded (ldind)
+static void emit_field_addr(out *o, uint32_t local, uint32_t off) {
+	emit_local(o, 0, local);
+	u8(o, 0x1F); // ldc.i4.s
+	u8(o, (uint8_t)off);
+	u8(o, 0x58); // add
+}
+
+#define LDIND_I 0x4D
+#define LDIND_I8 0x4C
+#define STIND_I 0xDF
+#define STIND_I8 0x55
+#define BRTRUE 0x3A
+#define BNE_UN 0x40
+#define BEQ 0x3B
+
+// t = this thread's vb_thread; c = the node of this frame:
+//   t = thread_fn(); a = t->active;
+//   c = a->hint;
+//   if (c->fn != fn) {
+//       c = a->hint2;
+//       if (c->fn != fn) { c = enter_slow(fn); goto done; }
+//       a->hint2 = a->hint; a->hint = c;
+//   }
+//   c->calls++; t->active = c; if (--c->countdown == 0) time_fn(c);
+// done:
+static void emit_enter(out *o, const vb_il_plan *p) {
+	emit_calli(o, p->thread_fn, p->sig_p0);
+	emit_local(o, 1, p->t_local);
+	emit_field_addr(o, p->t_local, offsetof(vb_thread, active));
+	u8(o, LDIND_I);
+	emit_local(o, 1, p->a_local);
+
+	emit_field_addr(o, p->a_local, offsetof(vb_node, hint));
+	u8(o, LDIND_I);
+	emit_local(o, 1, p->node_local);
+	emit_local(o, 0, p->node_local); // c->fn == fn?
+	u8(o, LDIND_I);
+	emit_ptr(o, p->fn);
+	uint32_t hit = br_fwd(o, BEQ);
+
+	emit_field_addr(o, p->a_local, offsetof(vb_node, hint2));
+	u8(o, LDIND_I);
+	emit_local(o, 1, p->node_local);
+	emit_local(o, 0, p->node_local);
+	u8(o, LDIND_I);
+	emit_ptr(o, p->fn);
+	uint32_t slow = br_fwd(o, BNE_UN);
+	emit_field_addr(o, p->a_local, offsetof(vb_node, hint2)); // a->hint2 = a->hint
+	emit_field_addr(o, p->a_local, offsetof(vb_node, hint));
+	u8(o, LDIND_I);
+	u8(o, STIND_I);
+	emit_field_addr(o, p->a_local, offsetof(vb_node, hint)); // a->hint = c
+	emit_local(o, 0, p->node_local);
+	u8(o, STIND_I);
+	br_here(o, hit);
+
+	emit_field_addr(o, p->node_local, offsetof(vb_node, calls)); // c->calls++
+	u8(o, 0x25);
+	u8(o, LDIND_I8);
+	u8(o, 0x17); // ldc.i4.1
+	u8(o, 0x6A); // conv.i8
+	u8(o, 0x58);
+	u8(o, STIND_I8);
+	emit_field_addr(o, p->t_local, offsetof(vb_thread, active)); // t->active = c
+	emit_local(o, 0, p->node_local);
+	u8(o, STIND_I);
+	emit_field_addr(o, p->node_local, offsetof(vb_node, countdown)); // --c->countdown
+	u8(o, 0x25);
+	u8(o, LDIND_I8);
+	u8(o, 0x17);
+	u8(o, 0x6A);
+	u8(o, 0x59); // sub
+	u8(o, STIND_I8);
+	emit_field_addr(o, p->node_local, offsetof(vb_node, countdown));
+	u8(o, LDIND_I8);
+	uint32_t untimed = br_fwd(o, BRTRUE);
+	emit_local(o, 0, p->node_local);
+	emit_calli(o, p->time_fn, p->sig_v1);
+	uint32_t done = br_fwd(o, OP_BR);
+
+	br_here(o, slow);
+	emit_ptr(o, p->fn);
+	emit_calli(o, p->enter_slow, p->sig_p1);
+	emit_local(o, 1, p->node_local);
+	br_here(o, untimed);
+	br_here(o, done);
+}
+
+// Close the frame:
+//   if (t->active == c && c->start == 0) t->active = c->parent; else leave_slow(c, fn);
+static void emit_leave_call(out *o, const vb_il_plan *p) {
+	emit_field_addr(o, p->t_local, offsetof(vb_thread, active));
+	u8(o, LDIND_I);
+	emit_local(o, 0, p->node_local);
+	uint32_t slow1 = br_fwd(o, BNE_UN);
+	emit_field_addr(o, p->node_local, offsetof(vb_node, start));
+	u8(o, LDIND_I8);
+	uint32_t slow2 = br_fwd(o, BRTRUE);
+	emit_field_addr(o, p->t_local, offsetof(vb_thread, active));
+	emit_field_addr(o, p->node_local, offsetof(vb_node, parent));
+	u8(o, LDIND_I);
+	u8(o, STIND_I);
+	uint32_t done = br_fwd(o, OP_BR);
+	br_here(o, slow1);
+	br_here(o, slow2);
+	emit_local(o, 0, p->node_local);
+	emit_ptr(o, p->fn);
+	emit_calli(o, p->leave_slow, p->sig_v2);
+	br_here(o, done);
+}
+
+// unwind(fn)
+static void emit_unwind(out *o, const vb_il_plan *p) {
+	emit_ptr(o, p->fn);
+	emit_calli(o, p->unwind, p->sig_v1);
 }
 
 static void emit_local(out *o, int store, uint32_t idx) {
@@ -385,7 +516,7 @@ int vb_il_rewrite(const vb_il *m, const vb_il_plan *p, uint8_t **outp, uint32_t 
 	// Header placeholder, filled in at the end.
 	for (int i = 0; i < HDR / 4; i++) u32(&o, 0);
 	const uint32_t code0 = HDR;
-	emit_count_call(&o, p, p->enter);
+	emit_enter(&o, p);
 	uint32_t try_start = o.n - code0;
 
 	for (uint32_t i = 0; i < m->ninsns; i++) {
@@ -464,7 +595,7 @@ int vb_il_rewrite(const vb_il *m, const vb_il_plan *p, uint8_t **outp, uint32_t 
 
 	// The fault handler: an exception is leaving the method.
 	uint32_t h_start = o.n - code0;
-	emit_count_call(&o, p, p->unwind);
+	emit_unwind(&o, p);
 	u8(&o, OP_ENDFINALLY); // endfault
 	uint32_t h_end = o.n - code0;
 
@@ -475,7 +606,7 @@ int vb_il_rewrite(const vb_il *m, const vb_il_plan *p, uint8_t **outp, uint32_t 
 	}
 	// The common exit: close the frame, return what the body returned.
 	label_at[LABEL_END] = o.n - code0;
-	emit_count_call(&o, p, p->leave);
+	emit_leave_call(&o, p);
 	if (p->ret_local >= 0) emit_local(&o, 0, (uint32_t)p->ret_local);
 	u8(&o, OP_RET);
 	// Tail calls: close the frame, reload the arguments, make the call.
@@ -483,7 +614,7 @@ int vb_il_rewrite(const vb_il *m, const vb_il_plan *p, uint8_t **outp, uint32_t 
 		const vb_tailsite *t = &p->tails[k];
 		const vb_insn *call = &m->insns[t->insn + 1];
 		label_at[LABEL_EXIT0 + k] = o.n - code0;
-		emit_count_call(&o, p, p->leave);
+		emit_leave_call(&o, p);
 		for (uint32_t j = 0; j < t->nlocals; j++) emit_local(&o, 0, t->locals[j]);
 		u8(&o, 0xFE);
 		u8(&o, 0x14);
@@ -493,7 +624,7 @@ int vb_il_rewrite(const vb_il *m, const vb_il_plan *p, uint8_t **outp, uint32_t 
 	for (uint32_t k = 0; k < njmp; k++) {
 		const vb_insn *in = &m->insns[jmps[k]];
 		label_at[LABEL_EXIT0 + p->ntails + k] = o.n - code0;
-		emit_count_call(&o, p, p->leave);
+		emit_leave_call(&o, p);
 		put(&o, m->code + in->off, in->len);
 	}
 	uint32_t code_size = o.n - code0;
@@ -545,7 +676,7 @@ int vb_il_rewrite(const vb_il *m, const vb_il_plan *p, uint8_t **outp, uint32_t 
 
 	// Fat header: flags (fat format, more sections, InitLocals as it was), size 3 dwords.
 	uint16_t flags = 0x3 | 0x8 | (m->flags & 0x10);
-	uint16_t max_stack = m->max_stack < 2 ? 2 : m->max_stack;
+	uint16_t max_stack = m->max_stack < 3 ? 3 : m->max_stack; // our sequences push at most three
 	o.b[0] = (uint8_t)flags;
 	o.b[1] = (uint8_t)(flags >> 8 | 3 << 4);
 	o.b[2] = (uint8_t)max_stack;

@@ -32,6 +32,7 @@ enum {
 	OP_BR = 0x38,
 	OP_SWITCH = 0x45,
 	OP_CALLVIRT = 0x6F,
+	OP_NEWOBJ = 0x73,
 	OP_THROW = 0x7A,
 	OP_ENDFINALLY = 0xDC,
 	OP_LEAVE = 0xDD,
@@ -92,12 +93,22 @@ typedef struct {
 	uint16_t *locals;       // local indices, first pushed first
 } vb_tailsite;
 
-// How to rewrite a body: the counting calls, and the locals instr.c added.
+// How to rewrite a body. The common path of entry and exit is IL that
+// updates the thread's call tree in place (vb_thread and vb_node offsets from
+// vb.h): one native call returns the thread's vb_thread, then the active
+// node's last-hit child is checked, counted and made active; on exit the
+// parent becomes active again. Native calls handle the rest: a new child,
+// a timed call (rdtsc), a mismatched exit, the exception path.
 typedef struct {
-	uint64_t fn;            // the vb_fn record, the calls' only argument
-	uint64_t enter, leave, unwind; // native functions: frame opened, closed, closed by an exception
-	mdToken calli_sig;      // StandAloneSig: unmanaged, SuppressGCTransition, void(native int)
-	mdToken local_sig;      // the locals signature to use (0: none)
+	uint64_t fn;            // the vb_fn record
+	uint64_t thread_fn;     // vb_thread *(): this thread's tree
+	uint64_t enter_slow;    // vb_node *(vb_fn *): any enter the inline path does not finish
+	uint64_t time_fn;       // void (vb_node *): this call is timed
+	uint64_t leave_slow;    // void (vb_node *, vb_fn *): any exit the inline path does not finish
+	uint64_t unwind;        // void (vb_fn *): the fault handler
+	mdToken sig_p0, sig_p1, sig_v1, sig_v2; // native int(), native int(native int), void(native int), void(native int, native int)
+	mdToken local_sig;      // the locals signature to use
+	uint32_t t_local, a_local, node_local; // native int locals: the thread, the caller's node, the frame's node
 	int32_t ret_local;      // local receiving the return value before the frame closes; -1: void
 	vb_tailsite *tails;
 	uint32_t ntails;

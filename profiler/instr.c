@@ -23,7 +23,9 @@
 #include "vb.h"
 #include "il.h"
 
-void vb_ienter(vb_fn *fn), vb_ileave(vb_fn *fn), vb_iunwind(vb_fn *fn);
+vb_thread *vb_ithread(void);
+vb_node *vb_ienter(vb_fn *fn);
+void vb_itime(vb_node *c), vb_ileave(vb_node *c, vb_fn *fn), vb_iunwind(vb_fn *fn);
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -54,6 +56,11 @@ typedef HRESULT (*FindTypeDefByName_t)(void *, const WCHAR *, mdToken, mdToken *
 typedef HRESULT (*DefineTypeRefByName_t)(void *, mdToken, const WCHAR *, mdToken *);
 typedef HRESULT (*GetTokenFromSig_t)(void *, const uint8_t *, ULONG, mdToken *);
 typedef HRESULT (*QI_t)(void *, const GUID *, void **);
+typedef HRESULT (*FindMethod_t)(void *, mdToken, const WCHAR *, const uint8_t *, ULONG, mdToken *);
+typedef HRESULT (*GetMemberRefProps_t)(void *, mdToken, mdToken *, WCHAR *, ULONG, ULONG *, const uint8_t **, ULONG *);
+typedef HRESULT (*GetMethodSpecProps_t)(void *, mdToken, mdToken *, const uint8_t **, ULONG *);
+typedef HRESULT (*GetTypeSpecFromToken_t)(void *, mdToken, const uint8_t **, ULONG *);
+
 
 const GUID IID_IMetaDataEmit_ = {0xba3fee4c, 0xecb9, 0x4e41, {0x83, 0xb7, 0x18, 0x3f, 0xa4, 0x1c, 0xd8, 0x59}};
 
@@ -61,10 +68,10 @@ static void release(void *p) {
 	if (p) VCALL(p, 2, Release_t)(p);
 }
 
-// ---- per-module state: the calli signature token, made once per module.
+// ---- per-module state: the calli signature tokens, made once per module.
 typedef struct modstate {
 	ModuleID mid;
-	mdToken calli_sig;
+	mdToken sig_p0, sig_p1, sig_v1, sig_v2;
 	struct modstate *next;
 } modstate;
 static modstate *mods;
@@ -86,42 +93,56 @@ static int sig_token(mdToken tk, uint8_t *out) {
 	return sig_compress((tk & 0x00FFFFFF) << 2 | tag, out);
 }
 
-// calli_sig makes the StandAloneSig of the counting calls in module md:
-// unmanaged (platform default convention), modopt(CallConvSuppressGCTransition)
-// void (native int). The runtime reads a modopt calling convention by name
-// only (namespace and type name from the TypeRef), so the TypeRef is scoped
-// to whatever this module uses for System.Object (its core library), or the
-// TypeDef itself in the core library.
-static mdToken calli_sig(IUnknown *emit, IUnknown *imp) {
-	static const char cc[] = "System.Runtime.CompilerServices.CallConvSuppressGCTransition";
-	WCHAR wcc[sizeof cc];
-	wstr(cc, wcc);
-	mdToken scope = 0, cctk = 0;
+// corlib_scope finds this module's reference to its core library: the
+// resolution scope of a TypeRef to one of the types every module's base
+// types come from. In the core library itself there is none (0).
+static mdToken corlib_scope(IUnknown *imp) {
+	static const char *const core[] = {"System.Object", "System.ValueType", "System.Enum", "System.MulticastDelegate", "System.Attribute", "System.Exception", 0};
 	uintptr_t e = 0;
-	mdToken trs[64];
+	mdToken trs[64], scope = 0;
 	ULONG n = 0;
 	while (!scope && VCALL(imp, MD_EnumTypeRefs, EnumTypeRefs_t)(imp, &e, trs, 64, &n) == S_OK && n > 0) {
 		for (ULONG i = 0; i < n && !scope; i++) {
 			WCHAR name[64];
 			ULONG l = 0;
 			mdToken sc = 0;
-			if (VCALL(imp, MD_GetTypeRefProps, GetTypeRefProps_t)(imp, trs[i], &sc, name, 64, &l) == S_OK && wstr_eq(name, l, "System.Object"))
-				scope = sc;
+			if (VCALL(imp, MD_GetTypeRefProps, GetTypeRefProps_t)(imp, trs[i], &sc, name, 64, &l) != S_OK || (sc >> 24) != 0x23) continue; // AssemblyRef scopes only
+			for (int k = 0; core[k] && !scope; k++)
+				if (wstr_eq(name, l, core[k])) scope = sc;
 		}
 	}
 	if (e) VCALL(imp, MD_CloseEnum, CloseEnum_t)(imp, e);
-	if (!scope && VCALL(imp, MD_FindTypeDefByName, FindTypeDefByName_t)(imp, wcc, 0, &cctk) != S_OK) cctk = 0;
-	if (!cctk && FAILED(VCALL(emit, MDE_DefineTypeRefByName, DefineTypeRefByName_t)(emit, scope ? scope : 0x00000001, wcc, &cctk))) return 0;
+	return scope;
+}
+
+// corlib_type names a core library type in this module: a TypeRef through
+// the core library scope, or the core library's own TypeDef. The counting
+// calls' signatures name CallConvSuppressGCTransition in a modopt; the
+// runtime reads a modopt calling convention by its namespace and name only,
+// it never resolves the reference.
+static mdToken corlib_type(IUnknown *emit, IUnknown *imp, mdToken scope, const char *name) {
+	WCHAR w[128];
+	wstr(name, w);
+	mdToken tk = 0;
+	if (!scope) return VCALL(imp, MD_FindTypeDefByName, FindTypeDefByName_t)(imp, w, 0, &tk) == S_OK ? tk : 0;
+	return FAILED(VCALL(emit, MDE_DefineTypeRefByName, DefineTypeRefByName_t)(emit, scope, w, &tk)) ? 0 : tk;
+}
+
+// unmanaged_sig makes the StandAloneSig of a native call: unmanaged
+// (platform default convention), modopt(CallConvSuppressGCTransition), ret
+// (void or native int), nargs native int parameters.
+static mdToken unmanaged_sig(IUnknown *emit, mdToken modopt, int returns, int nargs) {
+	if (!modopt) return 0;
 	uint8_t sig[16];
 	int k = 0;
 	sig[k++] = 0x09; // IMAGE_CEE_CS_CALLCONV_UNMANAGED: the convention comes from the modopts
-	sig[k++] = 1;    // one parameter
+	sig[k++] = (uint8_t)nargs;
 	sig[k++] = 0x20; // CMOD_OPT
-	int l = sig_token(cctk, sig + k);
+	int l = sig_token(modopt, sig + k);
 	if (!l) return 0;
 	k += l;
-	sig[k++] = 0x01; // void
-	sig[k++] = 0x18; // native int
+	sig[k++] = returns ? 0x18 : 0x01; // native int or void
+	for (int i = 0; i < nargs; i++) sig[k++] = 0x18;
 	mdToken tok = 0;
 	if (FAILED(VCALL(emit, MDE_GetTokenFromSig, GetTokenFromSig_t)(emit, sig, (ULONG)k, &tok))) return 0;
 	return tok;
@@ -206,7 +227,47 @@ static mdToken extend_locals(IUnknown *emit, IUnknown *imp, mdToken old, const u
 #define MI_INTERNALCALL 0x1000
 #define MI_ASYNC 0x2000     // runtime-async: the IL belongs to a runtime-made variant
 
-static const char *rewrite(vb_fn *f) {
+// callee_def resolves a call's method token to a MethodDef of the same
+// module, when it is one: a MethodDef, a MethodSpec of one, or a MemberRef
+// to a method of one of the module's own (possibly generic) types. 0 for
+// methods of other modules.
+static mdToken callee_def(IUnknown *imp, mdToken tk, int depth) {
+	switch (tk >> 24) {
+	case 0x06:
+		return tk;
+	case 0x2B: {
+		mdToken parent = 0;
+		const uint8_t *blob;
+		ULONG n;
+		if (depth > 0 || VCALL(imp, MD_GetMethodSpecProps, GetMethodSpecProps_t)(imp, tk, &parent, &blob, &n) != S_OK) return 0;
+		return callee_def(imp, parent, depth + 1);
+	}
+	case 0x0A: {
+		mdToken parent = 0, def = 0;
+		WCHAR name[512];
+		ULONG l = 0, siglen = 0;
+		const uint8_t *sig = 0;
+		if (VCALL(imp, MD_GetMemberRefProps, GetMemberRefProps_t)(imp, tk, &parent, name, 512, &l, &sig, &siglen) != S_OK) return 0;
+		if ((parent >> 24) == 0x1B) { // TypeSpec: GENERICINST (CLASS|VALUETYPE) type ...
+			const uint8_t *ts;
+			ULONG tn;
+			uint32_t coded;
+			if (VCALL(imp, MD_GetTypeSpecFromToken, GetTypeSpecFromToken_t)(imp, parent, &ts, &tn) != S_OK || tn < 3 || ts[0] != 0x15 ||
+				!sig_uncompress(ts + 2, ts + tn, &coded) || (coded & 3) != 0)
+				return 0;
+			parent = 0x02000000 | coded >> 2;
+		}
+		if ((parent >> 24) != 0x02) return 0;
+		return VCALL(imp, MD_FindMethod, FindMethod_t)(imp, parent, name, sig, siglen, &def) == S_OK ? def : 0;
+	}
+	}
+	return 0;
+}
+
+// rewrite rewrites f's body. When callees is not NULL it also returns (in a
+// malloc'd array) the records of the methods of the same module that f
+// calls directly, so they can be rewritten before f's compilation reads them.
+static const char *rewrite(vb_fn *f, vb_fn ***callees, uint32_t *ncallees) {
 	const char *why = 0;
 	IUnknown *emit = 0, *imp = 0, *alloc = 0;
 	uint8_t *body = 0;
@@ -261,38 +322,58 @@ static const char *rewrite(vb_fn *f) {
 
 	vb_il_plan plan = {
 		.fn = (uint64_t)(uintptr_t)f,
-		.enter = (uint64_t)(uintptr_t)vb_ienter,
-		.leave = (uint64_t)(uintptr_t)vb_ileave,
+		.thread_fn = (uint64_t)(uintptr_t)vb_ithread,
+		.enter_slow = (uint64_t)(uintptr_t)vb_ienter,
+		.time_fn = (uint64_t)(uintptr_t)vb_itime,
+		.leave_slow = (uint64_t)(uintptr_t)vb_ileave,
 		.unwind = (uint64_t)(uintptr_t)vb_iunwind,
-		.local_sig = il.local_sig,
 		.ret_local = -1,
 	};
-	if (has_ret && !is_void(rt, rtlen)) {
-		uint32_t first;
-		plan.local_sig = extend_locals(emit, imp, il.local_sig, rt, rtlen, 1, &first, &why);
-		if (!plan.local_sig) goto done;
-		plan.ret_local = (int32_t)first;
+	// New locals: the thread, the caller's node and the frame's node
+	// (native ints), then the return value.
+	uint8_t *extra = malloc(3 + rtlen);
+	if (!extra) {
+		why = "out of memory";
+		goto done;
 	}
+	extra[0] = extra[1] = extra[2] = 0x18;
+	memcpy(extra + 3, rt, rtlen);
+	int keep_ret = has_ret && !is_void(rt, rtlen);
+	uint32_t first;
+	plan.local_sig = extend_locals(emit, imp, il.local_sig, extra, keep_ret ? 3 + rtlen : 3, keep_ret ? 4 : 3, &first, &why);
+	free(extra);
+	if (!plan.local_sig) goto done;
+	plan.t_local = first;
+	plan.a_local = first + 1;
+	plan.node_local = first + 2;
+	if (keep_ret) plan.ret_local = (int32_t)first + 3;
 
 	modstate *ms = mods;
 	while (ms && ms->mid != mid) ms = ms->next;
 	if (!ms) {
-		mdToken s = calli_sig(emit, imp);
-		if (!s) {
-			why = "cannot define the counting call's signature in this module";
+		mdToken scope = corlib_scope(imp);
+		mdToken mo = corlib_type(emit, imp, scope, "System.Runtime.CompilerServices.CallConvSuppressGCTransition");
+		modstate m = {.mid = mid, .next = mods};
+		m.sig_p0 = unmanaged_sig(emit, mo, 1, 0);
+		m.sig_p1 = unmanaged_sig(emit, mo, 1, 1);
+		m.sig_v1 = unmanaged_sig(emit, mo, 0, 1);
+		m.sig_v2 = unmanaged_sig(emit, mo, 0, 2);
+		if (!m.sig_p0 || !m.sig_p1 || !m.sig_v1 || !m.sig_v2) {
+			why = "cannot define the counting calls' signatures in this module";
 			goto done;
 		}
-		ms = calloc(1, sizeof *ms);
+		ms = malloc(sizeof *ms);
 		if (!ms) {
 			why = "out of memory";
 			goto done;
 		}
-		ms->mid = mid;
-		ms->calli_sig = s;
-		ms->next = mods;
+		*ms = m;
 		mods = ms;
 	}
-	plan.calli_sig = ms->calli_sig;
+	plan.sig_p0 = ms->sig_p0;
+	plan.sig_p1 = ms->sig_p1;
+	plan.sig_v1 = ms->sig_v1;
+	plan.sig_v2 = ms->sig_v2;
 
 	if (!vb_il_rewrite(&il, &plan, &body, &body_len, &why)) goto done;
 	if (FAILED(VCALL(vb_info, INFO_GetILFunctionBodyAllocator, GetILFunctionBodyAllocator_t)(vb_info, mid, &alloc)) || !alloc) {
@@ -309,6 +390,29 @@ static const char *rewrite(vb_fn *f) {
 		why = "the runtime refused the new body";
 		goto done;
 	}
+	if (callees) {
+		vb_fn **cs = 0;
+		uint32_t n = 0;
+		for (uint32_t i = 0; i < il.ninsns; i++) {
+			uint16_t op = il.insns[i].op;
+			if (op != OP_CALL && op != OP_CALLVIRT && op != OP_NEWOBJ) continue;
+			mdToken def = callee_def(imp, (mdToken)il.insns[i].arg, 0), ctd;
+			uint32_t cattr = 0, cimpl = 0;
+			ULONG crva = 0;
+			// Only methods with an IL body of their own (not abstract, extern or runtime-made).
+			if (!def || FAILED(VCALL(imp, MD_GetMethodProps, GetMethodProps_t)(imp, def, &ctd, 0, 0, 0, &cattr, 0, 0, &crva, &cimpl)) ||
+				crva == 0 || (cimpl & (MI_CODETYPE | MI_UNMANAGED | MI_INTERNALCALL)))
+				continue;
+			vb_fn *g = vb_fn_for_method(mid, def, imp);
+			if (!g || !g->user || g->instr != VB_INSTR_NONE || g == f) continue;
+			vb_fn **ncs = realloc(cs, (n + 1) * sizeof *cs);
+			if (!ncs) break;
+			cs = ncs;
+			cs[n++] = g;
+		}
+		*callees = cs;
+		*ncallees = n;
+	}
 done:
 	free(body);
 	vb_il_free(&il);
@@ -318,23 +422,32 @@ done:
 	return why;
 }
 
-// ensure rewrites f once (under the lock); returns its rewrite number, 0 if
-// it was left alone.
+// ensure_locked rewrites f once (mu held); with_callees: and the methods of
+// its module it calls directly (one level).
+static void ensure_locked(vb_fn *f, int with_callees) {
+	if (f->instr != VB_INSTR_NONE) return;
+	vb_fn **callees = 0;
+	uint32_t n = 0;
+	const char *why = rewrite(f, with_callees ? &callees : 0, &n);
+	if (why) {
+		f->instr = VB_INSTR_SKIPPED;
+		f->skip_reason = why;
+		vb_instr_skipped++;
+		vb_log("instrumentation: left %s (%s) alone: %s", f->name, f->module, why);
+	} else {
+		f->instr = VB_INSTR_DONE;
+		f->instr_epoch = ++epoch;
+		vb_instr_rewritten++;
+	}
+	for (uint32_t i = 0; i < n; i++) ensure_locked(callees[i], 0);
+	free(callees);
+}
+
+// ensure rewrites f (and its direct callees) once; returns its rewrite
+// number, 0 if it was left alone.
 static uint32_t ensure(vb_fn *f) {
 	pthread_mutex_lock(&mu);
-	if (f->instr == VB_INSTR_NONE) {
-		const char *why = rewrite(f);
-		if (why) {
-			f->instr = VB_INSTR_SKIPPED;
-			f->skip_reason = why;
-			vb_instr_skipped++;
-			vb_log("instrumentation: left %s (%s) alone: %s", f->name, f->module, why);
-		} else {
-			f->instr = VB_INSTR_DONE;
-			f->instr_epoch = ++epoch;
-			vb_instr_rewritten++;
-		}
-	}
+	ensure_locked(f, 1);
 	uint32_t e = f->instr == VB_INSTR_DONE ? f->instr_epoch : 0;
 	pthread_mutex_unlock(&mu);
 	return e;

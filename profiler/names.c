@@ -228,6 +228,8 @@ static uint32_t il_size(ModuleID mid, mdToken tok) {
 	return 0;
 }
 
+static vb_fn *resolve_method(ModuleID mid, mdToken tok, IUnknown *md);
+
 static vb_fn *resolve(FunctionID fid) {
 	ClassID cls = 0;
 	ModuleID mid = 0;
@@ -242,15 +244,24 @@ static vb_fn *resolve(FunctionID fid) {
 		f->type_name = strdup("");
 		return fn_append(f);
 	}
+	IUnknown *md = 0;
+	mdToken t2 = 0;
+	if (FAILED(VCALL(vb_info, INFO_GetTokenAndMetaDataFromFunction, GetTokenAndMetaData_t)(vb_info, fid, &IID_IMetaDataImport2_, &md, &t2))) md = 0;
+	vb_fn *f = resolve_method(mid, tok, md);
+	if (md) VCALL(md, 2, Release_t)(md);
+	return f;
+}
+
+// resolve_method finds or makes the record of method tok of module mid,
+// naming it through md (the module's metadata; NULL: name unknown).
+static vb_fn *resolve_method(ModuleID mid, mdToken tok, IUnknown *md) {
 	uintptr_t key = mid * 31 + tok; // collisions are checked exactly below
 	vb_fn *found = map_get(&by_method, key);
 	if (found && found->module_id == mid && found->token == tok) return found;
 
 	module *m = module_for(mid);
-	IUnknown *md = 0;
-	mdToken t2 = 0;
 	buf name = {0}, tname = {0};
-	if (!FAILED(VCALL(vb_info, INFO_GetTokenAndMetaDataFromFunction, GetTokenAndMetaData_t)(vb_info, fid, &IID_IMetaDataImport2_, &md, &t2)) && md) {
+	if (md) {
 		mdToken td = 0;
 		WCHAR w[NAMELEN];
 		ULONG l = 0;
@@ -266,7 +277,6 @@ static vb_fn *resolve(FunctionID fid) {
 			free(s);
 			generic_params(md, tok, -1, &name);
 		}
-		VCALL(md, 2, Release_t)(md);
 	}
 	vb_fn *f = calloc(1, sizeof(vb_fn));
 	f->module_id = mid;
@@ -279,6 +289,15 @@ static vb_fn *resolve(FunctionID fid) {
 	f->il_size = il_size(mid, tok);
 	if (!fn_append(f)) return 0;
 	if (!found) map_put(&by_method, key, f); // on a (rare) key collision the first record keeps the slot
+	return f;
+}
+
+// vb_fn_for_method is vb_fn_for_function for a method known by its module
+// and MethodDef token (the instrumentation engine's callee scan).
+vb_fn *vb_fn_for_method(ModuleID mid, mdToken tok, IUnknown *md) {
+	pthread_mutex_lock(&mu);
+	vb_fn *f = resolve_method(mid, tok, md);
+	pthread_mutex_unlock(&mu);
 	return f;
 }
 

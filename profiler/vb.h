@@ -46,6 +46,8 @@ typedef struct vb_node {
 	uint64_t incl_samples;     // sampling: stacks containing this path
 	uint64_t excl_samples;     // sampling: stacks ending here
 	int64_t countdown;         // calls until the next timed one (1: the next)
+	struct vb_node *hint2;     // the child found before hint (never NULL): a loop calling
+	                           // two functions in turn finds both without a list walk
 } vb_node;
 
 typedef struct vb_thread {
@@ -102,6 +104,7 @@ static inline uint64_t vb_rdtsc(void) {
 // Names and filter (names.c).
 vb_fn *vb_fn_for_function(FunctionID fid);   // resolve (once) and cache
 vb_fn *vb_fn_lookup(FunctionID fid);         // cached only, NULL if unknown
+vb_fn *vb_fn_for_method(ModuleID mid, mdToken methoddef, IUnknown *md); // md: the module's IMetaDataImport2
 uint32_t vb_fn_count(void);
 vb_fn *vb_fn_at(uint32_t i);
 void vb_filter_set(const char *include, const char *exclude);

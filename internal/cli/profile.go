@@ -92,7 +92,7 @@ profile was written (the runtime declined the profiler, or COMMAND is not a
 	fl.StringVar(&f.lib, "profiler", "", "profiler library (default: libvbenchprof.so next to vbench)")
 	fl.BoolVar(&f.noInline, "no-inline", false, "sampling: keep user methods (but tiny ones) from being inlined, so samples land on them")
 	fl.IntVar(&f.maxStack, "max-stack", attach.DefaultMaxStack, fmt.Sprintf("sampling: frames kept per stack (%d..%d); deeper stacks keep both ends around one %q frame", attach.MinMaxStack, attach.MaxMaxStack, profile.ElidedFrames))
-	fl.IntVar(&f.timeSamp, "time-sample", 0, "tracing, instrumentation: time ~1 in N calls of hot call paths (power of two; 1: every call; default 16)")
+	fl.IntVar(&f.timeSamp, "time-sample", 0, "tracing, instrumentation: time ~1 in N calls of hot call paths (power of two; 1: every call; default 16, instrumentation 256)")
 	return cmd
 }
 
