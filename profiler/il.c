@@ -801,3 +801,118 @@ static const uint8_t *skip_method_sig(const uint8_t *p, const uint8_t *end, int 
 }
 
 const uint8_t *sig_skip_type(const uint8_t *p, const uint8_t *end) { return skip_type(p, end, 0); }
+
+void vb_bytes_put(vb_bytes *b, const void *p, uint32_t n) {
+	if (b->oom) return;
+	if (b->n + n > b->cap) {
+		uint32_t cap = b->cap ? b->cap * 2 : 64;
+		while (cap < b->n + n) cap *= 2;
+		uint8_t *nb = realloc(b->b, cap);
+		if (!nb) {
+			b->oom = 1;
+			return;
+		}
+		b->b = nb, b->cap = cap;
+	}
+	memcpy(b->b + b->n, p, n);
+	b->n += n;
+}
+
+static const uint8_t *copy_method_sig(const uint8_t *p, const uint8_t *end, const vb_span *ca, uint32_t nca,
+	const vb_span *ma, uint32_t nma, vb_bytes *out, int depth);
+
+// copy_n appends the compressed integers or tokens p..q verbatim.
+static const uint8_t *copy_uncompress(const uint8_t *p, const uint8_t *end, vb_bytes *out, uint32_t *v) {
+	const uint8_t *q = sig_uncompress(p, end, v);
+	if (q) vb_bytes_put(out, p, (uint32_t)(q - p));
+	return q;
+}
+
+static const uint8_t *copy_type(const uint8_t *p, const uint8_t *end, const vb_span *ca, uint32_t nca,
+	const vb_span *ma, uint32_t nma, vb_bytes *out, int depth) {
+	uint32_t v;
+	if (depth > 64) return 0;
+	for (;;) {
+		if (!p || p >= end) return 0;
+		uint8_t b = *p++;
+		if ((b == 0x13 && ca) || (b == 0x1E && ma)) { // VAR / MVAR with an instantiation
+			const vb_span *args = b == 0x13 ? ca : ma;
+			uint32_t n = b == 0x13 ? nca : nma;
+			if (!(p = sig_uncompress(p, end, &v)) || v >= n) return 0;
+			vb_bytes_put(out, args[v].p, args[v].n);
+			return p;
+		}
+		vb_bytes_put(out, &b, 1);
+		switch (b) {
+		case 0x1F: case 0x20: // CMOD_REQD, CMOD_OPT: token, then more
+			p = copy_uncompress(p, end, out, &v);
+			continue;
+		case 0x45: case 0x0F: case 0x10: case 0x1D: // PINNED, PTR, BYREF, SZARRAY: a type follows
+			continue;
+		case 0x01: case 0x02: case 0x03: case 0x04: case 0x05: case 0x06: case 0x07:
+		case 0x08: case 0x09: case 0x0A: case 0x0B: case 0x0C: case 0x0D: case 0x0E:
+		case 0x16: case 0x18: case 0x19: case 0x1C:
+			return p;
+		case 0x11: case 0x12: case 0x13: case 0x1E: // VALUETYPE, CLASS: token; VAR, MVAR: number
+			return copy_uncompress(p, end, out, &v);
+		case 0x14: { // ARRAY
+			uint32_t n;
+			if (!(p = copy_type(p, end, ca, nca, ma, nma, out, depth + 1)) || !(p = copy_uncompress(p, end, out, &v)) ||
+				!(p = copy_uncompress(p, end, out, &n)))
+				return 0;
+			for (uint32_t i = 0; i < n && p; i++) p = copy_uncompress(p, end, out, &v);
+			if (!p || !(p = copy_uncompress(p, end, out, &n))) return 0;
+			for (uint32_t i = 0; i < n && p; i++) p = copy_uncompress(p, end, out, &v);
+			return p;
+		}
+		case 0x15: { // GENERICINST
+			uint32_t n;
+			if (p >= end) return 0;
+			vb_bytes_put(out, p, 1);
+			p++;
+			if (!(p = copy_uncompress(p, end, out, &v)) || !(p = copy_uncompress(p, end, out, &n))) return 0;
+			for (uint32_t i = 0; i < n && p; i++) p = copy_type(p, end, ca, nca, ma, nma, out, depth + 1);
+			return p;
+		}
+		case 0x1B: // FNPTR
+			return copy_method_sig(p, end, ca, nca, ma, nma, out, depth + 1);
+		default:
+			return 0;
+		}
+	}
+}
+
+static const uint8_t *copy_method_sig(const uint8_t *p, const uint8_t *end, const vb_span *ca, uint32_t nca,
+	const vb_span *ma, uint32_t nma, vb_bytes *out, int depth) {
+	uint32_t v, n;
+	if (p >= end) return 0;
+	uint8_t cc = *p++;
+	vb_bytes_put(out, &cc, 1);
+	if (cc & 0x10 && !(p = copy_uncompress(p, end, out, &v))) return 0;
+	if (!(p = copy_uncompress(p, end, out, &n))) return 0;
+	p = copy_type(p, end, ca, nca, ma, nma, out, depth);
+	for (uint32_t i = 0; i < n && p; i++) {
+		if (p < end && *p == 0x41) vb_bytes_put(out, p++, 1); // SENTINEL
+		p = copy_type(p, end, ca, nca, ma, nma, out, depth);
+	}
+	return p;
+}
+
+const uint8_t *sig_copy_type(const uint8_t *p, const uint8_t *end, const vb_span *cargs, uint32_t ncargs,
+	const vb_span *margs, uint32_t nmargs, vb_bytes *out) {
+	return copy_type(p, end, cargs, ncargs, margs, nmargs, out, 0);
+}
+
+int sig_generic_args(const uint8_t *p, const uint8_t *end, vb_span *args, uint32_t max, uint32_t *n) {
+	uint32_t k;
+	if (!(p = sig_uncompress(p, end, &k)) || k > max) return 0;
+	for (uint32_t i = 0; i < k; i++) {
+		const uint8_t *q = sig_skip_type(p, end);
+		if (!q) return 0;
+		args[i].p = p;
+		args[i].n = (uint32_t)(q - p);
+		p = q;
+	}
+	*n = k;
+	return 1;
+}

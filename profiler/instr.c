@@ -221,6 +221,122 @@ static mdToken extend_locals(IUnknown *emit, IUnknown *imp, mdToken old, const u
 	return tok;
 }
 
+typedef HRESULT (*GetTypeDefProps_t)(void *, mdToken, WCHAR *, ULONG, ULONG *, uint32_t *, mdToken *);
+
+// is_value_type: whether TypeDef td derives from System.ValueType or
+// System.Enum (read from its base type's name, no type loading).
+static int is_value_type(IUnknown *imp, mdToken td) {
+	uint32_t flags = 0;
+	mdToken ext = 0;
+	WCHAR name[64];
+	ULONG l = 0;
+	if (VCALL(imp, MD_GetTypeDefProps, GetTypeDefProps_t)(imp, td, 0, 0, 0, &flags, &ext) != S_OK || !ext) return 0;
+	if ((ext >> 24) == 0x01) {
+		mdToken sc;
+		if (VCALL(imp, MD_GetTypeRefProps, GetTypeRefProps_t)(imp, ext, &sc, name, 64, &l) != S_OK) return 0;
+	} else if ((ext >> 24) == 0x02) {
+		if (VCALL(imp, MD_GetTypeDefProps, GetTypeDefProps_t)(imp, ext, name, 64, &l, 0, 0) != S_OK) return 0;
+	} else
+		return 0;
+	return wstr_eq(name, l, "System.ValueType") || wstr_eq(name, l, "System.Enum");
+}
+
+static void put_type_token(vb_bytes *b, uint8_t kind, mdToken tk) {
+	uint8_t enc[5];
+	enc[0] = kind;
+	int l = sig_token(tk, enc + 1);
+	vb_bytes_put(b, enc, (uint32_t)(1 + l));
+}
+
+#define MAXGEN 64
+
+// tail_arg_types appends to locals the types of the arguments a tail call
+// (call, callvirt or calli with token tok) leaves on the stack, in push
+// order, calli's target last, and returns how many; -1 with *why when the
+// site cannot be spilled to locals.
+static int tail_arg_types(IUnknown *imp, uint16_t op, mdToken tok, vb_bytes *locals, const char **why) {
+	const uint8_t *sig = 0, *end;
+	ULONG siglen = 0;
+	vb_span cargs[MAXGEN], margs[MAXGEN];
+	uint32_t nca = 0, nma = 0, v, nparams;
+	int has_ca = 0, has_ma = 0, count = 0;
+	mdToken owner = 0, method = tok;
+	const uint8_t *ts = 0;
+	ULONG tslen = 0;
+	*why = "a tail call whose arguments cannot be typed";
+	if (op == OP_CALLI) {
+		if (VCALL(imp, MD_GetSigFromToken, GetSigFromToken_t)(imp, tok, &sig, &siglen) != S_OK) return -1;
+	} else {
+		if ((method >> 24) == 0x2B) {
+			const uint8_t *inst;
+			ULONG instlen;
+			if (VCALL(imp, MD_GetMethodSpecProps, GetMethodSpecProps_t)(imp, method, &method, &inst, &instlen) != S_OK || instlen < 2 || inst[0] != 0x0A ||
+				!sig_generic_args(inst + 1, inst + instlen, margs, MAXGEN, &nma))
+				return -1;
+			has_ma = 1;
+		}
+		if ((method >> 24) == 0x06) {
+			uint32_t attr, impl;
+			ULONG rva;
+			if (VCALL(imp, MD_GetMethodProps, GetMethodProps_t)(imp, method, &owner, 0, 0, 0, &attr, &sig, &siglen, &rva, &impl) != S_OK) return -1;
+		} else if ((method >> 24) == 0x0A) {
+			if (VCALL(imp, MD_GetMemberRefProps, GetMemberRefProps_t)(imp, method, &owner, 0, 0, 0, &sig, &siglen) != S_OK) return -1;
+		} else
+			return -1;
+		if ((owner >> 24) == 0x1B) {
+			if (VCALL(imp, MD_GetTypeSpecFromToken, GetTypeSpecFromToken_t)(imp, owner, &ts, &tslen) != S_OK || tslen < 1) return -1;
+			if (ts[0] == 0x15) { // GENERICINST kind token count args
+				const uint8_t *q = tslen >= 3 ? sig_uncompress(ts + 2, ts + tslen, &v) : 0;
+				if (!q || !sig_generic_args(q, ts + tslen, cargs, MAXGEN, &nca)) return -1;
+				has_ca = 1;
+			}
+		}
+	}
+	end = sig + siglen;
+	const uint8_t *p = sig;
+	if (p >= end) return -1;
+	uint8_t cc = *p++;
+	if ((cc & 0x0F) == 0x05) {
+		*why = "a tail call with a variable argument list";
+		return -1;
+	}
+	if (cc & 0x10) { // a generic method: its instantiation must be known
+		if (!(p = sig_uncompress(p, end, &v)) || (op != OP_CALLI && !has_ma)) return -1;
+	}
+	if (!(p = sig_uncompress(p, end, &nparams)) || !(p = sig_skip_type(p, end))) return -1;
+	if ((cc & 0x20) && !(cc & 0x40)) { // an implicit this
+		if (op == OP_CALLI) return -1;
+		if ((owner >> 24) == 0x1B) {
+			if (ts[0] == 0x13 || ts[0] == 0x1E) return -1; // this of a type parameter needs constrained.
+			if (ts[0] == 0x15 && tslen > 1 && ts[1] == 0x11) vb_bytes_put(locals, "\x10", 1); // BYREF to the value type
+			vb_bytes_put(locals, ts, tslen);
+		} else if ((owner >> 24) == 0x02) {
+			if (is_value_type(imp, owner)) {
+				vb_bytes_put(locals, "\x10", 1);
+				put_type_token(locals, 0x11, owner);
+			} else
+				put_type_token(locals, 0x12, owner);
+		} else if ((owner >> 24) == 0x01 && op == OP_CALLVIRT) {
+			put_type_token(locals, 0x12, owner); // callvirt's this is an object reference
+		} else {
+			*why = "a tail call to an instance method of a type from another module";
+			return -1;
+		}
+		count++;
+	}
+	for (uint32_t i = 0; i < nparams; i++) {
+		if (p < end && *p == 0x41) return -1;
+		p = sig_copy_type(p, end, has_ca ? cargs : 0, nca, has_ma ? margs : 0, nma, locals);
+		if (!p) return -1;
+		count++;
+	}
+	if (op == OP_CALLI) {
+		vb_bytes_put(locals, "\x18", 1); // the target
+		count++;
+	}
+	return locals->oom ? -1 : count;
+}
+
 // MethodImplAttributes that mean there is no ordinary IL body to rewrite.
 #define MI_CODETYPE 0x0003  // not IL (native, OPTIL, runtime)
 #define MI_UNMANAGED 0x0004
@@ -264,161 +380,196 @@ static mdToken callee_def(IUnknown *imp, mdToken tk, int depth) {
 	return 0;
 }
 
-// rewrite rewrites f's body. When callees is not NULL it also returns (in a
-// malloc'd array) the records of the methods of the same module that f
-// calls directly, so they can be rewritten before f's compilation reads them.
-static const char *rewrite(vb_fn *f, vb_fn ***callees, uint32_t *ncallees) {
+// The state of one rewrite; every resource is released by rw_free.
+typedef struct {
+	vb_fn *f;
+	IUnknown *emit, *imp, *alloc;
+	vb_il il;
+	const uint8_t *msig; // the method's signature
+	ULONG msiglen;
+	vb_bytes tail_types; // tail call sites' argument types, in order
+	vb_tailsite *tails;
+	uint32_t ntails, ntail_locals;
+	uint16_t *tail_locals;
+	vb_il_plan plan;
+	uint8_t *body;
+	uint32_t body_len;
+} rw;
+
+static void rw_free(rw *r) {
+	free(r->tail_types.b);
+	free(r->tails);
+	free(r->tail_locals);
+	free(r->body);
+	vb_il_free(&r->il);
+	release(r->alloc);
+	release(r->imp);
+	release(r->emit);
+}
+
+// rw_open reads the body and the method's metadata and checks it has an
+// ordinary IL body.
+static const char *rw_open(rw *r) {
 	const char *why = 0;
-	IUnknown *emit = 0, *imp = 0, *alloc = 0;
-	uint8_t *body = 0;
-	uint32_t body_len = 0;
-	vb_il il = {0};
 	const uint8_t *hdr = 0;
 	ULONG hsize = 0;
-	ModuleID mid = f->module_id;
-	mdToken tok = f->token;
-
-	if (FAILED(VCALL(vb_info, INFO_GetILFunctionBody, GetILFunctionBody_t)(vb_info, mid, tok, &hdr, &hsize)) || !hdr) {
-		why = "no IL body";
-		goto done;
-	}
-	if (!vb_il_decode(hdr, hsize, &il, &why)) goto done;
-	if (FAILED(VCALL(vb_info, INFO_GetModuleMetaData, GetModuleMetaData_t)(vb_info, mid, ofRead | ofWrite, &IID_IMetaDataEmit_, &emit)) || !emit ||
-		FAILED(VCALL(emit, 0, QI_t)(emit, &IID_IMetaDataImport2_, (void **)&imp)) || !imp) {
-		why = "the module's metadata cannot be written";
-		goto done;
-	}
 	mdToken td = 0;
 	uint32_t attr = 0, impl = 0;
-	const uint8_t *msig = 0;
-	ULONG msiglen = 0, rva = 0;
-	if (FAILED(VCALL(imp, MD_GetMethodProps, GetMethodProps_t)(imp, tok, &td, 0, 0, 0, &attr, &msig, &msiglen, &rva, &impl))) {
-		why = "unreadable method properties";
-		goto done;
-	}
-	if (impl & (MI_CODETYPE | MI_UNMANAGED | MI_INTERNALCALL)) {
-		why = "not an IL method";
-		goto done;
-	}
-	if (impl & MI_ASYNC) {
-		why = "runtime-async method";
-		goto done;
-	}
-	for (uint32_t i = 0; i < il.ninsns; i++)
-		if (il.insns[i].op == OP_TAIL) {
-			why = "explicit tail call";
-			goto done;
-		}
+	ULONG rva = 0;
+	ModuleID mid = r->f->module_id;
+	if (FAILED(VCALL(vb_info, INFO_GetILFunctionBody, GetILFunctionBody_t)(vb_info, mid, r->f->token, &hdr, &hsize)) || !hdr) return "no IL body";
+	if (!vb_il_decode(hdr, hsize, &r->il, &why)) return why;
+	if (FAILED(VCALL(vb_info, INFO_GetModuleMetaData, GetModuleMetaData_t)(vb_info, mid, ofRead | ofWrite, &IID_IMetaDataEmit_, &r->emit)) || !r->emit ||
+		FAILED(VCALL(r->emit, 0, QI_t)(r->emit, &IID_IMetaDataImport2_, (void **)&r->imp)) || !r->imp)
+		return "the module's metadata cannot be written";
+	if (FAILED(VCALL(r->imp, MD_GetMethodProps, GetMethodProps_t)(r->imp, r->f->token, &td, 0, 0, 0, &attr, &r->msig, &r->msiglen, &rva, &impl)))
+		return "unreadable method properties";
+	if (impl & (MI_CODETYPE | MI_UNMANAGED | MI_INTERNALCALL)) return "not an IL method";
+	if (impl & MI_ASYNC) return "runtime-async method";
+	return 0;
+}
 
+// rw_tails finds the explicit tail calls and types their arguments: they
+// go to new locals, so that the call can be made after the frame closed,
+// outside the try.
+static const char *rw_tails(rw *r) {
+	const char *why = 0;
+	for (uint32_t i = 0; i < r->il.ninsns; i++) {
+		if (r->il.insns[i].op != OP_TAIL) continue;
+		uint16_t next = i + 1 < r->il.ninsns ? r->il.insns[i + 1].op : 0;
+		uint16_t prev = i > 0 ? r->il.insns[i - 1].op : 0;
+		if (next != OP_CALL && next != OP_CALLVIRT && next != OP_CALLI) return "a tail. prefix not followed by a call";
+		if (prev == 0xFE12 || prev == 0xFE13 || prev == 0xFE16 || prev == 0xFE19 || prev == 0xFE1E) return "a tail call with another prefix";
+		int k = tail_arg_types(r->imp, next, (mdToken)r->il.insns[i + 1].arg, &r->tail_types, &why);
+		if (k < 0) return why;
+		vb_tailsite *nt = realloc(r->tails, (r->ntails + 1) * sizeof *nt);
+		if (!nt) return "out of memory";
+		r->tails = nt;
+		r->tails[r->ntails++] = (vb_tailsite){.insn = i, .nlocals = (uint32_t)k};
+		r->ntail_locals += (uint32_t)k;
+	}
+	return 0;
+}
+
+// rw_locals adds the locals the rewritten body needs: the thread, the
+// caller's node and the frame's node (native ints), the return value (when
+// the method returns one), the tail calls' arguments.
+static const char *rw_locals(rw *r) {
+	const char *why = 0;
 	const uint8_t *rt;
-	uint32_t rtlen, nparams;
-	if (!ret_type(msig, msiglen, &rt, &rtlen, &nparams)) {
-		why = "malformed method signature";
-		goto done;
-	}
+	uint32_t rtlen, nparams, first = 0;
+	if (!ret_type(r->msig, r->msiglen, &rt, &rtlen, &nparams)) return "malformed method signature";
 	int has_ret = 0;
-	for (uint32_t i = 0; i < il.ninsns; i++)
-		if (il.insns[i].op == OP_RET) has_ret = 1;
-
-	vb_il_plan plan = {
-		.fn = (uint64_t)(uintptr_t)f,
-		.thread_fn = (uint64_t)(uintptr_t)vb_ithread,
-		.enter_slow = (uint64_t)(uintptr_t)vb_ienter,
-		.time_fn = (uint64_t)(uintptr_t)vb_itime,
-		.leave_slow = (uint64_t)(uintptr_t)vb_ileave,
-		.unwind = (uint64_t)(uintptr_t)vb_iunwind,
-		.ret_local = -1,
-	};
-	// New locals: the thread, the caller's node and the frame's node
-	// (native ints), then the return value.
-	uint8_t *extra = malloc(3 + rtlen);
-	if (!extra) {
-		why = "out of memory";
-		goto done;
-	}
-	extra[0] = extra[1] = extra[2] = 0x18;
-	memcpy(extra + 3, rt, rtlen);
+	for (uint32_t i = 0; i < r->il.ninsns; i++)
+		if (r->il.insns[i].op == OP_RET) has_ret = 1;
 	int keep_ret = has_ret && !is_void(rt, rtlen);
-	uint32_t first;
-	plan.local_sig = extend_locals(emit, imp, il.local_sig, extra, keep_ret ? 3 + rtlen : 3, keep_ret ? 4 : 3, &first, &why);
-	free(extra);
-	if (!plan.local_sig) goto done;
-	plan.t_local = first;
-	plan.a_local = first + 1;
-	plan.node_local = first + 2;
-	if (keep_ret) plan.ret_local = (int32_t)first + 3;
+	vb_bytes extra = {0};
+	vb_bytes_put(&extra, "\x18\x18\x18", 3);
+	if (keep_ret) vb_bytes_put(&extra, rt, rtlen);
+	vb_bytes_put(&extra, r->tail_types.b, r->tail_types.n);
+	if (extra.oom) {
+		free(extra.b);
+		return "out of memory";
+	}
+	r->plan.local_sig = extend_locals(r->emit, r->imp, r->il.local_sig, extra.b, extra.n, 3 + (uint32_t)keep_ret + r->ntail_locals, &first, &why);
+	free(extra.b);
+	if (!r->plan.local_sig) return why;
+	r->plan.t_local = first;
+	r->plan.a_local = first + 1;
+	r->plan.node_local = first + 2;
+	r->plan.ret_local = keep_ret ? (int32_t)first + 3 : -1;
+	uint32_t next = first + 3 + (uint32_t)keep_ret;
+	if (r->ntail_locals && !(r->tail_locals = malloc(r->ntail_locals * sizeof *r->tail_locals))) return "out of memory";
+	for (uint32_t k = 0, at = 0; k < r->ntails; k++) {
+		r->tails[k].locals = r->tail_locals + at;
+		for (uint32_t j = 0; j < r->tails[k].nlocals; j++) r->tail_locals[at++] = (uint16_t)next++;
+	}
+	r->plan.tails = r->tails;
+	r->plan.ntails = r->ntails;
+	return 0;
+}
 
+// rw_sigs gets the module's counting-call signatures (made once per module).
+static const char *rw_sigs(rw *r) {
+	ModuleID mid = r->f->module_id;
 	modstate *ms = mods;
 	while (ms && ms->mid != mid) ms = ms->next;
 	if (!ms) {
-		mdToken scope = corlib_scope(imp);
-		mdToken mo = corlib_type(emit, imp, scope, "System.Runtime.CompilerServices.CallConvSuppressGCTransition");
+		mdToken mo = corlib_type(r->emit, r->imp, corlib_scope(r->imp), "System.Runtime.CompilerServices.CallConvSuppressGCTransition");
 		modstate m = {.mid = mid, .next = mods};
-		m.sig_p0 = unmanaged_sig(emit, mo, 1, 0);
-		m.sig_p1 = unmanaged_sig(emit, mo, 1, 1);
-		m.sig_v1 = unmanaged_sig(emit, mo, 0, 1);
-		m.sig_v2 = unmanaged_sig(emit, mo, 0, 2);
-		if (!m.sig_p0 || !m.sig_p1 || !m.sig_v1 || !m.sig_v2) {
-			why = "cannot define the counting calls' signatures in this module";
-			goto done;
-		}
-		ms = malloc(sizeof *ms);
-		if (!ms) {
-			why = "out of memory";
-			goto done;
-		}
+		m.sig_p0 = unmanaged_sig(r->emit, mo, 1, 0);
+		m.sig_p1 = unmanaged_sig(r->emit, mo, 1, 1);
+		m.sig_v1 = unmanaged_sig(r->emit, mo, 0, 1);
+		m.sig_v2 = unmanaged_sig(r->emit, mo, 0, 2);
+		if (!m.sig_p0 || !m.sig_p1 || !m.sig_v1 || !m.sig_v2) return "cannot define the counting calls' signatures in this module";
+		if (!(ms = malloc(sizeof *ms))) return "out of memory";
 		*ms = m;
 		mods = ms;
 	}
-	plan.sig_p0 = ms->sig_p0;
-	plan.sig_p1 = ms->sig_p1;
-	plan.sig_v1 = ms->sig_v1;
-	plan.sig_v2 = ms->sig_v2;
+	r->plan.sig_p0 = ms->sig_p0;
+	r->plan.sig_p1 = ms->sig_p1;
+	r->plan.sig_v1 = ms->sig_v1;
+	r->plan.sig_v2 = ms->sig_v2;
+	return 0;
+}
 
-	if (!vb_il_rewrite(&il, &plan, &body, &body_len, &why)) goto done;
-	if (FAILED(VCALL(vb_info, INFO_GetILFunctionBodyAllocator, GetILFunctionBodyAllocator_t)(vb_info, mid, &alloc)) || !alloc) {
-		why = "no IL allocator for the module";
-		goto done;
+// rw_install emits the new body and hands it to the runtime.
+static const char *rw_install(rw *r) {
+	const char *why = 0;
+	ModuleID mid = r->f->module_id;
+	r->plan.fn = (uint64_t)(uintptr_t)r->f;
+	r->plan.thread_fn = (uint64_t)(uintptr_t)vb_ithread;
+	r->plan.enter_slow = (uint64_t)(uintptr_t)vb_ienter;
+	r->plan.time_fn = (uint64_t)(uintptr_t)vb_itime;
+	r->plan.leave_slow = (uint64_t)(uintptr_t)vb_ileave;
+	r->plan.unwind = (uint64_t)(uintptr_t)vb_iunwind;
+	if (!vb_il_rewrite(&r->il, &r->plan, &r->body, &r->body_len, &why)) return why;
+	if (FAILED(VCALL(vb_info, INFO_GetILFunctionBodyAllocator, GetILFunctionBodyAllocator_t)(vb_info, mid, &r->alloc)) || !r->alloc)
+		return "no IL allocator for the module";
+	uint8_t *dst = VCALL(r->alloc, MALLOC_Alloc, Alloc_t)(r->alloc, r->body_len);
+	if (!dst || ((uintptr_t)dst & 3)) return "the IL allocator failed";
+	memcpy(dst, r->body, r->body_len);
+	if (FAILED(VCALL(vb_info, INFO_SetILFunctionBody, SetILFunctionBody_t)(vb_info, mid, r->f->token, dst))) return "the runtime refused the new body";
+	return 0;
+}
+
+// rw_callees lists the not yet rewritten, selected methods of the same
+// module that the body calls directly and that have an IL body of their own.
+static void rw_callees(rw *r, vb_fn ***callees, uint32_t *ncallees) {
+	vb_fn **cs = 0;
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < r->il.ninsns; i++) {
+		uint16_t op = r->il.insns[i].op;
+		if (op != OP_CALL && op != OP_CALLVIRT && op != OP_NEWOBJ) continue;
+		mdToken def = callee_def(r->imp, (mdToken)r->il.insns[i].arg, 0), td;
+		uint32_t attr = 0, impl = 0;
+		ULONG rva = 0;
+		if (!def || FAILED(VCALL(r->imp, MD_GetMethodProps, GetMethodProps_t)(r->imp, def, &td, 0, 0, 0, &attr, 0, 0, &rva, &impl)) ||
+			rva == 0 || (impl & (MI_CODETYPE | MI_UNMANAGED | MI_INTERNALCALL)))
+			continue;
+		vb_fn *g = vb_fn_for_method(r->f->module_id, def, r->imp);
+		if (!g || !g->user || g->instr != VB_INSTR_NONE || g == r->f) continue;
+		vb_fn **ncs = realloc(cs, (n + 1) * sizeof *cs);
+		if (!ncs) break;
+		cs = ncs;
+		cs[n++] = g;
 	}
-	uint8_t *dst = VCALL(alloc, MALLOC_Alloc, Alloc_t)(alloc, body_len);
-	if (!dst || ((uintptr_t)dst & 3)) {
-		why = "the IL allocator failed";
-		goto done;
-	}
-	memcpy(dst, body, body_len);
-	if (FAILED(VCALL(vb_info, INFO_SetILFunctionBody, SetILFunctionBody_t)(vb_info, mid, tok, dst))) {
-		why = "the runtime refused the new body";
-		goto done;
-	}
-	if (callees) {
-		vb_fn **cs = 0;
-		uint32_t n = 0;
-		for (uint32_t i = 0; i < il.ninsns; i++) {
-			uint16_t op = il.insns[i].op;
-			if (op != OP_CALL && op != OP_CALLVIRT && op != OP_NEWOBJ) continue;
-			mdToken def = callee_def(imp, (mdToken)il.insns[i].arg, 0), ctd;
-			uint32_t cattr = 0, cimpl = 0;
-			ULONG crva = 0;
-			// Only methods with an IL body of their own (not abstract, extern or runtime-made).
-			if (!def || FAILED(VCALL(imp, MD_GetMethodProps, GetMethodProps_t)(imp, def, &ctd, 0, 0, 0, &cattr, 0, 0, &crva, &cimpl)) ||
-				crva == 0 || (cimpl & (MI_CODETYPE | MI_UNMANAGED | MI_INTERNALCALL)))
-				continue;
-			vb_fn *g = vb_fn_for_method(mid, def, imp);
-			if (!g || !g->user || g->instr != VB_INSTR_NONE || g == f) continue;
-			vb_fn **ncs = realloc(cs, (n + 1) * sizeof *cs);
-			if (!ncs) break;
-			cs = ncs;
-			cs[n++] = g;
-		}
-		*callees = cs;
-		*ncallees = n;
-	}
-done:
-	free(body);
-	vb_il_free(&il);
-	release(alloc);
-	release(imp);
-	release(emit);
+	*callees = cs;
+	*ncallees = n;
+}
+
+// rewrite rewrites f's body; returns why not, or NULL. When callees is not
+// NULL it also returns (malloc'd) the methods of the same module that f calls
+// directly, so they can be rewritten before f's compilation reads them.
+static const char *rewrite(vb_fn *f, vb_fn ***callees, uint32_t *ncallees) {
+	rw r = {.f = f};
+	const char *why = rw_open(&r);
+	if (!why) why = rw_tails(&r);
+	if (!why) why = rw_locals(&r);
+	if (!why) why = rw_sigs(&r);
+	if (!why) why = rw_install(&r);
+	if (!why && callees) rw_callees(&r, callees, ncallees);
+	rw_free(&r);
 	return why;
 }
 

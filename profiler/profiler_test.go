@@ -295,21 +295,23 @@ func TestTracingPprof(t *testing.T) {
 }
 
 func TestExitPaths(t *testing.T) {
-	// Environment.Exit: the runtime still shuts down and calls Shutdown.
-	_, p := profiled(t, results.EngineTracing, nil, 3, "exit", "50")
-	if f := p.Function("VbTest.Loop.Step"); f == nil || f.Calls != 50 {
-		t.Errorf("Environment.Exit path: Loop.Step %+v, want 50 calls", f)
-	}
-	// libc exit() from managed code: no Shutdown; the atexit fallback writes.
-	_, p = profiled(t, results.EngineTracing, nil, 4, "nativeexit", "60")
-	if p.Complete {
-		t.Errorf("profile from the exit fallback says complete=true")
-	}
-	if f := p.Function("VbTest.Loop.Step"); f == nil || f.Calls != 60 {
-		t.Errorf("exit() path: Loop.Step %+v, want 60 calls", f)
-	}
-	if f := p.Function("VbTest.Exiter.RunNative"); f == nil || f.Calls != 1 || f.InclusiveNs <= 0 {
-		t.Errorf("exit() path: the open frame RunNative %+v should be closed at write time", f)
+	for _, engine := range []results.Engine{results.EngineTracing, results.EngineInstrumentation} {
+		// Environment.Exit: the runtime still shuts down and calls Shutdown.
+		_, p := profiled(t, engine, nil, 3, "exit", "50")
+		if f := p.Function("VbTest.Loop.Step"); f == nil || f.Calls != 50 {
+			t.Errorf("%s, Environment.Exit path: Loop.Step %+v, want 50 calls", engine, f)
+		}
+		// libc exit() from managed code: no Shutdown; the atexit fallback writes.
+		_, p = profiled(t, engine, nil, 4, "nativeexit", "60")
+		if p.Complete {
+			t.Errorf("%s: profile from the exit fallback says complete=true", engine)
+		}
+		if f := p.Function("VbTest.Loop.Step"); f == nil || f.Calls != 60 {
+			t.Errorf("%s, exit() path: Loop.Step %+v, want 60 calls", engine, f)
+		}
+		if f := p.Function("VbTest.Exiter.RunNative"); f == nil || f.Calls != 1 || f.InclusiveNs <= 0 {
+			t.Errorf("%s, exit() path: the open frame RunNative %+v should be closed at write time", engine, f)
+		}
 	}
 }
 
@@ -387,7 +389,7 @@ func TestSigrtminOnstackCleared(t *testing.T) {
 	if r := testapp.Run(t, nil, "sigflags"); !strings.Contains(r.Stdout, "onstack=False") {
 		t.Fatalf("without the profiler CoreCLR's SIGRTMIN handler already has SA_ONSTACK: %s", r.Stdout)
 	}
-	for _, mode := range []results.Engine{results.EngineNull, results.EngineTracing, results.EngineSampling} {
+	for _, mode := range []results.Engine{results.EngineNull, results.EngineTracing, results.EngineInstrumentation, results.EngineSampling} {
 		r := testapp.Profiled(t, l, mode, []string{"VBENCH_DEBUG=1"}, "sigflags")
 		if !strings.Contains(r.Stdout, "onstack=False") {
 			t.Errorf("%s: SIGRTMIN handler as the profilee sees it: %s", mode, r.Stdout)
@@ -423,7 +425,7 @@ func TestHardwareFaultsBecomeExceptions(t *testing.T) {
 	if plain.Code != 0 || !strings.Contains(plain.Stdout, "nulls=50 divs=50") {
 		t.Fatalf("unprofiled: exit %d, %q", plain.Code, plain.Stdout)
 	}
-	for _, mode := range []results.Engine{results.EngineNull, results.EngineTracing, results.EngineSampling} {
+	for _, mode := range []results.Engine{results.EngineNull, results.EngineTracing, results.EngineInstrumentation, results.EngineSampling} {
 		r := testapp.Profiled(t, l, mode, nil, "faults", "50")
 		if r.Code != 0 || r.Stdout != plain.Stdout {
 			t.Errorf("%s: exit %d, stdout %q; want 0 and %q\n%s", mode, r.Code, r.Stdout, plain.Stdout, r.Stderr)

@@ -79,8 +79,11 @@ func snapshot(cfg *config, complete bool) *profile.Profile {
 	}
 	if cfg.mode == cModeInstrumentation {
 		p.Skipped = skipped()
-		if len(p.Skipped) > 0 {
-			p.Warnings = append(p.Warnings, fmt.Sprintf("%d selected methods were left uninstrumented, so their calls are not counted (see skipped)", len(p.Skipped)))
+		switch n := len(p.Skipped); {
+		case n == 1:
+			p.Warnings = append(p.Warnings, "1 selected method was left uninstrumented, so its calls are not counted (see skipped)")
+		case n > 1:
+			p.Warnings = append(p.Warnings, fmt.Sprintf("%d selected methods were left uninstrumented, so their calls are not counted (see skipped)", n))
 		}
 	}
 	p.Derive()

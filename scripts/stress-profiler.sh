@@ -2,8 +2,8 @@
 # stress-profiler.sh [N]: the proof that the profiler survives CoreCLR's
 # thread suspension. Runs a multi-threaded, allocation-heavy C# program with
 # induced GCs and exceptions (the "stress" scenario of profiler/testdata/app)
-# N times (default 30) under each mode: none, null, tracing, sampling (at 1ms,
-# to maximise suspensions). Each run must exit 0, print the same checksum as
+# N times (default 30) under each mode: none, null, tracing, instrumentation,
+# sampling (at 1ms, to maximise suspensions). Each run must exit 0, print the same checksum as
 # an unprofiled run, and (when profiled) write profile.json. Prints a summary
 # and exits non-zero on any failure.
 #
@@ -12,14 +12,14 @@
 #
 # Environment: VBENCH_LIB (profiler library; default: built with make),
 # VBENCH_APP (VbTestApp.dll; default: built here), STRESS_MODES (default
-# "none null tracing sampling"), STRESS_THREADS (default 8),
+# "none null tracing instrumentation sampling"), STRESS_THREADS (default 8),
 # STRESS_KEEP_ONSTACK=1 (builds the library with -tags vbenchtest and sets
 # VBENCH_DEBUG_KEEP_ONSTACK=1: SIGRTMIN keeps the SA_ONSTACK Go gave it,
 # everything else is fixed: to demonstrate that crash).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 n=${1:-30}
-modes=${STRESS_MODES:-none null tracing sampling}
+modes=${STRESS_MODES:-none null tracing instrumentation sampling}
 threads=${STRESS_THREADS:-8}
 clsid='{8C2F5D8A-6C1E-4B7A-9A57-3F0E2B1D7C41}'
 
