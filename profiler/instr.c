@@ -39,6 +39,8 @@ static __thread uint32_t jit_epoch __attribute__((tls_model("initial-exec")));
 
 // Statistics for VBENCH_DEBUG.
 uint64_t vb_instr_rewritten, vb_instr_skipped, vb_instr_refused_r2r, vb_instr_refused_inlines, vb_jit_compilations;
+uint64_t vb_instr_rewrite_ns; // time spent rewriting (under the lock)
+int64_t vb_mono_ns(void);
 
 typedef HRESULT (*GetFunctionInfo_t)(void *, FunctionID, ClassID *, ModuleID *, mdToken *);
 typedef HRESULT (*GetModuleMetaData_t)(void *, ModuleID, uint32_t, const GUID *, IUnknown **);
@@ -68,13 +70,82 @@ static void release(void *p) {
 	if (p) VCALL(p, 2, Release_t)(p);
 }
 
-// ---- per-module state: the calli signature tokens, made once per module.
+// ---- per-module state: the calli signature tokens, made once per module,
+// and the locals signatures already defined (blob -> token): the runtime's
+// GetTokenFromSig finds an existing equal signature by scanning every one
+// in the module, which for tens of thousands of rewritten methods of one
+// module (the core library under --include '*') is quadratic.
+typedef struct sigent {
+	uint64_t hash;
+	uint8_t *blob;
+	uint32_t len;
+	mdToken tok;
+} sigent;
+
 typedef struct modstate {
 	ModuleID mid;
 	mdToken sig_p0, sig_p1, sig_v1, sig_v2;
+	sigent *sigs; // open addressing, cap a power of two
+	uint32_t nsigs, capsigs;
 	struct modstate *next;
 } modstate;
 static modstate *mods;
+uint64_t vb_instr_sig_hits, vb_instr_sig_misses;
+
+static modstate *modstate_for(ModuleID mid) {
+	for (modstate *m = mods; m; m = m->next)
+		if (m->mid == mid) return m;
+	return 0;
+}
+
+static uint64_t fnv(const uint8_t *p, uint32_t n) {
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (uint32_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+	return h | 1; // 0 marks an empty slot
+}
+
+// sig_token_cached returns a token for the signature blob in module m,
+// asking the runtime only for blobs this module has not seen.
+static mdToken sig_token_cached(modstate *m, IUnknown *emit, const uint8_t *blob, uint32_t len) {
+	uint64_t h = fnv(blob, len);
+	if (m && m->capsigs) {
+		for (uint32_t i = (uint32_t)h & (m->capsigs - 1);; i = (i + 1) & (m->capsigs - 1)) {
+			sigent *e = &m->sigs[i];
+			if (!e->hash) break;
+			if (e->hash == h && e->len == len && memcmp(e->blob, blob, len) == 0) {
+				vb_instr_sig_hits++;
+				return e->tok;
+			}
+		}
+	}
+	mdToken tok = 0;
+	if (FAILED(VCALL(emit, MDE_GetTokenFromSig, GetTokenFromSig_t)(emit, blob, len, &tok))) return 0;
+	vb_instr_sig_misses++;
+	if (!m) return tok;
+	if ((m->nsigs + 1) * 2 > m->capsigs) { // grow, rehash
+		uint32_t cap = m->capsigs ? m->capsigs * 2 : 256;
+		sigent *ns = calloc(cap, sizeof *ns);
+		if (!ns) return tok;
+		for (uint32_t j = 0; j < m->capsigs; j++) {
+			sigent *e = &m->sigs[j];
+			if (!e->hash) continue;
+			uint32_t i = (uint32_t)e->hash & (cap - 1);
+			while (ns[i].hash) i = (i + 1) & (cap - 1);
+			ns[i] = *e;
+		}
+		free(m->sigs);
+		m->sigs = ns;
+		m->capsigs = cap;
+	}
+	uint8_t *copy = malloc(len);
+	if (!copy) return tok;
+	memcpy(copy, blob, len);
+	uint32_t i = (uint32_t)h & (m->capsigs - 1);
+	while (m->sigs[i].hash) i = (i + 1) & (m->capsigs - 1);
+	m->sigs[i] = (sigent){h, copy, len, tok};
+	m->nsigs++;
+	return tok;
+}
 
 static int wstr_eq(const WCHAR *w, ULONG n, const char *s) {
 	ULONG i = 0;
@@ -178,7 +249,7 @@ static int is_void(const uint8_t *t, uint32_t n) {
 
 // A new locals signature: the old one's locals, then extra types appended.
 // Returns the token, 0 on failure; *first is the index of the first new local.
-static mdToken extend_locals(IUnknown *emit, IUnknown *imp, mdToken old, const uint8_t *extra, uint32_t extra_len,
+static mdToken extend_locals(modstate *ms, IUnknown *emit, IUnknown *imp, mdToken old, const uint8_t *extra, uint32_t extra_len,
 	uint32_t nextra, uint32_t *first, const char **why) {
 	const uint8_t *blob = 0, *rest = 0;
 	ULONG blen = 0;
@@ -211,11 +282,8 @@ static mdToken extend_locals(IUnknown *emit, IUnknown *imp, mdToken old, const u
 	k += restlen;
 	memcpy(sig + k, extra, extra_len);
 	k += extra_len;
-	mdToken tok = 0;
-	if (FAILED(VCALL(emit, MDE_GetTokenFromSig, GetTokenFromSig_t)(emit, sig, k, &tok))) {
-		*why = "cannot define the new locals signature";
-		tok = 0;
-	}
+	mdToken tok = sig_token_cached(ms, emit, sig, k);
+	if (!tok) *why = "cannot define the new locals signature";
 	free(sig);
 	*first = count;
 	return tok;
@@ -392,6 +460,7 @@ typedef struct {
 	uint32_t ntails, ntail_locals;
 	uint16_t *tail_locals;
 	vb_il_plan plan;
+	modstate *ms;
 	uint8_t *body;
 	uint32_t body_len;
 } rw;
@@ -471,7 +540,7 @@ static const char *rw_locals(rw *r) {
 		free(extra.b);
 		return "out of memory";
 	}
-	r->plan.local_sig = extend_locals(r->emit, r->imp, r->il.local_sig, extra.b, extra.n, 3 + (uint32_t)keep_ret + r->ntail_locals, &first, &why);
+	r->plan.local_sig = extend_locals(r->ms, r->emit, r->imp, r->il.local_sig, extra.b, extra.n, 3 + (uint32_t)keep_ret + r->ntail_locals, &first, &why);
 	free(extra.b);
 	if (!r->plan.local_sig) return why;
 	r->plan.t_local = first;
@@ -492,8 +561,7 @@ static const char *rw_locals(rw *r) {
 // rw_sigs gets the module's counting-call signatures (made once per module).
 static const char *rw_sigs(rw *r) {
 	ModuleID mid = r->f->module_id;
-	modstate *ms = mods;
-	while (ms && ms->mid != mid) ms = ms->next;
+	modstate *ms = modstate_for(mid);
 	if (!ms) {
 		mdToken mo = corlib_type(r->emit, r->imp, corlib_scope(r->imp), "System.Runtime.CompilerServices.CallConvSuppressGCTransition");
 		modstate m = {.mid = mid, .next = mods};
@@ -506,6 +574,7 @@ static const char *rw_sigs(rw *r) {
 		*ms = m;
 		mods = ms;
 	}
+	r->ms = ms;
 	r->plan.sig_p0 = ms->sig_p0;
 	r->plan.sig_p1 = ms->sig_p1;
 	r->plan.sig_v1 = ms->sig_v1;
@@ -565,8 +634,8 @@ static const char *rewrite(vb_fn *f, vb_fn ***callees, uint32_t *ncallees) {
 	rw r = {.f = f};
 	const char *why = rw_open(&r);
 	if (!why) why = rw_tails(&r);
-	if (!why) why = rw_locals(&r);
 	if (!why) why = rw_sigs(&r);
+	if (!why) why = rw_locals(&r);
 	if (!why) why = rw_install(&r);
 	if (!why && callees) rw_callees(&r, callees, ncallees);
 	rw_free(&r);
@@ -598,7 +667,11 @@ static void ensure_locked(vb_fn *f, int with_callees) {
 // number, 0 if it was left alone.
 static uint32_t ensure(vb_fn *f) {
 	pthread_mutex_lock(&mu);
-	ensure_locked(f, 1);
+	if (f->instr == VB_INSTR_NONE) {
+		int64_t t0 = vb_mono_ns();
+		ensure_locked(f, 1);
+		vb_instr_rewrite_ns += (uint64_t)(vb_mono_ns() - t0);
+	}
 	uint32_t e = f->instr == VB_INSTR_DONE ? f->instr_epoch : 0;
 	pthread_mutex_unlock(&mu);
 	return e;
@@ -648,6 +721,8 @@ void vb_instr_module_unloaded(ModuleID mid) {
 		if ((*p)->mid == mid) {
 			modstate *d = *p;
 			*p = d->next;
+			for (uint32_t i = 0; i < d->capsigs; i++) free(d->sigs[i].blob);
+			free(d->sigs);
 			free(d);
 			break;
 		}

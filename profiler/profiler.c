@@ -118,8 +118,9 @@ static void vb_write(int complete) {
 		(unsigned long)vb_mismatch_pops, (unsigned long)vb_arena_used());
 	vb_log("JIT compilations: %lu", (unsigned long)vb_jit_compilations);
 	if (vb_mode == VB_MODE_INSTRUMENTATION)
-		vb_log("instrumentation: %lu methods rewritten, %lu left alone; precompiled bodies refused %lu, inlines refused %lu; frames closed by fault handlers %lu",
-			(unsigned long)vb_instr_rewritten, (unsigned long)vb_instr_skipped, (unsigned long)vb_instr_refused_r2r,
+		vb_log("instrumentation: %lu methods rewritten in %lu ms (locals signatures: %lu reused, %lu new), %lu left alone; precompiled bodies refused %lu, inlines refused %lu; frames closed by fault handlers %lu",
+			(unsigned long)vb_instr_rewritten, (unsigned long)(vb_instr_rewrite_ns / 1000000), (unsigned long)vb_instr_sig_hits,
+			(unsigned long)vb_instr_sig_misses, (unsigned long)vb_instr_skipped, (unsigned long)vb_instr_refused_r2r,
 			(unsigned long)vb_instr_refused_inlines, (unsigned long)vb_iunwinds);
 	if (vb_mode == VB_MODE_SAMPLING) vb_sampler_stop();
 	sigset_t old;

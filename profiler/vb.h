@@ -118,6 +118,7 @@ int vb_instr_use_precompiled(FunctionID fid);
 int vb_instr_may_inline(FunctionID callee);
 void vb_instr_module_unloaded(ModuleID mid);
 extern uint64_t vb_instr_rewritten, vb_instr_skipped, vb_instr_refused_r2r, vb_instr_refused_inlines, vb_jit_compilations, vb_iunwinds;
+extern uint64_t vb_instr_rewrite_ns, vb_instr_sig_hits, vb_instr_sig_misses;
 
 // Sampling (sampler.c).
 #define VB_MAXFRAMES (1u << 22)  // frames of all stacks of one tick (32 MiB reserved)
