@@ -489,6 +489,23 @@ static int transfers_control(uint16_t op) {
 		op == OP_RETHROW || op == OP_ENDFINALLY || op == OP_ENDFILTER || op == OP_JMP;
 }
 
+// may_throw: whether an instruction can raise an exception. Anything not
+// known to be safe counts: calls, memory access (a null or misaligned
+// address), division, overflow checks, casts, allocation, static field
+// access (a type initializer may fail), throw.
+static int may_throw(uint16_t op) {
+	if (op <= 0x26) return op == 0x24; // nop .. pop: loads, stores, constants (0x24 is no opcode)
+	if (op == OP_RET || (op >= OP_BR_S && op <= 0x45)) return 0; // ret, branches, switch
+	if (op >= 0x58 && op <= 0x5A) return 0;      // add, sub, mul
+	if (op >= 0x5F && op <= 0x6E) return 0;      // and, or, xor, shl, shr, shr.un, neg, not, conv.* (unchecked)
+	if (op == 0x76 || op == 0xD1 || op == 0xD2 || op == 0xD3 || op == 0xE0) return 0; // conv.r.un, conv.u2, conv.u1, conv.i, conv.u
+	if (op == OP_LEAVE || op == OP_LEAVE_S) return 0;
+	if (op >= 0xFE01 && op <= 0xFE05) return 0;  // ceq, cgt, cgt.un, clt, clt.un
+	if (op >= 0xFE09 && op <= 0xFE0E) return 0;  // ldarg, ldarga, starg, ldloc, ldloca, stloc
+	if (op == 0xFE13 || op == 0xFE1E) return 0;  // volatile., readonly.
+	return 1;
+}
+
 enum { LABEL_END = 0, LABEL_EXIT0 = 1 }; // exits: one per tail call site, then one per jmp
 
 int vb_il_rewrite(const vb_il *m, const vb_il_plan *p, uint8_t **outp, uint32_t *out_size, const char **why) {
@@ -512,6 +529,12 @@ int vb_il_rewrite(const vb_il *m, const vb_il_plan *p, uint8_t **outp, uint32_t 
 		*why = "the code falls off its end";
 		goto done;
 	}
+
+	// A body that cannot throw needs no fault handler: the JIT compiles it
+	// faster and inlines it more readily. (leave outside a protected region
+	// is a branch that empties the stack, as our exits need.)
+	int fault = m->nclauses > 0;
+	for (uint32_t i = 0; i < m->ninsns && !fault; i++) fault = may_throw(m->insns[i].op);
 
 	// Header placeholder, filled in at the end.
 	for (int i = 0; i < HDR / 4; i++) u32(&o, 0);
@@ -595,8 +618,10 @@ int vb_il_rewrite(const vb_il *m, const vb_il_plan *p, uint8_t **outp, uint32_t 
 
 	// The fault handler: an exception is leaving the method.
 	uint32_t h_start = o.n - code0;
-	emit_unwind(&o, p);
-	u8(&o, OP_ENDFINALLY); // endfault
+	if (fault) {
+		emit_unwind(&o, p);
+		u8(&o, OP_ENDFINALLY); // endfault
+	}
 	uint32_t h_end = o.n - code0;
 
 	label_at = calloc(1 + nexits, sizeof *label_at);
@@ -644,8 +669,9 @@ int vb_il_rewrite(const vb_il *m, const vb_il_plan *p, uint8_t **outp, uint32_t 
 	}
 
 	// Exception clauses: the method's own (offsets moved), then ours, the outermost.
+	uint32_t nc = m->nclauses + (uint32_t)fault;
+	if (nc == 0) goto header;
 	while ((o.n - code0) % 4) u8(&o, 0);
-	uint32_t nc = m->nclauses + 1;
 	uint32_t dsize = 4 + 24 * nc;
 	if (dsize >= 1u << 24) {
 		*why = "too many exception clauses";
@@ -668,14 +694,15 @@ int vb_il_rewrite(const vb_il *m, const vb_il_plan *p, uint8_t **outp, uint32_t 
 		}
 		u32(&o, c->flags), u32(&o, ts), u32(&o, tend - ts), u32(&o, hs), u32(&o, hend - hs), u32(&o, extra);
 	}
-	u32(&o, EH_FAULT), u32(&o, try_start), u32(&o, try_end - try_start), u32(&o, h_start), u32(&o, h_end - h_start), u32(&o, 0);
+	if (fault) u32(&o, EH_FAULT), u32(&o, try_start), u32(&o, try_end - try_start), u32(&o, h_start), u32(&o, h_end - h_start), u32(&o, 0);
+header:
 	if (o.oom) {
 		*why = "out of memory";
 		goto done;
 	}
 
-	// Fat header: flags (fat format, more sections, InitLocals as it was), size 3 dwords.
-	uint16_t flags = 0x3 | 0x8 | (m->flags & 0x10);
+	// Fat header: flags (fat format, more sections if any, InitLocals as it was), size 3 dwords.
+	uint16_t flags = 0x3 | (nc ? 0x8 : 0) | (m->flags & 0x10);
 	uint16_t max_stack = m->max_stack < 3 ? 3 : m->max_stack; // our sequences push at most three
 	o.b[0] = (uint8_t)flags;
 	o.b[1] = (uint8_t)(flags >> 8 | 3 << 4);
