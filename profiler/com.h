@@ -62,6 +62,8 @@ enum {
 	INFO_SetILFunctionBody = 24,
 	INFO_GetAssemblyInfo = 26,
 	INFO_DoStackSnapshot = 36,           // Info2
+	INFO_GetFunctionInfo2 = 38,
+	INFO_GetClassIDInfo2 = 41,
 	INFO_SetFunctionIDMapper2 = 59,      // Info3
 	INFO_SetEnterLeaveFunctionHooks3 = 61,
 	INFO_GetRuntimeInformation = 67,
@@ -78,6 +80,7 @@ enum { TENUM_Next = 7 };
 enum {
 	MD_CloseEnum = 3,
 	MD_EnumTypeRefs = 8,
+	MD_EnumMethods = 18,
 	MD_FindTypeDefByName = 9,
 	MD_GetTypeDefProps = 12,
 	MD_GetTypeRefProps = 14,

@@ -679,12 +679,87 @@ static uint32_t ensure(vb_fn *f) {
 
 static uint32_t current_epoch(void) { return __atomic_load_n(&epoch, __ATOMIC_ACQUIRE); }
 
+typedef HRESULT (*GetFunctionInfo2_t)(void *, FunctionID, uintptr_t, ClassID *, ModuleID *, mdToken *, uint32_t, uint32_t *, ClassID *);
+typedef HRESULT (*GetClassIDInfo2_t)(void *, ClassID, ModuleID *, mdToken *, ClassID *, uint32_t, uint32_t *, ClassID *);
+typedef HRESULT (*EnumMethods_t)(void *, uintptr_t *, mdToken, mdToken *, ULONG, ULONG *);
+
+// Types whose methods were rewritten for a generic instantiation (module,
+// TypeDef), so each is enumerated once.
+typedef struct seen_type {
+	ModuleID mid;
+	mdToken td;
+	struct seen_type *next;
+} seen_type;
+static seen_type *seen_types;
+
+// rewrite_type rewrites the selected methods of type td of module mid that
+// have an IL body (mu held).
+static void rewrite_type(ModuleID mid, mdToken td) {
+	for (seen_type *s = seen_types; s; s = s->next)
+		if (s->mid == mid && s->td == td) return;
+	seen_type *n = malloc(sizeof *n);
+	if (!n) return;
+	*n = (seen_type){mid, td, seen_types};
+	seen_types = n;
+	IUnknown *imp = 0;
+	if (FAILED(VCALL(vb_info, INFO_GetModuleMetaData, GetModuleMetaData_t)(vb_info, mid, ofRead, &IID_IMetaDataImport2_, &imp)) || !imp) return;
+	uintptr_t e = 0;
+	mdToken ms[64];
+	ULONG k = 0;
+	while (VCALL(imp, MD_EnumMethods, EnumMethods_t)(imp, &e, td, ms, 64, &k) == S_OK && k > 0) {
+		for (ULONG i = 0; i < k; i++) {
+			mdToken ctd;
+			uint32_t attr = 0, impl = 0;
+			ULONG rva = 0;
+			if (FAILED(VCALL(imp, MD_GetMethodProps, GetMethodProps_t)(imp, ms[i], &ctd, 0, 0, 0, &attr, 0, 0, &rva, &impl)) || rva == 0 ||
+				(impl & (MI_CODETYPE | MI_UNMANAGED | MI_INTERNALCALL)))
+				continue;
+			vb_fn *g = vb_fn_for_method(mid, ms[i], imp);
+			if (g && g->user) ensure_locked(g, 0);
+		}
+	}
+	if (e) VCALL(imp, MD_CloseEnum, CloseEnum_t)(imp, e);
+	release(imp);
+}
+
+// rewrite_type_args: code instantiated over value types (Visit<MyStruct>,
+// Dictionary<MyKey, V>) calls their methods through constrained calls the
+// JIT resolves, and inlines, only while compiling it. Those methods are
+// rewritten before the compilation starts reading IL, or every such inline
+// would be refused. (Reference types share one canonical instantiation.)
+static void rewrite_type_args(FunctionID fid) {
+	ClassID cls = 0, args[8], cargs[8];
+	ModuleID mid = 0;
+	mdToken tok = 0;
+	uint32_t n = 0, cn = 0;
+	if (FAILED(VCALL(vb_info, INFO_GetFunctionInfo2, GetFunctionInfo2_t)(vb_info, fid, 0, &cls, &mid, &tok, 8, &n, args))) return;
+	if (n > 8) n = 8;
+	if (cls && !FAILED(VCALL(vb_info, INFO_GetClassIDInfo2, GetClassIDInfo2_t)(vb_info, cls, 0, 0, 0, 8, &cn, cargs))) {
+		if (cn > 8) cn = 8;
+		for (uint32_t i = 0; i < cn && n < 8; i++) args[n++] = cargs[i];
+	}
+	if (n == 0) return;
+	pthread_mutex_lock(&mu);
+	for (uint32_t i = 0; i < n; i++) {
+		ModuleID amid = 0;
+		mdToken atd = 0;
+		ClassID parent = 0;
+		uint32_t an = 0;
+		if (!args[i] || FAILED(VCALL(vb_info, INFO_GetClassIDInfo2, GetClassIDInfo2_t)(vb_info, args[i], &amid, &atd, &parent, 0, &an, 0)) || !amid || !atd)
+			continue;
+		if (!vb_module_selectable(amid)) continue;
+		rewrite_type(amid, atd);
+	}
+	pthread_mutex_unlock(&mu);
+}
+
 void vb_instr_jit_started(FunctionID fid) {
 	__atomic_fetch_add(&vb_jit_compilations, 1, __ATOMIC_RELAXED);
 	if (vb_fn_user_quick(fid)) {
 		vb_fn *f = vb_fn_for_function(fid);
 		if (f && f->user) ensure(f);
 	}
+	rewrite_type_args(fid);
 	if (jit_depth++ == 0) jit_epoch = current_epoch();
 }
 

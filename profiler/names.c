@@ -337,6 +337,18 @@ int vb_fn_user_quick(FunctionID fid) {
 	return f && f->user;
 }
 
+// vb_module_selectable: whether any method of module mid can pass the
+// filter (false only for framework assemblies without include patterns).
+int vb_module_selectable(ModuleID mid) {
+	if (!no_includes()) return 1;
+	pthread_mutex_lock(&mu);
+	module *m = module_for(mid);
+	if (m->framework < 0) m->framework = (int8_t)framework_assembly(m->assembly);
+	int fw = m->framework;
+	pthread_mutex_unlock(&mu);
+	return !fw;
+}
+
 vb_fn *vb_fn_lookup(FunctionID fid) {
 	pthread_mutex_lock(&mu);
 	vb_fn *f = map_get(&by_fid, fid);

@@ -110,6 +110,7 @@ vb_fn *vb_fn_at(uint32_t i);
 void vb_filter_set(const char *include, const char *exclude);
 int vb_filter_user(const char *assembly, const char *type_name);
 int vb_fn_user_quick(FunctionID fid); // the filter's verdict, from the assembly alone when that decides
+int vb_module_selectable(ModuleID mid); // some method of the module may pass the filter
 
 // Instrumentation (instr.c; the counting functions are in hot.c).
 void vb_instr_jit_started(FunctionID fid);
