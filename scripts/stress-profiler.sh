@@ -83,8 +83,8 @@ for ((i = 1; i <= n; i++)); do
 done
 
 echo
-printf '%-10s %6s %6s\n' mode ok failed
-for mode in $modes; do printf '%-10s %6d %6d\n' "$mode" "${ok[$mode]:-0}" "${fail[$mode]:-0}"; done
+printf '%-16s %6s %6s\n' mode ok failed
+for mode in $modes; do printf '%-16s %6d %6d\n' "$mode" "${ok[$mode]:-0}" "${fail[$mode]:-0}"; done
 [ "${STRESS_KEEP_ONSTACK:-0}" = 1 ] && echo "(SA_ONSTACK left on SIGRTMIN: VBENCH_DEBUG_KEEP_ONSTACK=1)"
 if [ $failures -gt 0 ]; then
 	echo "stress-profiler: $failures failed runs"
