@@ -250,30 +250,12 @@ void vb_il_free(vb_il *m) {
 
 // ---- emitting
 
-typedef struct {
-	uint8_t *b;
-	uint32_t n, cap;
-	int oom;
-} out;
+// The emitted body grows in a vb_bytes buffer.
+typedef vb_bytes out;
 
-static void put(out *o, const void *p, uint32_t n) {
-	if (o->oom) return;
-	if (o->n + n > o->cap) {
-		uint32_t cap = o->cap ? o->cap * 2 : 256;
-		while (cap < o->n + n) cap *= 2;
-		uint8_t *b = realloc(o->b, cap);
-		if (!b) {
-			o->oom = 1;
-			return;
-		}
-		o->b = b, o->cap = cap;
-	}
-	memcpy(o->b + o->n, p, n);
-	o->n += n;
-}
-static void u8(out *o, uint8_t v) { put(o, &v, 1); }
-static void u16(out *o, uint16_t v) { uint8_t b[2] = {(uint8_t)v, (uint8_t)(v >> 8)}; put(o, b, 2); }
-static void u32(out *o, uint32_t v) { uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)}; put(o, b, 4); }
+static void u8(out *o, uint8_t v) { vb_bytes_put(o, &v, 1); }
+static void u16(out *o, uint16_t v) { uint8_t b[2] = {(uint8_t)v, (uint8_t)(v >> 8)}; vb_bytes_put(o, b, 2); }
+static void u32(out *o, uint32_t v) { uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)}; vb_bytes_put(o, b, 4); }
 static void u64(out *o, uint64_t v) { u32(o, (uint32_t)v); u32(o, (uint32_t)(v >> 32)); }
 static void set32(out *o, uint32_t at, uint32_t v) {
 	if (o->oom) return;
@@ -610,7 +592,7 @@ int vb_il_rewrite(const vb_il *m, const vb_il_plan *p, uint8_t **outp, uint32_t 
 			break;
 		}
 		default:
-			put(&o, m->code + in->off, in->len);
+			vb_bytes_put(&o, m->code + in->off, in->len);
 		}
 	}
 	uint32_t try_end = o.n - code0;
@@ -643,14 +625,14 @@ int vb_il_rewrite(const vb_il *m, const vb_il_plan *p, uint8_t **outp, uint32_t 
 		for (uint32_t j = 0; j < t->nlocals; j++) emit_local(&o, 0, t->locals[j]);
 		u8(&o, 0xFE);
 		u8(&o, 0x14);
-		put(&o, m->code + call->off, call->len);
+		vb_bytes_put(&o, m->code + call->off, call->len);
 		u8(&o, OP_RET);
 	}
 	for (uint32_t k = 0; k < njmp; k++) {
 		const vb_insn *in = &m->insns[jmps[k]];
 		label_at[LABEL_EXIT0 + p->ntails + k] = o.n - code0;
 		emit_leave_call(&o, p);
-		put(&o, m->code + in->off, in->len);
+		vb_bytes_put(&o, m->code + in->off, in->len);
 	}
 	uint32_t code_size = o.n - code0;
 
