@@ -42,7 +42,6 @@ uint64_t vb_instr_rewritten, vb_instr_skipped, vb_instr_refused_r2r, vb_instr_re
 uint64_t vb_instr_rewrite_ns; // time spent rewriting (under the lock)
 int64_t vb_mono_ns(void);
 
-typedef HRESULT (*GetFunctionInfo_t)(void *, FunctionID, ClassID *, ModuleID *, mdToken *);
 typedef HRESULT (*GetModuleMetaData_t)(void *, ModuleID, uint32_t, const GUID *, IUnknown **);
 typedef HRESULT (*GetILFunctionBody_t)(void *, ModuleID, mdToken, const uint8_t **, ULONG *);
 typedef HRESULT (*GetILFunctionBodyAllocator_t)(void *, ModuleID, IUnknown **);
@@ -62,7 +61,6 @@ typedef HRESULT (*FindMethod_t)(void *, mdToken, const WCHAR *, const uint8_t *,
 typedef HRESULT (*GetMemberRefProps_t)(void *, mdToken, mdToken *, WCHAR *, ULONG, ULONG *, const uint8_t **, ULONG *);
 typedef HRESULT (*GetMethodSpecProps_t)(void *, mdToken, mdToken *, const uint8_t **, ULONG *);
 typedef HRESULT (*GetTypeSpecFromToken_t)(void *, mdToken, const uint8_t **, ULONG *);
-
 
 const GUID IID_IMetaDataEmit_ = {0xba3fee4c, 0xecb9, 0x4e41, {0x83, 0xb7, 0x18, 0x3f, 0xa4, 0x1c, 0xd8, 0x59}};
 
@@ -236,8 +234,8 @@ static int ret_type(const uint8_t *sig, ULONG n, const uint8_t **rt, uint32_t *r
 	return 1;
 }
 
+// is_void: whether a return type blob is void (after any custom modifiers).
 static int is_void(const uint8_t *t, uint32_t n) {
-	// custom modifiers may precede void (modreq(IsExternalInit) never does, but be exact)
 	const uint8_t *p = t, *end = t + n;
 	uint32_t v;
 	while (p < end && (*p == 0x1F || *p == 0x20)) {
