@@ -611,11 +611,17 @@ int vb_il_rewrite(const vb_il *m, const vb_il_plan *p, uint8_t **outp, uint32_t 
 		*why = "out of memory";
 		goto done;
 	}
-	// The common exit: close the frame, return what the body returned.
-	label_at[LABEL_END] = o.n - code0;
-	emit_leave_call(&o, p);
-	if (p->ret_local >= 0) emit_local(&o, 0, (uint32_t)p->ret_local);
-	u8(&o, OP_RET);
+	// The common exit: close the frame, return what the body returned. (A
+	// body without a ret, one that always throws, has none: its ret would be
+	// invalid IL in a method returning a value.)
+	int has_ret = 0;
+	for (uint32_t i = 0; i < m->ninsns && !has_ret; i++) has_ret = m->insns[i].op == OP_RET;
+	if (has_ret) {
+		label_at[LABEL_END] = o.n - code0;
+		emit_leave_call(&o, p);
+		if (p->ret_local >= 0) emit_local(&o, 0, (uint32_t)p->ret_local);
+		u8(&o, OP_RET);
+	}
 	// Tail calls: close the frame, reload the arguments, make the call.
 	for (uint32_t k = 0; k < p->ntails; k++) {
 		const vb_tailsite *t = &p->tails[k];

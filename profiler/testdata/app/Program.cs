@@ -673,6 +673,7 @@ namespace VbTest
         sealed class Res : IDisposable { public void Dispose() { disposed++; } }
 
         public static void Thrower(int i) { if (i % 2 == 0) throw new InvalidOperationException("even " + i); }
+        public static int AlwaysThrows(int i) => throw new InvalidOperationException("always " + i); // no ret at all
         public static bool Filter(Exception e) { filtered++; return e.Message.StartsWith("even"); }
         public static void Helper() { fin++; }
         public static void After() { }
@@ -706,6 +707,7 @@ namespace VbTest
             {
                 s += TryAll(i) + Filtered(i);
                 try { Rethrows(i); } catch (InvalidOperationException) { s++; }
+                try { s += AlwaysThrows(i); } catch (InvalidOperationException) { s += 2; }
                 After();
             }
             Console.WriteLine("clauses " + s + " " + fin + " " + caught + " " + filtered + " " + rethrown + " " + disposed);
@@ -713,6 +715,7 @@ namespace VbTest
             Program.Expect("VbTest.Clauses.Filtered", n);
             Program.Expect("VbTest.Clauses.Rethrows", n);
             Program.Expect("VbTest.Clauses.Thrower", 3L * n);
+            Program.Expect("VbTest.Clauses.AlwaysThrows", n);
             Program.Expect("VbTest.Clauses.Helper", n);
             Program.Expect("VbTest.Clauses.Filter", (n + 1) / 2);
             Program.Expect("VbTest.Clauses.After", n);
