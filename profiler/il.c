@@ -329,25 +329,34 @@ static void emit_field_addr(out *o, uint32_t local, uint32_t off) {
 #define BRTRUE 0x3A
 #define BNE_UN 0x40
 #define BEQ 0x3B
+#define BRFALSE 0x39
 
 // t = this thread's vb_thread; c = the node of this frame:
-//   t = thread_fn(); a = t->active;
-//   c = a->hint;
+//   t = thread_fn(); if (t == 0) goto slow;  (never: it ends the call's block,
+//                       so the GC poll the JIT puts after the call comes
+//                       before the loads and nothing else lives across it)
+//   c = t->active->hint;
 //   if (c->fn != fn) {
-//       c = a->hint2;
-//       if (c->fn != fn) { c = enter_slow(fn); goto done; }
+//       a = t->active; c = a->hint2;     (reloaded: the rare path keeps the
+//       if (c->fn != fn) goto slow;       common one's registers free)
 //       a->hint2 = a->hint; a->hint = c;
 //   }
 //   c->calls++; t->active = c; if (--c->countdown == 0) time_fn(c);
+//   goto done;
+// slow:
+//   c = enter_slow(fn);
 // done:
 static void emit_enter(out *o, const vb_il_plan *p) {
 	emit_calli(o, p->thread_fn, p->sig_p0);
 	emit_local(o, 1, p->t_local);
-	emit_field_addr(o, p->t_local, offsetof(vb_thread, active));
-	u8(o, LDIND_I);
-	emit_local(o, 1, p->a_local);
+	emit_local(o, 0, p->t_local);
+	uint32_t slow0 = br_fwd(o, BRFALSE);
 
-	emit_field_addr(o, p->a_local, offsetof(vb_node, hint));
+	emit_field_addr(o, p->t_local, offsetof(vb_thread, active)); // c = t->active->hint
+	u8(o, LDIND_I);
+	u8(o, 0x1F);
+	u8(o, (uint8_t)offsetof(vb_node, hint));
+	u8(o, 0x58);
 	u8(o, LDIND_I);
 	emit_local(o, 1, p->node_local);
 	emit_local(o, 0, p->node_local); // c->fn == fn?
@@ -355,6 +364,9 @@ static void emit_enter(out *o, const vb_il_plan *p) {
 	emit_ptr(o, p->fn);
 	uint32_t hit = br_fwd(o, BEQ);
 
+	emit_field_addr(o, p->t_local, offsetof(vb_thread, active)); // a = t->active
+	u8(o, LDIND_I);
+	emit_local(o, 1, p->a_local);
 	emit_field_addr(o, p->a_local, offsetof(vb_node, hint2));
 	u8(o, LDIND_I);
 	emit_local(o, 1, p->node_local);
@@ -395,6 +407,7 @@ static void emit_enter(out *o, const vb_il_plan *p) {
 	emit_calli(o, p->time_fn, p->sig_v1);
 	uint32_t done = br_fwd(o, OP_BR);
 
+	br_here(o, slow0);
 	br_here(o, slow);
 	emit_ptr(o, p->fn);
 	emit_calli(o, p->enter_slow, p->sig_p1);
