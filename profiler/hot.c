@@ -220,7 +220,10 @@ vb_node *vb_ienter(vb_fn *fn) {
 	}
 	if (vb_enter_fast(fn)) vb_enter_slow(fn);
 	t = vb_tls_thread;
-	return t == &vb_nothread || t->lost ? 0 : t->active;
+	if (t == &vb_nothread || t->lost) return 0;
+	c = t->active;
+	if (t->last && fn->id < VB_LAST_CAP) t->last[fn->id] = c;
+	return c;
 }
 
 // Any normal exit (a ret, a tail call, a jmp) the inline IL does not finish:

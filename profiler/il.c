@@ -317,8 +317,13 @@ static void br_here(out *o, uint32_t after) { set32(o, after - 4, o->n - after);
 // *(native int *)(local + off), as an address (addr) or loaded (ldind)
 static void emit_field_addr(out *o, uint32_t local, uint32_t off) {
 	emit_local(o, 0, local);
-	u8(o, 0x1F); // ldc.i4.s
-	u8(o, (uint8_t)off);
+	if (off < 128) {
+		u8(o, 0x1F); // ldc.i4.s
+		u8(o, (uint8_t)off);
+	} else {
+		u8(o, 0x20); // ldc.i4
+		u32(o, off);
+	}
 	u8(o, 0x58); // add
 }
 
@@ -335,16 +340,16 @@ static void emit_field_addr(out *o, uint32_t local, uint32_t off) {
 //   t = thread_fn(); if (t == 0) goto slow;  (never: it ends the call's block,
 //                       so the GC poll the JIT puts after the call comes
 //                       before the loads and nothing else lives across it)
-//   c = t->active->hint;
+//   c = t->active->hint;                 (the child found last: loops, recursion)
 //   if (c->fn != fn) {
-//       a = t->active; c = a->hint2;     (reloaded: the rare path keeps the
-//       if (c->fn != fn) goto slow;       common one's registers free)
-//       a->hint2 = a->hint; a->hint = c;
-//   }
+//       a = t->last; if (a == 0) goto slow;
+//       c = a[id]; if (c == 0 || c->parent != t->active) goto slow;
+//   }                                    (where fn was entered last on this thread:
+//                                         a parent calling many functions in turn)
 //   c->calls++; t->active = c; if (--c->countdown == 0) time_fn(c);
 //   goto done;
 // slow:
-//   c = enter_slow(fn);
+//   c = enter_slow(fn);                  (finds or makes the child, sets t->last[id])
 // done:
 static void emit_enter(out *o, const vb_il_plan *p) {
 	emit_calli(o, p->thread_fn, p->sig_p0);
@@ -358,29 +363,36 @@ static void emit_enter(out *o, const vb_il_plan *p) {
 	u8(o, (uint8_t)offsetof(vb_node, hint));
 	u8(o, 0x58);
 	u8(o, LDIND_I);
+	_Static_assert(offsetof(vb_node, hint) < 128, "ldc.i4.s above");
 	emit_local(o, 1, p->node_local);
 	emit_local(o, 0, p->node_local); // c->fn == fn?
 	u8(o, LDIND_I);
 	emit_ptr(o, p->fn);
 	uint32_t hit = br_fwd(o, BEQ);
 
-	emit_field_addr(o, p->t_local, offsetof(vb_thread, active)); // a = t->active
-	u8(o, LDIND_I);
-	emit_local(o, 1, p->a_local);
-	emit_field_addr(o, p->a_local, offsetof(vb_node, hint2));
-	u8(o, LDIND_I);
-	emit_local(o, 1, p->node_local);
-	emit_local(o, 0, p->node_local);
-	u8(o, LDIND_I);
-	emit_ptr(o, p->fn);
-	uint32_t slow = br_fwd(o, BNE_UN);
-	emit_field_addr(o, p->a_local, offsetof(vb_node, hint2)); // a->hint2 = a->hint
-	emit_field_addr(o, p->a_local, offsetof(vb_node, hint));
-	u8(o, LDIND_I);
-	u8(o, STIND_I);
-	emit_field_addr(o, p->a_local, offsetof(vb_node, hint)); // a->hint = c
-	emit_local(o, 0, p->node_local);
-	u8(o, STIND_I);
+	uint32_t slow1 = 0, slow2 = 0, slow3 = 0;
+	if (p->fn_id < VB_LAST_CAP) {
+		emit_field_addr(o, p->t_local, offsetof(vb_thread, last)); // a = t->last
+		u8(o, LDIND_I);
+		emit_local(o, 1, p->a_local);
+		emit_local(o, 0, p->a_local);
+		slow1 = br_fwd(o, BRFALSE);
+		emit_local(o, 0, p->a_local); // c = a[id]
+		u8(o, 0x20);                  // ldc.i4 id*8
+		u32(o, p->fn_id * (uint32_t)sizeof(vb_node *));
+		u8(o, 0x58);
+		u8(o, LDIND_I);
+		emit_local(o, 1, p->node_local);
+		emit_local(o, 0, p->node_local);
+		slow2 = br_fwd(o, BRFALSE);
+		emit_field_addr(o, p->node_local, offsetof(vb_node, parent)); // c->parent == t->active?
+		u8(o, LDIND_I);
+		emit_field_addr(o, p->t_local, offsetof(vb_thread, active));
+		u8(o, LDIND_I);
+		slow3 = br_fwd(o, BNE_UN); // else fall through: a hit
+	} else {
+		slow1 = br_fwd(o, OP_BR);
+	}
 	br_here(o, hit);
 
 	emit_field_addr(o, p->node_local, offsetof(vb_node, calls)); // c->calls++
@@ -408,7 +420,9 @@ static void emit_enter(out *o, const vb_il_plan *p) {
 	uint32_t done = br_fwd(o, OP_BR);
 
 	br_here(o, slow0);
-	br_here(o, slow);
+	br_here(o, slow1);
+	if (slow2) br_here(o, slow2);
+	if (slow3) br_here(o, slow3);
 	emit_ptr(o, p->fn);
 	emit_calli(o, p->enter_slow, p->sig_p1);
 	emit_local(o, 1, p->node_local);

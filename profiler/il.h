@@ -101,6 +101,7 @@ typedef struct {
 // a timed call (rdtsc), a mismatched exit, the exception path.
 typedef struct {
 	uint64_t fn;            // the vb_fn record
+	uint32_t fn_id;         // its id (index of the per-thread last-node table)
 	uint64_t thread_fn;     // vb_thread *(): this thread's tree
 	uint64_t enter_slow;    // vb_node *(vb_fn *): any enter the inline path does not finish
 	uint64_t time_fn;       // void (vb_node *): this call is timed
@@ -108,7 +109,7 @@ typedef struct {
 	uint64_t unwind;        // void (vb_fn *): the fault handler
 	mdToken sig_p0, sig_p1, sig_v1, sig_v2; // native int(), native int(native int), void(native int), void(native int, native int)
 	mdToken local_sig;      // the locals signature to use
-	uint32_t t_local, a_local, node_local; // native int locals: the thread, the caller's node, the frame's node
+	uint32_t t_local, a_local, node_local; // native int locals: the thread, its last-node table, the frame's node
 	int32_t ret_local;      // local receiving the return value before the frame closes; -1: void
 	vb_tailsite *tails;
 	uint32_t ntails;

@@ -585,6 +585,7 @@ static const char *rw_install(rw *r) {
 	const char *why = 0;
 	ModuleID mid = r->f->module_id;
 	r->plan.fn = (uint64_t)(uintptr_t)r->f;
+	r->plan.fn_id = r->f->id;
 	r->plan.thread_fn = (uint64_t)(uintptr_t)vb_ithread;
 	r->plan.enter_slow = (uint64_t)(uintptr_t)vb_ienter;
 	r->plan.time_fn = (uint64_t)(uintptr_t)vb_itime;

@@ -74,6 +74,7 @@ vb_thread *vb_threads_head(void) { return __atomic_load_n(&threads_head, __ATOMI
 vb_thread *vb_thread_attach(void) {
 	vb_thread *t = vb_thread_new((int32_t)syscall(SYS_gettid), 0);
 	if (!t) return &vb_nothread;
+	if (vb_mode == VB_MODE_INSTRUMENTATION) t->last = arena_alloc(VB_LAST_CAP * sizeof(vb_node *)); // NULL if full: unused
 	vb_tls_thread = t;
 	pthread_setspecific(thread_key, t);
 	return t;

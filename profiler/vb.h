@@ -66,7 +66,13 @@ typedef struct vb_thread {
 	uint64_t samples;
 	vb_node lost_node;         // active while lost != 0: matches no function
 	vb_node *lost_saved;       // the active node when the arena ran out
+	vb_node **last;            // instrumentation: by function id (< VB_LAST_CAP), the node last
+	                           // entered on this thread; NULL in other engines
 } vb_thread;
+
+// Function ids the instrumentation engine's per-thread table covers: 512 KiB
+// of arena address space per thread, committed only where touched.
+#define VB_LAST_CAP 65536u
 
 // Global state (profiler.c).
 extern int vb_mode;
