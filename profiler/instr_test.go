@@ -6,6 +6,8 @@ package main
 // left in use.
 
 import (
+	"os"
+	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -15,6 +17,7 @@ import (
 	"vbench/internal/profile"
 	"vbench/internal/results"
 	"vbench/internal/testapp"
+	"vbench/internal/testbin"
 )
 
 // exact runs scenario args plainly and under engine, and checks that the
@@ -125,6 +128,14 @@ func TestInstrumentationSkipsWhatItCannotRewrite(t *testing.T) {
 	}
 	if len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], "1 selected method was left uninstrumented") {
 		t.Errorf("warnings %q", p.Warnings)
+	}
+	// vbench profile says so too.
+	cmd := exec.Command(testbin.Vbench(t), "profile", "--profiler", lib(t), "--mode", "instrumentation", "--out", t.TempDir(),
+		"--", testbin.Dotnet(t), testapp.DLL(t), "tailskip", "3")
+	cmd.Env = attach.ScrubEnv(os.Environ())
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "vbench: warning: 1 selected method was left uninstrumented") {
+		t.Errorf("vbench profile: %v\n%s", err, out)
 	}
 }
 

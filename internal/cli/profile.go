@@ -164,6 +164,11 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 		return withCode(code, errors.New(msg))
 	}
 	fmt.Fprintf(stderr, "vbench: %s profile of pid %d written to %s (%s, %s)\n", p.Mode, p.PID, dir, profile.JSONFile, profile.PprofFile)
+	// What limits the profile (methods left uninstrumented, a full arena,
+	// cut stacks) is said here too, not only inside profile.json.
+	for _, w := range p.Warnings {
+		fmt.Fprintf(stderr, "vbench: warning: %s\n", w)
+	}
 	if f.format == "json" {
 		err = writeProfileJSON(cmd.OutOrStdout(), p, dir, code, f.top)
 	} else {
