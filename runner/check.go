@@ -12,56 +12,74 @@ import (
 )
 
 // check is everything a finished run must show, in this order: a clean
-// exit, exactly one valid VBENCH line, the workload's checksum, and in a
-// profiled mode a readable profile of the mode's engine. It sets r.Error to
-// the first problem. A measured run's profile then feeds the cell: call
-// counts checked, coverage noted, the profile kept.
-func (l *launch) check(c *cellState, st step, r *results.Run, out Outcome, profDir string) {
+// exit, its VBENCH line (exactly one under metric elapsed, at most one
+// otherwise), the workload's checksum, and in an engine mode a readable
+// profile of the mode's engine. It sets r.Error to the first problem. A
+// measured run's profile then feeds the cell (call counts checked,
+// coverage noted), and its directory is kept when profiles are.
+func (l *launch) check(c *cellState, st step, r *results.Run, out Outcome, runDir string) {
 	if msg := out.Failure(c.Timeout); msg != "" {
 		r.Error = msg
 		return
 	}
-	rep, msg := vbenchLine(out)
+	rep, ok, msg := vbenchLine(out, c.Metric)
 	if msg != "" {
 		r.Error = msg
 		return
 	}
-	r.ElapsedNs, r.Checksum = rep.ElapsedNs, rep.Checksum
-	if msg := l.checkChecksum(c.Workload, rep.Checksum); msg != "" {
-		r.Error = msg
+	if ok {
+		r.ElapsedNs, r.Checksum = max(rep.ElapsedNs, 0), rep.Checksum
+		if msg := l.checkChecksum(c.Workload, rep.Checksum); msg != "" {
+			r.Error = msg
+			return
+		}
+	} else if c.Workload.Checksum != "" {
+		r.Error = fmt.Sprintf("printed no VBENCH line, so its checksum (the suite expects %q) cannot be checked", c.Workload.Checksum)
 		return
 	}
-	if profDir == "" {
+	if c.Spec.Engine == "" {
+		if runDir != "" && !st.warmup {
+			l.keep(c, runDir)
+		}
 		return
 	}
-	p, msg := readProfile(profDir, c.Mode.Engine(), out.Profiler)
+	p, msg := readProfile(runDir, c.Spec.Engine, out.Profiler)
 	if msg != "" {
 		r.Error = msg
 		return
 	}
 	if !st.warmup {
-		l.useProfile(c, r.Seq, p, rep, profDir)
+		l.useProfile(c, r.Seq, p, rep)
+		l.keep(c, runDir)
 	}
 }
 
-// vbenchLine is the run's one VBENCH line, read.
-func vbenchLine(out Outcome) (Report, string) {
+// vbenchLine is the run's VBENCH line, read; ok is false when there is none,
+// which only metric elapsed (the line's elapsed_ns) cannot do without.
+func vbenchLine(out Outcome, metric results.Metric) (rep Report, ok bool, msg string) {
+	elapsed := metric.OrDefault() == results.MetricElapsed
 	switch len(out.VBENCH) {
 	case 0:
-		msg := "printed no VBENCH line (want: VBENCH elapsed_ns=<int> checksum=<string>)"
+		if !elapsed {
+			return Report{}, false, ""
+		}
+		msg := "printed no VBENCH line (want: VBENCH elapsed_ns=<int> checksum=<string>; a program that prints none is measured with metric: wall or metric: cpu)"
 		if out.Stdout != "" {
 			msg += "; last output: " + oneLine(out.Stdout)
 		}
-		return Report{}, msg
+		return Report{}, false, msg
 	case 1:
 	default:
-		return Report{}, fmt.Sprintf("printed %d VBENCH lines; want exactly one", len(out.VBENCH))
+		return Report{}, false, fmt.Sprintf("printed %d VBENCH lines; want at most one", len(out.VBENCH))
 	}
-	rep, err := ParseLine(out.VBENCH[0])
+	rep, err := parseLine(out.VBENCH[0])
+	if err == nil && elapsed && rep.ElapsedNs < 0 {
+		err = fmt.Errorf("VBENCH line has no elapsed_ns (metric elapsed needs it): %q", out.VBENCH[0])
+	}
 	if err != nil {
-		return Report{}, err.Error()
+		return Report{}, false, err.Error()
 	}
-	return rep, ""
+	return rep, true, ""
 }
 
 // checkChecksum compares a run's checksum with the suite's, or with the

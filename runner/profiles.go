@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 
@@ -10,53 +11,66 @@ import (
 )
 
 // useProfile takes from a measured run's profile what the cell keeps: the
-// call-count check (tracing, when the workload declares counts), the names
-// sampling coverage needs, and the profile itself under Env.ProfilesDir.
-func (l *launch) useProfile(c *cellState, seq int, p *profile.Profile, rep Report, profDir string) {
-	switch c.Mode.Engine() {
+// call-count check (an engine that counts calls, when the workload declares
+// counts) and the names sampling coverage needs.
+func (l *launch) useProfile(c *cellState, seq int, p *profile.Profile, rep Report) {
+	e := c.Spec.Engine
+	if e.CountsCalls() && len(rep.Calls) > 0 {
+		checkCalls(c, seq, p, rep.Calls)
+	}
+	switch e {
 	case results.EngineTracing:
-		if len(rep.Calls) > 0 {
-			checkCalls(c, seq, p, rep.Calls)
-		}
 		c.cover.addTracing(p)
 	case results.EngineSampling:
 		c.cover.addSampling(p)
 	}
+}
+
+// keep copies a measured run's directory (an engine mode's profile, or
+// whatever a mode's {rundir} received: a trace, another profiler's output)
+// to Env.ProfilesDir/<workload>/<mode>, replacing the previous run's.
+func (l *launch) keep(c *cellState, runDir string) {
 	if l.env.ProfilesDir == "" {
 		return
 	}
 	dst := filepath.Join(l.env.ProfilesDir, c.Workload.Name, string(c.Mode))
-	if err := keepProfile(profDir, dst); err != nil {
+	kept, err := keepProfile(runDir, dst)
+	if err != nil {
 		l.env.logf("keeping the profile of %s: %v", c.Key(), err)
 		return
 	}
-	c.profile = dst
+	if kept {
+		c.profile = dst
+	}
 }
 
-// keepProfile replaces dst's files with copies of the files in src, each
-// written atomically: an interrupted or failed copy leaves the previous
-// profile whole, never half of one (files it no longer has are removed last).
-func keepProfile(src, dst string) error {
+// keepProfile replaces dst's files with copies of the regular files in src,
+// each written atomically (and streamed: a trace may be large): an
+// interrupted or failed copy leaves the previous profile whole, never half
+// of one (files it no longer has are removed last). kept is false, and dst
+// untouched, when src holds no file.
+func keepProfile(src, dst string) (kept bool, err error) {
 	entries, err := os.ReadDir(src)
 	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		return err
+		return false, err
 	}
 	keep := map[string]bool{}
 	for _, e := range entries {
 		if !e.Type().IsRegular() {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			return err
+		if len(keep) == 0 {
+			if err := os.MkdirAll(dst, 0o755); err != nil {
+				return false, err
+			}
 		}
-		if err := atomicfile.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
-			return err
+		if err := copyFile(filepath.Join(src, e.Name()), filepath.Join(dst, e.Name())); err != nil {
+			return false, err
 		}
 		keep[e.Name()] = true
+	}
+	if len(keep) == 0 {
+		return false, nil
 	}
 	old, _ := os.ReadDir(dst)
 	for _, e := range old {
@@ -64,5 +78,18 @@ func keepProfile(src, dst string) error {
 			os.RemoveAll(filepath.Join(dst, e.Name()))
 		}
 	}
-	return nil
+	return true, nil
+}
+
+// copyFile copies src to dst atomically.
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	return atomicfile.Write(dst, 0o644, func(w io.Writer) error {
+		_, err := io.Copy(w, in)
+		return err
+	})
 }

@@ -44,8 +44,8 @@ func TestKeepProfileReplacesAtomically(t *testing.T) {
 	os.WriteFile(filepath.Join(dst, "stale.txt"), []byte("stale"), 0o644)
 	os.WriteFile(filepath.Join(src, "profile.json"), []byte("new"), 0o644)
 	os.WriteFile(filepath.Join(src, "profile.pb.gz"), []byte("pb"), 0o644)
-	if err := keepProfile(src, dst); err != nil {
-		t.Fatal(err)
+	if kept, err := keepProfile(src, dst); err != nil || !kept {
+		t.Fatal(kept, err)
 	}
 	entries, _ := os.ReadDir(dst)
 	var names []string
@@ -58,7 +58,7 @@ func TestKeepProfileReplacesAtomically(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dst, "profile.json")); string(b) != "new" {
 		t.Errorf("profile.json = %q", b)
 	}
-	if err := keepProfile(filepath.Join(src, "missing"), dst); err == nil {
+	if _, err := keepProfile(filepath.Join(src, "missing"), dst); err == nil {
 		t.Errorf("copying from a missing directory succeeded")
 	}
 	if b, _ := os.ReadFile(filepath.Join(dst, "profile.json")); string(b) != "new" {

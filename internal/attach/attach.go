@@ -47,6 +47,13 @@ const (
 	MaxMaxStack     = 1 << 22
 )
 
+// MaxTimeSample is the largest VBENCH_TIME_SAMPLE the profiler accepts.
+const MaxTimeSample = 1024
+
+// ValidTimeSample reports whether the profiler accepts n as
+// VBENCH_TIME_SAMPLE: 1 or a power of two up to MaxTimeSample.
+func ValidTimeSample(n int) bool { return n >= 1 && n <= MaxTimeSample && n&(n-1) == 0 }
+
 // The sampling intervals the profiler accepts (VBENCH_INTERVAL); anything
 // else makes it decline to load, so callers check before launching.
 const (
@@ -113,7 +120,7 @@ func ScrubEnv(env []string) []string {
 	out := env[:0:0]
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "VBENCH_") || loadsProfiler(k) {
+		if strings.HasPrefix(k, "VBENCH_") || LoadsProfiler(k) {
 			continue
 		}
 		out = append(out, kv)
@@ -121,7 +128,9 @@ func ScrubEnv(env []string) []string {
 	return out
 }
 
-func loadsProfiler(k string) bool {
+// LoadsProfiler reports whether environment variable k can load a profiler
+// into a .NET process (CORECLR_*PROFIL*, DOTNET_*PROFIL*, COMPlus_*PROFIL*).
+func LoadsProfiler(k string) bool {
 	u := strings.ToUpper(k)
 	return (strings.HasPrefix(u, "CORECLR_") || strings.HasPrefix(u, "DOTNET_") || strings.HasPrefix(u, "COMPLUS_")) &&
 		strings.Contains(u, "PROFIL")

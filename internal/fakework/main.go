@@ -43,6 +43,8 @@ func main() {
 	rawProfile := flag.String("raw-profile", "", "when profiled, write exactly this as profile.json (a corrupt profile)")
 	noVbench := flag.Bool("no-vbench", false, "print no VBENCH line")
 	envFile := flag.String("write-env", "", "write the environment to this file")
+	touchEnv := flag.String("touch-env", "", "write a file at the path environment variable NAME holds (a mode's {rundir} output)")
+	spin := flag.Duration("spin", 0, "really burn this much CPU before reporting")
 	counter := flag.String("counter", "", "file counting launches (with -fail-at)")
 	failAt := flag.Int("fail-at", 0, "with -counter: exit 7 on this launch (1-based)")
 	hangAt := flag.Int("hang-at", 0, "with -counter: behave as -hang on this launch (1-based)")
@@ -50,6 +52,13 @@ func main() {
 
 	if *envFile != "" {
 		os.WriteFile(*envFile, []byte(strings.Join(os.Environ(), "\n")+"\n"), 0o644)
+	}
+	if *touchEnv != "" {
+		if p := os.Getenv(*touchEnv); p != "" {
+			if err := os.WriteFile(p, []byte("fakework was here\n"), 0o644); err != nil {
+				panic(err)
+			}
+		}
 	}
 	if *counter != "" {
 		b, _ := os.ReadFile(*counter)
@@ -78,6 +87,9 @@ func main() {
 	if *sleep > 0 {
 		time.Sleep(*sleep)
 	}
+	if *spin > 0 {
+		burn(*spin)
+	}
 	if *segv {
 		fmt.Fprintln(os.Stderr, "fakework: about to crash")
 		// The Go runtime turns a SIGSEGV into exit status 2; become a shell
@@ -92,7 +104,12 @@ func main() {
 
 	mode := os.Getenv("VBENCH_MODE")
 	e := float64(*elapsed) * *scale
-	if f, ok := parseMap(*overhead)[mode]; ok {
+	// A mode defined in a suite says which it is through its env.
+	key := mode
+	if m := os.Getenv("FAKEWORK_MODE"); m != "" {
+		key = m
+	}
+	if f, ok := parseMap(*overhead)[key]; ok {
 		e *= float64(f) / 1000
 	}
 	if *spread > 0 {
@@ -181,5 +198,25 @@ func writeProfile(dir string, mode results.Engine, calls map[string]int64, funcs
 	}
 	if err := os.WriteFile(filepath.Join(dir, profile.JSONFile), b, 0o644); err != nil {
 		panic(err)
+	}
+}
+
+// burn keeps a CPU busy for d of its own CPU time (not wall time: a shared
+// machine would stretch it).
+func burn(d time.Duration) {
+	var ru syscall.Rusage
+	cpu := func() time.Duration {
+		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	end := cpu() + d
+	x := uint64(1)
+	for cpu() < end {
+		for i := 0; i < 100000; i++ {
+			x = x*6364136223846793005 + 1442695040888963407
+		}
+	}
+	if x == 42 {
+		fmt.Println("unlikely")
 	}
 }
