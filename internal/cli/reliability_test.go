@@ -156,6 +156,16 @@ func TestProfilerLibraryWrongArchitecture(t *testing.T) {
 			if _, err := os.Stat(marker); err == nil {
 				t.Errorf("vbench profile ran the program although it refused the library")
 			}
+			// Another build of the profiler named by a mode of the suite is
+			// checked when the suite is read: file, line and field.
+			other := fakeSuite(t, dir, "arch", "none, {name: other, engine: tracing, profiler: "+lib+"}")
+			_, stderr, code = vbRun(t, dir, nil, "run", other, "--quiet", "--json", "r.json")
+			if want := other + ":4: modes[1](other).profiler: profiler library unusable: " + lib; code != 2 || !strings.Contains(stderr, want) || !strings.Contains(stderr, problem) {
+				t.Errorf("a mode's profiler: exit %d, want 2 with %q and %q:\n%s", code, want, problem, stderr)
+			}
+			if n := launches(dir); n != "" {
+				t.Errorf("vbench run launched the workload %s times before refusing the mode's library", n)
+			}
 		})
 	}
 }

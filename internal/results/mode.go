@@ -228,11 +228,12 @@ func (d Duration) String() string { return time.Duration(d).String() }
 // MarshalText writes "10ms".
 func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
 
-// UnmarshalText reads what time.ParseDuration reads.
+// UnmarshalText reads what time.ParseDuration reads. (encoding/json gives
+// its error no position; intervals are the only durations in the file.)
 func (d *Duration) UnmarshalText(b []byte) error {
 	v, err := time.ParseDuration(string(b))
 	if err != nil {
-		return fmt.Errorf("not a duration like 10ms: %q", b)
+		return fmt.Errorf("settings.mode_specs: interval %q is not a duration like 10ms", b)
 	}
 	*d = Duration(v)
 	return nil
