@@ -138,6 +138,10 @@ func reportResults(cmd *cobra.Command, args []string, files []*results.File, f *
 		if err != nil {
 			return usageErrf("baseline: %w", err)
 		}
+		cur := files[len(files)-1]
+		if err := baseline.CheckMetrics(f.baseline, b, args[len(args)-1], baseline.MetricsOf(cur)); err != nil {
+			return usageErr(err)
+		}
 		opts.Baseline, opts.BaselineName = b, f.baseline
 	}
 	m, err := reports.NewMatrix(files, opts)

@@ -266,6 +266,28 @@ func (m Metric) OrDefault() Metric {
 	return m
 }
 
+// Phrase is the metric in a few words for a report's prose: "wall time".
+func (m Metric) Phrase() string {
+	switch m.OrDefault() {
+	case MetricWall:
+		return "wall time"
+	case MetricCPU:
+		return "CPU time"
+	}
+	return "elapsed time"
+}
+
+// Meaning says what the metric measures.
+func (m Metric) Meaning() string {
+	switch m.OrDefault() {
+	case MetricWall:
+		return "the process's start to exit"
+	case MetricCPU:
+		return "user + system CPU of the process and the children it waited for"
+	}
+	return "the workload's own measurement, from its VBENCH line"
+}
+
 // Of is run r's value of the metric, in nanoseconds.
 func (m Metric) Of(r *Run) int64 {
 	switch m.OrDefault() {
