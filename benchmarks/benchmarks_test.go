@@ -18,6 +18,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"vbench/internal/results"
+	"vbench/internal/suite"
 	"vbench/internal/testbin"
 )
 
@@ -291,5 +293,47 @@ func TestMandelbrotPGM(t *testing.T) {
 	black := bytes.Count(data[len(header):], []byte{0}) // pixels in the set
 	if black == 0 || black == 30*20 {
 		t.Errorf("%d of %d pixels in the set: want some in and some out", black, 30*20)
+	}
+}
+
+// peers.yaml is read by the real suite reader (its modes are mappings the
+// loose struct above cannot hold), runs its workloads exactly as suite.yaml
+// does (same arguments, same checksums: it measures the same kernels), and
+// defines the modes its comment promises.
+func TestPeersSuite(t *testing.T) {
+	peers, err := suite.Load("peers.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := suite.Load("suite.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range peers.Workloads {
+		var same *suite.Workload
+		for i := range full.Workloads {
+			if full.Workloads[i].Name == w.Name {
+				same = &full.Workloads[i]
+			}
+		}
+		if same == nil || same.Project != w.Project || strings.Join(same.Args, " ") != strings.Join(w.Args, " ") || same.Checksum != w.Checksum {
+			t.Errorf("peers.yaml's %s differs from suite.yaml's", w.Name)
+		}
+	}
+	if got := results.List(peers.Modes); got != "none, sampling-10ms, sampling-1ms, eventpipe, eventpipe-10ms, tracing" {
+		t.Errorf("peers.yaml modes: %s", got)
+	}
+	for name, want := range map[results.Mode]string{
+		"sampling-10ms":  "vbench sampling, interval 10ms",
+		"sampling-1ms":   "vbench sampling, interval 1ms",
+		"eventpipe-10ms": "DOTNET_EventPipeThreadSamplingRate=10",
+	} {
+		sp, _ := peers.Spec(name)
+		if d := sp.Description(); !strings.Contains(d, want) {
+			t.Errorf("%s: %s, want %q", name, d, want)
+		}
+	}
+	if sp, _ := peers.Spec("eventpipe"); !strings.Contains(sp.Env["DOTNET_EventPipeOutputPath"], results.RunDir) {
+		t.Errorf("eventpipe writes its trace outside the run's directory: %v", sp.Env)
 	}
 }
