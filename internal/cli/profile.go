@@ -106,8 +106,8 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 	if f.format != "table" && f.format != "json" {
 		return usageErrf("--format %q: want table or json", f.format)
 	}
-	if f.timeSamp < 0 || f.timeSamp > 1024 || (f.timeSamp > 0 && f.timeSamp&(f.timeSamp-1) != 0) {
-		return usageErrf("--time-sample %d: want 1 or a power of two up to 1024", f.timeSamp)
+	if f.timeSamp != 0 && !attach.ValidTimeSample(f.timeSamp) {
+		return usageErrf("--time-sample %d: want 1 or a power of two up to %d", f.timeSamp, attach.MaxTimeSample)
 	}
 	if f.maxStack < attach.MinMaxStack || f.maxStack > attach.MaxMaxStack {
 		return usageErrf("--max-stack %d: want %d..%d frames", f.maxStack, attach.MinMaxStack, attach.MaxMaxStack)
