@@ -37,8 +37,9 @@
 //     in a build with -tags vbenchtest, VBENCH_DEBUG_KEEP_ONSTACK=1 leaves
 //     SIGRTMIN (only it) as Go left it, to demonstrate the crash.
 //  2. Every entry point CoreCLR calls is C or assembly. Go runs only in three
-//     cold places: Initialize (wait for the runtime, read the configuration),
-//     Shutdown, and the exit-path fallback (write the profile). Each goes
+//     cold places: Initialize (wait for the runtime, read the configuration,
+//     make the process's directory), Shutdown, and the exit-path fallback
+//     (write the profile). Each goes
 //     through a C trampoline that blocks SIGRTMIN with pthread_sigmask around
 //     the call, so CoreCLR's suspension signal never lands on a goroutine
 //     stack. Go's own threads are not managed threads and are never signalled
@@ -102,11 +103,18 @@
 //
 // # Output
 //
-// At Shutdown, or from an atexit handler when Shutdown never comes
-// (Environment.Exit and other exit paths; complete=false then), the library
-// writes profile.json (package profile) and profile.pb.gz (pprof) into
-// VBENCH_PROFILE_DIR, each atomically. A missing or unwritable directory is
+// Every .NET process the profiling environment reaches (a process tree:
+// dotnet test, an application's workers) writes into a directory of its own,
+// VBENCH_PROFILE_DIR/<pid>/ (see package profile, ReadTree): at the end of a
+// successful Initialize the library makes it (an exclusive mkdir) and writes
+// started.json (pid, parent pid, command line, mode, runtime, start), so a
+// process killed before it writes is still known; at Shutdown, or from an
+// atexit handler when Shutdown never comes (Environment.Exit and other exit
+// paths; complete=false then), it writes profile.pb.gz (pprof) and then
+// profile.json, each atomically. A missing or unwritable directory is
 // reported once on stderr at startup and nothing is written; a bad
-// VBENCH_MODE or VBENCH_INTERVAL makes Initialize fail (the program runs
-// unprofiled) after a one-line "vbench-profiler: ..." reason on stderr.
+// VBENCH_MODE, VBENCH_INTERVAL or VBENCH_PROCESSES makes Initialize fail (the
+// program runs unprofiled) after a one-line "vbench-profiler: ..." reason on
+// stderr. A process whose command line VBENCH_PROCESSES (a regexp) does not
+// match declines with CORPROF_E_PROFILER_CANCEL_ACTIVATION: no file, no word.
 package main

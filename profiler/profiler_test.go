@@ -258,7 +258,7 @@ func TestSamplingFindsHotFunction(t *testing.T) {
 			t.Errorf("non-user function %s in a default-filtered profile", f.Name)
 		}
 	}
-	pprofTop(t, r.Dir, "VbTest.Hot.Spin")
+	pprofTop(t, testapp.ProcessDir(t, r.Dir), "VbTest.Hot.Spin")
 }
 
 // pprofTop runs `go tool pprof -top [flags]` on the profile and expects name in it.
@@ -278,8 +278,9 @@ func pprofTop(t *testing.T, dir, name string, flags ...string) {
 func TestTracingPprof(t *testing.T) {
 	r, _ := profiled(t, results.EngineTracing, nil, 0, "recursion", "22")
 	// By calls, Fib is the top function; by wall time it is listed too.
-	pprofTop(t, r.Dir, "VbTest.Recursion.Fib", "-sample_index=calls", "-nodecount=1")
-	pprofTop(t, r.Dir, "VbTest.Recursion.Fib", "-nodefraction=0")
+	dir := testapp.ProcessDir(t, r.Dir)
+	pprofTop(t, dir, "VbTest.Recursion.Fib", "-sample_index=calls", "-nodecount=1")
+	pprofTop(t, dir, "VbTest.Recursion.Fib", "-nodefraction=0")
 }
 
 func TestExitPaths(t *testing.T) {
@@ -310,6 +311,7 @@ func TestBadConfigRunsUnprofiled(t *testing.T) {
 		{attach.EnvInterval + "=100us", `VBENCH_INTERVAL=100µs is outside`},
 		{attach.EnvTimeSample + "=3", `VBENCH_TIME_SAMPLE="3" is not 1 or a power of two`},
 		{attach.EnvMaxStack + "=8", `VBENCH_MAX_STACK="8" is not a number of frames in 16..4194304`},
+		{attach.EnvProcesses + "=a(b", `VBENCH_PROCESSES="a(b" is not a regular expression: missing closing )`},
 	} {
 		dir := t.TempDir()
 		env := attach.Env(l, attach.Options{Engine: results.EngineSampling, ProfileDir: dir})
@@ -320,8 +322,8 @@ func TestBadConfigRunsUnprofiled(t *testing.T) {
 		if !strings.Contains(r.Stderr, "vbench-profiler: "+tc.stderr) {
 			t.Errorf("%s: stderr %q lacks the reason %q", tc.env, r.Stderr, tc.stderr)
 		}
-		if _, err := os.Stat(filepath.Join(dir, profile.JSONFile)); err == nil {
-			t.Errorf("%s: a profile was written although the profiler declined to load", tc.env)
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("%s: the profiler declined to load, yet wrote %v", tc.env, entries)
 		}
 	}
 }

@@ -33,13 +33,16 @@ func snapshot(cfg *config, complete bool) *profile.Profile {
 	if ticks := nowTSC - uint64(C.vb_tsc_start); ticks > 0 {
 		nsPerTick = float64(elapsed) / float64(ticks)
 	}
+	start := startTime()
 	p := &profile.Profile{
 		Schema:         profile.SchemaVersion,
 		Mode:           cfg.engine,
 		RuntimeVersion: C.GoString(&C.vb_runtime_version[0]),
 		PID:            os.Getpid(),
-		Command:        cmdline(),
-		Start:          time.Unix(0, int64(C.vb_realtime_start_ns)).UTC(),
+		ParentPID:      cfg.ppid,
+		Command:        cfg.command,
+		Start:          start,
+		End:            start.Add(time.Duration(elapsed)),
 		DurationNs:     elapsed,
 		Include:        cfg.include,
 		Exclude:        cfg.exclude,
@@ -327,6 +330,9 @@ func (b *builder) finish() []profile.Node {
 	}
 	return roots
 }
+
+// startTime is when the profiler started in this process (Initialize).
+func startTime() time.Time { return time.Unix(0, int64(C.vb_realtime_start_ns)).UTC() }
 
 func cmdline() []string {
 	b, err := os.ReadFile("/proc/self/cmdline")

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"os"
+	"slices"
 
 	"vbench/internal/attach"
 	"vbench/internal/results"
@@ -69,13 +70,15 @@ func (l *launch) run(ctx context.Context, st step, seq int) (results.Run, Outcom
 // childEnv is a cell's process environment, built here and nowhere else:
 // vbench's own environment without any profiler variable, the workload's
 // env, and in a profiled mode the variables that load the profiler and tell
-// it its engine, settings and where to write the profile (profDir).
+// it its engine, settings and where to write the profiles (profDir), after
+// attach.ProfiledDefaults (first, so the parent's or the workload's value wins).
 func (l *launch) childEnv(c *cellState, profDir string) []string {
 	env := append(attach.ScrubEnv(os.Environ()), c.Workload.Env...)
 	engine := c.Mode.Engine()
 	if engine == "" {
 		return env
 	}
+	env = append(slices.Clone(attach.ProfiledDefaults), env...)
 	return append(env, attach.Env(l.env.Profiler, attach.Options{
 		Engine: engine, ProfileDir: profDir, Interval: l.profiler.Interval,
 		Include: l.profiler.Include, Exclude: l.profiler.Exclude,

@@ -41,6 +41,9 @@ namespace VbTest
                 case "fib": FibBench.Run(n > 0 ? n : 100); break;
                 case "mandel": Mandel.Run(n > 0 ? n : 1600); break;
                 case "deep": Deep.Run(n > 0 ? n : 100000, args.Length > 2 ? int.Parse(args[2]) : 0); break;
+                case "spawn": return Spawner.Run(n, args[2..]);
+                case "spawnbench": return Spawner.Run(n, args[2..], bench: true);
+                case "hang": Spawner.Hang(); break;
                 default: Console.Error.WriteLine("unknown scenario " + scenario); return 2;
             }
             return 0;
