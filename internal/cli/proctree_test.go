@@ -171,14 +171,19 @@ func TestProfileProcessTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	steps := map[string]int64{}
+	steps := map[int64]int64{}
 	for _, s := range pp.Sample {
 		if s.Location[0].Line[0].Function.Name == "VbTest.Loop.Step" {
-			steps[s.Label["pid"][0]] += s.Value[0]
+			steps[s.NumLabel["pid"][0]] += s.Value[0]
 		}
 	}
-	if steps[strconv.Itoa(parent)] != 500 || steps[strconv.Itoa(loop)] != 2000 || len(steps) != 2 {
+	if steps[int64(parent)] != 500 || steps[int64(loop)] != 2000 || len(steps) != 2 {
 		t.Errorf("Loop.Step calls by pid label: %v", steps)
+	}
+	// ... and go tool pprof splits it by pid, as docs/profiler.md says.
+	top, err := exec.Command("go", "tool", "pprof", "-top", "-sample_index=calls", "-tagfocus", "pid="+strconv.Itoa(loop), filepath.Join(dir, profile.PprofFile)).CombinedOutput()
+	if err != nil || !regexp.MustCompile(`(?m)^ +2000 .* VbTest\.Loop\.Step$`).Match(top) || strings.Contains(string(top), "Recursion") || strings.Contains(string(top), "Spawner") {
+		t.Errorf("go tool pprof -tagfocus pid=%d: %v\n%s", loop, err, top)
 	}
 
 	// vbench report reads the directory: every process, the missing one named.

@@ -30,8 +30,9 @@ const ElidedFrames = "[vbench: frames elided]"
 // are exclusive and its cumulative ones inclusive. Tracing: calls/count and
 // wall/nanoseconds; sampling: samples/count and cpu/nanoseconds (samples ×
 // interval). Every function has one location (and id: its index + 1); the
-// thread and the process are labels on each sample ("thread", "pid": a
-// profile merged from a process tree is split with -tagfocus pid=N). Paths deeper than PprofMaxStack are cut
+// thread and the process are labels on each sample ("thread", and the
+// numeric "pid": a profile merged from a process tree is split with
+// -tagfocus pid=N). Paths deeper than PprofMaxStack are cut
 // in the middle (see there).
 //
 // The protobuf is encoded by hand, one sample at a time, straight into the
@@ -77,11 +78,10 @@ func (p *Profile) WritePprof(w io.Writer) error {
 	for ti := range p.Threads {
 		t := &p.Threads[ti]
 		thread := e.str(strconv.Itoa(t.OSID))
-		pid := t.PID
-		if pid == 0 {
-			pid = p.PID
+		proc := int64(t.PID)
+		if proc == 0 {
+			proc = int64(p.PID)
 		}
-		proc := e.str(strconv.Itoa(pid))
 		// Cut stacks are merged before they are written: their values by
 		// the stack's varint bytes, in first-seen order.
 		cut := map[string]int{}
@@ -263,7 +263,8 @@ func (e *pbWriter) write() {
 }
 
 // sample writes one Sample: its location ids (leaf first), its two values,
-// and the thread and pid labels (string table indexes of their values).
+// the thread label (the string table index of its value) and the numeric
+// pid label.
 func (e *pbWriter) sample(ids []uint64, v [2]int64, thread, pid int64) {
 	e.msg = e.msg[:0]
 	e.msg.packed(1, ids)
@@ -274,7 +275,7 @@ func (e *pbWriter) sample(ids []uint64, v [2]int64, thread, pid int64) {
 	e.msg.bytes(3, e.label)
 	e.label = e.label[:0]
 	e.label.int(1, e.str("pid"))
-	e.label.int(2, pid)
+	e.label.int(3, pid) // num: -tagfocus pid=4242 matches it as a number
 	e.msg.bytes(3, e.label)
 	e.field(2)
 }

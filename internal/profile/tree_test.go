@@ -121,16 +121,16 @@ func TestTreeReadAndMerge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	calls := map[string]int64{}
+	calls := map[int64]int64{}
 	for _, s := range pp.Sample {
-		if len(s.Label["pid"]) != 1 || len(s.Label["thread"]) != 1 {
-			t.Fatalf("sample labels %v", s.Label)
+		if len(s.NumLabel["pid"]) != 1 || len(s.Label["thread"]) != 1 {
+			t.Fatalf("sample labels %v %v", s.Label, s.NumLabel)
 		}
 		if s.Location[0].Line[0].Function.Name == "Fib" {
-			calls[s.Label["pid"][0]] += s.Value[0]
+			calls[s.NumLabel["pid"][0]] += s.Value[0]
 		}
 	}
-	if calls["100"] != 5 || calls["300"] != 5 || len(calls) != 2 {
+	if calls[100] != 5 || calls[300] != 5 || len(calls) != 2 {
 		t.Errorf("Fib calls by pid label: %v", calls)
 	}
 
