@@ -38,6 +38,9 @@ const (
 	EnvTimeSample = "VBENCH_TIME_SAMPLE"       // tracing: time 1 in N calls of hot nodes (1: every call)
 	EnvNoInline   = "VBENCH_SAMPLING_NOINLINE" // sampling: keep user methods from being inlined
 	EnvMaxStack   = "VBENCH_MAX_STACK"         // sampling: frames kept per stack; deeper ones lose their middle
+	// sampling: leaves where CoreCLR stopped each thread (its GC safe
+	// points), without the interrupted function put back
+	EnvSafepointLeaves = "VBENCH_SAMPLING_SAFEPOINT_LEAVES"
 )
 
 // Bounds of VBENCH_MAX_STACK (the profiler's per-tick frame buffer holds 2^22).
