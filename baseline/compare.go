@@ -10,7 +10,7 @@ import (
 
 	"vbench/internal/machine"
 	"vbench/internal/results"
-	"vbench/numfmt"
+	"vbench/reports/numfmt"
 	"vbench/stats"
 )
 
@@ -151,7 +151,7 @@ func decide(p, ratio float64, opts Options) string {
 }
 
 func describe(what, verdict string, p, ratio float64, opts Options) string {
-	d := what + " " + numfmt.Change(ratio, p)
+	d := what + " " + numfmt.ChangeP(ratio, p)
 	switch {
 	case verdict != results.VerdictSame:
 		return d + " " + verdict

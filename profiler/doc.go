@@ -33,9 +33,11 @@
 //     Go runtime's; Initialize first calls a trivial Go export (which blocks
 //     until Go is initialised), then restores the flags of every handler Go
 //     left in place to what its owner asked for, and clears SA_ONSTACK on
-//     SIGRTMIN. VBENCH_DEBUG=1 logs each change; in a build with -tags
-//     vbenchtest, VBENCH_DEBUG_KEEP_ONSTACK=1 leaves SIGRTMIN (only it) as
-//     Go left it, to demonstrate the crash.
+//     SIGRTMIN. On .NET 10 that restores signals 2, 3, 4, 5, 6, 15 and 34
+//     (SIGRTMIN) from flags 0x1c000004 to 0x14000004, and CoreCLR's own
+//     handlers for 7, 8, 11 and 13 (see 5). VBENCH_DEBUG=1 logs each change;
+//     in a build with -tags vbenchtest, VBENCH_DEBUG_KEEP_ONSTACK=1 leaves
+//     SIGRTMIN (only it) as Go left it, to demonstrate the crash.
 //  2. Every entry point CoreCLR calls is C or assembly. Go runs only in three
 //     cold places: Initialize (wait for the runtime, read the configuration),
 //     Shutdown, and the exit-path fallback (write the profile). Each goes
@@ -62,8 +64,16 @@
 //  5. Go also replaces the synchronous signals' handlers (SIGSEGV, SIGBUS,
 //     SIGFPE, SIGPIPE) and forwards foreign faults; CoreCLR's conversion of
 //     faults into NullReference/DivideByZero exceptions does not survive that
-//     detour (the process died of SIGFPE). signals.c gives every handler Go
-//     replaced back to its owner, whole.
+//     detour (the first DivideByZeroException killed the process with SIGFPE
+//     in every mode). signals.c gives every handler Go replaced back to its
+//     owner, whole (Go then no longer turns its own faults into panics: our
+//     Go code is small, runs only at startup and exit, and a fault there
+//     would be fatal anyway). TestHardwareFaultsBecomeExceptions runs faults
+//     under every engine; the stress program dereferences null every round.
+//
+// The proof is scripts/stress-profiler.sh (make stress), results in
+// docs/profiler.md; TestSigrtminOnstackCleared reads SIGRTMIN's flags from
+// inside the profilee under every engine.
 //
 // Exceptions: ExceptionUnwindFunctionEnter/Leave pop the frame of a hooked
 // function the unwinder removed; a leave whose function is not the active

@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"vbench/internal/results"
+	"vbench/reports/numfmt"
 )
 
 // The charts are drawn by gonum/plot on its SVG canvas and inlined in the
@@ -129,17 +130,11 @@ func multipleTicks(lo, hi float64) plot.ConstantTicks {
 		for _, s := range steps {
 			v := d + math.Log10(s)
 			if v >= lo-1e-9 && v <= hi+1e-9 {
-				ticks = append(ticks, plot.Tick{Value: v, Label: "×" + trimFloat(math.Pow(10, v))})
+				ticks = append(ticks, plot.Tick{Value: v, Label: numfmt.MultipleTick(math.Pow(10, v))})
 			}
 		}
 	}
 	return ticks
-}
-
-func trimFloat(x float64) string {
-	s := fmt.Sprintf("%.2f", x)
-	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	return s
 }
 
 // OverheadChart draws one bar per (workload, mode) cell with a measured
@@ -201,7 +196,7 @@ func OverheadChart(m *Matrix) (*Chart, error) {
 			}
 			lo, hi = math.Min(lo, y), math.Max(hi, y)
 			labels.XYs = append(labels.XYs, plotter.XY{X: float64(i), Y: math.Max(top, 0)})
-			labels.Labels = append(labels.Labels, fmtMult(x))
+			labels.Labels = append(labels.Labels, numfmt.Multiple(x))
 			labelOffsets = append(labelOffsets, off)
 		}
 	}

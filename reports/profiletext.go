@@ -10,6 +10,7 @@ import (
 
 	"vbench/internal/profile"
 	"vbench/internal/results"
+	"vbench/reports/numfmt"
 )
 
 // ErrNoCallData is returned for null-mode profiles: the null engine runs the
@@ -24,9 +25,12 @@ const (
 	MaxTreeDepth     = 1000
 )
 
+// DefaultTop is how many rows the top-functions table of a profile report has.
+const DefaultTop = 15
+
 // ProfileOptions shape the textual profile report.
 type ProfileOptions struct {
-	Top        int     // rows of the top-functions table; 0 hides it
+	Top        int     // rows of the top-functions table; 0: DefaultTop
 	MaxDepth   int     // deepest tree level printed (1 = roots only); 0: DefaultTreeDepth; at most MaxTreeDepth
 	MinPercent float64 // hide tree nodes under this percentage of their thread
 	Thread     int     // print only this thread (OS id); 0 means all
@@ -56,7 +60,7 @@ func (w weigh) fmt(v int64) string {
 	if w.sampling {
 		return fmt.Sprint(v)
 	}
-	return fmtNs(float64(v))
+	return numfmt.Duration(float64(v))
 }
 
 func (w weigh) unit() string {
@@ -75,12 +79,16 @@ func (w weigh) threadTotal(t *profile.Thread) int64 {
 	return sum
 }
 
+// pct is part's percentage of whole, 0 of nothing: what --min-percent is compared with.
 func pct(part, whole int64) float64 {
 	if whole == 0 {
 		return 0
 	}
 	return 100 * float64(part) / float64(whole)
 }
+
+// share prints part's share of whole: "73.6%".
+func share(part, whole int64) string { return numfmt.Share(float64(part), float64(whole)) }
 
 // ProfileHeader describes a profile in two lines: what was profiled and how.
 func ProfileHeader(w io.Writer, name string, p *profile.Profile) {
@@ -94,10 +102,10 @@ func ProfileHeader(w io.Writer, name string, p *profile.Profile) {
 		parts = append(parts, "started "+p.Start.UTC().Format("2006-01-02 15:04:05 MST"))
 	}
 	if p.DurationNs > 0 {
-		parts = append(parts, fmtNs(float64(p.DurationNs)))
+		parts = append(parts, numfmt.Duration(float64(p.DurationNs)))
 	}
 	if p.Mode.Samples() && p.IntervalNs > 0 {
-		parts = append(parts, fmt.Sprintf("%d samples every %s", p.Samples, fmtNs(float64(p.IntervalNs))))
+		parts = append(parts, fmt.Sprintf("%d samples every %s", p.Samples, numfmt.Duration(float64(p.IntervalNs))))
 	}
 	parts = append(parts, fmt.Sprintf("%d threads", len(p.Threads)), fmt.Sprintf("%d functions", len(p.Functions)))
 	if len(p.Include) > 0 {
@@ -116,13 +124,12 @@ func ProfileHeader(w io.Writer, name string, p *profile.Profile) {
 // indented text, the thesis's textual trees:
 //
 //	└─ Fibonacci.Program.Main(string[])  calls=1  incl=4.742ms (100.0%)  excl=1.250ms
-//	   └─ Fibonacci.Program.Run(int)  calls=25  incl=3.493ms (73.6%)  excl=75.00µs
+//	   └─ Fibonacci.Program.Run(int)  calls=25  incl=3.492ms (73.6%)  excl=75.00µs
 func ProfileText(w io.Writer, name string, p *profile.Profile, opts ProfileOptions) error {
 	ew := &errWriter{w: w}
 	ProfileHeader(ew, name, p)
 	if p.Mode == results.EngineNull {
-		fmt.Fprintln(ew, "\nThis is a null-mode profile: the null engine runs the enter/leave hooks and records nothing,")
-		fmt.Fprintln(ew, "so there are no functions or calls to show. Profile in tracing or sampling mode for a call tree.")
+		io.WriteString(ew, nullNote)
 		return ew.err
 	}
 	wt := weighOf(p)
@@ -138,18 +145,33 @@ func ProfileText(w io.Writer, name string, p *profile.Profile, opts ProfileOptio
 			return fmt.Errorf("%s: no thread with OS id %d", name, opts.Thread)
 		}
 	}
-	var total int64
-	for i := range threads {
-		total += wt.threadTotal(&threads[i])
+	top := opts.Top
+	if top <= 0 {
+		top = DefaultTop
 	}
-	if opts.Top > 0 {
-		writeTop(ew, p, wt, threads, total, opts.Top)
-	}
+	writeTop(ew, p, wt, threads, top)
 	for i := range threads {
 		writeTree(ew, p, wt, &threads[i], opts)
 	}
 	return ew.err
 }
+
+// ProfileTop writes the top n (at least 1) functions of all of p's threads:
+// the table ProfileText starts with (`vbench report PROFILE`), which
+// `vbench profile` prints after the program exits.
+func ProfileTop(w io.Writer, p *profile.Profile, n int) error {
+	ew := &errWriter{w: w}
+	if p.Mode == results.EngineNull {
+		io.WriteString(ew, nullNote)
+		return ew.err
+	}
+	writeTop(ew, p, weighOf(p), p.Threads, max(n, 1))
+	return ew.err
+}
+
+// nullNote stands in for a null profile's tables: it has nothing to show.
+const nullNote = "\nThis is a null-mode profile: the null engine runs the enter/leave hooks and records nothing,\n" +
+	"so there are no functions or calls to show. Profile in tracing or sampling mode for a call tree.\n"
 
 // funcRow is one function summed over the chosen threads.
 type funcRow struct {
@@ -159,8 +181,13 @@ type funcRow struct {
 }
 
 // writeTop prints the functions with the most exclusive weight, like
-// `pprof -top`. Inclusive figures count a recursion once (its outermost frame).
-func writeTop(w io.Writer, p *profile.Profile, wt weigh, threads []profile.Thread, total int64, n int) {
+// `pprof -top`. Inclusive figures count a recursion once (its outermost
+// frame); shares are of the threads' total.
+func writeTop(w io.Writer, p *profile.Profile, wt weigh, threads []profile.Thread, n int) {
+	var total int64
+	for i := range threads {
+		total += wt.threadTotal(&threads[i])
+	}
 	rows := make([]funcRow, len(p.Functions))
 	for i, f := range p.Functions {
 		rows[i].name = f.Name
@@ -187,8 +214,12 @@ func writeTop(w io.Writer, p *profile.Profile, wt weigh, threads []profile.Threa
 	for len(rows) > 0 && rows[len(rows)-1].incl == 0 && rows[len(rows)-1].calls == 0 {
 		rows = rows[:len(rows)-1]
 	}
+	if len(rows) == 0 {
+		fmt.Fprintf(w, "\nNo functions with recorded %s on %s.\n", wt.unit(), threadCount(len(threads)))
+		return
+	}
 	shown := min(n, len(rows))
-	fmt.Fprintf(w, "\nTop %d of %d functions by exclusive %s (total %s on %d threads)\n", shown, len(rows), wt.unit(), wt.fmt(total), len(threads))
+	fmt.Fprintf(w, "\nTop %d of %d functions by exclusive %s (total %s on %s)\n", shown, len(rows), wt.unit(), wt.fmt(total), threadCount(len(threads)))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	if wt.sampling {
 		fmt.Fprintln(tw, "excl\texcl%\tincl\tincl%\t  function")
@@ -196,7 +227,7 @@ func writeTop(w io.Writer, p *profile.Profile, wt weigh, threads []profile.Threa
 		fmt.Fprintln(tw, "excl\texcl%\tincl\tincl%\tcalls\t  function")
 	}
 	for _, r := range rows[:shown] {
-		line := fmt.Sprintf("%s\t%.1f%%\t%s\t%.1f%%\t", wt.fmt(r.excl), pct(r.excl, total), wt.fmt(r.incl), pct(r.incl, total))
+		line := wt.fmt(r.excl) + "\t" + share(r.excl, total) + "\t" + wt.fmt(r.incl) + "\t" + share(r.incl, total) + "\t"
 		if !wt.sampling {
 			line += fmt.Sprintf("%d\t", r.calls)
 		}
@@ -204,6 +235,13 @@ func writeTop(w io.Writer, p *profile.Profile, wt weigh, threads []profile.Threa
 		fmt.Fprintln(tw, line+"  "+r.name)
 	}
 	tw.Flush()
+}
+
+func threadCount(n int) string {
+	if n == 1 {
+		return "1 thread"
+	}
+	return fmt.Sprintf("%d threads", n)
 }
 
 // writeTree prints one thread's call tree with box-drawing branches, down to
@@ -219,7 +257,7 @@ func writeTree(w io.Writer, p *profile.Profile, wt weigh, t *profile.Thread, opt
 	if t.ManagedID != 0 {
 		fmt.Fprintf(w, " (managed %d)", t.ManagedID)
 	}
-	fmt.Fprintf(w, " · cpu %s · %s %s\n", fmtNs(float64(t.CPUNs)), wt.fmt(total), map[bool]string{true: "samples", false: "traced"}[wt.sampling])
+	fmt.Fprintf(w, " · cpu %s · %s %s\n", numfmt.OrMissing(float64(t.CPUNs), numfmt.Duration), wt.fmt(total), map[bool]string{true: "samples", false: "traced"}[wt.sampling])
 	if len(t.Roots) == 0 {
 		fmt.Fprintln(w, "(no profiled frames)")
 		return
@@ -258,7 +296,8 @@ func writeTree(w io.Writer, p *profile.Profile, wt weigh, t *profile.Thread, opt
 			rec(n.Children, prefix+indent, depth+1)
 		}
 		if hidden > 0 {
-			fmt.Fprintf(w, "%s└─ … %d more under %.1f%% (%s together)\n", prefix, hidden, opts.MinPercent, wt.fmt(hiddenW))
+			// The threshold as the user gave it (--min-percent 0.25: "0.25%").
+			fmt.Fprintf(w, "%s└─ … %d more under %g%% (%s together)\n", prefix, hidden, opts.MinPercent, wt.fmt(hiddenW))
 		}
 	}
 	rec(t.Roots, "", 0)
@@ -268,7 +307,7 @@ func writeTree(w io.Writer, p *profile.Profile, wt weigh, t *profile.Thread, opt
 func nodeLine(p *profile.Profile, wt weigh, n *profile.Node, total int64) string {
 	name := p.Functions[n.Fn].Name
 	if wt.sampling {
-		return fmt.Sprintf("%s  samples=%d (%.1f%%)  self=%d", name, wt.incl(n), pct(wt.incl(n), total), wt.excl(n))
+		return fmt.Sprintf("%s  samples=%d (%s)  self=%d", name, wt.incl(n), share(wt.incl(n), total), wt.excl(n))
 	}
-	return fmt.Sprintf("%s  calls=%d  incl=%s (%.1f%%)  excl=%s", name, n.Calls, wt.fmt(wt.incl(n)), pct(wt.incl(n), total), wt.fmt(wt.excl(n)))
+	return fmt.Sprintf("%s  calls=%d  incl=%s (%s)  excl=%s", name, n.Calls, wt.fmt(wt.incl(n)), share(wt.incl(n), total), wt.fmt(wt.excl(n)))
 }

@@ -14,12 +14,12 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/olekukonko/tablewriter"
 	"github.com/spf13/cobra"
 
 	"vbench/internal/attach"
 	"vbench/internal/profile"
 	"vbench/internal/results"
+	"vbench/reports"
 )
 
 type profileFlags struct {
@@ -43,7 +43,8 @@ func newProfileCmd() *cobra.Command {
 		Short: "Run a .NET program under the vbench profiler and show where its time goes",
 		Long: `profile runs COMMAND (any command that starts a .NET 8+ process, e.g.
 "dotnet app.dll") with the vbench profiler attached, writes profile.json and
-profile.pb.gz (pprof) into --out, and shows the top functions.
+profile.pb.gz (pprof) into --out, and shows the top functions: the table
+vbench report PROFILE starts with.
 
 Modes: tracing (every call of user code: exact counts, and wall times measured
 on every call of rarely called paths and on a random sample of ~1 in 16 calls
@@ -63,7 +64,8 @@ byte for byte. vbench prints its table and messages on stderr; with
                   "inclusive_samples", "exclusive_samples",
                   "callers": [{"name", "calls"}]}]}
 (the top --top functions, by exclusive time or exclusive samples; callers are
-direct callers, "<root>" when the caller is not profiled).
+direct callers, "<root>" when the caller is not profiled). Every function is
+in profile.json.
 
 vbench exits with the program's own exit code (128+n if it died of signal n);
 SIGINT and SIGTERM are forwarded to it. If the profiler library is missing or
@@ -84,7 +86,7 @@ profile was written (the runtime declined the profiler, or COMMAND is not a
 	fl.StringSliceVar(&f.include, "include", nil, "assembly or namespace patterns to profile (repeatable, comma-separated)")
 	fl.StringSliceVar(&f.exclude, "exclude", nil, "assembly or namespace patterns not to profile (repeatable, comma-separated)")
 	fl.StringVar(&f.out, "out", "", "directory for profile.json and profile.pb.gz (default: a new temporary directory)")
-	fl.IntVar(&f.top, "top", 20, "how many functions to show (0: all)")
+	fl.IntVar(&f.top, "top", 20, "how many functions to show (at least 1; profile.json holds them all)")
 	fl.StringVar(&f.format, "format", "table", "table (on stderr) | json (on stdout)")
 	fl.StringVar(&f.lib, "profiler", "", "profiler library (default: libvbenchprof.so next to vbench)")
 	fl.BoolVar(&f.noInline, "no-inline", false, "sampling: keep user methods (but tiny ones) from being inlined, so samples land on them")
@@ -110,8 +112,8 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 	if f.maxStack < attach.MinMaxStack || f.maxStack > attach.MaxMaxStack {
 		return usageErrf("--max-stack %d: want %d..%d frames", f.maxStack, attach.MinMaxStack, attach.MaxMaxStack)
 	}
-	if f.top < 0 {
-		return usageErrf("--top %d: want 0 (all) or more", f.top)
+	if err := checkTop(f.top); err != nil {
+		return err
 	}
 	lib := f.lib
 	if lib == "" {
@@ -164,7 +166,7 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 	if f.format == "json" {
 		err = writeProfileJSON(cmd.OutOrStdout(), p, dir, code, f.top)
 	} else {
-		err = writeProfileTable(stderr, p, f.top)
+		err = reports.ProfileTop(stderr, p, f.top)
 	}
 	if err != nil {
 		return err
@@ -311,40 +313,10 @@ func writeProfileJSON(w io.Writer, p *profile.Profile, dir string, code, top int
 	return enc.Encode(out)
 }
 
-func writeProfileTable(w io.Writer, p *profile.Profile, top int) error {
-	fs := p.Top(top)
-	if len(fs) == 0 {
-		fmt.Fprintf(w, "vbench: no functions in the %s profile\n", p.Mode)
-		return nil
+// checkTop refuses a --top that shows no functions (report and profile).
+func checkTop(top int) error {
+	if top < 1 {
+		return usageErrf("--top %d: must be >= 1", top)
 	}
-	t := tablewriter.NewWriter(w)
-	if p.Sampled() {
-		var total int64
-		for _, f := range p.Functions {
-			total += f.ExclusiveSamples
-		}
-		t.Header("Function", "Self", "Share", "Total", "Module")
-		for _, f := range fs {
-			t.Append(f.Name, f.ExclusiveSamples, pct(f.ExclusiveSamples, total), f.InclusiveSamples, f.Module)
-		}
-	} else {
-		var total int64
-		for _, f := range p.Functions {
-			total += f.ExclusiveNs
-		}
-		t.Header("Function", "Calls", "Self ms", "Share", "Total ms", "Module")
-		for _, f := range fs {
-			t.Append(f.Name, f.Calls, ms(f.ExclusiveNs), pct(f.ExclusiveNs, total), ms(f.InclusiveNs), f.Module)
-		}
-	}
-	return t.Render()
-}
-
-func ms(ns int64) string { return fmt.Sprintf("%.3f", float64(ns)/1e6) }
-
-func pct(a, total int64) string {
-	if total == 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.1f%%", 100*float64(a)/float64(total))
+	return nil
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/schollz/progressbar/v3"
 
-	"vbench/numfmt"
+	"vbench/reports/numfmt"
 	"vbench/runner"
 )
 

@@ -81,7 +81,7 @@ With -o the format follows the file's extension (.txt, .md, .html, .svg,
 	fl.StringVar(&f.format, "format", "", "output `format`: text, markdown, html, gobench, junit (results); text, svg (profiles)")
 	fl.StringVar(&f.baseline, "baseline", "", "recompute verdicts against this baseline `FILE` (a results file of the same suite)")
 	fl.StringVar(&f.junit, "junit", "", "also write JUnit XML of the newest results file to `FILE`")
-	fl.IntVar(&f.top, "top", 15, "profiles: rows of the top-functions table (0 hides it)")
+	fl.IntVar(&f.top, "top", reports.DefaultTop, "profiles: rows of the top-functions table (at least 1)")
 	fl.IntVar(&f.depth, "depth", 0, fmt.Sprintf("profiles: levels of calls shown, deeper paths summarised in one line or frame (0: %d for text, %d for svg; at most %d)",
 		reports.DefaultTreeDepth, reports.DefaultFlameDepth, reports.MaxTreeDepth))
 	fl.Float64Var(&f.minPercent, "min-percent", 0.5, "profiles: hide call-tree nodes under this `percent` of their thread (0: show all)")
@@ -91,6 +91,9 @@ With -o the format follows the file's extension (.txt, .md, .html, .svg,
 }
 
 func runReport(cmd *cobra.Command, args []string, f *reportFlags) error {
+	if err := checkTop(f.top); err != nil {
+		return err
+	}
 	if err := baseline.Guard("-o", f.output); err != nil {
 		return usageErr(err)
 	}

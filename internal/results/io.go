@@ -18,11 +18,15 @@ import (
 
 // Marshal renders f as the indented JSON that every vbench file uses.
 func Marshal(f *File) ([]byte, error) {
-	b, err := json.MarshalIndent(f, "", "  ")
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	// Nothing reads these files as HTML: keep "p<0.001" readable.
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(f); err != nil {
 		return nil, err
 	}
-	return append(b, '\n'), nil
+	return b.Bytes(), nil
 }
 
 // WriteFile writes f to path atomically: readers see the old file or the new
