@@ -47,8 +47,12 @@ typedef struct {
 #define COR_PRF_DISABLE_ALL_NGEN_IMAGES 0x80000000u
 #define COR_PRF_DISABLE_INLINING 0x00200000u
 
+// DoStackSnapshot flags (COR_PRF_SNAPSHOT_INFO).
+#define COR_PRF_SNAPSHOT_REGISTER_CONTEXT 0x1u
+
 // ICorProfilerInfo..Info10 vtable slots.
 enum {
+	INFO_GetFunctionFromIP = 7,
 	INFO_GetThreadInfo = 12,
 	INFO_GetCurrentThreadID = 13,
 	INFO_GetFunctionInfo = 15,

@@ -15,7 +15,9 @@
 //     1ms..1s) does SuspendRuntime, EnumThreads, DoStackSnapshot per thread,
 //     ResumeRuntime, and merges each stack into that thread's sampling tree
 //     (sampler.c). All frames are kept; the user-code filter is applied when
-//     the profile is written.
+//     the profile is written. Each stack is cut back to where the suspension
+//     first interrupted the thread, not where it reached a GC safe point
+//     (interrupted.c), so methods without a safe point get their samples.
 //   - null: the same mapper, inlining veto and hook registration as tracing,
 //     with hooks that just return: the floor any enter/leave tracer pays.
 //
@@ -57,7 +59,9 @@
 //     read trees while threads still run.
 //  4. The sampler is a C pthread with every signal blocked; it is stopped and
 //     joined before the profile is written and never touches the CLR after
-//     Shutdown returns.
+//     Shutdown returns. In sampling mode a C wrapper (interrupted.c) sits in
+//     front of CoreCLR's SIGRTMIN handler, same flags and mask: it notes the
+//     interrupted context and what the handler changed on the stack.
 //  5. Go also replaces the synchronous signals' handlers (SIGSEGV, SIGBUS,
 //     SIGFPE, SIGPIPE) and forwards foreign faults; CoreCLR's conversion of
 //     faults into NullReference/DivideByZero exceptions does not survive that

@@ -446,3 +446,67 @@ func TestUnwindCallbacksBalanceExceptions(t *testing.T) {
 		t.Fatalf("unwind statistics:\n%s", r.Stderr)
 	}
 }
+
+// CoreCLR suspends a thread only at a GC safe point. Leafy.Spin runs two
+// equal halves of work per iteration: its own, and a call to Leafy.Mix,
+// which has no safe point (no loop, no call). Interrupted in Mix, a thread is
+// stopped on Mix's return, so the stack walks never start in Mix; interrupted
+// in Spin's half, it is stopped later, wherever a second interruption lands
+// (mostly in Mix). The sampler takes each stack as of the first interruption
+// (interrupted.c): Mix gets about half of Spin's samples, as perf measures
+// (docs/profiler.md). With VBENCH_SAMPLING_SAFEPOINT_LEAVES=1 it takes the
+// walks as CoreCLR gives them, and Mix gets none. Two threads: each thread's
+// interruptions are matched to its own stack.
+func TestSamplingSeesLeavesWithoutSafePoints(t *testing.T) {
+	const spin, mix = "VbTest.Leafy.Spin", "VbTest.Leafy.Mix"
+	env := []string{attach.EnvInterval + "=1ms", "VBENCH_DEBUG=1"}
+	r, p := profiled(t, results.EngineSampling, env, 0, "leaf", "10", "2")
+	s, m := p.Function(spin), p.Function(mix)
+	if s == nil || s.InclusiveSamples < 100 {
+		t.Fatalf("%s: %+v, want >= 100 inclusive samples\nstderr:\n%s", spin, s, r.Stderr)
+	}
+	// Binomial: 100 samples at one half each lie within 0.30..0.70 but for
+	// odds of about one in 10^4.
+	if m == nil || m.ExclusiveSamples*10 < s.InclusiveSamples*3 || m.ExclusiveSamples*10 > s.InclusiveSamples*7 {
+		t.Fatalf("%s: %+v; want 30%%..70%% of %s's %d samples (half the work) as its own\nstderr:\n%s", mix, m, spin, s.InclusiveSamples, r.Stderr)
+	}
+	if c := m.Callers; len(c) != 1 || c[0].Name != spin || c[0].Samples != m.InclusiveSamples {
+		t.Errorf("%s callers %+v, want only %s", mix, c, spin)
+	}
+	threads := 0
+	for _, th := range p.Threads {
+		if samplesOf(p, th.Roots, mix) > 0 {
+			threads++
+		}
+	}
+	if threads != 2 {
+		t.Errorf("%s has samples on %d threads, want 2", mix, threads)
+	}
+	if !regexp.MustCompile(`leaves by the first interruption: [1-9]\d* cut back to it \(or its caller\), [1-9]\d* put back`).MatchString(r.Stderr) {
+		t.Errorf("VBENCH_DEBUG=1 did not count leaves cut back and put back:\n%s", r.Stderr)
+	}
+
+	_, p = profiled(t, results.EngineSampling, append(env, attach.EnvSafepointLeaves+"=1"), 0, "leaf", "10", "2")
+	s, m = p.Function(spin), p.Function(mix)
+	if s == nil || s.InclusiveSamples < 100 {
+		t.Fatalf("%s with safe-point leaves: %+v, want >= 100 inclusive samples", spin, s)
+	}
+	if m != nil && m.ExclusiveSamples != 0 {
+		t.Errorf("with safe-point leaves %s has %d exclusive samples: CoreCLR stopped a thread inside it", mix, m.ExclusiveSamples)
+	}
+	if s.ExclusiveSamples != s.InclusiveSamples {
+		t.Errorf("with safe-point leaves %s keeps %d of its %d samples, want all", spin, s.ExclusiveSamples, s.InclusiveSamples)
+	}
+}
+
+// samplesOf sums the exclusive samples of nodes named name in a thread's tree.
+func samplesOf(p *profile.Profile, nodes []profile.Node, name string) int64 {
+	var n int64
+	for _, x := range nodes {
+		if p.Functions[x.Fn].Name == name {
+			n += x.ExclusiveSamples
+		}
+		n += samplesOf(p, x.Children, name)
+	}
+	return n
+}

@@ -4,6 +4,7 @@ package main
 #include "vb.h"
 extern char vb_runtime_version[64];
 extern int64_t vb_samples_taken;
+extern int vb_leaf_recovery;
 int64_t vb_mono_ns(void);
 uint64_t vb_tsc_now(void);
 */
@@ -73,6 +74,9 @@ func snapshot(cfg *config, complete bool) *profile.Profile {
 	}
 	if n := int64(C.vb_stacks_dropped); n > 0 {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%d stacks were not sampled: a tick's stacks held more than %d frames together", n, C.VB_MAXFRAMES))
+	}
+	if cfg.mode == cModeSampling && C.vb_leaf_recovery < 0 {
+		p.Warnings = append(p.Warnings, "the sampler could not wrap CoreCLR's SIGRTMIN handler: each stack's leaf is where the runtime stopped the thread (a GC safe point), so methods without one (no loop, no call) get no exclusive samples")
 	}
 	if n := int64(C.vb_stacks_failed); n > 0 {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%d stack walks failed part way and were left out", n))

@@ -41,6 +41,9 @@ const (
 	EnvNoInline   = "VBENCH_SAMPLING_NOINLINE" // sampling: keep user methods from being inlined
 	EnvMaxStack   = "VBENCH_MAX_STACK"         // sampling: frames kept per stack; deeper ones lose their middle
 	EnvProcesses  = "VBENCH_PROCESSES"         // a regexp: profile only processes whose command line matches
+	// sampling: leaves where CoreCLR stopped each thread (its GC safe
+	// points), without the interrupted function put back
+	EnvSafepointLeaves = "VBENCH_SAMPLING_SAFEPOINT_LEAVES"
 )
 
 // Bounds of VBENCH_MAX_STACK (the profiler's per-tick frame buffer holds 2^22).
