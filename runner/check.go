@@ -1,8 +1,9 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"sort"
 	"strings"
 
@@ -39,18 +40,18 @@ func (l *launch) check(c *cellState, st step, r *results.Run, out Outcome, runDi
 	}
 	if c.Spec.Engine == "" {
 		if runDir != "" && !st.warmup {
-			l.keep(c, runDir)
+			l.keep(c, runDir, nil)
 		}
 		return
 	}
-	p, msg := readProfile(runDir, c.Spec.Engine, out.Profiler)
+	tree, p, msg := readProfile(runDir, c.Spec.Engine, out.Profiler)
 	if msg != "" {
 		r.Error = msg
 		return
 	}
 	if !st.warmup {
 		l.useProfile(c, r.Seq, p, rep)
-		l.keep(c, runDir)
+		l.keep(c, runDir, tree)
 	}
 }
 
@@ -100,20 +101,31 @@ func (l *launch) checkChecksum(w *suite.Workload, got string) string {
 	return fmt.Sprintf("checksum mismatch: got %q, expected %q (from %s)", got, want, src)
 }
 
-// readProfile reads the profile a profiled run left in dir, which must be
-// one of engine's.
-func readProfile(dir string, engine results.Engine, profilerSaid []string) (*profile.Profile, string) {
-	p, err := profile.ReadFile(dir)
+// readProfile reads the profiles a profiled run left in dir, one per .NET
+// process of the workload's process tree (a `dotnet test` is several), all of
+// engine's, and merges them (a tree of one process is its own profile): the
+// checks and coverage are over the whole tree. A process that started
+// profiling and wrote nothing fails the run: its calls would be missing.
+func readProfile(dir string, engine results.Engine, profilerSaid []string) (*profile.Tree, *profile.Profile, string) {
+	t, err := profile.ReadTree(dir)
 	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, noProfile(profilerSaid)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, noProfile(profilerSaid)
 		}
-		return nil, "profiler wrote an unreadable profile: " + err.Error()
+		return nil, nil, "profiler wrote an unreadable profile: " + err.Error()
 	}
-	if p.Mode != engine {
-		return nil, fmt.Sprintf("profile says mode %q, the run asked for %q", p.Mode, engine)
+	if len(t.Missing) > 0 {
+		var names []string
+		for _, m := range t.Missing {
+			names = append(names, m.Process.String())
+		}
+		return nil, nil, fmt.Sprintf("%d of the workload's processes started profiling and wrote no profile (%s): killed or crashed before they exited, or left running and killed with the process group",
+			len(t.Missing), strings.Join(names, "; "))
 	}
-	return p, ""
+	if t.Mode() != engine {
+		return nil, nil, fmt.Sprintf("profile says mode %q, the run asked for %q", t.Mode(), engine)
+	}
+	return t, t.Merge(), ""
 }
 
 // noProfile explains a profiled run that left no profile, quoting the
@@ -126,7 +138,7 @@ func noProfile(said []string) string {
 	case quote != "":
 		return "profiler wrote no profile: " + quote
 	}
-	return "profiler did not load or wrote no profile (no " + profile.JSONFile + " in VBENCH_PROFILE_DIR)"
+	return "profiler did not load or wrote no profile (no process wrote one into VBENCH_PROFILE_DIR)"
 }
 
 // checkCalls compares the profile's call counts (all rows named f, summed)

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -85,8 +86,10 @@ func (c *cellState) needsRunDir() bool {
 // vbench's own environment without any profiler variable, the workload's
 // env, the mode's env (which wins over the workload's), and in an engine
 // mode the variables that load vbench's profiler and tell it its engine,
-// settings and where to write the profile (the run's directory). {rundir}
-// in the workload's and the mode's values is the run's directory.
+// settings and where to write the profiles (the run's directory), after
+// attach.ProfiledDefaults (first, so the parent's, the workload's or the
+// mode's value wins). {rundir} in the workload's and the mode's values is
+// the run's directory.
 func (l *launch) childEnv(c *cellState, runDir string) []string {
 	env := attach.ScrubEnv(os.Environ())
 	env = append(env, expandRunDir(c.Workload.Env, runDir)...)
@@ -95,6 +98,7 @@ func (l *launch) childEnv(c *cellState, runDir string) []string {
 	if sp.Engine == "" {
 		return env
 	}
+	env = append(slices.Clone(attach.ProfiledDefaults), env...)
 	lib := sp.Profiler
 	if lib == "" {
 		lib = l.env.Profiler

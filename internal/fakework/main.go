@@ -4,7 +4,8 @@
 // can fail in every way a real workload can: non-zero exit, SIGSEGV, a hang
 // with a child process, a wrong checksum, no VBENCH line. When run under a
 // profiled mode (VBENCH_MODE and VBENCH_PROFILE_DIR set by vbench) it writes
-// the profile.json a profiler would, with the call counts it is told to.
+// the profile.json a profiler would (in its own <pid>/ directory, with
+// started.json), with the call counts it is told to.
 package main
 
 import (
@@ -116,7 +117,7 @@ func main() {
 		e *= math.Exp(*spread * rand.NormFloat64())
 	}
 	if dir := os.Getenv("VBENCH_PROFILE_DIR"); dir != "" && mode != "" && *rawProfile != "" {
-		if err := os.WriteFile(filepath.Join(dir, profile.JSONFile), []byte(*rawProfile), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(processDir(dir, results.Engine(mode)), profile.JSONFile), []byte(*rawProfile), 0o644); err != nil {
 			panic(err)
 		}
 	} else if dir != "" && mode != "" && !*noProfile {
@@ -174,8 +175,23 @@ func parsePairs(s string) map[string]string {
 	return m
 }
 
+// processDir makes this process's directory under the profile directory
+// and its started.json, as the profiler does when it starts.
+func processDir(dir string, mode results.Engine) string {
+	pd, err := profile.NewProcessDir(dir, os.Getpid())
+	if err != nil {
+		panic(err)
+	}
+	if err := profile.WriteStarted(pd, profile.Process{PID: os.Getpid(), ParentPID: os.Getppid(), Command: os.Args, Mode: mode, Start: time.Now()}); err != nil {
+		panic(err)
+	}
+	return pd
+}
+
 func writeProfile(dir string, mode results.Engine, calls map[string]int64, funcs string) {
-	p := profile.Profile{Schema: profile.SchemaVersion, Mode: mode, PID: os.Getpid(), Start: time.Now(), Complete: true, Functions: []profile.Function{}, Threads: []profile.Thread{}}
+	dir = processDir(dir, mode)
+	p := profile.Profile{Schema: profile.SchemaVersion, Mode: mode, PID: os.Getpid(), ParentPID: os.Getppid(), Command: os.Args, Start: time.Now(), End: time.Now(),
+		Complete: true, Functions: []profile.Function{}, Threads: []profile.Thread{}}
 	for name, n := range calls {
 		p.Functions = append(p.Functions, profile.Function{ID: len(p.Functions), Name: name, Calls: n, Callers: []profile.Caller{}})
 	}
