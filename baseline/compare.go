@@ -6,11 +6,12 @@ package baseline
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 
 	"vbench/internal/machine"
 	"vbench/internal/results"
-	"vbench/numfmt"
+	"vbench/reports/numfmt"
 	"vbench/stats"
 )
 
@@ -30,7 +31,7 @@ func OptionsOf(f *results.File) Options {
 //
 //   - failed    when it failed in cur;
 //   - new       when base has no successful cell to compare with;
-//   - regressed when its elapsed times are slower, significantly (U test,
+//   - regressed when its times (its metric) are slower, significantly (U test,
 //     p < Alpha) and by more than MinChange (median ratio > 1+MinChange), or
 //     when its overhead multiple grew in the same sense (per-run multiples
 //     against the none median of the same file, U test, ratio of overheads);
@@ -39,7 +40,7 @@ func OptionsOf(f *results.File) Options {
 //   - same      otherwise.
 //
 // A machine fingerprint mismatch adds a warning to cur; it does not stop the
-// comparison.
+// comparison. Callers refuse files whose metrics differ first (CheckMetrics).
 func Compare(base, cur *results.File, opts Options) {
 	// A warning about an earlier comparison's baseline no longer applies.
 	kept := cur.Warnings[:0]
@@ -85,11 +86,11 @@ func compareCell(base, cur *results.File, c *results.Cell, opts Options) {
 		return
 	}
 	old := base.Find(c.Workload, c.Mode)
-	if old == nil || old.Failed() || len(old.Elapsed()) == 0 || c.Runs == 0 {
+	if old == nil || old.Failed() || len(old.Values()) == 0 || c.Runs == 0 || old.Metric.OrDefault() != c.Metric.OrDefault() {
 		c.Verdict = results.VerdictNew
 		return
 	}
-	oldEl, newEl := old.Elapsed(), c.Elapsed()
+	oldEl, newEl := old.Values(), c.Values()
 	t := stats.Compare(oldEl, newEl)
 	_, lo, hi := stats.RatioCI(newEl, oldEl)
 	// Verdicts use the ratios as they are; the file gets them finite (JSON
@@ -151,7 +152,7 @@ func decide(p, ratio float64, opts Options) string {
 }
 
 func describe(what, verdict string, p, ratio float64, opts Options) string {
-	d := what + " " + numfmt.Change(ratio, p)
+	d := what + " " + numfmt.ChangeP(ratio, p)
 	switch {
 	case verdict != results.VerdictSame:
 		return d + " " + verdict
@@ -176,4 +177,37 @@ func finite(x float64) float64 {
 		return 0
 	}
 	return x
+}
+
+// CheckMetrics refuses to judge cur against base when a workload both
+// measured was measured by different metrics: a wall time against an
+// elapsed time is no change of the code. cur maps each workload to the
+// metric of its cells (MetricsOf, or a plan's before it runs); the names
+// are the files' as the user gave them.
+func CheckMetrics(baseName string, base *results.File, curName string, cur map[string]results.Metric) error {
+	old := MetricsOf(base)
+	for _, w := range sortedKeys(cur) {
+		if om, ok := old[w]; ok && om != cur[w] {
+			return fmt.Errorf("workload %s is measured by %s in %s and by %s in %s: refusing to compare different metrics (record a new baseline with 'vbench baseline update')", w, om, baseName, cur[w], curName)
+		}
+	}
+	return nil
+}
+
+// MetricsOf maps each workload of f to the metric its cells measured.
+func MetricsOf(f *results.File) map[string]results.Metric {
+	m := map[string]results.Metric{}
+	for _, c := range f.Results {
+		m[c.Workload] = c.Metric.OrDefault()
+	}
+	return m
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

@@ -17,6 +17,7 @@ typedef uint32_t mdToken;
 #define S_OK ((HRESULT)0)
 #define S_FALSE ((HRESULT)1)
 #define E_FAIL ((HRESULT)0x80004005)
+#define CORPROF_E_PROFILER_CANCEL_ACTIVATION ((HRESULT)0x80131375)
 #define E_NOINTERFACE ((HRESULT)0x80004002)
 #define E_INVALIDARG ((HRESULT)0x80070057)
 #define CLASS_E_CLASSNOTAVAILABLE ((HRESULT)0x80040111)
@@ -48,8 +49,12 @@ typedef struct {
 #define COR_PRF_DISABLE_ALL_NGEN_IMAGES 0x80000000u
 #define COR_PRF_DISABLE_INLINING 0x00200000u
 
+// DoStackSnapshot flags (COR_PRF_SNAPSHOT_INFO).
+#define COR_PRF_SNAPSHOT_REGISTER_CONTEXT 0x1u
+
 // ICorProfilerInfo..Info10 vtable slots.
 enum {
+	INFO_GetFunctionFromIP = 7,
 	INFO_GetThreadInfo = 12,
 	INFO_GetCurrentThreadID = 13,
 	INFO_GetFunctionInfo = 15,

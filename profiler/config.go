@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -41,8 +42,15 @@ type config struct {
 	timeSample       int // tracing, instrumentation: 1 times every call; N: hot nodes ~1 call in N
 	maxStack         int // sampling: frames kept per stack
 	include, exclude []string
+	processes        *regexp.Regexp // VBENCH_PROCESSES; nil: every process
 	dir              string
 	dirErr           error // set: profile goes nowhere (reported once at startup)
+
+	// This process, as it was when the profiler started (its parent may
+	// exit first, and the kernel then gives it another).
+	command []string
+	ppid    int
+	procDir string // its directory under dir, once Initialize has succeeded
 }
 
 var current *config
@@ -93,6 +101,13 @@ func configFromEnv(get func(string) (string, bool)) (*config, error) {
 		}
 		c.maxStack = n
 	}
+	if s, ok := get(attach.EnvProcesses); ok && s != "" {
+		re, err := attach.CheckProcesses(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s=%v", attach.EnvProcesses, err)
+		}
+		c.processes = re
+	}
 	c.include = splitPatterns(get(attach.EnvInclude))
 	c.exclude = splitPatterns(get(attach.EnvExclude))
 	c.dir, _ = get(attach.EnvProfileDir)
@@ -111,6 +126,12 @@ func splitPatterns(s string, _ bool) []string {
 }
 
 func joinComma(ps []string) string { return strings.Join(ps, ",") }
+
+// wanted reports whether the process with this command line is one to
+// profile (VBENCH_PROCESSES).
+func (c *config) wanted(command []string) bool {
+	return c.processes == nil || c.processes.MatchString(strings.Join(command, " "))
+}
 
 // checkDir verifies that dir exists and that a file can be created in it.
 func checkDir(dir string) error {

@@ -25,6 +25,7 @@ import (
 	"vbench/internal/attach"
 	"vbench/internal/profile"
 	"vbench/internal/results"
+	"vbench/internal/testapp"
 	"vbench/internal/testbin"
 )
 
@@ -221,7 +222,7 @@ func TestCompilerUnderProfiler(t *testing.T) {
 				t.Errorf("the compiled assembly differs under %s (%d vs %d bytes, %v): the profiler changed what csc computed", c.mode, len(dll), len(plain.dll), err)
 			}
 
-			fi, err := os.Stat(filepath.Join(prof, profile.JSONFile))
+			fi, err := os.Stat(filepath.Join(testapp.ProcessDir(t, prof), profile.JSONFile))
 			if err != nil {
 				t.Fatalf("no profile: %v\n%s", err, got.stderr)
 			}

@@ -80,12 +80,13 @@ func rendered(t *testing.T, dir string) {
 	if len(b) > 2_000_000 || !bytes.Contains(b, []byte("more levels below the depth limit")) {
 		t.Errorf("flame.svg: %d bytes, depth-limit frame missing?", len(b))
 	}
-	top := run("go tool pprof -top", "go", "tool", "pprof", "-top", "-nodefraction=0", filepath.Join(dir, profile.PprofFile))
+	pdir := testapp.ProcessDir(t, dir)
+	top := run("go tool pprof -top", "go", "tool", "pprof", "-top", "-nodefraction=0", filepath.Join(pdir, profile.PprofFile))
 	if !bytes.Contains(top, []byte(recurseFn)) || !bytes.Contains(top, []byte(profile.ElidedFrames)) {
 		t.Errorf("go tool pprof -top lacks %s or the %s marker:\n%s", recurseFn, profile.ElidedFrames, top)
 	}
 	for _, f := range []string{profile.JSONFile, profile.PprofFile} {
-		if fi, err := os.Stat(filepath.Join(dir, f)); err == nil {
+		if fi, err := os.Stat(filepath.Join(pdir, f)); err == nil {
 			t.Logf("%s: %d bytes", f, fi.Size())
 		}
 	}

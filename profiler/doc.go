@@ -15,7 +15,9 @@
 //     1ms..1s) does SuspendRuntime, EnumThreads, DoStackSnapshot per thread,
 //     ResumeRuntime, and merges each stack into that thread's sampling tree
 //     (sampler.c). All frames are kept; the user-code filter is applied when
-//     the profile is written.
+//     the profile is written. Each stack is cut back to where the suspension
+//     first interrupted the thread, not where it reached a GC safe point
+//     (interrupted.c), so methods without a safe point get their samples.
 //   - null: the same mapper, inlining veto and hook registration as tracing,
 //     with hooks that just return: the floor any enter/leave tracer pays.
 //   - instrumentation: no hooks; the IL of each selected method is rewritten
@@ -38,12 +40,15 @@
 //     Go runtime's; Initialize first calls a trivial Go export (which blocks
 //     until Go is initialised), then restores the flags of every handler Go
 //     left in place to what its owner asked for, and clears SA_ONSTACK on
-//     SIGRTMIN. VBENCH_DEBUG=1 logs each change; in a build with -tags
-//     vbenchtest, VBENCH_DEBUG_KEEP_ONSTACK=1 leaves SIGRTMIN (only it) as
-//     Go left it, to demonstrate the crash.
+//     SIGRTMIN. On .NET 10 that restores signals 2, 3, 4, 5, 6, 15 and 34
+//     (SIGRTMIN) from flags 0x1c000004 to 0x14000004, and CoreCLR's own
+//     handlers for 7, 8, 11 and 13 (see 5). VBENCH_DEBUG=1 logs each change;
+//     in a build with -tags vbenchtest, VBENCH_DEBUG_KEEP_ONSTACK=1 leaves
+//     SIGRTMIN (only it) as Go left it, to demonstrate the crash.
 //  2. Every entry point CoreCLR calls is C or assembly. Go runs only in three
-//     cold places: Initialize (wait for the runtime, read the configuration),
-//     Shutdown, and the exit-path fallback (write the profile). Each goes
+//     cold places: Initialize (wait for the runtime, read the configuration,
+//     make the process's directory), Shutdown, and the exit-path fallback
+//     (write the profile). Each goes
 //     through a C trampoline that blocks SIGRTMIN with pthread_sigmask around
 //     the call, so CoreCLR's suspension signal never lands on a goroutine
 //     stack. Go's own threads are not managed threads and are never signalled
@@ -65,12 +70,22 @@
 //     read trees while threads still run.
 //  4. The sampler is a C pthread with every signal blocked; it is stopped and
 //     joined before the profile is written and never touches the CLR after
-//     Shutdown returns.
+//     Shutdown returns. In sampling mode a C wrapper (interrupted.c) sits in
+//     front of CoreCLR's SIGRTMIN handler, same flags and mask: it notes the
+//     interrupted context and what the handler changed on the stack.
 //  5. Go also replaces the synchronous signals' handlers (SIGSEGV, SIGBUS,
 //     SIGFPE, SIGPIPE) and forwards foreign faults; CoreCLR's conversion of
 //     faults into NullReference/DivideByZero exceptions does not survive that
-//     detour (the process died of SIGFPE). signals.c gives every handler Go
-//     replaced back to its owner, whole.
+//     detour (the first DivideByZeroException killed the process with SIGFPE
+//     in every mode). signals.c gives every handler Go replaced back to its
+//     owner, whole (Go then no longer turns its own faults into panics: our
+//     Go code is small, runs only at startup and exit, and a fault there
+//     would be fatal anyway). TestHardwareFaultsBecomeExceptions runs faults
+//     under every engine; the stress program dereferences null every round.
+//
+// The proof is scripts/stress-profiler.sh (make stress), results in
+// docs/profiler.md; TestSigrtminOnstackCleared reads SIGRTMIN's flags from
+// inside the profilee under every engine.
 //
 // Exceptions: ExceptionUnwindFunctionEnter/Leave pop the frame of a hooked
 // function the unwinder removed; a leave whose function is not the active
@@ -103,11 +118,18 @@
 //
 // # Output
 //
-// At Shutdown, or from an atexit handler when Shutdown never comes
-// (Environment.Exit and other exit paths; complete=false then), the library
-// writes profile.json (package profile) and profile.pb.gz (pprof) into
-// VBENCH_PROFILE_DIR, each atomically. A missing or unwritable directory is
+// Every .NET process the profiling environment reaches (a process tree:
+// dotnet test, an application's workers) writes into a directory of its own,
+// VBENCH_PROFILE_DIR/<pid>/ (see package profile, ReadTree): at the end of a
+// successful Initialize the library makes it (an exclusive mkdir) and writes
+// started.json (pid, parent pid, command line, mode, runtime, start), so a
+// process killed before it writes is still known; at Shutdown, or from an
+// atexit handler when Shutdown never comes (Environment.Exit and other exit
+// paths; complete=false then), it writes profile.pb.gz (pprof) and then
+// profile.json, each atomically. A missing or unwritable directory is
 // reported once on stderr at startup and nothing is written; a bad
-// VBENCH_MODE or VBENCH_INTERVAL makes Initialize fail (the program runs
-// unprofiled) after a one-line "vbench-profiler: ..." reason on stderr.
+// VBENCH_MODE, VBENCH_INTERVAL or VBENCH_PROCESSES makes Initialize fail (the
+// program runs unprofiled) after a one-line "vbench-profiler: ..." reason on
+// stderr. A process whose command line VBENCH_PROCESSES (a regexp) does not
+// match declines with CORPROF_E_PROFILER_CANCEL_ACTIVATION: no file, no word.
 package main

@@ -194,6 +194,9 @@ static HRESULT cb_initialize(void *self, IUnknown *unk) {
 	mask_rtmin(&old);
 	int rc = vbGoConfigure(); // prints its own reason on failure
 	unmask(&old);
+	// Not a process VBENCH_PROCESSES selects: the HRESULT profilers return
+	// to decline quietly (CoreCLR logs no error; the program runs unprofiled).
+	if (rc == 1) return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
 	if (rc != 0) return E_FAIL;
 
 	void *info = 0;
@@ -272,6 +275,9 @@ static HRESULT cb_initialize(void *self, IUnknown *unk) {
 	}
 	initialized = 1;
 	atexit(at_exit);
+	mask_rtmin(&old);
+	vbGoStarted(); // this process's directory and started.json
+	unmask(&old);
 	vb_log("initialized: mode %d, runtime %s, event mask 0x%x", vb_mode, vb_runtime_version, mask);
 	return S_OK;
 }

@@ -270,7 +270,7 @@ func TestSamplingFindsHotFunction(t *testing.T) {
 			t.Errorf("non-user function %s in a default-filtered profile", f.Name)
 		}
 	}
-	pprofTop(t, r.Dir, "VbTest.Hot.Spin")
+	pprofTop(t, testapp.ProcessDir(t, r.Dir), "VbTest.Hot.Spin")
 }
 
 // pprofTop runs `go tool pprof -top [flags]` on the profile and expects name in it.
@@ -290,8 +290,9 @@ func pprofTop(t *testing.T, dir, name string, flags ...string) {
 func TestTracingPprof(t *testing.T) {
 	r, _ := profiled(t, results.EngineTracing, nil, 0, "recursion", "22")
 	// By calls, Fib is the top function; by wall time it is listed too.
-	pprofTop(t, r.Dir, "VbTest.Recursion.Fib", "-sample_index=calls", "-nodecount=1")
-	pprofTop(t, r.Dir, "VbTest.Recursion.Fib", "-nodefraction=0")
+	dir := testapp.ProcessDir(t, r.Dir)
+	pprofTop(t, dir, "VbTest.Recursion.Fib", "-sample_index=calls", "-nodecount=1")
+	pprofTop(t, dir, "VbTest.Recursion.Fib", "-nodefraction=0")
 }
 
 func TestExitPaths(t *testing.T) {
@@ -324,6 +325,7 @@ func TestBadConfigRunsUnprofiled(t *testing.T) {
 		{attach.EnvInterval + "=100us", `VBENCH_INTERVAL=100µs is outside`},
 		{attach.EnvTimeSample + "=3", `VBENCH_TIME_SAMPLE="3" is not 1 or a power of two`},
 		{attach.EnvMaxStack + "=8", `VBENCH_MAX_STACK="8" is not a number of frames in 16..4194304`},
+		{attach.EnvProcesses + "=a(b", `VBENCH_PROCESSES="a(b" is not a regular expression: missing closing )`},
 	} {
 		dir := t.TempDir()
 		env := attach.Env(l, attach.Options{Engine: results.EngineSampling, ProfileDir: dir})
@@ -334,8 +336,8 @@ func TestBadConfigRunsUnprofiled(t *testing.T) {
 		if !strings.Contains(r.Stderr, "vbench-profiler: "+tc.stderr) {
 			t.Errorf("%s: stderr %q lacks the reason %q", tc.env, r.Stderr, tc.stderr)
 		}
-		if _, err := os.Stat(filepath.Join(dir, profile.JSONFile)); err == nil {
-			t.Errorf("%s: a profile was written although the profiler declined to load", tc.env)
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("%s: the profiler declined to load, yet wrote %v", tc.env, entries)
 		}
 	}
 }
@@ -457,4 +459,68 @@ func TestUnwindCallbacksBalanceExceptions(t *testing.T) {
 	if !strings.Contains(r.Stderr, "frames popped by unwind callbacks 20, by a mismatched leave 0") {
 		t.Fatalf("unwind statistics:\n%s", r.Stderr)
 	}
+}
+
+// CoreCLR suspends a thread only at a GC safe point. Leafy.Spin runs two
+// equal halves of work per iteration: its own, and a call to Leafy.Mix,
+// which has no safe point (no loop, no call). Interrupted in Mix, a thread is
+// stopped on Mix's return, so the stack walks never start in Mix; interrupted
+// in Spin's half, it is stopped later, wherever a second interruption lands
+// (mostly in Mix). The sampler takes each stack as of the first interruption
+// (interrupted.c): Mix gets about half of Spin's samples, as perf measures
+// (docs/profiler.md). With VBENCH_SAMPLING_SAFEPOINT_LEAVES=1 it takes the
+// walks as CoreCLR gives them, and Mix gets none. Two threads: each thread's
+// interruptions are matched to its own stack.
+func TestSamplingSeesLeavesWithoutSafePoints(t *testing.T) {
+	const spin, mix = "VbTest.Leafy.Spin", "VbTest.Leafy.Mix"
+	env := []string{attach.EnvInterval + "=1ms", "VBENCH_DEBUG=1"}
+	r, p := profiled(t, results.EngineSampling, env, 0, "leaf", "10", "2")
+	s, m := p.Function(spin), p.Function(mix)
+	if s == nil || s.InclusiveSamples < 100 {
+		t.Fatalf("%s: %+v, want >= 100 inclusive samples\nstderr:\n%s", spin, s, r.Stderr)
+	}
+	// Binomial: 100 samples at one half each lie within 0.30..0.70 but for
+	// odds of about one in 10^4.
+	if m == nil || m.ExclusiveSamples*10 < s.InclusiveSamples*3 || m.ExclusiveSamples*10 > s.InclusiveSamples*7 {
+		t.Fatalf("%s: %+v; want 30%%..70%% of %s's %d samples (half the work) as its own\nstderr:\n%s", mix, m, spin, s.InclusiveSamples, r.Stderr)
+	}
+	if c := m.Callers; len(c) != 1 || c[0].Name != spin || c[0].Samples != m.InclusiveSamples {
+		t.Errorf("%s callers %+v, want only %s", mix, c, spin)
+	}
+	threads := 0
+	for _, th := range p.Threads {
+		if samplesOf(p, th.Roots, mix) > 0 {
+			threads++
+		}
+	}
+	if threads != 2 {
+		t.Errorf("%s has samples on %d threads, want 2", mix, threads)
+	}
+	if !regexp.MustCompile(`leaves by the first interruption: [1-9]\d* cut back to it \(or its caller\), [1-9]\d* put back`).MatchString(r.Stderr) {
+		t.Errorf("VBENCH_DEBUG=1 did not count leaves cut back and put back:\n%s", r.Stderr)
+	}
+
+	_, p = profiled(t, results.EngineSampling, append(env, attach.EnvSafepointLeaves+"=1"), 0, "leaf", "10", "2")
+	s, m = p.Function(spin), p.Function(mix)
+	if s == nil || s.InclusiveSamples < 100 {
+		t.Fatalf("%s with safe-point leaves: %+v, want >= 100 inclusive samples", spin, s)
+	}
+	if m != nil && m.ExclusiveSamples != 0 {
+		t.Errorf("with safe-point leaves %s has %d exclusive samples: CoreCLR stopped a thread inside it", mix, m.ExclusiveSamples)
+	}
+	if s.ExclusiveSamples != s.InclusiveSamples {
+		t.Errorf("with safe-point leaves %s keeps %d of its %d samples, want all", spin, s.ExclusiveSamples, s.InclusiveSamples)
+	}
+}
+
+// samplesOf sums the exclusive samples of nodes named name in a thread's tree.
+func samplesOf(p *profile.Profile, nodes []profile.Node, name string) int64 {
+	var n int64
+	for _, x := range nodes {
+		if p.Functions[x.Fn].Name == name {
+			n += x.ExclusiveSamples
+		}
+		n += samplesOf(p, x.Children, name)
+	}
+	return n
 }

@@ -135,6 +135,27 @@ extern vb_fn vb_elided_fn;       // the marker frame standing for a stack's elid
 int vb_sampler_start(void);
 void vb_sampler_stop(void);
 
+// The leaf the suspension hid (interrupted.c).
+typedef struct {
+	uintptr_t last_ip, last_sp;                  // the latest activation
+	uintptr_t hij_ip, hij_ret, hij_ret_sp;       // the hijack in place (ret 0: none)
+	uintptr_t first_ip, first_sp;                // the deciding first activation (ip 0: none)
+	FunctionID caller_fn[2];                     // its caller, candidates (0: none)
+	uintptr_t caller_sp[2];                      // and the caller's stack pointer, once returned to
+	int now;                                     // first_*: of this suspension, not an earlier one
+} vb_interrupt;
+// How each stack's leaf was decided (logged with VBENCH_DEBUG=1).
+typedef struct {
+	int64_t cut, put_back, exact, parked; // by the first activation, or a GC's hijack
+	int64_t unplaced, uninterrupted;      // as walked
+} vb_leaf_counts;
+extern vb_leaf_counts vb_leaf;
+int vb_interrupts_install(void);
+uint32_t vb_interrupts_open(void);
+void vb_interrupts_close(void);
+void vb_interrupt_read(uint32_t gen, int32_t os_tid, vb_interrupt *q);
+FunctionID vb_interrupted_leaf(const vb_interrupt *q, uintptr_t leaf_ip, uintptr_t leaf_sp, int32_t caller_at, uint32_t *drop);
+
 // Signals (signals.c).
 void vb_signals_fix(void);
 int vb_sigrtmin_flags(void);

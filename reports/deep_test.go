@@ -43,12 +43,17 @@ func TestProfileTextDeepRecursion(t *testing.T) {
 	}
 	// Below level 100 (Main + 99 Recurse): n-99 Recurse levels and Leaf.
 	below := n + 2 - DefaultTreeDepth
-	want := fmt.Sprintf("└─ … %d more levels below the depth limit of %d: %d callee paths (%s)", below, DefaultTreeDepth, below, fmtNs(float64(10*below-10+1000)))
+	// 99,902 levels of 10ns and Leaf's 1µs, less the cut node's own 10ns: 1,000,010ns.
+	want := "└─ … 99902 more levels below the depth limit of 100: 99902 callee paths (1.000ms)"
+	if below != 99902 {
+		t.Fatalf("below = %d", below)
+	}
 	if !strings.Contains(text, want) {
 		t.Errorf("no %q in\n%s", want, text[len(text)-2000:])
 	}
 	// The top table counts the recursion's inclusive time once.
-	if !strings.Contains(text, fmt.Sprintf("%d  Recurse", n)) || !strings.Contains(text, fmtNs(float64(10*n+1000))) {
+	// 100,000 calls; excl 1.000ms (100,000 × 10ns), incl 1.001ms (plus Leaf's 1µs), once.
+	if !hasRow(text, "1.000ms 99.9% 1.001ms 100.0% 100000 Recurse") {
 		t.Errorf("top table:\n%s", text[:1500])
 	}
 	// The limit can be raised, up to MaxTreeDepth.

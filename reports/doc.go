@@ -1,9 +1,16 @@
-// Package reports renders what a user reads after a run, in the forms their
-// tools already read: the overhead matrix (thesis table 7.1) as text, Markdown
-// for pull requests and a self-contained HTML page with charts; Go benchmark
-// format for benchstat; JUnit XML for CI; and, for profiles, the top
-// functions, the indented call tree and a flame graph SVG.
+// Package reports is vbench's one output layer: everything a user reads
+// after a run or a profile, in the forms their tools already read.
 //
-// Every results renderer draws the same model, Matrix, built from one results
-// file or a history of them (oldest first) and optionally a baseline.
+//   - The results table of `vbench run`, `compare`, `merge` and `baseline
+//     update` (WriteResults: aligned text, Markdown, CSV, the JSON file).
+//   - The report of `vbench report RESULTS.json`: the overhead matrix (thesis
+//     table 7.1) as text, Markdown for pull requests and a self-contained
+//     HTML page with charts; Go benchmark format for benchstat; JUnit XML for
+//     CI. Every one draws the same model, Matrix, built from one results file
+//     or a history of them (oldest first) and optionally a baseline.
+//   - For profiles: the top functions (the table `vbench profile` prints
+//     too), the indented call tree and a flame graph SVG.
+//
+// Every number goes through reports/numfmt and every Markdown table through
+// WriteMarkdownTable, so a figure reads the same wherever it appears.
 package reports

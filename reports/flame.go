@@ -215,9 +215,9 @@ func flameTooltip(n *flameNode, wt weigh, total int64) string {
 	if n.fn >= 0 && !wt.sampling {
 		s += fmt.Sprintf("calls %d · ", n.calls)
 	}
-	s += fmt.Sprintf("inclusive %s (%.2f%%)", wt.fmt(n.incl), pct(n.incl, total))
+	s += fmt.Sprintf("inclusive %s (%s)", wt.fmt(n.incl), share(n.incl, total))
 	if n.fn >= 0 {
-		s += fmt.Sprintf(" · exclusive %s (%.2f%%)", wt.fmt(n.excl), pct(n.excl, total))
+		s += fmt.Sprintf(" · exclusive %s (%s)", wt.fmt(n.excl), share(n.excl, total))
 	}
 	return s
 }

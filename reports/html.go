@@ -11,17 +11,19 @@ import (
 
 	"vbench/internal/machine"
 	"vbench/internal/results"
+	"vbench/reports/numfmt"
 )
 
 //go:embed report.html.tmpl
 var htmlSource string
 
 var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"ns":       fmtNs,
-	"mult":     fmtMult,
-	"interval": fmtInterval,
-	"pct":      fmtPct,
-	"p":        fmtP,
+	"ns":       func(ns float64) string { return numfmt.OrMissing(ns, numfmt.Duration) },
+	"mult":     numfmt.Multiple,
+	"interval": numfmt.Interval,
+	"change":   numfmt.Change,
+	"p":        numfmt.P,
+	"none":     func(m results.Mode) bool { return m == results.ModeNone },
 	"cellID":   cellID,
 	"measured": func(c *Cell) int { return measured(c.Cell) },
 	"color":    func(m *Matrix, mode results.Mode) string { return hexColor(m.ModeColor(mode)) },

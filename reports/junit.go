@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"vbench/internal/results"
+	"vbench/reports/numfmt"
 )
 
 // JUnit XML, the test-report format CI systems (GitHub, GitLab, Jenkins)
@@ -92,20 +93,20 @@ func (m *Matrix) WriteJUnit(w io.Writer) error {
 		secs := cellSeconds(c.Cell)
 		total += secs
 		tc := junitCase{Classname: f.Suite.Name, Name: c.Key(), Time: seconds(secs)}
-		summary := fmt.Sprintf("median %s over %d runs", fmtNs(c.MedianNs), c.Runs)
+		summary := fmt.Sprintf("median %s (%s) over %d runs", numfmt.Duration(c.MedianNs), c.Metric.OrDefault(), c.Runs)
 		if c.CILoNs != 0 {
-			summary += fmt.Sprintf(", 95%% CI %s–%s", fmtNs(c.CILoNs), fmtNs(c.CIHiNs))
+			summary += ", 95% CI " + numfmt.Range(numfmt.Duration(c.CILoNs), numfmt.Duration(c.CIHiNs))
 		} else {
 			summary += ", too few runs for a 95% CI"
 		}
 		if c.HasOverhead() {
-			summary += fmt.Sprintf("; overhead %s %s", fmtMult(c.Overhead), fmtInterval(c.OverheadLo, c.OverheadHi))
+			summary += "; overhead " + numfmt.MultipleCI(c.Overhead, c.OverheadLo, c.OverheadHi)
 		}
 		switch c.Verdict {
 		case results.VerdictRegressed:
 			tc.Failure = &junitFailure{
 				Type:    "regression",
-				Message: fmt.Sprintf("%s regressed %s against %s", c.Key(), strings.TrimSpace(fmtPct(c.Compare.Ratio)+" "+fmtP(c.Compare.P)), m.BaselineName),
+				Message: fmt.Sprintf("%s regressed %s against %s", c.Key(), numfmt.ChangeP(c.Compare.Ratio, c.Compare.P), m.BaselineName),
 				Text:    c.ChangeText() + "\n" + summary,
 			}
 		case results.VerdictFailed:

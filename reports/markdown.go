@@ -6,8 +6,11 @@ import (
 	"os"
 	"strings"
 
+	"github.com/olekukonko/tablewriter/tw"
+
 	"vbench/internal/machine"
 	"vbench/internal/results"
+	"vbench/reports/numfmt"
 )
 
 // Markdown writes the report as GitHub-flavoured Markdown fit for a
@@ -25,30 +28,36 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 	changed := append(m.WithVerdict(results.VerdictRegressed), m.WithVerdict(results.VerdictImproved)...)
 	if len(changed) > 0 {
 		fmt.Fprintf(ew, "**Changed** against `%s`\n\n", m.BaselineName)
-		fmt.Fprintf(ew, "| | cell | baseline | now | change | p | overhead |\n|:-:|:--|--:|--:|--:|--:|--:|\n")
+		var rows [][]string
 		for _, c := range changed {
 			ov := ""
 			if ch := c.Compare; ch.BaselineOverhead != 0 && c.Mode != results.ModeNone {
-				ov = fmtMult(ch.BaselineOverhead) + " → " + fmtMult(c.Overhead)
+				ov = numfmt.Multiple(ch.BaselineOverhead) + " → " + numfmt.Multiple(c.Overhead)
 			}
-			fmt.Fprintf(ew, "| %s | %s | %s | %s | **%s** | %s | %s |\n", verdictEmoji[c.Verdict], mdCode(c.Key()),
-				fmtNs(c.Compare.BaselineMedianNs), fmtNs(c.MedianNs), fmtPct(c.Compare.Ratio), fmtP(c.Compare.P), ov)
+			rows = append(rows, []string{verdictEmoji[c.Verdict], mdCode(c.Key()),
+				numfmt.Duration(c.Compare.BaselineMedianNs), numfmt.Duration(c.MedianNs),
+				"**" + numfmt.Change(c.Compare.Ratio) + "**", numfmt.P(c.Compare.P), ov})
 		}
+		ew.table([]string{"", "cell", "baseline", "now", "change", "p", "overhead"}, rows, Center, Left, Right, Right, Right, Right, Right)
 		fmt.Fprintln(ew)
 	}
 	if failed := m.WithVerdict(results.VerdictFailed); len(failed) > 0 {
-		fmt.Fprintf(ew, "**Failed**\n\n| | cell | why | runs that succeeded |\n|:-:|:--|:--|--:|\n")
+		fmt.Fprintf(ew, "**Failed**\n\n")
+		var rows [][]string
 		for _, c := range failed {
-			fmt.Fprintf(ew, "| %s | %s | %s | %d of %d |\n", verdictEmoji[c.Verdict], mdCode(c.Key()),
-				mdEscape(c.failureReason()), c.Runs, measured(c.Cell))
+			rows = append(rows, []string{verdictEmoji[c.Verdict], mdCode(c.Key()),
+				mdEscape(c.failureReason()), fmt.Sprintf("%d of %d", c.Runs, measured(c.Cell))})
 		}
+		ew.table([]string{"", "cell", "why", "runs that succeeded"}, rows, Center, Left, Left, Right)
 		fmt.Fprintln(ew)
 	}
 
-	fmt.Fprintf(ew, "**Overhead** (median elapsed over the none mode's, 95%% interval)\n\n")
-	fmt.Fprintf(ew, "| workload | %s |\n|:--|%s\n", strings.Join(m.ModeNames(), " | "), strings.Repeat("--:|", len(m.Modes)))
+	fmt.Fprintf(ew, "**Overhead** (median %s over the none mode's, 95%% interval)\n\n", m.MetricPhrase())
+	header := append([]string{"workload"}, m.ModeNames()...)
+	align := []tw.Align{Left}
+	var rows [][]string
 	for _, wl := range m.Workloads {
-		row := []string{wl}
+		row := []string{mdEscape(m.WorkloadLabel(wl))}
 		for _, mode := range m.Modes {
 			c := m.Cell(wl, mode)
 			s := c.matrixText()
@@ -57,22 +66,33 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 			}
 			row = append(row, mdEscape(s))
 		}
-		fmt.Fprintf(ew, "| %s |\n", strings.Join(row, " | "))
+		rows = append(rows, row)
 	}
+	for range m.Modes {
+		align = append(align, Right)
+	}
+	ew.table(header, rows, align...)
 	fmt.Fprintln(ew)
+	if defs := m.ModeDefinitions(); defs != nil {
+		var parts []string
+		for _, d := range defs {
+			parts = append(parts, mdCode(string(d.Mode))+" "+mdEscape(d.Description))
+		}
+		fmt.Fprintf(ew, "<sub>Modes: %s</sub>\n\n", strings.Join(parts, " · "))
+	}
 
 	cells := m.Cells()
-	fmt.Fprintf(ew, "<details><summary>All %d cells</summary>\n\n", len(cells))
-	fmt.Fprintf(ew, "| cell | runs | median | 95%% CI | MAD | wall | user | sys | max RSS | outliers | accuracy | vs baseline | verdict |\n")
-	fmt.Fprintf(ew, "|:--|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|:--|\n")
+	fmt.Fprintf(ew, "<details><summary>All %d cells (median: %s)</summary>\n\n", len(cells), mdEscape(m.MetricMeaning()))
+	rows = nil
 	for _, c := range cells {
 		row := c.AbsoluteRow()
 		for i := range row {
 			row[i] = mdEscape(row[i])
 		}
 		row[0] = mdCode(c.Key())
-		fmt.Fprintf(ew, "| %s |\n", strings.Join(row, " | "))
+		rows = append(rows, row)
 	}
+	ew.table(absoluteHeader, rows, Left, Right, Right, Right, Right, Right, Right, Right, Right, Right, Right, Right, Left)
 	fmt.Fprintf(ew, "\n</details>\n")
 	return ew.err
 }

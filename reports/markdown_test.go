@@ -22,8 +22,11 @@ func renderString(t *testing.T, render func(*strings.Builder) error) string {
 func matrixRow(t *testing.T, md, w string) []string {
 	t.Helper()
 	for _, line := range strings.Split(md, "\n") {
-		if strings.HasPrefix(line, "| "+w+" |") {
+		if strings.HasPrefix(line, "| "+w+" ") {
 			cells := strings.Split(strings.Trim(line, "| "), " | ")
+			for i := range cells {
+				cells[i] = strings.TrimSpace(cells[i])
+			}
 			return cells
 		}
 	}
@@ -31,40 +34,21 @@ func matrixRow(t *testing.T, md, w string) []string {
 	return nil
 }
 
+// The matrix holds the fixture's medians (none) and overhead multiples with
+// their intervals, marked by verdict: fibonacci/tracing is the thesis's ×110
+// grown by the fixture's regression (median 120.87 in [119.62, 121.90]).
 func TestMarkdownMatrixShowsFixtureOverheads(t *testing.T) {
 	files := history(t)
-	cur := files[2]
 	md := renderString(t, func(b *strings.Builder) error { return Markdown(b, files, baselineOpts(t)) })
-	header := matrixRow(t, md, "workload")
-	for _, w := range []string{"fibonacci", "mandelbrot", "exceptions"} {
-		row := matrixRow(t, md, w)
-		if len(row) != len(header) {
-			t.Fatalf("%s row has %d columns, header %d", w, len(row), len(header))
+	for w, want := range map[string][]string{
+		"workload":   {"workload", "none", "null", "tracing", "sampling"},
+		"fibonacci":  {"fibonacci", "410.8ms", "×3.04 [3.01, 3.08]", "🔴 ×121 [120, 122] ▲+9.3%", "×1.14 [1.12, 1.15]"},
+		"mandelbrot": {"mandelbrot", "1.528s", "×1.04 [1.02, 1.05]", "×1.77 [1.75, 1.80]", "🟢 ×1.09 [1.07, 1.10] ▼-5.7%"},
+		"exceptions": {"exceptions", "233.5ms", "🆕 ×1.38 [1.26, 1.40] (new)", "×6.16 [5.66, 6.28]", "✗ failed"},
+	} {
+		if got := matrixRow(t, md, w); strings.Join(got, " | ") != strings.Join(want, " | ") {
+			t.Errorf("%s row:\n got %q\nwant %q", w, got, want)
 		}
-		for i, mode := range header[1:] {
-			c := cellOf(t, cur, w, results.Mode(mode))
-			got := row[i+1]
-			switch {
-			case c.Failure != "":
-				if !strings.Contains(got, "failed") {
-					t.Errorf("%s/%s: %q, want failed", w, mode, got)
-				}
-			case mode == "none":
-				if !strings.Contains(got, fmtNs(c.MedianNs)) {
-					t.Errorf("%s/none: %q lacks the median %s", w, got, fmtNs(c.MedianNs))
-				}
-			default:
-				want := fmtMult(c.Overhead) + " [" + fmtSig(c.OverheadLo) + "–" + fmtSig(c.OverheadHi) + "]"
-				if !strings.Contains(got, want) {
-					t.Errorf("%s/%s: %q lacks %q", w, mode, got, want)
-				}
-			}
-		}
-	}
-	// fibonacci/tracing: the thesis's ×110 grown by the fixture's regression.
-	ft := cellOf(t, cur, "fibonacci", "tracing")
-	if row := matrixRow(t, md, "fibonacci"); !strings.Contains(row[3], fmtMult(ft.Overhead)+" ") || !strings.Contains(row[3], "🔴 ") {
-		t.Errorf("fibonacci/tracing cell %q, want %s marked as regressed", row[3], fmtMult(ft.Overhead))
 	}
 }
 
@@ -157,25 +141,36 @@ func TestAppendStepSummaryAppends(t *testing.T) {
 func TestTextReport(t *testing.T) {
 	files := history(t)
 	txt := renderString(t, func(b *strings.Builder) error { return Text(b, files, baselineOpts(t)) })
-	cur := files[2]
-	for _, c := range cur.Results {
-		key := c.Key()
-		var line string
+	// Every cell's line starts with its runs, median and 95% CI, the fixture's
+	// medians as benchstat prints them.
+	for _, want := range []string{
+		"fibonacci/none 10 410.8ms [409.1ms, 414.9ms]",
+		"fibonacci/null 10 1.247s [1.232s, 1.266s]",
+		"fibonacci/tracing 10 49.65s [49.40s, 50.58s]",
+		"fibonacci/sampling 10 467.8ms [459.4ms, 474.0ms]",
+		"mandelbrot/none 10 1.528s [1.518s, 1.552s]",
+		"mandelbrot/null 10 1.583s [1.549s, 1.615s]",
+		"mandelbrot/tracing 10 2.698s [2.675s, 2.749s]",
+		"mandelbrot/sampling 10 1.664s [1.631s, 1.678s]",
+		"exceptions/none 10 233.5ms [229.0ms, 255.1ms]",
+		"exceptions/null 10 321.2ms [315.5ms, 326.7ms]",
+		"exceptions/tracing 10 1.439s [1.426s, 1.464s]",
+		"exceptions/sampling 7 281.4ms [276.4ms, 284.8ms]",
+	} {
+		found := false
 		for _, l := range strings.Split(txt, "\n") {
-			if strings.HasPrefix(strings.TrimSpace(l), key+" ") {
-				line = l
-			}
+			found = found || strings.HasPrefix(strings.Join(strings.Fields(l), " "), want+" ")
 		}
-		if line == "" {
-			t.Errorf("no line for %s", key)
-			continue
-		}
-		if !strings.Contains(line, fmtNs(c.MedianNs)) {
-			t.Errorf("%s: line %q lacks the median %s", key, line, fmtNs(c.MedianNs))
+		if !found {
+			t.Errorf("no line starting %q in:\n%s", want, txt)
 		}
 	}
-	reg := cellOf(t, cur, "fibonacci", "tracing")
-	for _, w := range []string{"Regressed against", "Improved against", "Failed:", "▲" + fmtPct(reg.Compare.Ratio)} {
+	for _, w := range []string{
+		"Regressed against testdata/baseline.json:\n  fibonacci/tracing  45.44s → 49.65s (+9.3%, p<0.001); overhead ×111 → ×121\n",
+		"Improved against testdata/baseline.json:\n  mandelbrot/sampling  1.766s → 1.664s (-5.7%, p<0.001); overhead ×1.16 → ×1.09\n",
+		"Failed:\n  exceptions/sampling  exit status 134 (SIGABRT): Fatal error. Internal CLR error. (0x80131506) (7 of 10 measured runs succeeded)\n",
+		"fibonacci    410.8ms   ×3.04 [3.01, 3.08]         ×121 [120, 122] ▲+9.3%   ×1.14 [1.12, 1.15]\n",
+	} {
 		if !strings.Contains(txt, w) {
 			t.Errorf("text report lacks %q", w)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"vbench/internal/profile"
 	"vbench/internal/results"
+	"vbench/reports/numfmt"
 )
 
 // ErrNoCallData is returned for null-mode profiles: the null engine runs the
@@ -24,12 +25,16 @@ const (
 	MaxTreeDepth     = 1000
 )
 
+// DefaultTop is how many rows the top-functions table of a profile report has.
+const DefaultTop = 15
+
 // ProfileOptions shape the textual profile report.
 type ProfileOptions struct {
-	Top        int     // rows of the top-functions table; 0 hides it
+	Top        int     // rows of the top-functions table; 0: DefaultTop
 	MaxDepth   int     // deepest tree level printed (1 = roots only); 0: DefaultTreeDepth; at most MaxTreeDepth
 	MinPercent float64 // hide tree nodes under this percentage of their thread
 	Thread     int     // print only this thread (OS id); 0 means all
+	PID        int     // a profile directory of several processes: print only this one; 0 means all
 }
 
 // weigh reads a node's or function's weight in a profile's unit: time for
@@ -56,7 +61,7 @@ func (w weigh) fmt(v int64) string {
 	if w.sampling {
 		return fmt.Sprint(v)
 	}
-	return fmtNs(float64(v))
+	return numfmt.Duration(float64(v))
 }
 
 func (w weigh) unit() string {
@@ -75,12 +80,16 @@ func (w weigh) threadTotal(t *profile.Thread) int64 {
 	return sum
 }
 
+// pct is part's percentage of whole, 0 of nothing: what --min-percent is compared with.
 func pct(part, whole int64) float64 {
 	if whole == 0 {
 		return 0
 	}
 	return 100 * float64(part) / float64(whole)
 }
+
+// share prints part's share of whole: "73.6%".
+func share(part, whole int64) string { return numfmt.Share(float64(part), float64(whole)) }
 
 // ProfileHeader describes a profile in two lines: what was profiled and how.
 func ProfileHeader(w io.Writer, name string, p *profile.Profile) {
@@ -94,10 +103,10 @@ func ProfileHeader(w io.Writer, name string, p *profile.Profile) {
 		parts = append(parts, "started "+p.Start.UTC().Format("2006-01-02 15:04:05 MST"))
 	}
 	if p.DurationNs > 0 {
-		parts = append(parts, fmtNs(float64(p.DurationNs)))
+		parts = append(parts, numfmt.Duration(float64(p.DurationNs)))
 	}
 	if p.Mode.Samples() && p.IntervalNs > 0 {
-		parts = append(parts, fmt.Sprintf("%d samples every %s", p.Samples, fmtNs(float64(p.IntervalNs))))
+		parts = append(parts, fmt.Sprintf("%d samples every %s", p.Samples, numfmt.Duration(float64(p.IntervalNs))))
 	}
 	parts = append(parts, fmt.Sprintf("%d threads", len(p.Threads)), fmt.Sprintf("%d functions", len(p.Functions)))
 	if len(p.Include) > 0 {
@@ -116,13 +125,12 @@ func ProfileHeader(w io.Writer, name string, p *profile.Profile) {
 // indented text, the thesis's textual trees:
 //
 //	└─ Fibonacci.Program.Main(string[])  calls=1  incl=4.742ms (100.0%)  excl=1.250ms
-//	   └─ Fibonacci.Program.Run(int)  calls=25  incl=3.493ms (73.6%)  excl=75.00µs
+//	   └─ Fibonacci.Program.Run(int)  calls=25  incl=3.492ms (73.6%)  excl=75.00µs
 func ProfileText(w io.Writer, name string, p *profile.Profile, opts ProfileOptions) error {
 	ew := &errWriter{w: w}
 	ProfileHeader(ew, name, p)
 	if p.Mode == results.EngineNull {
-		fmt.Fprintln(ew, "\nThis is a null-mode profile: the null engine runs the enter/leave hooks and records nothing,")
-		fmt.Fprintln(ew, "so there are no functions or calls to show. Profile in tracing or sampling mode for a call tree.")
+		io.WriteString(ew, nullNote)
 		return ew.err
 	}
 	wt := weighOf(p)
@@ -138,45 +146,81 @@ func ProfileText(w io.Writer, name string, p *profile.Profile, opts ProfileOptio
 			return fmt.Errorf("%s: no thread with OS id %d", name, opts.Thread)
 		}
 	}
-	var total int64
-	for i := range threads {
-		total += wt.threadTotal(&threads[i])
+	top := opts.Top
+	if top <= 0 {
+		top = DefaultTop
 	}
-	if opts.Top > 0 {
-		writeTop(ew, p, wt, threads, total, opts.Top)
-	}
+	writeTop(ew, wt, []topSource{{p: p, threads: threads}}, top)
 	for i := range threads {
 		writeTree(ew, p, wt, &threads[i], opts)
 	}
 	return ew.err
 }
 
-// funcRow is one function summed over the chosen threads.
+// ProfileTop writes the top n (at least 1) functions of all of p's threads:
+// the table ProfileText starts with (`vbench report PROFILE`), which
+// `vbench profile` prints after the program exits (for several processes,
+// TreeTop).
+func ProfileTop(w io.Writer, p *profile.Profile, n int) error {
+	ew := &errWriter{w: w}
+	if p.Mode == results.EngineNull {
+		io.WriteString(ew, nullNote)
+		return ew.err
+	}
+	writeTop(ew, weighOf(p), []topSource{{p: p, threads: p.Threads}}, max(n, 1))
+	return ew.err
+}
+
+// nullNote stands in for a null profile's tables: it has nothing to show.
+const nullNote = "\nThis is a null-mode profile: the null engine runs the enter/leave hooks and records nothing,\n" +
+	"so there are no functions or calls to show. Profile in tracing or sampling mode for a call tree.\n"
+
+// topSource is one process's threads that a top table covers.
+type topSource struct {
+	p       *profile.Profile
+	threads []profile.Thread
+}
+
+// funcRow is one function of one process summed over the chosen threads.
 type funcRow struct {
+	pid        int
 	name       string
 	calls      int64
 	excl, incl int64
 }
 
 // writeTop prints the functions with the most exclusive weight, like
-// `pprof -top`. Inclusive figures count a recursion once (its outermost frame).
-func writeTop(w io.Writer, p *profile.Profile, wt weigh, threads []profile.Thread, total int64, n int) {
-	rows := make([]funcRow, len(p.Functions))
-	for i, f := range p.Functions {
-		rows[i].name = f.Name
-	}
-	open := make([]int, len(p.Functions)) // frames of each function on the current path
-	for ti := range threads {
-		profile.Walk(threads[ti].Roots, func(n *profile.Node, _ int) bool {
-			r := &rows[n.Fn]
-			r.calls += n.Calls
-			r.excl += wt.excl(n)
-			if open[n.Fn] == 0 {
-				r.incl += wt.incl(n)
-			}
-			open[n.Fn]++
-			return true
-		}, func(n *profile.Node, _ int) { open[n.Fn]-- })
+// `pprof -top`. Inclusive figures count a recursion once (its outermost
+// frame); shares are of the threads' total. With several processes, each
+// process's functions are rows of their own, ranked together, with a pid
+// column: the same function in two processes is two rows.
+func writeTop(w io.Writer, wt weigh, srcs []topSource, n int) {
+	var total int64
+	var rows []funcRow
+	threads := 0
+	for _, src := range srcs {
+		p := src.p
+		threads += len(src.threads)
+		for i := range src.threads {
+			total += wt.threadTotal(&src.threads[i])
+		}
+		base := len(rows)
+		for _, f := range p.Functions {
+			rows = append(rows, funcRow{pid: p.PID, name: f.Name})
+		}
+		open := make([]int, len(p.Functions)) // frames of each function on the current path
+		for ti := range src.threads {
+			profile.Walk(src.threads[ti].Roots, func(n *profile.Node, _ int) bool {
+				r := &rows[base+n.Fn]
+				r.calls += n.Calls
+				r.excl += wt.excl(n)
+				if open[n.Fn] == 0 {
+					r.incl += wt.incl(n)
+				}
+				open[n.Fn]++
+				return true
+			}, func(n *profile.Node, _ int) { open[n.Fn]-- })
+		}
 	}
 	sort.SliceStable(rows, func(i, j int) bool {
 		if rows[i].excl != rows[j].excl {
@@ -187,23 +231,44 @@ func writeTop(w io.Writer, p *profile.Profile, wt weigh, threads []profile.Threa
 	for len(rows) > 0 && rows[len(rows)-1].incl == 0 && rows[len(rows)-1].calls == 0 {
 		rows = rows[:len(rows)-1]
 	}
-	shown := min(n, len(rows))
-	fmt.Fprintf(w, "\nTop %d of %d functions by exclusive %s (total %s on %d threads)\n", shown, len(rows), wt.unit(), wt.fmt(total), len(threads))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	if wt.sampling {
-		fmt.Fprintln(tw, "excl\texcl%\tincl\tincl%\t  function")
-	} else {
-		fmt.Fprintln(tw, "excl\texcl%\tincl\tincl%\tcalls\t  function")
+	on := threadCount(threads)
+	if len(srcs) > 1 {
+		on += fmt.Sprintf(" of %d processes", len(srcs))
 	}
+	if len(rows) == 0 {
+		fmt.Fprintf(w, "\nNo functions with recorded %s on %s.\n", wt.unit(), on)
+		return
+	}
+	shown := min(n, len(rows))
+	fmt.Fprintf(w, "\nTop %d of %d functions by exclusive %s (total %s on %s)\n", shown, len(rows), wt.unit(), wt.fmt(total), on)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := "excl\texcl%\tincl\tincl%\t"
+	if !wt.sampling {
+		head += "calls\t"
+	}
+	if len(srcs) > 1 {
+		head += "pid\t"
+	}
+	fmt.Fprintln(tw, head+"  function")
 	for _, r := range rows[:shown] {
-		line := fmt.Sprintf("%s\t%.1f%%\t%s\t%.1f%%\t", wt.fmt(r.excl), pct(r.excl, total), wt.fmt(r.incl), pct(r.incl, total))
+		line := wt.fmt(r.excl) + "\t" + share(r.excl, total) + "\t" + wt.fmt(r.incl) + "\t" + share(r.incl, total) + "\t"
 		if !wt.sampling {
 			line += fmt.Sprintf("%d\t", r.calls)
+		}
+		if len(srcs) > 1 {
+			line += fmt.Sprintf("%d\t", r.pid)
 		}
 		// The name is the last column and left-aligned: no tab after it.
 		fmt.Fprintln(tw, line+"  "+r.name)
 	}
 	tw.Flush()
+}
+
+func threadCount(n int) string {
+	if n == 1 {
+		return "1 thread"
+	}
+	return fmt.Sprintf("%d threads", n)
 }
 
 // writeTree prints one thread's call tree with box-drawing branches, down to
@@ -219,7 +284,7 @@ func writeTree(w io.Writer, p *profile.Profile, wt weigh, t *profile.Thread, opt
 	if t.ManagedID != 0 {
 		fmt.Fprintf(w, " (managed %d)", t.ManagedID)
 	}
-	fmt.Fprintf(w, " · cpu %s · %s %s\n", fmtNs(float64(t.CPUNs)), wt.fmt(total), map[bool]string{true: "samples", false: "traced"}[wt.sampling])
+	fmt.Fprintf(w, " · cpu %s · %s %s\n", numfmt.OrMissing(float64(t.CPUNs), numfmt.Duration), wt.fmt(total), map[bool]string{true: "samples", false: "traced"}[wt.sampling])
 	if len(t.Roots) == 0 {
 		fmt.Fprintln(w, "(no profiled frames)")
 		return
@@ -258,7 +323,8 @@ func writeTree(w io.Writer, p *profile.Profile, wt weigh, t *profile.Thread, opt
 			rec(n.Children, prefix+indent, depth+1)
 		}
 		if hidden > 0 {
-			fmt.Fprintf(w, "%s└─ … %d more under %.1f%% (%s together)\n", prefix, hidden, opts.MinPercent, wt.fmt(hiddenW))
+			// The threshold as the user gave it (--min-percent 0.25: "0.25%").
+			fmt.Fprintf(w, "%s└─ … %d more under %g%% (%s together)\n", prefix, hidden, opts.MinPercent, wt.fmt(hiddenW))
 		}
 	}
 	rec(t.Roots, "", 0)
@@ -268,7 +334,7 @@ func writeTree(w io.Writer, p *profile.Profile, wt weigh, t *profile.Thread, opt
 func nodeLine(p *profile.Profile, wt weigh, n *profile.Node, total int64) string {
 	name := p.Functions[n.Fn].Name
 	if wt.sampling {
-		return fmt.Sprintf("%s  samples=%d (%.1f%%)  self=%d", name, wt.incl(n), pct(wt.incl(n), total), wt.excl(n))
+		return fmt.Sprintf("%s  samples=%d (%s)  self=%d", name, wt.incl(n), share(wt.incl(n), total), wt.excl(n))
 	}
-	return fmt.Sprintf("%s  calls=%d  incl=%s (%.1f%%)  excl=%s", name, n.Calls, wt.fmt(wt.incl(n)), pct(wt.incl(n), total), wt.fmt(wt.excl(n)))
+	return fmt.Sprintf("%s  calls=%d  incl=%s (%s)  excl=%s", name, n.Calls, wt.fmt(wt.incl(n)), share(wt.incl(n), total), wt.fmt(wt.excl(n)))
 }

@@ -8,7 +8,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/olekukonko/tablewriter/tw"
+
 	"vbench/internal/results"
+	"vbench/reports/numfmt"
 )
 
 // Text writes the report as aligned plain text, the default of
@@ -22,35 +25,44 @@ func Text(w io.Writer, files []*results.File, opts Options) error {
 func (m *Matrix) WriteText(w io.Writer) error {
 	ew := m.begin(w, textHead)
 
-	fmt.Fprintf(ew, "\nOverhead (median elapsed over the none mode's, 95%% interval)\n")
-	tw := tabwriter.NewWriter(ew, 0, 0, 3, ' ', 0)
-	fmt.Fprintf(tw, "workload\t%s\n", strings.Join(m.ModeNames(), "\t"))
+	if defs := m.ModeDefinitions(); defs != nil {
+		fmt.Fprintf(ew, "\nModes\n")
+		tab := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+		for _, d := range defs {
+			fmt.Fprintf(tab, "  %s\t%s\n", d.Mode, d.Description)
+		}
+		tab.Flush()
+	}
+
+	fmt.Fprintf(ew, "\nOverhead (median %s over the none mode's, 95%% interval)\n", m.MetricPhrase())
+	tab := tabwriter.NewWriter(ew, 0, 0, 3, ' ', 0)
+	fmt.Fprintf(tab, "workload\t%s\n", strings.Join(m.ModeNames(), "\t"))
 	for _, wl := range m.Workloads {
-		row := []string{wl}
+		row := []string{m.WorkloadLabel(wl)}
 		for _, mode := range m.Modes {
 			row = append(row, m.Cell(wl, mode).matrixText())
 		}
-		fmt.Fprintln(tw, strings.Join(row, "\t"))
+		fmt.Fprintln(tab, strings.Join(row, "\t"))
 	}
-	tw.Flush()
+	tab.Flush()
 
 	writeChanges(ew, m, func(c *Cell) string { return c.Key() })
 
-	fmt.Fprintf(ew, "\nAll cells (elapsed time of the workload's own measurement)\n")
-	tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(ew, "\nAll cells (median: %s)\n", m.MetricMeaning())
+	tab = tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 	// AlignRight suits numbers; pad the names so they still read left-aligned.
 	width := len("cell")
 	for _, c := range m.Cells() {
 		width = max(width, utf8.RuneCountInString(c.Key()))
 	}
 	left := func(s string) string { return s + strings.Repeat(" ", width-utf8.RuneCountInString(s)) }
-	fmt.Fprintln(tw, left("cell")+"\truns\tmedian\t95% CI\tMAD\twall\tuser\tsys\tmax RSS\toutliers\tvs baseline\tverdict\t")
+	fmt.Fprintln(tab, left(absoluteHeader[0])+"\t"+strings.Join(absoluteHeader[1:], "\t")+"\t")
 	for _, c := range m.Cells() {
 		row := c.AbsoluteRow()
 		row[0] = left(row[0])
-		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+		fmt.Fprintln(tab, strings.Join(row, "\t")+"\t")
 	}
-	tw.Flush()
+	tab.Flush()
 	return ew.err
 }
 
@@ -132,6 +144,15 @@ func (m *Matrix) Subtitle() string {
 	}
 	s := f.Settings
 	parts = append(parts, fmt.Sprintf("%d runs + %d warmup", s.Runs, s.Warmup))
+	var ms []string
+	for _, x := range m.Metrics {
+		ms = append(ms, string(x))
+	}
+	if len(ms) == 1 {
+		parts = append(parts, "metric "+ms[0])
+	} else if len(ms) > 1 {
+		parts = append(parts, "metrics "+strings.Join(ms, ", "))
+	}
 	if f.Shard != nil {
 		parts = append(parts, fmt.Sprintf("shard %d/%d", f.Shard.Index, f.Shard.Count))
 	}
@@ -144,7 +165,7 @@ func (m *Matrix) Subtitle() string {
 	return strings.Join(parts, " · ")
 }
 
-// matrixText is a matrix cell as text: "×121 [119–123] ▲+9.3%".
+// matrixText is a matrix cell as text: "×121 [119, 123] ▲+9.3%".
 func (c *Cell) matrixText() string {
 	if c == nil {
 		return "—"
@@ -152,15 +173,15 @@ func (c *Cell) matrixText() string {
 	if c.Failed() {
 		return "✗ failed"
 	}
-	s := fmtNs(c.MedianNs)
+	s := numfmt.Duration(c.MedianNs)
 	if c.HasOverhead() {
-		s = strings.TrimSpace(fmtMult(c.Overhead) + " " + fmtInterval(c.OverheadLo, c.OverheadHi))
+		s = numfmt.MultipleCI(c.Overhead, c.OverheadLo, c.OverheadHi)
 	}
 	switch c.Verdict {
 	case results.VerdictRegressed:
-		s += " ▲" + fmtPct(c.Compare.Ratio)
+		s += " ▲" + numfmt.Change(c.Compare.Ratio)
 	case results.VerdictImproved:
-		s += " ▼" + fmtPct(c.Compare.Ratio)
+		s += " ▼" + numfmt.Change(c.Compare.Ratio)
 	case results.VerdictNew:
 		s += " (new)"
 	}
@@ -174,13 +195,9 @@ func (c *Cell) ChangeText() string {
 	if ch == nil {
 		return ""
 	}
-	s := fmt.Sprintf("%s → %s (%s", fmtNs(ch.BaselineMedianNs), fmtNs(c.MedianNs), fmtPct(ch.Ratio))
-	if p := fmtP(ch.P); p != "" {
-		s += ", " + p
-	}
-	s += ")"
+	s := fmt.Sprintf("%s → %s (%s, %s)", numfmt.Duration(ch.BaselineMedianNs), numfmt.Duration(c.MedianNs), numfmt.Change(ch.Ratio), numfmt.P(ch.P))
 	if ch.BaselineOverhead != 0 && c.Mode != results.ModeNone {
-		s += fmt.Sprintf("; overhead %s → %s", fmtMult(ch.BaselineOverhead), fmtMult(c.Overhead))
+		s += fmt.Sprintf("; overhead %s → %s", numfmt.Multiple(ch.BaselineOverhead), numfmt.Multiple(c.Overhead))
 	}
 	return s
 }
@@ -214,23 +231,28 @@ func measured(c *results.Cell) int {
 	return n
 }
 
-// AbsoluteRow is a cell's row in the table of absolute numbers.
+// absoluteHeader heads the table of absolute numbers, one AbsoluteRow per cell.
+var absoluteHeader = []string{"cell", "runs", "median", "95% CI", "MAD", "wall", "user", "sys", "max RSS", "outliers", "accuracy", "vs baseline", "verdict"}
+
+// AbsoluteRow is a cell's row in the table of absolute numbers. A number the
+// run did not measure (no runs succeeded, no rusage) is numfmt.Missing.
 func (c *Cell) AbsoluteRow() []string {
+	ns := func(x float64) string { return numfmt.OrMissing(x, numfmt.Duration) }
 	ci := ""
 	if c.CILoNs != 0 {
-		ci = fmtNs(c.CILoNs) + "–" + fmtNs(c.CIHiNs)
+		ci = numfmt.Range(numfmt.Duration(c.CILoNs), numfmt.Duration(c.CIHiNs))
 	}
 	vs := ""
 	if c.Compare != nil {
-		vs = strings.TrimSpace(fmtPct(c.Compare.Ratio) + " " + fmtP(c.Compare.P))
+		vs = numfmt.ChangeP(c.Compare.Ratio, c.Compare.P)
 	}
 	out := ""
 	if c.Outliers > 0 {
 		out = fmt.Sprint(c.Outliers)
 	}
 	return []string{
-		c.Key(), fmt.Sprint(c.Runs), fmtNs(c.MedianNs), ci, fmtNs(c.MADNs),
-		fmtNs(c.WallMedianNs), fmtNs(c.UserMedianNs), fmtNs(c.SysMedianNs), fmtBytes(c.MaxRSSMedian),
+		c.Key(), fmt.Sprint(c.Runs), ns(c.MedianNs), ci, ns(c.MADNs),
+		ns(c.WallMedianNs), ns(c.UserMedianNs), ns(c.SysMedianNs), numfmt.OrMissing(c.MaxRSSMedian, numfmt.Bytes),
 		out, c.AccuracyText(), vs, verdictMark[c.Verdict],
 	}
 }
@@ -248,4 +270,16 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	n, err := e.w.Write(p)
 	e.err = err
 	return n, err
+}
+
+// table writes a Markdown table, keeping its error like a write's.
+func (e *errWriter) table(header []string, rows [][]string, align ...tw.Align) {
+	if err := WriteMarkdownTable(e, header, rows, align...); err != nil && e.err == nil {
+		e.err = err
+	}
+}
+
+// oneLine squeezes a multi-line failure message into one line for tables.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
 }

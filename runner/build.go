@@ -47,3 +47,37 @@ func lastLines(s string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// buildAll sets every cell's argv: a command as the suite gives it, or
+// dotnet running the project's assembly, each project built once however
+// many cells use it. A project that does not build fails its cells only.
+func buildAll(ctx context.Context, cells []*cellState, env *Env) {
+	built := map[string]string{}
+	buildErr := map[string]error{}
+	dotnet, dotnetErr := exec.LookPath("dotnet")
+	for _, c := range cells {
+		w := c.Workload
+		if w.Project == "" {
+			c.argv = append([]string(nil), w.Command...)
+			continue
+		}
+		if _, done := built[w.Project]; !done && buildErr[w.Project] == nil {
+			if dotnetErr != nil {
+				buildErr[w.Project] = fmt.Errorf("dotnet not found on PATH: %v", dotnetErr)
+			} else {
+				env.logf("building %s", w.Project)
+				dll, err := BuildProject(ctx, dotnet, w.Project)
+				if err != nil {
+					buildErr[w.Project] = err
+				} else {
+					built[w.Project] = dll
+				}
+			}
+		}
+		if err := buildErr[w.Project]; err != nil {
+			c.failure = "build failed: " + err.Error()
+			continue
+		}
+		c.argv = append([]string{dotnet, built[w.Project]}, w.Args...)
+	}
+}

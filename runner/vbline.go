@@ -17,8 +17,19 @@ type Report struct {
 	Other     map[string]string
 }
 
-// ParseLine parses one VBENCH line (with or without the "VBENCH " prefix).
+// ParseLine parses one VBENCH line (with or without the "VBENCH " prefix),
+// which must give elapsed_ns.
 func ParseLine(line string) (Report, error) {
+	r, err := parseLine(line)
+	if err == nil && r.ElapsedNs < 0 {
+		err = fmt.Errorf("VBENCH line has no elapsed_ns: %q", line)
+	}
+	return r, err
+}
+
+// parseLine parses one VBENCH line; ElapsedNs is -1 when it gives none
+// (which metrics wall and cpu do not need).
+func parseLine(line string) (Report, error) {
 	r := Report{ElapsedNs: -1}
 	fields := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "VBENCH"))
 	for _, f := range fields {
@@ -50,9 +61,6 @@ func ParseLine(line string) (Report, error) {
 			}
 			r.Other[k] = v
 		}
-	}
-	if r.ElapsedNs < 0 {
-		return r, fmt.Errorf("VBENCH line has no elapsed_ns: %q", line)
 	}
 	return r, nil
 }

@@ -8,7 +8,9 @@ import (
 )
 
 // Fill recomputes every summary of f from its raw samples: medians and
-// intervals, MADs, outlier flags and overhead multiples. It is a function of
+// intervals, MADs, outlier flags and overhead multiples, each from the
+// cell's metric (results.Cell.Values); a workload's cells share one, so an
+// overhead divides like by like. It is a function of
 // the samples alone, so merged shards get overheads even when a workload's
 // none cell was measured by another shard. Fill is idempotent.
 func Fill(f *results.File) {
@@ -29,7 +31,7 @@ func Fill(f *results.File) {
 		if none == nil || none.Runs == 0 {
 			continue
 		}
-		r, lo, hi := RatioCI(c.Elapsed(), none.Elapsed())
+		r, lo, hi := RatioCI(c.Values(), none.Values())
 		c.Overhead, c.OverheadLo, c.OverheadHi = finite(r), finite(lo), finite(hi)
 		if c.OverheadLo == 0 {
 			c.Warnings = append(c.Warnings, "too few runs for an overhead interval")
@@ -50,7 +52,7 @@ func fillCell(c *results.Cell) {
 			continue
 		}
 		idx = append(idx, i)
-		el = append(el, float64(r.ElapsedNs))
+		el = append(el, float64(c.Metric.Of(&r)))
 		wall = append(wall, float64(r.WallNs))
 		user = append(user, float64(r.UserNs))
 		sys = append(sys, float64(r.SysNs))
@@ -92,12 +94,12 @@ func OverheadSamples(f *results.File, c *results.Cell) []float64 {
 	if none == nil {
 		return nil
 	}
-	base := Median(none.Elapsed())
+	base := Median(none.Values())
 	if !(base > 0) {
 		return nil
 	}
 	var out []float64
-	for _, x := range c.Elapsed() {
+	for _, x := range c.Values() {
 		out = append(out, x/base)
 	}
 	return out

@@ -154,3 +154,36 @@ func TestFill(t *testing.T) {
 		t.Errorf("outlier: %+v", f.Results[1])
 	}
 }
+
+// Each cell's statistics come from its metric: elapsed (the VBENCH line),
+// wall, or user + sys; the overhead divides the same metric of both cells.
+func TestFillUsesEachCellsMetric(t *testing.T) {
+	runs := func(scale int64) []results.Run {
+		var out []results.Run
+		for i := int64(1); i <= 7; i++ {
+			out = append(out, results.Run{ElapsedNs: 100 * i * scale, WallNs: 1000 * i * scale, UserNs: 30 * i * scale, SysNs: 10 * i * scale})
+		}
+		return out
+	}
+	f := &results.File{Results: []results.Cell{
+		{Workload: "e", Mode: results.ModeNone, Samples: runs(1)},
+		{Workload: "e", Mode: results.ModeTracing, Samples: runs(3)},
+		{Workload: "w", Mode: results.ModeNone, Metric: results.MetricWall, Samples: runs(1)},
+		{Workload: "w", Mode: "eventpipe", Metric: results.MetricWall, Samples: runs(2)},
+		{Workload: "c", Mode: results.ModeNone, Metric: results.MetricCPU, Samples: runs(1)},
+		{Workload: "c", Mode: results.ModeSampling, Metric: results.MetricCPU, Samples: runs(5)},
+	}}
+	Fill(f)
+	for _, c := range []struct {
+		i              int
+		median, over   float64
+		wallMedianNs   float64
+		firstValueSeen float64
+	}{{0, 400, 1, 4000, 100}, {1, 1200, 3, 12000, 300}, {2, 4000, 1, 4000, 1000}, {3, 8000, 2, 8000, 2000}, {4, 160, 1, 4000, 40}, {5, 800, 5, 20000, 200}} {
+		got := f.Results[c.i]
+		if got.MedianNs != c.median || got.Overhead != c.over || got.WallMedianNs != c.wallMedianNs || got.Values()[0] != c.firstValueSeen {
+			t.Errorf("%s (%s): median %v overhead %v wall %v first value %v, want %v %v %v %v", got.Key(), got.Metric.OrDefault(),
+				got.MedianNs, got.Overhead, got.WallMedianNs, got.Values()[0], c.median, c.over, c.wallMedianNs, c.firstValueSeen)
+		}
+	}
+}

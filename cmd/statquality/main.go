@@ -33,7 +33,8 @@ import (
 	"vbench/internal/machine"
 	"vbench/internal/results"
 	"vbench/internal/suite"
-	"vbench/numfmt"
+	"vbench/reports"
+	"vbench/reports/numfmt"
 	"vbench/stats"
 )
 
@@ -167,8 +168,8 @@ func run(out io.Writer, suitePath, name, mode string, reps, runs int, scaleFlag 
 			ref = ia2
 		}
 		interleaved = append(interleaved, [4]*results.File{ia1, ia2, ib, ref})
-		fmt.Fprintf(os.Stderr, "statquality: rep %d/%d: A/A %+.2f%%, A/B %+.2f%%\n", i+1, reps,
-			100*(a2.Results[0].MedianNs/a1.Results[0].MedianNs-1), 100*(bf.Results[0].MedianNs/ref.Results[0].MedianNs-1))
+		fmt.Fprintf(os.Stderr, "statquality: rep %d/%d: A/A %s, A/B %s\n", i+1, reps,
+			numfmt.Change(a2.Results[0].MedianNs/a1.Results[0].MedianNs), numfmt.Change(bf.Results[0].MedianNs/ref.Results[0].MedianNs))
 	}
 	type tally struct {
 		aa, ab             map[string]int
@@ -199,19 +200,25 @@ func run(out io.Writer, suitePath, name, mode string, reps, runs int, scaleFlag 
 		time.Now().UTC().Format("2006-01-02"), fp.CPUModel, fp.Cores, fp.OS, fp.DotnetRuntime, short(fp.VbenchCommit), time.Since(started).Round(time.Second))
 	fmt.Fprintf(out, "Settings: %d measured runs per cell (+%d warmup), alpha %g, %d repetitions, B = `%s %g`; the first rows use the suite's minimum change (%g%%).\n\n",
 		runs, s.Warmup, s.Alpha, reps, scaleFlag, scale, 100*s.MinChange)
-	fmt.Fprintln(out, "| experiment | min change | regressed | improved | same | median change [min, max] |")
-	fmt.Fprintln(out, "|---|---|---|---|---|---|")
+	var rows [][]string
 	for _, how := range []struct {
 		label string
 		pairs [][4]*results.File
 	}{{"separate runs", pairs}, {"interleaved in one run", interleaved}} {
 		for _, mc := range append([]float64{s.MinChange}, also...) {
 			t := judge(how.pairs, mc)
-			fmt.Fprintf(out, "| A/A, %s | %g%% | %d/%d (%.0f%%) | %d | %d | %s |\n", how.label, 100*mc, t.aa[results.VerdictRegressed], reps, pct(t.aa[results.VerdictRegressed], reps),
-				t.aa[results.VerdictImproved], t.aa[results.VerdictSame], spread(t.aaRatios))
-			fmt.Fprintf(out, "| A/B (%s %g), %s | %g%% | %d/%d (%.0f%%) | %d | %d | %s |\n", scaleFlag, scale, how.label, 100*mc, t.ab[results.VerdictRegressed], reps, pct(t.ab[results.VerdictRegressed], reps),
-				t.ab[results.VerdictImproved], t.ab[results.VerdictSame], spread(t.abRatios))
+			row := func(label string, verdicts map[string]int, ratios []float64) []string {
+				reg := verdicts[results.VerdictRegressed]
+				return []string{label, fmt.Sprintf("%g%%", 100*mc), fmt.Sprintf("%d/%d (%s)", reg, reps, numfmt.Share(float64(reg), float64(reps))),
+					fmt.Sprint(verdicts[results.VerdictImproved]), fmt.Sprint(verdicts[results.VerdictSame]), spread(ratios)}
+			}
+			rows = append(rows, row("A/A, "+how.label, t.aa, t.aaRatios),
+				row(fmt.Sprintf("A/B (%s %g), %s", scaleFlag, scale, how.label), t.ab, t.abRatios))
 		}
+	}
+	header := []string{"experiment", "min change", "regressed", "improved", "same", "median change [min, max]"}
+	if err := reports.WriteMarkdownTable(out, header, rows, reports.Left, reports.Right, reports.Right, reports.Right, reports.Right, reports.Right); err != nil {
+		return err
 	}
 	fmt.Fprintln(out)
 	fmt.Fprintf(out, "Harness bookkeeping per run beyond the child process: median %s over %d suite runs of the workload (max %s); %s per no-op run (`/bin/echo`, 100 runs).\n",
@@ -298,12 +305,11 @@ func noopBookkeeping(dir, vbench string) (float64, error) {
 	return f.BookkeepingNs, nil
 }
 
-func pct(n, d int) float64 { return 100 * float64(n) / float64(d) }
-
+// spread is the median change of a set of ratios and its range: "+0.5% [-1.2%, +2.0%]".
 func spread(ratios []float64) string {
 	s := append([]float64(nil), ratios...)
 	sort.Float64s(s)
-	return fmt.Sprintf("%+.2f%% [%+.2f%%, %+.2f%%]", 100*(stats.Median(s)-1), 100*(s[0]-1), 100*(s[len(s)-1]-1))
+	return numfmt.Change(stats.Median(s)) + " " + numfmt.Range(numfmt.Change(s[0]), numfmt.Change(s[len(s)-1]))
 }
 
 func max(xs []float64) float64 {

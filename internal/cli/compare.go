@@ -18,7 +18,9 @@ func newCompareCmd() *cobra.Command {
 regressed or improved when the Mann-Whitney U test is significant (p < alpha)
 AND the median moved by more than the minimum change; same otherwise; new when
 OLD lacks the cell; failed when it failed in NEW. Overhead multiples (each
-profiled mode over none) are compared the same way. Alpha and the minimum
+mode over none) are compared the same way. Each cell is judged by its
+metric (elapsed, wall or cpu); files that measured a workload by different
+metrics are refused. Alpha and the minimum
 change come from NEW's suite unless given here. A machine fingerprint
 mismatch is printed as a warning.
 
@@ -49,6 +51,9 @@ belong in the job summary). Both are written whatever the exit code.
 			}
 			if old.Suite.Name != cur.Suite.Name {
 				return usageErrf("%s is from suite %q, %s from suite %q: nothing to compare", args[0], old.Suite.Name, args[1], cur.Suite.Name)
+			}
+			if err := baseline.CheckMetrics(args[0], old, args[1], baseline.MetricsOf(cur)); err != nil {
+				return usageErr(err)
 			}
 			opts := baseline.OptionsOf(cur)
 			if cmd.Flags().Changed("alpha") {

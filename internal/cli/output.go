@@ -11,14 +11,13 @@ import (
 
 	"vbench/internal/atomicfile"
 	"vbench/internal/results"
-	"vbench/render"
 	"vbench/reports"
 )
 
 // formats are the --format values of run, compare, merge and baseline
-// update: render's table and files, plus the two reports other tools read
+// update: the results table and files, plus the two reports other tools read
 // (benchstat, CI test views). `vbench report` has the rest.
-var formats = append(slices.Clone(render.Formats), "gobench", "junit")
+var formats = append(slices.Clone(reports.ResultsFormats), "gobench", "junit")
 
 func checkFormat(format string) error {
 	if !slices.Contains(formats, format) {
@@ -35,7 +34,7 @@ func writeFormat(w io.Writer, res *results.File, format string) error {
 	case "junit":
 		return reports.JUnit(w, res)
 	}
-	return render.Write(w, res, format)
+	return reports.WriteResults(w, res, format)
 }
 
 const formatHelp = "output `format`: table, markdown, json (the results file), csv, gobench (for benchstat), junit"

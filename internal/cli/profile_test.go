@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -58,16 +59,21 @@ func TestProfileTableOnStderr(t *testing.T) {
 	if !strings.Contains(stdout, "VbTest.") || strings.Contains(stdout, "FUNCTION") {
 		t.Errorf("stdout should be the program's only:\n%s", stdout)
 	}
-	for _, want := range []string{"FUNCTION", "CALLS", "VbTest.Loop.Step", "1000"} {
+	// The table `vbench report PROFILE` starts with: the same header, and
+	// Step's exact call count in the calls column before its name.
+	for _, want := range []string{"\n\nTop ", " functions by exclusive time (total ", "  excl  excl%", "incl%  calls  function\n"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("table on stderr lacks %q:\n%s", want, stderr)
 		}
+	}
+	if !regexp.MustCompile(`(?m)^ +\S+ +\d+\.\d% +\S+ +\d+\.\d% +1000  VbTest\.Loop\.Step\b`).MatchString(stderr) {
+		t.Errorf("no row for VbTest.Loop.Step with 1000 calls:\n%s", stderr)
 	}
 }
 
 func TestProfileJSON(t *testing.T) {
 	dll := testapp.DLL(t)
-	stdout, stderr, code := runVbench(t, "profile", "--mode", "tracing", "--format", "json", "--top", "0", "--", "dotnet", dll, "throw", "4")
+	stdout, stderr, code := runVbench(t, "profile", "--mode", "tracing", "--format", "json", "--top", "1000", "--", "dotnet", dll, "throw", "4")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -134,15 +140,20 @@ func TestProfileNotDotnet(t *testing.T) {
 }
 
 func TestProfileUsageErrors(t *testing.T) {
-	for _, args := range [][]string{
-		{"profile", "--mode", "none", "--", "true"},
-		{"profile", "--mode", "sampling", "--interval", "10s", "--", "true"},
-		{"profile", "--format", "xml", "--", "true"},
-		{"profile", "--time-sample", "3", "--", "true"},
-		{"profile"},
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"profile", "--mode", "none", "--", "true"}, `--mode "none"`},
+		{[]string{"profile", "--mode", "sampling", "--interval", "10s", "--", "true"}, "--interval 10s"},
+		{[]string{"profile", "--format", "xml", "--", "true"}, `--format "xml"`},
+		{[]string{"profile", "--time-sample", "3", "--", "true"}, "--time-sample 3"},
+		{[]string{"profile", "--top", "0", "--", "true"}, "--top 0: must be >= 1"},
+		{[]string{"profile", "--top", "-1", "--", "true"}, "--top -1: must be >= 1"},
+		{[]string{"profile"}, "requires at least 1 arg"},
 	} {
-		if _, stderr, code := runVbench(t, args...); code != ExitUsage || stderr == "" {
-			t.Errorf("%v: exit %d stderr %q, want %d with a message", args, code, stderr, ExitUsage)
+		if _, stderr, code := runVbench(t, tc.args...); code != ExitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d stderr %q, want %d and %q", tc.args, code, stderr, ExitUsage, tc.want)
 		}
 	}
 }

@@ -6,7 +6,7 @@ import (
 )
 
 // Encode and Decode agree on every byte value, and Decode reads what the Go
-// fuzzer itself wrote (a crasher committed in suite/testdata).
+// fuzzer itself wrote (a crasher committed in internal/suite/testdata).
 func TestRoundTrip(t *testing.T) {
 	var all []byte
 	for i := 0; i < 256; i++ {

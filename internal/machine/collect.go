@@ -3,10 +3,7 @@ package machine
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"os"
-	"os/exec"
-	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -24,7 +21,7 @@ func Collect(ctx context.Context) Fingerprint {
 		Cores:         runtime.NumCPU(),
 		OS:            osName(readFile("/etc/os-release")),
 		Kernel:        kernel(),
-		DotnetRuntime: dotnetRuntime(ctx),
+		DotnetRuntime: Runtimes(ctx, "").Newest(),
 		VbenchCommit:  commit,
 		VbenchDirty:   dirty,
 		Governor:      strings.TrimSpace(readFile("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")),
@@ -42,14 +39,11 @@ func readFile(path string) string {
 	return string(b)
 }
 
-// cpuModel takes the first "model name" of /proc/cpuinfo.
+// cpuModel takes the first "model name" of /proc/cpuinfo, or names the
+// architecture when there is none (some ARM kernels print none).
 func cpuModel(cpuinfo string) string {
-	sc := bufio.NewScanner(strings.NewReader(cpuinfo))
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
+	if m := cpuinfoField(cpuinfo, "model name"); m != "" {
+		return m
 	}
 	return runtime.GOARCH
 }
@@ -72,64 +66,6 @@ func kernel() string {
 		return ""
 	}
 	return unix.ByteSliceToString(u.Release[:])
-}
-
-var netcoreRe = regexp.MustCompile(`(?m)^Microsoft\.NETCore\.App ([0-9][^ ]*) `)
-
-// dotnetRuntime is the newest Microsoft.NETCore.App that `dotnet
-// --list-runtimes` reports (the one a net10 workload rolls forward to).
-func dotnetRuntime(ctx context.Context) string {
-	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "dotnet", "--list-runtimes")
-	cmd.Env = append(os.Environ(), "DOTNET_CLI_TELEMETRY_OPTOUT=1", "DOTNET_NOLOGO=1")
-	out, err := cmd.Output()
-	if err != nil {
-		return ""
-	}
-	return newestRuntime(out)
-}
-
-func newestRuntime(listRuntimes []byte) string {
-	var best string
-	for _, m := range netcoreRe.FindAllSubmatch(listRuntimes, -1) {
-		v := string(m[1])
-		if best == "" || versionLess(best, v) {
-			best = v
-		}
-	}
-	return best
-}
-
-// versionLess compares dotted versions numerically where it can.
-func versionLess(a, b string) bool {
-	as, bs := strings.Split(a, "."), strings.Split(b, ".")
-	for i := 0; i < len(as) && i < len(bs); i++ {
-		if as[i] == bs[i] {
-			continue
-		}
-		ai, aerr := atoi(as[i])
-		bi, berr := atoi(bs[i])
-		if aerr || berr {
-			return as[i] < bs[i]
-		}
-		return ai < bi
-	}
-	return len(as) < len(bs)
-}
-
-func atoi(s string) (int, bool) {
-	n := 0
-	if s == "" {
-		return 0, true
-	}
-	for _, c := range []byte(s) {
-		if c < '0' || c > '9' {
-			return 0, true
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, false
 }
 
 // BusyCPU is the CPU time all processes have used since boot, summed over
@@ -160,9 +96,8 @@ const clockTicks = 100
 // A load above the core count means other processes competed with the
 // workloads for the CPU, and timings are unreliable.
 func LoadAverage() float64 {
-	var l float64
-	if _, err := fmt.Sscan(readFile("/proc/loadavg"), &l); err != nil {
-		return -1
+	if l := loadAverages(readFile("/proc/loadavg")); l != nil {
+		return l[0]
 	}
-	return l
+	return -1
 }

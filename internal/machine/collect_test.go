@@ -2,10 +2,14 @@ package machine
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestParsers(t *testing.T) {
@@ -15,9 +19,8 @@ func TestParsers(t *testing.T) {
 	if got := osName("NAME=x\nPRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\n"); got != runtime.GOOS+"/"+runtime.GOARCH+" Debian GNU/Linux 12 (bookworm)" {
 		t.Errorf("osName = %q", got)
 	}
-	list := []byte("Microsoft.AspNetCore.App 10.0.12 [/x]\nMicrosoft.NETCore.App 8.0.20 [/y]\nMicrosoft.NETCore.App 10.0.12 [/y]\nMicrosoft.NETCore.App 9.0.9 [/y]\n")
-	if got := newestRuntime(list); got != "10.0.12" {
-		t.Errorf("newestRuntime = %q", got)
+	if got := cpuModel("processor\t: 0\nflags: x\n"); got != runtime.GOARCH {
+		t.Errorf("cpuModel without a model name = %q, want the architecture", got)
 	}
 }
 
@@ -50,17 +53,57 @@ func TestLoadAverage(t *testing.T) {
 	}
 }
 
+// BusyCPU is in real units: while this process spins for 200ms of its own
+// CPU time (getrusage, exact), the machine's busy CPU must grow by at least
+// half that (it counts 10ms ticks, and every other process only adds), and
+// by no more than every core busy for the whole time it took (plus a tick
+// per core at each reading). A counter in the wrong unit, ten times too
+// small or too large, fails one bound or the other.
 func TestBusyCPU(t *testing.T) {
 	a, ok := BusyCPU()
 	if !ok || a <= 0 {
 		t.Fatalf("BusyCPU() = %v, %v", a, ok)
 	}
-	// Burn some CPU; the counter must not go backwards.
-	x := 0
-	for i := 0; i < 50_000_000; i++ {
-		x += i
+	start, self0 := time.Now(), processCPU(t)
+	const spin = 200 * time.Millisecond
+	for processCPU(t)-self0 < spin && time.Since(start) < time.Minute {
+		for i := 0; i < 100_000; i++ {
+			sink += i
+		}
 	}
-	if b, _ := BusyCPU(); b < a || x == 0 {
-		t.Errorf("BusyCPU went from %v to %v", a, b)
+	b, _ := BusyCPU()
+	wall, self := time.Since(start), processCPU(t)-self0
+	if self < spin {
+		t.Skipf("this process got only %v of CPU in %v", self, wall)
 	}
+	cpus := onlineCPUs(t)
+	if got, most := b-a, time.Duration(cpus)*(wall+2*10*time.Millisecond); got < self/2 || got > most {
+		t.Errorf("BusyCPU grew by %v while this process used %v of CPU in %v on %d CPUs; want between %v and %v",
+			got, self, wall, cpus, self/2, most)
+	}
+}
+
+var sink int
+
+func processCPU(t *testing.T) time.Duration {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// onlineCPUs is how many cpuN lines /proc/stat has: the cores BusyCPU sums.
+func onlineCPUs(t *testing.T) int {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(string(b), "\n") {
+		if len(line) > 3 && strings.HasPrefix(line, "cpu") && line[3] >= '0' && line[3] <= '9' {
+			n++
+		}
+	}
+	return n
 }

@@ -95,7 +95,7 @@ func TestDecodeRefusesTrailingData(t *testing.T) {
 func TestDecodeRefusesOtherSchemaAndTruncated(t *testing.T) {
 	v := SchemaVersion
 	for in, want := range map[string]string{
-		fmt.Sprintf(`{"schema":%d,"mode":"tracing","functions":[],"threads":[]}`, v+1):       fmt.Sprintf("profile schema %d is newer than this vbench reads (schemas 1 and %d): update vbench", v+1, v),
+		fmt.Sprintf(`{"schema":%d,"mode":"tracing","functions":[],"threads":[]}`, v+1):       fmt.Sprintf("profile schema %d is newer than this vbench reads (schemas 1 to %d): update vbench", v+1, v),
 		fmt.Sprintf(`{"schema":%d,"mode":"tracing","functions":[{"id":0,"name":"M"`, v):      "not a vbench profile: unexpected EOF",
 		fmt.Sprintf(`{"schema":%d,"mode":"tracing","functions":[],"threads":[],"x":1}`, v):   `not a vbench profile: json: unknown field "x"`,
 		fmt.Sprintf(`{"schema":%d,"mode":"tracing","functions":[{"id":1}],"threads":[]}`, v): "functions[0] has id 1",

@@ -74,6 +74,11 @@ type Settings struct {
 	Workloads []string `json:"workloads,omitempty"` // --workloads filter, when given
 	Profiler  string   `json:"profiler,omitempty"`  // library used for profiled modes
 	Interval  string   `json:"interval,omitempty"`  // sampling interval given to the profiler
+
+	// ModeSpecs defines every mode of Modes: its engine, library, settings
+	// and environment. Files written before modes were defined in suites
+	// have none; File.ModeSpec then gives the built-in definition.
+	ModeSpecs []ModeSpec `json:"mode_specs,omitempty"`
 }
 
 // Verdicts a cell can get.
@@ -86,11 +91,16 @@ const (
 )
 
 // Cell is one (workload, mode) pair: the summary over its measured runs.
-// Times are the workload's own elapsed time (its VBENCH line), in nanoseconds.
+// Times are the cell's Metric of each run, in nanoseconds: the median, its
+// interval, the MAD, the overhead and the comparison all use it.
 type Cell struct {
 	Workload string `json:"workload"`
 	Mode     Mode   `json:"mode"`
-	Runs     int    `json:"runs"` // successful measured runs
+	// Metric is what the times are (Metric.Of each run); "" in files
+	// written before cells recorded it, which measured MetricElapsed (Decode
+	// fills that in). All cells of one workload share a metric.
+	Metric Metric `json:"metric,omitempty"`
+	Runs   int    `json:"runs"` // successful measured runs
 
 	MedianNs float64 `json:"median_ns"`
 	CILoNs   float64 `json:"ci_lo_ns"` // 95% confidence interval of the median
@@ -151,6 +161,9 @@ type Coverage struct {
 	Found   int      `json:"found"`
 	Of      int      `json:"of"`
 	Missing []string `json:"missing,omitempty"` // the hot functions never sampled, by name
+	// Tracing is the mode of the tracing cell the hot functions came from
+	// (absent in files from before suites could define several).
+	Tracing Mode `json:"tracing,omitempty"`
 }
 
 // String is the coverage as a table shows it: "7/7 found".

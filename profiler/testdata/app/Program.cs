@@ -44,10 +44,14 @@ namespace VbTest
                 case "stress": return Stress.Run(n > 0 ? n : 8, args.Length > 2 ? int.Parse(args[2]) : 3000);
                 case "fib": FibBench.Run(n > 0 ? n : 100); break;
                 case "mandel": Mandel.Run(n > 0 ? n : 1600); break;
+                case "leaf": Leafy.Run(n > 0 ? n : 10, args.Length > 2 ? int.Parse(args[2]) : 1); break;
                 case "deep": Deep.Run(n > 0 ? n : 100000, args.Length > 2 ? int.Parse(args[2]) : 0); break;
                 case "hard": Hard.Run(n > 0 ? n : 200); break;
                 case "jitcount": JitCount.Run(); break;
                 case "tailskip": TailIL.RunSkipped(n > 0 ? n : 10); break;
+                case "spawn": return Spawner.Run(n, args[2..]);
+                case "spawnbench": return Spawner.Run(n, args[2..], bench: true);
+                case "hang": Spawner.Hang(); break;
                 default: Console.Error.WriteLine("unknown scenario " + scenario); return 2;
             }
             return 0;
@@ -482,6 +486,56 @@ namespace VbTest
 
     // Mandelbrot: a few calls per pixel, most time in tight loops, as in the
     // thesis's Mandelbrot benchmark. Prints its own time and a checksum.
+    // Two kernels of the same work, one a method, one inline: Mix has no GC
+    // safe point (no loop, no call), so CoreCLR never suspends a thread inside
+    // it; it hijacks Mix's return and the thread stops in Spin. A thread
+    // interrupted in Spin's own half is hijacked on Spin's return, which does
+    // not come, and is stopped later wherever a second interruption lands.
+    // Neither half may take the other's samples. Nothing in the loop lets a
+    // thread reach a safe point by itself (no allocation, no P/Invoke).
+    public static class Leafy
+    {
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static ulong Mix(ulong x)
+        {
+            x ^= x >> 33; x *= 0xff51afd7ed558ccdUL; x ^= x >> 29; x *= 0xc4ceb9fe1a85ec53UL;
+            x ^= x >> 32; x *= 0xff51afd7ed558ccdUL; x ^= x >> 31; x *= 0xc4ceb9fe1a85ec53UL;
+            x ^= x >> 30; x *= 0xff51afd7ed558ccdUL; x ^= x >> 27; x *= 0xc4ceb9fe1a85ec53UL;
+            x ^= x >> 33; x *= 0xff51afd7ed558ccdUL; x ^= x >> 29; x *= 0xc4ceb9fe1a85ec53UL;
+            return x ^ (x >> 33);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static ulong Spin(long calls)
+        {
+            ulong x = 1;
+            for (long i = 0; i < calls; i++)
+            {
+                x = Mix(x + (ulong)i);
+                x ^= x >> 33; x *= 0xff51afd7ed558ccdUL; x ^= x >> 29; x *= 0xc4ceb9fe1a85ec53UL;
+                x ^= x >> 32; x *= 0xff51afd7ed558ccdUL; x ^= x >> 31; x *= 0xc4ceb9fe1a85ec53UL;
+                x ^= x >> 30; x *= 0xff51afd7ed558ccdUL; x ^= x >> 27; x *= 0xc4ceb9fe1a85ec53UL;
+                x ^= x >> 33; x *= 0xff51afd7ed558ccdUL; x ^= x >> 29; x *= 0xc4ceb9fe1a85ec53UL;
+            }
+            return x;
+        }
+
+        // millions: Mix calls per thread, in millions.
+        public static void Run(int millions, int threads)
+        {
+            var ts = new Thread[threads];
+            var r = new ulong[threads];
+            for (int i = 0; i < threads; i++)
+            {
+                int k = i;
+                ts[i] = new Thread(() => r[k] = Spin(millions * 1000000L));
+                ts[i].Start();
+            }
+            foreach (var t in ts) t.Join();
+            Console.WriteLine("leaf done " + threads + " " + (r[0] != 0));
+        }
+    }
+
     public static class Mandel
     {
         public struct View { public double X0, Y0, Scale; public int Max; }

@@ -102,7 +102,7 @@ func gen(seed int64, started time.Time, d drift, failures map[string]string) *re
 	var elapsed time.Duration
 	for _, w := range workloads {
 		for _, m := range modes {
-			key := w.name + "/" + m
+			key := w.name + "/" + string(m)
 			truth := w.noneNs * w.mult[m]
 			if k, ok := d[key]; ok {
 				truth *= k

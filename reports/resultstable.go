@@ -1,7 +1,4 @@
-// Package render prints a results file for people and tools: an aligned
-// table (like benchstat and hyperfine), Markdown, CSV, or the JSON file
-// itself. Each function takes a *results.File, so reports can reuse them.
-package render
+package reports
 
 import (
 	"encoding/csv"
@@ -14,32 +11,35 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
-	"golang.org/x/perf/benchmath"
 
 	"vbench/internal/results"
-	"vbench/numfmt"
+	"vbench/reports/numfmt"
 )
 
-// Formats lists the --format values.
-var Formats = []string{"table", "markdown", "json", "csv"}
+// The results table is what `vbench run`, `compare`, `merge` and `baseline
+// update` print: one row per cell of one results file (like benchstat and
+// hyperfine), as aligned text, Markdown or CSV, or the JSON file itself.
 
-// Write renders f in format.
-func Write(w io.Writer, f *results.File, format string) error {
+// ResultsFormats lists the formats of the results table.
+var ResultsFormats = []string{"table", "markdown", "json", "csv"}
+
+// WriteResults writes f's results table in format.
+func WriteResults(w io.Writer, f *results.File, format string) error {
 	switch format {
 	case "table":
-		return Table(w, f)
+		return ResultsTable(w, f)
 	case "markdown":
-		return Markdown(w, f)
+		return ResultsMarkdown(w, f)
 	case "json":
-		return JSON(w, f)
+		return ResultsJSON(w, f)
 	case "csv":
-		return CSV(w, f)
+		return ResultsCSV(w, f)
 	}
-	return fmt.Errorf("unknown format %q (known: %s)", format, strings.Join(Formats, ", "))
+	return fmt.Errorf("unknown format %q (known: %s)", format, strings.Join(ResultsFormats, ", "))
 }
 
-// JSON writes the whole results file, raw samples included.
-func JSON(w io.Writer, f *results.File) error {
+// ResultsJSON writes the whole results file, raw samples included.
+func ResultsJSON(w io.Writer, f *results.File) error {
 	b, err := results.Marshal(f)
 	if err != nil {
 		return err
@@ -48,15 +48,26 @@ func JSON(w io.Writer, f *results.File) error {
 	return err
 }
 
-// Rows are the table's cells as text, one per results cell.
-func Rows(f *results.File) (header []string, rows [][]string) {
+// ResultsRows are the results table's cells as text, one row per results
+// cell. The median's header names the metric ("median (wall) ± 95% CI"),
+// or a metric column does when the workloads' metrics differ.
+func ResultsRows(f *results.File) (header []string, rows [][]string) {
 	hasBase, hasAcc, hasOver := false, false, false
+	metrics := map[results.Metric]bool{}
 	for _, c := range f.Results {
 		hasBase = hasBase || c.Compare != nil
 		hasAcc = hasAcc || c.Accuracy != nil || c.Coverage != nil
 		hasOver = hasOver || c.Mode != results.ModeNone
+		metrics[c.Metric.OrDefault()] = true
 	}
-	header = []string{"workload", "mode", "runs", "median ± 95% CI"}
+	header = []string{"workload", "mode"}
+	median := "median ± 95% CI"
+	if len(metrics) > 1 {
+		header = append(header, "metric")
+	} else if len(f.Results) > 0 {
+		median = "median (" + string(f.Results[0].Metric.OrDefault()) + ") ± 95% CI"
+	}
+	header = append(header, "runs", median)
 	if hasOver {
 		header = append(header, "overhead [95% CI]")
 	}
@@ -71,7 +82,11 @@ func Rows(f *results.File) (header []string, rows [][]string) {
 	}
 	header = append(header, "verdict")
 	for _, c := range f.Results {
-		row := []string{c.Workload, string(c.Mode), runsText(c), medianText(c)}
+		row := []string{c.Workload, string(c.Mode)}
+		if len(metrics) > 1 {
+			row = append(row, string(c.Metric.OrDefault()))
+		}
+		row = append(row, runsText(c), medianText(c))
 		if hasOver {
 			row = append(row, overheadText(c))
 		}
@@ -86,13 +101,17 @@ func Rows(f *results.File) (header []string, rows [][]string) {
 		}
 		v := c.Verdict
 		if v == "" {
-			v = "-"
+			v = notApplicable
 		}
 		row = append(row, v)
 		rows = append(rows, row)
 	}
 	return header, rows
 }
+
+// notApplicable fills a results-table column that does not apply to a cell
+// (no overhead for the none mode, no baseline to compare with).
+const notApplicable = "-"
 
 func runsText(c results.Cell) string {
 	s := strconv.Itoa(c.Runs)
@@ -104,40 +123,33 @@ func runsText(c results.Cell) string {
 
 func medianText(c results.Cell) string {
 	if c.Runs == 0 {
-		return "-"
+		return notApplicable
 	}
-	s := numfmt.Duration(c.MedianNs)
-	if c.CILoNs == 0 && c.CIHiNs == 0 {
-		return s + " ± ∞"
-	}
-	return s + " ± " + benchmath.Summary{Center: c.MedianNs, Lo: c.CILoNs, Hi: c.CIHiNs}.PctRangeString()
+	return numfmt.Duration(c.MedianNs) + " " + numfmt.Spread(c.MedianNs, c.CILoNs, c.CIHiNs)
 }
 
 func overheadText(c results.Cell) string {
-	switch {
-	case c.Mode == results.ModeNone || c.Overhead == 0:
-		return "-"
-	case c.OverheadLo == 0:
-		return fmt.Sprintf("×%.2f", c.Overhead)
+	if c.Mode == results.ModeNone || c.Overhead == 0 {
+		return notApplicable
 	}
-	return fmt.Sprintf("×%.2f [%.2f, %.2f]", c.Overhead, c.OverheadLo, c.OverheadHi)
+	return numfmt.MultipleCI(c.Overhead, c.OverheadLo, c.OverheadHi)
 }
 
 func changeText(ch *results.Change) string {
 	switch {
 	case ch == nil:
-		return "-"
+		return notApplicable
 	case ch.BaselineMedianNs == 0: // no ratio to a median of 0
-		return fmt.Sprintf("from 0 (p=%.3f)", ch.P)
+		return "from 0 (" + numfmt.P(ch.P) + ")"
 	}
-	return numfmt.Change(ch.Ratio, ch.P)
+	return numfmt.ChangeP(ch.Ratio, ch.P)
 }
 
 func overheadChangeText(ch *results.Change) string {
 	if ch == nil || ch.OverheadRatio == 0 {
-		return "-"
+		return notApplicable
 	}
-	return numfmt.Change(ch.OverheadRatio, ch.OverheadP)
+	return numfmt.ChangeP(ch.OverheadRatio, ch.OverheadP)
 }
 
 // accuracyText is the tracer's call counts ("20/20 exact") or the sampler's
@@ -146,12 +158,12 @@ func accuracyText(c *results.Cell) string {
 	if s := c.AccuracyText(); s != "" {
 		return s
 	}
-	return "-"
+	return notApplicable
 }
 
-// Table writes the aligned text table, then failures, warnings and a summary.
-func Table(w io.Writer, f *results.File) error {
-	header, rows := Rows(f)
+// ResultsTable writes the aligned text table, then failures, warnings and a summary.
+func ResultsTable(w io.Writer, f *results.File) error {
+	header, rows := ResultsRows(f)
 	t := tablewriter.NewTable(w,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
 			Borders: tw.BorderNone,
@@ -176,18 +188,15 @@ func Table(w io.Writer, f *results.File) error {
 	return notes(w, f, "")
 }
 
-// Markdown writes the table as GitHub-flavoured Markdown.
-func Markdown(w io.Writer, f *results.File) error {
-	header, rows := Rows(f)
-	t := tablewriter.NewTable(w, tablewriter.WithRenderer(renderer.NewMarkdown()),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignment(tw.AlignLeft))
-	t.Header(header)
-	if err := t.Bulk(rows); err != nil {
-		return err
+// ResultsMarkdown writes the results table as GitHub-flavoured Markdown.
+func ResultsMarkdown(w io.Writer, f *results.File) error {
+	header, rows := ResultsRows(f)
+	for _, row := range rows {
+		for i := range row {
+			row[i] = mdEscape(row[i])
+		}
 	}
-	if err := t.Render(); err != nil {
+	if err := WriteMarkdownTable(w, header, rows); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
@@ -207,12 +216,12 @@ func notes(w io.Writer, f *results.File, bullet string) error {
 	if f.Partial {
 		fmt.Fprintf(w, "%swarning: partial results: the run was interrupted\n", bullet)
 	}
-	_, err := fmt.Fprintf(w, "%s%s\n", bullet, Summary(f))
+	_, err := fmt.Fprintf(w, "%s%s\n", bullet, ResultsSummary(f))
 	return err
 }
 
-// Summary is the one-line tally, e.g. "2 regressed, 1 failed, 14 same".
-func Summary(f *results.File) string {
+// ResultsSummary is the one-line tally, e.g. "2 regressed, 1 failed, 14 same".
+func ResultsSummary(f *results.File) string {
 	counts := f.Counts()
 	order := []string{results.VerdictRegressed, results.VerdictFailed, results.VerdictImproved, results.VerdictSame, results.VerdictNew}
 	var parts []string
@@ -236,13 +245,14 @@ func Summary(f *results.File) string {
 	return strings.Join(parts, ", ")
 }
 
-// CSV writes one row per cell with raw numbers (nanoseconds, ratios).
-func CSV(w io.Writer, f *results.File) error {
+// ResultsCSV writes one row per cell with raw numbers (nanoseconds, ratios);
+// median_ns and its interval are the cell's metric (the last column).
+func ResultsCSV(w io.Writer, f *results.File) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"workload", "mode", "runs", "median_ns", "ci_lo_ns", "ci_hi_ns", "mad_ns",
 		"overhead", "overhead_lo", "overhead_hi", "wall_median_ns", "user_median_ns", "sys_median_ns",
 		"max_rss_median_bytes", "outliers", "baseline_median_ns", "ratio", "p", "overhead_ratio", "overhead_p",
-		"calls_checked", "calls_exact", "coverage_found", "coverage_of", "verdict", "failure"})
+		"calls_checked", "calls_exact", "coverage_found", "coverage_of", "verdict", "failure", "metric"})
 	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	for _, c := range f.Results {
 		row := []string{c.Workload, string(c.Mode), strconv.Itoa(c.Runs), num(c.MedianNs), num(c.CILoNs), num(c.CIHiNs), num(c.MADNs),
@@ -263,7 +273,7 @@ func CSV(w io.Writer, f *results.File) error {
 		} else {
 			row = append(row, "", "")
 		}
-		row = append(row, c.Verdict, c.Failure)
+		row = append(row, c.Verdict, c.Failure, string(c.Metric.OrDefault()))
 		cw.Write(row)
 	}
 	cw.Flush()

@@ -1,0 +1,104 @@
+package suite
+
+// The suite's top-level fields: defaults, required fields, and the ranges
+// the harness and the profiler accept.
+
+import (
+	"path/filepath"
+
+	"gopkg.in/yaml.v3"
+
+	"vbench/internal/results"
+)
+
+// suite reads the top-level mapping into s, starting from the defaults.
+func (p *parser) suite(root *yaml.Node, s *Suite) {
+	s.Runs, s.Warmup, s.Timeout = DefaultRuns, DefaultWarmup, DefaultTimeout
+	s.MinChange, s.Alpha = DefaultMinChange, DefaultAlpha
+	s.Metric = results.MetricElapsed
+	for _, m := range results.BuiltinModes {
+		s.Modes = append(s.Modes, m)
+		s.Specs = append(s.Specs, results.BuiltinSpec(m))
+	}
+	var nameNode, workloadsNode *yaml.Node
+	baseline := ""
+	p.fields(root, "", []string{"name", "runs", "warmup", "modes", "metric", "timeout", "profiler", "thresholds", "baseline", "workloads"}, func(key string, k, v *yaml.Node) {
+		switch key {
+		case "name":
+			nameNode = v
+			s.Name = p.name(v, key)
+		case "runs":
+			s.Runs = p.integer(v, key, 1)
+		case "warmup":
+			s.Warmup = p.integer(v, key, 0)
+		case "modes":
+			p.suiteModes(v, key, s)
+		case "metric":
+			s.Metric = p.metric(v, key)
+		case "timeout":
+			s.Timeout = p.duration(v, key)
+		case "profiler":
+			p.profiler(v, key, &s.Profiler)
+		case "thresholds":
+			p.thresholds(v, key, s)
+		case "baseline":
+			baseline = p.str(v, key)
+			if p.err == nil && baseline == "" {
+				p.fail(v, key, "must not be empty")
+			}
+		case "workloads":
+			workloadsNode = v
+		}
+	})
+	if p.err != nil {
+		return
+	}
+	if nameNode == nil {
+		p.fail(root, "name", "missing: every suite needs a name (results and baselines are keyed by it)")
+		return
+	}
+	if workloadsNode == nil {
+		p.fail(root, "workloads", "missing: list at least one workload")
+		return
+	}
+	if baseline == "" {
+		baseline = filepath.Join("..", "baselines", s.Name+".json")
+	}
+	s.Baseline = p.abs(baseline)
+	s.resolveModes()
+	p.workloads(workloadsNode, s)
+}
+
+// abs resolves a path from the suite against the suite file's directory.
+func (p *parser) abs(path string) string {
+	if filepath.IsAbs(path) {
+		return filepath.Clean(path)
+	}
+	return filepath.Join(p.dir, path)
+}
+
+// profiler reads the suite's profiler block: the settings of the built-in
+// engine modes, and the defaults of the engine modes the suite defines.
+func (p *parser) profiler(n *yaml.Node, field string, pr *Profiler) {
+	p.fields(n, field, settingFields, func(key string, k, v *yaml.Node) {
+		p.setting(key, v, join(field, key), pr)
+	})
+}
+
+func (p *parser) thresholds(n *yaml.Node, field string, s *Suite) {
+	p.fields(n, field, []string{"min_change", "alpha"}, func(key string, k, v *yaml.Node) {
+		f := join(field, key)
+		switch key {
+		case "min_change":
+			s.MinChange = p.fraction(v, f)
+			if p.err == nil && !(s.MinChange >= 0 && s.MinChange < 1) { // NaN too
+				p.fail(v, f, "must be between 0%% and 100%%, got %v", v.Value)
+			}
+		case "alpha":
+			s.Alpha = p.fraction(v, f)
+			if p.err == nil && !(s.Alpha > 0 && s.Alpha < 0.5) { // NaN too
+				p.fail(v, f, "must be a significance level between 0 and 0.5 (e.g. 0.01), got %v", v.Value)
+			}
+		}
+	})
+}

@@ -1,0 +1,261 @@
+package suite
+
+// A workload's fields: what to run (a project to build or a command), its
+// environment, directory and mode subset.
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"vbench/internal/attach"
+	"vbench/internal/results"
+)
+
+func (p *parser) workloads(n *yaml.Node, s *Suite) {
+	if n.Kind != yaml.SequenceNode {
+		p.fail(n, "workloads", "must be a list of workloads, got %s", kindName(n))
+		return
+	}
+	if len(n.Content) == 0 {
+		p.fail(n, "workloads", "must list at least one workload")
+		return
+	}
+	seen := map[string]int{}
+	for i, wn := range n.Content {
+		field := fmt.Sprintf("workloads[%d]", i)
+		w := p.workload(wn, field, s)
+		if p.err != nil {
+			return
+		}
+		if line, dup := seen[w.Name]; dup {
+			p.fail(wn, field+".name", "duplicate workload name %q (first defined at line %d)", w.Name, line)
+			return
+		}
+		seen[w.Name] = wn.Line
+		s.Workloads = append(s.Workloads, w)
+	}
+}
+
+// workload reads one workload: its fields first, then what only the whole
+// workload can tell (project or command, its modes among the suite's, cwd).
+// Errors after the fields name the workload: "workloads[1](fib).project".
+func (p *parser) workload(n *yaml.Node, field string, s *Suite) Workload {
+	w := Workload{Line: n.Line}
+	var nodes workloadNodes
+	env := map[string]string{}
+	w.Metric = s.Metric
+	p.fields(n, field, []string{"name", "project", "args", "command", "env", "cwd", "checksum", "metric", "runs", "timeout", "modes"}, func(key string, k, v *yaml.Node) {
+		f := join(field, key)
+		switch key {
+		case "name":
+			w.Name = p.name(v, f)
+		case "project":
+			nodes.project = v
+			w.Project = p.str(v, f)
+		case "args":
+			nodes.args = v
+			w.Args = p.strList(v, f)
+		case "command":
+			nodes.command = v
+			w.Command = p.strList(v, f)
+			if p.err == nil && len(w.Command) == 0 {
+				p.fail(v, f, "must not be empty: give the program and its arguments as a list")
+			}
+		case "env":
+			p.env(v, f, env)
+		case "cwd":
+			nodes.cwd = v
+			w.Cwd = p.str(v, f)
+		case "checksum":
+			w.Checksum = p.str(v, f)
+		case "metric":
+			w.Metric = p.metric(v, f)
+		case "runs":
+			w.Runs = p.integer(v, f, 1)
+		case "timeout":
+			w.Timeout = p.duration(v, f)
+		case "modes":
+			w.Modes = p.modeNames(v, f)
+		}
+	})
+	if p.err != nil {
+		return w
+	}
+	if w.Name == "" {
+		p.fail(n, field+".name", "missing: every workload needs a name")
+		return w
+	}
+	field = fmt.Sprintf("%s(%s)", field, w.Name)
+	p.target(n, field, nodes, &w)
+	p.modeSubset(n, field, s, &w)
+	p.cwd(nodes.cwd, field+".cwd", &w)
+	if p.err != nil {
+		return w
+	}
+	for k, v := range env {
+		w.Env = append(w.Env, k+"="+v)
+	}
+	sort.Strings(w.Env)
+	return w
+}
+
+// workloadNodes are the nodes of a workload's fields that checks after the
+// field loop point at (nil: the field is absent).
+type workloadNodes struct {
+	project, args, command, cwd *yaml.Node
+}
+
+// env reads a workload's environment variables into env. Variables that
+// load a profiler are refused: every mode's runs get the workload's env, so
+// they would load it into mode none too.
+func (p *parser) env(v *yaml.Node, f string, env map[string]string) {
+	p.envMap(v, f, env)
+	for i := 0; p.err == nil && i+1 < len(v.Content); i += 2 {
+		if kk := v.Content[i]; attach.LoadsProfiler(kk.Value) {
+			p.fail(kk, f+"."+kk.Value, "profiler variables are set by vbench for each mode (use the suite's profiler settings, or define a mode whose env loads another profiler)")
+		}
+	}
+}
+
+// envMap reads a mapping of environment variables into env.
+func (p *parser) envMap(v *yaml.Node, f string, env map[string]string) {
+	if v.Kind != yaml.MappingNode {
+		p.fail(v, f, "must be a mapping of variable names to values, got %s", kindName(v))
+		return
+	}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		kk, vv := v.Content[i], v.Content[i+1]
+		name := kk.Value
+		if _, dup := env[name]; dup {
+			p.fail(kk, f+"."+name, "defined twice")
+			return
+		}
+		if name == "" || strings.ContainsAny(name, "= \t") {
+			p.fail(kk, f+"."+name, "invalid environment variable name")
+			return
+		}
+		env[name] = p.str(vv, f+"."+name)
+		if p.err != nil {
+			return
+		}
+	}
+}
+
+// target checks what the workload runs: a project to build (with args) or
+// a command, exactly one of them.
+func (p *parser) target(n *yaml.Node, field string, nodes workloadNodes, w *Workload) {
+	switch {
+	case nodes.project != nil && nodes.command != nil:
+		p.fail(nodes.command, field+".command", "give either project or command, not both")
+	case nodes.project == nil && nodes.command == nil:
+		p.fail(n, field, "needs either project (a C# project to build) or command (an argv list)")
+	case nodes.command != nil && nodes.args != nil:
+		p.fail(nodes.args, field+".args", "args go with project; put a command's arguments in the command list")
+	case nodes.project != nil:
+		w.Project = p.abs(w.Project)
+		p.checkProject(nodes.project, field+".project", w)
+	default:
+		w.Command[0] = p.resolveCommand(nodes.command, field+".command[0]", w.Command[0])
+	}
+}
+
+// modeSubset checks that a workload's own modes are among the suite's.
+func (p *parser) modeSubset(n *yaml.Node, field string, s *Suite, w *Workload) {
+	if p.err != nil || w.Modes == nil {
+		return
+	}
+	for i, m := range w.Modes {
+		if !contains(s.Modes, m) {
+			p.fail(w.modeNode(n, i), fmt.Sprintf("%s.modes[%d]", field, i), "mode %q is not among the suite's modes [%s]", m, results.List(s.Modes))
+			return
+		}
+	}
+}
+
+// cwd resolves the workload's directory: cwd, or the suite file's directory.
+func (p *parser) cwd(n *yaml.Node, field string, w *Workload) {
+	if p.err != nil {
+		return
+	}
+	if n == nil {
+		w.Cwd = p.dir
+		return
+	}
+	w.Cwd = p.abs(w.Cwd)
+	if fi, err := os.Stat(w.Cwd); err != nil || !fi.IsDir() {
+		p.fail(n, field, "%s is not a directory", w.Cwd)
+	}
+}
+
+func (w *Workload) modeNode(n *yaml.Node, i int) *yaml.Node {
+	for j := 0; j+1 < len(n.Content); j += 2 {
+		if n.Content[j].Value == "modes" && i < len(n.Content[j+1].Content) {
+			return n.Content[j+1].Content[i]
+		}
+	}
+	return n
+}
+
+// checkProject accepts a .csproj file, or a directory holding exactly one.
+func (p *parser) checkProject(n *yaml.Node, field string, w *Workload) {
+	fi, err := os.Stat(w.Project)
+	if err != nil {
+		p.fail(n, field, "%s does not exist", w.Project)
+		return
+	}
+	if fi.IsDir() {
+		m, _ := filepath.Glob(filepath.Join(w.Project, "*.csproj"))
+		if len(m) != 1 {
+			p.fail(n, field, "%s holds %d .csproj files; name the project file", w.Project, len(m))
+			return
+		}
+		w.Project = m[0]
+		return
+	}
+	if filepath.Ext(w.Project) != ".csproj" {
+		p.fail(n, field, "%s is not a .csproj file", w.Project)
+	}
+}
+
+// resolveCommand finds argv[0]: a name without a slash is looked up in PATH
+// (as a shell would, but without one), a path with a slash is taken relative
+// to the suite file's directory.
+func (p *parser) resolveCommand(n *yaml.Node, field, name string) string {
+	if name == "" {
+		p.fail(n, field, "must not be empty")
+		return name
+	}
+	if !strings.Contains(name, "/") {
+		path, err := exec.LookPath(name)
+		if err != nil {
+			p.fail(n, field, "command %q not found in PATH", name)
+			return name
+		}
+		return path
+	}
+	path := p.abs(name)
+	fi, err := os.Stat(path)
+	if err != nil {
+		p.fail(n, field, "command %s not found", path)
+		return name
+	}
+	if fi.IsDir() || fi.Mode()&0o111 == 0 {
+		p.fail(n, field, "command %s is not an executable file", path)
+	}
+	return path
+}
+
+func contains[T comparable](xs []T, x T) bool {
+	for _, y := range xs {
+		if x == y {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,158 @@
+// Package numfmt prints every number a vbench output shows, the way
+// benchstat prints them, so a time, a multiple or a change reads the same in
+// the run table, a report, a verdict's reason, the progress lines, a profile's
+// top table and cmd/statquality. It imports nothing from vbench, so every
+// package can use it.
+package numfmt
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"golang.org/x/perf/benchmath"
+	"golang.org/x/perf/benchunit"
+)
+
+// Missing is printed for a number that was not measured.
+const Missing = "—"
+
+// OrMissing prints x with format, or Missing when x is 0, NaN or infinite:
+// results files record a number that was not measured as 0.
+func OrMissing(x float64, format func(float64) string) string {
+	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return Missing
+	}
+	return format(x)
+}
+
+// Duration prints nanoseconds with four significant digits and an SI prefix:
+// "412.3ms", "1.000µs", "49.65s" (x/perf benchunit, as benchstat). Long
+// times stay in seconds ("1234.5s", not "1.234ks"); zero is "0s".
+func Duration(ns float64) string {
+	switch {
+	case math.IsNaN(ns) || math.IsInf(ns, 0):
+		return Missing
+	case ns == 0:
+		return "0s"
+	case math.Abs(ns) >= 999.95e9:
+		return fmt.Sprintf("%.1fs", ns/1e9)
+	}
+	return benchunit.Scale(ns/1e9, benchunit.Decimal) + "s"
+}
+
+// Bytes prints a size with binary prefixes: "47.99MiB", "512B".
+func Bytes(b float64) string {
+	if math.IsNaN(b) || math.IsInf(b, 0) {
+		return Missing
+	}
+	return benchunit.Scale(b, benchunit.Binary) + "B"
+}
+
+// Multiple prints an overhead multiple with three significant digits:
+// "×1.13", "×49.7", "×121". A multiple is never 0: 0, NaN and infinities,
+// which mean "not measured", print as Missing.
+func Multiple(x float64) string {
+	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return Missing
+	}
+	return "×" + sig3(x)
+}
+
+// Interval prints a multiple's 95% interval: "[5.06, 5.95]"; "" when it
+// has none (either end 0: too few runs).
+func Interval(lo, hi float64) string {
+	if lo == 0 || hi == 0 || math.IsNaN(lo) || math.IsNaN(hi) {
+		return ""
+	}
+	return Range(sig3(lo), sig3(hi))
+}
+
+// MultipleCI prints a multiple with its interval, "×5.35 [5.06, 5.95]", or
+// only the multiple when it has no interval.
+func MultipleCI(x, lo, hi float64) string {
+	s := Multiple(x)
+	if iv := Interval(lo, hi); iv != "" && s != Missing {
+		s += " " + iv
+	}
+	return s
+}
+
+// MultipleTick labels an axis tick at multiple x as briefly as it reads:
+// "×1", "×1.5", "×100".
+func MultipleTick(x float64) string {
+	s := strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", x), "0"), ".")
+	return "×" + s
+}
+
+// Range prints two formatted ends as an interval: "[410.2ms, 412.0ms]".
+func Range(lo, hi string) string { return "[" + lo + ", " + hi + "]" }
+
+// sig3 prints x with three significant digits but never in exponent form
+// and with two decimals below 10 (1.13, 6.16, 49.7, 121).
+func sig3(x float64) string {
+	switch a := math.Abs(x); {
+	case a >= 99.95:
+		return fmt.Sprintf("%.0f", x)
+	case a >= 9.995:
+		return fmt.Sprintf("%.1f", x)
+	default:
+		return fmt.Sprintf("%.2f", x)
+	}
+}
+
+// Change prints a ratio (new over old) as a signed percent change:
+// 1.2 → "+20.0%", 0.8333 → "-16.7%". A change that rounds to zero is
+// "+0.0%", never "-0.0%"; a ratio of 0 (none: the old value was 0) is Missing.
+func Change(ratio float64) string {
+	if ratio == 0 || math.IsNaN(ratio) || math.IsInf(ratio, 0) {
+		return Missing
+	}
+	d := 100 * (ratio - 1)
+	if math.Abs(d) < 0.05 {
+		d = 0
+	}
+	return fmt.Sprintf("%+.1f%%", d)
+}
+
+// P prints a test's p-value as benchstat does: "p<0.001" below 0.001,
+// else "p=0.012".
+func P(p float64) string {
+	switch {
+	case math.IsNaN(p):
+		return "p=" + Missing
+	case p < 0.001:
+		return "p<0.001"
+	}
+	return fmt.Sprintf("p=%.3f", p)
+}
+
+// ChangeP prints a change with its test's p-value: "+20.0% (p<0.001)".
+func ChangeP(ratio, p float64) string {
+	return Change(ratio) + " (" + P(p) + ")"
+}
+
+// Percent prints a fraction of a whole with one decimal: 0.1234 → "12.3%".
+func Percent(fraction float64) string {
+	if math.IsNaN(fraction) || math.IsInf(fraction, 0) {
+		return Missing
+	}
+	return fmt.Sprintf("%.1f%%", 100*fraction)
+}
+
+// Share prints part of whole as Percent does; a part of nothing (whole 0) is "0.0%".
+func Share(part, whole float64) string {
+	if whole == 0 {
+		return Percent(0)
+	}
+	return Percent(part / whole)
+}
+
+// Spread prints a median's 95% interval as a ± percentage of it, "± 3%"
+// (benchmath, as benchstat); "± ∞" when there are too few values for one.
+func Spread(center, lo, hi float64) string {
+	if lo == 0 && hi == 0 {
+		return "± ∞"
+	}
+	return "± " + benchmath.Summary{Center: center, Lo: lo, Hi: hi}.PctRangeString()
+}

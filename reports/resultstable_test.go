@@ -1,0 +1,106 @@
+package reports
+
+import (
+	"strings"
+	"testing"
+
+	"vbench/internal/results"
+)
+
+func TestResultsSummaryAndColumns(t *testing.T) {
+	f := &results.File{Results: []results.Cell{
+		{Workload: "a", Mode: results.ModeNone, Verdict: results.VerdictSame, Runs: 10, MedianNs: 412.3e6, CILoNs: 400e6, CIHiNs: 420e6},
+		{Workload: "a", Mode: results.ModeTracing, Verdict: results.VerdictRegressed, Runs: 10, MedianNs: 1.2369e9, CILoNs: 1.2e9, CIHiNs: 1.3e9,
+			Overhead: 3, OverheadLo: 2.9, OverheadHi: 3.1, Accuracy: &results.Accuracy{Checked: 4, Exact: 4}},
+		{Workload: "b", Mode: results.ModeNone, Verdict: results.VerdictFailed, Failure: "boom"},
+		{Workload: "c", Mode: results.ModeSampling, Runs: 2, MedianNs: 2e6, Overhead: 121.4, Outliers: 1},
+	}}
+	if got := ResultsSummary(f); got != "1 regressed, 1 failed, 1 same, 1 new" {
+		t.Errorf("ResultsSummary = %q", got)
+	}
+	header, rows := ResultsRows(f)
+	if strings.Join(header, "|") != "workload|mode|runs|median (elapsed) ± 95% CI|overhead [95% CI]|accuracy|verdict" {
+		t.Errorf("header %q", header)
+	}
+	want := [][]string{
+		{"a", "none", "10", "412.3ms ± 3%", "-", "-", "same"},
+		{"a", "tracing", "10", "1.237s ± 5%", "×3.00 [2.90, 3.10]", "4/4 exact", "regressed"},
+		{"b", "none", "0", "-", "-", "-", "failed"},
+		{"c", "sampling", "2 (1 out)", "2.000ms ± ∞", "×121", "-", "-"},
+	}
+	for i := range want {
+		if strings.Join(rows[i], "|") != strings.Join(want[i], "|") {
+			t.Errorf("row %d:\n got %q\nwant %q", i, rows[i], want[i])
+		}
+	}
+	var b strings.Builder
+	if err := ResultsTable(&b, f); err != nil || !strings.Contains(b.String(), "FAILED b/none: boom") {
+		t.Errorf("table:\n%s", b.String())
+	}
+}
+
+// The change columns: p-values as benchstat prints them, a baseline median
+// of 0 has no ratio.
+func TestResultsChangeColumns(t *testing.T) {
+	f := &results.File{Results: []results.Cell{
+		{Workload: "a", Mode: results.ModeNone, Runs: 8, MedianNs: 1.2e6, CILoNs: 1.2e6, CIHiNs: 1.2e6, Verdict: results.VerdictRegressed,
+			Compare: &results.Change{BaselineMedianNs: 1e6, Ratio: 1.2, P: 0.00016}},
+		{Workload: "a", Mode: results.ModeTracing, Runs: 8, MedianNs: 3e6, CILoNs: 3e6, CIHiNs: 3e6, Overhead: 2.5, OverheadLo: 2.5, OverheadHi: 2.5,
+			Verdict: results.VerdictSame, Compare: &results.Change{BaselineMedianNs: 2.9e6, Ratio: 1.0345, P: 0.012, OverheadRatio: 0.9996, OverheadP: 0.5}},
+		{Workload: "z", Mode: results.ModeNone, Runs: 8, MedianNs: 1e6, CILoNs: 1e6, CIHiNs: 1e6, Verdict: results.VerdictSame,
+			Compare: &results.Change{P: 0.002}},
+	}}
+	header, rows := ResultsRows(f)
+	if got := strings.Join(header, "|"); got != "workload|mode|runs|median (elapsed) ± 95% CI|overhead [95% CI]|vs baseline|overhead vs base|verdict" {
+		t.Errorf("header %q", got)
+	}
+	want := [][]string{
+		{"a", "none", "8", "1.200ms ± 0%", "-", "+20.0% (p<0.001)", "-", "regressed"},
+		{"a", "tracing", "8", "3.000ms ± 0%", "×2.50 [2.50, 2.50]", "+3.4% (p=0.012)", "+0.0% (p=0.500)", "same"},
+		{"z", "none", "8", "1.000ms ± 0%", "-", "from 0 (p=0.002)", "-", "same"},
+	}
+	for i := range want {
+		if strings.Join(rows[i], "|") != strings.Join(want[i], "|") {
+			t.Errorf("row %d:\n got %q\nwant %q", i, rows[i], want[i])
+		}
+	}
+}
+
+// The Markdown results table goes through the one Markdown table writer and
+// keeps a "|" in a workload's name from breaking its row.
+func TestResultsMarkdown(t *testing.T) {
+	f := &results.File{Results: []results.Cell{
+		{Workload: "a|b", Mode: results.ModeNone, Runs: 6, MedianNs: 1e6, CILoNs: 1e6, CIHiNs: 1e6, Verdict: results.VerdictNew},
+	}}
+	var b strings.Builder
+	if err := ResultsMarkdown(&b, f); err != nil {
+		t.Fatal(err)
+	}
+	want := "| workload | mode | runs | median (elapsed) ± 95% CI | verdict |\n" +
+		"|:---------|:-----|:-----|:--------------------------|:--------|\n" +
+		"| a\\|b     | none | 6    | 1.000ms ± 0%              | new     |\n" +
+		"\n- 1 new\n"
+	if b.String() != want {
+		t.Errorf("markdown:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+// A sampling cell's coverage alone opens the accuracy column; CSV has its numbers.
+func TestCoverageColumn(t *testing.T) {
+	f := &results.File{Results: []results.Cell{
+		{Workload: "a", Mode: results.ModeNone},
+		{Workload: "a", Mode: results.ModeSampling, Coverage: &results.Coverage{Found: 6, Of: 7, Missing: []string{"X"}}},
+	}}
+	header, rows := ResultsRows(f)
+	if header[len(header)-2] != "accuracy" || rows[1][len(header)-2] != "6/7 found" || rows[0][len(header)-2] != "-" {
+		t.Errorf("header %q rows %q", header, rows)
+	}
+	var b strings.Builder
+	if err := ResultsCSV(&b, f); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	if !strings.Contains(lines[0], ",coverage_found,coverage_of,") || !strings.Contains(lines[2], ",6,7,") {
+		t.Errorf("csv:\n%s", b.String())
+	}
+}

@@ -1,0 +1,65 @@
+package runner
+
+import (
+	"fmt"
+	"time"
+
+	"vbench/internal/results"
+	"vbench/stats"
+)
+
+// newFile starts the results file: the suite's identity and the effective
+// settings, before anything runs.
+func newFile(plan *Plan, env *Env) *results.File {
+	s := plan.Suite
+	f := &results.File{
+		Schema:  results.SchemaVersion,
+		Suite:   results.Suite{Name: s.Name, Path: s.Path, SHA256: s.SHA256},
+		Started: time.Now().UTC(),
+		Shard:   plan.Options.Shard,
+		Settings: results.Settings{
+			Runs: plan.Runs, Warmup: plan.Warmup, Modes: plan.Modes, Timeout: plan.Timeout.String(),
+			Alpha: s.Alpha, Threshold: s.MinChange, Seed: plan.Options.Seed,
+			Workloads: plan.Options.Workloads, ModeSpecs: plan.Specs,
+		},
+	}
+	if plan.Profiled {
+		f.Settings.Profiler = env.Profiler
+		if s.Profiler.Interval > 0 {
+			f.Settings.Interval = s.Profiler.Interval.String()
+		}
+	}
+	return f
+}
+
+// assemble turns the measured cells into the file's results, in plan order,
+// and computes their statistics.
+func assemble(f *results.File, cells []*cellState) {
+	fillCoverage(cells)
+	for _, c := range cells {
+		rc := results.Cell{Workload: c.Workload.Name, Mode: c.Mode, Metric: c.Metric, Samples: c.samples, Failure: cellFailure(c), Accuracy: c.accuracy, Coverage: c.coverage, Profile: c.profile}
+		if rc.Samples == nil {
+			rc.Samples = []results.Run{}
+		}
+		if rc.Failed() {
+			rc.Verdict = results.VerdictFailed
+		}
+		f.Results = append(f.Results, rc)
+	}
+	stats.Fill(f)
+}
+
+// cellFailure is what fails a finished cell: its first failed run (or
+// build), else what all its runs together show, such as call counts the
+// profiler got wrong.
+func cellFailure(c *cellState) string {
+	if c.failure != "" {
+		return c.failure
+	}
+	if a := c.accuracy; a != nil && a.Exact < a.Checked {
+		m := a.Mismatches[0]
+		return fmt.Sprintf("profiler call counts wrong in %d of %d checks: workload %s, function %s: expected %d calls, profile says %d",
+			a.Checked-a.Exact, a.Checked, c.Workload.Name, m.Function, m.Expected, m.Actual)
+	}
+	return ""
+}

@@ -1,0 +1,167 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+
+	"vbench/internal/profile"
+	"vbench/internal/results"
+	"vbench/internal/suite"
+)
+
+// check is everything a finished run must show, in this order: a clean
+// exit, its VBENCH line (exactly one under metric elapsed, at most one
+// otherwise), the workload's checksum, and in an engine mode a readable
+// profile of the mode's engine. It sets r.Error to the first problem. A
+// measured run's profile then feeds the cell (call counts checked,
+// coverage noted), and its directory is kept when profiles are.
+func (l *launch) check(c *cellState, st step, r *results.Run, out Outcome, runDir string) {
+	if msg := out.Failure(c.Timeout); msg != "" {
+		r.Error = msg
+		return
+	}
+	rep, ok, msg := vbenchLine(out, c.Metric)
+	if msg != "" {
+		r.Error = msg
+		return
+	}
+	if ok {
+		r.ElapsedNs, r.Checksum = max(rep.ElapsedNs, 0), rep.Checksum
+		if msg := l.checkChecksum(c.Workload, rep.Checksum); msg != "" {
+			r.Error = msg
+			return
+		}
+	} else if c.Workload.Checksum != "" {
+		r.Error = fmt.Sprintf("printed no VBENCH line, so its checksum (the suite expects %q) cannot be checked", c.Workload.Checksum)
+		return
+	}
+	if c.Spec.Engine == "" {
+		if runDir != "" && !st.warmup {
+			l.keep(c, runDir, nil)
+		}
+		return
+	}
+	tree, p, msg := readProfile(runDir, c.Spec.Engine, out.Profiler)
+	if msg != "" {
+		r.Error = msg
+		return
+	}
+	if !st.warmup {
+		l.useProfile(c, r.Seq, p, rep)
+		l.keep(c, runDir, tree)
+	}
+}
+
+// vbenchLine is the run's VBENCH line, read; ok is false when there is none,
+// which only metric elapsed (the line's elapsed_ns) cannot do without.
+func vbenchLine(out Outcome, metric results.Metric) (rep Report, ok bool, msg string) {
+	elapsed := metric.OrDefault() == results.MetricElapsed
+	switch len(out.VBENCH) {
+	case 0:
+		if !elapsed {
+			return Report{}, false, ""
+		}
+		msg := "printed no VBENCH line (want: VBENCH elapsed_ns=<int> checksum=<string>; a program that prints none is measured with metric: wall or metric: cpu)"
+		if out.Stdout != "" {
+			msg += "; last output: " + oneLine(out.Stdout)
+		}
+		return Report{}, false, msg
+	case 1:
+	default:
+		return Report{}, false, fmt.Sprintf("printed %d VBENCH lines; want at most one", len(out.VBENCH))
+	}
+	rep, err := parseLine(out.VBENCH[0])
+	if err == nil && elapsed && rep.ElapsedNs < 0 {
+		err = fmt.Errorf("VBENCH line has no elapsed_ns (metric elapsed needs it): %q", out.VBENCH[0])
+	}
+	if err != nil {
+		return Report{}, false, err.Error()
+	}
+	return rep, true, ""
+}
+
+// checkChecksum compares a run's checksum with the suite's, or with the
+// workload's first run when the suite gives none (which it then becomes).
+func (l *launch) checkChecksum(w *suite.Workload, got string) string {
+	want, ok := l.expected[w.Name]
+	if !ok {
+		l.expected[w.Name] = got
+		return ""
+	}
+	if got == want {
+		return ""
+	}
+	src := "the suite"
+	if w.Checksum == "" {
+		src = "earlier runs"
+	}
+	return fmt.Sprintf("checksum mismatch: got %q, expected %q (from %s)", got, want, src)
+}
+
+// readProfile reads the profiles a profiled run left in dir, one per .NET
+// process of the workload's process tree (a `dotnet test` is several), all of
+// engine's, and merges them (a tree of one process is its own profile): the
+// checks and coverage are over the whole tree. A process that started
+// profiling and wrote nothing fails the run: its calls would be missing.
+func readProfile(dir string, engine results.Engine, profilerSaid []string) (*profile.Tree, *profile.Profile, string) {
+	t, err := profile.ReadTree(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, noProfile(profilerSaid)
+		}
+		return nil, nil, "profiler wrote an unreadable profile: " + err.Error()
+	}
+	if len(t.Missing) > 0 {
+		var names []string
+		for _, m := range t.Missing {
+			names = append(names, m.Process.String())
+		}
+		return nil, nil, fmt.Sprintf("%d of the workload's processes started profiling and wrote no profile (%s): killed or crashed before they exited, or left running and killed with the process group",
+			len(t.Missing), strings.Join(names, "; "))
+	}
+	if t.Mode() != engine {
+		return nil, nil, fmt.Sprintf("profile says mode %q, the run asked for %q", t.Mode(), engine)
+	}
+	return t, t.Merge(), ""
+}
+
+// noProfile explains a profiled run that left no profile, quoting the
+// profiler when it said why: never a silent unprofiled run.
+func noProfile(said []string) string {
+	quote := strings.Join(said, " / ")
+	switch {
+	case strings.Contains(quote, "running unprofiled"):
+		return "profiler did not initialise, so the run was unprofiled: " + quote
+	case quote != "":
+		return "profiler wrote no profile: " + quote
+	}
+	return "profiler did not load or wrote no profile (no process wrote one into VBENCH_PROFILE_DIR)"
+}
+
+// checkCalls compares the profile's call counts (all rows named f, summed)
+// with the workload's exact expectations.
+func checkCalls(c *cellState, seq int, p *profile.Profile, want map[string]int64) {
+	if c.accuracy == nil {
+		c.accuracy = &results.Accuracy{}
+	}
+	got := map[string]int64{}
+	for _, fn := range p.Functions {
+		got[fn.Name] += fn.Calls
+	}
+	names := make([]string, 0, len(want))
+	for n := range want {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		c.accuracy.Checked++
+		if got[n] == want[n] {
+			c.accuracy.Exact++
+		} else if len(c.accuracy.Mismatches) < 10 {
+			c.accuracy.Mismatches = append(c.accuracy.Mismatches, results.CallMismatch{Seq: seq, Function: n, Expected: want[n], Actual: got[n]})
+		}
+	}
+}

@@ -1,0 +1,118 @@
+package runner
+
+import (
+	"context"
+	"math"
+	"runtime"
+	"syscall"
+	"time"
+
+	"vbench/internal/machine"
+	"vbench/internal/results"
+)
+
+// measure runs the schedule, one launch per step, and reports each step to
+// progress. It stops when ctx is cancelled (complete is false then): the
+// launch running at that moment is killed and not recorded. The account it
+// returns is stopped as the loop ends.
+func measure(ctx context.Context, l *launch, order []step, progress Progress) (acct *account, complete bool) {
+	if progress != nil {
+		progress.Begin(len(order))
+		defer progress.End()
+	}
+	acct = startAccount()
+	defer acct.stop()
+	for i, st := range order {
+		if ctx.Err() != nil {
+			return acct, false
+		}
+		c := st.cell
+		ev := Event{Done: i + 1, Total: len(order), Cell: c.Key(), Warmup: st.warmup, Metric: c.Metric}
+		if c.failure == "" {
+			r, out := l.run(ctx, st, i)
+			acct.add(out)
+			if out.Interrupted {
+				return acct, false
+			}
+			c.record(r, st.warmup)
+			ev.Run, ev.Message = &r, r.Error
+		}
+		if progress != nil {
+			progress.Step(ev)
+		}
+	}
+	return acct, true
+}
+
+// account is the measuring loop's clock: how long the loop ran, how much of
+// that its children ran, and what CPU the whole machine used meanwhile. It
+// gives the two figures a results file keeps about the harness itself.
+type account struct {
+	start               time.Time
+	busy0, self0        time.Duration // machine-wide busy CPU and vbench's own, at start
+	busyOK              bool
+	launches            int
+	childWall, childCPU time.Duration
+
+	loop     time.Duration // set by stop
+	others   time.Duration // busy CPU not vbench's nor its children's; set by stop
+	othersOK bool
+}
+
+func startAccount() *account {
+	a := &account{start: time.Now(), self0: selfCPU()}
+	a.busy0, a.busyOK = machine.BusyCPU()
+	return a
+}
+
+// add counts one launch. A launch killed by an interruption counts too: its
+// process ran inside the loop, and leaving its time out charged it all to
+// the harness (an interrupted run recorded milliseconds of bookkeeping per run).
+func (a *account) add(out Outcome) {
+	a.launches++
+	a.childWall += out.Wall
+	a.childCPU += out.User + out.Sys
+}
+
+// stop ends the loop's clock and takes the machine's CPU reading.
+func (a *account) stop() {
+	a.loop = time.Since(a.start)
+	if busy1, ok := machine.BusyCPU(); ok && a.busyOK {
+		// All the machine's CPU time, minus the children's and vbench's own.
+		a.others = busy1 - a.busy0 - a.childCPU - (selfCPU() - a.self0)
+		a.othersOK = true
+	}
+}
+
+// record sets the results' bookkeeping per launch and, when the loop was
+// long enough to tell, the cores other processes kept busy.
+func (a *account) record(f *results.File) {
+	if a.launches == 0 {
+		return
+	}
+	f.BookkeepingNs = float64(a.loop-a.childWall) / float64(a.launches)
+	if a.othersOK && a.loop >= minBusyLoop() {
+		f.OtherCPU = math.Max(0, float64(a.others)/float64(a.loop))
+	}
+}
+
+// minBusyLoop is how long the loop must run before the machine's busy CPU
+// means anything. /proc/stat counts 10ms ticks, each charged whole to
+// whatever a core runs at that instant, while the children's CPU (rusage)
+// is exact: over a loop of L on n cores the difference is off by about
+// 0.5·sqrt(n·10ms/L) cores (the ticks are a sample of the cores' time),
+// a whole core for a 5ms loop on 2 cores. From n seconds on that is under
+// 0.05 cores, a fifth of the level at which `vbench run` warns; shorter
+// loops record nothing rather than noise.
+func minBusyLoop() time.Duration {
+	return time.Duration(runtime.NumCPU()) * time.Second
+}
+
+// selfCPU is the CPU time vbench itself has used.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
