@@ -7,7 +7,7 @@ BIN     := bin
 SUITE   ?= benchmarks/suite.yaml
 RUNFLAGS ?=
 
-.PHONY: all build test bench quick lint fmt clean stress fuzz slow-profiler
+.PHONY: all build test bench quick peers lint fmt clean stress fuzz slow-profiler
 
 all: build
 
@@ -48,6 +48,11 @@ bench: build
 quick: build
 	@mkdir -p out
 	$(BIN)/vbench run benchmarks/quick.yaml --json out/quick.json $(RUNFLAGS)
+
+# vbench's sampler and tracer beside the runtime's own EventPipe sampler.
+peers: build
+	@mkdir -p out
+	$(BIN)/vbench run benchmarks/peers.yaml --json out/peers.json $(RUNFLAGS)
 
 # The profiler's crash-safety proof: N runs of a GC-heavy program per mode.
 STRESS_RUNS ?= 30

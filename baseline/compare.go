@@ -6,6 +6,7 @@ package baseline
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 
 	"vbench/internal/machine"
@@ -27,8 +28,7 @@ func OptionsOf(f *results.File) Options {
 
 // Compare gives every cell of cur a verdict against the same cell of base and
 // records the comparison in cell.Compare, with the rule of stats.Judge on
-// the samples stats.Judged picks (the kernel's CPU time when both sides
-// report it). A cell is
+// the cells' metric (results.Cell.Values). A cell is
 //
 //   - failed    when it failed in cur;
 //   - new       when base has no successful cell to compare with;
@@ -39,7 +39,7 @@ func OptionsOf(f *results.File) Options {
 //   - same      otherwise.
 //
 // A machine fingerprint mismatch adds a warning to cur; it does not stop the
-// comparison.
+// comparison. Callers refuse files whose metrics differ first (CheckMetrics).
 func Compare(base, cur *results.File, opts Options) {
 	// A warning about an earlier comparison's baseline no longer applies.
 	kept := cur.Warnings[:0]
@@ -85,19 +85,18 @@ func compareCell(base, cur *results.File, c *results.Cell, opts Options) {
 		return
 	}
 	old := base.Find(c.Workload, c.Mode)
-	if old == nil || old.Failed() || len(old.Elapsed()) == 0 || c.Runs == 0 {
+	if old == nil || old.Failed() || len(old.Values()) == 0 || c.Runs == 0 || old.Metric.OrDefault() != c.Metric.OrDefault() {
 		c.Verdict = results.VerdictNew
 		return
 	}
-	metric, oldX, newX := stats.Judged(old, c)
+	oldX, newX := old.Values(), c.Values()
 	ch, timeV := judge(oldX, newX, opts)
-	ch.BaselineMedianNs = stats.Median(old.Elapsed())
-	ch.Metric = metric
-	reasons := []string{describe(metric, timeV, ch.Ratio, ch.P, opts)}
+	ch.BaselineMedianNs = stats.Median(oldX)
+	reasons := []string{describe(string(c.Metric.OrDefault()), timeV, ch.Ratio, ch.P, opts)}
 
 	overV := results.VerdictSame
 	if c.Mode != results.ModeNone {
-		oa, na := stats.OverheadSamples(base, old, metric), stats.OverheadSamples(cur, c, metric)
+		oa, na := stats.OverheadSamples(base, old), stats.OverheadSamples(cur, c)
 		if len(oa) > 0 && len(na) > 0 {
 			o := stats.Judge(oa, na, 1-opts.Alpha)
 			ch.BaselineOverhead = old.Overhead
@@ -161,4 +160,37 @@ func finite(x float64) float64 {
 		return 0
 	}
 	return x
+}
+
+// CheckMetrics refuses to judge cur against base when a workload both
+// measured was measured by different metrics: a wall time against an
+// elapsed time is no change of the code. cur maps each workload to the
+// metric of its cells (MetricsOf, or a plan's before it runs); the names
+// are the files' as the user gave them.
+func CheckMetrics(baseName string, base *results.File, curName string, cur map[string]results.Metric) error {
+	old := MetricsOf(base)
+	for _, w := range sortedKeys(cur) {
+		if om, ok := old[w]; ok && om != cur[w] {
+			return fmt.Errorf("workload %s is measured by %s in %s and by %s in %s: refusing to compare different metrics (record a new baseline with 'vbench baseline update')", w, om, baseName, cur[w], curName)
+		}
+	}
+	return nil
+}
+
+// MetricsOf maps each workload of f to the metric its cells measured.
+func MetricsOf(f *results.File) map[string]results.Metric {
+	m := map[string]results.Metric{}
+	for _, c := range f.Results {
+		m[c.Workload] = c.Metric.OrDefault()
+	}
+	return m
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

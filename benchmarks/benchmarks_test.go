@@ -8,6 +8,7 @@ package benchmarks
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,9 +17,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"gopkg.in/yaml.v3"
 
+	"vbench/internal/results"
+	"vbench/internal/suite"
 	"vbench/internal/testbin"
+	"vbench/runner"
 )
 
 // suiteFile mirrors the suite YAML schema the harness parses; decoding with
@@ -193,8 +198,8 @@ func TestSuites(t *testing.T) {
 						t.Errorf("suite.yaml does not run %s", p)
 					}
 				}
-				if strings.Join(s.Modes, ",") != "none,null,tracing,sampling" {
-					t.Errorf("suite.yaml modes %v, want every mode", s.Modes)
+				if strings.Join(s.Modes, ", ") != results.List(results.BuiltinModes) {
+					t.Errorf("suite.yaml modes %v, want every mode (%s)", s.Modes, results.List(results.BuiltinModes))
 				}
 			}
 			for _, w := range s.Workloads {
@@ -291,5 +296,84 @@ func TestMandelbrotPGM(t *testing.T) {
 	black := bytes.Count(data[len(header):], []byte{0}) // pixels in the set
 	if black == 0 || black == 30*20 {
 		t.Errorf("%d of %d pixels in the set: want some in and some out", black, 30*20)
+	}
+}
+
+// peers.yaml is read by the real suite reader (its modes are mappings the
+// loose struct above cannot hold), runs its workloads exactly as suite.yaml
+// does (same arguments, same checksums: it measures the same kernels), and
+// defines the modes its comment promises.
+func TestPeersSuite(t *testing.T) {
+	peers, err := suite.Load("peers.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := suite.Load("suite.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range peers.Workloads {
+		var same *suite.Workload
+		for i := range full.Workloads {
+			if full.Workloads[i].Name == w.Name {
+				same = &full.Workloads[i]
+			}
+		}
+		if same == nil || same.Project != w.Project || strings.Join(same.Args, " ") != strings.Join(w.Args, " ") || same.Checksum != w.Checksum {
+			t.Errorf("peers.yaml's %s differs from suite.yaml's", w.Name)
+		}
+	}
+	if got := results.List(peers.Modes); got != "none, sampling-10ms, sampling-1ms, eventpipe, eventpipe-10ms, tracing" {
+		t.Errorf("peers.yaml modes: %s", got)
+	}
+	for name, want := range map[results.Mode]string{
+		"sampling-10ms":  "vbench sampling, interval 10ms",
+		"sampling-1ms":   "vbench sampling, interval 1ms",
+		"eventpipe-10ms": "DOTNET_EventPipeThreadSamplingRate=10",
+	} {
+		sp, _ := peers.Spec(name)
+		if d := sp.Description(); !strings.Contains(d, want) {
+			t.Errorf("%s: %s, want %q", name, d, want)
+		}
+	}
+	if sp, _ := peers.Spec("eventpipe"); !strings.Contains(sp.Env["DOTNET_EventPipeOutputPath"], results.RunDir) {
+		t.Errorf("eventpipe writes its trace outside the run's directory: %v", sp.Env)
+	}
+}
+
+// jitstorm's line names every generated method with its exact count (the
+// harness then checks each one under tracing), up to its largest scale, and
+// the harness's parser takes the whole line.
+func TestJitStormCountsEveryMethod(t *testing.T) {
+	dll := testbin.Workload(t, "benchmarks/jitstorm/JitStorm.csproj")
+	for _, args := range [][]string{{"--methods", "2000", "--generics", "500"}, {"--methods", "2000", "--generics", "500", "--scale", "2"}, {"--methods", "101", "--generics", "1"}} {
+		r := run(t, dll, args...)
+		if r.code != 0 {
+			t.Fatalf("%v: exit %d\n%s", args, r.code, r.stderr)
+		}
+		line, _, _ := strings.Cut(r.stdout, "\n")
+		rep, err := runner.ParseLine(line)
+		if err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		methods, _ := strconv.Atoi(rep.Other["methods"])
+		generics, _ := strconv.Atoi(rep.Other["generics"])
+		want := map[string]int64{
+			"Vbench.JitStorm.Generic.Visit<T>": int64(generics),
+			"Vbench.JitStorm.Gen.CallMethods":  1,
+			"Vbench.JitStorm.Gen.CallGenerics": 1,
+		}
+		for i := 0; i < methods; i++ {
+			want[fmt.Sprintf("Vbench.JitStorm.Gen.M%04d", i)] = 1
+		}
+		for b := 0; b*100 < methods; b++ {
+			want[fmt.Sprintf("Vbench.JitStorm.Gen.MethodBatch%03d", b)] = 1
+		}
+		for b := 0; b*100 < generics; b++ {
+			want[fmt.Sprintf("Vbench.JitStorm.Gen.GenericBatch%03d", b)] = 1
+		}
+		if diff := cmp.Diff(want, rep.Calls); diff != "" || methods < 1 {
+			t.Errorf("%v (methods=%d generics=%d): calls entries differ from every generated method once (-want +got):\n%s", args, methods, generics, diff)
+		}
 	}
 }

@@ -80,12 +80,13 @@ func rendered(t *testing.T, dir string) {
 	if len(b) > 2_000_000 || !bytes.Contains(b, []byte("more levels below the depth limit")) {
 		t.Errorf("flame.svg: %d bytes, depth-limit frame missing?", len(b))
 	}
-	top := run("go tool pprof -top", "go", "tool", "pprof", "-top", "-nodefraction=0", filepath.Join(dir, profile.PprofFile))
+	pdir := testapp.ProcessDir(t, dir)
+	top := run("go tool pprof -top", "go", "tool", "pprof", "-top", "-nodefraction=0", filepath.Join(pdir, profile.PprofFile))
 	if !bytes.Contains(top, []byte(recurseFn)) || !bytes.Contains(top, []byte(profile.ElidedFrames)) {
 		t.Errorf("go tool pprof -top lacks %s or the %s marker:\n%s", recurseFn, profile.ElidedFrames, top)
 	}
 	for _, f := range []string{profile.JSONFile, profile.PprofFile} {
-		if fi, err := os.Stat(filepath.Join(dir, f)); err == nil {
+		if fi, err := os.Stat(filepath.Join(pdir, f)); err == nil {
 			t.Logf("%s: %d bytes", f, fi.Size())
 		}
 	}
@@ -93,9 +94,17 @@ func rendered(t *testing.T, dir string) {
 
 // Tracing a recursion 100,000 deep: exact counts, the whole chain in the
 // tree, and a profile every reader takes.
-func TestDeepRecursionTracing(t *testing.T) {
+func TestDeepRecursionTracing(t *testing.T) { deepRecursionCounted(t, results.EngineTracing) }
+
+// The same under instrumentation, whose rewritten frames are larger (three
+// more locals, a try/fault): 100,000 of them still fit the thread's stack.
+func TestDeepRecursionInstrumentation(t *testing.T) {
+	deepRecursionCounted(t, results.EngineInstrumentation)
+}
+
+func deepRecursionCounted(t *testing.T, engine results.Engine) {
 	start := time.Now()
-	r, p := profiled(t, results.EngineTracing, nil, 0, "deep", fmt.Sprint(deepN))
+	r, p := profiled(t, engine, nil, 0, "deep", fmt.Sprint(deepN))
 	t.Logf("profiled run and decode: %v", time.Since(start).Round(time.Millisecond))
 	exp := map[string]int64{recurseFn: deepN, bottomFn: 1}
 	printed := testapp.Expectations(r.Stdout)

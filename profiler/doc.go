@@ -15,9 +15,18 @@
 //     1ms..1s) does SuspendRuntime, EnumThreads, DoStackSnapshot per thread,
 //     ResumeRuntime, and merges each stack into that thread's sampling tree
 //     (sampler.c). All frames are kept; the user-code filter is applied when
-//     the profile is written.
+//     the profile is written. Each stack is cut back to where the suspension
+//     first interrupted the thread, not where it reached a GC safe point
+//     (interrupted.c), so methods without a safe point get their samples.
 //   - null: the same mapper, inlining veto and hook registration as tracing,
 //     with hooks that just return: the floor any enter/leave tracer pays.
+//   - instrumentation: no hooks; the IL of each selected method is rewritten
+//     at JITCompilationStarted (instr.c, il.c) so that the method counts and
+//     times itself into the same per-thread trees: one native call per entry
+//     returns the thread's tree, the rest of the enter and the whole exit are
+//     IL; the body runs in a try/fault whose handler closes the frame when
+//     an exception leaves it. Selected methods' precompiled (ReadyToRun)
+//     code is refused one method at a time; everything else keeps it.
 //
 // # Threading and signals
 //
@@ -37,16 +46,21 @@
 //     in a build with -tags vbenchtest, VBENCH_DEBUG_KEEP_ONSTACK=1 leaves
 //     SIGRTMIN (only it) as Go left it, to demonstrate the crash.
 //  2. Every entry point CoreCLR calls is C or assembly. Go runs only in three
-//     cold places: Initialize (wait for the runtime, read the configuration),
-//     Shutdown, and the exit-path fallback (write the profile). Each goes
+//     cold places: Initialize (wait for the runtime, read the configuration,
+//     make the process's directory), Shutdown, and the exit-path fallback
+//     (write the profile). Each goes
 //     through a C trampoline that blocks SIGRTMIN with pthread_sigmask around
 //     the call, so CoreCLR's suspension signal never lands on a goroutine
 //     stack. Go's own threads are not managed threads and are never signalled
-//     by CoreCLR. Name resolution, filtering (FunctionIDMapper2, JITInlining)
-//     and exception callbacks are C and never enter Go.
+//     by CoreCLR. Name resolution, filtering (FunctionIDMapper2, JITInlining),
+//     the exception callbacks and the IL rewriting (the JIT callbacks) are C
+//     and never enter Go.
 //  3. The hot path (enter/leave/tailcall) is assembly plus C compiled for
 //     general-purpose registers only: it never allocates, locks, makes a
-//     system call or enters Go. The client ID FunctionIDMapper2 returns is the
+//     system call or enters Go. The instrumentation engine's native
+//     functions (hot.c, vb_i*) follow the same rules; rewritten code calls
+//     them with an unmanaged calli that suppresses the GC transition, so they
+//     are plain SysV calls. The client ID FunctionIDMapper2 returns is the
 //     function's own record, so the hook needs no lookup. The per-thread tree
 //     hangs off an initial-exec __thread pointer; nodes come from an 8 GiB
 //     MAP_NORESERVE arena, carved into 64 KiB per-thread chunks with one
@@ -56,7 +70,9 @@
 //     read trees while threads still run.
 //  4. The sampler is a C pthread with every signal blocked; it is stopped and
 //     joined before the profile is written and never touches the CLR after
-//     Shutdown returns.
+//     Shutdown returns. In sampling mode a C wrapper (interrupted.c) sits in
+//     front of CoreCLR's SIGRTMIN handler, same flags and mask: it notes the
+//     interrupted context and what the handler changed on the stack.
 //  5. Go also replaces the synchronous signals' handlers (SIGSEGV, SIGBUS,
 //     SIGFPE, SIGPIPE) and forwards foreign faults; CoreCLR's conversion of
 //     faults into NullReference/DivideByZero exceptions does not survive that
@@ -102,11 +118,18 @@
 //
 // # Output
 //
-// At Shutdown, or from an atexit handler when Shutdown never comes
-// (Environment.Exit and other exit paths; complete=false then), the library
-// writes profile.json (package profile) and profile.pb.gz (pprof) into
-// VBENCH_PROFILE_DIR, each atomically. A missing or unwritable directory is
+// Every .NET process the profiling environment reaches (a process tree:
+// dotnet test, an application's workers) writes into a directory of its own,
+// VBENCH_PROFILE_DIR/<pid>/ (see package profile, ReadTree): at the end of a
+// successful Initialize the library makes it (an exclusive mkdir) and writes
+// started.json (pid, parent pid, command line, mode, runtime, start), so a
+// process killed before it writes is still known; at Shutdown, or from an
+// atexit handler when Shutdown never comes (Environment.Exit and other exit
+// paths; complete=false then), it writes profile.pb.gz (pprof) and then
+// profile.json, each atomically. A missing or unwritable directory is
 // reported once on stderr at startup and nothing is written; a bad
-// VBENCH_MODE or VBENCH_INTERVAL makes Initialize fail (the program runs
-// unprofiled) after a one-line "vbench-profiler: ..." reason on stderr.
+// VBENCH_MODE, VBENCH_INTERVAL or VBENCH_PROCESSES makes Initialize fail (the
+// program runs unprofiled) after a one-line "vbench-profiler: ..." reason on
+// stderr. A process whose command line VBENCH_PROCESSES (a regexp) does not
+// match declines with CORPROF_E_PROFILER_CANCEL_ACTIVATION: no file, no word.
 package main

@@ -4,10 +4,12 @@ package main
 #cgo CFLAGS: -O2 -Wall -Wno-unused-function
 #cgo LDFLAGS: -lpthread
 #include "vb.h"
+extern char vb_runtime_version[64];
 */
 import "C"
 
 import (
+	"os"
 	"time"
 
 	"vbench/internal/profile"
@@ -25,7 +27,9 @@ func main() {}
 func vbGoReady() {}
 
 // vbGoConfigure reads the environment and hands the configuration to C.
-// It returns 0, or -1 after printing why the profiler will not run.
+// It returns 0; 1 when this process is not one VBENCH_PROCESSES selects
+// (Initialize then declines quietly: the process runs as if no profiler were
+// there); or -1 after printing why the profiler will not run.
 //
 //export vbGoConfigure
 func vbGoConfigure() C.int {
@@ -33,6 +37,10 @@ func vbGoConfigure() C.int {
 	if err != nil {
 		logf("%v; running unprofiled", err)
 		return -1
+	}
+	cfg.command, cfg.ppid = cmdline(), os.Getppid()
+	if !cfg.wanted(cfg.command) {
+		return 1
 	}
 	current = cfg
 	if cfg.dirErr != nil {
@@ -47,18 +55,43 @@ func vbGoConfigure() C.int {
 	return 0
 }
 
-// vbGoWrite writes profile.json and profile.pb.gz (once; C guards it).
-// complete is 1 from Shutdown, 0 from the exit-path fallback.
+// vbGoStarted runs when Initialize has succeeded: it makes this process's
+// directory under VBENCH_PROFILE_DIR and writes started.json there, so that
+// a process killed before it writes its profile is still known.
+//
+//export vbGoStarted
+func vbGoStarted() {
+	cfg := current
+	if cfg == nil || cfg.dirErr != nil {
+		return
+	}
+	dir, err := profile.NewProcessDir(cfg.dir, os.Getpid())
+	if err != nil {
+		cfg.dirErr = err
+		logf("%v; no profile will be written", err)
+		return
+	}
+	cfg.procDir = dir
+	err = profile.WriteStarted(dir, profile.Process{PID: os.Getpid(), ParentPID: cfg.ppid, Command: cfg.command,
+		Mode: cfg.engine, RuntimeVersion: C.GoString(&C.vb_runtime_version[0]), Start: startTime()})
+	if err != nil {
+		logf("writing %s: %v", profile.StartedFile, err)
+	}
+}
+
+// vbGoWrite writes profile.json and profile.pb.gz into this process's
+// directory (once; C guards it). complete is 1 from Shutdown, 0 from the
+// exit-path fallback.
 //
 //export vbGoWrite
 func vbGoWrite(complete C.int) {
-	if current == nil || current.dirErr != nil {
+	if current == nil || current.procDir == "" {
 		return
 	}
 	t0 := time.Now()
 	p := snapshot(current, complete != 0)
 	t1 := time.Now()
-	if err := writeProfile(current.dir, p); err != nil {
+	if err := writeProfile(current.procDir, p); err != nil {
 		logf("writing the profile: %v", err)
 	}
 	if C.vb_debug != 0 { // how long the writer kept the process alive, by phase

@@ -74,10 +74,21 @@ func callers(f *profile.Function) map[string]int64 {
 	return m
 }
 
-func TestTracingExactCallCounts(t *testing.T) {
+func TestTracingExactCallCounts(t *testing.T) { exactCallCounts(t, results.EngineTracing) }
+
+// The instrumentation engine counts through rewritten IL instead of hooks:
+// the same program, the same exact counts, callers and tree shape.
+func TestInstrumentationExactCallCounts(t *testing.T) {
+	p := exactCallCounts(t, results.EngineInstrumentation)
+	if len(p.Skipped) != 0 {
+		t.Errorf("methods left uninstrumented: %+v", p.Skipped)
+	}
+}
+
+func exactCallCounts(t *testing.T, engine results.Engine) *profile.Profile {
 	l := lib(t)
 	plain := testapp.Run(t, nil, "all")
-	r := testapp.Profiled(t, l, results.EngineTracing, nil, "all")
+	r := testapp.Profiled(t, l, engine, nil, "all")
 	if r.Code != 0 || plain.Code != 0 {
 		t.Fatalf("exit codes: profiled %d, plain %d\nstderr:\n%s", r.Code, plain.Code, r.Stderr)
 	}
@@ -85,7 +96,7 @@ func TestTracingExactCallCounts(t *testing.T) {
 		t.Fatalf("stdout changed under the profiler:\n--- plain\n%s\n--- profiled\n%s", plain.Stdout, r.Stdout)
 	}
 	p := readProfile(t, r)
-	if p.Mode != "tracing" || !p.Complete || p.RuntimeVersion == "" || p.PID == 0 {
+	if p.Mode != engine || !p.Complete || p.RuntimeVersion == "" || p.PID == 0 {
 		t.Errorf("header: mode %q complete %v runtime %q pid %d", p.Mode, p.Complete, p.RuntimeVersion, p.PID)
 	}
 	exp := testapp.Expectations(r.Stdout)
@@ -175,6 +186,7 @@ func TestTracingExactCallCounts(t *testing.T) {
 	for _, th := range p.Threads {
 		checkTimes(t, p, th.Roots)
 	}
+	return p
 }
 
 // checkTimes verifies every node: 0 <= exclusive <= inclusive, and the
@@ -258,7 +270,7 @@ func TestSamplingFindsHotFunction(t *testing.T) {
 			t.Errorf("non-user function %s in a default-filtered profile", f.Name)
 		}
 	}
-	pprofTop(t, r.Dir, "VbTest.Hot.Spin")
+	pprofTop(t, testapp.ProcessDir(t, r.Dir), "VbTest.Hot.Spin")
 }
 
 // pprofTop runs `go tool pprof -top [flags]` on the profile and expects name in it.
@@ -278,26 +290,29 @@ func pprofTop(t *testing.T, dir, name string, flags ...string) {
 func TestTracingPprof(t *testing.T) {
 	r, _ := profiled(t, results.EngineTracing, nil, 0, "recursion", "22")
 	// By calls, Fib is the top function; by wall time it is listed too.
-	pprofTop(t, r.Dir, "VbTest.Recursion.Fib", "-sample_index=calls", "-nodecount=1")
-	pprofTop(t, r.Dir, "VbTest.Recursion.Fib", "-nodefraction=0")
+	dir := testapp.ProcessDir(t, r.Dir)
+	pprofTop(t, dir, "VbTest.Recursion.Fib", "-sample_index=calls", "-nodecount=1")
+	pprofTop(t, dir, "VbTest.Recursion.Fib", "-nodefraction=0")
 }
 
 func TestExitPaths(t *testing.T) {
-	// Environment.Exit: the runtime still shuts down and calls Shutdown.
-	_, p := profiled(t, results.EngineTracing, nil, 3, "exit", "50")
-	if f := p.Function("VbTest.Loop.Step"); f == nil || f.Calls != 50 {
-		t.Errorf("Environment.Exit path: Loop.Step %+v, want 50 calls", f)
-	}
-	// libc exit() from managed code: no Shutdown; the atexit fallback writes.
-	_, p = profiled(t, results.EngineTracing, nil, 4, "nativeexit", "60")
-	if p.Complete {
-		t.Errorf("profile from the exit fallback says complete=true")
-	}
-	if f := p.Function("VbTest.Loop.Step"); f == nil || f.Calls != 60 {
-		t.Errorf("exit() path: Loop.Step %+v, want 60 calls", f)
-	}
-	if f := p.Function("VbTest.Exiter.RunNative"); f == nil || f.Calls != 1 || f.InclusiveNs <= 0 {
-		t.Errorf("exit() path: the open frame RunNative %+v should be closed at write time", f)
+	for _, engine := range []results.Engine{results.EngineTracing, results.EngineInstrumentation} {
+		// Environment.Exit: the runtime still shuts down and calls Shutdown.
+		_, p := profiled(t, engine, nil, 3, "exit", "50")
+		if f := p.Function("VbTest.Loop.Step"); f == nil || f.Calls != 50 {
+			t.Errorf("%s, Environment.Exit path: Loop.Step %+v, want 50 calls", engine, f)
+		}
+		// libc exit() from managed code: no Shutdown; the atexit fallback writes.
+		_, p = profiled(t, engine, nil, 4, "nativeexit", "60")
+		if p.Complete {
+			t.Errorf("%s: profile from the exit fallback says complete=true", engine)
+		}
+		if f := p.Function("VbTest.Loop.Step"); f == nil || f.Calls != 60 {
+			t.Errorf("%s, exit() path: Loop.Step %+v, want 60 calls", engine, f)
+		}
+		if f := p.Function("VbTest.Exiter.RunNative"); f == nil || f.Calls != 1 || f.InclusiveNs <= 0 {
+			t.Errorf("%s, exit() path: the open frame RunNative %+v should be closed at write time", engine, f)
+		}
 	}
 }
 
@@ -305,11 +320,12 @@ func TestBadConfigRunsUnprofiled(t *testing.T) {
 	l := lib(t)
 	plain := testapp.Run(t, nil, "exitcode", "7")
 	for _, tc := range []struct{ env, stderr string }{
-		{attach.EnvMode + "=bogus", `VBENCH_MODE="bogus" is not tracing, sampling or null`},
+		{attach.EnvMode + "=bogus", `VBENCH_MODE="bogus" is not tracing, instrumentation, sampling or null`},
 		{attach.EnvInterval + "=soon", `VBENCH_INTERVAL="soon" is not a duration`},
 		{attach.EnvInterval + "=100us", `VBENCH_INTERVAL=100µs is outside`},
 		{attach.EnvTimeSample + "=3", `VBENCH_TIME_SAMPLE="3" is not 1 or a power of two`},
 		{attach.EnvMaxStack + "=8", `VBENCH_MAX_STACK="8" is not a number of frames in 16..4194304`},
+		{attach.EnvProcesses + "=a(b", `VBENCH_PROCESSES="a(b" is not a regular expression: missing closing )`},
 	} {
 		dir := t.TempDir()
 		env := attach.Env(l, attach.Options{Engine: results.EngineSampling, ProfileDir: dir})
@@ -320,8 +336,8 @@ func TestBadConfigRunsUnprofiled(t *testing.T) {
 		if !strings.Contains(r.Stderr, "vbench-profiler: "+tc.stderr) {
 			t.Errorf("%s: stderr %q lacks the reason %q", tc.env, r.Stderr, tc.stderr)
 		}
-		if _, err := os.Stat(filepath.Join(dir, profile.JSONFile)); err == nil {
-			t.Errorf("%s: a profile was written although the profiler declined to load", tc.env)
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("%s: the profiler declined to load, yet wrote %v", tc.env, entries)
 		}
 	}
 }
@@ -375,7 +391,7 @@ func TestSigrtminOnstackCleared(t *testing.T) {
 	if r := testapp.Run(t, nil, "sigflags"); !strings.Contains(r.Stdout, "onstack=False") {
 		t.Fatalf("without the profiler CoreCLR's SIGRTMIN handler already has SA_ONSTACK: %s", r.Stdout)
 	}
-	for _, mode := range []results.Engine{results.EngineNull, results.EngineTracing, results.EngineSampling} {
+	for _, mode := range []results.Engine{results.EngineNull, results.EngineTracing, results.EngineInstrumentation, results.EngineSampling} {
 		r := testapp.Profiled(t, l, mode, []string{"VBENCH_DEBUG=1"}, "sigflags")
 		if !strings.Contains(r.Stdout, "onstack=False") {
 			t.Errorf("%s: SIGRTMIN handler as the profilee sees it: %s", mode, r.Stdout)
@@ -411,7 +427,7 @@ func TestHardwareFaultsBecomeExceptions(t *testing.T) {
 	if plain.Code != 0 || !strings.Contains(plain.Stdout, "nulls=50 divs=50") {
 		t.Fatalf("unprofiled: exit %d, %q", plain.Code, plain.Stdout)
 	}
-	for _, mode := range []results.Engine{results.EngineNull, results.EngineTracing, results.EngineSampling} {
+	for _, mode := range []results.Engine{results.EngineNull, results.EngineTracing, results.EngineInstrumentation, results.EngineSampling} {
 		r := testapp.Profiled(t, l, mode, nil, "faults", "50")
 		if r.Code != 0 || r.Stdout != plain.Stdout {
 			t.Errorf("%s: exit %d, stdout %q; want 0 and %q\n%s", mode, r.Code, r.Stdout, plain.Stdout, r.Stderr)
@@ -443,4 +459,68 @@ func TestUnwindCallbacksBalanceExceptions(t *testing.T) {
 	if !strings.Contains(r.Stderr, "frames popped by unwind callbacks 20, by a mismatched leave 0") {
 		t.Fatalf("unwind statistics:\n%s", r.Stderr)
 	}
+}
+
+// CoreCLR suspends a thread only at a GC safe point. Leafy.Spin runs two
+// equal halves of work per iteration: its own, and a call to Leafy.Mix,
+// which has no safe point (no loop, no call). Interrupted in Mix, a thread is
+// stopped on Mix's return, so the stack walks never start in Mix; interrupted
+// in Spin's half, it is stopped later, wherever a second interruption lands
+// (mostly in Mix). The sampler takes each stack as of the first interruption
+// (interrupted.c): Mix gets about half of Spin's samples, as perf measures
+// (docs/profiler.md). With VBENCH_SAMPLING_SAFEPOINT_LEAVES=1 it takes the
+// walks as CoreCLR gives them, and Mix gets none. Two threads: each thread's
+// interruptions are matched to its own stack.
+func TestSamplingSeesLeavesWithoutSafePoints(t *testing.T) {
+	const spin, mix = "VbTest.Leafy.Spin", "VbTest.Leafy.Mix"
+	env := []string{attach.EnvInterval + "=1ms", "VBENCH_DEBUG=1"}
+	r, p := profiled(t, results.EngineSampling, env, 0, "leaf", "10", "2")
+	s, m := p.Function(spin), p.Function(mix)
+	if s == nil || s.InclusiveSamples < 100 {
+		t.Fatalf("%s: %+v, want >= 100 inclusive samples\nstderr:\n%s", spin, s, r.Stderr)
+	}
+	// Binomial: 100 samples at one half each lie within 0.30..0.70 but for
+	// odds of about one in 10^4.
+	if m == nil || m.ExclusiveSamples*10 < s.InclusiveSamples*3 || m.ExclusiveSamples*10 > s.InclusiveSamples*7 {
+		t.Fatalf("%s: %+v; want 30%%..70%% of %s's %d samples (half the work) as its own\nstderr:\n%s", mix, m, spin, s.InclusiveSamples, r.Stderr)
+	}
+	if c := m.Callers; len(c) != 1 || c[0].Name != spin || c[0].Samples != m.InclusiveSamples {
+		t.Errorf("%s callers %+v, want only %s", mix, c, spin)
+	}
+	threads := 0
+	for _, th := range p.Threads {
+		if samplesOf(p, th.Roots, mix) > 0 {
+			threads++
+		}
+	}
+	if threads != 2 {
+		t.Errorf("%s has samples on %d threads, want 2", mix, threads)
+	}
+	if !regexp.MustCompile(`leaves by the first interruption: [1-9]\d* cut back to it \(or its caller\), [1-9]\d* put back`).MatchString(r.Stderr) {
+		t.Errorf("VBENCH_DEBUG=1 did not count leaves cut back and put back:\n%s", r.Stderr)
+	}
+
+	_, p = profiled(t, results.EngineSampling, append(env, attach.EnvSafepointLeaves+"=1"), 0, "leaf", "10", "2")
+	s, m = p.Function(spin), p.Function(mix)
+	if s == nil || s.InclusiveSamples < 100 {
+		t.Fatalf("%s with safe-point leaves: %+v, want >= 100 inclusive samples", spin, s)
+	}
+	if m != nil && m.ExclusiveSamples != 0 {
+		t.Errorf("with safe-point leaves %s has %d exclusive samples: CoreCLR stopped a thread inside it", mix, m.ExclusiveSamples)
+	}
+	if s.ExclusiveSamples != s.InclusiveSamples {
+		t.Errorf("with safe-point leaves %s keeps %d of its %d samples, want all", spin, s.ExclusiveSamples, s.InclusiveSamples)
+	}
+}
+
+// samplesOf sums the exclusive samples of nodes named name in a thread's tree.
+func samplesOf(p *profile.Profile, nodes []profile.Node, name string) int64 {
+	var n int64
+	for _, x := range nodes {
+		if p.Functions[x.Fn].Name == name {
+			n += x.ExclusiveSamples
+		}
+		n += samplesOf(p, x.Children, name)
+	}
+	return n
 }

@@ -5,6 +5,16 @@
 // sampling tree. The CLR is suspended only while stacks are copied into a
 // preallocated buffer; name resolution and merging happen after the resume.
 //
+// Leaves: CoreCLR stops a thread only at a GC safe point, often well after
+// (and above) where its suspension first interrupted it, and never inside a
+// method without one (a one-liner that calls nothing). interrupted.c notes
+// where each thread was first interrupted; while the runtime is still
+// suspended each walk is cut back to that point (the frames below the
+// interrupted function's caller are dropped and the function put back), so
+// a stack is the thread's stack as of the interruption, not as of the safe
+// point. VBENCH_SAMPLING_SAFEPOINT_LEAVES=1 keeps the walks as CoreCLR gives
+// them.
+//
 // Deep stacks: each stack keeps at most vb_max_stack frames (VBENCH_MAX_STACK,
 // default 2^20). The walk goes leaf to root; its first half fills slots in
 // order and the rest go round a ring, so a deeper stack keeps its leaf-most
@@ -28,6 +38,10 @@ typedef ULONG (*Release_t)(void *);
 typedef HRESULT (*Snapshot_t)(void *, ThreadID, void *, uint32_t, void *, uint8_t *, uint32_t);
 typedef HRESULT (*GetThreadInfo_t)(void *, ThreadID, uint32_t *);
 
+// Whether interrupted leaves are put back: 1 yes, 0 not asked for, -1 the
+// SIGRTMIN wrapper could not be installed (the profile says so).
+int vb_leaf_recovery;
+
 #define MAXTHREADS 4096
 
 static pthread_t thread;
@@ -39,6 +53,15 @@ static FunctionID *frames; // all stacks of one tick, leaf first (VB_MAXFRAMES, 
 typedef struct {
 	ThreadID tid;
 	uint32_t off, n, lead, ring, seen;
+	// Leaf recovery (interrupted.c): what the thread's activations recorded,
+	// where the walk's first frame stands (IP, stack pointer), the index of
+	// the interrupted function's caller in the walk (-1: not found), and the
+	// outcome: leaf-most frames to drop, a function to add below the rest.
+	vb_interrupt q;
+	uintptr_t leaf_ip, leaf_sp;
+	int32_t caller_at;
+	uint32_t drop;
+	FunctionID leaf;
 } stack_rec;
 static stack_rec stacks[MAXTHREADS];
 static stack_rec *cur; // the stack being walked
@@ -82,10 +105,24 @@ static vb_thread *tree_for(ThreadID tid) {
 // Frame j of the walk (0: the leaf) goes to slot j while j < lead, then round
 // a ring of `ring` slots: whatever the depth, the last `ring` frames seen
 // (the root-most) are kept. A stack no deeper than lead+ring lies in order.
+// With leaf recovery the walk also notes where its first frame stands and
+// which frame is the interrupted function's caller (its function, at the
+// stack pointer that caller has once its callee returned).
+#define CONTEXT_RSP 0x98 // in CONTEXT (AMD64; CoreCLR's PAL keeps the layout)
 static HRESULT on_frame(FunctionID fid, uintptr_t ip, uintptr_t frame, uint32_t ctxsize, uint8_t *ctx, void *data) {
-	(void)ip; (void)frame; (void)ctxsize; (void)ctx; (void)data;
+	(void)frame; (void)data;
 	if (fid == 0) return S_OK; // a run of native frames
 	uint32_t j = cur->seen++;
+	if (ctx && ctxsize >= CONTEXT_RSP + 8) {
+		uintptr_t sp;
+		memcpy(&sp, ctx + CONTEXT_RSP, sizeof sp);
+		if (j == 0) {
+			cur->leaf_ip = ip;
+			cur->leaf_sp = sp;
+		}
+		if (cur->caller_at < 0 && ((sp == cur->q.caller_sp[0] && fid == cur->q.caller_fn[0]) || (sp == cur->q.caller_sp[1] && fid == cur->q.caller_fn[1])))
+			cur->caller_at = (int32_t)j;
+	}
 	frames[cur->off + (j < cur->lead ? j : cur->lead + (j - cur->lead) % cur->ring)] = fid;
 	return S_OK;
 }
@@ -101,7 +138,11 @@ static vb_node *merge(vb_thread *t, vb_node *p, vb_fn *f) {
 
 static void sample_once(void) {
 	int64_t t0 = mono();
-	if (FAILED(VCALL(vb_info, INFO_SuspendRuntime, Suspend_t)(vb_info))) return;
+	uint32_t gen = vb_leaf_recovery > 0 ? vb_interrupts_open() : 0;
+	if (FAILED(VCALL(vb_info, INFO_SuspendRuntime, Suspend_t)(vb_info))) {
+		if (gen) vb_interrupts_close();
+		return;
+	}
 	int64_t t1 = mono();
 	uint32_t nstacks = 0;
 	nframes = 0;
@@ -116,8 +157,14 @@ static void sample_once(void) {
 				continue;
 			}
 			cur = &stacks[nstacks];
-			*cur = (stack_rec){.tid = tid, .off = nframes, .lead = cap / 2, .ring = cap - cap / 2};
-			HRESULT hr = VCALL(vb_info, INFO_DoStackSnapshot, Snapshot_t)(vb_info, tid, (void *)on_frame, 0, 0, 0, 0);
+			*cur = (stack_rec){.tid = tid, .off = nframes, .lead = cap / 2, .ring = cap - cap / 2, .caller_at = -1};
+			uint32_t flags = 0;
+			if (gen) {
+				uint32_t os = 0;
+				if (!FAILED(VCALL(vb_info, INFO_GetThreadInfo, GetThreadInfo_t)(vb_info, tid, &os))) vb_interrupt_read(gen, (int32_t)os, &cur->q);
+				flags = COR_PRF_SNAPSHOT_REGISTER_CONTEXT; // the frames' stack pointers
+			}
+			HRESULT hr = VCALL(vb_info, INFO_DoStackSnapshot, Snapshot_t)(vb_info, tid, (void *)on_frame, flags, 0, 0, 0);
 			// A failed walk may have stopped part way, with the leaf-side
 			// frames only: merged from the root it would graft them there.
 			if (FAILED(hr)) {
@@ -125,11 +172,17 @@ static void sample_once(void) {
 				continue;
 			}
 			cur->n = cur->seen < cap ? cur->seen : cap;
+			if (gen && cur->seen) {
+				// Frames to drop must lie in order, among the leaf-most kept.
+				if (cur->caller_at >= (int32_t)cur->lead) cur->caller_at = -1;
+				cur->leaf = vb_interrupted_leaf(&cur->q, cur->leaf_ip, cur->leaf_sp, cur->caller_at, &cur->drop);
+			}
 			nframes += cur->n;
 			nstacks++;
 		}
 		VCALL(e, 2, Release_t)(e);
 	}
+	if (gen) vb_interrupts_close();
 	VCALL(vb_info, INFO_ResumeRuntime, Suspend_t)(vb_info);
 	vb_samples_taken++;
 	int64_t t2 = mono();
@@ -147,14 +200,15 @@ static void sample_once(void) {
 		FunctionID *fr = frames + r->off;
 		vb_node *p = &t->root;
 		if (r->seen <= r->n) {
-			for (uint32_t i = r->n; i-- > 0 && p;) p = merge(t, p, vb_fn_for_function(fr[i])); // root first
+			for (uint32_t i = r->n; i-- > r->drop && p;) p = merge(t, p, vb_fn_for_function(fr[i])); // root first
 		} else {
 			vb_stacks_elided++;
 			for (uint32_t j = r->seen; j-- > r->seen - r->ring && p;) // the root-most frames, root first
 				p = merge(t, p, vb_fn_for_function(fr[r->lead + (j - r->lead) % r->ring]));
 			if (p) p = merge(t, p, &vb_elided_fn);
-			for (uint32_t i = r->lead; i-- > 0 && p;) p = merge(t, p, vb_fn_for_function(fr[i]));
+			for (uint32_t i = r->lead; i-- > r->drop && p;) p = merge(t, p, vb_fn_for_function(fr[i]));
 		}
+		if (r->leaf && p) p = merge(t, p, vb_fn_for_function(r->leaf));
 		if (p && p != &t->root) p->excl_samples++;
 	}
 }
@@ -182,6 +236,11 @@ int vb_sampler_start(void) {
 	void *p = mmap(0, (size_t)VB_MAXFRAMES * sizeof(FunctionID), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED) return -1;
 	frames = p;
+	const char *sl = getenv("VBENCH_SAMPLING_SAFEPOINT_LEAVES");
+	if (sl && *sl && strcmp(sl, "0") != 0)
+		vb_leaf_recovery = 0;
+	else
+		vb_leaf_recovery = vb_interrupts_install() == 0 ? 1 : -1;
 	// The thread inherits a mask with every signal blocked: nothing (neither
 	// CoreCLR nor Go) ever interrupts it.
 	sigset_t all, old;
@@ -204,4 +263,8 @@ void vb_sampler_stop(void) {
 		vb_log("sampler: %ld ticks, mean %ld us to suspend, %ld us suspended; stacks: %ld cut in the middle, %ld dropped (tick buffer full), %ld failed walks",
 			(long)vb_samples_taken, (long)(vb_suspend_wait_ns / vb_samples_taken / 1000), (long)(vb_suspended_ns / vb_samples_taken / 1000),
 			(long)vb_stacks_elided, (long)vb_stacks_dropped, (long)vb_stacks_failed);
+	if (vb_leaf_recovery > 0)
+		vb_log("sampler: stacks' leaves by the first interruption: %ld cut back to it (or its caller), %ld put back (it had returned), %ld stopped there; "
+			"by a GC's hijack: %ld; as walked: %ld first interrupted where its caller is not found, %ld not interrupted (a safe point reached without)",
+			(long)vb_leaf.cut, (long)vb_leaf.put_back, (long)vb_leaf.exact, (long)vb_leaf.parked, (long)vb_leaf.unplaced, (long)vb_leaf.uninterrupted);
 }

@@ -4,6 +4,7 @@ package main
 #include "vb.h"
 extern char vb_runtime_version[64];
 extern int64_t vb_samples_taken;
+extern int vb_leaf_recovery;
 int64_t vb_mono_ns(void);
 uint64_t vb_tsc_now(void);
 */
@@ -33,13 +34,16 @@ func snapshot(cfg *config, complete bool) *profile.Profile {
 	if ticks := nowTSC - uint64(C.vb_tsc_start); ticks > 0 {
 		nsPerTick = float64(elapsed) / float64(ticks)
 	}
+	start := startTime()
 	p := &profile.Profile{
 		Schema:         profile.SchemaVersion,
 		Mode:           cfg.engine,
 		RuntimeVersion: C.GoString(&C.vb_runtime_version[0]),
 		PID:            os.Getpid(),
-		Command:        cmdline(),
-		Start:          time.Unix(0, int64(C.vb_realtime_start_ns)).UTC(),
+		ParentPID:      cfg.ppid,
+		Command:        cfg.command,
+		Start:          start,
+		End:            start.Add(time.Duration(elapsed)),
 		DurationNs:     elapsed,
 		Include:        cfg.include,
 		Exclude:        cfg.exclude,
@@ -51,7 +55,7 @@ func snapshot(cfg *config, complete bool) *profile.Profile {
 		p.IntervalNs = cfg.interval.Nanoseconds()
 		p.Samples = int64(C.vb_samples_taken)
 	}
-	if cfg.mode == cModeTracing {
+	if cfg.engine.CountsCalls() {
 		p.TimeSample = int64(cfg.timeSample)
 	}
 	if cfg.mode == cModeNull {
@@ -71,14 +75,40 @@ func snapshot(cfg *config, complete bool) *profile.Profile {
 	if n := int64(C.vb_stacks_dropped); n > 0 {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%d stacks were not sampled: a tick's stacks held more than %d frames together", n, C.VB_MAXFRAMES))
 	}
+	if cfg.mode == cModeSampling && C.vb_leaf_recovery < 0 {
+		p.Warnings = append(p.Warnings, "the sampler could not wrap CoreCLR's SIGRTMIN handler: each stack's leaf is where the runtime stopped the thread (a GC safe point), so methods without one (no loop, no call) get no exclusive samples")
+	}
 	if n := int64(C.vb_stacks_failed); n > 0 {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%d stack walks failed part way and were left out", n))
 	}
 	if C.vb_arena_exhausted() != 0 {
 		p.Warnings = append(p.Warnings, "the call-tree arena ran out: some frames were not recorded")
 	}
+	if cfg.mode == cModeInstrumentation {
+		p.Skipped = skipped()
+		switch n := len(p.Skipped); {
+		case n == 1:
+			p.Warnings = append(p.Warnings, "1 selected method was left uninstrumented, so its calls are not counted (see skipped)")
+		case n > 1:
+			p.Warnings = append(p.Warnings, fmt.Sprintf("%d selected methods were left uninstrumented, so their calls are not counted (see skipped)", n))
+		}
+	}
 	p.Derive()
 	return p
+}
+
+// skipped lists the selected methods the instrumentation engine left alone,
+// with the reason, in the order they were met.
+func skipped() []profile.Skipped {
+	var out []profile.Skipped
+	n := uint32(C.vb_fn_count())
+	for i := uint32(0); i < n; i++ {
+		f := C.vb_fn_at(C.uint32_t(i))
+		if f.instr == C.VB_INSTR_SKIPPED {
+			out = append(out, profile.Skipped{Name: C.GoString(f.name), Module: C.GoString(f.module), Reason: C.GoString(f.skip_reason)})
+		}
+	}
+	return out
 }
 
 type fnKey struct{ name, module string }
@@ -327,6 +357,9 @@ func (b *builder) finish() []profile.Node {
 	}
 	return roots
 }
+
+// startTime is when the profiler started in this process (Initialize).
+func startTime() time.Time { return time.Unix(0, int64(C.vb_realtime_start_ns)).UTC() }
 
 func cmdline() []string {
 	b, err := os.ReadFile("/proc/self/cmdline")

@@ -3,10 +3,12 @@ package reports
 import (
 	"bytes"
 	"fmt"
+	"hash/fnv"
 	"html/template"
 	"image/color"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -30,26 +32,60 @@ var modeColors = map[results.Mode]color.RGBA{
 	results.ModeSampling: {0x0d, 0x94, 0x88, 0xff}, // teal
 }
 
+// extraColors are the colours of modes a suite defines: distinct from the
+// built-in modes' and from each other.
 var extraColors = []color.RGBA{
-	{0xd9, 0x77, 0x06, 0xff}, {0xdb, 0x27, 0x77, 0xff}, {0x65, 0xa3, 0x0d, 0xff}, {0x0e, 0xa5, 0xe9, 0xff},
+	{0xd9, 0x77, 0x06, 0xff}, // amber
+	{0xdb, 0x27, 0x77, 0xff}, // pink
+	{0x65, 0xa3, 0x0d, 0xff}, // lime
+	{0x0e, 0xa5, 0xe9, 0xff}, // sky
+	{0xdc, 0x26, 0x26, 0xff}, // red
+	{0x4f, 0x46, 0xe5, 0xff}, // indigo
+	{0x92, 0x40, 0x0e, 0xff}, // brown
+	{0x05, 0x96, 0x69, 0xff}, // emerald
+	{0xc0, 0x26, 0xd3, 0xff}, // fuchsia
+	{0x57, 0x53, 0x4e, 0xff}, // stone
 }
 
-// ModeColor is the colour of mode in every chart: fixed for the four modes
-// vbench knows, then by the mode's position among the others.
+// ModeColor is the colour of mode in every chart: fixed for the four
+// built-in modes; for a mode a suite defines, a hash of its name picks one
+// of extraColors, so the same mode has the same colour in every report.
+// Should two modes of one report hash alike, the one later by name takes
+// the next free colour (modes are probed in name order, not suite order,
+// so that too is the same wherever both appear).
 func (m *Matrix) ModeColor(mode results.Mode) color.RGBA {
 	if c, ok := modeColors[mode]; ok {
 		return c
 	}
-	i := 0
+	var others []results.Mode
 	for _, x := range m.Modes {
-		if x == mode {
-			break
-		}
-		if _, known := modeColors[x]; !known {
-			i++
+		if _, builtin := modeColors[x]; !builtin {
+			others = append(others, x)
 		}
 	}
-	return extraColors[i%len(extraColors)]
+	if !slices.Contains(others, mode) {
+		others = append(others, mode)
+	}
+	slices.Sort(others)
+	taken := map[int]bool{}
+	for _, x := range others {
+		i := colorIndex(x)
+		for n := 0; taken[i] && n < len(extraColors); n++ {
+			i = (i + 1) % len(extraColors)
+		}
+		taken[i] = true
+		if x == mode {
+			return extraColors[i]
+		}
+	}
+	return extraColors[colorIndex(mode)]
+}
+
+// colorIndex is the mode's own place in extraColors: FNV-1a of its name.
+func colorIndex(mode results.Mode) int {
+	h := fnv.New32a()
+	h.Write([]byte(mode))
+	return int(h.Sum32() % uint32(len(extraColors)))
 }
 
 func hexColor(c color.RGBA) string { return fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B) }
@@ -286,7 +322,7 @@ func DistributionCharts(m *Matrix) ([]*Chart, error) {
 				if r.Warmup || r.Error != "" {
 					continue
 				}
-				v := (float64(r.ElapsedNs)/c.MedianNs - 1) * 100
+				v := (float64(c.Metric.Of(&r))/c.MedianNs - 1) * 100
 				vals = append(vals, v)
 				// Deterministic jitter (golden-ratio sequence) so runs with
 				// equal times stay visible.

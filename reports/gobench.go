@@ -2,6 +2,7 @@ package reports
 
 import (
 	"io"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -14,7 +15,14 @@ import (
 // GoBench writes f in the Go benchmark format, one line per measured run so
 // benchstat sees each cell's distribution:
 //
+//	metric: elapsed
 //	BenchmarkFibonacci/mode=tracing 1 4.965e+10 ns/op 4.972e+10 wall-ns/op 4.821e+10 user-ns/op 5.071e+08 sys-ns/op 5.032e+07 max-rss-B
+//
+// ns/op is the cell's metric, which the file key "metric" names (elapsed,
+// wall or cpu); under wall or cpu a run's VBENCH time, when it printed one,
+// is elapsed-ns/op. A workload's cells share one metric, and benchstat puts
+// results with different file keys in different tables, so it never
+// compares one metric with another.
 //
 // `benchstat old.txt new.txt` compares two runs; `benchstat -col /mode new.txt`
 // puts the modes side by side, which is the overhead table. Only file keys
@@ -36,21 +44,26 @@ func GoBench(w io.Writer, f *results.File) error {
 	cfg = append(cfg, benchfmt.Config{Key: "suite", Value: []byte(f.Suite.Name), File: true})
 	for _, c := range f.Results {
 		name := benchName(c.Workload) + "/mode=" + nameSafe(string(c.Mode))
+		metric := c.Metric.OrDefault()
+		cellCfg := append(slices.Clone(cfg), benchfmt.Config{Key: "metric", Value: []byte(metric), File: true})
 		for _, r := range c.Samples {
 			if r.Warmup || r.Error != "" {
 				continue
 			}
+			vals := []benchfmt.Value{{Value: float64(metric.Of(&r)), Unit: "ns/op"}}
+			if metric != results.MetricElapsed && r.ElapsedNs > 0 {
+				vals = append(vals, benchfmt.Value{Value: float64(r.ElapsedNs), Unit: "elapsed-ns/op"})
+			}
 			res := &benchfmt.Result{
-				Config: cfg,
+				Config: cellCfg,
 				Name:   benchfmt.Name(name),
 				Iters:  1,
-				Values: []benchfmt.Value{
-					{Value: float64(r.ElapsedNs), Unit: "ns/op"},
-					{Value: float64(r.WallNs), Unit: "wall-ns/op"},
-					{Value: float64(r.UserNs), Unit: "user-ns/op"},
-					{Value: float64(r.SysNs), Unit: "sys-ns/op"},
-					{Value: float64(r.MaxRSS), Unit: "max-rss-B"},
-				},
+				Values: append(vals,
+					benchfmt.Value{Value: float64(r.WallNs), Unit: "wall-ns/op"},
+					benchfmt.Value{Value: float64(r.UserNs), Unit: "user-ns/op"},
+					benchfmt.Value{Value: float64(r.SysNs), Unit: "sys-ns/op"},
+					benchfmt.Value{Value: float64(r.MaxRSS), Unit: "max-rss-B"},
+				),
 			}
 			if err := bw.Write(res); err != nil {
 				return err

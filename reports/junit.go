@@ -93,7 +93,7 @@ func (m *Matrix) WriteJUnit(w io.Writer) error {
 		secs := cellSeconds(c.Cell)
 		total += secs
 		tc := junitCase{Classname: f.Suite.Name, Name: c.Key(), Time: seconds(secs)}
-		summary := fmt.Sprintf("median %s over %d runs", numfmt.Duration(c.MedianNs), c.Runs)
+		summary := fmt.Sprintf("median %s (%s) over %d runs", numfmt.Duration(c.MedianNs), c.Metric.OrDefault(), c.Runs)
 		if c.CILoNs != 0 {
 			summary += ", 95% CI " + numfmt.Range(numfmt.Duration(c.CILoNs), numfmt.Duration(c.CIHiNs))
 		} else {

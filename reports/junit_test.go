@@ -66,7 +66,7 @@ func TestJUnitOneCasePerCell(t *testing.T) {
 			if tc.Failure == nil || tc.Failure.Type != "regression" ||
 				tc.Failure.Message != "fibonacci/tracing regressed +9.3% (p<0.001) against baselines/default.json" ||
 				!strings.HasPrefix(tc.Failure.Text, "45.44s → 49.65s (+9.3%, p<0.001); overhead ×111 → ×121\n"+
-					"median 49.65s over 10 runs, 95% CI [49.40s, 50.58s]; overhead ×121 [120, 122]") {
+					"median 49.65s (elapsed) over 10 runs, 95% CI [49.40s, 50.58s]; overhead ×121 [120, 122]") {
 				t.Errorf("%s: regression failure %+v", tc.Name, tc.Failure)
 			}
 		case results.VerdictFailed:

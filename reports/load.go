@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"vbench/internal/profile"
 	"vbench/internal/results"
@@ -15,7 +14,7 @@ type Kind int
 
 const (
 	KindResults Kind = iota + 1 // a results file (vbench run --json)
-	KindProfile                 // a profile.json, or a directory holding one
+	KindProfile                 // a profile.json, or a profile directory (one process or several)
 )
 
 // Input is one file named on the command line, read and decoded.
@@ -23,13 +22,14 @@ type Input struct {
 	Path    string
 	Kind    Kind
 	Results *results.File    // KindResults
-	Profile *profile.Profile // KindProfile
+	Profile *profile.Profile // KindProfile: the profile, merged over its processes when there are several
+	Tree    *profile.Tree    // KindProfile: every process's profile
 }
 
 // ReadInput reads path and decides by content whether it is a results file or
 // a profile (a directory is a profile directory), then reads it with that
 // kind's own reader: results.ReadFile, the one every command shares, or
-// profile.ReadFile. Errors name the file and, for JSON errors, the line,
+// profile.ReadTree. Errors name the file and, for JSON errors, the line,
 // column and field.
 func ReadInput(path string) (*Input, error) {
 	kind := KindProfile
@@ -40,14 +40,17 @@ func ReadInput(path string) (*Input, error) {
 	}
 	switch kind {
 	case KindProfile:
-		p, err := profile.ReadFile(path)
+		t, err := profile.ReadTree(path)
 		if err != nil {
 			return nil, err
 		}
-		if fi, _ := os.Stat(path); fi.IsDir() {
-			path = filepath.Join(path, profile.JSONFile)
+		if len(t.Processes) == 0 {
+			return nil, fmt.Errorf("%s: no process wrote its profile (%v started and wrote none)", path, t.Missing[0].Process)
 		}
-		return &Input{Path: path, Kind: KindProfile, Profile: p}, nil
+		if len(t.Processes) == 1 && len(t.Missing) == 0 {
+			path = t.Paths[0]
+		}
+		return &Input{Path: path, Kind: KindProfile, Profile: t.Merge(), Tree: t}, nil
 	case 0:
 		return nil, fmt.Errorf(`%s: neither a vbench results file (no "results" field) nor a profile.json (no "threads" field)`, path)
 	}

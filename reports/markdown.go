@@ -52,12 +52,12 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintln(ew)
 	}
 
-	fmt.Fprintf(ew, "**Overhead** (median elapsed over the none mode's, 95%% interval)\n\n")
+	fmt.Fprintf(ew, "**Overhead** (median %s over the none mode's, 95%% interval)\n\n", m.MetricPhrase())
 	header := append([]string{"workload"}, m.ModeNames()...)
 	align := []tw.Align{Left}
 	var rows [][]string
 	for _, wl := range m.Workloads {
-		row := []string{mdEscape(wl)}
+		row := []string{mdEscape(m.WorkloadLabel(wl))}
 		for _, mode := range m.Modes {
 			c := m.Cell(wl, mode)
 			s := c.matrixText()
@@ -73,9 +73,16 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 	}
 	ew.table(header, rows, align...)
 	fmt.Fprintln(ew)
+	if defs := m.ModeDefinitions(); defs != nil {
+		var parts []string
+		for _, d := range defs {
+			parts = append(parts, mdCode(string(d.Mode))+" "+mdEscape(d.Description))
+		}
+		fmt.Fprintf(ew, "<sub>Modes: %s</sub>\n\n", strings.Join(parts, " · "))
+	}
 
 	cells := m.Cells()
-	fmt.Fprintf(ew, "<details><summary>All %d cells</summary>\n\n", len(cells))
+	fmt.Fprintf(ew, "<details><summary>All %d cells (median: %s)</summary>\n\n", len(cells), mdEscape(m.MetricMeaning()))
 	rows = nil
 	for _, c := range cells {
 		row := c.AbsoluteRow()

@@ -32,7 +32,10 @@ type Matrix struct {
 	Current *results.File
 
 	Workloads []string       // rows, in the order of the newest file
-	Modes     []results.Mode // columns: the run's modes, then any others seen
+	Modes     []results.Mode // columns: the run's modes in report order, then any others seen
+	// Metrics are the workloads' metrics, each once, in row order: one
+	// for most suites, which the report then names once.
+	Metrics []results.Metric
 
 	BaselineName string   // what verdicts refer to ("" when there is none)
 	Warnings     []string // from the file, plus fingerprint or suite mismatches found here
@@ -81,7 +84,7 @@ func NewMatrix(files []*results.File, opts Options) (*Matrix, error) {
 		m.Names = append(m.Names, fmt.Sprintf("#%d", len(m.Names)+1))
 	}
 	cur := m.Current
-	m.Modes = slices.Clone(cur.Settings.Modes)
+	m.Modes = results.OrderModes(cur.Settings.Modes)
 	m.Warnings = slices.Clone(cur.Warnings)
 	if cur.Partial {
 		m.Warnings = append(m.Warnings, "partial run: it was interrupted, some cells may be missing or hold fewer runs")
@@ -93,6 +96,9 @@ func NewMatrix(files []*results.File, opts Options) (*Matrix, error) {
 		}
 		if !slices.Contains(m.Modes, c.Mode) {
 			m.Modes = append(m.Modes, c.Mode)
+		}
+		if !slices.Contains(m.Metrics, c.Metric.OrDefault()) {
+			m.Metrics = append(m.Metrics, c.Metric.OrDefault())
 		}
 		cell := &Cell{Cell: c, Verdict: c.Verdict, Compare: c.Compare}
 		if c.Failure != "" {
@@ -128,8 +134,72 @@ func NewMatrix(files []*results.File, opts Options) (*Matrix, error) {
 		for _, d := range machine.Mismatch(f.Machine, cur.Machine) {
 			m.Warnings = append(m.Warnings, fmt.Sprintf("history: %s ran on another machine (%s)", m.Names[i], d))
 		}
+		for _, wl := range m.Workloads {
+			if was, now := f.Metric(wl), cur.Metric(wl); hasWorkload(f, wl) && was != now {
+				m.Warnings = append(m.Warnings, fmt.Sprintf("history: %s measured %s by %s, this run by %s: its trend mixes metrics", m.Names[i], wl, was, now))
+			}
+		}
 	}
 	return m, nil
+}
+
+// hasWorkload reports whether f has a cell of workload w.
+func hasWorkload(f *results.File, w string) bool {
+	return slices.ContainsFunc(f.Results, func(c results.Cell) bool { return c.Workload == w })
+}
+
+// MetricOf is the metric of workload w's cells.
+func (m *Matrix) MetricOf(w string) results.Metric { return m.Current.Metric(w) }
+
+// MetricPhrase names what the medians are in a report's prose: "wall time",
+// or, when workloads differ, "each workload's metric".
+func (m *Matrix) MetricPhrase() string {
+	if len(m.Metrics) == 1 {
+		return m.Metrics[0].Phrase()
+	}
+	return "each workload's metric"
+}
+
+// MetricMeaning says what the medians measure, for a table's caption:
+// "wall time, the process's start to exit".
+func (m *Matrix) MetricMeaning() string {
+	if len(m.Metrics) == 1 {
+		return m.Metrics[0].Phrase() + ", " + m.Metrics[0].Meaning()
+	}
+	return "each workload's metric, named after it"
+}
+
+// WorkloadLabel is a workload's row label: its name, and its metric when
+// the workloads' metrics differ ("plain (wall)").
+func (m *Matrix) WorkloadLabel(w string) string {
+	if len(m.Metrics) > 1 {
+		return w + " (" + string(m.MetricOf(w)) + ")"
+	}
+	return w
+}
+
+// ModeDefinition is one mode and what it loads, for a report's legend.
+type ModeDefinition struct {
+	Mode        results.Mode
+	Description string
+}
+
+// ModeDefinitions lists what each mode loads when the run has modes its
+// suite defined (nil otherwise: the built-in modes need no legend).
+func (m *Matrix) ModeDefinitions() []ModeDefinition {
+	custom := false
+	for _, mode := range m.Modes {
+		custom = custom || !mode.Builtin()
+	}
+	if !custom {
+		return nil
+	}
+	var out []ModeDefinition
+	for _, mode := range m.Modes {
+		sp := m.Current.ModeSpec(mode)
+		out = append(out, ModeDefinition{mode, sp.Description()})
+	}
+	return out
 }
 
 // renderFiles builds the matrix of files and draws it with one renderer.

@@ -34,6 +34,7 @@ type ProfileOptions struct {
 	MaxDepth   int     // deepest tree level printed (1 = roots only); 0: DefaultTreeDepth; at most MaxTreeDepth
 	MinPercent float64 // hide tree nodes under this percentage of their thread
 	Thread     int     // print only this thread (OS id); 0 means all
+	PID        int     // a profile directory of several processes: print only this one; 0 means all
 }
 
 // weigh reads a node's or function's weight in a profile's unit: time for
@@ -149,7 +150,7 @@ func ProfileText(w io.Writer, name string, p *profile.Profile, opts ProfileOptio
 	if top <= 0 {
 		top = DefaultTop
 	}
-	writeTop(ew, p, wt, threads, top)
+	writeTop(ew, wt, []topSource{{p: p, threads: threads}}, top)
 	for i := range threads {
 		writeTree(ew, p, wt, &threads[i], opts)
 	}
@@ -158,14 +159,15 @@ func ProfileText(w io.Writer, name string, p *profile.Profile, opts ProfileOptio
 
 // ProfileTop writes the top n (at least 1) functions of all of p's threads:
 // the table ProfileText starts with (`vbench report PROFILE`), which
-// `vbench profile` prints after the program exits.
+// `vbench profile` prints after the program exits (for several processes,
+// TreeTop).
 func ProfileTop(w io.Writer, p *profile.Profile, n int) error {
 	ew := &errWriter{w: w}
 	if p.Mode == results.EngineNull {
 		io.WriteString(ew, nullNote)
 		return ew.err
 	}
-	writeTop(ew, p, weighOf(p), p.Threads, max(n, 1))
+	writeTop(ew, weighOf(p), []topSource{{p: p, threads: p.Threads}}, max(n, 1))
 	return ew.err
 }
 
@@ -173,8 +175,15 @@ func ProfileTop(w io.Writer, p *profile.Profile, n int) error {
 const nullNote = "\nThis is a null-mode profile: the null engine runs the enter/leave hooks and records nothing,\n" +
 	"so there are no functions or calls to show. Profile in tracing or sampling mode for a call tree.\n"
 
-// funcRow is one function summed over the chosen threads.
+// topSource is one process's threads that a top table covers.
+type topSource struct {
+	p       *profile.Profile
+	threads []profile.Thread
+}
+
+// funcRow is one function of one process summed over the chosen threads.
 type funcRow struct {
+	pid        int
 	name       string
 	calls      int64
 	excl, incl int64
@@ -182,28 +191,36 @@ type funcRow struct {
 
 // writeTop prints the functions with the most exclusive weight, like
 // `pprof -top`. Inclusive figures count a recursion once (its outermost
-// frame); shares are of the threads' total.
-func writeTop(w io.Writer, p *profile.Profile, wt weigh, threads []profile.Thread, n int) {
+// frame); shares are of the threads' total. With several processes, each
+// process's functions are rows of their own, ranked together, with a pid
+// column: the same function in two processes is two rows.
+func writeTop(w io.Writer, wt weigh, srcs []topSource, n int) {
 	var total int64
-	for i := range threads {
-		total += wt.threadTotal(&threads[i])
-	}
-	rows := make([]funcRow, len(p.Functions))
-	for i, f := range p.Functions {
-		rows[i].name = f.Name
-	}
-	open := make([]int, len(p.Functions)) // frames of each function on the current path
-	for ti := range threads {
-		profile.Walk(threads[ti].Roots, func(n *profile.Node, _ int) bool {
-			r := &rows[n.Fn]
-			r.calls += n.Calls
-			r.excl += wt.excl(n)
-			if open[n.Fn] == 0 {
-				r.incl += wt.incl(n)
-			}
-			open[n.Fn]++
-			return true
-		}, func(n *profile.Node, _ int) { open[n.Fn]-- })
+	var rows []funcRow
+	threads := 0
+	for _, src := range srcs {
+		p := src.p
+		threads += len(src.threads)
+		for i := range src.threads {
+			total += wt.threadTotal(&src.threads[i])
+		}
+		base := len(rows)
+		for _, f := range p.Functions {
+			rows = append(rows, funcRow{pid: p.PID, name: f.Name})
+		}
+		open := make([]int, len(p.Functions)) // frames of each function on the current path
+		for ti := range src.threads {
+			profile.Walk(src.threads[ti].Roots, func(n *profile.Node, _ int) bool {
+				r := &rows[base+n.Fn]
+				r.calls += n.Calls
+				r.excl += wt.excl(n)
+				if open[n.Fn] == 0 {
+					r.incl += wt.incl(n)
+				}
+				open[n.Fn]++
+				return true
+			}, func(n *profile.Node, _ int) { open[n.Fn]-- })
+		}
 	}
 	sort.SliceStable(rows, func(i, j int) bool {
 		if rows[i].excl != rows[j].excl {
@@ -214,22 +231,32 @@ func writeTop(w io.Writer, p *profile.Profile, wt weigh, threads []profile.Threa
 	for len(rows) > 0 && rows[len(rows)-1].incl == 0 && rows[len(rows)-1].calls == 0 {
 		rows = rows[:len(rows)-1]
 	}
+	on := threadCount(threads)
+	if len(srcs) > 1 {
+		on += fmt.Sprintf(" of %d processes", len(srcs))
+	}
 	if len(rows) == 0 {
-		fmt.Fprintf(w, "\nNo functions with recorded %s on %s.\n", wt.unit(), threadCount(len(threads)))
+		fmt.Fprintf(w, "\nNo functions with recorded %s on %s.\n", wt.unit(), on)
 		return
 	}
 	shown := min(n, len(rows))
-	fmt.Fprintf(w, "\nTop %d of %d functions by exclusive %s (total %s on %s)\n", shown, len(rows), wt.unit(), wt.fmt(total), threadCount(len(threads)))
+	fmt.Fprintf(w, "\nTop %d of %d functions by exclusive %s (total %s on %s)\n", shown, len(rows), wt.unit(), wt.fmt(total), on)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	if wt.sampling {
-		fmt.Fprintln(tw, "excl\texcl%\tincl\tincl%\t  function")
-	} else {
-		fmt.Fprintln(tw, "excl\texcl%\tincl\tincl%\tcalls\t  function")
+	head := "excl\texcl%\tincl\tincl%\t"
+	if !wt.sampling {
+		head += "calls\t"
 	}
+	if len(srcs) > 1 {
+		head += "pid\t"
+	}
+	fmt.Fprintln(tw, head+"  function")
 	for _, r := range rows[:shown] {
 		line := wt.fmt(r.excl) + "\t" + share(r.excl, total) + "\t" + wt.fmt(r.incl) + "\t" + share(r.incl, total) + "\t"
 		if !wt.sampling {
 			line += fmt.Sprintf("%d\t", r.calls)
+		}
+		if len(srcs) > 1 {
+			line += fmt.Sprintf("%d\t", r.pid)
 		}
 		// The name is the last column and left-aligned: no tab after it.
 		fmt.Fprintln(tw, line+"  "+r.name)

@@ -48,15 +48,26 @@ func ResultsJSON(w io.Writer, f *results.File) error {
 	return err
 }
 
-// ResultsRows are the results table's cells as text, one row per results cell.
+// ResultsRows are the results table's cells as text, one row per results
+// cell. The median's header names the metric ("median (wall) ± 95% CI"),
+// or a metric column does when the workloads' metrics differ.
 func ResultsRows(f *results.File) (header []string, rows [][]string) {
 	hasBase, hasAcc, hasOver := false, false, false
+	metrics := map[results.Metric]bool{}
 	for _, c := range f.Results {
 		hasBase = hasBase || c.Compare != nil
 		hasAcc = hasAcc || c.Accuracy != nil || c.Coverage != nil
 		hasOver = hasOver || c.Mode != results.ModeNone
+		metrics[c.Metric.OrDefault()] = true
 	}
-	header = []string{"workload", "mode", "runs", "median ± 95% CI"}
+	header = []string{"workload", "mode"}
+	median := "median ± 95% CI"
+	if len(metrics) > 1 {
+		header = append(header, "metric")
+	} else if len(f.Results) > 0 {
+		median = "median (" + string(f.Results[0].Metric.OrDefault()) + ") ± 95% CI"
+	}
+	header = append(header, "runs", median)
 	if hasOver {
 		header = append(header, "overhead [95% CI]")
 	}
@@ -71,7 +82,11 @@ func ResultsRows(f *results.File) (header []string, rows [][]string) {
 	}
 	header = append(header, "verdict")
 	for _, c := range f.Results {
-		row := []string{c.Workload, string(c.Mode), runsText(c), medianText(c)}
+		row := []string{c.Workload, string(c.Mode)}
+		if len(metrics) > 1 {
+			row = append(row, string(c.Metric.OrDefault()))
+		}
+		row = append(row, runsText(c), medianText(c))
 		if hasOver {
 			row = append(row, overheadText(c))
 		}
@@ -230,13 +245,14 @@ func ResultsSummary(f *results.File) string {
 	return strings.Join(parts, ", ")
 }
 
-// ResultsCSV writes one row per cell with raw numbers (nanoseconds, ratios).
+// ResultsCSV writes one row per cell with raw numbers (nanoseconds, ratios);
+// median_ns and its interval are the cell's metric (the last column).
 func ResultsCSV(w io.Writer, f *results.File) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"workload", "mode", "runs", "median_ns", "ci_lo_ns", "ci_hi_ns", "mad_ns",
 		"overhead", "overhead_lo", "overhead_hi", "wall_median_ns", "user_median_ns", "sys_median_ns",
 		"max_rss_median_bytes", "outliers", "baseline_median_ns", "ratio", "p", "overhead_ratio", "overhead_p",
-		"calls_checked", "calls_exact", "coverage_found", "coverage_of", "verdict", "failure"})
+		"calls_checked", "calls_exact", "coverage_found", "coverage_of", "verdict", "failure", "metric"})
 	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	for _, c := range f.Results {
 		row := []string{c.Workload, string(c.Mode), strconv.Itoa(c.Runs), num(c.MedianNs), num(c.CILoNs), num(c.CIHiNs), num(c.MADNs),
@@ -257,7 +273,7 @@ func ResultsCSV(w io.Writer, f *results.File) error {
 		} else {
 			row = append(row, "", "")
 		}
-		row = append(row, c.Verdict, c.Failure)
+		row = append(row, c.Verdict, c.Failure, string(c.Metric.OrDefault()))
 		cw.Write(row)
 	}
 	cw.Flush()

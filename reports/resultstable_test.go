@@ -19,7 +19,7 @@ func TestResultsSummaryAndColumns(t *testing.T) {
 		t.Errorf("ResultsSummary = %q", got)
 	}
 	header, rows := ResultsRows(f)
-	if strings.Join(header, "|") != "workload|mode|runs|median ± 95% CI|overhead [95% CI]|accuracy|verdict" {
+	if strings.Join(header, "|") != "workload|mode|runs|median (elapsed) ± 95% CI|overhead [95% CI]|accuracy|verdict" {
 		t.Errorf("header %q", header)
 	}
 	want := [][]string{
@@ -51,7 +51,7 @@ func TestResultsChangeColumns(t *testing.T) {
 			Compare: &results.Change{P: 0.002}},
 	}}
 	header, rows := ResultsRows(f)
-	if got := strings.Join(header, "|"); got != "workload|mode|runs|median ± 95% CI|overhead [95% CI]|vs baseline|overhead vs base|verdict" {
+	if got := strings.Join(header, "|"); got != "workload|mode|runs|median (elapsed) ± 95% CI|overhead [95% CI]|vs baseline|overhead vs base|verdict" {
 		t.Errorf("header %q", got)
 	}
 	want := [][]string{
@@ -76,9 +76,9 @@ func TestResultsMarkdown(t *testing.T) {
 	if err := ResultsMarkdown(&b, f); err != nil {
 		t.Fatal(err)
 	}
-	want := "| workload | mode | runs | median ± 95% CI | verdict |\n" +
-		"|:---------|:-----|:-----|:----------------|:--------|\n" +
-		"| a\\|b     | none | 6    | 1.000ms ± 0%    | new     |\n" +
+	want := "| workload | mode | runs | median (elapsed) ± 95% CI | verdict |\n" +
+		"|:---------|:-----|:-----|:--------------------------|:--------|\n" +
+		"| a\\|b     | none | 6    | 1.000ms ± 0%              | new     |\n" +
 		"\n- 1 new\n"
 	if b.String() != want {
 		t.Errorf("markdown:\n%s\nwant:\n%s", b.String(), want)

@@ -25,11 +25,20 @@ func Text(w io.Writer, files []*results.File, opts Options) error {
 func (m *Matrix) WriteText(w io.Writer) error {
 	ew := m.begin(w, textHead)
 
-	fmt.Fprintf(ew, "\nOverhead (median elapsed over the none mode's, 95%% interval)\n")
+	if defs := m.ModeDefinitions(); defs != nil {
+		fmt.Fprintf(ew, "\nModes\n")
+		tab := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+		for _, d := range defs {
+			fmt.Fprintf(tab, "  %s\t%s\n", d.Mode, d.Description)
+		}
+		tab.Flush()
+	}
+
+	fmt.Fprintf(ew, "\nOverhead (median %s over the none mode's, 95%% interval)\n", m.MetricPhrase())
 	tab := tabwriter.NewWriter(ew, 0, 0, 3, ' ', 0)
 	fmt.Fprintf(tab, "workload\t%s\n", strings.Join(m.ModeNames(), "\t"))
 	for _, wl := range m.Workloads {
-		row := []string{wl}
+		row := []string{m.WorkloadLabel(wl)}
 		for _, mode := range m.Modes {
 			row = append(row, m.Cell(wl, mode).matrixText())
 		}
@@ -39,7 +48,7 @@ func (m *Matrix) WriteText(w io.Writer) error {
 
 	writeChanges(ew, m, func(c *Cell) string { return c.Key() })
 
-	fmt.Fprintf(ew, "\nAll cells (elapsed time of the workload's own measurement)\n")
+	fmt.Fprintf(ew, "\nAll cells (median: %s)\n", m.MetricMeaning())
 	tab = tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 	// AlignRight suits numbers; pad the names so they still read left-aligned.
 	width := len("cell")
@@ -135,6 +144,15 @@ func (m *Matrix) Subtitle() string {
 	}
 	s := f.Settings
 	parts = append(parts, fmt.Sprintf("%d runs + %d warmup", s.Runs, s.Warmup))
+	var ms []string
+	for _, x := range m.Metrics {
+		ms = append(ms, string(x))
+	}
+	if len(ms) == 1 {
+		parts = append(parts, "metric "+ms[0])
+	} else if len(ms) > 1 {
+		parts = append(parts, "metrics "+strings.Join(ms, ", "))
+	}
 	if f.Shard != nil {
 		parts = append(parts, fmt.Sprintf("shard %d/%d", f.Shard.Index, f.Shard.Count))
 	}

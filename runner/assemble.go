@@ -20,7 +20,7 @@ func newFile(plan *Plan, env *Env) *results.File {
 		Settings: results.Settings{
 			Runs: plan.Runs, Warmup: plan.Warmup, Modes: plan.Modes, Timeout: plan.Timeout.String(),
 			Alpha: s.Alpha, Threshold: s.MinChange, Seed: plan.Options.Seed,
-			Workloads: plan.Options.Workloads,
+			Workloads: plan.Options.Workloads, ModeSpecs: plan.Specs,
 		},
 	}
 	if plan.Profiled {
@@ -37,7 +37,7 @@ func newFile(plan *Plan, env *Env) *results.File {
 func assemble(f *results.File, cells []*cellState) {
 	fillCoverage(cells)
 	for _, c := range cells {
-		rc := results.Cell{Workload: c.Workload.Name, Mode: c.Mode, Samples: c.samples, Failure: cellFailure(c), Accuracy: c.accuracy, Coverage: c.coverage, Profile: c.profile}
+		rc := results.Cell{Workload: c.Workload.Name, Mode: c.Mode, Metric: c.Metric, Samples: c.samples, Failure: cellFailure(c), Accuracy: c.accuracy, Coverage: c.coverage, Profile: c.profile}
 		if rc.Samples == nil {
 			rc.Samples = []results.Run{}
 		}

@@ -1,8 +1,9 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"sort"
 	"strings"
 
@@ -12,59 +13,82 @@ import (
 )
 
 // check is everything a finished run must show, in this order: a clean
-// exit, exactly one valid VBENCH line, the workload's checksum, and in a
-// profiled mode a readable profile of the mode's engine. It sets r.Error to
-// the first problem. A measured run's profile then feeds the cell: call
-// counts checked, coverage noted, the profile kept.
-func (l *launch) check(c *cellState, st step, r *results.Run, out Outcome, profDir string) {
+// exit, its VBENCH line (exactly one under metric elapsed, at most one
+// otherwise), the workload's checksum, and in an engine mode a readable
+// profile of the mode's engine. It sets r.Error to the first problem. A
+// measured run's profile then feeds the cell (call counts checked,
+// coverage noted), and its directory is kept when profiles are.
+func (l *launch) check(c *cellState, st step, r *results.Run, out Outcome, runDir string) {
 	if msg := out.Failure(c.Timeout); msg != "" {
 		r.Error = msg
 		return
 	}
-	rep, msg := vbenchLine(out)
+	rep, ok, msg := vbenchLine(out, c.Metric)
 	if msg != "" {
 		r.Error = msg
 		return
 	}
-	r.ElapsedNs, r.Checksum = rep.ElapsedNs, rep.Checksum
-	if rep.CPUNs >= 0 {
-		r.CPUNs = rep.CPUNs
-	}
-	if msg := l.checkChecksum(c.Workload, rep.Checksum); msg != "" {
-		r.Error = msg
+	if ok {
+		r.ElapsedNs, r.CPUNs, r.Checksum = max(rep.ElapsedNs, 0), max(rep.CPUNs, 0), rep.Checksum
+		if msg := l.checkChecksum(c.Workload, rep.Checksum); msg != "" {
+			r.Error = msg
+			return
+		}
+	} else if c.Workload.Checksum != "" {
+		r.Error = fmt.Sprintf("printed no VBENCH line, so its checksum (the suite expects %q) cannot be checked", c.Workload.Checksum)
 		return
 	}
-	if profDir == "" {
+	if c.Spec.Engine == "" {
+		if runDir != "" && !st.warmup {
+			l.keep(c, runDir, nil)
+		}
 		return
 	}
-	p, msg := readProfile(profDir, c.Mode.Engine(), out.Profiler)
+	tree, p, msg := readProfile(runDir, c.Spec.Engine, out.Profiler)
 	if msg != "" {
 		r.Error = msg
 		return
 	}
 	if !st.warmup {
-		l.useProfile(c, r.Seq, p, rep, profDir)
+		l.useProfile(c, r.Seq, p, rep)
+		l.keep(c, runDir, tree)
 	}
 }
 
-// vbenchLine is the run's one VBENCH line, read.
-func vbenchLine(out Outcome) (Report, string) {
+// vbenchLine is the run's VBENCH line, read; ok is false when there is none,
+// which only metrics elapsed (the line's elapsed_ns) and kernel-cpu (its
+// cpu_ns) cannot do without.
+func vbenchLine(out Outcome, metric results.Metric) (rep Report, ok bool, msg string) {
+	elapsed := metric.OrDefault() == results.MetricElapsed
+	kernelCPU := metric == results.MetricKernelCPU
 	switch len(out.VBENCH) {
 	case 0:
-		msg := "printed no VBENCH line (want: VBENCH elapsed_ns=<int> checksum=<string>)"
+		if !elapsed && !kernelCPU {
+			return Report{}, false, ""
+		}
+		msg := "printed no VBENCH line (want: VBENCH elapsed_ns=<int> checksum=<string>; a program that prints none is measured with metric: wall or metric: cpu)"
+		if kernelCPU {
+			msg = "printed no VBENCH line (want: VBENCH elapsed_ns=<int> cpu_ns=<int> checksum=<string>; metric kernel-cpu needs its cpu_ns)"
+		}
 		if out.Stdout != "" {
 			msg += "; last output: " + oneLine(out.Stdout)
 		}
-		return Report{}, msg
+		return Report{}, false, msg
 	case 1:
 	default:
-		return Report{}, fmt.Sprintf("printed %d VBENCH lines; want exactly one", len(out.VBENCH))
+		return Report{}, false, fmt.Sprintf("printed %d VBENCH lines; want at most one", len(out.VBENCH))
 	}
-	rep, err := ParseLine(out.VBENCH[0])
+	rep, err := parseLine(out.VBENCH[0])
+	if err == nil && elapsed && rep.ElapsedNs < 0 {
+		err = fmt.Errorf("VBENCH line has no elapsed_ns (metric elapsed needs it): %q", out.VBENCH[0])
+	}
+	if err == nil && kernelCPU && rep.CPUNs < 0 {
+		err = fmt.Errorf("VBENCH line has no cpu_ns (metric kernel-cpu needs it; the benchmarks' Clock in common/Harness.cs measures it): %q", out.VBENCH[0])
+	}
 	if err != nil {
-		return Report{}, err.Error()
+		return Report{}, false, err.Error()
 	}
-	return rep, ""
+	return rep, true, ""
 }
 
 // checkChecksum compares a run's checksum with the suite's, or with the
@@ -85,20 +109,31 @@ func (l *launch) checkChecksum(w *suite.Workload, got string) string {
 	return fmt.Sprintf("checksum mismatch: got %q, expected %q (from %s)", got, want, src)
 }
 
-// readProfile reads the profile a profiled run left in dir, which must be
-// one of engine's.
-func readProfile(dir string, engine results.Engine, profilerSaid []string) (*profile.Profile, string) {
-	p, err := profile.ReadFile(dir)
+// readProfile reads the profiles a profiled run left in dir, one per .NET
+// process of the workload's process tree (a `dotnet test` is several), all of
+// engine's, and merges them (a tree of one process is its own profile): the
+// checks and coverage are over the whole tree. A process that started
+// profiling and wrote nothing fails the run: its calls would be missing.
+func readProfile(dir string, engine results.Engine, profilerSaid []string) (*profile.Tree, *profile.Profile, string) {
+	t, err := profile.ReadTree(dir)
 	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, noProfile(profilerSaid)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, noProfile(profilerSaid)
 		}
-		return nil, "profiler wrote an unreadable profile: " + err.Error()
+		return nil, nil, "profiler wrote an unreadable profile: " + err.Error()
 	}
-	if p.Mode != engine {
-		return nil, fmt.Sprintf("profile says mode %q, the run asked for %q", p.Mode, engine)
+	if len(t.Missing) > 0 {
+		var names []string
+		for _, m := range t.Missing {
+			names = append(names, m.Process.String())
+		}
+		return nil, nil, fmt.Sprintf("%d of the workload's processes started profiling and wrote no profile (%s): killed or crashed before they exited, or left running and killed with the process group",
+			len(t.Missing), strings.Join(names, "; "))
 	}
-	return p, ""
+	if t.Mode() != engine {
+		return nil, nil, fmt.Sprintf("profile says mode %q, the run asked for %q", t.Mode(), engine)
+	}
+	return t, t.Merge(), ""
 }
 
 // noProfile explains a profiled run that left no profile, quoting the
@@ -111,7 +146,7 @@ func noProfile(said []string) string {
 	case quote != "":
 		return "profiler wrote no profile: " + quote
 	}
-	return "profiler did not load or wrote no profile (no " + profile.JSONFile + " in VBENCH_PROFILE_DIR)"
+	return "profiler did not load or wrote no profile (no process wrote one into VBENCH_PROFILE_DIR)"
 }
 
 // checkCalls compares the profile's call counts (all rows named f, summed)

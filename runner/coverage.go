@@ -72,18 +72,30 @@ func coverage(tracing, sampling *coverageSets) *results.Coverage {
 	return c
 }
 
-// fillCoverage sets each workload's sampling cell's coverage from the
-// workload's tracing cell in the same run.
+// fillCoverage sets each sampling cell's coverage from a tracing cell of
+// its workload in the same run. When the workload has several tracing
+// cells (modes defined in the suite), the sampling cell is paired with the
+// first, in report order, that loads the same profiler library (the same
+// build's tracer), else with the first: the built-in tracing mode comes
+// before modes the suite defines.
 func fillCoverage(cells []*cellState) {
-	tracing := map[string]*cellState{}
 	for _, c := range cells {
-		if c.Mode == results.ModeTracing {
-			tracing[c.Workload.Name] = c
+		if c.Spec.Engine != results.EngineSampling {
+			continue
 		}
-	}
-	for _, c := range cells {
-		if t, ok := tracing[c.Workload.Name]; ok && c.Mode == results.ModeSampling {
-			c.coverage = coverage(&t.cover, &c.cover)
+		var t *cellState
+		for _, x := range cells {
+			if x.Workload.Name != c.Workload.Name || x.Spec.Engine != results.EngineTracing {
+				continue
+			}
+			if t == nil || (x.Spec.Profiler == c.Spec.Profiler && t.Spec.Profiler != c.Spec.Profiler) {
+				t = x
+			}
+		}
+		if t != nil {
+			if c.coverage = coverage(&t.cover, &c.cover); c.coverage != nil {
+				c.coverage.Tracing = t.Mode
+			}
 		}
 	}
 }

@@ -95,7 +95,7 @@ func TestCoverage(t *testing.T) {
 // fillCoverage pairs cells by workload, and only tracing with sampling.
 func TestFillCoverage(t *testing.T) {
 	cell := func(w string, mode results.Mode) *cellState {
-		return &cellState{Cell: Cell{Workload: &suite.Workload{Name: w}, Mode: mode}}
+		return &cellState{Cell: Cell{Workload: &suite.Workload{Name: w}, Mode: mode, Spec: results.BuiltinSpec(mode)}}
 	}
 	aT, aS, aN := cell("a", results.ModeTracing), cell("a", results.ModeSampling), cell("a", results.ModeNull)
 	bS := cell("b", results.ModeSampling) // no tracing cell for b
@@ -108,12 +108,47 @@ func TestFillCoverage(t *testing.T) {
 		c.cover.addSampling(sampled(map[string]int64{"F": 1}))
 	}
 	fillCoverage([]*cellState{aT, aS, aN, bS, cT})
-	if aS.coverage == nil || aS.coverage.Found != 1 || aS.coverage.Of != 1 {
+	if aS.coverage == nil || aS.coverage.Found != 1 || aS.coverage.Of != 1 || aS.coverage.Tracing != results.ModeTracing {
 		t.Errorf("a/sampling coverage %+v", aS.coverage)
 	}
 	for _, c := range []*cellState{aT, aN, bS, cT} {
 		if c.coverage != nil {
 			t.Errorf("%s/%s has coverage %+v", c.Workload.Name, c.Mode, c.coverage)
+		}
+	}
+}
+
+// With several tracing cells (modes defined in the suite), a sampling cell
+// is paired with the first one loading the same library, else the first.
+func TestFillCoverageSeveralTracers(t *testing.T) {
+	mode := func(name results.Mode, engine results.Engine, lib string, hot ...string) *cellState {
+		c := &cellState{Cell: Cell{Workload: &suite.Workload{Name: "w"}, Mode: name,
+			Spec: results.ModeSpec{Name: name, Engine: engine, Profiler: lib}}}
+		times := map[string]int64{}
+		for _, h := range hot {
+			times[h] = 1
+		}
+		if engine == results.EngineTracing {
+			c.cover.addTracing(traced(times))
+		} else {
+			c.cover.addSampling(sampled(map[string]int64{"F": 1, "G": 1}))
+		}
+		return c
+	}
+	tr := mode(results.ModeTracing, results.EngineTracing, "", "F")
+	trBase := mode("tracing-base", results.EngineTracing, "/base/libvbenchprof.so", "F", "G", "H")
+	sm := mode(results.ModeSampling, results.EngineSampling, "")
+	sm1 := mode("sampling-1ms", results.EngineSampling, "")
+	smBase := mode("sampling-base", results.EngineSampling, "/base/libvbenchprof.so")
+	smOther := mode("sampling-other", results.EngineSampling, "/other/libvbenchprof.so")
+	fillCoverage([]*cellState{tr, trBase, sm, sm1, smBase, smOther})
+	for _, c := range []struct {
+		cell    *cellState
+		tracing results.Mode
+		of      int
+	}{{sm, results.ModeTracing, 1}, {sm1, results.ModeTracing, 1}, {smBase, "tracing-base", 3}, {smOther, results.ModeTracing, 1}} {
+		if got := c.cell.coverage; got == nil || got.Tracing != c.tracing || got.Of != c.of {
+			t.Errorf("%s: coverage %+v, want against %s (of %d)", c.cell.Mode, got, c.tracing, c.of)
 		}
 	}
 }

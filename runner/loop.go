@@ -27,7 +27,7 @@ func measure(ctx context.Context, l *launch, order []step, progress Progress) (a
 			return acct, false
 		}
 		c := st.cell
-		ev := Event{Done: i + 1, Total: len(order), Cell: c.Key(), Warmup: st.warmup}
+		ev := Event{Done: i + 1, Total: len(order), Cell: c.Key(), Warmup: st.warmup, Metric: c.Metric}
 		if c.failure == "" {
 			r, out := l.run(ctx, st, i)
 			acct.add(out)

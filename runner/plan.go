@@ -31,6 +31,8 @@ type Options struct {
 type Cell struct {
 	Workload *suite.Workload
 	Mode     results.Mode
+	Spec     results.ModeSpec // what the mode loads
+	Metric   results.Metric   // what its runs are measured by: the workload's
 	Runs     int
 	Warmup   int
 	Timeout  time.Duration
@@ -41,14 +43,17 @@ func (c *Cell) Key() string { return c.Workload.Name + "/" + string(c.Mode) }
 
 // Plan is the cells a run will measure.
 type Plan struct {
-	Suite    *suite.Suite
-	Options  Options
-	Cells    []Cell
-	Modes    []results.Mode // effective suite-level modes
-	Runs     int            // effective suite-level runs
-	Warmup   int
-	Timeout  time.Duration
-	Profiled bool // some cell loads the profiler
+	Suite   *suite.Suite
+	Options Options
+	Cells   []Cell
+	Modes   []results.Mode     // effective suite-level modes, in report order
+	Specs   []results.ModeSpec // their definitions, in the same order
+	Runs    int                // effective suite-level runs
+	Warmup  int
+	Timeout time.Duration
+	// Profiled is set when some cell loads the run's profiler library (an
+	// engine mode that names no library of its own): it must be checked.
+	Profiled bool
 }
 
 // NewPlan applies the options to the suite. Its errors are usage errors.
@@ -56,11 +61,17 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 	p := &Plan{Suite: s, Options: o, Modes: s.Modes, Runs: s.Runs, Warmup: s.Warmup, Timeout: s.Timeout}
 	if o.Modes != nil {
 		for _, m := range o.Modes {
-			if !m.Builtin() {
-				return nil, fmt.Errorf("--modes: unknown mode %q (known: %s)", m, results.List(results.BuiltinModes))
+			if _, ok := s.Spec(m); !ok {
+				return nil, fmt.Errorf("--modes: unknown mode %q (suite %s knows: %s)", m, s.Path, results.List(s.KnownModes()))
 			}
 		}
 		p.Modes = o.Modes
+	}
+	p.Modes = results.OrderModes(p.Modes)
+	specs := map[results.Mode]results.ModeSpec{}
+	for _, m := range p.Modes {
+		specs[m], _ = s.Spec(m)
+		p.Specs = append(p.Specs, specs[m])
 	}
 	if o.Runs > 0 {
 		p.Runs = o.Runs
@@ -92,11 +103,11 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 		if len(want) > 0 && !want[w.Name] {
 			continue
 		}
-		for _, m := range results.BuiltinModes { // report order
-			if !contains(p.Modes, m) || !contains(w.EffectiveModes(s), m) {
+		for _, m := range p.Modes { // report order
+			if !contains(w.EffectiveModes(s), m) {
 				continue
 			}
-			c := Cell{Workload: w, Mode: m, Runs: p.Runs, Warmup: p.Warmup, Timeout: p.Timeout}
+			c := Cell{Workload: w, Mode: m, Spec: specs[m], Metric: w.Metric.OrDefault(), Runs: p.Runs, Warmup: p.Warmup, Timeout: p.Timeout}
 			if o.Runs <= 0 && w.Runs > 0 {
 				c.Runs = w.Runs
 			}
@@ -114,13 +125,34 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 		p.Cells = ShardCells(all, o.Shard.Index, o.Shard.Count)
 	}
 	for _, c := range p.Cells {
-		p.Profiled = p.Profiled || c.Mode != results.ModeNone
+		p.Profiled = p.Profiled || (c.Spec.Engine != "" && c.Spec.Profiler == "")
 	}
 	return p, nil
 }
 
+// Metrics maps each planned workload to the metric its cells measure.
+func (p *Plan) Metrics() map[string]results.Metric {
+	m := map[string]results.Metric{}
+	for _, c := range p.Cells {
+		m[c.Workload.Name] = c.Metric
+	}
+	return m
+}
+
+// LibraryModes are the planned modes that load the run's profiler library.
+func (p *Plan) LibraryModes() []results.Mode {
+	var out []results.Mode
+	for _, c := range p.Cells {
+		if c.Spec.Engine != "" && c.Spec.Profiler == "" && !contains(out, c.Mode) {
+			out = append(out, c.Mode)
+		}
+	}
+	return results.OrderModes(out)
+}
+
 // ShardCells returns shard i (1-based) of n: the cells sorted by workload
-// name and mode, every n-th one starting at i-1. The assignment depends only
+// name and mode (built-in modes in their order, then the others by name),
+// every n-th one starting at i-1. The assignment depends only
 // on the cell names, so each machine of a CI matrix computes the same split,
 // and the shards are disjoint and together complete. A shard may be empty
 // when there are fewer cells than shards.
@@ -130,7 +162,10 @@ func ShardCells(cells []Cell, i, n int) []Cell {
 		if sorted[a].Workload.Name != sorted[b].Workload.Name {
 			return sorted[a].Workload.Name < sorted[b].Workload.Name
 		}
-		return modeIndex(sorted[a].Mode) < modeIndex(sorted[b].Mode)
+		if ia, ib := modeIndex(sorted[a].Mode), modeIndex(sorted[b].Mode); ia != ib {
+			return ia < ib
+		}
+		return sorted[a].Mode < sorted[b].Mode
 	})
 	pick := map[string]bool{}
 	for j, c := range sorted {

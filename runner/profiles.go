@@ -1,68 +1,122 @@
 package runner
 
 import (
+	"errors"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+
+	"golang.org/x/sys/unix"
 
 	"vbench/internal/atomicfile"
 	"vbench/internal/profile"
 	"vbench/internal/results"
 )
 
-// useProfile takes from a measured run's profile what the cell keeps: the
-// call-count check (tracing, when the workload declares counts), the names
-// sampling coverage needs, and the profile itself under Env.ProfilesDir.
-func (l *launch) useProfile(c *cellState, seq int, p *profile.Profile, rep Report, profDir string) {
-	switch c.Mode.Engine() {
+// useProfile takes from a measured run's profiles what the cell keeps: the
+// call-count check (an engine that counts calls, when the workload declares
+// counts) and the names sampling coverage needs, both over the merged
+// profile of every process of the run.
+func (l *launch) useProfile(c *cellState, seq int, p *profile.Profile, rep Report) {
+	e := c.Spec.Engine
+	if e.CountsCalls() && len(rep.Calls) > 0 {
+		checkCalls(c, seq, p, rep.Calls)
+	}
+	switch e {
 	case results.EngineTracing:
-		if len(rep.Calls) > 0 {
-			checkCalls(c, seq, p, rep.Calls)
-		}
 		c.cover.addTracing(p)
 	case results.EngineSampling:
 		c.cover.addSampling(p)
 	}
+}
+
+// keep copies a measured run's directory (an engine mode's profiles, given
+// their tree t, or whatever a mode's {rundir} received: a trace, another
+// profiler's output) to Env.ProfilesDir/<workload>/<mode>, replacing the
+// previous run's. An engine-less mode's directory that received nothing
+// keeps nothing.
+func (l *launch) keep(c *cellState, runDir string, t *profile.Tree) {
 	if l.env.ProfilesDir == "" {
 		return
 	}
+	if t == nil {
+		if entries, err := os.ReadDir(runDir); err != nil || len(entries) == 0 {
+			return
+		}
+	}
 	dst := filepath.Join(l.env.ProfilesDir, c.Workload.Name, string(c.Mode))
-	if err := keepProfile(profDir, dst); err != nil {
+	if err := keepProfile(runDir, dst, t); err != nil {
 		l.env.logf("keeping the profile of %s: %v", c.Key(), err)
 		return
 	}
 	c.profile = dst
 }
 
-// keepProfile replaces dst's files with copies of the files in src, each
-// written atomically: an interrupted or failed copy leaves the previous
-// profile whole, never half of one (files it no longer has are removed last).
-func keepProfile(src, dst string) error {
-	entries, err := os.ReadDir(src)
+// keepProfile replaces the directory dst with a copy of the profile
+// directory src (every process's directory and files) and, given the tree
+// read from src, its merged profile.pb.gz. The copy is made beside dst and
+// swapped in with one rename (RENAME_EXCHANGE when dst exists), so a reader
+// sees the previous run's profiles or this run's, never a mix of the two nor
+// half of either; an interrupted or failed copy leaves dst as it was.
+func keepProfile(src, dst string, t *profile.Tree) error {
+	parent := filepath.Dir(dst)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dst)+".new-")
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dst, 0o755); err != nil {
+	defer os.RemoveAll(tmp) // after the swap it holds the previous profiles
+	if err := os.Chmod(tmp, 0o755); err != nil {
 		return err
 	}
-	keep := map[string]bool{}
-	for _, e := range entries {
-		if !e.Type().IsRegular() {
-			continue
+	if err := copyTree(src, tmp); err != nil {
+		return err
+	}
+	if t != nil {
+		if err := t.WritePprofFile(filepath.Join(tmp, profile.PprofFile)); err != nil {
+			return err
 		}
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+	}
+	err = unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, dst, unix.RENAME_EXCHANGE)
+	if errors.Is(err, unix.ENOENT) {
+		err = os.Rename(tmp, dst)
+	}
+	return err
+}
+
+// copyTree copies the directories and regular files under src into dst,
+// which exists. Files are streamed: a mode's trace may be large.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if err := atomicfile.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
-			return err
+		rel, _ := filepath.Rel(src, path)
+		to := filepath.Join(dst, rel)
+		switch {
+		case rel == ".":
+			return nil
+		case d.IsDir():
+			return os.Mkdir(to, 0o755)
+		case d.Type().IsRegular():
+			return copyFile(path, to)
 		}
-		keep[e.Name()] = true
+		return nil
+	})
+}
+
+// copyFile copies src to dst atomically.
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
 	}
-	old, _ := os.ReadDir(dst)
-	for _, e := range old {
-		if !keep[e.Name()] {
-			os.RemoveAll(filepath.Join(dst, e.Name()))
-		}
-	}
-	return nil
+	defer in.Close()
+	return atomicfile.Write(dst, 0o644, func(w io.Writer) error {
+		_, err := io.Copy(w, in)
+		return err
+	})
 }

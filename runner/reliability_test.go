@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,34 +35,42 @@ func TestProfilerLinesSurviveChattyStderr(t *testing.T) {
 	}
 }
 
-// The profile kept next to the results is replaced file by file, atomically:
-// the new files in place, files the new profile lacks removed, nothing
-// temporary left behind.
+// The profiles kept next to the results are replaced as a whole: the new
+// run's files (process directories included) in place, the previous run's
+// gone, nothing temporary left behind; a failed copy leaves the previous
+// profiles whole.
 func TestKeepProfileReplacesAtomically(t *testing.T) {
-	src, dst := t.TempDir(), filepath.Join(t.TempDir(), "profiles", "w", "tracing")
-	os.MkdirAll(dst, 0o755)
-	os.WriteFile(filepath.Join(dst, "profile.json"), []byte("old"), 0o644)
+	src, parent := t.TempDir(), filepath.Join(t.TempDir(), "profiles", "w")
+	dst := filepath.Join(parent, "tracing")
+	os.MkdirAll(filepath.Join(dst, "111"), 0o755)
+	os.WriteFile(filepath.Join(dst, "111", "profile.json"), []byte("old"), 0o644)
 	os.WriteFile(filepath.Join(dst, "stale.txt"), []byte("stale"), 0o644)
-	os.WriteFile(filepath.Join(src, "profile.json"), []byte("new"), 0o644)
+	os.MkdirAll(filepath.Join(src, "222"), 0o755)
+	os.WriteFile(filepath.Join(src, "222", "profile.json"), []byte("new"), 0o644)
+	os.WriteFile(filepath.Join(src, "222", "started.json"), []byte("{}"), 0o644)
 	os.WriteFile(filepath.Join(src, "profile.pb.gz"), []byte("pb"), 0o644)
-	if err := keepProfile(src, dst); err != nil {
+	if err := keepProfile(src, dst, nil); err != nil {
 		t.Fatal(err)
 	}
-	entries, _ := os.ReadDir(dst)
 	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	if strings.Join(names, " ") != "profile.json profile.pb.gz" {
+	filepath.WalkDir(dst, func(path string, d fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(dst, path)
+		names = append(names, rel)
+		return nil
+	})
+	if strings.Join(names, " ") != ". 222 222/profile.json 222/started.json profile.pb.gz" {
 		t.Errorf("dst holds %v", names)
 	}
-	if b, _ := os.ReadFile(filepath.Join(dst, "profile.json")); string(b) != "new" {
+	if b, _ := os.ReadFile(filepath.Join(dst, "222", "profile.json")); string(b) != "new" {
 		t.Errorf("profile.json = %q", b)
 	}
-	if err := keepProfile(filepath.Join(src, "missing"), dst); err == nil {
+	if err := keepProfile(filepath.Join(src, "missing"), dst, nil); err == nil {
 		t.Errorf("copying from a missing directory succeeded")
 	}
-	if b, _ := os.ReadFile(filepath.Join(dst, "profile.json")); string(b) != "new" {
+	if b, _ := os.ReadFile(filepath.Join(dst, "222", "profile.json")); string(b) != "new" {
 		t.Errorf("a failed copy damaged the kept profile: %q", b)
+	}
+	if entries, _ := os.ReadDir(parent); len(entries) != 1 {
+		t.Errorf("left behind next to the kept profile: %v", entries)
 	}
 }

@@ -12,8 +12,9 @@ type Event struct {
 	Done, Total int // launches finished / planned
 	Cell        string
 	Warmup      bool
-	Run         *results.Run // nil for a build step
-	Message     string       // build steps and failures
+	Run         *results.Run   // nil for a build step
+	Metric      results.Metric // what the cell's runs are measured by
+	Message     string         // build steps and failures
 }
 
 // Progress receives events as the run goes; it may be nil.

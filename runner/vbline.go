@@ -9,17 +9,28 @@ import (
 
 // Report is what a workload says about itself on its VBENCH line:
 //
-//	VBENCH elapsed_ns=<int> [cpu_ns=<int>] checksum=<string> [calls.<Function>=<int> ...] [key=value ...]
+//	VBENCH elapsed_ns=<int> checksum=<string> [calls.<Function>=<int> ...] [key=value ...]
 type Report struct {
 	ElapsedNs int64
-	CPUNs     int64 // the kernel's CPU time (all threads); -1 when not reported
+	CPUNs     int64 // the process's CPU time during the kernel; -1 when not reported
 	Checksum  string
 	Calls     map[string]int64 // expected exact call counts, by function name
 	Other     map[string]string
 }
 
-// ParseLine parses one VBENCH line (with or without the "VBENCH " prefix).
+// ParseLine parses one VBENCH line (with or without the "VBENCH " prefix),
+// which must give elapsed_ns.
 func ParseLine(line string) (Report, error) {
+	r, err := parseLine(line)
+	if err == nil && r.ElapsedNs < 0 {
+		err = fmt.Errorf("VBENCH line has no elapsed_ns: %q", line)
+	}
+	return r, err
+}
+
+// parseLine parses one VBENCH line; ElapsedNs is -1 when it gives none
+// (which metrics wall and cpu do not need).
+func parseLine(line string) (Report, error) {
 	r := Report{ElapsedNs: -1, CPUNs: -1}
 	fields := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "VBENCH"))
 	for _, f := range fields {
@@ -57,9 +68,6 @@ func ParseLine(line string) (Report, error) {
 			}
 			r.Other[k] = v
 		}
-	}
-	if r.ElapsedNs < 0 {
-		return r, fmt.Errorf("VBENCH line has no elapsed_ns: %q", line)
 	}
 	return r, nil
 }

@@ -74,7 +74,25 @@ workloads:
   - name: stuck
     command: [fakework, -counter, count.txt, -hang-at, "2", -pidfile, pids.txt]
 YAML
+cat > bench/modes.yaml <<'YAML'
+name: modes
+runs: 3
+warmup: 0
+metric: wall
+profiler: {include: [Fib]}
+modes:
+  - none
+  - {name: sampling-1ms, engine: sampling, interval: 1ms, env: {FAKEWORK_MODE: s1}}
+  - {name: capture, env: {FAKEWORK_MODE: capture, FAKE_OUT: "{rundir}/out.txt"}}
+workloads:
+  - name: fib
+    command: [fakework, -overhead, "s1=1.2,capture=1.1", -touch-env, FAKE_OUT]
+  - name: plain
+    command: [fakework, -no-vbench]
+    metric: cpu
+YAML
 lib="$work/bin/libfakeprof.so"
+"$vb" run bench/modes.yaml --quiet --profiler "$lib" --json out/modes.json >/dev/null
 "$vb" run bench/mixed.yaml --quiet --profiler "$lib" --json out/failed-cells.json >/dev/null || [ $? = 3 ]
 "$vb" baseline update bench/clean.yaml --quiet --profiler "$lib" >/dev/null 2>&1
 "$vb" run bench/clean.yaml --quiet --profiler "$lib" --json out/verdicts.json --runs 8 >/dev/null

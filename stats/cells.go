@@ -9,7 +9,9 @@ import (
 )
 
 // Fill recomputes every summary of f from its raw samples: medians and
-// intervals, MADs, outlier flags and overhead multiples. It is a function of
+// intervals, MADs, outlier flags and overhead multiples, each from the
+// cell's metric (results.Cell.Values); a workload's cells share one, so an
+// overhead divides like by like. It is a function of
 // the samples alone, so merged shards get overheads even when a workload's
 // none cell was measured by another shard. Fill is idempotent.
 func Fill(f *results.File) {
@@ -30,7 +32,7 @@ func Fill(f *results.File) {
 		if none == nil || none.Runs == 0 {
 			continue
 		}
-		r, lo, hi := RatioCI(c.Elapsed(), none.Elapsed())
+		r, lo, hi := RatioCI(c.Values(), none.Values())
 		c.Overhead, c.OverheadLo, c.OverheadHi = finite(r), finite(lo), finite(hi)
 		if c.OverheadLo == 0 {
 			c.Warnings = append(c.Warnings, "too few runs for an overhead interval")
@@ -51,7 +53,7 @@ func fillCell(c *results.Cell) {
 			continue
 		}
 		idx = append(idx, i)
-		el = append(el, float64(r.ElapsedNs))
+		el = append(el, float64(c.Metric.Of(&r)))
 		wall = append(wall, float64(r.WallNs))
 		user = append(user, float64(r.UserNs))
 		sys = append(sys, float64(r.SysNs))
@@ -82,30 +84,11 @@ func fillCell(c *results.Cell) {
 	}
 }
 
-// Judged returns what the verdict rule compares for two cells: the CPU
-// times of the kernel (cpu_ns) when every measured run of both reported
-// them, else the elapsed times. On a shared machine a run that waits for a
-// core gets slower in elapsed time only; docs/harness.md has the figures.
-func Judged(old, new *results.Cell) (metric string, o, n []float64) {
-	if o, n = old.CPU(), new.CPU(); o != nil && n != nil {
-		return results.MetricCPU, o, n
-	}
-	return results.MetricElapsed, old.Elapsed(), new.Elapsed()
-}
-
-// samplesOf returns a cell's runs in one metric; nil when it has none.
-func samplesOf(c *results.Cell, metric string) []float64 {
-	if metric == results.MetricCPU {
-		return c.CPU()
-	}
-	return c.Elapsed()
-}
-
-// OverheadSamples expresses each measured run of cell c (in metric) as a
-// multiple of the rule's estimate (Estimate) of its workload's none cell
-// in the same file: the per-run overhead multiples that baseline comparison
-// tests. Nil when there is no none cell with that metric.
-func OverheadSamples(f *results.File, c *results.Cell, metric string) []float64 {
+// OverheadSamples expresses each measured run of cell c as a multiple of the
+// verdict rule's estimate (Estimate) of its workload's none cell in the same
+// file, both in the workload's metric: the per-run overhead multiples that
+// baseline comparison tests. Nil when there is no none cell.
+func OverheadSamples(f *results.File, c *results.Cell) []float64 {
 	if c.Mode == results.ModeNone {
 		return nil
 	}
@@ -113,7 +96,7 @@ func OverheadSamples(f *results.File, c *results.Cell, metric string) []float64 
 	if none == nil {
 		return nil
 	}
-	ref := samplesOf(none, metric)
+	ref := none.Values()
 	if len(ref) == 0 {
 		return nil
 	}
@@ -123,7 +106,7 @@ func OverheadSamples(f *results.File, c *results.Cell, metric string) []float64 
 		return nil
 	}
 	var out []float64
-	for _, x := range samplesOf(c, metric) {
+	for _, x := range c.Values() {
 		out = append(out, x/base)
 	}
 	return out

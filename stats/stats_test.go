@@ -145,17 +145,47 @@ func TestFill(t *testing.T) {
 	}
 	// Per-run multiples of the none cell's fast half: of 1000..1009, the
 	// mean of 1000..1004.
-	os := OverheadSamples(f, &f.Results[0], results.MetricElapsed)
+	os := OverheadSamples(f, &f.Results[0])
 	if len(os) != 10 || os[0] != 3000/1002.0 {
 		t.Errorf("OverheadSamples = %v", os)
-	}
-	if os := OverheadSamples(f, &f.Results[0], results.MetricCPU); os != nil {
-		t.Errorf("OverheadSamples of CPU times no run reported = %v", os)
 	}
 	// An outlier is flagged on its run and counted, not dropped.
 	f.Results[1].Samples[5].ElapsedNs = 1_000_000
 	Fill(f)
 	if f.Results[1].Outliers != 1 || !f.Results[1].Samples[5].Outlier || f.Results[1].Runs != 10 {
 		t.Errorf("outlier: %+v", f.Results[1])
+	}
+}
+
+// Each cell's statistics come from its metric: elapsed (the VBENCH line),
+// wall, or user + sys; the overhead divides the same metric of both cells.
+func TestFillUsesEachCellsMetric(t *testing.T) {
+	runs := func(scale int64) []results.Run {
+		var out []results.Run
+		for i := int64(1); i <= 7; i++ {
+			out = append(out, results.Run{ElapsedNs: 100 * i * scale, WallNs: 1000 * i * scale, UserNs: 30 * i * scale, SysNs: 10 * i * scale})
+		}
+		return out
+	}
+	f := &results.File{Results: []results.Cell{
+		{Workload: "e", Mode: results.ModeNone, Samples: runs(1)},
+		{Workload: "e", Mode: results.ModeTracing, Samples: runs(3)},
+		{Workload: "w", Mode: results.ModeNone, Metric: results.MetricWall, Samples: runs(1)},
+		{Workload: "w", Mode: "eventpipe", Metric: results.MetricWall, Samples: runs(2)},
+		{Workload: "c", Mode: results.ModeNone, Metric: results.MetricCPU, Samples: runs(1)},
+		{Workload: "c", Mode: results.ModeSampling, Metric: results.MetricCPU, Samples: runs(5)},
+	}}
+	Fill(f)
+	for _, c := range []struct {
+		i              int
+		median, over   float64
+		wallMedianNs   float64
+		firstValueSeen float64
+	}{{0, 400, 1, 4000, 100}, {1, 1200, 3, 12000, 300}, {2, 4000, 1, 4000, 1000}, {3, 8000, 2, 8000, 2000}, {4, 160, 1, 4000, 40}, {5, 800, 5, 20000, 200}} {
+		got := f.Results[c.i]
+		if got.MedianNs != c.median || got.Overhead != c.over || got.WallMedianNs != c.wallMedianNs || got.Values()[0] != c.firstValueSeen {
+			t.Errorf("%s (%s): median %v overhead %v wall %v first value %v, want %v %v %v %v", got.Key(), got.Metric.OrDefault(),
+				got.MedianNs, got.Overhead, got.WallMedianNs, got.Values()[0], c.median, c.over, c.wallMedianNs, c.firstValueSeen)
+		}
 	}
 }

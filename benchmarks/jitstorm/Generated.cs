@@ -10,6 +10,7 @@ public static partial class Gen
 {
     public const int MethodCount = 4000;
     public const int StructCount = 1000;
+    public const int BatchSize = 100; // calls per *Batch### method
 
     [MethodImpl(NoInlining)] public static ulong M0000(ulong x) { x = x * 0x32CBBEBA1DE79705UL + 0x44A836A7E1270789UL; return x ^ (x >> 17); }
     [MethodImpl(NoInlining)] public static ulong M0001(ulong x) { x ^= 0xC2B96577AB390BAFUL; x = (x << 30) | (x >> 34); return x * 0xFED8B162538E5B07UL; }
@@ -4013,6 +4014,7 @@ public static partial class Gen
     [MethodImpl(NoInlining)] public static ulong M3999(ulong x) { for (int i = 0; i < 3; i++) x = (x ^ (x >> 24)) * 0x8802DAA87056249DUL; return x + 0xA82425B2F8AB7A0UL; }
 
     /// <summary>Makes the first count of the 4000 calls, in order.</summary>
+    [MethodImpl(NoInlining)]
     public static ulong CallMethods(ulong x, int count)
     {
         int left = count;
@@ -9305,6 +9307,7 @@ public static partial class Gen
 {
 
     /// <summary>Makes the first count of the 1000 calls, in order.</summary>
+    [MethodImpl(NoInlining)]
     public static ulong CallGenerics(ulong x, int count)
     {
         int left = count;

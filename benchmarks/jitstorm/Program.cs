@@ -10,12 +10,14 @@
 // G = round(--generics * --scale) of the Gen.StructCount structs are used
 // (the defaults are half of each, so --scale goes up to 2).
 // Exact calls in the whole process (no in-process warm-up: that would JIT
-// everything before the clock starts):
-//   Vbench.JitStorm.Gen.M0000 ... M<M-1> = 1 each (the line lists the first,
-//                                          the middle and the last one)
-//   Vbench.JitStorm.Generic.Visit<T>      = G (G instantiations, 1 call each)
-//   Vbench.JitStorm.Gen.CallMethods       = 1
-//   Vbench.JitStorm.Gen.CallGenerics      = 1
+// everything before the clock starts), every one on the VBENCH line (2,000
+// and more entries: the harness checks each generated method):
+//   Vbench.JitStorm.Gen.M0000 ... M<M-1>                  = 1 each
+//   Vbench.JitStorm.Gen.MethodBatch000 ... <ceil(M/100)-1> = 1 each
+//   Vbench.JitStorm.Gen.GenericBatch000 ... <ceil(G/100)-1> = 1 each
+//   Vbench.JitStorm.Generic.Visit<T>                      = G (G instantiations, 1 call each)
+//   Vbench.JitStorm.Gen.CallMethods                       = 1
+//   Vbench.JitStorm.Gen.CallGenerics                      = 1
 using System.Runtime.CompilerServices;
 using Vbench.Common;
 
@@ -53,8 +55,14 @@ public static class Program
         long elapsed = Clock.ElapsedNs(start);
 
         var line = new VbenchLine(elapsed, Fnv.Hex(x));
-        foreach (int i in new SortedSet<int> { 0, methods / 2, methods - 1 })
+        for (int i = 0; i < methods; i++)
             line.Calls($"Vbench.JitStorm.Gen.M{i:D4}", 1);
+        // Gen.Call* go through batches of Gen.BatchSize calls, each called once
+        // when the count reaches it.
+        for (int b = 0; b * Gen.BatchSize < methods; b++)
+            line.Calls($"Vbench.JitStorm.Gen.MethodBatch{b:D3}", 1);
+        for (int b = 0; b * Gen.BatchSize < generics; b++)
+            line.Calls($"Vbench.JitStorm.Gen.GenericBatch{b:D3}", 1);
         line.Calls("Vbench.JitStorm.Generic.Visit<T>", generics)
             .Calls("Vbench.JitStorm.Gen.CallMethods", 1)
             .Calls("Vbench.JitStorm.Gen.CallGenerics", 1)

@@ -23,6 +23,7 @@ import (
 
 	"github.com/olekukonko/tablewriter/tw"
 
+	"vbench/internal/results"
 	"vbench/reports"
 	"vbench/stats/noise"
 )
@@ -52,7 +53,7 @@ func main() {
 		alpha := fs.Float64("alpha", 0.01, "significance level")
 		filter := fs.String("rules", "", "only rules whose name contains one of these (comma-separated)")
 		seed := fs.Uint64("seed", 1, "seed of the experiments")
-		metric := fs.String("metric", noise.Elapsed, "what to judge: elapsed (the kernel's elapsed time), cpu (the process's CPU time during the kernel) or process (the whole process's user+system time)")
+		metric := fs.String("metric", string(results.MetricKernelCPU), "what to judge: elapsed (the kernel's elapsed time), kernel-cpu (the process's CPU time during the kernel) or cpu (the whole process's user+system time)")
 		fs.Parse(os.Args[2:])
 		d, err := noise.Load(*data)
 		if err != nil {
@@ -73,7 +74,7 @@ func main() {
 				rs = append(rs, r)
 			}
 		}
-		if err := evaluate(os.Stdout, d, *metric, rs, sizes, *exps, *alpha, *seed); err != nil {
+		if err := evaluate(os.Stdout, d, results.Metric(*metric), rs, sizes, *exps, *alpha, *seed); err != nil {
 			fmt.Fprintln(os.Stderr, "noisestudy:", err)
 			os.Exit(1)
 		}
@@ -84,7 +85,7 @@ func main() {
 		exps := fs.Int("experiments", 200, "synthetic experiments per rule, workload and kind")
 		alpha := fs.Float64("alpha", 0.01, "significance level")
 		filter := fs.String("rules", "", "only rules whose name contains one of these (comma-separated)")
-		metrics := fs.String("metrics", noise.CPU, "metrics, comma-separated: a row per metric and rule")
+		metrics := fs.String("metrics", string(results.MetricKernelCPU), "metrics, comma-separated: a row per metric and rule")
 		decide := fs.Int("decide", 2, "0: p < alpha alone; 1: and the estimate beyond ±5%; 2: and the 1-alpha interval reaching ±5% (vbench's)")
 		seed := fs.Uint64("seed", 1, "seed of the experiments")
 		fs.Parse(os.Args[2:])
@@ -127,7 +128,7 @@ func summary(w io.Writer, d *noise.Data, metrics []string, rs []rule, n, exps in
 						row = append(row, "-")
 						continue
 					}
-					aa, ab, err := run(d, m, kind, wc, r, n, exps, alpha, seed)
+					aa, ab, err := run(d, results.Metric(m), kind, wc, r, n, exps, alpha, seed)
 					if err != nil {
 						return err
 					}
@@ -170,7 +171,7 @@ var workloadCells = []struct{ label, a1, a2, b, across string }{
 // tally counts verdicts of a set of experiments.
 type tally struct{ regressed, improved, total int }
 
-func evaluate(w io.Writer, d *noise.Data, metric string, rs []rule, sizes []int, exps int, alpha float64, seed uint64) error {
+func evaluate(w io.Writer, d *noise.Data, metric results.Metric, rs []rule, sizes []int, exps int, alpha float64, seed uint64) error {
 	fmt.Fprintf(w, "Recorded %s on %s; %d invocations. Metric: %s. %d synthetic experiments per cell of the tables, alpha %g.\n\n",
 		d.Recorded.Format("2006-01-02"), d.Machine, len(d.Invocations), metric, exps, alpha)
 	for _, kind := range []string{noise.Within, noise.Across} {
@@ -205,7 +206,7 @@ func evaluate(w io.Writer, d *noise.Data, metric string, rs []rule, sizes []int,
 
 // run judges exps A/A and exps A/B experiments with rule r, deciding in
 // three ways (see the loop).
-func run(d *noise.Data, metric, kind string, wc struct{ label, a1, a2, b, across string }, r rule, n, exps int, alpha float64, seed uint64) (aa, ab [3]tally, err error) {
+func run(d *noise.Data, metric results.Metric, kind string, wc struct{ label, a1, a2, b, across string }, r rule, n, exps int, alpha float64, seed uint64) (aa, ab [3]tally, err error) {
 	type job struct {
 		i    int
 		isAB bool
@@ -283,7 +284,7 @@ func run(d *noise.Data, metric, kind string, wc struct{ label, a1, a2, b, across
 }
 
 // draw makes one synthetic experiment.
-func draw(rng *rand.Rand, d *noise.Data, metric, kind string, wc struct{ label, a1, a2, b, across string }, n int, isAB bool) (noise.Pair, error) {
+func draw(rng *rand.Rand, d *noise.Data, metric results.Metric, kind string, wc struct{ label, a1, a2, b, across string }, n int, isAB bool) (noise.Pair, error) {
 	if kind == noise.Within {
 		a, b := wc.a1, wc.a2
 		if rng.IntN(2) == 1 {

@@ -51,18 +51,16 @@ func record(dir, out, note string) error {
 			Name: base, Kind: kind, Side: side, Started: f.Started,
 			Seconds:  f.Finished.Sub(f.Started).Round(time.Second).Seconds(),
 			OtherCPU: round3(f.OtherCPU), Load: f.LoadAverage, Uptime: uptimes[base],
-			Modes: map[string]string{}, Elapsed: map[string][]float64{}, CPU: map[string][]float64{}, Process: map[string][]float64{},
+			Modes: map[string]string{}, Elapsed: map[string][]float64{}, KernelCPU: map[string][]float64{}, CPU: map[string][]float64{},
 		}
 		for _, c := range f.Results {
 			if c.Failed() {
 				return fmt.Errorf("%s: cell %s/%s failed: %s", path, c.Workload, c.Mode, c.Failure)
 			}
-			v.Elapsed[c.Workload] = c.Elapsed()
-			for _, r := range c.Samples {
-				if !r.Warmup && r.Error == "" {
-					v.CPU[c.Workload] = append(v.CPU[c.Workload], float64(r.CPUNs))
-					v.Process[c.Workload] = append(v.Process[c.Workload], float64(r.UserNs+r.SysNs))
-				}
+			for _, r := range c.Measured() {
+				v.Elapsed[c.Workload] = append(v.Elapsed[c.Workload], float64(r.ElapsedNs))
+				v.KernelCPU[c.Workload] = append(v.KernelCPU[c.Workload], float64(r.CPUNs))
+				v.CPU[c.Workload] = append(v.CPU[c.Workload], float64(r.UserNs+r.SysNs))
 			}
 			v.Modes[c.Workload] = string(c.Mode)
 		}

@@ -239,7 +239,7 @@ func judge(pairs []pair, opts baseline.Options) (verdicts map[string]int, ratios
 		verdicts[c.Verdict]++
 		if c.Compare != nil {
 			ratios = append(ratios, c.Compare.Ratio)
-			metric = c.Compare.Metric
+			metric = string(c.Metric.OrDefault())
 		}
 	}
 	return verdicts, ratios, metric

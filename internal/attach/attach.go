@@ -14,6 +14,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"regexp/syntax"
 	"strconv"
 	"strings"
 	"time"
@@ -30,14 +32,18 @@ const LibraryName = "libvbenchprof.so"
 
 // Environment variables the profiler reads (documented in the README).
 const (
-	EnvMode       = "VBENCH_MODE"              // tracing | sampling | null
-	EnvProfileDir = "VBENCH_PROFILE_DIR"       // where profile.json and profile.pb.gz go
+	EnvMode       = "VBENCH_MODE"              // tracing | instrumentation | sampling | null
+	EnvProfileDir = "VBENCH_PROFILE_DIR"       // where each process writes its profile (DIR/<pid>/)
 	EnvInterval   = "VBENCH_INTERVAL"          // sampling interval, a Go duration ("10ms")
 	EnvInclude    = "VBENCH_INCLUDE"           // comma-separated assembly/namespace patterns
 	EnvExclude    = "VBENCH_EXCLUDE"           // comma-separated assembly/namespace patterns
-	EnvTimeSample = "VBENCH_TIME_SAMPLE"       // tracing: time 1 in N calls of hot nodes (1: every call)
+	EnvTimeSample = "VBENCH_TIME_SAMPLE"       // tracing, instrumentation: time 1 in N calls of hot nodes (1: every call)
 	EnvNoInline   = "VBENCH_SAMPLING_NOINLINE" // sampling: keep user methods from being inlined
 	EnvMaxStack   = "VBENCH_MAX_STACK"         // sampling: frames kept per stack; deeper ones lose their middle
+	EnvProcesses  = "VBENCH_PROCESSES"         // a regexp: profile only processes whose command line matches
+	// sampling: leaves where CoreCLR stopped each thread (its GC safe
+	// points), without the interrupted function put back
+	EnvSafepointLeaves = "VBENCH_SAMPLING_SAFEPOINT_LEAVES"
 )
 
 // Bounds of VBENCH_MAX_STACK (the profiler's per-tick frame buffer holds 2^22).
@@ -46,6 +52,13 @@ const (
 	MinMaxStack     = 16
 	MaxMaxStack     = 1 << 22
 )
+
+// MaxTimeSample is the largest VBENCH_TIME_SAMPLE the profiler accepts.
+const MaxTimeSample = 1024
+
+// ValidTimeSample reports whether the profiler accepts n as
+// VBENCH_TIME_SAMPLE: 1 or a power of two up to MaxTimeSample.
+func ValidTimeSample(n int) bool { return n >= 1 && n <= MaxTimeSample && n&(n-1) == 0 }
 
 // The sampling intervals the profiler accepts (VBENCH_INTERVAL); anything
 // else makes it decline to load, so callers check before launching.
@@ -56,14 +69,33 @@ const (
 
 // Options are the profiler settings a caller may choose.
 type Options struct {
-	Engine     results.Engine // null | tracing | sampling; "" loads no profiler
+	Engine     results.Engine // null | tracing | instrumentation | sampling; "" loads no profiler
 	ProfileDir string         // required: where the profile is written
 	Interval   time.Duration  // sampling only; 0 means the profiler's default
 	Include    []string
 	Exclude    []string
-	TimeSample int  // tracing only; 0 means the profiler's default (16), 1 times every call
+	TimeSample int  // tracing and instrumentation; 0 means the profiler's default (16; 256), 1 times every call
 	NoInline   bool // sampling only: keep user methods (but tiny ones) from being inlined
 	MaxStack   int  // sampling only: frames kept per stack; 0 means DefaultMaxStack
+	// Processes, a regular expression (CheckProcesses), limits profiling to
+	// the processes whose command line it matches; "" profiles every one.
+	Processes string
+}
+
+// CheckProcesses parses a --processes pattern: a Go regular expression (RE2
+// syntax), matched unanchored against a process's command line with its
+// arguments joined by single spaces, so a plain word matches wherever it
+// appears ("testhost" matches ".../testhost.dll --port 40123").
+func CheckProcesses(pattern string) (*regexp.Regexp, error) {
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		var se *syntax.Error
+		if errors.As(err, &se) {
+			return nil, fmt.Errorf("%q is not a regular expression: %v", pattern, se.Code)
+		}
+		return nil, err
+	}
+	return re, nil
 }
 
 // Env returns the variables to add to a child's environment so that CoreCLR
@@ -100,8 +132,20 @@ func Env(libPath string, opts Options) []string {
 	if len(opts.Exclude) > 0 {
 		env = append(env, EnvExclude+"="+strings.Join(opts.Exclude, ","))
 	}
+	if opts.Processes != "" {
+		env = append(env, EnvProcesses+"="+opts.Processes)
+	}
 	return env
 }
+
+// ProfiledDefaults are variables a profiled process tree needs besides the
+// profiler's own. Callers put them first in the child's environment, so that
+// a value the user or a workload sets wins.
+//
+// VSTEST_TESTHOST_SHUTDOWN_TIMEOUT: vstest kills the test host 100 ms after
+// a test run ends (microsoft/vstest#1335), often before a profiled test host
+// has written its profile; a test host that exits sooner ends the wait sooner.
+var ProfiledDefaults = []string{"VSTEST_TESTHOST_SHUTDOWN_TIMEOUT=30000"}
 
 // ScrubEnv removes from env every variable that could load a profiler, so that
 // a "none" run is truly unprofiled even if the caller's shell has them set:
@@ -113,7 +157,7 @@ func ScrubEnv(env []string) []string {
 	out := env[:0:0]
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "VBENCH_") || loadsProfiler(k) {
+		if strings.HasPrefix(k, "VBENCH_") || LoadsProfiler(k) {
 			continue
 		}
 		out = append(out, kv)
@@ -121,7 +165,9 @@ func ScrubEnv(env []string) []string {
 	return out
 }
 
-func loadsProfiler(k string) bool {
+// LoadsProfiler reports whether environment variable k can load a profiler
+// into a .NET process (CORECLR_*PROFIL*, DOTNET_*PROFIL*, COMPlus_*PROFIL*).
+func LoadsProfiler(k string) bool {
 	u := strings.ToUpper(k)
 	return (strings.HasPrefix(u, "CORECLR_") || strings.HasPrefix(u, "DOTNET_") || strings.HasPrefix(u, "COMPLUS_")) &&
 		strings.Contains(u, "PROFIL")

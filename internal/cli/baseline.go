@@ -76,6 +76,9 @@ results, shard results and results with failed cells are refused.
 				if res.Suite.SHA256 != m.suite.SHA256 {
 					fmt.Fprintf(stderr, "vbench: warning: %s was produced from a different version of %s\n", from, args[0])
 				}
+				if err := checkSuiteMetrics(from, res, m.suite); err != nil {
+					return usageErr(err)
+				}
 				if err := baseline.Check(res); err != nil {
 					return usageErrf("%s: %v", from, err)
 				}
@@ -126,4 +129,15 @@ func printTable(cmd *cobra.Command, res *results.File, format string) {
 	if err := writeFormat(cmd.OutOrStdout(), res, format); err != nil {
 		fmt.Fprintln(cmd.ErrOrStderr(), "vbench:", err)
 	}
+}
+
+// checkSuiteMetrics refuses results that measured a workload by another
+// metric than the suite now gives it: as a baseline, every later run would
+// be refused against it.
+func checkSuiteMetrics(name string, res *results.File, s *suite.Suite) error {
+	now := map[string]results.Metric{}
+	for _, w := range s.Workloads {
+		now[w.Name] = w.Metric.OrDefault()
+	}
+	return baseline.CheckMetrics(name, res, s.Path, now)
 }

@@ -18,10 +18,10 @@ func newCompareCmd() *cobra.Command {
 regressed or improved when the change is significant (a permutation test of
 the ratio of the faster halves' means, p < alpha) AND not shown to be smaller
 than the minimum change (its 1-alpha interval reaches it); same otherwise;
-new when OLD lacks the cell; failed when it failed in NEW. What is compared
-is the CPU time of the workload's kernel when both files have it (cpu_ns on
-its VBENCH line), else its elapsed time. Overhead multiples (each profiled
-mode over none) are compared the same way. Alpha and the minimum
+new when OLD lacks the cell; failed when it failed in NEW. Overhead
+multiples (each mode over none) are compared the same way. Each cell is
+judged by its metric (elapsed, wall, cpu or kernel-cpu); files that measured
+a workload by different metrics are refused. Alpha and the minimum
 change come from NEW's suite unless given here. A machine fingerprint
 mismatch is printed as a warning.
 
@@ -52,6 +52,9 @@ belong in the job summary). Both are written whatever the exit code.
 			}
 			if old.Suite.Name != cur.Suite.Name {
 				return usageErrf("%s is from suite %q, %s from suite %q: nothing to compare", args[0], old.Suite.Name, args[1], cur.Suite.Name)
+			}
+			if err := baseline.CheckMetrics(args[0], old, args[1], baseline.MetricsOf(cur)); err != nil {
+				return usageErr(err)
 			}
 			opts := baseline.OptionsOf(cur)
 			if cmd.Flags().Changed("alpha") {

@@ -20,8 +20,9 @@ func newListCmd() *cobra.Command {
 		Short: "Validate a suite and list its workloads (or the cells a run would measure)",
 		Long: `List reads and validates a suite (the same checks as 'vbench run') and prints
 its workload names, one per line, for scripts. With --cells it prints every
-(workload, mode) cell with its runs, timeout and program instead — or only the
-cells of one shard, to check how --shard i/n splits a suite.
+(workload, mode) cell with its metric, runs, timeout and program, then what
+each mode loads, instead — or only the cells of one shard, to check how
+--shard i/n splits a suite.
 
 ` + exitCodesHelp,
 		Example: `  vbench list benchmarks/suite.yaml
@@ -55,16 +56,19 @@ cells of one shard, to check how --shard i/n splits a suite.
 				return nil
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "workload\tmode\truns\twarmup\ttimeout\tprogram")
+			fmt.Fprintln(w, "workload\tmode\tmetric\truns\twarmup\ttimeout\tprogram")
 			for _, c := range plan.Cells {
 				prog := strings.Join(c.Workload.Command, " ")
 				if c.Workload.Project != "" {
 					prog = c.Workload.Project + " " + strings.Join(c.Workload.Args, " ")
 				}
-				fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%s\t%s\n", c.Workload.Name, c.Mode, c.Runs, c.Warmup, c.Timeout, prog)
+				fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%s\t%s\n", c.Workload.Name, c.Mode, c.Metric, c.Runs, c.Warmup, c.Timeout, prog)
 			}
 			w.Flush()
 			fmt.Fprintf(cmd.OutOrStdout(), "suite %s: %d cells, baseline %s\n", s.Name, len(plan.Cells), s.Baseline)
+			for _, sp := range plan.Specs {
+				fmt.Fprintf(cmd.OutOrStdout(), "mode %s: %s\n", sp.Name, sp.Description())
+			}
 			return nil
 		},
 	}

@@ -61,7 +61,7 @@ which may come from another shard. OUT is written atomically.
 				return usageErr(err)
 			}
 			// Workloads by name, then modes in report order: shards interleave.
-			results.SortCells(merged.Results, nil, results.BuiltinModes)
+			results.SortCells(merged.Results, nil, merged.Modes())
 			stats.Fill(merged)
 			baseline.MarkNew(merged)
 			if err := results.WriteFile(out, merged); err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/schollz/progressbar/v3"
 
+	"vbench/internal/results"
 	"vbench/reports/numfmt"
 	"vbench/runner"
 )
@@ -73,8 +74,16 @@ func (p *lineProgress) Step(e runner.Event) {
 	case e.Message != "":
 		fmt.Fprintf(p.w, "vbench: [%d/%d] %s %s FAILED: %s\n", e.Done, e.Total, e.Cell, kind, e.Message)
 	default:
-		fmt.Fprintf(p.w, "vbench: [%d/%d] %s %s %s\n", e.Done, e.Total, e.Cell, kind, numfmt.Duration(float64(e.Run.ElapsedNs)))
+		fmt.Fprintf(p.w, "vbench: [%d/%d] %s %s %s%s\n", e.Done, e.Total, e.Cell, kind, numfmt.Duration(float64(e.Metric.Of(e.Run))), metricNote(e.Metric))
 	}
 }
 
 func (p *lineProgress) End() {}
+
+// metricNote names a run's metric after its time, unless it is the default.
+func metricNote(m results.Metric) string {
+	if m.OrDefault() == results.MetricElapsed {
+		return ""
+	}
+	return " (" + string(m) + ")"
+}

@@ -156,6 +156,16 @@ func TestProfilerLibraryWrongArchitecture(t *testing.T) {
 			if _, err := os.Stat(marker); err == nil {
 				t.Errorf("vbench profile ran the program although it refused the library")
 			}
+			// Another build of the profiler named by a mode of the suite is
+			// checked when the suite is read: file, line and field.
+			other := fakeSuite(t, dir, "arch", "none, {name: other, engine: tracing, profiler: "+lib+"}")
+			_, stderr, code = vbRun(t, dir, nil, "run", other, "--quiet", "--json", "r.json")
+			if want := other + ":4: modes[1](other).profiler: profiler library unusable: " + lib; code != 2 || !strings.Contains(stderr, want) || !strings.Contains(stderr, problem) {
+				t.Errorf("a mode's profiler: exit %d, want 2 with %q and %q:\n%s", code, want, problem, stderr)
+			}
+			if n := launches(dir); n != "" {
+				t.Errorf("vbench run launched the workload %s times before refusing the mode's library", n)
+			}
 		})
 	}
 }
@@ -667,14 +677,15 @@ workloads:
 // The child's environment is exactly the documented set: the parent's minus
 // every profiler variable (CORECLR_*PROFIL*, DOTNET_*PROFIL*, VBENCH_*), plus
 // the workload's env (overriding the parent), plus — in profiled modes only —
-// the profiler's variables from attach.Env and the suite's profiler settings.
+// attach.ProfiledDefaults (unless set already, as here), the profiler's variables from
+// attach.Env and the suite's profiler settings.
 func TestChildEnvironmentIsExactlyTheDocumentedSet(t *testing.T) {
 	fw, fp := testbin.Fakework(t), testbin.FakeProfiler(t)
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "suite.yaml"), `name: env
 runs: 1
 warmup: 0
-modes: [none, null, tracing, sampling]
+modes: [none, null, tracing, instrumentation, sampling]
 baseline: none.json
 profiler:
   interval: 7ms
@@ -683,7 +694,7 @@ profiler:
 workloads:
   - name: dump
     command: [`+fw+`, -write-env, env.txt, -counter, n.txt]
-    env: {FROM_SUITE: "1", OVERRIDDEN: suite, VBENCH_TIME_SAMPLE: "4"}
+    env: {FROM_SUITE: "1", OVERRIDDEN: suite, VBENCH_TIME_SAMPLE: "4", VSTEST_TESTHOST_SHUTDOWN_TIMEOUT: "5"}
 `)
 	parent := []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "KEEP_ME=yes", "OVERRIDDEN=parent",
@@ -692,7 +703,8 @@ workloads:
 		"CORECLR_ENABLE_NOTIFICATION_PROFILERS=1", "CORECLR_NOTIFICATION_PROFILERS=/evil.so={0}",
 		"DOTNET_PROFILER_PATH=/evil.so", "VBENCH_MODE=bogus", "VBENCH_DEBUG=1", "VBENCH_INTERVAL=1s",
 	}
-	base := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "KEEP_ME=yes", "OVERRIDDEN=suite", "FROM_SUITE=1", "VBENCH_TIME_SAMPLE=4"}
+	base := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "KEEP_ME=yes", "OVERRIDDEN=suite", "FROM_SUITE=1", "VBENCH_TIME_SAMPLE=4",
+		"VSTEST_TESTHOST_SHUTDOWN_TIMEOUT=5"} // the workload's own, not attach.ProfiledDefaults' (profiled.txtar has those)
 	for _, m := range results.BuiltinModes {
 		mode := string(m)
 		t.Run(mode, func(t *testing.T) {

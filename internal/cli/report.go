@@ -23,6 +23,7 @@ type reportFlags struct {
 	depth      int
 	minPercent float64
 	thread     int
+	pid        int
 	perThread  bool
 }
 
@@ -58,7 +59,11 @@ suite) instead of using the verdicts stored in it.
 A profile (profile.json, or the directory holding it) renders as the top
 functions and each thread's call tree (text), or as a flame graph (svg).
 Both stop at --depth levels of calls (deep recursion!) and summarise what lies
-below in one "… N more levels" line or frame.
+below in one "… N more levels" line or frame. A profile directory of several
+processes (vbench profile of a process tree, such as dotnet test) renders as
+a line per process, the top functions of all of them (with a pid column),
+then each process's own report; its flame graph merges them. --pid N keeps
+only process N.
 
 With -o the format follows the file's extension (.txt, .md, .html, .svg,
 .xml for JUnit); --format overrides it. Outputs are written atomically.`,
@@ -70,7 +75,8 @@ With -o the format follows the file's extension (.txt, .md, .html, .svg,
   vbench report out/results.json --junit junit.xml
   vbench report out/profile --top 20 --min-percent 1
   vbench report out/profile/profile.json -o flame.svg
-  vbench report out/profile --depth 20 --min-percent 0`,
+  vbench report out/profile --depth 20 --min-percent 0
+  vbench report out/profile --pid 4242 -o flame.svg`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runReport(cmd, args, &f)
@@ -86,6 +92,7 @@ With -o the format follows the file's extension (.txt, .md, .html, .svg,
 		reports.DefaultTreeDepth, reports.DefaultFlameDepth, reports.MaxTreeDepth))
 	fl.Float64Var(&f.minPercent, "min-percent", 0.5, "profiles: hide call-tree nodes under this `percent` of their thread (0: show all)")
 	fl.IntVar(&f.thread, "thread", 0, "profiles: only the thread with this OS `id`")
+	fl.IntVar(&f.pid, "pid", 0, "profiles: only the process with this `pid` (a profile directory of several processes)")
 	fl.BoolVar(&f.perThread, "per-thread", false, "profiles: flame graph with one tower per thread instead of merging call paths")
 	return cmd
 }
@@ -138,6 +145,10 @@ func reportResults(cmd *cobra.Command, args []string, files []*results.File, f *
 		if err != nil {
 			return usageErrf("baseline: %w", err)
 		}
+		cur := files[len(files)-1]
+		if err := baseline.CheckMetrics(f.baseline, b, args[len(args)-1], baseline.MetricsOf(cur)); err != nil {
+			return usageErr(err)
+		}
 		opts.Baseline, opts.BaselineName = b, f.baseline
 	}
 	m, err := reports.NewMatrix(files, opts)
@@ -171,6 +182,12 @@ func reportProfile(cmd *cobra.Command, in *reports.Input, f *reportFlags) error 
 		return usageErrf("report: --depth %d is outside 0..%d (deeper paths are summarised)", f.depth, reports.MaxTreeDepth)
 	}
 	p := in.Profile
+	if f.pid != 0 {
+		var err error
+		if p, _, err = in.Tree.Find(f.pid); err != nil {
+			return usageErr(err)
+		}
+	}
 	var render func(io.Writer) error
 	switch format {
 	case "svg":
@@ -181,8 +198,8 @@ func reportProfile(cmd *cobra.Command, in *reports.Input, f *reportFlags) error 
 			return usageErrf("%s: %v: there is nothing to draw", in.Path, reports.ErrNoCallData)
 		}
 	default:
-		opts := reports.ProfileOptions{Top: f.top, MaxDepth: f.depth, MinPercent: f.minPercent, Thread: f.thread}
-		render = func(w io.Writer) error { return reports.ProfileText(w, in.Path, p, opts) }
+		opts := reports.ProfileOptions{Top: f.top, MaxDepth: f.depth, MinPercent: f.minPercent, Thread: f.thread, PID: f.pid}
+		render = func(w io.Writer) error { return reports.TreeText(w, in.Tree, opts) }
 	}
 	if err := emit(cmd, f.output, render); err != nil {
 		return usageErr(err)

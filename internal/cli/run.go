@@ -38,7 +38,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.IntVar(&f.runs, "runs", 0, "measured runs per cell (overrides the suite and its workloads)")
 	fl.IntVar(&f.warmup, "warmup", 0, "unmeasured warmup runs per cell (overrides the suite)")
-	fl.StringSliceVar(&f.modes, "modes", nil, "modes to run: none,null,tracing,sampling (default: the suite's)")
+	fl.StringSliceVar(&f.modes, "modes", nil, "modes to run: none,null,tracing,instrumentation,sampling or modes the suite defines (default: the suite's)")
 	fl.StringSliceVar(&f.workloads, "workloads", nil, "only these workloads (comma-separated names)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "timeout per run, e.g. 2m (overrides the suite and its workloads)")
 	fl.StringVar(&f.format, "format", "table", formatHelp)
@@ -99,7 +99,7 @@ func prepare(cmd *cobra.Command, path string, f *runFlags) (*measurement, error)
 			lib = attach.DefaultLibrary()
 		}
 		if m.lib, err = attach.Check(lib); err != nil {
-			return nil, usageErrf("%v\n(modes null, tracing and sampling load the profiler; --modes none runs without it)", err)
+			return nil, usageErrf("%v\n(modes with an engine load the profiler: %s; --modes none runs without it)", err, results.List(m.plan.LibraryModes()))
 		}
 	}
 	if f.jsonOut != "" {
@@ -157,12 +157,15 @@ func newRunCmd() *cobra.Command {
 		Long: `Run builds what the suite's workloads need (once), runs warmups, then the
 measured runs of every (workload, mode) cell interleaved in a randomized
 round-robin, so drift hits all modes alike. Each run records the workload's
-own elapsed time (its VBENCH line), wall time, user/system CPU, max RSS, exit
-status and checksum. The table shows each cell's median with a 95% confidence
-interval, the overhead multiple against mode none, and — when a baseline
-exists — the change and a verdict (see 'vbench compare --help': the kernel's
-CPU time when the workload reports it, a permutation test at the suite's
-alpha, and the suite's minimum change).
+own elapsed time (its VBENCH line, when it prints one, with the CPU time the
+process spent meanwhile when it reports that), wall time, user/system CPU,
+max RSS, exit status and checksum; each workload's metric (elapsed, wall, cpu
+or kernel-cpu: the suite's metric field) says which is its time. The table
+shows each cell's median with a 95% confidence interval, the overhead
+multiple against mode none, and — when a baseline exists — the change and a
+verdict (see 'vbench compare --help': a permutation test at the suite's
+alpha AND the suite's minimum change). Modes are the built-in ones (none,
+null, tracing, instrumentation, sampling) and those the suite defines.
 
 The baseline is --baseline FILE, else the suite's baseline file when it exists.
 Run never writes a baseline: use 'vbench baseline update'.
@@ -198,6 +201,11 @@ exits 130.
 			}
 			if base != nil && f.jsonOut != "" && samePath(f.jsonOut, basePath) {
 				return usageErrf("--json %s is the baseline file; only 'vbench baseline update' writes baselines", f.jsonOut)
+			}
+			if base != nil {
+				if err := baseline.CheckMetrics(basePath, base, m.suite.Path, m.plan.Metrics()); err != nil {
+					return usageErr(err)
+				}
 			}
 			if err := ci.check(f.jsonOut, basePath, m.suite.Baseline, m.suite.Path); err != nil {
 				return err

@@ -4,7 +4,8 @@
 // can fail in every way a real workload can: non-zero exit, SIGSEGV, a hang
 // with a child process, a wrong checksum, no VBENCH line. When run under a
 // profiled mode (VBENCH_MODE and VBENCH_PROFILE_DIR set by vbench) it writes
-// the profile.json a profiler would, with the call counts it is told to.
+// the profile.json a profiler would (in its own <pid>/ directory, with
+// started.json), with the call counts it is told to.
 package main
 
 import (
@@ -44,6 +45,8 @@ func main() {
 	rawProfile := flag.String("raw-profile", "", "when profiled, write exactly this as profile.json (a corrupt profile)")
 	noVbench := flag.Bool("no-vbench", false, "print no VBENCH line")
 	envFile := flag.String("write-env", "", "write the environment to this file")
+	touchEnv := flag.String("touch-env", "", "write a file at the path environment variable NAME holds (a mode's {rundir} output)")
+	spin := flag.Duration("spin", 0, "really burn this much CPU before reporting")
 	counter := flag.String("counter", "", "file counting launches (with -fail-at)")
 	failAt := flag.Int("fail-at", 0, "with -counter: exit 7 on this launch (1-based)")
 	hangAt := flag.Int("hang-at", 0, "with -counter: behave as -hang on this launch (1-based)")
@@ -51,6 +54,13 @@ func main() {
 
 	if *envFile != "" {
 		os.WriteFile(*envFile, []byte(strings.Join(os.Environ(), "\n")+"\n"), 0o644)
+	}
+	if *touchEnv != "" {
+		if p := os.Getenv(*touchEnv); p != "" {
+			if err := os.WriteFile(p, []byte("fakework was here\n"), 0o644); err != nil {
+				panic(err)
+			}
+		}
 	}
 	if *counter != "" {
 		b, _ := os.ReadFile(*counter)
@@ -79,6 +89,9 @@ func main() {
 	if *sleep > 0 {
 		time.Sleep(*sleep)
 	}
+	if *spin > 0 {
+		burn(*spin)
+	}
 	if *segv {
 		fmt.Fprintln(os.Stderr, "fakework: about to crash")
 		// The Go runtime turns a SIGSEGV into exit status 2; become a shell
@@ -94,7 +107,12 @@ func main() {
 	mode := os.Getenv("VBENCH_MODE")
 	e := float64(*elapsed) * *scale
 	cpu := float64(*cpuNs) * *scale
-	if f, ok := parseMap(*overhead)[mode]; ok {
+	// A mode defined in a suite says which it is through its env.
+	key := mode
+	if m := os.Getenv("FAKEWORK_MODE"); m != "" {
+		key = m
+	}
+	if f, ok := parseMap(*overhead)[key]; ok {
 		e *= float64(f) / 1000
 		cpu *= float64(f) / 1000
 	}
@@ -102,7 +120,7 @@ func main() {
 		e *= math.Exp(*spread * rand.NormFloat64())
 	}
 	if dir := os.Getenv("VBENCH_PROFILE_DIR"); dir != "" && mode != "" && *rawProfile != "" {
-		if err := os.WriteFile(filepath.Join(dir, profile.JSONFile), []byte(*rawProfile), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(processDir(dir, results.Engine(mode)), profile.JSONFile), []byte(*rawProfile), 0o644); err != nil {
 			panic(err)
 		}
 	} else if dir != "" && mode != "" && !*noProfile {
@@ -163,8 +181,23 @@ func parsePairs(s string) map[string]string {
 	return m
 }
 
+// processDir makes this process's directory under the profile directory
+// and its started.json, as the profiler does when it starts.
+func processDir(dir string, mode results.Engine) string {
+	pd, err := profile.NewProcessDir(dir, os.Getpid())
+	if err != nil {
+		panic(err)
+	}
+	if err := profile.WriteStarted(pd, profile.Process{PID: os.Getpid(), ParentPID: os.Getppid(), Command: os.Args, Mode: mode, Start: time.Now()}); err != nil {
+		panic(err)
+	}
+	return pd
+}
+
 func writeProfile(dir string, mode results.Engine, calls map[string]int64, funcs string) {
-	p := profile.Profile{Schema: profile.SchemaVersion, Mode: mode, PID: os.Getpid(), Start: time.Now(), Complete: true, Functions: []profile.Function{}, Threads: []profile.Thread{}}
+	dir = processDir(dir, mode)
+	p := profile.Profile{Schema: profile.SchemaVersion, Mode: mode, PID: os.Getpid(), ParentPID: os.Getppid(), Command: os.Args, Start: time.Now(), End: time.Now(),
+		Complete: true, Functions: []profile.Function{}, Threads: []profile.Thread{}}
 	for name, n := range calls {
 		p.Functions = append(p.Functions, profile.Function{ID: len(p.Functions), Name: name, Calls: n, Callers: []profile.Caller{}})
 	}
@@ -187,5 +220,25 @@ func writeProfile(dir string, mode results.Engine, calls map[string]int64, funcs
 	}
 	if err := os.WriteFile(filepath.Join(dir, profile.JSONFile), b, 0o644); err != nil {
 		panic(err)
+	}
+}
+
+// burn keeps a CPU busy for d of its own CPU time (not wall time: a shared
+// machine would stretch it).
+func burn(d time.Duration) {
+	var ru syscall.Rusage
+	cpu := func() time.Duration {
+		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	end := cpu() + d
+	x := uint64(1)
+	for cpu() < end {
+		for i := 0; i < 100000; i++ {
+			x = x*6364136223846793005 + 1442695040888963407
+		}
+	}
+	if x == 42 {
+		fmt.Println("unlikely")
 	}
 }

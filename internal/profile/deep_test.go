@@ -216,12 +216,12 @@ func TestReadSchema1(t *testing.T) {
 				before[i].Calls, before[i].InclusiveNs, p.Functions[i].Calls, p.Functions[i].InclusiveNs)
 		}
 	}
-	// Written again, it is schema 2 with the same trees.
+	// Written again, it is the current schema with the same trees.
 	var buf bytes.Buffer
 	if err := p.Encode(&buf); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(buf.String(), `{"schema":2,`) || strings.Contains(buf.String(), `"roots"`) {
+	if !strings.HasPrefix(buf.String(), fmt.Sprintf(`{"schema":%d,`, SchemaVersion)) || strings.Contains(buf.String(), `"roots"`) {
 		t.Errorf("re-encoded profile starts %.60s", buf.String())
 	}
 	q, err := Decode(&buf)
@@ -230,7 +230,7 @@ func TestReadSchema1(t *testing.T) {
 	}
 	for i := range p.Threads {
 		if !slices.Equal(Flatten(p.Threads[i].Roots), Flatten(q.Threads[i].Roots)) || p.Threads[i].OSID != q.Threads[i].OSID {
-			t.Errorf("thread %d differs after the schema 2 round trip", i)
+			t.Errorf("thread %d differs after the round trip", i)
 		}
 	}
 }
@@ -279,10 +279,10 @@ func TestDecodeErrors(t *testing.T) {
 		{"parent not earlier", `{"parent":0,"fn":1`, `{"parent":4,"fn":1`, "threads[0] (os_id 1): nodes[1]: parent 4 is not -1 or the index of an earlier node"},
 		{"parent below -1", `{"parent":0,"fn":1`, `{"parent":-2,"fn":1`, "nodes[1]: parent -2"},
 		{"unknown node field", `{"parent":-1,"fn":0`, `{"parent":-1,"depth":0,"fn":0`, `unknown field "depth"`},
-		{"nested in schema 2", `"nodes":[`, `"roots":[],"nodes":[`, `unknown field "roots"`},
+		{"nested in schema 3", `"nodes":[`, `"roots":[],"nodes":[`, `unknown field "roots"`},
 		{"function out of range", `{"parent":0,"fn":1`, `{"parent":0,"fn":9`, "refers to function 9"},
-		{"newer schema", `"schema":2`, `"schema":3`, "schema 3 is newer"},
-		{"no schema", `"schema":2,`, ``, `no "schema" field`},
+		{"newer schema", `"schema":3`, `"schema":4`, "schema 4 is newer"},
+		{"no schema", `"schema":3,`, ``, `no "schema" field`},
 	} {
 		bad := strings.Replace(good, tc.old, tc.new, 1)
 		if bad == good && tc.old != "" {

@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"time"
 )
 
-// On disk (schema 2) a thread's call tree is a flat list of nodes in
+// On disk (schema 2 and later) a thread's call tree is a flat list of nodes in
 // depth-first pre-order, each naming its parent by index, instead of nested
 // "children" objects: encoding/json (and jq, and Python's json module with its
 // recursion limit) refuse to read nesting deeper than a few thousand levels,
@@ -90,7 +91,7 @@ func Unflatten(flat []FlatNode) ([]Node, error) {
 	return all[:nroots:nroots], nil
 }
 
-// threadJSON is a Thread as profile.json stores it (schema 2).
+// threadJSON is a Thread as profile.json stores it (schemas 2 and 3).
 type threadJSON struct {
 	OSID      int        `json:"os_id"`
 	ManagedID uint64     `json:"managed_id,omitempty"`
@@ -202,9 +203,10 @@ func (t *Thread) fromJSON(w *threadJSON) error {
 	return nil
 }
 
-// UnmarshalJSON reads profile.json of the current schema or of schema 1
-// (nested trees; it is upgraded in memory, so Schema reads SchemaVersion
-// afterwards). Unknown fields are errors.
+// UnmarshalJSON reads profile.json of the current schema or an older one
+// (schema 1: nested trees; schema 2: no parent_pid or end). Older ones are
+// upgraded in memory, so Schema reads SchemaVersion afterwards. Unknown
+// fields are errors.
 func (p *Profile) UnmarshalJSON(data []byte) error {
 	schema, err := peekSchema(data)
 	if err != nil {
@@ -220,9 +222,9 @@ func (p *Profile) UnmarshalJSON(data []byte) error {
 		for i, t := range ts {
 			p.Threads[i] = Thread{OSID: t.OSID, ManagedID: t.ManagedID, CPUNs: t.CPUNs, Samples: t.Samples, Roots: t.Roots}
 		}
-		p.Schema = SchemaVersion
+		p.upgrade()
 		return nil
-	case SchemaVersion:
+	case 2, SchemaVersion: // 3 only adds fields to 2
 		ts, err := decodeWithThreads[threadJSON](p, data)
 		if err != nil {
 			return err
@@ -233,9 +235,19 @@ func (p *Profile) UnmarshalJSON(data []byte) error {
 				return fmt.Errorf("threads[%d] (os_id %d): %w", i, ts[i].OSID, err)
 			}
 		}
+		p.upgrade()
 		return nil
 	}
 	return schemaError(schema)
+}
+
+// upgrade brings a profile of an older schema to this one in memory: the
+// end time older profiles did not record is their start plus duration.
+func (p *Profile) upgrade() {
+	if p.Schema < SchemaVersion && p.End.IsZero() && !p.Start.IsZero() {
+		p.End = p.Start.Add(time.Duration(p.DurationNs))
+	}
+	p.Schema = SchemaVersion
 }
 
 // profileFields is Profile without its methods, for decoding and encoding
@@ -262,9 +274,9 @@ func (e profileErr) Error() string { return string(e) }
 
 func schemaError(schema int) error {
 	if schema > SchemaVersion {
-		return profileErr(fmt.Sprintf("profile schema %d is newer than this vbench reads (schemas 1 and %d): update vbench", schema, SchemaVersion))
+		return profileErr(fmt.Sprintf("profile schema %d is newer than this vbench reads (schemas 1 to %d): update vbench", schema, SchemaVersion))
 	}
-	return profileErr(fmt.Sprintf("profile schema %d: this vbench reads schemas 1 and %d", schema, SchemaVersion))
+	return profileErr(fmt.Sprintf("profile schema %d: this vbench reads schemas 1 to %d", schema, SchemaVersion))
 }
 
 // peekSchema returns the top-level "schema" field without decoding the rest:

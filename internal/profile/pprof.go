@@ -30,7 +30,9 @@ const ElidedFrames = "[vbench: frames elided]"
 // are exclusive and its cumulative ones inclusive. Tracing: calls/count and
 // wall/nanoseconds; sampling: samples/count and cpu/nanoseconds (samples ×
 // interval). Every function has one location (and id: its index + 1); the
-// thread is a label on each sample. Paths deeper than PprofMaxStack are cut
+// thread and the process are labels on each sample ("thread", and the
+// numeric "pid": a profile merged from a process tree is split with
+// -tagfocus pid=N). Paths deeper than PprofMaxStack are cut
 // in the middle (see there).
 //
 // The protobuf is encoded by hand, one sample at a time, straight into the
@@ -76,6 +78,10 @@ func (p *Profile) WritePprof(w io.Writer) error {
 	for ti := range p.Threads {
 		t := &p.Threads[ti]
 		thread := e.str(strconv.Itoa(t.OSID))
+		proc := int64(t.PID)
+		if proc == 0 {
+			proc = int64(p.PID)
+		}
 		// Cut stacks are merged before they are written: their values by
 		// the stack's varint bytes, in first-seen order.
 		cut := map[string]int{}
@@ -95,7 +101,7 @@ func (p *Profile) WritePprof(w io.Writer) error {
 				for i := len(stack) - 1; i >= 0; i-- {
 					ids = append(ids, stack[i])
 				}
-				e.sample(ids, v, thread)
+				e.sample(ids, v, thread, proc)
 				return e.err == nil
 			}
 			if elided == 0 {
@@ -123,7 +129,7 @@ func (p *Profile) WritePprof(w io.Writer) error {
 			return true
 		}, nil)
 		for i := range cutIDs {
-			e.sample(cutIDs[i], cutVals[i], thread)
+			e.sample(cutIDs[i], cutVals[i], thread, proc)
 		}
 	}
 
@@ -257,14 +263,19 @@ func (e *pbWriter) write() {
 }
 
 // sample writes one Sample: its location ids (leaf first), its two values,
-// and the thread label.
-func (e *pbWriter) sample(ids []uint64, v [2]int64, thread int64) {
+// the thread label (the string table index of its value) and the numeric
+// pid label.
+func (e *pbWriter) sample(ids []uint64, v [2]int64, thread, pid int64) {
 	e.msg = e.msg[:0]
 	e.msg.packed(1, ids)
 	e.msg.packed(2, []uint64{uint64(v[0]), uint64(v[1])})
 	e.label = e.label[:0]
 	e.label.int(1, e.str("thread"))
 	e.label.int(2, thread)
+	e.msg.bytes(3, e.label)
+	e.label = e.label[:0]
+	e.label.int(1, e.str("pid"))
+	e.label.int(3, pid) // num: -tagfocus pid=4242 matches it as a number
 	e.msg.bytes(3, e.label)
 	e.field(2)
 }

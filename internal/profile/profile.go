@@ -23,9 +23,11 @@ import (
 )
 
 // SchemaVersion is the version of the profile.json layout this package writes.
-// 2: call trees as flat node lists (FlatNode). 1: nested "roots"/"children",
-// which deep recursion made unreadable; still read, and upgraded in memory.
-const SchemaVersion = 2
+// 3: schema 2 plus parent_pid and end, since every process of a process tree
+// writes its own profile. 2: call trees as flat node lists (FlatNode).
+// 1: nested "roots"/"children", which deep recursion made unreadable. Both
+// are still read, and upgraded in memory.
+const SchemaVersion = 3
 
 // File names inside a profile directory.
 const (
@@ -36,11 +38,13 @@ const (
 // Profile is the content of profile.json.
 type Profile struct {
 	Schema         int            `json:"schema"`
-	Mode           results.Engine `json:"mode"` // tracing | sampling | null
+	Mode           results.Engine `json:"mode"` // tracing | instrumentation | sampling | null
 	RuntimeVersion string         `json:"runtime_version"`
 	PID            int            `json:"pid"`
-	Command        []string       `json:"command,omitempty"` // the profilee's command line, when known
+	ParentPID      int            `json:"parent_pid,omitempty"` // when the profiler started (schema 3)
+	Command        []string       `json:"command,omitempty"`    // the profilee's command line, when known
 	Start          time.Time      `json:"start"`
+	End            time.Time      `json:"end"`                   // when the profile was written (older schemas: start + duration)
 	DurationNs     int64          `json:"duration_ns"`           // profiler load to profile write
 	IntervalNs     int64          `json:"interval_ns,omitempty"` // sampling period
 	Samples        int64          `json:"samples,omitempty"`     // sampling ticks taken
@@ -49,6 +53,7 @@ type Profile struct {
 	Exclude        []string       `json:"exclude,omitempty"`
 	Complete       bool           `json:"complete"`           // written from Shutdown (false: from an exit path)
 	Warnings       []string       `json:"warnings,omitempty"` // what limits this profile's accuracy
+	Skipped        []Skipped      `json:"skipped,omitempty"`  // instrumentation: selected methods left uninstrumented
 	Functions      []Function     `json:"functions"`
 	Threads        []Thread       `json:"threads"`
 }
@@ -69,6 +74,15 @@ type Function struct {
 	Callers          []Caller `json:"callers"` // direct callers; "<root>" when called from unprofiled code
 }
 
+// Skipped is a method the instrumentation engine was asked to count but left
+// as it was, because its body could not be rewritten safely: its calls are
+// missing from the profile.
+type Skipped struct {
+	Name   string `json:"name"`
+	Module string `json:"module"`
+	Reason string `json:"reason"`
+}
+
 // Caller is a direct caller of a function and how often it called it.
 type Caller struct {
 	Name    string `json:"name"`
@@ -87,6 +101,9 @@ type Thread struct {
 	CPUNs     int64  // user+system CPU time of the thread
 	Samples   int64  // stacks taken on this thread
 	Roots     []Node // top-level frames
+	// PID is the thread's process in a profile merged from a process tree
+	// (Tree.Merge); 0 means Profile.PID. Not part of profile.json.
+	PID int
 }
 
 // Node is one call path: a function reached through its ancestors. Its JSON
@@ -101,11 +118,21 @@ type Node struct {
 	Children         []Node `json:"children,omitempty"`
 }
 
-// ReadFile reads a profile from a profile.json file or a directory holding one.
+// ReadFile reads a profile from a profile.json file, a directory holding one,
+// or a profile directory in which exactly one process wrote its profile (see
+// ReadTree; a directory of several processes is an error that says so).
 func ReadFile(path string) (*Profile, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		if _, err := os.Stat(filepath.Join(path, JSONFile)); err != nil {
+			return readOnlyProcess(path)
+		}
 		path = filepath.Join(path, JSONFile)
 	}
+	return readJSON(path)
+}
+
+// readJSON reads one profile.json file.
+func readJSON(path string) (*Profile, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -134,7 +161,7 @@ func decode(data []byte) (*Profile, error) {
 		var syn *json.SyntaxError
 		if errors.As(err, &syn) && strings.HasSuffix(syn.Error(), "exceeded max depth") {
 			return nil, errors.New("the call tree nests deeper than a JSON decoder reads (10000 levels): " +
-				"a schema 1 profile.json written by an older vbench for a deep recursion; re-profile with this vbench, whose schema 2 is flat")
+				"a schema 1 profile.json written by an older vbench for a deep recursion; re-profile with this vbench, whose profiles are flat")
 		}
 		if errors.As(err, new(profileErr)) {
 			return nil, err

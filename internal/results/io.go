@@ -118,6 +118,9 @@ func Decode(name string, data []byte) (*File, error) {
 	if err := f.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	for i := range f.Results {
+		f.Results[i].Metric = f.Results[i].Metric.OrDefault()
+	}
 	return &f, nil
 }
 
@@ -149,13 +152,17 @@ func badTime(data []byte) (string, int64) {
 	return "", 0
 }
 
-// Validate checks what readers rely on: named cells, no duplicates.
+// Validate checks what readers rely on: named cells, no duplicates, known
+// metrics, one metric per workload (its overheads divide one cell's times
+// by another's), and mode definitions that name a mode once each.
 func (f *File) Validate() error {
 	if f.Suite.Name == "" {
 		return errors.New("suite.name is empty")
 	}
 	seen := map[string]bool{}
-	for i, c := range f.Results {
+	metric := map[string]*Cell{} // the first cell of each workload
+	for i := range f.Results {
+		c := &f.Results[i]
 		if c.Workload == "" || c.Mode == "" {
 			return fmt.Errorf("results[%d]: workload and mode must be set", i)
 		}
@@ -167,8 +174,70 @@ func (f *File) Validate() error {
 		if c.Runs < 0 || c.Runs > len(c.Samples) {
 			return fmt.Errorf("results[%d] (%s): runs %d but %d samples", i, k, c.Runs, len(c.Samples))
 		}
+		if c.Metric != "" && !c.Metric.Valid() {
+			return fmt.Errorf("results[%d] (%s): unknown metric %q (known: %s)", i, k, c.Metric, List(Metrics))
+		}
+		if first, ok := metric[c.Workload]; !ok {
+			metric[c.Workload] = c
+		} else if first.Metric.OrDefault() != c.Metric.OrDefault() {
+			return fmt.Errorf("results[%d] (%s): metric %s, but cell %s measured %s: a workload's cells share one metric", i, k, c.Metric.OrDefault(), first.Key(), first.Metric.OrDefault())
+		}
+	}
+	defined := map[Mode]bool{}
+	for i, s := range f.Settings.ModeSpecs {
+		if s.Name == "" || defined[s.Name] {
+			return fmt.Errorf("settings.mode_specs[%d]: mode %q is unnamed or defined twice", i, s.Name)
+		}
+		defined[s.Name] = true
+		if s.Engine != "" && !s.Engine.Valid() {
+			return fmt.Errorf("settings.mode_specs[%d] (%s): unknown engine %q (known: %s)", i, s.Name, s.Engine, List(Engines))
+		}
 	}
 	return nil
+}
+
+// ModeSpec is the definition of mode m in this file: the one the file
+// records, else (files from before modes were defined in suites) the
+// built-in mode's with the file's recorded interval, else a mode with no
+// engine (measured only).
+func (f *File) ModeSpec(m Mode) ModeSpec {
+	for _, s := range f.Settings.ModeSpecs {
+		if s.Name == m {
+			return s
+		}
+	}
+	s := BuiltinSpec(m)
+	if s.Engine == EngineSampling && f.Settings.Interval != "" {
+		if d, err := time.ParseDuration(f.Settings.Interval); err == nil {
+			s.Interval = Duration(d)
+		}
+	}
+	return s
+}
+
+// Modes is every mode of the file's cells in report order (OrderModes over
+// the recorded settings' order, then the cells').
+func (f *File) Modes() []Mode {
+	var all []Mode
+	for _, s := range f.Settings.ModeSpecs {
+		all = append(all, s.Name)
+	}
+	all = append(all, f.Settings.Modes...)
+	for _, c := range f.Results {
+		all = append(all, c.Mode)
+	}
+	return OrderModes(all)
+}
+
+// Metric is the metric of workload's cells (they share one), MetricElapsed
+// when the file has none of them.
+func (f *File) Metric(workload string) Metric {
+	for _, c := range f.Results {
+		if c.Workload == workload {
+			return c.Metric.OrDefault()
+		}
+	}
+	return MetricElapsed
 }
 
 // Key names a cell: "workload/mode".
@@ -195,24 +264,12 @@ func (c *Cell) Measured() []Run {
 	return out
 }
 
-// Elapsed returns the workload's own elapsed times of the successful measured runs.
-func (c *Cell) Elapsed() []float64 {
+// Values returns the cell's metric of each successful measured run: the
+// numbers every statistic of the cell is computed from.
+func (c *Cell) Values() []float64 {
 	var out []float64
 	for _, r := range c.Measured() {
-		out = append(out, float64(r.ElapsedNs))
-	}
-	return out
-}
-
-// CPU returns the CPU times the workload reported for its kernel (cpu_ns)
-// over the successful measured runs, or nil unless every one of them did.
-func (c *Cell) CPU() []float64 {
-	var out []float64
-	for _, r := range c.Measured() {
-		if r.CPUNs <= 0 {
-			return nil
-		}
-		out = append(out, float64(r.CPUNs))
+		out = append(out, float64(c.Metric.Of(&r)))
 	}
 	return out
 }

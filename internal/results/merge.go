@@ -8,8 +8,11 @@ import (
 )
 
 // Merge joins the results of shards of one suite. It refuses files from
-// different suites (name or content), files with a cell in common, and
-// partial files unless allowPartial. Summaries are copied as they are: the
+// different suites (name or content), files with a cell in common, a
+// workload measured by different metrics in two files (its overheads would
+// divide one metric by another), and partial files unless allowPartial. Mode
+// definitions are joined by name; a mode defined differently in two files
+// (e.g. another --profiler on each shard) is a warning. Summaries are copied as they are: the
 // caller recomputes what spans shards (overheads, verdicts) from the samples.
 func Merge(names []string, files []*File, allowPartial bool) (*File, error) {
 	if len(files) == 0 {
@@ -25,7 +28,10 @@ func Merge(names []string, files []*File, allowPartial bool) (*File, error) {
 		Settings: first.Settings,
 		Merged:   names,
 	}
+	out.Settings.ModeSpecs = append([]ModeSpec(nil), first.Settings.ModeSpecs...)
 	owner := map[string]string{}
+	metric := map[string]string{} // workload -> the file that first measured it
+	specs := map[Mode]string{}    // mode -> the file that first defined it
 	var warnedMachine bool
 	var bookkeeping, runs float64
 	for i, f := range files {
@@ -56,12 +62,32 @@ func Merge(names []string, files []*File, allowPartial bool) (*File, error) {
 				return nil, fmt.Errorf("cell %s is in both %s and %s: shards overlap", k, prev, name)
 			}
 			owner[k] = name
+			if prev, ok := metric[c.Workload]; ok {
+				if pm, cm := out.Metric(c.Workload), c.Metric.OrDefault(); pm != cm {
+					return nil, fmt.Errorf("workload %s is measured by %s in %s and by %s in %s: refusing to mix metrics", c.Workload, pm, prev, cm, name)
+				}
+			} else {
+				metric[c.Workload] = name
+			}
 			c.Verdict, c.Compare = "", nil
 			if c.Failed() {
 				c.Verdict = VerdictFailed
 			}
 			out.Results = append(out.Results, c)
 			runs += float64(len(c.Samples))
+		}
+		for _, sp := range f.Settings.ModeSpecs {
+			prev, ok := specs[sp.Name]
+			if !ok {
+				specs[sp.Name] = name
+				if i > 0 {
+					out.Settings.ModeSpecs = append(out.Settings.ModeSpecs, sp)
+				}
+				continue
+			}
+			if first := out.ModeSpec(sp.Name); !first.Equal(&sp) {
+				out.Warnings = append(out.Warnings, fmt.Sprintf("mode %s is defined differently in %s (%s) and %s (%s)", sp.Name, prev, first.Description(), name, sp.Description()))
+			}
 		}
 		bookkeeping += f.BookkeepingNs * float64(countSamples(f))
 		out.Settings.Modes = union(out.Settings.Modes, f.Settings.Modes)

@@ -74,6 +74,11 @@ type Settings struct {
 	Workloads []string `json:"workloads,omitempty"` // --workloads filter, when given
 	Profiler  string   `json:"profiler,omitempty"`  // library used for profiled modes
 	Interval  string   `json:"interval,omitempty"`  // sampling interval given to the profiler
+
+	// ModeSpecs defines every mode of Modes: its engine, library, settings
+	// and environment. Files written before modes were defined in suites
+	// have none; File.ModeSpec then gives the built-in definition.
+	ModeSpecs []ModeSpec `json:"mode_specs,omitempty"`
 }
 
 // Verdicts a cell can get.
@@ -86,11 +91,16 @@ const (
 )
 
 // Cell is one (workload, mode) pair: the summary over its measured runs.
-// Times are the workload's own elapsed time (its VBENCH line), in nanoseconds.
+// Times are the cell's Metric of each run, in nanoseconds: the median, its
+// interval, the MAD, the overhead and the comparison all use it.
 type Cell struct {
 	Workload string `json:"workload"`
 	Mode     Mode   `json:"mode"`
-	Runs     int    `json:"runs"` // successful measured runs
+	// Metric is what the times are (Metric.Of each run); "" in files
+	// written before cells recorded it, which measured MetricElapsed (Decode
+	// fills that in). All cells of one workload share a metric.
+	Metric Metric `json:"metric,omitempty"`
+	Runs   int    `json:"runs"` // successful measured runs
 
 	MedianNs float64 `json:"median_ns"`
 	CILoNs   float64 `json:"ci_lo_ns"` // 95% confidence interval of the median
@@ -151,6 +161,9 @@ type Coverage struct {
 	Found   int      `json:"found"`
 	Of      int      `json:"of"`
 	Missing []string `json:"missing,omitempty"` // the hot functions never sampled, by name
+	// Tracing is the mode of the tracing cell the hot functions came from
+	// (absent in files from before suites could define several).
+	Tracing Mode `json:"tracing,omitempty"`
 }
 
 // String is the coverage as a table shows it: "7/7 found".
@@ -182,22 +195,12 @@ type CallMismatch struct {
 	Actual   int64  `json:"actual"`
 }
 
-// Metrics a verdict can judge (Change.Metric).
-const (
-	// MetricCPU is the CPU time of the process during the workload's kernel
-	// (cpu_ns on its VBENCH line): what a shared machine disturbs least.
-	MetricCPU = "cpu"
-	// MetricElapsed is the kernel's elapsed time (elapsed_ns), judged when
-	// either side lacks cpu_ns.
-	MetricElapsed = "elapsed"
-)
-
 // Change is a cell's comparison with the same cell in a baseline (or, in an
 // A/B run, with the same cell measured with the other profiler).
 type Change struct {
-	BaselineMedianNs float64 `json:"baseline_median_ns"` // the baseline's median elapsed time
-	// Ratio is new over baseline of the judged metric's fast-half mean
-	// (stats.Judge); P is the permutation test's two-sided p-value.
+	BaselineMedianNs float64 `json:"baseline_median_ns"` // the baseline cell's median (of its metric)
+	// Ratio is new over baseline of the fast-half means of the cell's
+	// metric (stats.Judge); P is the permutation test's two-sided p-value.
 	Ratio            float64 `json:"ratio"`
 	P                float64 `json:"p"`
 	BaselineOverhead float64 `json:"baseline_overhead,omitempty"`
@@ -206,7 +209,6 @@ type Change struct {
 	RatioLo    float64 `json:"ratio_lo,omitempty"` // bootstrap interval of Ratio at level 1 - alpha (the verdict reads it)
 	RatioHi    float64 `json:"ratio_hi,omitempty"`
 	OverheadP  float64 `json:"overhead_p,omitempty"` // the same test on per-run overhead multiples
-	Metric     string  `json:"metric,omitempty"`     // MetricCPU or MetricElapsed
 	Reason     string  `json:"reason,omitempty"`     // what decided the verdict, in words
 	Comparable bool    `json:"comparable"`           // both sides had enough runs to test
 }
@@ -219,7 +221,7 @@ type Run struct {
 	ElapsedNs int64 `json:"elapsed_ns"` // the workload's own measurement
 	// CPUNs is the CPU time of the whole process during the kernel, as the
 	// workload measured it (cpu_ns on its VBENCH line); 0 when not reported.
-	// Verdicts judge it when every run of both sides has it (see stats.Judge).
+	// It is the time of MetricKernelCPU.
 	CPUNs    int64  `json:"cpu_ns,omitempty"`
 	UserNs   int64  `json:"user_ns"`
 	SysNs    int64  `json:"sys_ns"`

@@ -160,3 +160,96 @@ func TestCoverageField(t *testing.T) {
 		t.Errorf("coverage from nowhere: %+v", g.Results[0].Coverage)
 	}
 }
+
+// Files from before metrics and mode definitions read as what they were:
+// elapsed time, the built-in modes (sampling at the recorded interval).
+func TestOldFilesReadAsElapsedAndBuiltinModes(t *testing.T) {
+	old := `{"schema": 1, "suite": {"name": "s"}, "settings": {"modes": ["none", "sampling"], "interval": "5ms"},
+	"results": [{"workload": "w", "mode": "none", "runs": 1, "samples": [{"elapsed_ns": 5, "wall_ns": 50}]},
+	            {"workload": "w", "mode": "sampling", "runs": 1, "samples": [{"elapsed_ns": 6, "wall_ns": 60}]}]}`
+	f, err := Decode("old.json", []byte(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Results[0].Metric != MetricElapsed || f.Results[0].Values()[0] != 5 || f.Metric("w") != MetricElapsed {
+		t.Errorf("old cell: metric %q, values %v", f.Results[0].Metric, f.Results[0].Values())
+	}
+	sp := f.ModeSpec(ModeSampling)
+	if sp.Engine != EngineSampling || sp.Interval != Duration(5*time.Millisecond) {
+		t.Errorf("old sampling mode: %+v", sp)
+	}
+	if sp := f.ModeSpec("eventpipe"); sp.Engine != "" || sp.Name != "eventpipe" {
+		t.Errorf("unknown mode: %+v", sp)
+	}
+}
+
+// A recorded definition wins, survives a round trip (intervals as "1ms"),
+// and a file's mode order puts the built-in modes first.
+func TestModeSpecsRoundTrip(t *testing.T) {
+	f := sample("s", Cell{Workload: "w", Mode: "sampling-1ms", Metric: MetricWall, Runs: 1, Samples: []Run{{WallNs: 7}}},
+		Cell{Workload: "w", Mode: ModeNone, Metric: MetricWall, Runs: 1, Samples: []Run{{WallNs: 5}}})
+	f.Settings.Modes = []Mode{"sampling-1ms", ModeNone}
+	f.Settings.ModeSpecs = []ModeSpec{{Name: "sampling-1ms", Engine: EngineSampling, ProfilerSettings: ProfilerSettings{Interval: Duration(time.Millisecond)}},
+		{Name: ModeNone}}
+	b, err := Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"interval": "1ms"`) || !strings.Contains(string(b), `"metric": "wall"`) {
+		t.Errorf("written:\n%s", b)
+	}
+	g, err := Decode("f.json", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp := g.ModeSpec("sampling-1ms"); sp.Interval != Duration(time.Millisecond) || sp.Engine != EngineSampling {
+		t.Errorf("read back: %+v", sp)
+	}
+	if got := List(g.Modes()); got != "none, sampling-1ms" {
+		t.Errorf("modes in report order: %s", got)
+	}
+	if g.Results[0].Values()[0] != 7 {
+		t.Errorf("wall values %v", g.Results[0].Values())
+	}
+}
+
+// What readers rely on about metrics and definitions is checked on read.
+func TestValidateMetricsAndModeSpecs(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"schema": 1, "suite": {"name": "s"}, "results": [{"workload": "w", "mode": "none", "metric": "cycles"}]}`:                               `results[0] (w/none): unknown metric "cycles" (known: elapsed, wall, cpu)`,
+		`{"schema": 1, "suite": {"name": "s"}, "results": [{"workload": "w", "mode": "none"}, {"workload": "w", "mode": "x", "metric": "wall"}]}`: `results[1] (w/x): metric wall, but cell w/none measured elapsed: a workload's cells share one metric`,
+		`{"schema": 1, "suite": {"name": "s"}, "settings": {"mode_specs": [{"name": "x"}, {"name": "x"}]}}`:                                       `settings.mode_specs[1]: mode "x" is unnamed or defined twice`,
+		`{"schema": 1, "suite": {"name": "s"}, "settings": {"mode_specs": [{"name": "x", "engine": "perf"}]}}`:                                    `settings.mode_specs[0] (x): unknown engine "perf"`,
+		"{\"schema\": 1, \"suite\": {\"name\": \"s\"},\n\"settings\": {\"mode_specs\": [{\"name\": \"x\", \"interval\": \"often\"}]}}":            `f.json: settings.mode_specs: interval "often" is not a duration like 10ms`,
+	} {
+		if _, err := Decode("f.json", []byte(in)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Decode(%s) = %v, want %q", in, err, want)
+		}
+	}
+}
+
+// Merge refuses a workload measured by two metrics, keeps every mode's
+// definition, and warns when a mode is defined differently in two files.
+func TestMergeMetricsAndModeSpecs(t *testing.T) {
+	a := sample("s", Cell{Workload: "w", Mode: ModeNone, Metric: MetricWall})
+	a.Settings.ModeSpecs = []ModeSpec{{Name: ModeNone}, {Name: "ep", Env: map[string]string{"A": "1"}}}
+	b := sample("s", Cell{Workload: "w", Mode: "ep", Metric: MetricWall}, Cell{Workload: "v", Mode: "fast"})
+	b.Settings.ModeSpecs = []ModeSpec{{Name: "ep", Env: map[string]string{"A": "2"}}, {Name: "fast", Engine: EngineSampling}}
+	m, err := Merge([]string{"a.json", "b.json"}, []*File{a, b}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(m.Settings.ModeSpecs); got != 3 || m.ModeSpec("fast").Engine != EngineSampling || m.ModeSpec("ep").Env["A"] != "1" {
+		t.Errorf("merged definitions: %+v", m.Settings.ModeSpecs)
+	}
+	if len(a.Settings.ModeSpecs) != 2 {
+		t.Errorf("merge changed its input's definitions: %+v", a.Settings.ModeSpecs)
+	}
+	if w := strings.Join(m.Warnings, "\n"); !strings.Contains(w, "mode ep is defined differently in a.json (env A=1) and b.json (env A=2)") {
+		t.Errorf("warnings: %s", w)
+	}
+	c := sample("s", Cell{Workload: "w", Mode: "ep"})
+	if _, err := Merge([]string{"a.json", "c.json"}, []*File{a, c}, false); err == nil || err.Error() != "workload w is measured by wall in a.json and by elapsed in c.json: refusing to mix metrics" {
+		t.Errorf("mixed metrics: %v", err)
+	}
+}

@@ -95,8 +95,20 @@ func checkSuite(t *testing.T, s *Suite) {
 	if !(s.MinChange >= 0 && s.MinChange < 1) || !(s.Alpha > 0 && s.Alpha < 0.5) {
 		fail("min_change %v alpha %v", s.MinChange, s.Alpha)
 	}
-	if s.Profiler.Interval != 0 && (s.Profiler.Interval < attach.MinInterval || s.Profiler.Interval > attach.MaxInterval) {
-		fail("profiler.interval %v outside what the profiler accepts (%v..%v)", s.Profiler.Interval, attach.MinInterval, attach.MaxInterval)
+	checkSettings := func(ps results.ProfilerSettings, what string) {
+		if iv := time.Duration(ps.Interval); iv != 0 && (iv < attach.MinInterval || iv > attach.MaxInterval) {
+			fail("%s.interval %v outside what the profiler accepts (%v..%v)", what, iv, attach.MinInterval, attach.MaxInterval)
+		}
+		if ps.TimeSample != 0 && !attach.ValidTimeSample(ps.TimeSample) {
+			fail("%s.time_sample %d", what, ps.TimeSample)
+		}
+		if ps.MaxStack != 0 && (ps.MaxStack < attach.MinMaxStack || ps.MaxStack > attach.MaxMaxStack) {
+			fail("%s.max_stack %d", what, ps.MaxStack)
+		}
+	}
+	checkSettings(s.Profiler, "profiler")
+	if !s.Metric.Valid() {
+		fail("suite metric %q", s.Metric)
 	}
 	checkModes := func(ms []results.Mode, what string) {
 		if len(ms) == 0 {
@@ -104,13 +116,32 @@ func checkSuite(t *testing.T, s *Suite) {
 		}
 		seen := map[results.Mode]bool{}
 		for _, m := range ms {
-			if !m.Builtin() || seen[m] {
+			if _, ok := s.Spec(m); !ok || seen[m] || !ValidName(string(m)) {
 				fail("%s: modes %v", what, ms)
 			}
 			seen[m] = true
 		}
 	}
 	checkModes(s.Modes, "suite")
+	if len(s.Specs) != len(s.Modes) {
+		fail("%d modes, %d definitions", len(s.Modes), len(s.Specs))
+	}
+	for i, sp := range s.Specs {
+		if sp.Name != s.Modes[i] || (sp.Engine != "" && !sp.Engine.Valid()) {
+			fail("mode definition %d: %+v", i, sp)
+		}
+		if !sp.Name.Builtin() && sp.Engine == "" && (!sp.ProfilerSettings.IsZero() || sp.Profiler != "") {
+			fail("mode %s: settings without an engine", sp.Name)
+		}
+		if sp.Engine != "" {
+			checkSettings(sp.ProfilerSettings, string(sp.Name))
+			for k := range sp.Env {
+				if attach.LoadsProfiler(k) || strings.HasPrefix(k, "VBENCH_") {
+					fail("mode %s with an engine sets %s", sp.Name, k)
+				}
+			}
+		}
+	}
 	if !filepath.IsAbs(s.Baseline) || !filepath.IsAbs(s.Dir) {
 		fail("relative paths: baseline %q dir %q", s.Baseline, s.Dir)
 	}
@@ -138,6 +169,14 @@ func checkSuite(t *testing.T, s *Suite) {
 		if w.Runs < 0 || w.Timeout < 0 {
 			fail("workload %s: runs %d timeout %v", w.Name, w.Runs, w.Timeout)
 		}
+		if !w.Metric.Valid() {
+			fail("workload %s: metric %q", w.Name, w.Metric)
+		}
+		for _, kv := range w.Env {
+			if k, _, _ := strings.Cut(kv, "="); attach.LoadsProfiler(k) {
+				fail("workload %s: env %s loads a profiler into every mode", w.Name, k)
+			}
+		}
 		if w.Modes != nil {
 			checkModes(w.Modes, "workload "+w.Name)
 			for _, m := range w.Modes {
@@ -162,10 +201,29 @@ func checkSuite(t *testing.T, s *Suite) {
 // writes suites).
 func encode(t *testing.T, s *Suite) []byte {
 	t.Helper()
-	type profiler struct {
-		Interval string   `yaml:"interval,omitempty"`
-		Include  []string `yaml:"include,omitempty"`
-		Exclude  []string `yaml:"exclude,omitempty"`
+	// Settings as a mapping: a given empty list (which a mode does not
+	// inherit over) must stay given.
+	settings := func(ps results.ProfilerSettings) map[string]any {
+		m := map[string]any{}
+		if ps.Interval != 0 {
+			m["interval"] = ps.Interval.String()
+		}
+		if ps.Include != nil {
+			m["include"] = ps.Include
+		}
+		if ps.Exclude != nil {
+			m["exclude"] = ps.Exclude
+		}
+		if ps.TimeSample != 0 {
+			m["time_sample"] = ps.TimeSample
+		}
+		if ps.NoInline {
+			m["no_inline"] = true
+		}
+		if ps.MaxStack != 0 {
+			m["max_stack"] = ps.MaxStack
+		}
+		return m
 	}
 	type thresholds struct {
 		MinChange float64 `yaml:"min_change"`
@@ -179,6 +237,7 @@ func encode(t *testing.T, s *Suite) []byte {
 		Env      map[string]string `yaml:"env,omitempty"`
 		Cwd      string            `yaml:"cwd"`
 		Checksum string            `yaml:"checksum,omitempty"`
+		Metric   string            `yaml:"metric"`
 		Runs     int               `yaml:"runs,omitempty"`
 		Timeout  string            `yaml:"timeout,omitempty"`
 		Modes    []results.Mode    `yaml:"modes,omitempty"`
@@ -187,9 +246,10 @@ func encode(t *testing.T, s *Suite) []byte {
 		Name       string         `yaml:"name"`
 		Runs       int            `yaml:"runs"`
 		Warmup     int            `yaml:"warmup"`
-		Modes      []results.Mode `yaml:"modes"`
+		Modes      []any          `yaml:"modes"`
+		Metric     string         `yaml:"metric"`
 		Timeout    string         `yaml:"timeout"`
-		Profiler   profiler       `yaml:"profiler"`
+		Profiler   map[string]any `yaml:"profiler"`
 		Thresholds thresholds     `yaml:"thresholds"`
 		Baseline   string         `yaml:"baseline"`
 		Workloads  []workload     `yaml:"workloads"`
@@ -200,15 +260,35 @@ func encode(t *testing.T, s *Suite) []byte {
 		}
 		return d.String()
 	}
-	d := doc{Name: s.Name, Runs: s.Runs, Warmup: s.Warmup, Modes: s.Modes, Timeout: s.Timeout.String(),
-		Profiler:   profiler{dur(s.Profiler.Interval), s.Profiler.Include, s.Profiler.Exclude},
+	d := doc{Name: s.Name, Runs: s.Runs, Warmup: s.Warmup, Metric: string(s.Metric), Timeout: s.Timeout.String(),
+		Profiler:   settings(s.Profiler),
 		Thresholds: thresholds{s.MinChange, s.Alpha}, Baseline: s.Baseline}
+	for _, sp := range s.Specs {
+		if sp.Name.Builtin() {
+			d.Modes = append(d.Modes, string(sp.Name))
+			continue
+		}
+		m := map[string]any{"name": string(sp.Name)}
+		if sp.Engine != "" {
+			m["engine"] = string(sp.Engine)
+			for k, v := range settings(sp.ProfilerSettings) {
+				m[k] = v
+			}
+		}
+		if sp.Profiler != "" {
+			m["profiler"] = sp.Profiler
+		}
+		if sp.Env != nil {
+			m["env"] = sp.Env
+		}
+		d.Modes = append(d.Modes, m)
+	}
 	if math.Signbit(d.Thresholds.MinChange) {
 		d.Thresholds.MinChange = 0 // -0 is 0 to the reader too
 	}
 	for _, w := range s.Workloads {
 		y := workload{Name: w.Name, Project: w.Project, Args: w.Args, Command: w.Command, Cwd: w.Cwd,
-			Checksum: w.Checksum, Runs: w.Runs, Timeout: dur(w.Timeout), Modes: w.Modes}
+			Checksum: w.Checksum, Metric: string(w.Metric), Runs: w.Runs, Timeout: dur(w.Timeout), Modes: w.Modes}
 		if len(w.Env) > 0 {
 			y.Env = map[string]string{}
 			for _, kv := range w.Env {

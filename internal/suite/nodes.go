@@ -140,7 +140,9 @@ func (p *parser) strList(n *yaml.Node, field string) []string {
 	return out
 }
 
-func (p *parser) modes(n *yaml.Node, field string) []results.Mode {
+// modeNames reads a workload's modes: names, each once (whether the suite
+// has them is checked once the workload is read).
+func (p *parser) modeNames(n *yaml.Node, field string) []results.Mode {
 	// YAML reads a bare null as "no value"; in a mode list it is the null mode.
 	if n.Kind == yaml.SequenceNode {
 		for _, e := range n.Content {
@@ -154,7 +156,7 @@ func (p *parser) modes(n *yaml.Node, field string) []results.Mode {
 		return nil
 	}
 	if len(names) == 0 {
-		p.fail(n, field, "must list at least one mode (%s)", results.List(results.BuiltinModes))
+		p.fail(n, field, "must list at least one of the suite's modes")
 		return nil
 	}
 	ms := make([]results.Mode, len(names))
@@ -162,18 +164,22 @@ func (p *parser) modes(n *yaml.Node, field string) []results.Mode {
 	for i, name := range names {
 		m := results.Mode(name)
 		ms[i] = m
-		f := fmt.Sprintf("%s[%d]", field, i)
-		if !m.Builtin() {
-			p.fail(n.Content[i], f, "unknown mode %q (known: %s)", m, results.List(results.BuiltinModes))
-			return nil
-		}
 		if seen[m] {
-			p.fail(n.Content[i], f, "mode %q listed twice", m)
+			p.fail(n.Content[i], fmt.Sprintf("%s[%d]", field, i), "mode %q listed twice", m)
 			return nil
 		}
 		seen[m] = true
 	}
 	return ms
+}
+
+// boolean reads true or false.
+func (p *parser) boolean(n *yaml.Node, field string) bool {
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
+		p.fail(n, field, "must be true or false, got %s", kindName(n))
+		return false
+	}
+	return n.Value == "true" || n.Value == "True" || n.Value == "TRUE"
 }
 
 // fraction reads "5%" or 0.05.

@@ -10,7 +10,8 @@
 // yamlpos.go finds the real line of yaml.v3's own syntax errors; nodes.go
 // reads typed values (strings, names, integers, durations, lists, modes,
 // fractions, mappings of known fields) from nodes; validate.go gives the
-// suite's top-level fields their meaning, workload.go a workload's.
+// suite's top-level fields their meaning, modes.go the modes' and metrics',
+// workload.go a workload's.
 package suite
 
 import (
@@ -45,10 +46,14 @@ type Suite struct {
 	Dir    string // absolute directory of the suite file
 	SHA256 string // of the file's bytes
 
-	Name      string
-	Runs      int
-	Warmup    int
+	Name   string
+	Runs   int
+	Warmup int
+	// Modes are the suite's modes by name, as listed; Specs their
+	// definitions in the same order (see Spec for any mode by name).
 	Modes     []results.Mode
+	Specs     []results.ModeSpec
+	Metric    results.Metric // the workloads' default
 	Timeout   time.Duration
 	Profiler  Profiler
 	MinChange float64 // e.g. 0.05
@@ -57,12 +62,9 @@ type Suite struct {
 	Workloads []Workload
 }
 
-// Profiler holds the settings passed to the profiler in profiled modes.
-type Profiler struct {
-	Interval time.Duration
-	Include  []string
-	Exclude  []string
-}
+// Profiler holds the suite's profiler settings: the built-in engine modes'
+// settings, and the defaults of the engine modes the suite defines.
+type Profiler = results.ProfilerSettings
 
 // Workload is one program to measure.
 type Workload struct {
@@ -74,6 +76,7 @@ type Workload struct {
 	Env      []string // KEY=VALUE, sorted by key
 	Cwd      string   // absolute
 	Checksum string
+	Metric   results.Metric // what its cells measure: its own, else the suite's
 	Runs     int            // 0: the suite's
 	Timeout  time.Duration  // 0: the suite's
 	Modes    []results.Mode // nil: the suite's

@@ -62,7 +62,7 @@ workloads:
 		t.Fatal(err)
 	}
 	if s.Name != "default" || s.Runs != 12 || s.Warmup != 2 || s.Timeout != 90*time.Second ||
-		s.MinChange != 0.03 || s.Alpha != 0.05 || s.Profiler.Interval != 5*time.Millisecond ||
+		s.MinChange != 0.03 || s.Alpha != 0.05 || s.Profiler.Interval != results.Duration(5*time.Millisecond) ||
 		len(s.Profiler.Include) != 1 || results.List(s.Modes) != "none, null, tracing" {
 		t.Errorf("suite fields: %+v", s)
 	}
@@ -94,7 +94,7 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if s.Runs != DefaultRuns || s.Warmup != DefaultWarmup || s.Timeout != DefaultTimeout ||
-		s.MinChange != DefaultMinChange || s.Alpha != DefaultAlpha || len(s.Modes) != 4 ||
+		s.MinChange != DefaultMinChange || s.Alpha != DefaultAlpha || len(s.Modes) != len(results.BuiltinModes) ||
 		s.Baseline != filepath.Join(dir, "b/q.json") {
 		t.Errorf("defaults: %+v", s)
 	}

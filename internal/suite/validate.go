@@ -8,7 +8,6 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"vbench/internal/attach"
 	"vbench/internal/results"
 )
 
@@ -16,10 +15,14 @@ import (
 func (p *parser) suite(root *yaml.Node, s *Suite) {
 	s.Runs, s.Warmup, s.Timeout = DefaultRuns, DefaultWarmup, DefaultTimeout
 	s.MinChange, s.Alpha = DefaultMinChange, DefaultAlpha
-	s.Modes = append([]results.Mode(nil), results.BuiltinModes...)
+	s.Metric = results.MetricElapsed
+	for _, m := range results.BuiltinModes {
+		s.Modes = append(s.Modes, m)
+		s.Specs = append(s.Specs, results.BuiltinSpec(m))
+	}
 	var nameNode, workloadsNode *yaml.Node
 	baseline := ""
-	p.fields(root, "", []string{"name", "runs", "warmup", "modes", "timeout", "profiler", "thresholds", "baseline", "workloads"}, func(key string, k, v *yaml.Node) {
+	p.fields(root, "", []string{"name", "runs", "warmup", "modes", "metric", "timeout", "profiler", "thresholds", "baseline", "workloads"}, func(key string, k, v *yaml.Node) {
 		switch key {
 		case "name":
 			nameNode = v
@@ -29,7 +32,9 @@ func (p *parser) suite(root *yaml.Node, s *Suite) {
 		case "warmup":
 			s.Warmup = p.integer(v, key, 0)
 		case "modes":
-			s.Modes = p.modes(v, key)
+			p.suiteModes(v, key, s)
+		case "metric":
+			s.Metric = p.metric(v, key)
 		case "timeout":
 			s.Timeout = p.duration(v, key)
 		case "profiler":
@@ -60,6 +65,7 @@ func (p *parser) suite(root *yaml.Node, s *Suite) {
 		baseline = filepath.Join("..", "baselines", s.Name+".json")
 	}
 	s.Baseline = p.abs(baseline)
+	s.resolveModes()
 	p.workloads(workloadsNode, s)
 }
 
@@ -71,22 +77,11 @@ func (p *parser) abs(path string) string {
 	return filepath.Join(p.dir, path)
 }
 
+// profiler reads the suite's profiler block: the settings of the built-in
+// engine modes, and the defaults of the engine modes the suite defines.
 func (p *parser) profiler(n *yaml.Node, field string, pr *Profiler) {
-	p.fields(n, field, []string{"interval", "include", "exclude"}, func(key string, k, v *yaml.Node) {
-		f := join(field, key)
-		switch key {
-		case "interval":
-			// The profiler declines to load with any other interval, which
-			// would fail every profiled cell after the build: refuse it here.
-			pr.Interval = p.duration(v, f)
-			if p.err == nil && (pr.Interval < attach.MinInterval || pr.Interval > attach.MaxInterval) {
-				p.fail(v, f, "must be between %v and %v (what the profiler accepts), got %s", attach.MinInterval, attach.MaxInterval, v.Value)
-			}
-		case "include":
-			pr.Include = p.strList(v, f)
-		case "exclude":
-			pr.Exclude = p.strList(v, f)
-		}
+	p.fields(n, field, settingFields, func(key string, k, v *yaml.Node) {
+		p.setting(key, v, join(field, key), pr)
 	})
 }
 

@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"vbench/internal/attach"
+	"vbench/internal/results"
 )
 
 func (p *parser) workloads(n *yaml.Node, s *Suite) {
@@ -48,7 +49,8 @@ func (p *parser) workload(n *yaml.Node, field string, s *Suite) Workload {
 	w := Workload{Line: n.Line}
 	var nodes workloadNodes
 	env := map[string]string{}
-	p.fields(n, field, []string{"name", "project", "args", "command", "env", "cwd", "checksum", "runs", "timeout", "modes"}, func(key string, k, v *yaml.Node) {
+	w.Metric = s.Metric
+	p.fields(n, field, []string{"name", "project", "args", "command", "env", "cwd", "checksum", "metric", "runs", "timeout", "modes"}, func(key string, k, v *yaml.Node) {
 		f := join(field, key)
 		switch key {
 		case "name":
@@ -72,12 +74,14 @@ func (p *parser) workload(n *yaml.Node, field string, s *Suite) Workload {
 			w.Cwd = p.str(v, f)
 		case "checksum":
 			w.Checksum = p.str(v, f)
+		case "metric":
+			w.Metric = p.metric(v, f)
 		case "runs":
 			w.Runs = p.integer(v, f, 1)
 		case "timeout":
 			w.Timeout = p.duration(v, f)
 		case "modes":
-			w.Modes = p.modes(v, f)
+			w.Modes = p.modeNames(v, f)
 		}
 	})
 	if p.err != nil {
@@ -107,8 +111,20 @@ type workloadNodes struct {
 	project, args, command, cwd *yaml.Node
 }
 
-// env reads a workload's environment variables into env.
+// env reads a workload's environment variables into env. Variables that
+// load a profiler are refused: every mode's runs get the workload's env, so
+// they would load it into mode none too.
 func (p *parser) env(v *yaml.Node, f string, env map[string]string) {
+	p.envMap(v, f, env)
+	for i := 0; p.err == nil && i+1 < len(v.Content); i += 2 {
+		if kk := v.Content[i]; attach.LoadsProfiler(kk.Value) {
+			p.fail(kk, f+"."+kk.Value, "profiler variables are set by vbench for each mode (use the suite's profiler settings, or define a mode whose env loads another profiler)")
+		}
+	}
+}
+
+// envMap reads a mapping of environment variables into env.
+func (p *parser) envMap(v *yaml.Node, f string, env map[string]string) {
 	if v.Kind != yaml.MappingNode {
 		p.fail(v, f, "must be a mapping of variable names to values, got %s", kindName(v))
 		return
@@ -124,13 +140,10 @@ func (p *parser) env(v *yaml.Node, f string, env map[string]string) {
 			p.fail(kk, f+"."+name, "invalid environment variable name")
 			return
 		}
-		// vbench sets these per mode; from the suite they would load
-		// a profiler into the none mode's runs.
-		if !strings.HasPrefix(name, "VBENCH_") && len(attach.ScrubEnv([]string{name + "="})) == 0 {
-			p.fail(kk, f+"."+name, "profiler variables are set by vbench for each mode (use the suite's profiler settings)")
+		env[name] = p.str(vv, f+"."+name)
+		if p.err != nil {
 			return
 		}
-		env[name] = p.str(vv, f+"."+name)
 	}
 }
 
@@ -159,7 +172,7 @@ func (p *parser) modeSubset(n *yaml.Node, field string, s *Suite, w *Workload) {
 	}
 	for i, m := range w.Modes {
 		if !contains(s.Modes, m) {
-			p.fail(w.modeNode(n, i), fmt.Sprintf("%s.modes[%d]", field, i), "mode %q is not among the suite's modes %v", m, s.Modes)
+			p.fail(w.modeNode(n, i), fmt.Sprintf("%s.modes[%d]", field, i), "mode %q is not among the suite's modes [%s]", m, results.List(s.Modes))
 			return
 		}
 	}

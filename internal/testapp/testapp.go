@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"vbench/internal/attach"
+	"vbench/internal/profile"
 	"vbench/internal/results"
 	"vbench/internal/testbin"
 )
@@ -116,4 +117,16 @@ func Expectations(stdout string) map[string]int64 {
 		m[g[1]] = n
 	}
 	return m
+}
+
+// ProcessDir returns the directory of the one process that wrote into the
+// profile directory dir (dir/<pid>/, see profile.ReadTree), failing the test
+// unless exactly one did.
+func ProcessDir(t testing.TB, dir string) string {
+	t.Helper()
+	found, _ := filepath.Glob(filepath.Join(dir, "*", profile.StartedFile))
+	if len(found) != 1 {
+		t.Fatalf("%s: want one process directory with %s, found %v", dir, profile.StartedFile, found)
+	}
+	return filepath.Dir(found[0])
 }

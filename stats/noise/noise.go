@@ -20,6 +20,8 @@ import (
 	"os"
 	"sort"
 	"time"
+
+	"vbench/internal/results"
 )
 
 // Data is a recording.
@@ -48,31 +50,31 @@ type Invocation struct {
 	Load     []float64         `json:"load_average"`     // 1-minute load at start and end
 	Uptime   []string          `json:"uptime,omitempty"` // `uptime` before and after
 	Modes    map[string]string `json:"modes,omitempty"`  // workload → mode it ran under
-	// Per workload, run k of round k: the workload's own elapsed time of
-	// its kernel and the CPU time of the process during the kernel (both
-	// from its VBENCH line), and the CPU time (user + system) of the whole
-	// process, start-up included, as wait4 reported it.
-	Elapsed map[string][]float64 `json:"elapsed_ns"`
-	CPU     map[string][]float64 `json:"cpu_ns"`
-	Process map[string][]float64 `json:"process_cpu_ns"`
+	// Per workload, run k of round k, in three of vbench's metrics: the
+	// workload's own elapsed time of its kernel and the CPU time of the
+	// process during the kernel (both from its VBENCH line: metrics elapsed
+	// and kernel-cpu), and the CPU time (user + system) of the whole
+	// process, start-up included, as wait4 reported it (metric cpu).
+	Elapsed   map[string][]float64 `json:"elapsed_ns"`
+	KernelCPU map[string][]float64 `json:"cpu_ns"`
+	CPU       map[string][]float64 `json:"process_cpu_ns"`
 }
 
-// Metrics a recording holds.
-const (
-	Elapsed = "elapsed"
-	CPU     = "cpu"
-	Process = "process"
-)
+// Metrics lists the metrics a recording holds.
+var Metrics = []results.Metric{results.MetricElapsed, results.MetricKernelCPU, results.MetricCPU}
 
-// Cells returns the invocation's samples of one metric.
-func (v *Invocation) Cells(metric string) map[string][]float64 {
+// Cells returns the invocation's samples of one metric; nil for a metric
+// the recording does not hold.
+func (v *Invocation) Cells(metric results.Metric) map[string][]float64 {
 	switch metric {
-	case CPU:
+	case results.MetricElapsed:
+		return v.Elapsed
+	case results.MetricKernelCPU:
+		return v.KernelCPU
+	case results.MetricCPU:
 		return v.CPU
-	case Process:
-		return v.Process
 	}
-	return v.Elapsed
+	return nil
 }
 
 // Load reads a recording.
@@ -110,7 +112,7 @@ type Pair struct {
 // WithinPair draws n rounds (without replacement, in round order) of one
 // within invocation, chosen at random, and returns cells a and b of those
 // rounds, paired.
-func (d *Data) WithinPair(rng *rand.Rand, metric string, n int, a, b string) (Pair, error) {
+func (d *Data) WithinPair(rng *rand.Rand, metric results.Metric, n int, a, b string) (Pair, error) {
 	inv := d.Of(Within, "")
 	if len(inv) == 0 {
 		return Pair{}, fmt.Errorf("no within invocations")
@@ -133,7 +135,7 @@ func (d *Data) WithinPair(rng *rand.Rand, metric string, n int, a, b string) (Pa
 // AcrossPair draws two different across invocations, the first of side sa
 // and the second of side sb, and n runs of cell w from each (in run order).
 // The samples are not paired: they ran minutes apart.
-func (d *Data) AcrossPair(rng *rand.Rand, metric string, n int, w, sa, sb string) (Pair, error) {
+func (d *Data) AcrossPair(rng *rand.Rand, metric results.Metric, n int, w, sa, sb string) (Pair, error) {
 	ia, ib := d.Of(Across, sa), d.Of(Across, sb)
 	if len(ia) == 0 || len(ib) == 0 || (sa == sb && len(ia) < 2) {
 		return Pair{}, fmt.Errorf("not enough across invocations of sides %s and %s", sa, sb)

@@ -27,7 +27,9 @@ func TestGenerateIsDeterministicAndComplete(t *testing.T) {
 	if !bytes.Equal(a.Bytes(), b.Bytes()) {
 		t.Fatal("two runs differ")
 	}
-	for _, s := range []string{"M0000(", "M0006(", "S0002 ", "Generic.Visit<S0002>(x)", "MethodCount = 7;", "StructCount = 3;"} {
+	for _, s := range []string{"M0000(", "M0006(", "S0002 ", "Generic.Visit<S0002>(x)", "MethodCount = 7;", "StructCount = 3;", "BatchSize = 100;",
+		"[MethodImpl(NoInlining)]\n    public static ulong CallMethods(", "[MethodImpl(NoInlining)]\n    public static ulong CallGenerics(",
+		"private static ulong MethodBatch000(", "private static ulong GenericBatch000("} {
 		if !bytes.Contains(a.Bytes(), []byte(s)) {
 			t.Errorf("output lacks %q", s)
 		}

@@ -82,7 +82,8 @@ func Generate(w io.Writer, methods, structs int) {
 
 	p("public static partial class Gen\n{\n")
 	p("    public const int MethodCount = %d;\n", methods)
-	p("    public const int StructCount = %d;\n\n", structs)
+	p("    public const int StructCount = %d;\n", structs)
+	p("    public const int BatchSize = %d; // calls per *Batch### method\n\n", batchSize)
 	for i := 0; i < methods; i++ {
 		a, b := rng.next()|1, rng.next()
 		s1, s2 := 1+rng.next()%31, 1+rng.next()%31
@@ -114,10 +115,12 @@ func Generate(w io.Writer, methods, structs int) {
 
 // batches writes entry(x, count), which calls the first count of n calls in
 // order, through batch methods of batchSize calls each: a batch is JIT'd only
-// when the count reaches it.
+// when the count reaches it, so ceil(count/batchSize) batches are called,
+// once each. Every method is NoInlining: the workload counts their calls.
 func batches(p func(string, ...any), entry, prefix string, n int, call func(int) string) {
 	nb := (n + batchSize - 1) / batchSize
 	p("\n    /// <summary>Makes the first count of the %d calls, in order.</summary>\n", n)
+	p("    [MethodImpl(NoInlining)]\n")
 	p("    public static ulong %s(ulong x, int count)\n    {\n", entry)
 	p("        int left = count;\n")
 	for b := 0; b < nb; b++ {

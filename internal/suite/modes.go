@@ -1,0 +1,287 @@
+package suite
+
+// The suite's modes: built-in names and modes defined in the suite (a name,
+// an optional engine of vbench's profiler with its settings, another build
+// of the profiler, an environment), and the metric a workload is measured by.
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"vbench/internal/attach"
+	"vbench/internal/results"
+)
+
+// settingFields are the profiler settings a suite's profiler block and an
+// engine mode may give.
+var settingFields = []string{"interval", "include", "exclude", "time_sample", "no_inline", "max_stack"}
+
+// modeFields are the fields of a mode defined in the suite.
+var modeFields = append([]string{"name", "engine", "profiler", "env"}, settingFields...)
+
+// suiteModes reads the suite's modes: each entry a built-in mode's name or
+// a mapping defining a mode. The built-in modes' definitions get the suite's
+// profiler settings later (resolveModes), when the whole suite is read.
+func (p *parser) suiteModes(n *yaml.Node, field string, s *Suite) {
+	if n.Kind != yaml.SequenceNode {
+		p.fail(n, field, "must be a list of modes, got %s", kindName(n))
+		return
+	}
+	if len(n.Content) == 0 {
+		p.fail(n, field, "must list at least one mode (%s, or a mapping defining one)", results.List(results.BuiltinModes))
+		return
+	}
+	s.Modes, s.Specs = nil, nil
+	lines := map[results.Mode]int{}
+	for i, e := range n.Content {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		var spec results.ModeSpec
+		if e.Kind == yaml.MappingNode {
+			spec = p.modeSpec(e, f)
+		} else {
+			// YAML reads a bare null as "no value"; in a mode list it is the null mode.
+			if e.Kind == yaml.ScalarNode && e.Tag == "!!null" && e.Value == "null" {
+				e.Tag = "!!str"
+			}
+			m := results.Mode(p.str(e, f))
+			if p.err == nil && !m.Builtin() {
+				p.fail(e, f, "unknown mode %q (known: %s; define other modes as a mapping with a name)", m, results.List(results.BuiltinModes))
+			}
+			spec = results.BuiltinSpec(m)
+		}
+		if p.err != nil {
+			return
+		}
+		if line, dup := lines[spec.Name]; dup {
+			p.fail(e, f, "mode %q listed twice (first at line %d)", spec.Name, line)
+			return
+		}
+		lines[spec.Name] = e.Line
+		s.Modes = append(s.Modes, spec.Name)
+		s.Specs = append(s.Specs, spec)
+	}
+}
+
+// modeNodes are the nodes of a mode's fields that checks after the field
+// loop point at.
+type modeNodes struct {
+	name, engine, profiler, env, setting *yaml.Node
+	settingKey                           string
+}
+
+// modeSpec reads a mode defined in the suite.
+func (p *parser) modeSpec(n *yaml.Node, field string) results.ModeSpec {
+	var spec results.ModeSpec
+	var nodes modeNodes
+	p.fields(n, field, modeFields, func(key string, k, v *yaml.Node) {
+		f := join(field, key)
+		switch key {
+		case "name":
+			nodes.name = v
+			spec.Name = results.Mode(p.name(v, f))
+		case "engine":
+			nodes.engine = v
+			// A bare null is YAML's "no value"; here it is the null engine.
+			if v.Kind == yaml.ScalarNode && v.Tag == "!!null" && v.Value == "null" {
+				v.Tag = "!!str"
+			}
+			spec.Engine = results.Engine(p.str(v, f))
+		case "profiler":
+			nodes.profiler = v
+			spec.Profiler = p.str(v, f)
+		case "env":
+			nodes.env = v
+			spec.Env = map[string]string{}
+			p.envMap(v, f, spec.Env)
+		default:
+			if nodes.setting == nil {
+				nodes.setting, nodes.settingKey = k, key
+			}
+			p.setting(key, v, f, &spec.ProfilerSettings)
+		}
+	})
+	if p.err != nil {
+		return spec
+	}
+	if nodes.name == nil {
+		p.fail(n, field+".name", "missing: a mode defined in the suite needs a name")
+		return spec
+	}
+	if spec.Name.Builtin() {
+		p.fail(nodes.name, field+".name", "%q is a built-in mode: list it by name, or give this mode a name of its own", spec.Name)
+		return spec
+	}
+	field = fmt.Sprintf("%s(%s)", field, spec.Name)
+	switch {
+	case nodes.engine == nil:
+	case spec.Engine == results.Engine(results.ModeNone):
+		p.fail(nodes.engine, field+".engine", "%q is not an engine: leave engine out for a mode that loads no vbench profiler", spec.Engine)
+	case !spec.Engine.Valid():
+		p.fail(nodes.engine, field+".engine", "unknown engine %q (known: %s)", spec.Engine, results.List(results.Engines))
+	}
+	if p.err != nil {
+		return spec
+	}
+	if spec.Engine == "" {
+		// Without an engine nothing of vbench's is loaded: its settings
+		// would silently do nothing.
+		if nodes.profiler != nil {
+			p.fail(nodes.profiler, field+".profiler", "needs an engine: a mode without engine loads no vbench profiler (load another profiler through env)")
+		} else if nodes.setting != nil {
+			p.fail(nodes.setting, field+"."+nodes.settingKey, "a profiler setting needs an engine: a mode without engine loads no vbench profiler")
+		}
+		return spec
+	}
+	if nodes.profiler != nil {
+		spec.Profiler = p.profilerLibrary(nodes.profiler, field+".profiler", spec.Profiler)
+	}
+	if nodes.env != nil {
+		p.engineEnv(nodes.env, field+".env")
+	}
+	return spec
+}
+
+// profilerLibrary checks another build of the profiler given by a mode, as
+// `vbench run` checks its own library: before anything is built or run.
+func (p *parser) profilerLibrary(n *yaml.Node, field, path string) string {
+	if path == "" {
+		p.fail(n, field, "must not be empty")
+		return path
+	}
+	abs := p.abs(path)
+	if _, err := os.Stat(abs); errors.Is(err, os.ErrNotExist) {
+		p.fail(n, field, "%s does not exist", abs)
+		return abs
+	}
+	lib, err := attach.Check(abs)
+	if err != nil {
+		p.fail(n, field, "%v", err)
+	}
+	return lib
+}
+
+// engineEnv refuses, in an engine mode's env, the variables vbench sets to
+// load its profiler and configure it: they would fight over the library.
+func (p *parser) engineEnv(n *yaml.Node, field string) {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if attach.LoadsProfiler(k.Value) || strings.HasPrefix(k.Value, "VBENCH_") {
+			p.fail(k, field+"."+k.Value, "set by vbench for a mode with an engine: use the mode's fields (engine, profiler, %s)", strings.Join(settingFields, ", "))
+			return
+		}
+	}
+}
+
+// setting reads one profiler setting into ps, with the ranges the profiler
+// accepts: it declines to load with anything else, which would fail every
+// run after the build.
+func (p *parser) setting(key string, v *yaml.Node, f string, ps *results.ProfilerSettings) {
+	switch key {
+	case "interval":
+		d := p.duration(v, f)
+		if p.err == nil && (d < attach.MinInterval || d > attach.MaxInterval) {
+			p.fail(v, f, "must be between %v and %v (what the profiler accepts), got %s", attach.MinInterval, attach.MaxInterval, v.Value)
+		}
+		ps.Interval = results.Duration(d)
+	case "include":
+		ps.Include = p.strList(v, f)
+	case "exclude":
+		ps.Exclude = p.strList(v, f)
+	case "time_sample":
+		n := p.integer(v, f, 1)
+		if p.err == nil && !attach.ValidTimeSample(n) {
+			p.fail(v, f, "must be 1 or a power of two up to %d (what the profiler accepts), got %d", attach.MaxTimeSample, n)
+		}
+		ps.TimeSample = n
+	case "no_inline":
+		ps.NoInline = p.boolean(v, f)
+	case "max_stack":
+		n := p.integer(v, f, attach.MinMaxStack)
+		if p.err == nil && n > attach.MaxMaxStack {
+			p.fail(v, f, "must be at most %d frames (what the profiler accepts), got %d", attach.MaxMaxStack, n)
+		}
+		ps.MaxStack = n
+	}
+}
+
+// resolveModes gives the engine modes the suite's profiler settings: the
+// built-in ones take them as they are, modes defined in the suite take each
+// setting they leave out. Called once the whole suite is read, since the
+// profiler block may follow the modes.
+func (s *Suite) resolveModes() {
+	for i := range s.Specs {
+		sp := &s.Specs[i]
+		if sp.Engine == "" {
+			continue
+		}
+		sp.ProfilerSettings = inherit(sp.ProfilerSettings, s.Profiler)
+	}
+}
+
+// inherit is own with every setting it leaves out taken from base.
+func inherit(own, base results.ProfilerSettings) results.ProfilerSettings {
+	if own.Interval == 0 {
+		own.Interval = base.Interval
+	}
+	if own.Include == nil {
+		own.Include = base.Include
+	}
+	if own.Exclude == nil {
+		own.Exclude = base.Exclude
+	}
+	if own.TimeSample == 0 {
+		own.TimeSample = base.TimeSample
+	}
+	if !own.NoInline {
+		own.NoInline = base.NoInline
+	}
+	if own.MaxStack == 0 {
+		own.MaxStack = base.MaxStack
+	}
+	return own
+}
+
+// Spec is the definition of mode m: the suite's, or a built-in mode's with
+// the suite's profiler settings (a built-in mode the suite does not list can
+// still be chosen with --modes). ok is false for a mode the suite does not know.
+func (s *Suite) Spec(m results.Mode) (spec results.ModeSpec, ok bool) {
+	for _, sp := range s.Specs {
+		if sp.Name == m {
+			return sp, true
+		}
+	}
+	if !m.Builtin() {
+		return results.ModeSpec{}, false
+	}
+	sp := results.BuiltinSpec(m)
+	if sp.Engine != "" {
+		sp.ProfilerSettings = s.Profiler
+	}
+	return sp, true
+}
+
+// KnownModes is every mode name the suite can run: the built-in ones, then
+// the ones it defines.
+func (s *Suite) KnownModes() []results.Mode {
+	all := append([]results.Mode(nil), results.BuiltinModes...)
+	for _, sp := range s.Specs {
+		if !slices.Contains(all, sp.Name) {
+			all = append(all, sp.Name)
+		}
+	}
+	return all
+}
+
+// metric reads a metric's name.
+func (p *parser) metric(n *yaml.Node, field string) results.Metric {
+	m := results.Metric(p.str(n, field))
+	if p.err == nil && !m.Valid() {
+		p.fail(n, field, "unknown metric %q (known: %s)", m, results.List(results.Metrics))
+	}
+	return m
+}

@@ -1,0 +1,176 @@
+package suite
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"vbench/internal/results"
+	"vbench/internal/testbin"
+)
+
+// The issue's example: built-in modes by name, an engine mode with its own
+// interval, another build of the profiler, the runtime's EventPipe sampler
+// and someone else's profiler through plain CORECLR_* variables.
+func TestModesDefinedInTheSuite(t *testing.T) {
+	dir := t.TempDir()
+	lib := filepath.Join(dir, "base", "libvbenchprof.so")
+	os.MkdirAll(filepath.Dir(lib), 0o755)
+	b, err := os.ReadFile(testbin.FakeProfiler(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(lib, b, 0o755)
+	p := write(t, dir, "s.yaml", `name: peers
+metric: wall
+profiler: {include: [Fib], interval: 10ms}
+modes:
+  - none
+  - tracing
+  - name: sampling-1ms
+    engine: sampling
+    interval: 1ms
+  - {name: hooks, engine: null}
+  - name: tracing-base
+    engine: tracing
+    profiler: base/libvbenchprof.so
+    time_sample: 1
+  - name: eventpipe
+    env: {DOTNET_EnableEventPipe: "1", DOTNET_EventPipeOutputPath: "{rundir}/trace.nettrace",
+          DOTNET_EventPipeConfig: "Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:4c14fccbd:5"}
+  - name: other-profiler
+    env: {CORECLR_ENABLE_PROFILING: "1", CORECLR_PROFILER: "{11111111-2222-3333-4444-555555555555}", CORECLR_PROFILER_PATH: /opt/x/libx.so}
+workloads:
+  - name: fib
+    command: [true]
+    metric: cpu
+    modes: [none, sampling-1ms, eventpipe]
+  - name: other
+    command: [true]
+`)
+	s, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := results.List(s.Modes); got != "none, tracing, sampling-1ms, hooks, tracing-base, eventpipe, other-profiler" {
+		t.Errorf("modes %s", got)
+	}
+	want := []results.ModeSpec{
+		{Name: results.ModeNone},
+		{Name: results.ModeTracing, Engine: results.EngineTracing, ProfilerSettings: results.ProfilerSettings{Include: []string{"Fib"}, Interval: results.Duration(10 * time.Millisecond)}},
+		{Name: "sampling-1ms", Engine: results.EngineSampling, ProfilerSettings: results.ProfilerSettings{Include: []string{"Fib"}, Interval: results.Duration(time.Millisecond)}},
+		{Name: "hooks", Engine: results.EngineNull, ProfilerSettings: results.ProfilerSettings{Include: []string{"Fib"}, Interval: results.Duration(10 * time.Millisecond)}},
+		{Name: "tracing-base", Engine: results.EngineTracing, Profiler: lib, ProfilerSettings: results.ProfilerSettings{Include: []string{"Fib"}, Interval: results.Duration(10 * time.Millisecond), TimeSample: 1}},
+		{Name: "eventpipe", Env: map[string]string{"DOTNET_EnableEventPipe": "1", "DOTNET_EventPipeOutputPath": "{rundir}/trace.nettrace",
+			"DOTNET_EventPipeConfig": "Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:4c14fccbd:5"}},
+		{Name: "other-profiler", Env: map[string]string{"CORECLR_ENABLE_PROFILING": "1", "CORECLR_PROFILER": "{11111111-2222-3333-4444-555555555555}", "CORECLR_PROFILER_PATH": "/opt/x/libx.so"}},
+	}
+	if d := cmp.Diff(want, s.Specs); d != "" {
+		t.Errorf("definitions (-want +got):\n%s", d)
+	}
+	if s.Metric != results.MetricWall || s.Workloads[0].Metric != results.MetricCPU || s.Workloads[1].Metric != results.MetricWall {
+		t.Errorf("metrics: suite %s, fib %s, other %s", s.Metric, s.Workloads[0].Metric, s.Workloads[1].Metric)
+	}
+	if got := results.List(s.Workloads[0].EffectiveModes(s)); got != "none, sampling-1ms, eventpipe" {
+		t.Errorf("fib's modes %s", got)
+	}
+	// A built-in mode the suite does not list is still known (--modes), with
+	// the suite's settings; a name the suite never defined is not.
+	if sp, ok := s.Spec(results.ModeSampling); !ok || sp.Engine != results.EngineSampling || sp.Interval != results.Duration(10*time.Millisecond) {
+		t.Errorf("Spec(sampling) = %+v, %v", sp, ok)
+	}
+	if _, ok := s.Spec("sampling-2ms"); ok {
+		t.Errorf("Spec knows a mode the suite never defined")
+	}
+	if got := results.List(s.KnownModes()); got != "none, null, tracing, instrumentation, sampling, sampling-1ms, hooks, tracing-base, eventpipe, other-profiler" {
+		t.Errorf("known modes %s", got)
+	}
+}
+
+// Without metric or modes a suite is what it always was: elapsed, the four
+// built-in modes.
+func TestModesDefaults(t *testing.T) {
+	s, err := Load(write(t, t.TempDir(), "s.yaml", "name: s\nbaseline: b.json\nworkloads:\n  - name: a\n    command: [true]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if results.List(s.Modes) != "none, null, tracing, instrumentation, sampling" || len(s.Specs) != 5 || s.Metric != results.MetricElapsed || s.Workloads[0].Metric != results.MetricElapsed {
+		t.Errorf("defaults: modes %v, specs %v, metric %s/%s", s.Modes, s.Specs, s.Metric, s.Workloads[0].Metric)
+	}
+	for _, sp := range s.Specs {
+		if sp.Engine != sp.Name.Engine() {
+			t.Errorf("built-in %s runs engine %q", sp.Name, sp.Engine)
+		}
+	}
+}
+
+// Every refusal the issue lists, and the ones that keep a mode from doing
+// silently less than it says, with file, line and field.
+func TestModesRefused(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "text.so", "not a library\n")
+	const head = "name: s\nbaseline: b.json\n"
+	const tail = "workloads:\n  - name: a\n    command: [true]\n"
+	cases := []struct{ name, yaml, want string }{
+		{"unknown engine", head + "modes:\n  - name: x\n    engine: sampler\n" + tail, `s.yaml:5: modes[0](x).engine: unknown engine "sampler" (known: tracing, instrumentation, sampling, null)`},
+		{"engine none", head + "modes: [{name: x, engine: none}]\n" + tail, `s.yaml:3: modes[0](x).engine: "none" is not an engine`},
+		{"name twice", head + "modes: [{name: x, engine: null}, {name: x}]\n" + tail, `s.yaml:3: modes[1]: mode "x" listed twice (first at line 3)`},
+		{"built-in twice", head + "modes: [none, tracing, none]\n" + tail, `s.yaml:3: modes[2]: mode "none" listed twice`},
+		{"name of a built-in", head + "modes: [{name: sampling, engine: sampling, interval: 1ms}]\n" + tail, `s.yaml:3: modes[0].name: "sampling" is a built-in mode`},
+		{"unnamed", head + "modes: [{engine: sampling}]\n" + tail, `s.yaml:3: modes[0].name: missing`},
+		{"bad name", head + "modes: [{name: ../x}]\n" + tail, `s.yaml:3: modes[0].name: invalid name "../x"`},
+		{"setting without engine", head + "modes:\n  - name: x\n    include: [A]\n" + tail, `s.yaml:5: modes[0](x).include: a profiler setting needs an engine`},
+		{"profiler without engine", head + "modes:\n  - name: x\n    profiler: text.so\n" + tail, `s.yaml:5: modes[0](x).profiler: needs an engine`},
+		{"profiler missing", head + "modes:\n  - name: x\n    engine: tracing\n    profiler: gone/lib.so\n" + tail, `s.yaml:6: modes[0](x).profiler: ` + dir + `/gone/lib.so does not exist`},
+		{"profiler not a library", head + "modes:\n  - name: x\n    engine: tracing\n    profiler: text.so\n" + tail, `s.yaml:6: modes[0](x).profiler: profiler library unusable: ` + dir + `/text.so is not an ELF shared library`},
+		{"interval out of range", head + "modes: [{name: x, engine: sampling, interval: 2s}]\n" + tail, `s.yaml:3: modes[0].interval: must be between 1ms and 1s`},
+		{"time_sample", head + "modes: [{name: x, engine: tracing, time_sample: 3}]\n" + tail, `s.yaml:3: modes[0].time_sample: must be 1 or a power of two up to 1024`},
+		{"max_stack", head + "profiler: {max_stack: 8}\n" + tail, `s.yaml:3: profiler.max_stack: must be >= 16, got 8`},
+		{"no_inline", head + "modes: [{name: x, engine: sampling, no_inline: yes}]\n" + tail, `s.yaml:3: modes[0].no_inline: must be true or false`},
+		{"engine env", head + "modes:\n  - name: x\n    engine: sampling\n    env: {VBENCH_INTERVAL: 1ms}\n" + tail, `s.yaml:6: modes[0](x).env.VBENCH_INTERVAL: set by vbench for a mode with an engine`},
+		{"unknown field", head + "modes: [{name: x, engines: tracing}]\n" + tail, `s.yaml:3: modes[0].engines: unknown field (known: name, engine, profiler, env, interval, include, exclude, time_sample, no_inline, max_stack)`},
+		{"workload mode undefined", head + "modes: [none]\n" + "workloads:\n  - name: a\n    command: [true]\n    modes: [eventpipe]\n", `s.yaml:7: workloads[0](a).modes[0]: mode "eventpipe" is not among the suite's modes [none]`},
+		{"unknown metric", head + "metric: cycles\n" + tail, `s.yaml:3: metric: unknown metric "cycles" (known: elapsed, wall, cpu)`},
+		{"workload metric", head + "workloads:\n  - name: a\n    command: [true]\n    metric: [wall]\n", `s.yaml:6: workloads[0].metric: must be a string, got a list`},
+		{"empty modes", head + "modes: []\n" + tail, `s.yaml:3: modes: must list at least one mode`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := write(t, dir, "s.yaml", c.yaml)
+			_, err := Load(p)
+			if err == nil {
+				t.Fatalf("accepted\n%s", c.yaml)
+			}
+			if got := strings.TrimPrefix(err.Error(), dir+"/"); !strings.HasPrefix(got, c.want) {
+				t.Errorf("error\n  %s\nwant prefix\n  %s", got, c.want)
+			}
+		})
+	}
+}
+
+// Profiler-loading variables are what an engine-less mode is for: someone
+// else's profiler. VBENCH_* variables too (vbench's library loaded by hand).
+func TestModeEnvMayLoadAProfiler(t *testing.T) {
+	p := write(t, t.TempDir(), "s.yaml", `name: s
+baseline: b.json
+modes:
+  - none
+  - name: by-hand
+    env: {CORECLR_ENABLE_PROFILING: "1", CORECLR_PROFILER_PATH: /x.so, VBENCH_PROFILE_DIR: "{rundir}", DOTNET_gcServer: "1"}
+workloads:
+  - name: a
+    command: [true]
+`)
+	s, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, _ := s.Spec("by-hand")
+	if got := strings.Join(sp.EnvList(), " "); got != "CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER_PATH=/x.so DOTNET_gcServer=1 VBENCH_PROFILE_DIR={rundir}" {
+		t.Errorf("env %s", got)
+	}
+}
