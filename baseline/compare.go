@@ -98,7 +98,7 @@ func compareCell(base, cur *results.File, c *results.Cell, opts Options) {
 	if c.Mode != results.ModeNone {
 		oa, na := stats.OverheadSamples(base, old), stats.OverheadSamples(cur, c)
 		if len(oa) > 0 && len(na) > 0 {
-			o := stats.Judge(oa, na, 1-opts.Alpha)
+			o := stats.Judge(oa, na, opts.Alpha)
 			ch.BaselineOverhead = old.Overhead
 			if ch.BaselineOverhead == 0 {
 				ch.BaselineOverhead = finite(stats.Median(oa))
@@ -128,7 +128,7 @@ func compareCell(base, cur *results.File, c *results.Cell, opts Options) {
 // (ratios made finite: JSON has no Inf or NaN, and a baseline whose
 // estimate is 0 made the ratio infinite).
 func judge(old, new []float64, opts Options) (*results.Change, string) {
-	j := stats.Judge(old, new, 1-opts.Alpha)
+	j := stats.Judge(old, new, opts.Alpha)
 	return &results.Change{
 		Ratio:      finite(j.Ratio),
 		RatioLo:    finite(j.Lo),

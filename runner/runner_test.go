@@ -87,6 +87,45 @@ func TestShardCells(t *testing.T) {
 	}
 }
 
+// A/B pairs (a cell and the cell it is judged against) share a shard: the
+// comparison holds only within one run. Every engine mode's OLD-build twin,
+// and a suite's against:, keep their pair whole for every shard count.
+func TestShardCellsKeepsPairs(t *testing.T) {
+	modes := []results.Mode{results.ModeNone, results.ModeTracing, results.ModeSampling, results.OldBuild(results.ModeTracing), results.OldBuild(results.ModeSampling)}
+	all := cells([]string{"zeta", "alpha", "mid", "beta", "q"}, modes)
+	for i := range all {
+		if m := all[i].Mode; m == results.ModeTracing || m == results.ModeSampling {
+			all[i].Spec.Against = results.OldBuild(m)
+		}
+	}
+	for n := 1; n <= 7; n++ {
+		seen := map[string]int{}
+		for i := 1; i <= n; i++ {
+			in := map[string]bool{}
+			for _, c := range ShardCells(all, i, n) {
+				in[c.Key()] = true
+				seen[c.Key()]++
+			}
+			for k := range in {
+				w, m, _ := strings.Cut(k, "/")
+				if a := results.Mode(m); a == results.ModeTracing || a == results.ModeSampling {
+					if !in[w+"/"+string(results.OldBuild(a))] {
+						t.Errorf("shard %d/%d has %s without its OLD build's twin", i, n, k)
+					}
+				}
+			}
+		}
+		if len(seen) != len(all) {
+			t.Errorf("n=%d: union has %d cells, want %d", n, len(seen), len(all))
+		}
+		for k, v := range seen {
+			if v != 1 {
+				t.Errorf("n=%d: %s in %d shards", n, k, v)
+			}
+		}
+	}
+}
+
 func keys(cs []Cell) []string {
 	var out []string
 	for _, c := range cs {

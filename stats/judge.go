@@ -19,16 +19,19 @@ import (
 //     the faster half of the runs: a disturbed run only ever adds time, so
 //     the fast half is where the code's own speed shows; using half the runs
 //     rather than one quantile keeps it steady);
-//   - test: a permutation test of that ratio: the runs are shuffled between
-//     the two sides Permutations times, and p is the share of shuffles whose
-//     ratio is at least as far from 1 as the observed one. Under "no change"
-//     a shuffle leaves the samples' distribution unchanged, so p is
+//   - test: a permutation test of the same estimates: the runs are shuffled
+//     between the two sides Permutations times, and p is the share of
+//     shuffles whose estimates differ at least as much as the observed ones
+//     (a difference rather than a ratio, so that a side of zeros — a kernel
+//     too short for the clock — is still judged). Under "no change" a
+//     shuffle leaves the samples' distribution unchanged, so p is
 //     calibrated whatever the shape of the noise (heavy tails, several
 //     modes). Pairing the runs by round (within one run) was measured too
 //     and did not help once the metric is CPU time;
-//   - interval: a percentile bootstrap of the same ratio (each side
-//     resampled on its own) at the level asked for; verdicts ask for
-//     1 - alpha, the level of the test.
+//   - intervals: a percentile bootstrap of the same ratio (each side
+//     resampled on its own): at 95% to report, and at 1 - alpha, the
+//     level of the test, to decide whether a change can be as large as
+//     the minimum change (Verdict).
 //
 // Hand-written here: the estimator, the permutation loop and the bootstrap
 // loop (a few lines each; no library in reach has a permutation test or a
@@ -60,8 +63,11 @@ var Estimate Estimator = FastHalf
 // Judgement is a new sample judged against an old one.
 type Judgement struct {
 	Ratio  float64 // Estimate(new) / Estimate(old)
-	Lo, Hi float64 // bootstrap interval of Ratio at the level asked for; NaN with fewer than 2 runs a side
-	P      float64 // two-sided permutation p-value; 1 when nothing could be tested
+	Lo, Hi float64 // 95% bootstrap interval of Ratio; NaN with fewer than 2 runs a side
+	// DecideLo and DecideHi bound Ratio at level 1 - alpha (the same
+	// resamples): what Verdict compares with the minimum change.
+	DecideLo, DecideHi float64
+	P                  float64 // two-sided permutation p-value; 1 when nothing could be tested
 	// MinP is the smallest p-value the test can give these sample sizes:
 	// 2/C(n1+n2, n1) (the observed split and its mirror), and no less than
 	// 1/(1+Permutations). Below alpha only if the test can fire.
@@ -75,38 +81,48 @@ const (
 	judgeSeed    = 0x6a75646765 // "judge"
 )
 
-// Judge applies the rule to old and new and bounds the ratio with an
-// interval at level (e.g. 0.99).
-func Judge(old, new []float64, level float64) Judgement {
-	return JudgeWith(Estimate, old, new, level)
+// Judge applies the rule to old and new at significance level alpha.
+func Judge(old, new []float64, alpha float64) Judgement {
+	return JudgeWith(Estimate, old, new, alpha)
 }
 
 // JudgeWith is Judge with another estimator (the noise study compares them).
-func JudgeWith(est Estimator, old, new []float64, level float64) Judgement {
-	j := Judgement{Ratio: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), P: 1, MinP: 1}
+func JudgeWith(est Estimator, old, new []float64, alpha float64) Judgement {
+	nan := math.NaN()
+	j := Judgement{Ratio: nan, Lo: nan, Hi: nan, DecideLo: nan, DecideHi: nan, P: 1, MinP: 1}
 	if len(old) == 0 || len(new) == 0 {
 		return j
 	}
 	bo, bn := make([]float64, len(old)), make([]float64, len(new))
-	ratio := func(o, n []float64) float64 {
+	estimates := func(o, n []float64) (eo, en float64) {
 		copy(bo, o)
 		copy(bn, n)
 		sort.Float64s(bo)
 		sort.Float64s(bn)
-		return est(bn) / est(bo)
+		return est(bo), est(bn)
+	}
+	ratio := func(o, n []float64) float64 {
+		eo, en := estimates(o, n)
+		return en / eo
+	}
+	diff := func(o, n []float64) float64 {
+		eo, en := estimates(o, n)
+		return en - eo
 	}
 	j.Ratio = ratio(old, new)
 	j.MinP = math.Max(minPUnpaired(len(old), len(new)), 1/float64(1+Permutations))
 	rng := rand.New(rand.NewPCG(judgeSeed, uint64(len(old))<<32|uint64(len(new))))
-	j.P = permutationP(rng, ratio, old, new, math.Abs(math.Log(j.Ratio)))
+	j.P = permutationP(rng, diff, old, new)
 	if len(old) >= 2 && len(new) >= 2 {
-		j.Lo, j.Hi = bootstrapCI(rng, ratio, old, new, level)
+		rs := bootstrap(rng, ratio, old, new)
+		j.Lo, j.Hi = percentiles(rs, Confidence)
+		j.DecideLo, j.DecideHi = percentiles(rs, 1-alpha)
 	}
 	return j
 }
 
-// Verdict turns the judgement (its interval at level 1 - alpha) into a
-// verdict. Regressed: significantly slower (p < alpha, ratio > 1) and not
+// Verdict turns the judgement (its interval at level 1 - alpha, which
+// Judge computed with the same alpha) into a verdict. Regressed: significantly slower (p < alpha, ratio > 1) and not
 // shown to be smaller than minChange (the interval reaches 1+minChange);
 // improved likewise the other way; same otherwise. Testing the interval
 // rather than the estimate against minChange is what lets a true slowdown
@@ -118,19 +134,20 @@ func (j Judgement) Verdict(alpha, minChange float64) string {
 		return results.VerdictSame
 	}
 	switch {
-	case j.Ratio > 1 && !(j.Hi < 1+minChange):
+	case j.Ratio > 1 && !(j.DecideHi < 1+minChange):
 		return results.VerdictRegressed
-	case j.Ratio < 1 && !(j.Lo > 1-minChange):
+	case j.Ratio < 1 && !(j.DecideLo > 1-minChange):
 		return results.VerdictImproved
 	}
 	return results.VerdictSame
 }
 
-// permutationP is the share of shuffles whose |log ratio| is at least the
+// permutationP is the share of shuffles whose |diff| is at least the
 // observed one, counting the observed split itself ((1+hits)/(1+N), so p is
 // never 0).
-func permutationP(rng *rand.Rand, ratio func(o, n []float64) float64, old, new []float64, observed float64) float64 {
-	if math.IsNaN(observed) || math.IsInf(observed, 0) {
+func permutationP(rng *rand.Rand, diff func(o, n []float64) float64, old, new []float64) float64 {
+	observed := math.Abs(diff(old, new))
+	if math.IsNaN(observed) {
 		return 1
 	}
 	pool := append(append([]float64(nil), old...), new...)
@@ -138,16 +155,16 @@ func permutationP(rng *rand.Rand, ratio func(o, n []float64) float64, old, new [
 	for i := 0; i < Permutations; i++ {
 		rng.Shuffle(len(pool), func(a, b int) { pool[a], pool[b] = pool[b], pool[a] })
 		// A tolerance for rounding: shuffles as extreme as the data count.
-		if math.Abs(math.Log(ratio(pool[:len(old)], pool[len(old):]))) >= observed*(1-1e-12) {
+		if math.Abs(diff(pool[:len(old)], pool[len(old):])) >= observed*(1-1e-12) {
 			hits++
 		}
 	}
 	return float64(1+hits) / float64(1+Permutations)
 }
 
-// bootstrapCI is the percentile interval at level of the ratio over
-// BootstrapResamples resamples of each side on its own.
-func bootstrapCI(rng *rand.Rand, ratio func(o, n []float64) float64, old, new []float64, level float64) (lo, hi float64) {
+// bootstrap is the ratio over BootstrapResamples resamples of each side on
+// its own, sorted.
+func bootstrap(rng *rand.Rand, ratio func(o, n []float64) float64, old, new []float64) []float64 {
 	ro, rn := make([]float64, len(old)), make([]float64, len(new))
 	rs := make([]float64, BootstrapResamples)
 	for i := range rs {
@@ -160,6 +177,11 @@ func bootstrapCI(rng *rand.Rand, ratio func(o, n []float64) float64, old, new []
 		rs[i] = ratio(ro, rn)
 	}
 	sort.Float64s(rs)
+	return rs
+}
+
+// percentiles is the central interval at level of sorted resamples.
+func percentiles(rs []float64, level float64) (lo, hi float64) {
 	a := (1 - level) / 2
 	return stat.Quantile(a, stat.Empirical, rs, nil), stat.Quantile(1-a, stat.Empirical, rs, nil)
 }

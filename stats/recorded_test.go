@@ -27,7 +27,7 @@ func TestRuleOnRecordedNoise(t *testing.T) {
 	}
 	const n, trials, alpha, minChange = 20, 100, 0.01, 0.05
 	verdict := func(p noise.Pair) string {
-		return stats.Judge(p.A, p.B, 1-alpha).Verdict(alpha, minChange)
+		return stats.Judge(p.A, p.B, alpha).Verdict(alpha, minChange)
 	}
 	for _, w := range []struct{ a1, a2, b string }{
 		{"fib-a1", "fib-a2", "fib-b"},

@@ -87,8 +87,8 @@ func diff(e estimator, a, b, bufA, bufB []float64) float64 {
 // runs shuffled between the sides, and its 1-alpha bootstrap interval.
 func permutation(e estimator) rule {
 	return rule{name: e.name + ", permutation, unpaired", judge: func(_ *rand.Rand, a, b []float64, alpha float64) (float64, float64, float64, float64) {
-		j := stats.JudgeWith(e.f, a, b, 1-alpha)
-		return j.Ratio, j.Lo, j.Hi, j.P
+		j := stats.JudgeWith(e.f, a, b, alpha)
+		return j.Ratio, j.DecideLo, j.DecideHi, j.P
 	}}
 }
 

@@ -256,7 +256,7 @@ type variant struct {
 func writeSuite(dir, file string, s *suite.Suite, w *suite.Workload, c config, variants ...variant) (string, error) {
 	var wls []any
 	for _, v := range variants {
-		wl := map[string]any{"name": v.name, "cwd": w.Cwd}
+		wl := map[string]any{"name": v.name, "cwd": w.Cwd, "metric": string(w.Metric.OrDefault())}
 		extra := []string{c.scaleFlag, fmt.Sprint(v.scale)}
 		if w.Project != "" {
 			wl["project"] = w.Project

@@ -18,6 +18,7 @@ func TestProcedure(t *testing.T) {
 	dir := t.TempDir()
 	suite := filepath.Join(dir, "s.yaml")
 	os.WriteFile(suite, []byte(`name: sq
+metric: kernel-cpu
 runs: 6
 warmup: 0
 modes: [none]
@@ -33,8 +34,8 @@ workloads:
 	}
 	s := out.String()
 	for _, want := range []string{
-		"within one run, -scale 1.2 interleaved (cpu): A/A false alarms 0/2; A/B detected 2/2\n",
-		"across invocations, -scale 1.2 against a stored baseline (cpu): A/A false alarms 0/2; A/B detected 2/2\n",
+		"within one run, -scale 1.2 interleaved (kernel-cpu): A/A false alarms 0/2; A/B detected 2/2\n",
+		"across invocations, -scale 1.2 against a stored baseline (kernel-cpu): A/A false alarms 0/2; A/B detected 2/2\n",
 		"Harness bookkeeping per run beyond the child process: median ",
 		"Load: `uptime` before: ",
 	} {

@@ -136,8 +136,22 @@ type ModeSpec struct {
 	Engine   Engine            `json:"engine,omitempty"`
 	Profiler string            `json:"profiler,omitempty"` // absolute path of another vbench build
 	Env      map[string]string `json:"env,omitempty"`      // added to the child's environment; "{rundir}" expands
+	// Against names the mode this one is judged against, cell by cell, in
+	// the same run (an A/B comparison): a suite's `against:`, or the OLD
+	// build's twin of an engine mode under `vbench run --against`.
+	Against Mode `json:"against,omitempty"`
 	ProfilerSettings
 }
+
+// OldBuild is the name of mode m measured with the OLD build of the
+// profiler in an A/B run (`vbench run --against OLD.so`): "tracing@old".
+// '@' is in no name a suite can give, so it names no other mode.
+func OldBuild(m Mode) Mode { return m + oldBuildSuffix }
+
+const oldBuildSuffix = "@old"
+
+// IsOldBuild reports whether m is an engine mode's OLD-build twin.
+func (m Mode) IsOldBuild() bool { return strings.HasSuffix(string(m), oldBuildSuffix) }
 
 // BuiltinSpec is the definition of a built-in mode (with no settings: the
 // profiler's defaults), or of an unknown mode: measured only, no engine.
@@ -205,7 +219,7 @@ func (s *ModeSpec) Description() string {
 
 // Equal reports whether two definitions load the same thing.
 func (s *ModeSpec) Equal(o *ModeSpec) bool {
-	return s.Name == o.Name && s.Engine == o.Engine && s.Profiler == o.Profiler &&
+	return s.Name == o.Name && s.Engine == o.Engine && s.Profiler == o.Profiler && s.Against == o.Against &&
 		maps.Equal(s.Env, o.Env) && s.Interval == o.Interval && slices.Equal(s.Include, o.Include) &&
 		slices.Equal(s.Exclude, o.Exclude) && s.TimeSample == o.TimeSample && s.NoInline == o.NoInline && s.MaxStack == o.MaxStack
 }

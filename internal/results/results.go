@@ -75,6 +75,11 @@ type Settings struct {
 	Profiler  string   `json:"profiler,omitempty"`  // library used for profiled modes
 	Interval  string   `json:"interval,omitempty"`  // sampling interval given to the profiler
 
+	// Against is the OLD build of the profiler of an A/B run (`vbench run
+	// --against OLD.so`): every engine mode also ran with it, as the mode's
+	// OldBuild twin. Empty otherwise.
+	Against string `json:"against,omitempty"`
+
 	// ModeSpecs defines every mode of Modes: its engine, library, settings
 	// and environment. Files written before modes were defined in suites
 	// have none; File.ModeSpec then gives the built-in definition.
@@ -199,18 +204,22 @@ type CallMismatch struct {
 // A/B run, with the same cell measured with the other profiler).
 type Change struct {
 	BaselineMedianNs float64 `json:"baseline_median_ns"` // the baseline cell's median (of its metric)
-	// Ratio is new over baseline of the fast-half means of the cell's
-	// metric (stats.Judge); P is the permutation test's two-sided p-value.
+	// Ratio is new over baseline (or over the Against cell) of the
+	// fast-half means of the cell's metric (stats.Judge); P is the
+	// permutation test's two-sided p-value.
 	Ratio            float64 `json:"ratio"`
 	P                float64 `json:"p"`
 	BaselineOverhead float64 `json:"baseline_overhead,omitempty"`
 	OverheadRatio    float64 `json:"overhead_ratio,omitempty"`
 
-	RatioLo    float64 `json:"ratio_lo,omitempty"` // bootstrap interval of Ratio at level 1 - alpha (the verdict reads it)
-	RatioHi    float64 `json:"ratio_hi,omitempty"`
-	OverheadP  float64 `json:"overhead_p,omitempty"` // the same test on per-run overhead multiples
-	Reason     string  `json:"reason,omitempty"`     // what decided the verdict, in words
-	Comparable bool    `json:"comparable"`           // both sides had enough runs to test
+	RatioLo   float64 `json:"ratio_lo,omitempty"` // 95% bootstrap interval of Ratio
+	RatioHi   float64 `json:"ratio_hi,omitempty"`
+	OverheadP float64 `json:"overhead_p,omitempty"` // the same test on per-run overhead multiples
+	// Against is the mode the cell was judged against in its own run (an
+	// A/B comparison, ModeSpec.Against); empty for a baseline comparison.
+	Against    Mode   `json:"against,omitempty"`
+	Reason     string `json:"reason,omitempty"` // what decided the verdict, in words
+	Comparable bool   `json:"comparable"`       // both sides had enough runs to test
 }
 
 // Run is one launch of a workload.
