@@ -107,6 +107,11 @@ func TestWriteRefuses(t *testing.T) {
 		t.Errorf("partial: %v", err)
 	}
 	p = *f
+	p.Settings.Against = "/old/libvbenchprof.so"
+	if err := Write(path, &p); err == nil || !strings.Contains(err.Error(), "A/B run (--against /old/libvbenchprof.so)") {
+		t.Errorf("A/B results: %v", err)
+	}
+	p = *f
 	p.Results = []results.Cell{cell("w", "none", 1e6, 3)}
 	p.Results[0].Failure = "crashed"
 	if err := Write(path, &p); err == nil || !strings.Contains(err.Error(), "w/none failed (crashed)") {

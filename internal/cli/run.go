@@ -93,6 +93,10 @@ func prepare(cmd *cobra.Command, path string, f *runFlags) (*measurement, error)
 		if f.against == "" {
 			return nil, usageErrf("--against needs the OLD build of the profiler, e.g. --against base/libvbenchprof.so")
 		}
+		if _, err := os.Stat(f.against); errors.Is(err, os.ErrNotExist) {
+			abs, _ := filepath.Abs(f.against)
+			return nil, usageErrf("--against %s: no such file (build the OLD profiler first, e.g. `make build` in a checkout of the base commit)", abs)
+		}
 		if opts.Against, err = attach.Check(f.against); err != nil {
 			return nil, usageErrf("--against: %v", err)
 		}

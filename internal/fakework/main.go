@@ -32,6 +32,7 @@ func main() {
 	cpuNs := flag.Int64("cpu-ns", 0, "also report cpu_ns: this times -scale and the mode's -overhead (the work; -spread, the machine's noise, leaves it alone)")
 	scale := flag.Float64("scale", 1, "work scale: multiplies elapsed")
 	overhead := flag.String("overhead", "", "mode=factor,... multiplies elapsed under VBENCH_MODE")
+	libFactor := flag.String("lib-factor", "", "text=factor,... multiplies elapsed and cpu when the profiler library's path (CORECLR_PROFILER_PATH) contains text: another build's speed")
 	checksum := flag.String("checksum", "ok", "checksum to print")
 	exit := flag.Int("exit", 0, "exit status")
 	segv := flag.Bool("segv", false, "kill itself with SIGSEGV")
@@ -115,6 +116,14 @@ func main() {
 	if f, ok := parseMap(*overhead)[key]; ok {
 		e *= float64(f) / 1000
 		cpu *= float64(f) / 1000
+	}
+	if lib := os.Getenv("CORECLR_PROFILER_PATH"); lib != "" {
+		for text, f := range parseMap(*libFactor) {
+			if strings.Contains(lib, text) {
+				e *= float64(f) / 1000
+				cpu *= float64(f) / 1000
+			}
+		}
 	}
 	if *spread > 0 {
 		e *= math.Exp(*spread * rand.NormFloat64())
