@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # stat-quality.sh: how trustworthy are vbench's verdicts on this machine?
-# Repeats each experiment (within one run; across invocations against a
-# stored baseline) with the same build on both sides (A/A: false alarms) and
-# with the workload's work scaled by 1.05 on one side (A/B: detection), and
-# prints one line per experiment:
+# Repeats each experiment with the same build on both sides (A/A: false
+# alarms) and with a 5% slower B side (A/B: detection): within one run and
+# across invocations against a stored baseline, B being the workload's work
+# scaled by 1.05; and within one run `vbench run --against` under tracing, B
+# being the slow profiler (make slow-profiler). Prints one line per experiment:
 #
 #   <experiment>: A/A false alarms X/N; A/B detected Y/N
 #
@@ -19,5 +20,5 @@ cd "$root"
 suite=${1:-benchmarks/suite.yaml}
 workload=${2:-fibonacci}
 shift $(( $# > 2 ? 2 : $# ))
-make -s bin/vbench
-exec scripts/go run ./cmd/statquality -vbench bin/vbench -suite "$suite" -workload "$workload" "$@"
+make -s build slow-profiler
+exec scripts/go run ./cmd/statquality -vbench bin/vbench -slow bin/libvbenchprof-slow.so -suite "$suite" -workload "$workload" "$@"

@@ -12,7 +12,11 @@
 //   - within one run: A1, A2 and B (the workload's --scale 1.05: 5% more
 //     work) as three workloads of one suite, their runs interleaved;
 //   - across invocations: A1, B and A2 as three separate `vbench run`s, B
-//     judged against A1 or A2 alternately, as a stored baseline is.
+//     judged against A1 or A2 alternately, as a stored baseline is;
+//   - with -slow LIB: within one run, `vbench run --against` under
+//     -ab-mode (default tracing): A/A runs the profiler against itself, A/B
+//     the slow build (make slow-profiler) against it, and the verdict is
+//     vbench's own A/B verdict.
 //
 // It also reports the harness's bookkeeping per run and how busy the
 // machine was (`uptime` before and after, and each run's other_cpu). Usage
@@ -53,6 +57,8 @@ type config struct {
 	scale               float64
 	vbench, profiler    string
 	keep                string
+	slow                string       // the slow build, for the --against experiment
+	abMode              results.Mode // the mode it runs under
 }
 
 func main() {
@@ -68,8 +74,10 @@ func main() {
 	flag.StringVar(&c.vbench, "vbench", "bin/vbench", "vbench binary")
 	flag.StringVar(&c.profiler, "profiler", "", "profiler library, for profiled modes")
 	flag.StringVar(&c.keep, "keep", "", "keep the results files in this directory")
+	flag.StringVar(&c.slow, "slow", "", "the slow build of the profiler (make slow-profiler): also measure --against with it")
+	abMode := flag.String("ab-mode", string(results.ModeTracing), "with -slow: the mode the --against experiment runs under")
 	flag.Parse()
-	c.mode = results.Mode(mode)
+	c.mode, c.abMode = results.Mode(mode), results.Mode(*abMode)
 	if c.suitePath == "" || c.workload == "" {
 		fmt.Fprintln(os.Stderr, "usage: statquality -suite SUITE.yaml -workload NAME [-reps 20] [-scale 1.05]")
 		os.Exit(2)
@@ -86,6 +94,9 @@ type experiment struct {
 	label    string
 	aa, ab   []pair
 	otherCPU []float64
+	// verdicts vbench gave itself (the --against experiment): the NEW
+	// cells of the A/A and A/B runs, already judged.
+	aaCells, abCells []results.Cell
 }
 
 type pair struct{ base, cur *results.File }
@@ -132,17 +143,29 @@ func run(out io.Writer, c config) error {
 	if err != nil {
 		return err
 	}
+	abc := c
+	abc.mode = c.abMode
+	abSuite, err := writeSuite(dir, "ab.yaml", s, w, abc, variant{w.Name, 1})
+	if err != nil {
+		return err
+	}
+	newLib := c.profiler
+	if newLib == "" {
+		newLib = filepath.Join(filepath.Dir(c.vbench), "libvbenchprof.so")
+	}
 	started := time.Now()
 	uptime0 := uptime()
 	var bookkeeping, startup []float64
-	measure := func(suiteFile, path string, e *experiment) (*results.File, error) {
+	measure := func(suiteFile, path string, e *experiment, extra ...string) (*results.File, error) {
 		args := []string{"run", suiteFile, "--quiet", "--no-baseline", "--no-step-summary", "--json", path, "--format", "csv"}
-		if c.profiler != "" {
+		if c.profiler != "" && len(extra) == 0 {
 			args = append(args, "--profiler", c.profiler)
 		}
+		args = append(args, extra...)
 		cmd := exec.Command(c.vbench, args...)
 		cmd.Stderr = os.Stderr
-		if o, err := cmd.Output(); err != nil {
+		// Exit 1 is a regression: an A/B run's verdict, not an error.
+		if o, err := cmd.Output(); err != nil && !(len(extra) > 0 && cmd.ProcessState.ExitCode() == 1) {
 			return nil, fmt.Errorf("vbench %s: %v\n%s", strings.Join(args, " "), err, o)
 		}
 		f, err := results.ReadFile(path)
@@ -158,8 +181,25 @@ func run(out io.Writer, c config) error {
 	}
 	within := &experiment{label: fmt.Sprintf("within one run, %s %g interleaved", c.scaleFlag, c.scale)}
 	across := &experiment{label: fmt.Sprintf("across invocations, %s %g against a stored baseline", c.scaleFlag, c.scale)}
+	against := &experiment{label: fmt.Sprintf("within one run, --against under %s, B = %s", c.abMode, filepath.Base(c.slow))}
 	for i := 0; i < c.reps; i++ {
 		p := func(s string) string { return filepath.Join(dir, fmt.Sprintf("%02d-%s.json", i, s)) }
+		if c.slow != "" {
+			// A/A: the profiler against itself; A/B: the slow build (NEW)
+			// against it (OLD). vbench judges each NEW cell itself.
+			for _, side := range []struct {
+				name, lib string
+				cells     *[]results.Cell
+			}{{"ab-aa", newLib, &against.aaCells}, {"ab-ab", c.slow, &against.abCells}} {
+				f, err := measure(abSuite, p(side.name), against, "--profiler", side.lib, "--against", newLib)
+				if err != nil {
+					return err
+				}
+				if cell := f.Find(w.Name, c.abMode); cell != nil {
+					*side.cells = append(*side.cells, *cell)
+				}
+			}
+		}
 		a1, err := measure(a, p("a1"), across)
 		if err != nil {
 			return err
@@ -205,14 +245,23 @@ func run(out io.Writer, c config) error {
 	fmt.Fprintf(out, "Settings: %d measured runs per cell (+%d warmup), alpha %g, minimum change %g%%, %d repetitions, B = `%s %g`.\n\n",
 		c.runs, s.Warmup, s.Alpha, 100*s.MinChange, c.reps, c.scaleFlag, c.scale)
 	var rows [][]string
-	for _, e := range []*experiment{within, across} {
+	experiments := []*experiment{within, across}
+	if c.slow != "" {
+		experiments = append(experiments, against)
+	}
+	for _, e := range experiments {
 		aa, aaRatios, aaMetric := judge(e.aa, opts)
 		ab, abRatios, _ := judge(e.ab, opts)
+		if e == against {
+			aa, aaRatios, aaMetric = judged(e.aaCells)
+			ab, abRatios, _ = judged(e.abCells)
+		}
 		alarms := aa[results.VerdictRegressed] + aa[results.VerdictImproved]
-		fmt.Fprintf(out, "%s (%s): A/A false alarms %d/%d; A/B detected %d/%d\n", e.label, aaMetric, alarms, len(e.aa), ab[results.VerdictRegressed], len(e.ab))
+		nAA, nAB := total(aa), total(ab)
+		fmt.Fprintf(out, "%s (%s): A/A false alarms %d/%d; A/B detected %d/%d\n", e.label, aaMetric, alarms, nAA, ab[results.VerdictRegressed], nAB)
 		rows = append(rows,
-			[]string{"A/A, " + e.label, fmt.Sprintf("%d/%d", alarms, len(e.aa)), fmt.Sprint(aa[results.VerdictRegressed]), fmt.Sprint(aa[results.VerdictImproved]), spread(aaRatios), cores(e.otherCPU)},
-			[]string{"A/B, " + e.label, fmt.Sprintf("%d/%d", ab[results.VerdictRegressed], len(e.ab)), fmt.Sprint(ab[results.VerdictRegressed]), fmt.Sprint(ab[results.VerdictImproved]), spread(abRatios), cores(e.otherCPU)})
+			[]string{"A/A, " + e.label, fmt.Sprintf("%d/%d", alarms, nAA), fmt.Sprint(aa[results.VerdictRegressed]), fmt.Sprint(aa[results.VerdictImproved]), spread(aaRatios), cores(e.otherCPU)},
+			[]string{"A/B, " + e.label, fmt.Sprintf("%d/%d", ab[results.VerdictRegressed], nAB), fmt.Sprint(ab[results.VerdictRegressed]), fmt.Sprint(ab[results.VerdictImproved]), spread(abRatios), cores(e.otherCPU)})
 	}
 	fmt.Fprintln(out)
 	header := []string{"experiment", "false alarms / detected", "regressed", "improved", "change judged: median [min, max]", "other processes' cores: median [max]"}
@@ -243,6 +292,27 @@ func judge(pairs []pair, opts baseline.Options) (verdicts map[string]int, ratios
 		}
 	}
 	return verdicts, ratios, metric
+}
+
+// judged tallies the verdicts vbench gave cells itself (an A/B run's).
+func judged(cells []results.Cell) (verdicts map[string]int, ratios []float64, metric string) {
+	verdicts = map[string]int{}
+	for _, c := range cells {
+		verdicts[c.Verdict]++
+		if c.Compare != nil {
+			ratios = append(ratios, c.Compare.Ratio)
+		}
+		metric = string(c.Metric.OrDefault())
+	}
+	return verdicts, ratios, metric
+}
+
+func total(verdicts map[string]int) int {
+	n := 0
+	for _, k := range verdicts {
+		n += k
+	}
+	return n
 }
 
 // variant is the workload under another name with its work scaled.

@@ -14,8 +14,15 @@ import (
 // can hide; the figures themselves are measurements, not assertions, except
 // that a 20% change must be found and identical builds must not differ.
 func TestProcedure(t *testing.T) {
-	vb, fw := testbin.Vbench(t), testbin.Fakework(t)
+	vb, fw, fp := testbin.Vbench(t), testbin.Fakework(t), testbin.FakeProfiler(t)
 	dir := t.TempDir()
+	// The slow build: the fake profiler under slow/, which fakework's
+	// -lib-factor makes 20% slower.
+	slow := filepath.Join(dir, "slow", "libfakeprof.so")
+	os.MkdirAll(filepath.Dir(slow), 0o755)
+	if b, err := os.ReadFile(fp); err != nil || os.WriteFile(slow, b, 0o755) != nil {
+		t.Fatal(err)
+	}
 	suite := filepath.Join(dir, "s.yaml")
 	os.WriteFile(suite, []byte(`name: sq
 metric: kernel-cpu
@@ -25,10 +32,11 @@ modes: [none]
 baseline: none.json
 workloads:
   - name: fw
-    command: [`+fw+`, -elapsed, "1000000", -cpu-ns, "900000"]
+    command: [`+fw+`, -elapsed, "1000000", -cpu-ns, "900000", -lib-factor, "slow/=1.2"]
 `), 0o644)
 	var out strings.Builder
-	c := config{suitePath: suite, workload: "fw", mode: results.ModeNone, reps: 2, scaleFlag: "-scale", scale: 1.2, vbench: vb}
+	c := config{suitePath: suite, workload: "fw", mode: results.ModeNone, reps: 2, scaleFlag: "-scale", scale: 1.2, vbench: vb,
+		profiler: fp, slow: slow, abMode: results.ModeTracing}
 	if err := run(&out, c); err != nil {
 		t.Fatal(err)
 	}
@@ -36,6 +44,7 @@ workloads:
 	for _, want := range []string{
 		"within one run, -scale 1.2 interleaved (kernel-cpu): A/A false alarms 0/2; A/B detected 2/2\n",
 		"across invocations, -scale 1.2 against a stored baseline (kernel-cpu): A/A false alarms 0/2; A/B detected 2/2\n",
+		"within one run, --against under tracing, B = libfakeprof.so (kernel-cpu): A/A false alarms 0/2; A/B detected 2/2\n",
 		"Harness bookkeeping per run beyond the child process: median ",
 		"Load: `uptime` before: ",
 	} {
