@@ -127,8 +127,8 @@ func TestVerdict(t *testing.T) {
 		want string
 	}{
 		{Judgement{P: 0.001, Ratio: 1.04, DecideLo: 1.03, DecideHi: 1.06}, results.VerdictRegressed}, // could be 6%: counts
-		{Judgement{P: 0.001, Ratio: 1.04, DecideLo: 1.035, DecideHi: 1.049}, results.VerdictSame},   // shown under 5%
-		{Judgement{P: 0.02, Ratio: 1.20, DecideLo: 0.99, DecideHi: 1.40}, results.VerdictSame},      // not significant
+		{Judgement{P: 0.001, Ratio: 1.04, DecideLo: 1.035, DecideHi: 1.049}, results.VerdictSame},    // shown under 5%
+		{Judgement{P: 0.02, Ratio: 1.20, DecideLo: 0.99, DecideHi: 1.40}, results.VerdictSame},       // not significant
 		{Judgement{P: 0.001, Ratio: 0.96, DecideLo: 0.94, DecideHi: 0.97}, results.VerdictImproved},
 		{Judgement{P: 0.001, Ratio: 0.96, DecideLo: 0.955, DecideHi: 0.97}, results.VerdictSame},
 		// Too few runs for an interval: significance and direction decide.
