@@ -198,8 +198,8 @@ func TestSuites(t *testing.T) {
 						t.Errorf("suite.yaml does not run %s", p)
 					}
 				}
-				if strings.Join(s.Modes, ",") != "none,null,tracing,sampling" {
-					t.Errorf("suite.yaml modes %v, want every mode", s.Modes)
+				if strings.Join(s.Modes, ", ") != results.List(results.BuiltinModes) {
+					t.Errorf("suite.yaml modes %v, want every mode (%s)", s.Modes, results.List(results.BuiltinModes))
 				}
 			}
 			for _, w := range s.Workloads {

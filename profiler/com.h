@@ -39,7 +39,9 @@ typedef struct {
 #define VCALL(obj, n, type) ((type)(((IUnknown *)(obj))->vtbl[n]))
 
 // Event mask bits (COR_PRF_MONITOR).
+#define COR_PRF_MONITOR_MODULE_LOADS 0x00000004u
 #define COR_PRF_MONITOR_JIT_COMPILATION 0x00000020u
+#define COR_PRF_MONITOR_CACHE_SEARCHES 0x00020000u
 #define COR_PRF_MONITOR_EXCEPTIONS 0x00000040u
 #define COR_PRF_MONITOR_THREADS 0x00000200u
 #define COR_PRF_MONITOR_ENTERLEAVE 0x00001000u
@@ -59,9 +61,14 @@ enum {
 	INFO_SetEventMask = 16,
 	INFO_GetTokenAndMetaDataFromFunction = 19,
 	INFO_GetModuleInfo = 20,
+	INFO_GetModuleMetaData = 21,
 	INFO_GetILFunctionBody = 22,
+	INFO_GetILFunctionBodyAllocator = 23,
+	INFO_SetILFunctionBody = 24,
 	INFO_GetAssemblyInfo = 26,
 	INFO_DoStackSnapshot = 36,           // Info2
+	INFO_GetFunctionInfo2 = 38,
+	INFO_GetClassIDInfo2 = 41,
 	INFO_SetFunctionIDMapper2 = 59,      // Info3
 	INFO_SetEnterLeaveFunctionHooks3 = 61,
 	INFO_GetRuntimeInformation = 67,
@@ -77,17 +84,43 @@ enum { TENUM_Next = 7 };
 // IMetaDataImport / IMetaDataImport2 slots.
 enum {
 	MD_CloseEnum = 3,
+	MD_EnumTypeRefs = 8,
+	MD_EnumMethods = 18,
+	MD_FindTypeDefByName = 9,
 	MD_GetTypeDefProps = 12,
+	MD_GetTypeRefProps = 14,
+	MD_FindMethod = 27,
 	MD_GetMethodProps = 30,
+	MD_GetMemberRefProps = 31,
+	MD_GetSigFromToken = 41,
+	MD_GetTypeSpecFromToken = 44,
 	MD_GetNestedClassProps = 62,
 	MD_EnumGenericParams = 65,     // IMetaDataImport2
 	MD_GetGenericParamProps = 66,
+	MD_GetMethodSpecProps = 67,
 };
+
+// IMetaDataEmit slots.
+enum {
+	MDE_DefineTypeRefByName = 12,
+	MDE_GetTokenFromSig = 23,
+};
+
+// IMethodMalloc slots.
+enum { MALLOC_Alloc = 3 };
+
+// CorOpenFlags for GetModuleMetaData.
+#define ofRead 0x0u
+#define ofWrite 0x1u
 
 // ICorProfilerCallback..Callback3 vtable slots (80 + IUnknown's 3).
 enum {
 	CB_Initialize = 3,
 	CB_Shutdown = 4,
+	CB_ModuleUnloadStarted = 15,
+	CB_JITCompilationStarted = 23,
+	CB_JITCompilationFinished = 24,
+	CB_JITCachedFunctionSearchStarted = 25,
 	CB_JITInlining = 28,
 	CB_ThreadDestroyed = 30,
 	CB_ThreadAssignedToOSThread = 31,
@@ -98,7 +131,7 @@ enum {
 
 extern const GUID IID_IUnknown_, IID_IClassFactory_, IID_ICorProfilerCallback_,
 	IID_ICorProfilerCallback2_, IID_ICorProfilerCallback3_, IID_ICorProfilerInfo10_,
-	IID_IMetaDataImport2_;
+	IID_IMetaDataImport2_, IID_IMetaDataEmit_;
 
 int guid_eq(const GUID *a, const GUID *b);
 

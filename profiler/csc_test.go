@@ -3,8 +3,9 @@ package main
 // The profiler at scale: the SDK's own C# compiler (csc.dll, a large real
 // application: several threads, generics everywhere, exceptions, tens of
 // thousands of methods) compiles a small library unprofiled, then under
-// `vbench profile` (the whole CLI path) with tracing of every assembly and
-// with sampling of every assembly. The profiled compilations must behave
+// `vbench profile` (the whole CLI path) with tracing, with instrumentation
+// (every method of every assembly rewritten, the core library's included)
+// and with sampling of every assembly. The profiled compilations must behave
 // exactly as the unprofiled one and their profiles must be readable.
 
 import (
@@ -189,6 +190,8 @@ func TestCompilerUnderProfiler(t *testing.T) {
 	}{
 		// No filter: every assembly, the framework's too (R2R code is then JIT-compiled with hooks).
 		{"tracing", []string{"--mode", "tracing", "--include", "*"}, 5000, 2000, 3, 2 << 30},
+		// Every method of every assembly rewritten (each one's precompiled code refused).
+		{"instrumentation", []string{"--mode", "instrumentation", "--include", "*"}, 5000, 2000, 3, 2 << 30},
 		{"sampling", []string{"--mode", "sampling", "--include", "*", "--interval", "1ms"}, 300, 100, 2, 1 << 30},
 	} {
 		t.Run(string(c.mode), func(t *testing.T) {
@@ -248,8 +251,11 @@ func TestCompilerUnderProfiler(t *testing.T) {
 				t.Errorf("profile too small for a compiler run: %d functions (want >= %d), %d Roslyn C# functions (want >= %d), %d threads (want >= %d)",
 					len(p.Functions), c.functions, roslyn, c.roslyn, threads, c.threads)
 			}
-			if f := p.Function("Microsoft.CodeAnalysis.CSharp.CSharpCompilation.Create"); c.mode == "tracing" && (f == nil || f.Calls < 1) {
+			if f := p.Function("Microsoft.CodeAnalysis.CSharp.CSharpCompilation.Create"); c.mode.CountsCalls() && (f == nil || f.Calls < 1) {
 				t.Errorf("CSharpCompilation.Create is missing from the trace: %+v", f)
+			}
+			if len(p.Skipped) > 0 {
+				t.Errorf("%d methods left uninstrumented, first %+v", len(p.Skipped), p.Skipped[0])
 			}
 			// The function table is what the trees say: recompute it.
 			want := map[string]int64{}

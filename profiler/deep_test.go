@@ -94,9 +94,17 @@ func rendered(t *testing.T, dir string) {
 
 // Tracing a recursion 100,000 deep: exact counts, the whole chain in the
 // tree, and a profile every reader takes.
-func TestDeepRecursionTracing(t *testing.T) {
+func TestDeepRecursionTracing(t *testing.T) { deepRecursionCounted(t, results.EngineTracing) }
+
+// The same under instrumentation, whose rewritten frames are larger (three
+// more locals, a try/fault): 100,000 of them still fit the thread's stack.
+func TestDeepRecursionInstrumentation(t *testing.T) {
+	deepRecursionCounted(t, results.EngineInstrumentation)
+}
+
+func deepRecursionCounted(t *testing.T, engine results.Engine) {
 	start := time.Now()
-	r, p := profiled(t, results.EngineTracing, nil, 0, "deep", fmt.Sprint(deepN))
+	r, p := profiled(t, engine, nil, 0, "deep", fmt.Sprint(deepN))
 	t.Logf("profiled run and decode: %v", time.Since(start).Round(time.Millisecond))
 	exp := map[string]int64{recurseFn: deepN, bottomFn: 1}
 	printed := testapp.Expectations(r.Stdout)

@@ -20,6 +20,13 @@
 //     (interrupted.c), so methods without a safe point get their samples.
 //   - null: the same mapper, inlining veto and hook registration as tracing,
 //     with hooks that just return: the floor any enter/leave tracer pays.
+//   - instrumentation: no hooks; the IL of each selected method is rewritten
+//     at JITCompilationStarted (instr.c, il.c) so that the method counts and
+//     times itself into the same per-thread trees: one native call per entry
+//     returns the thread's tree, the rest of the enter and the whole exit are
+//     IL; the body runs in a try/fault whose handler closes the frame when
+//     an exception leaves it. Selected methods' precompiled (ReadyToRun)
+//     code is refused one method at a time; everything else keeps it.
 //
 // # Threading and signals
 //
@@ -45,11 +52,15 @@
 //     through a C trampoline that blocks SIGRTMIN with pthread_sigmask around
 //     the call, so CoreCLR's suspension signal never lands on a goroutine
 //     stack. Go's own threads are not managed threads and are never signalled
-//     by CoreCLR. Name resolution, filtering (FunctionIDMapper2, JITInlining)
-//     and exception callbacks are C and never enter Go.
+//     by CoreCLR. Name resolution, filtering (FunctionIDMapper2, JITInlining),
+//     the exception callbacks and the IL rewriting (the JIT callbacks) are C
+//     and never enter Go.
 //  3. The hot path (enter/leave/tailcall) is assembly plus C compiled for
 //     general-purpose registers only: it never allocates, locks, makes a
-//     system call or enters Go. The client ID FunctionIDMapper2 returns is the
+//     system call or enters Go. The instrumentation engine's native
+//     functions (hot.c, vb_i*) follow the same rules; rewritten code calls
+//     them with an unmanaged calli that suppresses the GC transition, so they
+//     are plain SysV calls. The client ID FunctionIDMapper2 returns is the
 //     function's own record, so the hook needs no lookup. The per-thread tree
 //     hangs off an initial-exec __thread pointer; nodes come from an 8 GiB
 //     MAP_NORESERVE arena, carved into 64 KiB per-thread chunks with one

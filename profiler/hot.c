@@ -19,11 +19,11 @@ _Static_assert(offsetof(vb_node, incl_ticks) == 48, "N_INCL");
 _Static_assert(offsetof(vb_node, timed) == 56, "N_TIMED");
 _Static_assert(offsetof(vb_node, start) == 64, "N_START");
 _Static_assert(offsetof(vb_node, countdown) == 88, "N_COUNT");
-_Static_assert(offsetof(vb_thread, active) == 104, "T_ACTIVE");
-_Static_assert(offsetof(vb_thread, rng) == 128, "T_RNG");
+_Static_assert(offsetof(vb_thread, active) == 112, "T_ACTIVE");
+_Static_assert(offsetof(vb_thread, rng) == 136, "T_RNG");
 
-__attribute__((visibility("hidden"))) vb_node vb_no_child = {.fn = (vb_fn *)1, .hint = &vb_no_child};
-__attribute__((visibility("hidden"))) vb_thread vb_nothread = {.active = &vb_nothread.root, .root = {.hint = &vb_no_child}};
+__attribute__((visibility("hidden"))) vb_node vb_no_child = {.fn = (vb_fn *)1, .hint = &vb_no_child, .hint2 = &vb_no_child};
+__attribute__((visibility("hidden"))) vb_thread vb_nothread = {.active = &vb_nothread.root, .root = {.hint = &vb_no_child, .hint2 = &vb_no_child}};
 
 // Per-thread tree, initially the sentinel. initial-exec: a plain
 // %fs-relative load, no __tls_get_addr and no allocation on first touch.
@@ -52,8 +52,15 @@ static __attribute__((noinline)) int refill(vb_thread *t) {
 vb_node *vb_node_child(vb_thread *t, vb_node *p, vb_fn *fn) {
 	vb_node *c = p->hint;
 	if (__builtin_expect(c->fn == fn, 1)) return c;
+	c = p->hint2;
+	if (c->fn == fn) {
+		p->hint2 = p->hint;
+		p->hint = c;
+		return c;
+	}
 	for (c = p->first; c; c = c->next) {
 		if (c->fn == fn) {
+			p->hint2 = p->hint;
 			p->hint = c;
 			return c;
 		}
@@ -63,10 +70,11 @@ vb_node *vb_node_child(vb_thread *t, vb_node *p, vb_fn *fn) {
 	t->chunk_cur += sizeof(vb_node);
 	c->fn = fn;
 	c->parent = p;
-	c->hint = &vb_no_child;
+	c->hint = c->hint2 = &vb_no_child;
 	c->countdown = 1;
 	c->next = p->first;
 	__atomic_store_n(&p->first, c, __ATOMIC_RELEASE);
+	p->hint2 = p->hint;
 	p->hint = c;
 	return c;
 }
@@ -74,12 +82,12 @@ vb_node *vb_node_child(vb_thread *t, vb_node *p, vb_fn *fn) {
 // vb_time_this decides whether this call of node c is timed: every call
 // while the node has had at most vb_exact_calls, then about one call in
 // (vb_time_mask+1)/2, with random gaps (xorshift64) so the timed calls are
-// an unbiased sample. hooks.S implements the same schedule.
-static inline int vb_time_this(vb_thread *t, vb_node *c) {
-	if (--c->countdown != 0) return 0;
+// an unbiased sample. hooks.S and the instrumentation engine's inline IL
+// implement the same schedule (decrement, then vb_next_timed at zero).
+static inline void vb_next_timed(vb_thread *t, vb_node *c) {
 	if ((int64_t)c->calls <= vb_exact_calls) {
 		c->countdown = 1;
-		return 1;
+		return;
 	}
 	uint64_t x = t->rng;
 	x ^= x << 13;
@@ -87,6 +95,11 @@ static inline int vb_time_this(vb_thread *t, vb_node *c) {
 	x ^= x << 17;
 	t->rng = x;
 	c->countdown = (int64_t)(x & vb_time_mask) + 1;
+}
+
+static inline int vb_time_this(vb_thread *t, vb_node *c) {
+	if (--c->countdown != 0) return 0;
+	vb_next_timed(t, c);
 	return 1;
 }
 
@@ -96,7 +109,7 @@ static inline int vb_time_this(vb_thread *t, vb_node *c) {
 static void enter_lost(vb_thread *t) {
 	t->lost_saved = t->active;
 	t->lost_node.fn = (vb_fn *)1;
-	t->lost_node.hint = &vb_no_child;
+	t->lost_node.hint = t->lost_node.hint2 = &vb_no_child;
 	t->lost_node.parent = t->active;
 	t->active = &t->lost_node;
 	t->lost = 1;
@@ -169,6 +182,70 @@ void vb_leave_fast(vb_fn *fn) {
 		return;
 	}
 	if (vb_pop_to(t, fn)) __atomic_fetch_add(&vb_mismatch_pops, 1, __ATOMIC_RELAXED);
+}
+
+// ---- The instrumentation engine's counting functions. Rewritten IL calls
+// them with an unmanaged calli that suppresses the GC transition, so they run
+// as plain C calls from managed code (SysV ABI: the JIT saved what it needs):
+// the same tree, schedule and rules as the hooks above (no allocation, lock,
+// system call or Go; a thread's first call creates its tree once).
+
+void vb_enter_slow(vb_fn *fn);
+vb_thread *vb_thread_attach(void);
+
+// This thread's tree (created on first use), for the rewritten code's
+// thread-static; &vb_nothread if the arena has no room for it.
+vb_thread *vb_ithread(void) {
+	vb_thread *t = vb_tls_thread;
+	return t != &vb_nothread ? t : vb_thread_attach();
+}
+
+// The inline entry counted a call whose countdown reached zero: time it.
+void vb_itime(vb_node *c) {
+	vb_next_timed(vb_tls_thread, c);
+	c->start = vb_rdtsc();
+}
+
+// Any entry the inline IL does not finish (a child not seen last time, a
+// thread without a tree, a full arena): returns the frame's node, which the
+// method keeps in a local (NULL when the frame is not recorded).
+vb_node *vb_ienter(vb_fn *fn) {
+	vb_thread *t = vb_tls_thread;
+	vb_node *c = t->active->hint;
+	if (__builtin_expect(c->fn == fn, 1)) {
+		c->calls++;
+		t->active = c;
+		if (vb_time_this(t, c)) c->start = vb_rdtsc();
+		return c;
+	}
+	if (vb_enter_fast(fn)) vb_enter_slow(fn);
+	t = vb_tls_thread;
+	if (t == &vb_nothread || t->lost) return 0;
+	c = t->active;
+	if (t->last && fn->id < VB_LAST_CAP) t->last[fn->id] = c;
+	return c;
+}
+
+// Any normal exit (a ret, a tail call, a jmp) the inline IL does not finish:
+// a timed frame, or a frame that is not the active one.
+void vb_ileave(vb_node *c, vb_fn *fn) {
+	vb_thread *t = vb_tls_thread;
+	if (__builtin_expect(t->active == c, 1)) {
+		close_frame(t, c, c->start ? vb_rdtsc() : 0);
+		return;
+	}
+	vb_leave_fast(fn);
+}
+
+// The fault handler around the body: an exception is leaving the method.
+uint64_t vb_iunwinds;
+void vb_iunwind(vb_fn *fn) {
+	vb_thread *t = vb_tls_thread;
+	__atomic_fetch_add(&vb_iunwinds, 1, __ATOMIC_RELAXED);
+	if (t->active->fn == fn)
+		close_frame(t, t->active, t->active->start ? vb_rdtsc() : 0);
+	else
+		vb_leave_fast(fn);
 }
 
 #pragma GCC pop_options

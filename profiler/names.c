@@ -85,6 +85,7 @@ static map modules;   // ModuleID -> struct module
 
 typedef struct module {
 	char *file, *assembly;
+	int8_t framework; // assembly matches a default exclusion (-1: not known yet)
 } module;
 
 // ---- strings
@@ -211,6 +212,7 @@ static module *module_for(ModuleID mid) {
 	}
 	if (!m->file) m->file = strdup("?");
 	if (!m->assembly) m->assembly = strdup("?");
+	m->framework = -1;
 	map_put(&modules, mid, m);
 	return m;
 }
@@ -226,6 +228,8 @@ static uint32_t il_size(ModuleID mid, mdToken tok) {
 	return 0;
 }
 
+static vb_fn *resolve_method(ModuleID mid, mdToken tok, IUnknown *md);
+
 static vb_fn *resolve(FunctionID fid) {
 	ClassID cls = 0;
 	ModuleID mid = 0;
@@ -240,15 +244,24 @@ static vb_fn *resolve(FunctionID fid) {
 		f->type_name = strdup("");
 		return fn_append(f);
 	}
+	IUnknown *md = 0;
+	mdToken t2 = 0;
+	if (FAILED(VCALL(vb_info, INFO_GetTokenAndMetaDataFromFunction, GetTokenAndMetaData_t)(vb_info, fid, &IID_IMetaDataImport2_, &md, &t2))) md = 0;
+	vb_fn *f = resolve_method(mid, tok, md);
+	if (md) VCALL(md, 2, Release_t)(md);
+	return f;
+}
+
+// resolve_method finds or makes the record of method tok of module mid,
+// naming it through md (the module's metadata; NULL: name unknown).
+static vb_fn *resolve_method(ModuleID mid, mdToken tok, IUnknown *md) {
 	uintptr_t key = mid * 31 + tok; // collisions are checked exactly below
 	vb_fn *found = map_get(&by_method, key);
 	if (found && found->module_id == mid && found->token == tok) return found;
 
 	module *m = module_for(mid);
-	IUnknown *md = 0;
-	mdToken t2 = 0;
 	buf name = {0}, tname = {0};
-	if (!FAILED(VCALL(vb_info, INFO_GetTokenAndMetaDataFromFunction, GetTokenAndMetaData_t)(vb_info, fid, &IID_IMetaDataImport2_, &md, &t2)) && md) {
+	if (md) {
 		mdToken td = 0;
 		WCHAR w[NAMELEN];
 		ULONG l = 0;
@@ -264,7 +277,6 @@ static vb_fn *resolve(FunctionID fid) {
 			free(s);
 			generic_params(md, tok, -1, &name);
 		}
-		VCALL(md, 2, Release_t)(md);
 	}
 	vb_fn *f = calloc(1, sizeof(vb_fn));
 	f->module_id = mid;
@@ -280,6 +292,15 @@ static vb_fn *resolve(FunctionID fid) {
 	return f;
 }
 
+// vb_fn_for_method is vb_fn_for_function for a method known by its module
+// and MethodDef token (the instrumentation engine's callee scan).
+vb_fn *vb_fn_for_method(ModuleID mid, mdToken tok, IUnknown *md) {
+	pthread_mutex_lock(&mu);
+	vb_fn *f = resolve_method(mid, tok, md);
+	pthread_mutex_unlock(&mu);
+	return f;
+}
+
 vb_fn *vb_fn_for_function(FunctionID fid) {
 	pthread_mutex_lock(&mu);
 	vb_fn *f = map_get(&by_fid, fid);
@@ -289,6 +310,43 @@ vb_fn *vb_fn_for_function(FunctionID fid) {
 	}
 	pthread_mutex_unlock(&mu);
 	return f;
+}
+
+static int framework_assembly(const char *assembly);
+static int no_includes(void);
+
+// vb_fn_user_quick answers the filter for fid. Without include patterns a
+// function of a framework assembly is never selected, whatever its type:
+// that is decided from its module alone, without resolving its name (the
+// precompiled-code and inlining callbacks ask for every framework method).
+int vb_fn_user_quick(FunctionID fid) {
+	if (no_includes()) {
+		ClassID cls = 0;
+		ModuleID mid = 0;
+		mdToken tok = 0;
+		if (!FAILED(VCALL(vb_info, INFO_GetFunctionInfo, GetFunctionInfo_t)(vb_info, fid, &cls, &mid, &tok)) && mid) {
+			pthread_mutex_lock(&mu);
+			module *m = module_for(mid);
+			if (m->framework < 0) m->framework = (int8_t)framework_assembly(m->assembly);
+			int fw = m->framework;
+			pthread_mutex_unlock(&mu);
+			if (fw) return 0;
+		}
+	}
+	vb_fn *f = vb_fn_for_function(fid);
+	return f && f->user;
+}
+
+// vb_module_selectable: whether any method of module mid can pass the
+// filter (false only for framework assemblies without include patterns).
+int vb_module_selectable(ModuleID mid) {
+	if (!no_includes()) return 1;
+	pthread_mutex_lock(&mu);
+	module *m = module_for(mid);
+	if (m->framework < 0) m->framework = (int8_t)framework_assembly(m->assembly);
+	int fw = m->framework;
+	pthread_mutex_unlock(&mu);
+	return !fw;
 }
 
 vb_fn *vb_fn_lookup(FunctionID fid) {
@@ -350,6 +408,14 @@ static int match(const char *pat, const char *assembly, const char *type) {
 static int any(patterns *ps, const char *assembly, const char *type) {
 	for (int i = 0; i < ps->n; i++)
 		if (match(ps->p[i], assembly, type)) return 1;
+	return 0;
+}
+
+static int no_includes(void) { return include.n == 0; }
+
+static int framework_assembly(const char *assembly) {
+	for (const char **d = default_excluded; *d; d++)
+		if (glob(*d, assembly)) return 1;
 	return 0;
 }
 

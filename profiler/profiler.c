@@ -116,6 +116,12 @@ static void vb_write(int complete) {
 	vb_log("hooks handed to C: %lu enters, %lu leaves; frames popped by unwind callbacks %lu, by a mismatched leave %lu; arena used %lu bytes",
 		(unsigned long)vb_slow_enters, (unsigned long)vb_slow_leaves, (unsigned long)unwind_pops,
 		(unsigned long)vb_mismatch_pops, (unsigned long)vb_arena_used());
+	vb_log("JIT compilations: %lu", (unsigned long)vb_jit_compilations);
+	if (vb_mode == VB_MODE_INSTRUMENTATION)
+		vb_log("instrumentation: %lu methods rewritten in %lu ms (locals signatures: %lu reused, %lu new), %lu left alone; precompiled bodies refused %lu, inlines refused %lu; frames closed by fault handlers %lu",
+			(unsigned long)vb_instr_rewritten, (unsigned long)(vb_instr_rewrite_ns / 1000000), (unsigned long)vb_instr_sig_hits,
+			(unsigned long)vb_instr_sig_misses, (unsigned long)vb_instr_skipped, (unsigned long)vb_instr_refused_r2r,
+			(unsigned long)vb_instr_refused_inlines, (unsigned long)vb_iunwinds);
 	if (vb_mode == VB_MODE_SAMPLING) vb_sampler_stop();
 	sigset_t old;
 	mask_rtmin(&old);
@@ -225,6 +231,13 @@ static HRESULT cb_initialize(void *self, IUnknown *unk) {
 	case VB_MODE_NULL:
 		mask = COR_PRF_MONITOR_ENTERLEAVE | COR_PRF_MONITOR_JIT_COMPILATION;
 		break;
+	// Instrumentation: no enter/leave hooks, so the runtime keeps using
+	// precompiled code; the JIT callbacks rewrite selected methods, the cache
+	// searches refuse their precompiled bodies, module unloads forget the
+	// module's signature token.
+	case VB_MODE_INSTRUMENTATION:
+		mask = COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_CACHE_SEARCHES | COR_PRF_MONITOR_MODULE_LOADS;
+		break;
 	case VB_MODE_SAMPLING:
 		// Stack snapshots show no inlined frames. By default the sampler
 		// leaves the JIT alone (lowest overhead); VBENCH_SAMPLING_NOINLINE=1
@@ -237,7 +250,7 @@ static HRESULT cb_initialize(void *self, IUnknown *unk) {
 	// Hooking everything (--include '*') also means framework code: make the
 	// runtime JIT it (with hooks) instead of using its precompiled images.
 	const char *inc = getenv("VBENCH_INCLUDE");
-	if (vb_mode != VB_MODE_SAMPLING && inc && strcmp(inc, "*") == 0) mask |= COR_PRF_DISABLE_ALL_NGEN_IMAGES;
+	if ((vb_mode == VB_MODE_TRACING || vb_mode == VB_MODE_NULL) && inc && strcmp(inc, "*") == 0) mask |= COR_PRF_DISABLE_ALL_NGEN_IMAGES;
 	hr = VCALL(vb_info, INFO_SetEventMask2, SetEventMask2_t)(vb_info, mask, high);
 	if (FAILED(hr)) {
 		vb_err("SetEventMask2(0x%x) failed (hr=0x%08x); running unprofiled", mask, (unsigned)hr);
@@ -284,6 +297,10 @@ static HRESULT cb_shutdown(void *self) {
 #define VB_TINY_IL 16
 static HRESULT cb_jit_inlining(void *self, FunctionID caller, FunctionID callee, BOOL *should) {
 	(void)self;
+	if (vb_mode == VB_MODE_INSTRUMENTATION) {
+		if (!vb_instr_may_inline(callee)) *should = 0;
+		return S_OK;
+	}
 	vb_fn *f = vb_fn_for_function(callee);
 	if (!f || !f->user) return S_OK;
 	if (vb_mode != VB_MODE_SAMPLING) {
@@ -291,6 +308,37 @@ static HRESULT cb_jit_inlining(void *self, FunctionID caller, FunctionID callee,
 		return S_OK;
 	}
 	if (f->il_size > VB_TINY_IL && vb_fn_for_function(caller) != f) *should = 0;
+	return S_OK;
+}
+
+// JIT compilations: counted in every mode (VBENCH_DEBUG shows how many
+// methods a run JIT-compiled); instrumentation rewrites selected methods here,
+// before the runtime reads their IL.
+static HRESULT cb_jit_started(void *self, FunctionID fid, BOOL safe) {
+	(void)self;
+	(void)safe;
+	if (vb_mode == VB_MODE_INSTRUMENTATION)
+		vb_instr_jit_started(fid);
+	else
+		__atomic_fetch_add(&vb_jit_compilations, 1, __ATOMIC_RELAXED);
+	return S_OK;
+}
+
+static HRESULT cb_jit_finished(void *self, FunctionID fid, HRESULT status, BOOL safe) {
+	(void)self, (void)fid, (void)status, (void)safe;
+	if (vb_mode == VB_MODE_INSTRUMENTATION) vb_instr_jit_finished();
+	return S_OK;
+}
+
+static HRESULT cb_cache_search(void *self, FunctionID fid, BOOL *use) {
+	(void)self;
+	if (vb_mode == VB_MODE_INSTRUMENTATION && !vb_instr_use_precompiled(fid)) *use = 0;
+	return S_OK;
+}
+
+static HRESULT cb_module_unload_started(void *self, ModuleID mid) {
+	(void)self;
+	if (vb_mode == VB_MODE_INSTRUMENTATION) vb_instr_module_unloaded(mid);
 	return S_OK;
 }
 
@@ -345,6 +393,10 @@ __attribute__((constructor)) static void init_vtables(void) {
 	callback_vtbl[CB_Initialize] = (void *)cb_initialize;
 	callback_vtbl[CB_Shutdown] = (void *)cb_shutdown;
 	callback_vtbl[CB_JITInlining] = (void *)cb_jit_inlining;
+	callback_vtbl[CB_JITCompilationStarted] = (void *)cb_jit_started;
+	callback_vtbl[CB_JITCompilationFinished] = (void *)cb_jit_finished;
+	callback_vtbl[CB_JITCachedFunctionSearchStarted] = (void *)cb_cache_search;
+	callback_vtbl[CB_ModuleUnloadStarted] = (void *)cb_module_unload_started;
 	callback_vtbl[CB_ExceptionUnwindFunctionEnter] = (void *)cb_unwind_enter;
 	callback_vtbl[CB_ExceptionUnwindFunctionLeave] = (void *)cb_unwind_leave;
 }

@@ -74,10 +74,21 @@ func callers(f *profile.Function) map[string]int64 {
 	return m
 }
 
-func TestTracingExactCallCounts(t *testing.T) {
+func TestTracingExactCallCounts(t *testing.T) { exactCallCounts(t, results.EngineTracing) }
+
+// The instrumentation engine counts through rewritten IL instead of hooks:
+// the same program, the same exact counts, callers and tree shape.
+func TestInstrumentationExactCallCounts(t *testing.T) {
+	p := exactCallCounts(t, results.EngineInstrumentation)
+	if len(p.Skipped) != 0 {
+		t.Errorf("methods left uninstrumented: %+v", p.Skipped)
+	}
+}
+
+func exactCallCounts(t *testing.T, engine results.Engine) *profile.Profile {
 	l := lib(t)
 	plain := testapp.Run(t, nil, "all")
-	r := testapp.Profiled(t, l, results.EngineTracing, nil, "all")
+	r := testapp.Profiled(t, l, engine, nil, "all")
 	if r.Code != 0 || plain.Code != 0 {
 		t.Fatalf("exit codes: profiled %d, plain %d\nstderr:\n%s", r.Code, plain.Code, r.Stderr)
 	}
@@ -85,7 +96,7 @@ func TestTracingExactCallCounts(t *testing.T) {
 		t.Fatalf("stdout changed under the profiler:\n--- plain\n%s\n--- profiled\n%s", plain.Stdout, r.Stdout)
 	}
 	p := readProfile(t, r)
-	if p.Mode != "tracing" || !p.Complete || p.RuntimeVersion == "" || p.PID == 0 {
+	if p.Mode != engine || !p.Complete || p.RuntimeVersion == "" || p.PID == 0 {
 		t.Errorf("header: mode %q complete %v runtime %q pid %d", p.Mode, p.Complete, p.RuntimeVersion, p.PID)
 	}
 	exp := testapp.Expectations(r.Stdout)
@@ -175,6 +186,7 @@ func TestTracingExactCallCounts(t *testing.T) {
 	for _, th := range p.Threads {
 		checkTimes(t, p, th.Roots)
 	}
+	return p
 }
 
 // checkTimes verifies every node: 0 <= exclusive <= inclusive, and the
@@ -284,21 +296,23 @@ func TestTracingPprof(t *testing.T) {
 }
 
 func TestExitPaths(t *testing.T) {
-	// Environment.Exit: the runtime still shuts down and calls Shutdown.
-	_, p := profiled(t, results.EngineTracing, nil, 3, "exit", "50")
-	if f := p.Function("VbTest.Loop.Step"); f == nil || f.Calls != 50 {
-		t.Errorf("Environment.Exit path: Loop.Step %+v, want 50 calls", f)
-	}
-	// libc exit() from managed code: no Shutdown; the atexit fallback writes.
-	_, p = profiled(t, results.EngineTracing, nil, 4, "nativeexit", "60")
-	if p.Complete {
-		t.Errorf("profile from the exit fallback says complete=true")
-	}
-	if f := p.Function("VbTest.Loop.Step"); f == nil || f.Calls != 60 {
-		t.Errorf("exit() path: Loop.Step %+v, want 60 calls", f)
-	}
-	if f := p.Function("VbTest.Exiter.RunNative"); f == nil || f.Calls != 1 || f.InclusiveNs <= 0 {
-		t.Errorf("exit() path: the open frame RunNative %+v should be closed at write time", f)
+	for _, engine := range []results.Engine{results.EngineTracing, results.EngineInstrumentation} {
+		// Environment.Exit: the runtime still shuts down and calls Shutdown.
+		_, p := profiled(t, engine, nil, 3, "exit", "50")
+		if f := p.Function("VbTest.Loop.Step"); f == nil || f.Calls != 50 {
+			t.Errorf("%s, Environment.Exit path: Loop.Step %+v, want 50 calls", engine, f)
+		}
+		// libc exit() from managed code: no Shutdown; the atexit fallback writes.
+		_, p = profiled(t, engine, nil, 4, "nativeexit", "60")
+		if p.Complete {
+			t.Errorf("%s: profile from the exit fallback says complete=true", engine)
+		}
+		if f := p.Function("VbTest.Loop.Step"); f == nil || f.Calls != 60 {
+			t.Errorf("%s, exit() path: Loop.Step %+v, want 60 calls", engine, f)
+		}
+		if f := p.Function("VbTest.Exiter.RunNative"); f == nil || f.Calls != 1 || f.InclusiveNs <= 0 {
+			t.Errorf("%s, exit() path: the open frame RunNative %+v should be closed at write time", engine, f)
+		}
 	}
 }
 
@@ -306,7 +320,7 @@ func TestBadConfigRunsUnprofiled(t *testing.T) {
 	l := lib(t)
 	plain := testapp.Run(t, nil, "exitcode", "7")
 	for _, tc := range []struct{ env, stderr string }{
-		{attach.EnvMode + "=bogus", `VBENCH_MODE="bogus" is not tracing, sampling or null`},
+		{attach.EnvMode + "=bogus", `VBENCH_MODE="bogus" is not tracing, instrumentation, sampling or null`},
 		{attach.EnvInterval + "=soon", `VBENCH_INTERVAL="soon" is not a duration`},
 		{attach.EnvInterval + "=100us", `VBENCH_INTERVAL=100µs is outside`},
 		{attach.EnvTimeSample + "=3", `VBENCH_TIME_SAMPLE="3" is not 1 or a power of two`},
@@ -377,7 +391,7 @@ func TestSigrtminOnstackCleared(t *testing.T) {
 	if r := testapp.Run(t, nil, "sigflags"); !strings.Contains(r.Stdout, "onstack=False") {
 		t.Fatalf("without the profiler CoreCLR's SIGRTMIN handler already has SA_ONSTACK: %s", r.Stdout)
 	}
-	for _, mode := range []results.Engine{results.EngineNull, results.EngineTracing, results.EngineSampling} {
+	for _, mode := range []results.Engine{results.EngineNull, results.EngineTracing, results.EngineInstrumentation, results.EngineSampling} {
 		r := testapp.Profiled(t, l, mode, []string{"VBENCH_DEBUG=1"}, "sigflags")
 		if !strings.Contains(r.Stdout, "onstack=False") {
 			t.Errorf("%s: SIGRTMIN handler as the profilee sees it: %s", mode, r.Stdout)
@@ -413,7 +427,7 @@ func TestHardwareFaultsBecomeExceptions(t *testing.T) {
 	if plain.Code != 0 || !strings.Contains(plain.Stdout, "nulls=50 divs=50") {
 		t.Fatalf("unprofiled: exit %d, %q", plain.Code, plain.Stdout)
 	}
-	for _, mode := range []results.Engine{results.EngineNull, results.EngineTracing, results.EngineSampling} {
+	for _, mode := range []results.Engine{results.EngineNull, results.EngineTracing, results.EngineInstrumentation, results.EngineSampling} {
 		r := testapp.Profiled(t, l, mode, nil, "faults", "50")
 		if r.Code != 0 || r.Stdout != plain.Stdout {
 			t.Errorf("%s: exit %d, stdout %q; want 0 and %q\n%s", mode, r.Code, r.Stdout, plain.Stdout, r.Stderr)

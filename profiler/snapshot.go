@@ -55,7 +55,7 @@ func snapshot(cfg *config, complete bool) *profile.Profile {
 		p.IntervalNs = cfg.interval.Nanoseconds()
 		p.Samples = int64(C.vb_samples_taken)
 	}
-	if cfg.mode == cModeTracing {
+	if cfg.engine.CountsCalls() {
 		p.TimeSample = int64(cfg.timeSample)
 	}
 	if cfg.mode == cModeNull {
@@ -84,8 +84,31 @@ func snapshot(cfg *config, complete bool) *profile.Profile {
 	if C.vb_arena_exhausted() != 0 {
 		p.Warnings = append(p.Warnings, "the call-tree arena ran out: some frames were not recorded")
 	}
+	if cfg.mode == cModeInstrumentation {
+		p.Skipped = skipped()
+		switch n := len(p.Skipped); {
+		case n == 1:
+			p.Warnings = append(p.Warnings, "1 selected method was left uninstrumented, so its calls are not counted (see skipped)")
+		case n > 1:
+			p.Warnings = append(p.Warnings, fmt.Sprintf("%d selected methods were left uninstrumented, so their calls are not counted (see skipped)", n))
+		}
+	}
 	p.Derive()
 	return p
+}
+
+// skipped lists the selected methods the instrumentation engine left alone,
+// with the reason, in the order they were met.
+func skipped() []profile.Skipped {
+	var out []profile.Skipped
+	n := uint32(C.vb_fn_count())
+	for i := uint32(0); i < n; i++ {
+		f := C.vb_fn_at(C.uint32_t(i))
+		if f.instr == C.VB_INSTR_SKIPPED {
+			out = append(out, profile.Skipped{Name: C.GoString(f.name), Module: C.GoString(f.module), Reason: C.GoString(f.skip_reason)})
+		}
+	}
+	return out
 }
 
 type fnKey struct{ name, module string }

@@ -56,7 +56,7 @@ vb_thread *vb_thread_new(int32_t os_tid, ThreadID managed) {
 	vb_thread *t = arena_alloc(sizeof(vb_thread));
 	if (!t) return 0;
 	t->active = &t->root;
-	t->root.hint = &vb_no_child;
+	t->root.hint = t->root.hint2 = &vb_no_child;
 	t->rng = 0x9E3779B97F4A7C15ull ^ ((uint64_t)os_tid << 32) ^ (uint64_t)(uintptr_t)t;
 	t->os_tid = os_tid;
 	t->managed_id = managed;
@@ -69,14 +69,21 @@ vb_thread *vb_thread_new(int32_t os_tid, ThreadID managed) {
 
 vb_thread *vb_threads_head(void) { return __atomic_load_n(&threads_head, __ATOMIC_ACQUIRE); }
 
+// vb_thread_attach creates the calling thread's tree; &vb_nothread if the
+// arena is exhausted (the thread goes unrecorded). Once per thread.
+vb_thread *vb_thread_attach(void) {
+	vb_thread *t = vb_thread_new((int32_t)syscall(SYS_gettid), 0);
+	if (!t) return &vb_nothread;
+	if (vb_mode == VB_MODE_INSTRUMENTATION) t->last = arena_alloc(VB_LAST_CAP * sizeof(vb_node *)); // NULL if full: unused
+	vb_tls_thread = t;
+	pthread_setspecific(thread_key, t);
+	return t;
+}
+
 // First enter on a thread: create its tree, then record the enter. Called from
 // the asm stub with the vector registers saved, so libc is fine here.
 void vb_enter_slow(vb_fn *fn) {
-	vb_thread *t = vb_thread_new((int32_t)syscall(SYS_gettid), 0);
-	if (!t) return; // arena exhausted: this thread goes unrecorded
-	vb_tls_thread = t;
-	pthread_setspecific(thread_key, t);
-	vb_enter_fast(fn);
+	if (vb_thread_attach() != &vb_nothread) vb_enter_fast(fn);
 }
 
 // CPU time of a thread: final if it exited, else read now through its

@@ -7,7 +7,10 @@
 #include "com.h"
 
 // Modes (must match config.go).
-enum { VB_MODE_NULL = 1, VB_MODE_TRACING = 2, VB_MODE_SAMPLING = 3 };
+enum { VB_MODE_NULL = 1, VB_MODE_TRACING = 2, VB_MODE_SAMPLING = 3, VB_MODE_INSTRUMENTATION = 4 };
+
+// Instrumentation state of a function record (instr.c).
+enum { VB_INSTR_NONE = 0, VB_INSTR_DONE = 1, VB_INSTR_SKIPPED = 2 };
 
 // One profiled function: every FunctionID of one method (module + methodDef
 // token; all generic instantiations) maps to one record. Its address is the
@@ -22,6 +25,9 @@ typedef struct vb_fn {
 	char *module;     // module file name, e.g. App.dll
 	char *assembly;   // assembly simple name
 	char *type_name;  // namespace-qualified type name (filter input)
+	uint8_t instr;    // instrumentation: VB_INSTR_*
+	uint32_t instr_epoch;     // instrumentation: rewrite number (see instr.c)
+	const char *skip_reason;  // instrumentation: why the method was left alone
 } vb_fn;
 
 // One call path of one thread. A node is on the stack at most once at a time
@@ -40,6 +46,8 @@ typedef struct vb_node {
 	uint64_t incl_samples;     // sampling: stacks containing this path
 	uint64_t excl_samples;     // sampling: stacks ending here
 	int64_t countdown;         // calls until the next timed one (1: the next)
+	struct vb_node *hint2;     // the child found before hint (never NULL): a loop calling
+	                           // two functions in turn finds both without a list walk
 } vb_node;
 
 typedef struct vb_thread {
@@ -58,7 +66,13 @@ typedef struct vb_thread {
 	uint64_t samples;
 	vb_node lost_node;         // active while lost != 0: matches no function
 	vb_node *lost_saved;       // the active node when the arena ran out
+	vb_node **last;            // instrumentation: by function id (< VB_LAST_CAP), the node last
+	                           // entered on this thread; NULL in other engines
 } vb_thread;
+
+// Function ids the instrumentation engine's per-thread table covers: 512 KiB
+// of arena address space per thread, committed only where touched.
+#define VB_LAST_CAP 65536u
 
 // Global state (profiler.c).
 extern int vb_mode;
@@ -96,10 +110,22 @@ static inline uint64_t vb_rdtsc(void) {
 // Names and filter (names.c).
 vb_fn *vb_fn_for_function(FunctionID fid);   // resolve (once) and cache
 vb_fn *vb_fn_lookup(FunctionID fid);         // cached only, NULL if unknown
+vb_fn *vb_fn_for_method(ModuleID mid, mdToken methoddef, IUnknown *md); // md: the module's IMetaDataImport2
 uint32_t vb_fn_count(void);
 vb_fn *vb_fn_at(uint32_t i);
 void vb_filter_set(const char *include, const char *exclude);
 int vb_filter_user(const char *assembly, const char *type_name);
+int vb_fn_user_quick(FunctionID fid); // the filter's verdict, from the assembly alone when that decides
+int vb_module_selectable(ModuleID mid); // some method of the module may pass the filter
+
+// Instrumentation (instr.c; the counting functions are in hot.c).
+void vb_instr_jit_started(FunctionID fid);
+void vb_instr_jit_finished(void);
+int vb_instr_use_precompiled(FunctionID fid);
+int vb_instr_may_inline(FunctionID callee);
+void vb_instr_module_unloaded(ModuleID mid);
+extern uint64_t vb_instr_rewritten, vb_instr_skipped, vb_instr_refused_r2r, vb_instr_refused_inlines, vb_jit_compilations, vb_iunwinds;
+extern uint64_t vb_instr_rewrite_ns, vb_instr_sig_hits, vb_instr_sig_misses;
 
 // Sampling (sampler.c).
 #define VB_MAXFRAMES (1u << 22)  // frames of all stacks of one tick (32 MiB reserved)

@@ -78,7 +78,7 @@ func main() {
 		}
 	}
 	fmt.Printf("%d runs each, interleaved; medians of the workload's own time\n\n", *runs)
-	fmt.Printf("%-8s %-9s %10s %8s %9s %9s\n", "workload", "mode", "median ms", "× none", "× null", "RSS MiB")
+	fmt.Printf("%-8s %-16s %10s %8s %9s %9s\n", "workload", "mode", "median ms", "× none", "× null", "RSS MiB")
 	for _, w := range workloads {
 		base := median(res[w[0]][results.ModeNone])
 		null := 0.0
@@ -91,7 +91,7 @@ func main() {
 			if m == results.ModeTracing && null > 0 {
 				xnull = fmt.Sprintf("%.2f", med/null)
 			}
-			fmt.Printf("%-8s %-9s %10.1f %8.2f %9s %9.1f\n", w[0], m, med, med/base, xnull, float64(medianRSS(res[w[0]][m]))/1024)
+			fmt.Printf("%-8s %-16s %10.1f %8.2f %9s %9.1f\n", w[0], m, med, med/base, xnull, float64(medianRSS(res[w[0]][m]))/1024)
 		}
 	}
 	// Coverage: methods with >= 1% of exclusive time under tracing, found by sampling.

@@ -32,12 +32,12 @@ const LibraryName = "libvbenchprof.so"
 
 // Environment variables the profiler reads (documented in the README).
 const (
-	EnvMode       = "VBENCH_MODE"              // tracing | sampling | null
+	EnvMode       = "VBENCH_MODE"              // tracing | instrumentation | sampling | null
 	EnvProfileDir = "VBENCH_PROFILE_DIR"       // where each process writes its profile (DIR/<pid>/)
 	EnvInterval   = "VBENCH_INTERVAL"          // sampling interval, a Go duration ("10ms")
 	EnvInclude    = "VBENCH_INCLUDE"           // comma-separated assembly/namespace patterns
 	EnvExclude    = "VBENCH_EXCLUDE"           // comma-separated assembly/namespace patterns
-	EnvTimeSample = "VBENCH_TIME_SAMPLE"       // tracing: time 1 in N calls of hot nodes (1: every call)
+	EnvTimeSample = "VBENCH_TIME_SAMPLE"       // tracing, instrumentation: time 1 in N calls of hot nodes (1: every call)
 	EnvNoInline   = "VBENCH_SAMPLING_NOINLINE" // sampling: keep user methods from being inlined
 	EnvMaxStack   = "VBENCH_MAX_STACK"         // sampling: frames kept per stack; deeper ones lose their middle
 	EnvProcesses  = "VBENCH_PROCESSES"         // a regexp: profile only processes whose command line matches
@@ -69,12 +69,12 @@ const (
 
 // Options are the profiler settings a caller may choose.
 type Options struct {
-	Engine     results.Engine // null | tracing | sampling; "" loads no profiler
+	Engine     results.Engine // null | tracing | instrumentation | sampling; "" loads no profiler
 	ProfileDir string         // required: where the profile is written
 	Interval   time.Duration  // sampling only; 0 means the profiler's default
 	Include    []string
 	Exclude    []string
-	TimeSample int  // tracing only; 0 means the profiler's default (16), 1 times every call
+	TimeSample int  // tracing and instrumentation; 0 means the profiler's default (16; 256), 1 times every call
 	NoInline   bool // sampling only: keep user methods (but tiny ones) from being inlined
 	MaxStack   int  // sampling only: frames kept per stack; 0 means DefaultMaxStack
 	// Processes, a regular expression (CheckProcesses), limits profiling to

@@ -62,7 +62,10 @@ run's test host only); the others run unprofiled, without a word.
 
 Modes: tracing (every call of user code: exact counts, and wall times measured
 on every call of rarely called paths and on a random sample of ~1 in 16 calls
-of hot ones; --time-sample 1 times every call), sampling
+of hot ones; --time-sample 1 times every call), instrumentation (the same
+exact counts and times, counted by rewriting the IL of the selected methods
+instead of enter/leave hooks, so framework code keeps its precompiled code;
+methods it cannot rewrite are listed in the profile as skipped), sampling
 (stack snapshots every --interval; the JIT's inlined methods count as their
 caller unless --no-inline), null (the hooks, doing nothing: the floor of
 any enter/leave tracer). By default only user code is reported; --include and
@@ -110,7 +113,7 @@ the program's code, if non-zero).`,
 	}
 	fl := cmd.Flags()
 	fl.SetInterspersed(false) // everything after COMMAND belongs to it
-	fl.StringVar(&f.mode, "mode", string(results.EngineTracing), "tracing | sampling | null")
+	fl.StringVar(&f.mode, "mode", string(results.EngineTracing), "tracing | instrumentation | sampling | null")
 	fl.DurationVar(&f.interval, "interval", 10*time.Millisecond, "sampling interval, 1ms..1s")
 	fl.StringSliceVar(&f.include, "include", nil, "assembly or namespace patterns to profile (repeatable, comma-separated)")
 	fl.StringSliceVar(&f.exclude, "exclude", nil, "assembly or namespace patterns not to profile (repeatable, comma-separated)")
@@ -122,7 +125,7 @@ the program's code, if non-zero).`,
 	fl.StringVar(&f.lib, "profiler", "", "profiler library (default: libvbenchprof.so next to vbench)")
 	fl.BoolVar(&f.noInline, "no-inline", false, "sampling: keep user methods (but tiny ones) from being inlined, so samples land on them")
 	fl.IntVar(&f.maxStack, "max-stack", attach.DefaultMaxStack, fmt.Sprintf("sampling: frames kept per stack (%d..%d); deeper stacks keep both ends around one %q frame", attach.MinMaxStack, attach.MaxMaxStack, profile.ElidedFrames))
-	fl.IntVar(&f.timeSamp, "time-sample", 0, "tracing: time ~1 in N calls of hot call paths (power of two; 1: every call; default 16)")
+	fl.IntVar(&f.timeSamp, "time-sample", 0, "tracing, instrumentation: time ~1 in N calls of hot call paths (power of two; 1: every call; default 16, instrumentation 256)")
 	return cmd
 }
 
@@ -233,6 +236,16 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 	} else {
 		fmt.Fprintf(stderr, "vbench: %s profiles of %d processes written to %s (<pid>/%s each, and %s for pprof: all merged, a pid label on every sample)\n",
 			tree.Mode(), len(p), dir, profile.JSONFile, profile.PprofFile)
+	}
+	// What limits a profile (methods left uninstrumented, a full arena, cut
+	// stacks) is said here too, not only inside profile.json.
+	for _, p := range tree.Processes {
+		for _, w := range p.Warnings {
+			if len(tree.Processes) > 1 {
+				w = fmt.Sprintf("pid %d: %s", p.PID, w)
+			}
+			fmt.Fprintf(stderr, "vbench: warning: %s\n", w)
+		}
 	}
 	if f.format == "table" {
 		if err := reports.TreeTop(stderr, tree, f.top); err != nil {

@@ -685,7 +685,7 @@ func TestChildEnvironmentIsExactlyTheDocumentedSet(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "suite.yaml"), `name: env
 runs: 1
 warmup: 0
-modes: [none, null, tracing, sampling]
+modes: [none, null, tracing, instrumentation, sampling]
 baseline: none.json
 profiler:
   interval: 7ms

@@ -27,7 +27,7 @@ func NewRootCmd() *cobra.Command {
 		Long: `vbench runs .NET workloads with and without a profiler attached, computes
 medians with confidence intervals and overhead multiples, compares them with
 stored baselines and exits non-zero on a regression. It ships its own profiler
-(tracing, sampling and null engines) as bin/libvbenchprof.so.
+(tracing, instrumentation, sampling and null engines) as bin/libvbenchprof.so.
 
 ` + exitCodesHelp,
 		Example: `  vbench run benchmarks/suite.yaml

@@ -38,7 +38,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.IntVar(&f.runs, "runs", 0, "measured runs per cell (overrides the suite and its workloads)")
 	fl.IntVar(&f.warmup, "warmup", 0, "unmeasured warmup runs per cell (overrides the suite)")
-	fl.StringSliceVar(&f.modes, "modes", nil, "modes to run: none,null,tracing,sampling or modes the suite defines (default: the suite's)")
+	fl.StringSliceVar(&f.modes, "modes", nil, "modes to run: none,null,tracing,instrumentation,sampling or modes the suite defines (default: the suite's)")
 	fl.StringSliceVar(&f.workloads, "workloads", nil, "only these workloads (comma-separated names)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "timeout per run, e.g. 2m (overrides the suite and its workloads)")
 	fl.StringVar(&f.format, "format", "table", formatHelp)

@@ -38,7 +38,7 @@ const (
 // Profile is the content of profile.json.
 type Profile struct {
 	Schema         int            `json:"schema"`
-	Mode           results.Engine `json:"mode"` // tracing | sampling | null
+	Mode           results.Engine `json:"mode"` // tracing | instrumentation | sampling | null
 	RuntimeVersion string         `json:"runtime_version"`
 	PID            int            `json:"pid"`
 	ParentPID      int            `json:"parent_pid,omitempty"` // when the profiler started (schema 3)
@@ -53,6 +53,7 @@ type Profile struct {
 	Exclude        []string       `json:"exclude,omitempty"`
 	Complete       bool           `json:"complete"`           // written from Shutdown (false: from an exit path)
 	Warnings       []string       `json:"warnings,omitempty"` // what limits this profile's accuracy
+	Skipped        []Skipped      `json:"skipped,omitempty"`  // instrumentation: selected methods left uninstrumented
 	Functions      []Function     `json:"functions"`
 	Threads        []Thread       `json:"threads"`
 }
@@ -71,6 +72,15 @@ type Function struct {
 	InclusiveSamples int64    `json:"inclusive_samples"`
 	ExclusiveSamples int64    `json:"exclusive_samples"`
 	Callers          []Caller `json:"callers"` // direct callers; "<root>" when called from unprofiled code
+}
+
+// Skipped is a method the instrumentation engine was asked to count but left
+// as it was, because its body could not be rewritten safely: its calls are
+// missing from the profile.
+type Skipped struct {
+	Name   string `json:"name"`
+	Module string `json:"module"`
+	Reason string `json:"reason"`
 }
 
 // Caller is a direct caller of a function and how often it called it.

@@ -17,14 +17,17 @@ type Mode string
 // The built-in modes. ModeNone runs the workload without any profiler and is
 // the reference every overhead multiple divides by.
 const (
-	ModeNone     Mode = "none"
-	ModeNull     Mode = "null"
-	ModeTracing  Mode = "tracing"
-	ModeSampling Mode = "sampling"
+	ModeNone            Mode = "none"
+	ModeNull            Mode = "null"
+	ModeTracing         Mode = "tracing"
+	ModeInstrumentation Mode = "instrumentation"
+	ModeSampling        Mode = "sampling"
 )
 
-// BuiltinModes lists the built-in modes in the order reports show them.
-var BuiltinModes = []Mode{ModeNone, ModeNull, ModeTracing, ModeSampling}
+// BuiltinModes lists the built-in modes in the order reports show them: the
+// two exact-count engines side by side (the enter/leave tracer, then IL
+// instrumentation, which aims below it), the statistical one last.
+var BuiltinModes = []Mode{ModeNone, ModeNull, ModeTracing, ModeInstrumentation, ModeSampling}
 
 // Engine is one of the vbench profiler's engines: what VBENCH_MODE selects
 // and what a profile's "mode" field records.
@@ -32,13 +35,14 @@ type Engine string
 
 // The profiler's engines.
 const (
-	EngineNull     Engine = "null"     // the hooks, doing nothing: an enter/leave tracer's floor
-	EngineTracing  Engine = "tracing"  // enter/leave hooks: exact call counts and times
-	EngineSampling Engine = "sampling" // periodic stack snapshots
+	EngineNull            Engine = "null"            // the hooks, doing nothing: an enter/leave tracer's floor
+	EngineTracing         Engine = "tracing"         // enter/leave hooks: exact call counts and times
+	EngineInstrumentation Engine = "instrumentation" // rewritten IL counts and times each call itself
+	EngineSampling        Engine = "sampling"        // periodic stack snapshots
 )
 
 // Engines lists the profiler's engines.
-var Engines = []Engine{EngineTracing, EngineSampling, EngineNull}
+var Engines = []Engine{EngineTracing, EngineInstrumentation, EngineSampling, EngineNull}
 
 // Engine is the profiler engine a built-in mode runs, and "" for ModeNone
 // (no profiler) or a mode that is not built in.
@@ -48,6 +52,8 @@ func (m Mode) Engine() Engine {
 		return EngineNull
 	case ModeTracing:
 		return EngineTracing
+	case ModeInstrumentation:
+		return EngineInstrumentation
 	case ModeSampling:
 		return EngineSampling
 	}
@@ -77,6 +83,11 @@ func (e Engine) Valid() bool {
 // Samples reports whether the engine's profiles count samples rather than calls.
 func (e Engine) Samples() bool { return e == EngineSampling }
 
+// CountsCalls reports whether the engine's profiles hold exact call counts
+// (and times) per call path, the figures a workload's expected calls are
+// checked against.
+func (e Engine) CountsCalls() bool { return e == EngineTracing || e == EngineInstrumentation }
+
 // List is modes or engines as a message shows them: "none, null, tracing".
 func List[T ~string](xs []T) string {
 	s := make([]string, len(xs))
@@ -94,10 +105,6 @@ func OneOf[T ~string](xs []T) string {
 	}
 	return l
 }
-
-// CountsCalls reports whether the engine's profiles count every call, so a
-// workload's expected call counts (calls.<Function>=N) are checked against them.
-func (e Engine) CountsCalls() bool { return e == EngineTracing }
 
 // ProfilerSettings are the vbench profiler's settings a mode (or a suite's
 // profiler block) may give; zero values leave the profiler's defaults.

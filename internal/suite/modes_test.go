@@ -86,7 +86,7 @@ workloads:
 	if _, ok := s.Spec("sampling-2ms"); ok {
 		t.Errorf("Spec knows a mode the suite never defined")
 	}
-	if got := results.List(s.KnownModes()); got != "none, null, tracing, sampling, sampling-1ms, hooks, tracing-base, eventpipe, other-profiler" {
+	if got := results.List(s.KnownModes()); got != "none, null, tracing, instrumentation, sampling, sampling-1ms, hooks, tracing-base, eventpipe, other-profiler" {
 		t.Errorf("known modes %s", got)
 	}
 }
@@ -98,7 +98,7 @@ func TestModesDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if results.List(s.Modes) != "none, null, tracing, sampling" || len(s.Specs) != 4 || s.Metric != results.MetricElapsed || s.Workloads[0].Metric != results.MetricElapsed {
+	if results.List(s.Modes) != "none, null, tracing, instrumentation, sampling" || len(s.Specs) != 5 || s.Metric != results.MetricElapsed || s.Workloads[0].Metric != results.MetricElapsed {
 		t.Errorf("defaults: modes %v, specs %v, metric %s/%s", s.Modes, s.Specs, s.Metric, s.Workloads[0].Metric)
 	}
 	for _, sp := range s.Specs {
@@ -116,7 +116,7 @@ func TestModesRefused(t *testing.T) {
 	const head = "name: s\nbaseline: b.json\n"
 	const tail = "workloads:\n  - name: a\n    command: [true]\n"
 	cases := []struct{ name, yaml, want string }{
-		{"unknown engine", head + "modes:\n  - name: x\n    engine: sampler\n" + tail, `s.yaml:5: modes[0](x).engine: unknown engine "sampler" (known: tracing, sampling, null)`},
+		{"unknown engine", head + "modes:\n  - name: x\n    engine: sampler\n" + tail, `s.yaml:5: modes[0](x).engine: unknown engine "sampler" (known: tracing, instrumentation, sampling, null)`},
 		{"engine none", head + "modes: [{name: x, engine: none}]\n" + tail, `s.yaml:3: modes[0](x).engine: "none" is not an engine`},
 		{"name twice", head + "modes: [{name: x, engine: null}, {name: x}]\n" + tail, `s.yaml:3: modes[1]: mode "x" listed twice (first at line 3)`},
 		{"built-in twice", head + "modes: [none, tracing, none]\n" + tail, `s.yaml:3: modes[2]: mode "none" listed twice`},

@@ -94,7 +94,7 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if s.Runs != DefaultRuns || s.Warmup != DefaultWarmup || s.Timeout != DefaultTimeout ||
-		s.MinChange != DefaultMinChange || s.Alpha != DefaultAlpha || len(s.Modes) != 4 ||
+		s.MinChange != DefaultMinChange || s.Alpha != DefaultAlpha || len(s.Modes) != len(results.BuiltinModes) ||
 		s.Baseline != filepath.Join(dir, "b/q.json") {
 		t.Errorf("defaults: %+v", s)
 	}

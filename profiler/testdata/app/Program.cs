@@ -4,9 +4,13 @@
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
+using System.Globalization;
+using System.Linq;
+using System.Text;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Threading;
+using System.Threading.Tasks;
 
 namespace VbTest
 {
@@ -42,6 +46,9 @@ namespace VbTest
                 case "mandel": Mandel.Run(n > 0 ? n : 1600); break;
                 case "leaf": Leafy.Run(n > 0 ? n : 10, args.Length > 2 ? int.Parse(args[2]) : 1); break;
                 case "deep": Deep.Run(n > 0 ? n : 100000, args.Length > 2 ? int.Parse(args[2]) : 0); break;
+                case "hard": Hard.Run(n > 0 ? n : 200); break;
+                case "jitcount": JitCount.Run(); break;
+                case "tailskip": TailIL.RunSkipped(n > 0 ? n : 10); break;
                 case "spawn": return Spawner.Run(n, args[2..]);
                 case "spawnbench": return Spawner.Run(n, args[2..], bench: true);
                 case "hang": Spawner.Hang(); break;
@@ -259,12 +266,81 @@ namespace VbTest
             var odd = tb.DefineMethod("Odd", attrs, typeof(long), new[] { typeof(long), typeof(long) });
             Emit(even, odd);
             Emit(odd, even);
-            var f = tb.CreateType().GetMethod("Even").CreateDelegate<Func<long, long, long>>();
+            // More shapes of explicit tail call: to a generic method
+            // instantiation, with a struct argument, callvirt on an object,
+            // calli through a function pointer.
+            var pick = tb.DefineMethod("Pick", attrs);
+            var tp = pick.DefineGenericParameters("T");
+            pick.SetReturnType(tp[0]);
+            pick.SetParameters(tp[0]);
+            var il = pick.GetILGenerator();
+            il.Emit(System.Reflection.Emit.OpCodes.Ldarg_0);
+            il.Emit(System.Reflection.Emit.OpCodes.Ret);
+            var callPick = Tailer(tb, "CallPick", typeof(long), new[] { typeof(long) }, null, g => g.Emit(System.Reflection.Emit.OpCodes.Call, pick.MakeGenericMethod(typeof(long))));
+            var pair = typeof(ValueTuple<long, long>);
+            var first = tb.DefineMethod("First", attrs, typeof(long), new[] { pair });
+            il = first.GetILGenerator();
+            il.Emit(System.Reflection.Emit.OpCodes.Ldarga_S, (byte)0);
+            il.Emit(System.Reflection.Emit.OpCodes.Ldfld, pair.GetField("Item1"));
+            il.Emit(System.Reflection.Emit.OpCodes.Ret);
+            var callFirst = Tailer(tb, "CallFirst", typeof(long), new[] { typeof(long) },
+                g => g.Emit(System.Reflection.Emit.OpCodes.Newobj, pair.GetConstructor(new[] { typeof(long), typeof(long) })),
+                g => g.Emit(System.Reflection.Emit.OpCodes.Call, first), dupArg: true);
+            var callText = Tailer(tb, "CallText", typeof(string), new[] { typeof(object) }, null, g => g.Emit(System.Reflection.Emit.OpCodes.Callvirt, typeof(object).GetMethod("ToString")));
+            var callPtr = Tailer(tb, "CallPtr", typeof(long), new[] { typeof(long), typeof(long) },
+                g => g.Emit(System.Reflection.Emit.OpCodes.Ldftn, even),
+                g => g.EmitCalli(System.Reflection.Emit.OpCodes.Calli, System.Reflection.CallingConventions.Standard, typeof(long), new[] { typeof(long), typeof(long) }, null));
+            var t = tb.CreateType();
+            var f = t.GetMethod("Even").CreateDelegate<Func<long, long, long>>();
+            var fPick = t.GetMethod("CallPick").CreateDelegate<Func<long, long>>();
+            var fFirst = t.GetMethod("CallFirst").CreateDelegate<Func<long, long>>();
+            var fText = t.GetMethod("CallText").CreateDelegate<Func<object, string>>();
+            var fPtr = t.GetMethod("CallPtr").CreateDelegate<Func<long, long, long>>();
             long s = 0;
-            for (int i = 0; i < 10; i++) s += f(n, 0);
+            for (int i = 0; i < 10; i++) s += f(n, 0) + fPick(i) + fFirst(i) + fText(i).Length + fPtr(4, 0);
             Console.WriteLine("tailil=" + s);
-            Program.Expect("VbTailDyn.Tail.Even", 10L * (n / 2 + 1));
-            Program.Expect("VbTailDyn.Tail.Odd", 10L * ((n + 1) / 2));
+            Program.Expect("VbTailDyn.Tail.Even", 10L * (n / 2 + 1) + 10 * 3);
+            Program.Expect("VbTailDyn.Tail.Odd", 10L * ((n + 1) / 2) + 10 * 2);
+            Program.Expect("VbTailDyn.Tail.CallPick", 10);
+            Program.Expect("VbTailDyn.Tail.Pick<T>", 10);
+            Program.Expect("VbTailDyn.Tail.CallFirst", 10);
+            Program.Expect("VbTailDyn.Tail.First", 10);
+            Program.Expect("VbTailDyn.Tail.CallText", 10);
+            Program.Expect("VbTailDyn.Tail.CallPtr", 10);
+        }
+
+        // A method the instrumentation engine leaves alone: "tail. call
+        // instance object::ToString()" (call, not callvirt, to an instance
+        // method of another module's type: whether its this is an object or
+        // a byref to a struct is not known without loading that type).
+        public static void RunSkipped(int n)
+        {
+            var ab = System.Reflection.Emit.AssemblyBuilder.DefineDynamicAssembly(
+                new System.Reflection.AssemblyName("VbSkipDyn"), System.Reflection.Emit.AssemblyBuilderAccess.Run);
+            var tb = ab.DefineDynamicModule("VbSkipDyn").DefineType("VbSkipDyn.Skip",
+                System.Reflection.TypeAttributes.Public | System.Reflection.TypeAttributes.Abstract | System.Reflection.TypeAttributes.Sealed);
+            Tailer(tb, "Text", typeof(string), new[] { typeof(object) }, null, g => g.Emit(System.Reflection.Emit.OpCodes.Call, typeof(object).GetMethod("ToString")));
+            var text = tb.CreateType().GetMethod("Text").CreateDelegate<Func<object, string>>();
+            long s = 0;
+            for (int i = 0; i < n; i++) s += text(i * 7).Length;
+            Console.WriteLine("tailskip=" + s);
+            Program.Expect("VbSkipDyn.Skip.Text", n);
+        }
+
+        // m(args) => tail. <call>: the arguments (the first twice with
+        // dupArg), what pre emits, tail., the call emitted by call, ret.
+        static System.Reflection.Emit.MethodBuilder Tailer(System.Reflection.Emit.TypeBuilder tb, string name, Type ret, Type[] ps,
+            Action<System.Reflection.Emit.ILGenerator> pre, Action<System.Reflection.Emit.ILGenerator> call, bool dupArg = false)
+        {
+            var m = tb.DefineMethod(name, System.Reflection.MethodAttributes.Public | System.Reflection.MethodAttributes.Static, ret, ps);
+            var il = m.GetILGenerator();
+            for (short i = 0; i < ps.Length; i++) il.Emit(System.Reflection.Emit.OpCodes.Ldarg, i);
+            if (dupArg) il.Emit(System.Reflection.Emit.OpCodes.Ldarg_0);
+            pre?.Invoke(il);
+            il.Emit(System.Reflection.Emit.OpCodes.Tailcall);
+            call(il);
+            il.Emit(System.Reflection.Emit.OpCodes.Ret);
+            return m;
         }
 
         // m(n, acc) => n == 0 ? acc : tail. other(n - 1, acc + n)
@@ -545,6 +621,382 @@ namespace VbTest
             foreach (var s in sums) total += s;
             Console.WriteLine("stress checksum=" + total);
             return 0;
+        }
+    }
+
+    // What IL rewriting must get right (the instrumentation engine's hard
+    // cases), each with exact expected counts: several returns, constructors
+    // and static constructors, existing exception clauses (catch, filter,
+    // finally, fault via using, rethrow), iterator and async state machines,
+    // shared and unshared generics, long branches, small max stacks, struct
+    // and byref returns, synchronized methods, stackalloc, exceptions through
+    // many frames. The output (checksums) must not change under a profiler.
+    public static class Hard
+    {
+        public static void Run(int n)
+        {
+            Returns.Run(n); Ctors.Run(n); Clauses.Run(n); Iter.Run(n); AsyncWork.Run(n);
+            MoreGenerics.Run(n); Big.Run(n); Values.Run(n); Dive.Run(n);
+        }
+
+        // Expectation for a compiler-generated state machine's MoveNext: the
+        // nested type's name is the compiler's (e.g. <Evens>d__1).
+        public static void ExpectStateMachine(Type outer, string method, long calls)
+        {
+            foreach (var t in outer.GetNestedTypes(System.Reflection.BindingFlags.NonPublic))
+                if (t.Name.StartsWith("<" + method + ">d__"))
+                    Program.Expect(outer.FullName.Replace('+', '.') + "." + t.Name + ".MoveNext", calls);
+        }
+    }
+
+    public static class Returns
+    {
+        public static int Classify(int x)
+        {
+            if (x < 0) return -1;
+            if (x == 0) return 0;
+            if (x < 10) return 1;
+            switch (x % 3)
+            {
+                case 0: return 3;
+                case 1: return 4;
+            }
+            return 5;
+        }
+
+        public static void Early(int x, int[] acc)
+        {
+            if (x % 2 == 0) return;
+            acc[0]++;
+            if (x % 3 == 0) return;
+            acc[1]++;
+        }
+
+        // A fat header with .maxstack 1: the rewritten body needs 3.
+        public static int One() { int x = Environment.ProcessorCount; return x; }
+
+        public static void Run(int n)
+        {
+            long s = 0; var acc = new int[2];
+            for (int i = -5; i < n - 5; i++) { s += Classify(i); Early(i, acc); s += One() > 0 ? 1 : 0; }
+            Console.WriteLine("returns " + s + " " + acc[0] + " " + acc[1]);
+            Program.Expect("VbTest.Returns.Classify", n);
+            Program.Expect("VbTest.Returns.Early", n);
+            Program.Expect("VbTest.Returns.One", n);
+        }
+    }
+
+    public class Shape0
+    {
+        public static int Made;
+        static Shape0() { Made = 100; }
+        public readonly int Sides;
+        public Shape0(int sides) { Sides = sides; Made++; }
+        public Shape0() : this(0) { }
+    }
+
+    public sealed class Poly : Shape0
+    {
+        public Poly(int sides) : base(sides) { }
+    }
+
+    public struct Pt
+    {
+        public int X, Y;
+        public Pt(int x, int y) { X = x; Y = y; }
+    }
+
+    public static class Ctors
+    {
+        public static void Run(int n)
+        {
+            long s = 0;
+            for (int i = 0; i < n; i++) { s += new Poly(i % 7).Sides + new Shape0().Sides; var p = new Pt(i, -i); s += p.X + p.Y; }
+            Console.WriteLine("ctors " + s + " " + Shape0.Made);
+            Program.Expect("VbTest.Shape0..cctor", 1);
+            Program.Expect("VbTest.Shape0..ctor", 3L * n); // Shape0(int) from both, Shape0() once
+            Program.Expect("VbTest.Poly..ctor", n);
+            Program.Expect("VbTest.Pt..ctor", n);
+        }
+    }
+
+    public static class Clauses
+    {
+        static int fin, caught, filtered, rethrown, disposed;
+
+        sealed class Res : IDisposable { public void Dispose() { disposed++; } }
+
+        public static void Thrower(int i) { if (i % 2 == 0) throw new InvalidOperationException("even " + i); }
+        public static int AlwaysThrows(int i) => throw new InvalidOperationException("always " + i); // no ret at all
+        public static bool Filter(Exception e) { filtered++; return e.Message.StartsWith("even"); }
+        public static void Helper() { fin++; }
+        public static void After() { }
+
+        // try/catch/finally, a value returned from the try and from the catch.
+        public static int TryAll(int i)
+        {
+            try { Thrower(i); return i; }
+            catch (InvalidOperationException) { caught++; return -1; }
+            finally { Helper(); }
+        }
+
+        // An exception filter; the catch swallows.
+        public static int Filtered(int i)
+        {
+            try { Thrower(i); return 1; }
+            catch (Exception e) when (Filter(e)) { return 0; }
+        }
+
+        // using (a finally that disposes) around a throw, then rethrow.
+        public static void Rethrows(int i)
+        {
+            try { using (new Res()) Thrower(i); }
+            catch (InvalidOperationException) { rethrown++; throw; }
+        }
+
+        public static void Run(int n)
+        {
+            long s = 0;
+            for (int i = 0; i < n; i++)
+            {
+                s += TryAll(i) + Filtered(i);
+                try { Rethrows(i); } catch (InvalidOperationException) { s++; }
+                try { s += AlwaysThrows(i); } catch (InvalidOperationException) { s += 2; }
+                After();
+            }
+            Console.WriteLine("clauses " + s + " " + fin + " " + caught + " " + filtered + " " + rethrown + " " + disposed);
+            Program.Expect("VbTest.Clauses.TryAll", n);
+            Program.Expect("VbTest.Clauses.Filtered", n);
+            Program.Expect("VbTest.Clauses.Rethrows", n);
+            Program.Expect("VbTest.Clauses.Thrower", 3L * n);
+            Program.Expect("VbTest.Clauses.AlwaysThrows", n);
+            Program.Expect("VbTest.Clauses.Helper", n);
+            Program.Expect("VbTest.Clauses.Filter", (n + 1) / 2);
+            Program.Expect("VbTest.Clauses.After", n);
+        }
+    }
+
+    public static class Iter
+    {
+        public static IEnumerable<int> Evens(int n)
+        {
+            for (int i = 0; i < n; i++)
+                if (i % 2 == 0) yield return i;
+        }
+
+        public static void Run(int n)
+        {
+            long s = 0;
+            foreach (int x in Evens(n)) s += x;              // (n+1)/2 items, then the final MoveNext
+            foreach (int x in Evens(n)) { s += x; if (x >= 10) break; } // 6 items, then Dispose
+            Console.WriteLine("iter " + s);
+            Program.Expect("VbTest.Iter.Evens", 2);
+            Hard.ExpectStateMachine(typeof(Iter), "Evens", (n + 1) / 2 + 1 + 6);
+        }
+    }
+
+    public static class AsyncWork
+    {
+        // Task.Yield always suspends: MoveNext runs twice per call, the second
+        // time on a thread-pool thread.
+        public static async Task<int> Twice(int x) { await Task.Yield(); return 2 * x; }
+
+        // Completes without suspending (x >= 0): one MoveNext per call.
+        public static async Task<int> Half(int x) { if (x < 0) await Task.Yield(); return x / 2; }
+
+        // Suspends once per iteration (the Yield), never on the completed Half:
+        // n + 1 MoveNext calls whatever the timing. (Awaiting Twice here would
+        // suspend or not depending on whether the pool thread finished first.)
+        public static async Task<long> Sum(int n)
+        {
+            long s = 0;
+            for (int i = 0; i < n; i++)
+            {
+                await Task.Yield();
+                s += await Half(i);
+            }
+            return s;
+        }
+
+        public static void Run(int n)
+        {
+            long s = Sum(n).GetAwaiter().GetResult();
+            var ts = new Task<int>[n];
+            for (int i = 0; i < n; i++) ts[i] = Twice(i);
+            Task.WaitAll(ts);
+            foreach (var t in ts) s += t.Result;
+            Console.WriteLine("async " + s);
+            Program.Expect("VbTest.AsyncWork.Sum", 1);
+            Program.Expect("VbTest.AsyncWork.Half", n);
+            Program.Expect("VbTest.AsyncWork.Twice", n);
+            Hard.ExpectStateMachine(typeof(AsyncWork), "Sum", n + 1L);
+            Hard.ExpectStateMachine(typeof(AsyncWork), "Half", n);
+            Hard.ExpectStateMachine(typeof(AsyncWork), "Twice", 2L * n);
+        }
+    }
+
+    public static class Cache<T>
+    {
+        public static int Inits;
+        static readonly T[] last = new T[1];
+        static Cache() { Inits++; }
+        public static T Swap(T x) { T old = last[0]; last[0] = x; return old; }
+    }
+
+    public abstract class Visitor { public abstract T Visit<T>(T x); }
+    public sealed class Echo : Visitor { public override T Visit<T>(T x) => x; }
+
+    public struct Holder<T>
+    {
+        public T Value;
+        public T Get() => Value;
+    }
+
+    public static class MoreGenerics
+    {
+        public static void Run(int n)
+        {
+            long s = 0; Visitor v = new Echo();
+            for (int i = 0; i < n; i++)
+            {
+                s += Cache<int>.Swap(i) + (Cache<string>.Swap("s") ?? "").Length + Cache<Pt>.Swap(new Pt { X = i, Y = i }).X;
+                s += v.Visit(i) + v.Visit("ab").Length;
+                s += new Holder<long> { Value = i }.Get();
+            }
+            Console.WriteLine("generics " + s + " " + (Cache<int>.Inits + Cache<string>.Inits + Cache<Pt>.Inits));
+            Program.Expect("VbTest.Cache<T>.Swap", 3L * n);
+            Program.Expect("VbTest.Cache<T>..cctor", 3);
+            Program.Expect("VbTest.Echo.Visit<T>", 2L * n);
+            Program.Expect("VbTest.Holder<T>.Get", n);
+        }
+    }
+
+    public static class Big
+    {
+        // Long enough that branches across its body need 32-bit offsets, and
+        // a switch over many cases.
+        public static long Mix(int x)
+        {
+            long a = x, b = x * 7L, c = x ^ 0x5A5A;
+            for (int r = 0; r < 3; r++)
+            {
+                a = a * 31 + b; b = b * 17 + c; c = c * 13 + a; a ^= b >> 3; b ^= c << 2; c ^= a >> 5;
+                a = a * 31 + b; b = b * 17 + c; c = c * 13 + a; a ^= b >> 3; b ^= c << 2; c ^= a >> 5;
+                a = a * 31 + b; b = b * 17 + c; c = c * 13 + a; a ^= b >> 3; b ^= c << 2; c ^= a >> 5;
+                a = a * 31 + b; b = b * 17 + c; c = c * 13 + a; a ^= b >> 3; b ^= c << 2; c ^= a >> 5;
+                if (a % 5 == 0) continue;
+                switch ((int)(c & 15))
+                {
+                    case 0: a += 1; break; case 1: a += 3; break; case 2: b += 5; break; case 3: b -= 7; break;
+                    case 4: c += 11; break; case 5: c -= 13; break; case 6: a ^= 17; break; case 7: b ^= 19; break;
+                    case 8: return a + b;
+                    case 9: c ^= 23; break; case 10: a -= 29; break; case 11: b += 31; break;
+                    case 12: return c;
+                    default: a += b + c; break;
+                }
+            }
+            return a ^ b ^ c;
+        }
+
+        public static void Run(int n)
+        {
+            long s = 0;
+            for (int i = 0; i < n; i++) s += Mix(i);
+            Console.WriteLine("big " + s);
+            Program.Expect("VbTest.Big.Mix", n);
+        }
+    }
+
+    public struct Vec3 { public double X, Y, Z; }
+
+    public static class Values
+    {
+        static readonly int[] slots = new int[16];
+        static readonly object gate = new object();
+        static int locked;
+
+        public static Vec3 Add(Vec3 a, Vec3 b) => new Vec3 { X = a.X + b.X, Y = a.Y + b.Y, Z = a.Z + b.Z };
+        public static ref int Slot(int i) => ref slots[i & 15];
+        public static (int, long) Pair(int x) => (x, 2L * x);
+
+        [MethodImpl(MethodImplOptions.Synchronized)]
+        public static void Locked() { locked++; }
+
+        public static unsafe int Stack(int n)
+        {
+            int* p = stackalloc int[n + 1];
+            for (int i = 0; i <= n; i++) p[i] = i;
+            int s = 0;
+            for (int i = 0; i <= n; i++) s += p[i];
+            return s;
+        }
+
+        public static void Run(int n)
+        {
+            var v = new Vec3();
+            long s = 0;
+            for (int i = 0; i < n; i++)
+            {
+                v = Add(v, new Vec3 { X = 1, Y = 2, Z = 3 });
+                Slot(i) += i;
+                var (a, b) = Pair(i);
+                s += a + b + Stack(i % 32);
+                Locked();
+            }
+            lock (gate) s += slots[3];
+            Console.WriteLine("values " + v.X + " " + v.Y + " " + v.Z + " " + s + " " + locked);
+            Program.Expect("VbTest.Values.Add", n);
+            Program.Expect("VbTest.Values.Slot", n);
+            Program.Expect("VbTest.Values.Pair", n);
+            Program.Expect("VbTest.Values.Stack", n);
+            Program.Expect("VbTest.Values.Locked", n);
+        }
+    }
+
+    // An exception from ten frames down, caught at the top: every frame on
+    // the way closes; the next call hangs under the catcher again.
+    public static class Dive
+    {
+        public static int Down(int d) { if (d == 0) throw new ArgumentException("bottom"); return Down(d - 1) + 1; }
+        public static void Next() { }
+
+        public static void Catcher()
+        {
+            try { Down(10); } catch (ArgumentException) { }
+            Next();
+        }
+
+        public static void Run(int n)
+        {
+            for (int i = 0; i < n / 10; i++) Catcher();
+            Console.WriteLine("dive " + n / 10);
+            Program.Expect("VbTest.Dive.Down", 11L * (n / 10));
+            Program.Expect("VbTest.Dive.Next", n / 10);
+        }
+    }
+
+    // Framework-heavy work (LINQ, collections, Parallel.For, formatting),
+    // then how many methods the runtime JIT-compiled in the whole process:
+    // with enter/leave hooks the runtime refuses every ReadyToRun image and
+    // compiles all of it; IL instrumentation must leave it precompiled.
+    // Run with DOTNET_TieredCompilation=0 the count is deterministic (every
+    // method compiled at most once).
+    public static class JitCount
+    {
+        public static int Triple(int i) => i * 3;
+
+        public static void Run()
+        {
+            var list = Enumerable.Range(0, 1000).Select(Triple).Where(i => i % 2 == 0).ToList();
+            var groups = list.GroupBy(i => i % 10).ToDictionary(g => g.Key, g => g.Sum());
+            long sum = 0;
+            Parallel.For(0, 100, i => Interlocked.Add(ref sum, i));
+            var sb = new StringBuilder();
+            foreach (var kv in groups.OrderBy(k => k.Key))
+                sb.Append(kv.Key).Append('=').Append(kv.Value.ToString("N0", CultureInfo.InvariantCulture)).Append(';');
+            Console.WriteLine("jitcount " + sb.Length + " " + sum);
+            Console.WriteLine("VBENCH jit " + System.Runtime.JitInfo.GetCompiledMethodCount());
+            Program.Expect("VbTest.JitCount.Triple", 1000);
         }
     }
 }
