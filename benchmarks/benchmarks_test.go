@@ -235,6 +235,7 @@ var small = []struct {
 	{"dispatch", "dispatch/Dispatch.csproj", []string{"--rounds", "20", "--length", "50"}, "calls.Vbench.Dispatch.Kernels.IsKept"},
 	{"nbody", "nbody/NBody.csproj", []string{"--steps", "2000", "--batch", "10"}, "calls.Vbench.NBody.NBodySystem.Advance"},
 	{"jitstorm", "jitstorm/JitStorm.csproj", []string{"--methods", "100", "--generics", "20"}, "calls.Vbench.JitStorm.Generic.Visit<T>"},
+	{"split", "split/Split.csproj", []string{"--calls", "20000", "--threads", "3"}, "calls.Vbench.Split.B.Step"},
 }
 
 // --scale 1.05 does about 5% more work (and so changes the checksum), the
@@ -381,5 +382,40 @@ func TestJitStormCountsEveryMethod(t *testing.T) {
 		if diff := cmp.Diff(want, rep.Calls); diff != "" || methods < 1 {
 			t.Errorf("%v (methods=%d generics=%d): calls entries differ from every generated method once (-want +got):\n%s", args, methods, generics, diff)
 		}
+	}
+}
+
+// The workloads that declare shares of their work (share.<Function>=F, which
+// the harness checks under sampling) declare what their calls say: split's
+// are its call ratio, mandelbrot's halves are equal and declared only when
+// the image is mirrored (an even height). The harness's parser takes them.
+func TestSharesDeclared(t *testing.T) {
+	line := func(dll string, args ...string) runner.Report {
+		t.Helper()
+		r := run(t, dll, args...)
+		first, _, _ := strings.Cut(r.stdout, "\n")
+		rep, err := runner.ParseLine(first)
+		if r.code != 0 || err != nil {
+			t.Fatalf("%v: exit %d, %v\n%s", args, r.code, err, r.stderr)
+		}
+		return rep
+	}
+	split := testbin.Workload(t, "benchmarks/split/Split.csproj")
+	rep := line(split, "--calls", "1001", "--ratio", "0.3", "--threads", "3")
+	a, b := rep.Calls["Vbench.Split.A.Step"], rep.Calls["Vbench.Split.B.Step"]
+	want := map[string]float64{"Vbench.Split.A.Step": float64(a) / 1001, "Vbench.Split.B.Step": float64(b) / 1001}
+	if a+b != 1001 || a != 300 || !cmp.Equal(rep.Shares, want) {
+		t.Errorf("split: calls A %d B %d, shares %v; want 300 + 701 calls and shares %v", a, b, rep.Shares, want)
+	}
+
+	mandel := testbin.Workload(t, "benchmarks/mandelbrot/Mandelbrot.csproj")
+	rep = line(mandel, "--width", "64", "--height", "48", "--repeat", "2")
+	if want := map[string]float64{"Vbench.Mandelbrot.Mandel.UpperRow": 0.5, "Vbench.Mandelbrot.Mandel.LowerRow": 0.5}; !cmp.Equal(rep.Shares, want) ||
+		rep.Calls["Vbench.Mandelbrot.Mandel.UpperRow"] != 48 || rep.Calls["Vbench.Mandelbrot.Mandel.LowerRow"] != 48 {
+		t.Errorf("mandelbrot, even height: shares %v, calls %v", rep.Shares, rep.Calls)
+	}
+	rep = line(mandel, "--width", "64", "--height", "47", "--repeat", "1")
+	if len(rep.Shares) != 0 || rep.Calls["Vbench.Mandelbrot.Mandel.UpperRow"] != 24 || rep.Calls["Vbench.Mandelbrot.Mandel.LowerRow"] != 23 {
+		t.Errorf("mandelbrot, odd height: shares %v (want none: the middle row has no mirror), calls %v", rep.Shares, rep.Calls)
 	}
 }

@@ -61,7 +61,7 @@ func ResultsRows(f *results.File) (header []string, rows [][]string) {
 	for _, c := range f.Results {
 		hasBase = hasBase || (c.Compare != nil && c.Compare.Against == "")
 		hasAB = hasAB || (c.Compare != nil && c.Compare.Against != "")
-		hasAcc = hasAcc || c.Accuracy != nil || c.Coverage != nil
+		hasAcc = hasAcc || c.AccuracyText() != ""
 		hasOver = hasOver || c.Mode != results.ModeNone
 		metrics[c.Metric.OrDefault()] = true
 	}
@@ -178,7 +178,7 @@ func overheadChangeText(ch *results.Change) string {
 }
 
 // accuracyText is the tracer's call counts ("20/20 exact") or the sampler's
-// coverage ("7/7 found"), "-" when neither was measured.
+// shares and coverage ("2/2 shares, 7/7 found"), "-" when none was measured.
 func accuracyText(c *results.Cell) string {
 	if s := c.AccuracyText(); s != "" {
 		return s
@@ -271,13 +271,15 @@ func ResultsSummary(f *results.File) string {
 }
 
 // ResultsCSV writes one row per cell with raw numbers (nanoseconds, ratios);
-// median_ns and its interval are the cell's metric (the last column).
+// median_ns and its interval are the cell's metric (the metric column).
+// Columns are only ever added at the end.
 func ResultsCSV(w io.Writer, f *results.File) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"workload", "mode", "runs", "median_ns", "ci_lo_ns", "ci_hi_ns", "mad_ns",
 		"overhead", "overhead_lo", "overhead_hi", "wall_median_ns", "user_median_ns", "sys_median_ns",
 		"max_rss_median_bytes", "outliers", "baseline_median_ns", "ratio", "ratio_lo", "ratio_hi", "p", "against",
-		"overhead_ratio", "overhead_p", "calls_checked", "calls_exact", "coverage_found", "coverage_of", "verdict", "failure", "metric"})
+		"overhead_ratio", "overhead_p", "calls_checked", "calls_exact", "coverage_found", "coverage_of", "verdict", "failure", "metric",
+		"shares_checked", "shares_passed"})
 	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	for _, c := range f.Results {
 		row := []string{c.Workload, string(c.Mode), strconv.Itoa(c.Runs), num(c.MedianNs), num(c.CILoNs), num(c.CIHiNs), num(c.MADNs),
@@ -299,6 +301,17 @@ func ResultsCSV(w io.Writer, f *results.File) error {
 			row = append(row, "", "")
 		}
 		row = append(row, c.Verdict, c.Failure, string(c.Metric.OrDefault()))
+		if len(c.Shares) > 0 {
+			passed := 0
+			for _, s := range c.Shares {
+				if s.Pass {
+					passed++
+				}
+			}
+			row = append(row, strconv.Itoa(len(c.Shares)), strconv.Itoa(passed))
+		} else {
+			row = append(row, "", "")
+		}
 		cw.Write(row)
 	}
 	cw.Flush()

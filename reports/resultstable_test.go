@@ -104,3 +104,28 @@ func TestCoverageColumn(t *testing.T) {
 		t.Errorf("csv:\n%s", b.String())
 	}
 }
+
+// A sampling cell's share checks show beside its coverage ("1/2 shares, 6/7
+// found"), and CSV has their counts in the last two columns.
+func TestSharesColumn(t *testing.T) {
+	f := &results.File{Results: []results.Cell{
+		{Workload: "a", Mode: results.ModeNone},
+		{Workload: "a", Mode: results.ModeSampling, Coverage: &results.Coverage{Found: 6, Of: 7},
+			Shares: []results.ShareCheck{{Function: "A", Pass: true}, {Function: "B"}}},
+		{Workload: "b", Mode: results.ModeSampling, Shares: []results.ShareCheck{{Function: "A", Pass: true}, {Function: "B", Pass: true}}},
+	}}
+	header, rows := ResultsRows(f)
+	acc := len(header) - 2
+	if header[acc] != "accuracy" || rows[1][acc] != "1/2 shares, 6/7 found" || rows[2][acc] != "2/2 shares" || rows[0][acc] != "-" {
+		t.Errorf("header %q rows %q", header, rows)
+	}
+	var b strings.Builder
+	if err := ResultsCSV(&b, f); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	if !strings.HasSuffix(lines[0], ",metric,shares_checked,shares_passed") || !strings.HasSuffix(lines[1], ",elapsed,,") ||
+		!strings.HasSuffix(lines[2], ",elapsed,2,1") || !strings.HasSuffix(lines[3], ",elapsed,2,2") {
+		t.Errorf("csv:\n%s", b.String())
+	}
+}

@@ -37,7 +37,8 @@ func newFile(plan *Plan, env *Env) *results.File {
 func assemble(f *results.File, cells []*cellState) {
 	fillCoverage(cells)
 	for _, c := range cells {
-		rc := results.Cell{Workload: c.Workload.Name, Mode: c.Mode, Metric: c.Metric, Samples: c.samples, Failure: cellFailure(c), Accuracy: c.accuracy, Coverage: c.coverage, Profile: c.profile}
+		shares := c.shares.checks()
+		rc := results.Cell{Workload: c.Workload.Name, Mode: c.Mode, Metric: c.Metric, Samples: c.samples, Failure: cellFailure(c, shares), Accuracy: c.accuracy, Coverage: c.coverage, Shares: shares, Profile: c.profile}
 		if rc.Samples == nil {
 			rc.Samples = []results.Run{}
 		}
@@ -50,9 +51,9 @@ func assemble(f *results.File, cells []*cellState) {
 }
 
 // cellFailure is what fails a finished cell: its first failed run (or
-// build), else what all its runs together show, such as call counts the
-// profiler got wrong.
-func cellFailure(c *cellState) string {
+// build), else what all its runs together show: call counts the profiler
+// got wrong, shares the sampler measured outside their interval.
+func cellFailure(c *cellState, shares []results.ShareCheck) string {
 	if c.failure != "" {
 		return c.failure
 	}
@@ -61,5 +62,5 @@ func cellFailure(c *cellState) string {
 		return fmt.Sprintf("profiler call counts wrong in %d of %d checks: workload %s, function %s: expected %d calls, profile says %d",
 			a.Checked-a.Exact, a.Checked, c.Workload.Name, m.Function, m.Expected, m.Actual)
 	}
-	return ""
+	return sharesFailure(c.Workload.Name, shares)
 }

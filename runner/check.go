@@ -16,8 +16,8 @@ import (
 // exit, its VBENCH line (exactly one under metric elapsed, at most one
 // otherwise), the workload's checksum, and in an engine mode a readable
 // profile of the mode's engine. It sets r.Error to the first problem. A
-// measured run's profile then feeds the cell (call counts checked,
-// coverage noted), and its directory is kept when profiles are.
+// measured run's profile then feeds the cell (call counts checked, shares
+// and coverage noted), and its directory is kept when profiles are.
 func (l *launch) check(c *cellState, st step, r *results.Run, out Outcome, runDir string) {
 	if msg := out.Failure(c.Timeout); msg != "" {
 		r.Error = msg
@@ -50,7 +50,10 @@ func (l *launch) check(c *cellState, st step, r *results.Run, out Outcome, runDi
 		return
 	}
 	if !st.warmup {
-		l.useProfile(c, r.Seq, p, rep)
+		if msg := l.useProfile(c, r.Seq, p, rep); msg != "" {
+			r.Error = msg
+			return
+		}
 		l.keep(c, runDir, tree)
 	}
 }

@@ -16,12 +16,19 @@ import (
 
 // useProfile takes from a measured run's profiles what the cell keeps: the
 // call-count check (an engine that counts calls, when the workload declares
-// counts) and the names sampling coverage needs, both over the merged
-// profile of every process of the run.
-func (l *launch) useProfile(c *cellState, seq int, p *profile.Profile, rep Report) {
+// counts), the sample counts of the share checks (a sampling engine) and the
+// names sampling coverage needs, all over the merged profile of every
+// process of the run. It returns why the run fails ("" when it does not):
+// shares it cannot count.
+func (l *launch) useProfile(c *cellState, seq int, p *profile.Profile, rep Report) string {
 	e := c.Spec.Engine
 	if e.CountsCalls() && len(rep.Calls) > 0 {
 		checkCalls(c, seq, p, rep.Calls)
+	}
+	if e.Samples() {
+		if msg := c.shares.add(p, rep.Shares); msg != "" {
+			return msg
+		}
 	}
 	switch e {
 	case results.EngineTracing:
@@ -29,6 +36,7 @@ func (l *launch) useProfile(c *cellState, seq int, p *profile.Profile, rep Repor
 	case results.EngineSampling:
 		c.cover.addSampling(p)
 	}
+	return ""
 }
 
 // keep copies a measured run's directory (an engine mode's profiles, given

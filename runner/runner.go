@@ -68,6 +68,7 @@ type cellState struct {
 	failure  string // the first problem; a failed cell launches nothing more
 	accuracy *results.Accuracy
 	cover    coverageSets      // what sampling coverage needs of the measured profiles
+	shares   shareTally        // sampling cells: what the share checks need of the measured profiles
 	coverage *results.Coverage // sampling cells: set after the last run
 	profile  string            // where its last measured profile was kept
 }

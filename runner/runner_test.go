@@ -29,6 +29,27 @@ func TestParseLine(t *testing.T) {
 	}
 }
 
+// share.<Function>=<fraction>: fractions in [0, 1] summing to 1 (to the
+// last digits of a fraction printed in full, like thirds).
+func TestParseLineShares(t *testing.T) {
+	r, err := ParseLine("VBENCH elapsed_ns=1 share.Split.A=0.3333333333333333 share.Split.B=0.6666666666666666 share.Split.C=0")
+	if err != nil || len(r.Shares) != 3 || r.Shares["Split.A"] != 1.0/3 || r.Shares["Split.C"] != 0 || len(r.Other) != 0 {
+		t.Errorf("ParseLine = %+v, %v", r, err)
+	}
+	for line, msg := range map[string]string{
+		"VBENCH elapsed_ns=1 share.A=0.5 share.B=0.25":  "VBENCH line: the share.* values sum to 0.75, not 1: they must partition the sampled work (A=0.5 B=0.25)",
+		"VBENCH elapsed_ns=1 share.A=1.5 share.B=-0.5":  `VBENCH line: share.A="1.5" is not a fraction between 0 and 1`,
+		"VBENCH elapsed_ns=1 share.A=half":              `VBENCH line: share.A="half" is not a fraction between 0 and 1`,
+		"VBENCH elapsed_ns=1 share.A=NaN":               `VBENCH line: share.A="NaN" is not a fraction between 0 and 1`,
+		"VBENCH elapsed_ns=1 share.=1":                  `VBENCH line: share.="1" is not a fraction between 0 and 1`,
+		"VBENCH elapsed_ns=1 share.A=0.5 share.B=0.501": "VBENCH line: the share.* values sum to 1.001, not 1: they must partition the sampled work (A=0.5 B=0.501)",
+	} {
+		if _, err := ParseLine(line); err == nil || err.Error() != msg {
+			t.Errorf("ParseLine(%q): %v, want %s", line, err, msg)
+		}
+	}
+}
+
 func TestOutputScanner(t *testing.T) {
 	var s outputScanner
 	for _, chunk := range []string{"hello\nVBENCH elap", "sed_ns=5 checksum=x\r\nbye\n", "VBENCH elapsed_ns=6"} {

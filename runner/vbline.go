@@ -3,20 +3,28 @@ package runner
 import (
 	"bytes"
 	"fmt"
+	"math"
+	"sort"
 	"strconv"
 	"strings"
 )
 
 // Report is what a workload says about itself on its VBENCH line:
 //
-//	VBENCH elapsed_ns=<int> checksum=<string> [calls.<Function>=<int> ...] [key=value ...]
+//	VBENCH elapsed_ns=<int> checksum=<string> [calls.<Function>=<int> ...] [share.<Function>=<fraction> ...] [key=value ...]
 type Report struct {
 	ElapsedNs int64
 	CPUNs     int64 // the process's CPU time during the kernel; -1 when not reported
 	Checksum  string
-	Calls     map[string]int64 // expected exact call counts, by function name
+	Calls     map[string]int64   // expected exact call counts, by function name
+	Shares    map[string]float64 // expected shares of the sampled work (see ShareCheck), summing to 1
 	Other     map[string]string
 }
+
+// shareSumTolerance is how far from 1 a line's shares may sum: a workload
+// prints fractions like 1/3 in full (C#'s round-trip format), whose decimal
+// forms sum to 1 within a few units in the last place.
+const shareSumTolerance = 1e-9
 
 // ParseLine parses one VBENCH line (with or without the "VBENCH " prefix),
 // which must give elapsed_ns.
@@ -62,6 +70,15 @@ func parseLine(line string) (Report, error) {
 				r.Calls = map[string]int64{}
 			}
 			r.Calls[strings.TrimPrefix(k, "calls.")] = n
+		case strings.HasPrefix(k, "share."):
+			x, err := strconv.ParseFloat(v, 64)
+			if err != nil || !(x >= 0 && x <= 1) || k == "share." {
+				return r, fmt.Errorf("VBENCH line: %s=%q is not a fraction between 0 and 1", k, v)
+			}
+			if r.Shares == nil {
+				r.Shares = map[string]float64{}
+			}
+			r.Shares[strings.TrimPrefix(k, "share.")] = x
 		default:
 			if r.Other == nil {
 				r.Other = map[string]string{}
@@ -69,7 +86,29 @@ func parseLine(line string) (Report, error) {
 			r.Other[k] = v
 		}
 	}
+	if len(r.Shares) > 0 {
+		sum := 0.0
+		for _, x := range r.Shares {
+			sum += x
+		}
+		if math.Abs(sum-1) > shareSumTolerance {
+			return r, fmt.Errorf("VBENCH line: the share.* values sum to %g, not 1: they must partition the sampled work (%s)", sum, sharesList(r.Shares))
+		}
+	}
 	return r, nil
+}
+
+// sharesList is a line's shares as it gave them, by function name: "A=0.25 B=0.75".
+func sharesList(shares map[string]float64) string {
+	names := make([]string, 0, len(shares))
+	for n := range shares {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for i, n := range names {
+		names[i] = n + "=" + strconv.FormatFloat(shares[n], 'g', -1, 64)
+	}
+	return strings.Join(names, " ")
 }
 
 // lineSplitter hands each complete line written to it to a callback,

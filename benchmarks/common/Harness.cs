@@ -2,7 +2,7 @@
 // argument conventions and the VBENCH line the vbench harness parses.
 //
 //   dotnet X.dll [--scale F] [--name value | --name=value ...]
-//   VBENCH elapsed_ns=<int> cpu_ns=<int> checksum=<string> [calls.<Function>=<int> ...] [key=value ...]
+//   VBENCH elapsed_ns=<int> cpu_ns=<int> checksum=<string> [calls.<Function>=<int> ...] [share.<Function>=<fraction> ...] [key=value ...]
 //
 // Unknown or malformed arguments: a message on stderr and exit code 2.
 using System.Diagnostics;
@@ -181,6 +181,13 @@ public sealed class VbenchLine
 
     /// <summary>The exact number of calls Function (Namespace.Type.Method) receives in the whole process.</summary>
     public VbenchLine Calls(string function, long n) => Add("calls." + function, n);
+
+    /// <summary>
+    /// The share of the work Function (Namespace.Type.Method) does, known by construction: of the
+    /// samples whose stack holds any function the line gives a share for, the fraction holding this one.
+    /// The shares of a line partition the work: they sum to 1 and none of the functions calls another.
+    /// </summary>
+    public VbenchLine Share(string function, double fraction) => Add("share." + function, fraction);
 
     public VbenchLine Add(string key, long value) => Add(key, value.ToString(CultureInfo.InvariantCulture));
 

@@ -11,8 +11,23 @@
 // Exact calls in the whole process (no in-process warm-up):
 //   Vbench.Mandelbrot.Mandel.Iterate   = width * height * repeat
 //   Vbench.Mandelbrot.Mandel.RenderRow = height * repeat
+//   Vbench.Mandelbrot.Mandel.UpperRow  = ceil(height / 2) * repeat
+//   Vbench.Mandelbrot.Mandel.LowerRow  = floor(height / 2) * repeat
 //   Vbench.Mandelbrot.Mandel.Render    = repeat
 // where height = round(--height * --scale).
+//
+// Shares: the image is symmetric about the real axis (c and its conjugate
+// escape after the same number of iterations), so with an even height the
+// lower half's rows are the upper half's mirror images, the same work pixel
+// for pixel. RenderRow hands the upper half to UpperRow and the lower half to
+// LowerRow, the same code, and the rows are taken in alternating order (top,
+// bottom, second, second from the bottom, ...) so that whatever slows the
+// threads down hits both halves alike. Of the samples whose stack holds
+// either, each holds half:
+//   share.Vbench.Mandelbrot.Mandel.UpperRow = share...LowerRow = 0.5
+// declared only when that is true of the image rendered: an even height and
+// every row's iteration counts equal to its mirror's (checked after the clock
+// stops; floating-point rounding could in principle split a pair).
 //
 // Checksum: FNV-1a of every pixel's iteration count, row by row in row order
 // (each row hashed by whichever thread rendered it, the rows combined in
@@ -59,15 +74,33 @@ public static class Program
         if (args.String("pgm") is { Length: > 0 } path)
             WritePgm(path, width, height, maxIter, image);
 
-        new VbenchLine(elapsed, Fnv.Hex(h))
+        var line = new VbenchLine(elapsed, Fnv.Hex(h))
             .Calls("Vbench.Mandelbrot.Mandel.Iterate", (long)width * height * repeat)
             .Calls("Vbench.Mandelbrot.Mandel.RenderRow", (long)height * repeat)
-            .Calls("Vbench.Mandelbrot.Mandel.Render", repeat)
-            .Add("width", width)
+            .Calls("Vbench.Mandelbrot.Mandel.UpperRow", (long)Mandel.Upper(height) * repeat)
+            .Calls("Vbench.Mandelbrot.Mandel.LowerRow", (long)(height - Mandel.Upper(height)) * repeat)
+            .Calls("Vbench.Mandelbrot.Mandel.Render", repeat);
+        if (Mirrored(width, height, image))
+            line.Share("Vbench.Mandelbrot.Mandel.UpperRow", 0.5).Share("Vbench.Mandelbrot.Mandel.LowerRow", 0.5);
+        line.Add("width", width)
             .Add("height", height)
             .Add("threads", threads)
             .Print();
         return 0;
+    }
+
+    /// <summary>Whether the lower half of the image is the upper half's mirror image, iteration count for count.</summary>
+    private static bool Mirrored(int width, int height, int[] image)
+    {
+        if (height % 2 != 0)
+            return false;
+        for (int y = 0; y < height / 2; y++)
+        {
+            var row = image.AsSpan(y * width, width);
+            if (!row.SequenceEqual(image.AsSpan((height - 1 - y) * width, width)))
+                return false;
+        }
+        return true;
     }
 
     private static void WritePgm(string path, int width, int height, int maxIter, int[] image)
@@ -85,16 +118,51 @@ public static class Mandel
 {
     private const double X0 = -2.0, Y0 = -1.25, Extent = 2.5;
 
-    /// <summary>Renders every row, in parallel; rowHashes[y] gets row y's hash.</summary>
+    /// <summary>Rows 0 .. Upper(height)-1 are the upper half: UpperRow renders them.</summary>
+    public static int Upper(int height) => (height + 1) / 2;
+
+    /// <summary>
+    /// Renders every row, in parallel; rowHashes[y] gets row y's hash. The k-th row taken is
+    /// y = k/2 for even k and height-1-k/2 for odd k: the halves alternate.
+    /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
     public static void Render(int width, int height, int maxIter, int threads, int[] image, ulong[] rowHashes)
     {
         var options = new ParallelOptions { MaxDegreeOfParallelism = threads };
-        Parallel.For(0, height, options, y => rowHashes[y] = RenderRow(y, width, height, maxIter, image));
+        Parallel.For(0, height, options, k =>
+        {
+            int y = k % 2 == 0 ? k / 2 : height - 1 - k / 2;
+            rowHashes[y] = RenderRow(y, width, height, maxIter, image);
+        });
     }
 
+    // The half's hash comes back through `out`, not as the return value: a
+    // call in tail position could become a jump, and RenderRow's frame would
+    // vanish from the stack (and from a tracer's counts).
     [MethodImpl(MethodImplOptions.NoInlining)]
     public static ulong RenderRow(int y, int width, int height, int maxIter, int[] image)
+    {
+        ulong h;
+        if (y < Upper(height))
+            UpperRow(y, width, height, maxIter, image, out h);
+        else
+            LowerRow(y, width, height, maxIter, image, out h);
+        return h;
+    }
+
+    // UpperRow and LowerRow are the same code (keep them so): their shares of
+    // the samples are the halves' shares of the work.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void UpperRow(int y, int width, int height, int maxIter, int[] image, out ulong hash) =>
+        hash = Row(y, width, height, maxIter, image);
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void LowerRow(int y, int width, int height, int maxIter, int[] image, out ulong hash) =>
+        hash = Row(y, width, height, maxIter, image);
+
+    /// <summary>Row y's pixels and their hash; inlined into both halves.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static ulong Row(int y, int width, int height, int maxIter, int[] image)
     {
         double ci = Y0 + Extent * (y + 0.5) / height;
         ulong h = Fnv.Offset;

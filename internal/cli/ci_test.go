@@ -40,6 +40,7 @@ func vbenchIn(t *testing.T, dir string, env []string, args ...string) (string, s
 // "slow" got 20% slower and "broken" crashes. fakework reports exactly the
 // elapsed time it is told, so the verdicts are deterministic. It returns the
 // stand-in profiler library (fakework writes the profiles itself).
+// Stand-in: exact verdicts need fakework's exact times, and the real profiler does not load into a Go program.
 func ciSuites(t *testing.T, dir string) string {
 	fw, fp := testbin.Fakework(t), testbin.FakeProfiler(t)
 	head := "runs: 8\nwarmup: 1\nmodes: [none, tracing]\nbaseline: base.json\nworkloads:\n"
@@ -249,6 +250,7 @@ func equalMaps(a, b map[string]string) bool {
 // shows.
 func TestReportVerdictsMatchCompare(t *testing.T) {
 	dir := t.TempDir()
+	// Stand-in: an exact overhead regression needs fakework's exact times; the real profiler does not load into it.
 	fw, fp := testbin.Fakework(t), testbin.FakeProfiler(t)
 	suite := func(none, tracing string) string {
 		return "name: overhead\nruns: 8\nwarmup: 0\nmodes: [none, tracing]\nbaseline: none.json\nworkloads:\n" +

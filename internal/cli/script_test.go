@@ -20,17 +20,32 @@ import (
 )
 
 // TestScripts runs the CLI scenarios in testdata/script against the real
-// vbench binary, with internal/fakework (a real process) as the workload.
+// vbench binary. Profiled modes run the real profiler ($PROFILER) on real
+// .NET workloads: benchmarks/split and benchmarks/mandelbrot, built once for
+// every script and run through the wrappers `split` and `mandelbrot` on PATH
+// (`exec dotnet <dll> "$@"`). internal/fakework (a real process, with exact
+// times) is the workload where a script needs times it can assert, and with
+// the stand-in library ($FAKEPROF: it never loads; fakework writes the
+// profile) where it needs a profile the real profiler cannot write.
 func TestScripts(t *testing.T) {
 	vb := testbin.Vbench(t)
 	fw := testbin.Fakework(t)
 	fp := testbin.FakeProfiler(t)
+	lib := testbin.ProfilerLib(t)
+	wrappers := t.TempDir()
+	for name, project := range map[string]string{"split": "benchmarks/split/Split.csproj", "mandelbrot": "benchmarks/mandelbrot/Mandelbrot.csproj"} {
+		script := "#!/bin/sh\nexec " + testbin.Dotnet(t) + " " + testbin.Workload(t, project) + " \"$@\"\n"
+		if err := os.WriteFile(filepath.Join(wrappers, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(e *testscript.Env) error {
-			e.Setenv("PATH", filepath.Dir(vb)+string(os.PathListSeparator)+filepath.Dir(fw)+string(os.PathListSeparator)+os.Getenv("PATH"))
+			e.Setenv("PATH", strings.Join([]string{filepath.Dir(vb), filepath.Dir(fw), wrappers, os.Getenv("PATH")}, string(os.PathListSeparator)))
 			e.Setenv("FAKEPROF", fp)
 			e.Setenv("FAKEWORK", fw)
+			e.Setenv("PROFILER", lib)
 			// The CPUs vbench may use, as this test process sees them (pinned
 			// with taskset, on a 4-CPU CI runner): scripts assert no core count.
 			e.Setenv("NUMCPU", strconv.Itoa(runtime.NumCPU()))

@@ -136,6 +136,9 @@ type Cell struct {
 	// Coverage is set on sampling cells of workloads that also had a tracing
 	// cell in the same run (see Coverage).
 	Coverage *Coverage `json:"coverage,omitempty"`
+	// Shares is set on sampling cells whose workload declares the shares of
+	// its work (share.<Function>=F on its VBENCH line): one check per function.
+	Shares []ShareCheck `json:"shares,omitempty"`
 	// Warnings about the statistics, e.g. too few runs for a 95% interval.
 	Warnings []string `json:"warnings,omitempty"`
 	// Profile is where the last measured run's profile was kept, if anywhere.
@@ -179,12 +182,53 @@ func (c *Coverage) String() string {
 	return fmt.Sprintf("%d/%d found", c.Found, c.Of)
 }
 
+// ShareCheck is one function's share of a sampling cell's samples, as its
+// workload declares it (known by construction) and as the sampler measured
+// it over every measured run of the cell together. The samples counted are
+// those whose stack holds any of the functions the workload declares a share
+// for (the declared shares partition that work, and sum to 1); Hits are those
+// whose stack holds this one. Consecutive samples are not independent draws
+// (a thread that did not run between two ticks shows the same stack twice),
+// so they count as Effective independent ones; the check passes when the
+// measured share lies within the central 99% of the shares a binomial
+// distribution of Effective draws with probability Expected yields: [Lo, Hi].
+type ShareCheck struct {
+	Function  string  `json:"function"`
+	Expected  float64 `json:"expected"`
+	Measured  float64 `json:"measured"` // Hits / Samples (0 when Samples is 0)
+	Hits      int64   `json:"hits"`
+	Samples   int64   `json:"samples"`
+	Effective int64   `json:"effective_samples"`
+	Lo        float64 `json:"lo"`
+	Hi        float64 `json:"hi"`
+	Pass      bool    `json:"pass"`
+}
+
+// SharesText is the share checks as a table shows them: "2/2 shares"
+// (passed of checked), "" when there are none.
+func SharesText(checks []ShareCheck) string {
+	if len(checks) == 0 {
+		return ""
+	}
+	pass := 0
+	for _, s := range checks {
+		if s.Pass {
+			pass++
+		}
+	}
+	return fmt.Sprintf("%d/%d shares", pass, len(checks))
+}
+
 // AccuracyText is what a table's accuracy column shows for the cell: the
-// tracer's call counts or the sampler's coverage, "" when neither was measured.
+// tracer's call counts, the sampler's shares and coverage, "" when none was
+// measured.
 func (c *Cell) AccuracyText() string {
 	var parts []string
 	if c.Accuracy != nil {
 		parts = append(parts, c.Accuracy.String())
+	}
+	if s := SharesText(c.Shares); s != "" {
+		parts = append(parts, s)
 	}
 	if c.Coverage != nil {
 		parts = append(parts, c.Coverage.String())
