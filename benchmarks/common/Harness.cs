@@ -132,7 +132,7 @@ public sealed class Args
         sb.Append($"usage: dotnet {System.Reflection.Assembly.GetEntryAssembly()?.GetName().Name ?? program}.dll [options]\n");
         foreach (var o in all)
             sb.Append($"  --{o.Name,-12} {o.Help} (default {(o.Default == "" ? "none" : o.Default)})\n");
-        sb.Append("Prints one line: VBENCH elapsed_ns=<int> cpu_ns=<int> checksum=<string> [calls.<Function>=<int> ...]\n");
+        sb.Append("Prints one line: VBENCH elapsed_ns=<int> cpu_ns=<int> checksum=<string> [calls.<Function>=<int> ...] [share.<Function>=<fraction> ...]\n");
         return sb.ToString();
     }
 }
