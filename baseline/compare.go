@@ -17,7 +17,7 @@ import (
 
 // Options are the decision thresholds.
 type Options struct {
-	Alpha     float64 // significance level of the Mann-Whitney U test, e.g. 0.01
+	Alpha     float64 // significance level of the rule's test, e.g. 0.01
 	MinChange float64 // smallest relative change that counts, e.g. 0.05
 }
 
@@ -27,16 +27,15 @@ func OptionsOf(f *results.File) Options {
 }
 
 // Compare gives every cell of cur a verdict against the same cell of base and
-// records the comparison in cell.Compare. A cell is
+// records the comparison in cell.Compare, with the rule of stats.Judge on
+// the cells' metric (results.Cell.Values). A cell is
 //
 //   - failed    when it failed in cur;
 //   - new       when base has no successful cell to compare with;
-//   - regressed when its times (its metric) are slower, significantly (U test,
-//     p < Alpha) and by more than MinChange (median ratio > 1+MinChange), or
-//     when its overhead multiple grew in the same sense (per-run multiples
-//     against the none median of the same file, U test, ratio of overheads);
-//   - improved  when faster in the same sense (ratio < 1-MinChange) and not
-//     regressed;
+//   - regressed when it is slower (see Decide), or when its overhead
+//     multiple grew in the same sense (per-run multiples against the none
+//     cell of the same file);
+//   - improved  when faster in the same sense and not regressed;
 //   - same      otherwise.
 //
 // A machine fingerprint mismatch adds a warning to cur; it does not stop the
@@ -90,36 +89,24 @@ func compareCell(base, cur *results.File, c *results.Cell, opts Options) {
 		c.Verdict = results.VerdictNew
 		return
 	}
-	oldEl, newEl := old.Values(), c.Values()
-	t := stats.Compare(oldEl, newEl)
-	_, lo, hi := stats.RatioCI(newEl, oldEl)
-	// Verdicts use the ratios as they are; the file gets them finite (JSON
-	// has no Inf or NaN, and a baseline whose median is 0 made the ratio
-	// infinite: the whole run's results could not be saved).
-	ch := &results.Change{
-		BaselineMedianNs: stats.Median(oldEl),
-		Ratio:            finite(t.Ratio),
-		RatioLo:          finite(lo),
-		RatioHi:          finite(hi),
-		P:                t.P,
-		Comparable:       minP(len(oldEl), len(newEl)) < opts.Alpha,
-	}
-	timeV := decide(t.P, t.Ratio, opts)
-	reasons := []string{describe("time", timeV, t.P, t.Ratio, opts)}
+	oldX, newX := old.Values(), c.Values()
+	ch, timeV := judge(oldX, newX, opts)
+	ch.BaselineMedianNs = stats.Median(oldX)
+	reasons := []string{describe(string(c.Metric.OrDefault()), timeV, ch.Ratio, ch.P, opts)}
 
 	overV := results.VerdictSame
 	if c.Mode != results.ModeNone {
 		oa, na := stats.OverheadSamples(base, old), stats.OverheadSamples(cur, c)
 		if len(oa) > 0 && len(na) > 0 {
-			o := stats.Compare(oa, na)
+			o := stats.Judge(oa, na, opts.Alpha)
 			ch.BaselineOverhead = old.Overhead
 			if ch.BaselineOverhead == 0 {
 				ch.BaselineOverhead = finite(stats.Median(oa))
 			}
 			ch.OverheadRatio = finite(o.Ratio)
 			ch.OverheadP = o.P
-			overV = decide(o.P, o.Ratio, opts)
-			reasons = append(reasons, describe("overhead", overV, o.P, o.Ratio, opts))
+			overV = Decide(o, opts)
+			reasons = append(reasons, describe("overhead", overV, o.Ratio, o.P, opts))
 		}
 	}
 	switch {
@@ -131,27 +118,32 @@ func compareCell(base, cur *results.File, c *results.Cell, opts Options) {
 		c.Verdict = results.VerdictSame
 	}
 	if !ch.Comparable {
-		reasons = append(reasons, fmt.Sprintf("too few runs (%d vs %d) to reach p < %g", len(oldEl), len(newEl), opts.Alpha))
+		reasons = append(reasons, fmt.Sprintf("too few runs (%d vs %d) to reach p < %g", len(oldX), len(newX), opts.Alpha))
 	}
 	ch.Reason = strings.Join(reasons, "; ")
 	c.Compare = ch
 }
 
-// decide applies both tests: significance and the minimum effect.
-func decide(p, ratio float64, opts Options) string {
-	if !(p < opts.Alpha) {
-		return results.VerdictSame
-	}
-	switch {
-	case ratio > 1+opts.MinChange:
-		return results.VerdictRegressed
-	case ratio < 1-opts.MinChange:
-		return results.VerdictImproved
-	}
-	return results.VerdictSame
+// judge applies the rule to one pair of samples and records it as a Change
+// (ratios made finite: JSON has no Inf or NaN, and a baseline whose
+// estimate is 0 made the ratio infinite).
+func judge(old, new []float64, opts Options) (*results.Change, string) {
+	j := stats.Judge(old, new, opts.Alpha)
+	return &results.Change{
+		Ratio:      finite(j.Ratio),
+		RatioLo:    finite(j.Lo),
+		RatioHi:    finite(j.Hi),
+		P:          j.P,
+		Comparable: j.MinP < opts.Alpha,
+	}, Decide(j, opts)
 }
 
-func describe(what, verdict string, p, ratio float64, opts Options) string {
+// Decide turns a judgement into a verdict with the options' thresholds
+// (stats.Judgement.Verdict: significant and not shown to be smaller than
+// MinChange).
+func Decide(j stats.Judgement, opts Options) string { return j.Verdict(opts.Alpha, opts.MinChange) }
+
+func describe(what, verdict string, ratio, p float64, opts Options) string {
 	d := what + " " + numfmt.ChangeP(ratio, p)
 	switch {
 	case verdict != results.VerdictSame:
@@ -161,15 +153,6 @@ func describe(what, verdict string, p, ratio float64, opts Options) string {
 	default:
 		return d + fmt.Sprintf(" within ±%g%%", 100*opts.MinChange)
 	}
-}
-
-// minP is the smallest two-sided p-value a U test of n1 vs n2 values can
-// give: 2 / C(n1+n2, n1). Below alpha only if the test can ever fire.
-func minP(n1, n2 int) float64 {
-	lc, _ := math.Lgamma(float64(n1 + n2 + 1))
-	l1, _ := math.Lgamma(float64(n1 + 1))
-	l2, _ := math.Lgamma(float64(n2 + 1))
-	return math.Min(1, 2*math.Exp(-(lc-l1-l2)))
 }
 
 func finite(x float64) float64 {

@@ -23,14 +23,18 @@ func Load(path, suite string) (*results.File, error) {
 	return f, nil
 }
 
-// Check refuses results that must not become a baseline: interrupted runs
-// and runs with failed cells (there would be nothing to compare against).
+// Check refuses results that must not become a baseline: interrupted runs,
+// shards, A/B runs (two builds' cells) and runs with failed cells (there
+// would be nothing to compare against).
 func Check(f *results.File) error {
 	if f.Partial {
 		return errors.New("the results are partial (the run was interrupted); a baseline needs a complete run")
 	}
 	if f.Shard != nil {
 		return fmt.Errorf("the results are shard %d/%d only; merge the shards first (vbench merge)", f.Shard.Index, f.Shard.Count)
+	}
+	if IsAB(f) {
+		return fmt.Errorf("the results are an A/B run (--against %s): half of their cells measured another build of the profiler, and a baseline holds one build's times; record it from a run without --against", f.Settings.Against)
 	}
 	for _, c := range f.Results {
 		if c.Failed() {

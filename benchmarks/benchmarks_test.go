@@ -34,6 +34,7 @@ type suiteFile struct {
 	Warmup   int      `yaml:"warmup"`
 	Modes    []string `yaml:"modes"`
 	Timeout  string   `yaml:"timeout"`
+	Metric   string   `yaml:"metric"`
 	Profiler struct {
 		Interval string   `yaml:"interval"`
 		Include  []string `yaml:"include"`
@@ -130,6 +131,11 @@ func vbench(t *testing.T, dll string, args ...string) map[string]string {
 	}
 	if ns := intToken(t, tokens, "elapsed_ns"); ns <= 0 {
 		t.Errorf("elapsed_ns=%d, want > 0", ns)
+	}
+	// The kernel's CPU time (metric kernel-cpu): present, and possibly 0 for
+	// a kernel shorter than the clock's microsecond.
+	if ns := intToken(t, tokens, "cpu_ns"); ns < 0 {
+		t.Errorf("cpu_ns=%d, want >= 0", ns)
 	}
 	if tokens["checksum"] == "" {
 		t.Errorf("no checksum in %q", lines[0])

@@ -16,6 +16,7 @@
 // callee-saved, so the slow path can reload it after vb_enter_fast.
 
 	.intel_syntax noprefix
+#include "slow.h"
 	.text
 
 // SAVE_INT/RESTORE_INT: push the caller-saved integer registers and align the
@@ -103,6 +104,9 @@
 	.hidden vb_enter_stub
 	.type vb_enter_stub, @function
 vb_enter_stub:
+#ifdef VB_SLOW_HOOKS
+	VB_SLOW_DELAY		// only in the deliberately slow build (slow.h)
+#endif
 	mov r11, QWORD PTR vb_tls_thread@GOTTPOFF[rip]
 	mov r11, QWORD PTR fs:[r11]
 	mov r10, QWORD PTR [r11+T_ACTIVE]

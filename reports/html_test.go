@@ -63,10 +63,10 @@ func TestHTMLMatrixCells(t *testing.T) {
 	for id, want := range map[string][]string{
 		"cell-fibonacci-none":      {`class="v-same"`, ">×1<", ">410.8ms<"},
 		"cell-fibonacci-null":      {`class="v-same"`, ">×3.04<", ">[3.01, 3.08]<"},
-		"cell-fibonacci-tracing":   {`class="v-regressed"`, ">×121<", ">[120, 122]<", ">&#43;9.3% vs baseline<", "(p&lt;0.001)"},
+		"cell-fibonacci-tracing":   {`class="v-regressed"`, ">×121<", ">[120, 122]<", ">&#43;9.9% vs baseline<", "(p&lt;0.001)"},
 		"cell-fibonacci-sampling":  {`class="v-same"`, ">×1.14<", ">[1.12, 1.15]<"},
 		"cell-mandelbrot-none":     {`class="v-same"`, ">×1<", ">1.528s<"},
-		"cell-mandelbrot-sampling": {`class="v-improved"`, ">×1.09<", ">[1.07, 1.10]<", ">-5.7% vs baseline<"},
+		"cell-mandelbrot-sampling": {`class="v-improved"`, ">×1.09<", ">[1.07, 1.10]<", ">-6.6% vs baseline<"},
 		"cell-exceptions-null":     {`class="v-new"`, ">×1.38<", ">[1.26, 1.40]<", ">new<"},
 		"cell-exceptions-sampling": {`class="v-failed"`, "✗ failed", "7 of 10 runs ok"},
 	} {

@@ -106,7 +106,7 @@ func (m *Matrix) WriteJUnit(w io.Writer) error {
 		case results.VerdictRegressed:
 			tc.Failure = &junitFailure{
 				Type:    "regression",
-				Message: fmt.Sprintf("%s regressed %s against %s", c.Key(), numfmt.ChangeP(c.Compare.Ratio, c.Compare.P), m.BaselineName),
+				Message: fmt.Sprintf("%s regressed %s against %s", c.Key(), numfmt.ChangeP(c.Compare.Ratio, c.Compare.P), c.Versus(m.BaselineName)),
 				Text:    c.ChangeText() + "\n" + summary,
 			}
 		case results.VerdictFailed:
@@ -118,7 +118,7 @@ func (m *Matrix) WriteJUnit(w io.Writer) error {
 		default:
 			tc.SystemOut = summary
 			if c.Compare != nil {
-				tc.SystemOut += "\n" + c.Verdict + " against " + m.BaselineName + ": " + c.ChangeText()
+				tc.SystemOut += "\n" + c.Verdict + " against " + c.Versus(m.BaselineName) + ": " + c.ChangeText()
 			}
 		}
 		if tc.Failure != nil {

@@ -27,18 +27,35 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 
 	changed := append(m.WithVerdict(results.VerdictRegressed), m.WithVerdict(results.VerdictImproved)...)
 	if len(changed) > 0 {
-		fmt.Fprintf(ew, "**Changed** against `%s`\n\n", m.BaselineName)
+		if m.AB {
+			// A/B: each cell against a mode of its own run (--against's OLD
+			// build), possibly also some against a baseline.
+			fmt.Fprintf(ew, "**Changed**\n\n")
+		} else {
+			fmt.Fprintf(ew, "**Changed** against `%s`\n\n", m.BaselineName)
+		}
 		var rows [][]string
 		for _, c := range changed {
 			ov := ""
 			if ch := c.Compare; ch.BaselineOverhead != 0 && c.Mode != results.ModeNone {
 				ov = numfmt.Multiple(ch.BaselineOverhead) + " → " + numfmt.Multiple(c.Overhead)
 			}
-			rows = append(rows, []string{verdictEmoji[c.Verdict], mdCode(c.Key()),
-				numfmt.Duration(c.Compare.BaselineMedianNs), numfmt.Duration(c.MedianNs),
-				"**" + numfmt.Change(c.Compare.Ratio) + "**", numfmt.P(c.Compare.P), ov})
+			change := "**" + numfmt.Change(c.Compare.Ratio) + "**"
+			if ch := c.Compare; ch.Against != "" && (ch.RatioLo != 0 || ch.RatioHi != 0) {
+				change += " " + numfmt.Range(numfmt.Change(ch.RatioLo), numfmt.Change(ch.RatioHi))
+			}
+			row := []string{verdictEmoji[c.Verdict], mdCode(c.Key())}
+			if m.AB {
+				row = append(row, mdCode(c.Versus(m.BaselineName)))
+			}
+			rows = append(rows, append(row, numfmt.Duration(c.Compare.BaselineMedianNs), numfmt.Duration(c.MedianNs),
+				change, numfmt.P(c.Compare.P), ov))
 		}
-		ew.table([]string{"", "cell", "baseline", "now", "change", "p", "overhead"}, rows, Center, Left, Right, Right, Right, Right, Right)
+		if m.AB {
+			ew.table([]string{"", "cell", "against", "then", "now", "change [95% CI]", "p", "overhead"}, rows, Center, Left, Left, Right, Right, Right, Right, Right)
+		} else {
+			ew.table([]string{"", "cell", "baseline", "now", "change", "p", "overhead"}, rows, Center, Left, Right, Right, Right, Right, Right)
+		}
 		fmt.Fprintln(ew)
 	}
 	if failed := m.WithVerdict(results.VerdictFailed); len(failed) > 0 {

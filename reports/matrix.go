@@ -38,6 +38,8 @@ type Matrix struct {
 	Metrics []results.Metric
 
 	BaselineName string   // what verdicts refer to ("" when there is none)
+	Against      string   // the OLD build of an A/B run (--against), else ""
+	AB           bool     // some cell was judged against another mode of its run
 	Warnings     []string // from the file, plus fingerprint or suite mismatches found here
 
 	cells map[cellKey]*Cell
@@ -52,7 +54,16 @@ type cellKey struct {
 type Cell struct {
 	*results.Cell
 	Verdict string          // results.Verdict*, "" when nothing was compared
-	Compare *results.Change // against the baseline, when there is one
+	Compare *results.Change // against the baseline or (A/B) another mode, when there is one
+}
+
+// Versus names what the cell was judged against: the mode of its own run
+// for an A/B verdict, else the baseline (its name).
+func (c *Cell) Versus(baselineName string) string {
+	if c.Compare != nil && c.Compare.Against != "" {
+		return string(c.Compare.Against)
+	}
+	return baselineName
 }
 
 // Failed reports whether the workload failed in this cell.
@@ -101,6 +112,7 @@ func NewMatrix(files []*results.File, opts Options) (*Matrix, error) {
 			m.Metrics = append(m.Metrics, c.Metric.OrDefault())
 		}
 		cell := &Cell{Cell: c, Verdict: c.Verdict, Compare: c.Compare}
+		m.AB = m.AB || (c.Compare != nil && c.Compare.Against != "")
 		if c.Failure != "" {
 			cell.Verdict = results.VerdictFailed
 		}
@@ -116,6 +128,7 @@ func NewMatrix(files []*results.File, opts Options) (*Matrix, error) {
 		return true
 	})
 	m.BaselineName = cur.Baseline
+	m.Against = cur.Settings.Against
 	if m.BaselineName == "" {
 		// Compared with nothing, every cell is "new": marking each says nothing.
 		for _, c := range m.cells {
@@ -293,7 +306,7 @@ func (m *Matrix) Headline() string {
 	add(n[results.VerdictImproved], "improvement", "improvements")
 	add(n[results.VerdictSame], "unchanged", "unchanged")
 	add(n[results.VerdictNew], "new", "new")
-	if m.BaselineName == "" {
+	if m.BaselineName == "" && !m.AB {
 		s := fmt.Sprintf("%d cells, no baseline", cells)
 		if f := n[results.VerdictFailed]; f > 0 {
 			s += fmt.Sprintf(", %d failed", f)

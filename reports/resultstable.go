@@ -51,11 +51,16 @@ func ResultsJSON(w io.Writer, f *results.File) error {
 // ResultsRows are the results table's cells as text, one row per results
 // cell. The median's header names the metric ("median (wall) ± 95% CI"),
 // or a metric column does when the workloads' metrics differ.
+//
+// A cell judged against another mode of its run (an A/B pair: --against's
+// OLD build, a suite's against:) shows its change in the A/B column, a cell
+// judged against a baseline in the vs-baseline column.
 func ResultsRows(f *results.File) (header []string, rows [][]string) {
-	hasBase, hasAcc, hasOver := false, false, false
+	hasBase, hasAB, hasAcc, hasOver := false, false, false, false
 	metrics := map[results.Metric]bool{}
 	for _, c := range f.Results {
-		hasBase = hasBase || c.Compare != nil
+		hasBase = hasBase || (c.Compare != nil && c.Compare.Against == "")
+		hasAB = hasAB || (c.Compare != nil && c.Compare.Against != "")
 		hasAcc = hasAcc || c.AccuracyText() != ""
 		hasOver = hasOver || c.Mode != results.ModeNone
 		metrics[c.Metric.OrDefault()] = true
@@ -77,6 +82,9 @@ func ResultsRows(f *results.File) (header []string, rows [][]string) {
 			header = append(header, "overhead vs base")
 		}
 	}
+	if hasAB {
+		header = append(header, "A/B [95% CI]")
+	}
 	if hasAcc {
 		header = append(header, "accuracy")
 	}
@@ -90,11 +98,20 @@ func ResultsRows(f *results.File) (header []string, rows [][]string) {
 		if hasOver {
 			row = append(row, overheadText(c))
 		}
+		base, ab := c.Compare, c.Compare
+		if c.Compare != nil && c.Compare.Against != "" {
+			base = nil
+		} else {
+			ab = nil
+		}
 		if hasBase {
-			row = append(row, changeText(c.Compare))
+			row = append(row, changeText(base))
 			if hasOver {
-				row = append(row, overheadChangeText(c.Compare))
+				row = append(row, overheadChangeText(base))
 			}
+		}
+		if hasAB {
+			row = append(row, abText(ab))
 		}
 		if hasAcc {
 			row = append(row, accuracyText(&c))
@@ -143,6 +160,14 @@ func changeText(ch *results.Change) string {
 		return "from 0 (" + numfmt.P(ch.P) + ")"
 	}
 	return numfmt.ChangeP(ch.Ratio, ch.P)
+}
+
+// abText is an A/B change: "+5.1% [+3.2%, +7.0%] (p<0.001) vs tracing@old".
+func abText(ch *results.Change) string {
+	if ch == nil {
+		return notApplicable
+	}
+	return numfmt.ChangeCIP(ch.Ratio, ch.RatioLo, ch.RatioHi, ch.P) + " vs " + string(ch.Against)
 }
 
 func overheadChangeText(ch *results.Change) string {
@@ -252,8 +277,8 @@ func ResultsCSV(w io.Writer, f *results.File) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"workload", "mode", "runs", "median_ns", "ci_lo_ns", "ci_hi_ns", "mad_ns",
 		"overhead", "overhead_lo", "overhead_hi", "wall_median_ns", "user_median_ns", "sys_median_ns",
-		"max_rss_median_bytes", "outliers", "baseline_median_ns", "ratio", "p", "overhead_ratio", "overhead_p",
-		"calls_checked", "calls_exact", "coverage_found", "coverage_of", "verdict", "failure", "metric",
+		"max_rss_median_bytes", "outliers", "baseline_median_ns", "ratio", "ratio_lo", "ratio_hi", "p", "against",
+		"overhead_ratio", "overhead_p", "calls_checked", "calls_exact", "coverage_found", "coverage_of", "verdict", "failure", "metric",
 		"shares_checked", "shares_passed"})
 	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	for _, c := range f.Results {
@@ -261,9 +286,9 @@ func ResultsCSV(w io.Writer, f *results.File) error {
 			num(c.Overhead), num(c.OverheadLo), num(c.OverheadHi), num(c.WallMedianNs), num(c.UserMedianNs), num(c.SysMedianNs),
 			num(c.MaxRSSMedian), strconv.Itoa(c.Outliers)}
 		if ch := c.Compare; ch != nil {
-			row = append(row, num(ch.BaselineMedianNs), num(ch.Ratio), num(ch.P), num(ch.OverheadRatio), num(ch.OverheadP))
+			row = append(row, num(ch.BaselineMedianNs), num(ch.Ratio), num(ch.RatioLo), num(ch.RatioHi), num(ch.P), string(ch.Against), num(ch.OverheadRatio), num(ch.OverheadP))
 		} else {
-			row = append(row, "", "", "", "", "")
+			row = append(row, "", "", "", "", "", "", "", "")
 		}
 		if a := c.Accuracy; a != nil {
 			row = append(row, strconv.Itoa(a.Checked), strconv.Itoa(a.Exact))

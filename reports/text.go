@@ -105,7 +105,11 @@ func writeChanges(w io.Writer, m *Matrix, name func(*Cell) string) {
 		if len(cs) == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "\n%s against %s:\n", verdictTitle[v], m.BaselineName)
+		if m.AB {
+			fmt.Fprintf(w, "\n%s:\n", verdictTitle[v])
+		} else {
+			fmt.Fprintf(w, "\n%s against %s:\n", verdictTitle[v], m.BaselineName)
+		}
 		for _, c := range cs {
 			fmt.Fprintf(w, "  %s  %s\n", name(c), c.ChangeText())
 		}
@@ -159,6 +163,9 @@ func (m *Matrix) Subtitle() string {
 	if m.BaselineName != "" {
 		parts = append(parts, "baseline "+m.BaselineName)
 	}
+	if m.Against != "" {
+		parts = append(parts, "A/B against "+m.Against)
+	}
 	if len(m.Files) > 1 {
 		parts = append(parts, fmt.Sprintf("history of %d files", len(m.Files)))
 	}
@@ -189,11 +196,20 @@ func (c *Cell) matrixText() string {
 }
 
 // ChangeText describes a cell's change against the baseline:
-// "45.4s → 49.7s (+9.3%, p<0.001); overhead ×111 → ×121".
+// "45.4s → 49.7s (+9.3%, p<0.001); overhead ×111 → ×121", or against the
+// mode it is judged against in its run (A/B), with the change's interval:
+// "tracing@old 1.52s → tracing 1.60s (+5.1% [+3.2%, +7.0%], p<0.001)".
 func (c *Cell) ChangeText() string {
 	ch := c.Compare
 	if ch == nil {
 		return ""
+	}
+	if ch.Against != "" {
+		change := numfmt.Change(ch.Ratio)
+		if ch.RatioLo != 0 || ch.RatioHi != 0 {
+			change += " " + numfmt.Range(numfmt.Change(ch.RatioLo), numfmt.Change(ch.RatioHi))
+		}
+		return fmt.Sprintf("%s %s → %s %s (%s, %s)", ch.Against, numfmt.Duration(ch.BaselineMedianNs), c.Mode, numfmt.Duration(c.MedianNs), change, numfmt.P(ch.P))
 	}
 	s := fmt.Sprintf("%s → %s (%s, %s)", numfmt.Duration(ch.BaselineMedianNs), numfmt.Duration(c.MedianNs), numfmt.Change(ch.Ratio), numfmt.P(ch.P))
 	if ch.BaselineOverhead != 0 && c.Mode != results.ModeNone {
@@ -243,8 +259,10 @@ func (c *Cell) AbsoluteRow() []string {
 		ci = numfmt.Range(numfmt.Duration(c.CILoNs), numfmt.Duration(c.CIHiNs))
 	}
 	vs := ""
-	if c.Compare != nil {
-		vs = numfmt.ChangeP(c.Compare.Ratio, c.Compare.P)
+	if ch := c.Compare; ch != nil && ch.Against != "" {
+		vs = numfmt.ChangeCIP(ch.Ratio, ch.RatioLo, ch.RatioHi, ch.P) + " vs " + string(ch.Against)
+	} else if ch != nil {
+		vs = numfmt.ChangeP(ch.Ratio, ch.P)
 	}
 	out := ""
 	if c.Outliers > 0 {

@@ -29,7 +29,7 @@ func (l *launch) check(c *cellState, st step, r *results.Run, out Outcome, runDi
 		return
 	}
 	if ok {
-		r.ElapsedNs, r.Checksum = max(rep.ElapsedNs, 0), rep.Checksum
+		r.ElapsedNs, r.CPUNs, r.Checksum = max(rep.ElapsedNs, 0), max(rep.CPUNs, 0), rep.Checksum
 		if msg := l.checkChecksum(c.Workload, rep.Checksum); msg != "" {
 			r.Error = msg
 			return
@@ -59,15 +59,20 @@ func (l *launch) check(c *cellState, st step, r *results.Run, out Outcome, runDi
 }
 
 // vbenchLine is the run's VBENCH line, read; ok is false when there is none,
-// which only metric elapsed (the line's elapsed_ns) cannot do without.
+// which only metrics elapsed (the line's elapsed_ns) and kernel-cpu (its
+// cpu_ns) cannot do without.
 func vbenchLine(out Outcome, metric results.Metric) (rep Report, ok bool, msg string) {
 	elapsed := metric.OrDefault() == results.MetricElapsed
+	kernelCPU := metric == results.MetricKernelCPU
 	switch len(out.VBENCH) {
 	case 0:
-		if !elapsed {
+		if !elapsed && !kernelCPU {
 			return Report{}, false, ""
 		}
 		msg := "printed no VBENCH line (want: VBENCH elapsed_ns=<int> checksum=<string>; a program that prints none is measured with metric: wall or metric: cpu)"
+		if kernelCPU {
+			msg = "printed no VBENCH line (want: VBENCH elapsed_ns=<int> cpu_ns=<int> checksum=<string>; metric kernel-cpu needs its cpu_ns)"
+		}
 		if out.Stdout != "" {
 			msg += "; last output: " + oneLine(out.Stdout)
 		}
@@ -79,6 +84,9 @@ func vbenchLine(out Outcome, metric results.Metric) (rep Report, ok bool, msg st
 	rep, err := parseLine(out.VBENCH[0])
 	if err == nil && elapsed && rep.ElapsedNs < 0 {
 		err = fmt.Errorf("VBENCH line has no elapsed_ns (metric elapsed needs it): %q", out.VBENCH[0])
+	}
+	if err == nil && kernelCPU && rep.CPUNs < 0 {
+		err = fmt.Errorf("VBENCH line has no cpu_ns (metric kernel-cpu needs it; the benchmarks' Clock in common/Harness.cs measures it): %q", out.VBENCH[0])
 	}
 	if err != nil {
 		return Report{}, false, err.Error()

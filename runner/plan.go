@@ -25,6 +25,11 @@ type Options struct {
 	Timeout   time.Duration  // > 0 overrides the suite and every workload
 	Shard     *results.Shard
 	Seed      uint64
+	// Against is the OLD build of the profiler (an absolute, checked path)
+	// for an A/B run: every engine mode of the plan also runs with it, as
+	// its results.OldBuild twin in the same rounds, and is judged against
+	// it. Empty: no A/B run.
+	Against string
 }
 
 // Cell is one planned (workload, mode) pair.
@@ -71,6 +76,36 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 	specs := map[results.Mode]results.ModeSpec{}
 	for _, m := range p.Modes {
 		specs[m], _ = s.Spec(m)
+	}
+	twinOf := map[results.Mode]results.Mode{} // OLD-build twin -> its mode
+	for _, m := range p.Modes {
+		if a := specs[m].Against; a != "" && !contains(p.Modes, a) {
+			return nil, fmt.Errorf("--modes: mode %s is judged against mode %s (its against: in %s), which --modes leaves out: add %s, or leave %s out", m, a, s.Path, a, m)
+		}
+	}
+	if o.Against != "" {
+		// Every mode that loads vbench's profiler also runs with the OLD
+		// build, and is judged against that twin (over a suite's against:,
+		// which the command line overrides).
+		var twins []results.Mode
+		for _, m := range p.Modes {
+			sp := specs[m]
+			if sp.Engine == "" {
+				continue
+			}
+			old := sp
+			old.Name, old.Profiler, old.Against = results.OldBuild(m), o.Against, ""
+			sp.Against = old.Name
+			specs[m], specs[old.Name] = sp, old
+			twins = append(twins, old.Name)
+			twinOf[old.Name] = m
+		}
+		if len(twins) == 0 {
+			return nil, fmt.Errorf("--against: no mode of this run loads vbench's profiler (modes: %s), so there is nothing to measure with %s", results.List(p.Modes), o.Against)
+		}
+		p.Modes = append(p.Modes, twins...)
+	}
+	for _, m := range p.Modes {
 		p.Specs = append(p.Specs, specs[m])
 	}
 	if o.Runs > 0 {
@@ -104,7 +139,8 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 			continue
 		}
 		for _, m := range p.Modes { // report order
-			if !contains(w.EffectiveModes(s), m) {
+			// A twin runs wherever its mode does.
+			if runs := w.EffectiveModes(s); !contains(runs, m) && !contains(runs, twinOf[m]) {
 				continue
 			}
 			c := Cell{Workload: w, Mode: m, Spec: specs[m], Metric: w.Metric.OrDefault(), Runs: p.Runs, Warmup: p.Warmup, Timeout: p.Timeout}
@@ -152,10 +188,12 @@ func (p *Plan) LibraryModes() []results.Mode {
 
 // ShardCells returns shard i (1-based) of n: the cells sorted by workload
 // name and mode (built-in modes in their order, then the others by name),
-// every n-th one starting at i-1. The assignment depends only
-// on the cell names, so each machine of a CI matrix computes the same split,
-// and the shards are disjoint and together complete. A shard may be empty
-// when there are fewer cells than shards.
+// every n-th one starting at i-1 — where a cell judged against another
+// (ModeSpec.Against: an A/B pair) travels with it as one, since an A/B
+// comparison holds only within one run. The assignment depends only on the
+// cell names, so each machine of a CI matrix computes the same split, and
+// the shards are disjoint and together complete. A shard may be empty when
+// there are fewer cells (or pairs) than shards.
 func ShardCells(cells []Cell, i, n int) []Cell {
 	sorted := append([]Cell(nil), cells...)
 	sort.SliceStable(sorted, func(a, b int) bool {
@@ -167,8 +205,37 @@ func ShardCells(cells []Cell, i, n int) []Cell {
 		}
 		return sorted[a].Mode < sorted[b].Mode
 	})
+	// Groups: each cell with the cells it is judged against (union-find).
+	parent := map[string]string{}
+	var root func(k string) string
+	root = func(k string) string {
+		if p, ok := parent[k]; ok && p != k {
+			r := root(p)
+			parent[k] = r
+			return r
+		}
+		return k
+	}
+	have := map[string]bool{}
+	for _, c := range cells {
+		have[c.Key()] = true
+	}
+	for _, c := range cells {
+		if a := c.Spec.Against; a != "" {
+			if t := c.Workload.Name + "/" + string(a); have[t] {
+				parent[root(c.Key())] = root(t)
+			}
+		}
+	}
+	group := map[string]int{} // root -> its index in sorted order
 	pick := map[string]bool{}
-	for j, c := range sorted {
+	for _, c := range sorted {
+		r := root(c.Key())
+		j, ok := group[r]
+		if !ok {
+			j = len(group)
+			group[r] = j
+		}
 		if j%n == i-1 {
 			pick[c.Key()] = true
 		}

@@ -16,10 +16,13 @@ import (
 
 func TestParseLine(t *testing.T) {
 	r, err := ParseLine("VBENCH elapsed_ns=123 checksum=abc calls.Fib.Compute=10 calls.Main=1 gc=3")
-	if err != nil || r.ElapsedNs != 123 || r.Checksum != "abc" || r.Calls["Fib.Compute"] != 10 || r.Calls["Main"] != 1 || r.Other["gc"] != "3" {
+	if err != nil || r.ElapsedNs != 123 || r.CPUNs != -1 || r.Checksum != "abc" || r.Calls["Fib.Compute"] != 10 || r.Calls["Main"] != 1 || r.Other["gc"] != "3" {
 		t.Errorf("ParseLine = %+v, %v", r, err)
 	}
-	for _, bad := range []string{"VBENCH checksum=x", "VBENCH elapsed_ns=-1", "VBENCH elapsed_ns=1 junk", "VBENCH elapsed_ns=1 calls.F=x"} {
+	if r, err := ParseLine("VBENCH elapsed_ns=123 cpu_ns=0 checksum=abc"); err != nil || r.CPUNs != 0 {
+		t.Errorf("ParseLine with cpu_ns = %+v, %v", r, err)
+	}
+	for _, bad := range []string{"VBENCH checksum=x", "VBENCH elapsed_ns=-1", "VBENCH elapsed_ns=1 junk", "VBENCH elapsed_ns=1 calls.F=x", "VBENCH elapsed_ns=1 cpu_ns=-5", "VBENCH elapsed_ns=1 cpu_ns=1.5"} {
 		if _, err := ParseLine(bad); err == nil {
 			t.Errorf("ParseLine(%q) accepted", bad)
 		}
@@ -102,6 +105,45 @@ func TestShardCells(t *testing.T) {
 	a, b := keys(ShardCells(all, 2, 3)), keys(ShardCells(rev, 2, 3))
 	if strings.Join(sorted(a), ",") != strings.Join(sorted(b), ",") {
 		t.Errorf("shard depends on suite order: %v vs %v", a, b)
+	}
+}
+
+// A/B pairs (a cell and the cell it is judged against) share a shard: the
+// comparison holds only within one run. Every engine mode's OLD-build twin,
+// and a suite's against:, keep their pair whole for every shard count.
+func TestShardCellsKeepsPairs(t *testing.T) {
+	modes := []results.Mode{results.ModeNone, results.ModeTracing, results.ModeSampling, results.OldBuild(results.ModeTracing), results.OldBuild(results.ModeSampling)}
+	all := cells([]string{"zeta", "alpha", "mid", "beta", "q"}, modes)
+	for i := range all {
+		if m := all[i].Mode; m == results.ModeTracing || m == results.ModeSampling {
+			all[i].Spec.Against = results.OldBuild(m)
+		}
+	}
+	for n := 1; n <= 7; n++ {
+		seen := map[string]int{}
+		for i := 1; i <= n; i++ {
+			in := map[string]bool{}
+			for _, c := range ShardCells(all, i, n) {
+				in[c.Key()] = true
+				seen[c.Key()]++
+			}
+			for k := range in {
+				w, m, _ := strings.Cut(k, "/")
+				if a := results.Mode(m); a == results.ModeTracing || a == results.ModeSampling {
+					if !in[w+"/"+string(results.OldBuild(a))] {
+						t.Errorf("shard %d/%d has %s without its OLD build's twin", i, n, k)
+					}
+				}
+			}
+		}
+		if len(seen) != len(all) {
+			t.Errorf("n=%d: union has %d cells, want %d", n, len(seen), len(all))
+		}
+		for k, v := range seen {
+			if v != 1 {
+				t.Errorf("n=%d: %s in %d shards", n, k, v)
+			}
+		}
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 //	VBENCH elapsed_ns=<int> checksum=<string> [calls.<Function>=<int> ...] [share.<Function>=<fraction> ...] [key=value ...]
 type Report struct {
 	ElapsedNs int64
+	CPUNs     int64 // the process's CPU time during the kernel; -1 when not reported
 	Checksum  string
 	Calls     map[string]int64   // expected exact call counts, by function name
 	Shares    map[string]float64 // expected shares of the sampled work (see ShareCheck), summing to 1
@@ -38,7 +39,7 @@ func ParseLine(line string) (Report, error) {
 // parseLine parses one VBENCH line; ElapsedNs is -1 when it gives none
 // (which metrics wall and cpu do not need).
 func parseLine(line string) (Report, error) {
-	r := Report{ElapsedNs: -1}
+	r := Report{ElapsedNs: -1, CPUNs: -1}
 	fields := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "VBENCH"))
 	for _, f := range fields {
 		k, v, ok := strings.Cut(f, "=")
@@ -52,6 +53,12 @@ func parseLine(line string) (Report, error) {
 				return r, fmt.Errorf("VBENCH line: elapsed_ns=%q is not a non-negative integer", v)
 			}
 			r.ElapsedNs = n
+		case k == "cpu_ns":
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 0 {
+				return r, fmt.Errorf("VBENCH line: cpu_ns=%q is not a non-negative integer", v)
+			}
+			r.CPUNs = n
 		case k == "checksum":
 			r.Checksum = v
 		case strings.HasPrefix(k, "calls."):

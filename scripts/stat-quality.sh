@@ -1,17 +1,24 @@
 #!/usr/bin/env bash
 # stat-quality.sh: how trustworthy are vbench's verdicts on this machine?
-# Runs A/A (same build twice: false regressions), A/B (the workload's work
-# scaled by 1.05: detection rate) and measures the harness's bookkeeping per
-# run, with real runs of a real workload. Prints a Markdown section for
-# docs/harness.md. Nothing here is a timed test; it is a measurement.
+# Repeats each experiment with the same build on both sides (A/A: false
+# alarms) and with a 5% slower B side (A/B: detection): within one run and
+# across invocations against a stored baseline, B being the workload's work
+# scaled by 1.05; and within one run `vbench run --against` under tracing, B
+# being the slow profiler (make slow-profiler). Prints one line per experiment:
+#
+#   <experiment>: A/A false alarms X/N; A/B detected Y/N
+#
+# then a Markdown table for docs/harness.md, the machine's load and the
+# harness's bookkeeping per run. Real runs of a real workload at the suite's
+# settings; a measurement, not a test.
 #
 #   scripts/stat-quality.sh [SUITE] [WORKLOAD] [statquality flags...]
-#   scripts/stat-quality.sh benchmarks/quick.yaml fibonacci -reps 20
+#   scripts/stat-quality.sh benchmarks/suite.yaml fibonacci -reps 20
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
-suite=${1:-benchmarks/quick.yaml}
+suite=${1:-benchmarks/suite.yaml}
 workload=${2:-fibonacci}
 shift $(( $# > 2 ? 2 : $# ))
-make -s bin/vbench
-exec scripts/go run ./cmd/statquality -vbench bin/vbench -suite "$suite" -workload "$workload" "$@"
+make -s build slow-profiler
+exec scripts/go run ./cmd/statquality -vbench bin/vbench -slow bin/libvbenchprof-slow.so -suite "$suite" -workload "$workload" "$@"

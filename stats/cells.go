@@ -3,6 +3,7 @@ package stats
 import (
 	"fmt"
 	"math"
+	"sort"
 
 	"vbench/internal/results"
 )
@@ -84,8 +85,9 @@ func fillCell(c *results.Cell) {
 }
 
 // OverheadSamples expresses each measured run of cell c as a multiple of the
-// median of its workload's none cell in the same file: the per-run overhead
-// multiples that baseline comparison tests. Nil when there is no none cell.
+// verdict rule's estimate (Estimate) of its workload's none cell in the same
+// file, both in the workload's metric: the per-run overhead multiples that
+// baseline comparison tests. Nil when there is no none cell.
 func OverheadSamples(f *results.File, c *results.Cell) []float64 {
 	if c.Mode == results.ModeNone {
 		return nil
@@ -94,7 +96,12 @@ func OverheadSamples(f *results.File, c *results.Cell) []float64 {
 	if none == nil {
 		return nil
 	}
-	base := Median(none.Values())
+	ref := none.Values()
+	if len(ref) == 0 {
+		return nil
+	}
+	sort.Float64s(ref)
+	base := Estimate(ref)
 	if !(base > 0) {
 		return nil
 	}

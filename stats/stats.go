@@ -1,12 +1,15 @@
 // Package stats turns raw run times into the numbers vbench reports: medians
 // with 95% confidence intervals, median absolute deviations, outlier flags,
-// overhead multiples with confidence intervals, and Mann-Whitney U tests.
+// overhead multiples with confidence intervals, and the verdict rule's
+// judgement of a new sample against an old one (judge.go).
 //
-// Medians, their confidence intervals and the U test come from
+// Medians and their confidence intervals come from
 // golang.org/x/perf/benchmath (AssumeNothing), so vbench prints the numbers
-// benchstat would print for the same samples. Quantiles of bootstrap
-// distributions come from gonum. The bootstrap itself (a few lines) and the
-// MAD are written here; no library in reach offers them.
+// benchstat would print for the same samples; so does Compare, the
+// Mann-Whitney U test the rule replaced (kept for the noise study and the
+// benchstat cross-check). Quantiles of bootstrap distributions come from
+// gonum. The bootstrap and permutation loops (a few lines each) and the MAD
+// are written here; no library in reach offers them.
 package stats
 
 import (

@@ -1,18 +1,28 @@
 // Command statquality measures how trustworthy vbench's verdicts are on this
-// machine, with real runs of a real workload:
+// machine, with real runs of a real workload, judged by the code `vbench
+// compare` uses (baseline.Compare) at the suite's thresholds. Each
+// experiment is repeated -reps times and prints one line:
 //
-//   - A/A: the same build against itself, -reps times: every "regressed" is a
-//     false alarm; the rate should stay at or below the suite's alpha.
-//   - A/B: the workload slowed down by its work-scale argument (default
-//     --scale 1.05, i.e. 5% more work) against the original: the share of
-//     repetitions flagged "regressed" is the detection rate.
-//   - Bookkeeping: the harness's own time per run beyond the child process,
-//     from every results file, plus a suite of no-op runs.
+//	<experiment>: A/A false alarms X/N; A/B detected Y/N
 //
-// It runs bin/vbench as a user would and judges with the same code as
-// `vbench compare`. Usage (see scripts/stat-quality.sh):
+// A/A compares a build with itself: every verdict other than "same" is a
+// false alarm. A/B compares a 5% slower variant with the original: the
+// share judged "regressed" is the detection rate. The experiments:
 //
-//	statquality -suite benchmarks/quick.yaml -workload fibonacci -reps 20
+//   - within one run: A1, A2 and B (the workload's --scale 1.05: 5% more
+//     work) as three workloads of one suite, their runs interleaved;
+//   - across invocations: A1, B and A2 as three separate `vbench run`s, B
+//     judged against A1 or A2 alternately, as a stored baseline is;
+//   - with -slow LIB: within one run, `vbench run --against` under
+//     -ab-mode (default tracing): A/A runs the profiler against itself, A/B
+//     the slow build (make slow-profiler) against it, and the verdict is
+//     vbench's own A/B verdict.
+//
+// It also reports the harness's bookkeeping per run and how busy the
+// machine was (`uptime` before and after, and each run's other_cpu). Usage
+// (see scripts/stat-quality.sh):
+//
+//	statquality -suite benchmarks/suite.yaml -workload fibonacci -reps 20
 package main
 
 import (
@@ -38,57 +48,80 @@ import (
 	"vbench/stats"
 )
 
+// config is what one measurement needs.
+type config struct {
+	suitePath, workload string
+	mode                results.Mode
+	reps, runs          int
+	scaleFlag           string
+	scale               float64
+	vbench, profiler    string
+	keep                string
+	slow                string       // the slow build, for the --against experiment
+	abMode              results.Mode // the mode it runs under
+}
+
 func main() {
-	suitePath := flag.String("suite", "", "suite file holding the workload")
-	workload := flag.String("workload", "", "workload to measure")
-	mode := flag.String("mode", string(results.ModeNone), "mode to run it under")
-	reps := flag.Int("reps", 20, "repetitions of each experiment")
-	runs := flag.Int("runs", 0, "measured runs per cell (default: the suite's)")
-	scaleFlag := flag.String("scale-flag", "--scale", "the workload's work-scale argument")
-	scale := flag.Float64("scale", 1.05, "work scale of the B side")
-	vbench := flag.String("vbench", "bin/vbench", "vbench binary")
-	profiler := flag.String("profiler", "", "profiler library, for profiled modes")
-	keep := flag.String("keep", "", "keep the results files in this directory")
-	also := flag.String("also-min-change", "0.025", "comma-separated further minimum changes to judge the same runs with")
+	var c config
+	var mode string
+	flag.StringVar(&c.suitePath, "suite", "", "suite file holding the workload")
+	flag.StringVar(&c.workload, "workload", "", "workload to measure")
+	flag.StringVar(&mode, "mode", string(results.ModeNone), "mode to run it under")
+	flag.IntVar(&c.reps, "reps", 20, "repetitions of each experiment")
+	flag.IntVar(&c.runs, "runs", 0, "measured runs per cell (default: the suite's)")
+	flag.StringVar(&c.scaleFlag, "scale-flag", "--scale", "the workload's work-scale argument")
+	flag.Float64Var(&c.scale, "scale", 1.05, "work scale of the B side")
+	flag.StringVar(&c.vbench, "vbench", "bin/vbench", "vbench binary")
+	flag.StringVar(&c.profiler, "profiler", "", "profiler library, for profiled modes")
+	flag.StringVar(&c.keep, "keep", "", "keep the results files in this directory")
+	flag.StringVar(&c.slow, "slow", "", "the slow build of the profiler (make slow-profiler): also measure --against with it")
+	abMode := flag.String("ab-mode", string(results.ModeTracing), "with -slow: the mode the --against experiment runs under")
 	flag.Parse()
-	if *suitePath == "" || *workload == "" {
+	c.mode, c.abMode = results.Mode(mode), results.Mode(*abMode)
+	if c.suitePath == "" || c.workload == "" {
 		fmt.Fprintln(os.Stderr, "usage: statquality -suite SUITE.yaml -workload NAME [-reps 20] [-scale 1.05]")
 		os.Exit(2)
 	}
-	var thresholds []float64
-	for _, t := range strings.Split(*also, ",") {
-		var x float64
-		if _, err := fmt.Sscan(t, &x); err == nil && x > 0 {
-			thresholds = append(thresholds, x)
-		}
-	}
-	if err := run(os.Stdout, *suitePath, *workload, *mode, *reps, *runs, *scaleFlag, *scale, *vbench, *profiler, *keep, thresholds); err != nil {
+	if err := run(os.Stdout, c); err != nil {
 		fmt.Fprintln(os.Stderr, "statquality:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out io.Writer, suitePath, name, mode string, reps, runs int, scaleFlag string, scale float64, vbench, profiler, keep string, also []float64) error {
-	s, err := suite.Load(suitePath)
+// experiment is one kind of comparison, repeated: per repetition the file
+// A/A judges (A2 against A1) and the one A/B judges (B against A1 or A2).
+type experiment struct {
+	label    string
+	aa, ab   []pair
+	otherCPU []float64
+	// verdicts vbench gave itself (the --against experiment): the NEW
+	// cells of the A/A and A/B runs, already judged.
+	aaCells, abCells []results.Cell
+}
+
+type pair struct{ base, cur *results.File }
+
+func run(out io.Writer, c config) error {
+	s, err := suite.Load(c.suitePath)
 	if err != nil {
 		return err
 	}
 	var w *suite.Workload
 	for i := range s.Workloads {
-		if s.Workloads[i].Name == name {
+		if s.Workloads[i].Name == c.workload {
 			w = &s.Workloads[i]
 		}
 	}
 	if w == nil {
-		return fmt.Errorf("%s has no workload %q", suitePath, name)
+		return fmt.Errorf("%s has no workload %q", c.suitePath, c.workload)
 	}
-	if runs == 0 {
-		runs = s.Runs
+	if c.runs == 0 {
+		c.runs = s.Runs
 		if w.Runs > 0 {
-			runs = w.Runs
+			c.runs = w.Runs
 		}
 	}
-	dir := keep
+	dir := c.keep
 	if dir == "" {
 		if dir, err = os.MkdirTemp("", "vbench-statq-"); err != nil {
 			return err
@@ -97,30 +130,42 @@ func run(out io.Writer, suitePath, name, mode string, reps, runs int, scaleFlag 
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	vbench, _ = filepath.Abs(vbench)
-	a, err := writeSuite(dir, "a.yaml", s, w, mode, runs, scaleFlag, variant{w.Name, 1})
+	c.vbench, _ = filepath.Abs(c.vbench)
+	a, err := writeSuite(dir, "a.yaml", s, w, c, variant{w.Name, 1})
 	if err != nil {
 		return err
 	}
-	b, err := writeSuite(dir, "b.yaml", s, w, mode, runs, scaleFlag, variant{w.Name, scale})
+	b, err := writeSuite(dir, "b.yaml", s, w, c, variant{w.Name, c.scale})
 	if err != nil {
 		return err
 	}
-	// The same three variants in one suite, their runs interleaved.
-	inter, err := writeSuite(dir, "interleaved.yaml", s, w, mode, runs, scaleFlag, variant{"a1", 1}, variant{"a2", 1}, variant{"b", scale})
+	inter, err := writeSuite(dir, "interleaved.yaml", s, w, c, variant{"a1", 1}, variant{"a2", 1}, variant{"b", c.scale})
 	if err != nil {
 		return err
+	}
+	abc := c
+	abc.mode = c.abMode
+	abSuite, err := writeSuite(dir, "ab.yaml", s, w, abc, variant{w.Name, 1})
+	if err != nil {
+		return err
+	}
+	newLib := c.profiler
+	if newLib == "" {
+		newLib = filepath.Join(filepath.Dir(c.vbench), "libvbenchprof.so")
 	}
 	started := time.Now()
-	var bookkeeping, startup, otherCPU []float64
-	measure := func(suiteFile, path string) (*results.File, error) {
-		args := []string{"run", suiteFile, "--quiet", "--no-baseline", "--json", path, "--format", "csv"}
-		if profiler != "" {
-			args = append(args, "--profiler", profiler)
+	uptime0 := uptime()
+	var bookkeeping, startup []float64
+	measure := func(suiteFile, path string, e *experiment, extra ...string) (*results.File, error) {
+		args := []string{"run", suiteFile, "--quiet", "--no-baseline", "--no-step-summary", "--json", path, "--format", "csv"}
+		if c.profiler != "" && len(extra) == 0 {
+			args = append(args, "--profiler", c.profiler)
 		}
-		cmd := exec.Command(vbench, args...)
+		args = append(args, extra...)
+		cmd := exec.Command(c.vbench, args...)
 		cmd.Stderr = os.Stderr
-		if o, err := cmd.Output(); err != nil {
+		// Exit 1 is a regression: an A/B run's verdict, not an error.
+		if o, err := cmd.Output(); err != nil && !(len(extra) > 0 && cmd.ProcessState.ExitCode() == 1) {
 			return nil, fmt.Errorf("vbench %s: %v\n%s", strings.Join(args, " "), err, o)
 		}
 		f, err := results.ReadFile(path)
@@ -128,26 +173,42 @@ func run(out io.Writer, suitePath, name, mode string, reps, runs int, scaleFlag 
 			return nil, err
 		}
 		bookkeeping = append(bookkeeping, f.BookkeepingNs)
-		otherCPU = append(otherCPU, f.OtherCPU)
-		for _, c := range f.Results {
-			startup = append(startup, c.WallMedianNs-c.MedianNs)
+		e.otherCPU = append(e.otherCPU, f.OtherCPU)
+		for _, cell := range f.Results {
+			startup = append(startup, cell.WallMedianNs-cell.MedianNs)
 		}
 		return f, nil
 	}
-	// pairs[i] = {A1, A2, B, the A that B is judged against}; interleaved[i]
-	// the same from one suite run whose cells ran interleaved.
-	var pairs, interleaved [][4]*results.File
-	for i := 0; i < reps; i++ {
+	within := &experiment{label: fmt.Sprintf("within one run, %s %g interleaved", c.scaleFlag, c.scale)}
+	across := &experiment{label: fmt.Sprintf("across invocations, %s %g against a stored baseline", c.scaleFlag, c.scale)}
+	against := &experiment{label: fmt.Sprintf("within one run, --against under %s, B = %s", c.abMode, filepath.Base(c.slow))}
+	for i := 0; i < c.reps; i++ {
 		p := func(s string) string { return filepath.Join(dir, fmt.Sprintf("%02d-%s.json", i, s)) }
-		a1, err := measure(a, p("a1"))
+		if c.slow != "" {
+			// A/A: the profiler against itself; A/B: the slow build (NEW)
+			// against it (OLD). vbench judges each NEW cell itself.
+			for _, side := range []struct {
+				name, lib string
+				cells     *[]results.Cell
+			}{{"ab-aa", newLib, &against.aaCells}, {"ab-ab", c.slow, &against.abCells}} {
+				f, err := measure(abSuite, p(side.name), against, "--profiler", side.lib, "--against", newLib)
+				if err != nil {
+					return err
+				}
+				if cell := f.Find(w.Name, c.abMode); cell != nil {
+					*side.cells = append(*side.cells, *cell)
+				}
+			}
+		}
+		a1, err := measure(a, p("a1"), across)
 		if err != nil {
 			return err
 		}
-		bf, err := measure(b, p("b"))
+		bf, err := measure(b, p("b"), across)
 		if err != nil {
 			return err
 		}
-		a2, err := measure(a, p("a2"))
+		a2, err := measure(a, p("a2"), across)
 		if err != nil {
 			return err
 		}
@@ -157,8 +218,9 @@ func run(out io.Writer, suitePath, name, mode string, reps, runs int, scaleFlag 
 		if i%2 == 1 {
 			ref = a2
 		}
-		pairs = append(pairs, [4]*results.File{a1, a2, bf, ref})
-		in, err := measure(inter, p("interleaved"))
+		across.aa = append(across.aa, pair{a1, a2})
+		across.ab = append(across.ab, pair{ref, bf})
+		in, err := measure(inter, p("interleaved"), within)
 		if err != nil {
 			return err
 		}
@@ -167,66 +229,90 @@ func run(out io.Writer, suitePath, name, mode string, reps, runs int, scaleFlag 
 		if i%2 == 1 {
 			ref = ia2
 		}
-		interleaved = append(interleaved, [4]*results.File{ia1, ia2, ib, ref})
-		fmt.Fprintf(os.Stderr, "statquality: rep %d/%d: A/A %s, A/B %s\n", i+1, reps,
-			numfmt.Change(a2.Results[0].MedianNs/a1.Results[0].MedianNs), numfmt.Change(bf.Results[0].MedianNs/ref.Results[0].MedianNs))
+		within.aa = append(within.aa, pair{ia1, ia2})
+		within.ab = append(within.ab, pair{ref, ib})
+		fmt.Fprintf(os.Stderr, "statquality: rep %d/%d done\n", i+1, c.reps)
 	}
-	type tally struct {
-		aa, ab             map[string]int
-		aaRatios, abRatios []float64
-	}
-	judge := func(pairs [][4]*results.File, minChange float64) tally {
-		t := tally{aa: map[string]int{}, ab: map[string]int{}}
-		opts := baseline.Options{Alpha: s.Alpha, MinChange: minChange}
-		for _, p := range pairs {
-			baseline.Compare(p[0], p[1], opts)
-			c := p[1].Results[0]
-			t.aa[c.Verdict]++
-			t.aaRatios = append(t.aaRatios, c.Compare.Ratio)
-			baseline.Compare(p[3], p[2], opts)
-			c = p[2].Results[0]
-			t.ab[c.Verdict]++
-			t.abRatios = append(t.abRatios, c.Compare.Ratio)
-		}
-		return t
-	}
-	noop, err := noopBookkeeping(dir, vbench)
+	noop, err := noopBookkeeping(dir, c.vbench)
 	if err != nil {
 		return err
 	}
+	opts := baseline.Options{Alpha: s.Alpha, MinChange: s.MinChange}
 	fp := machine.Collect(context.Background())
-	fmt.Fprintf(out, "### Statistical quality: %s / %s (%s)\n\n", s.Name, name, mode)
+	fmt.Fprintf(out, "### Statistical quality: %s / %s (%s)\n\n", s.Name, c.workload, c.mode)
 	fmt.Fprintf(out, "Measured %s on %s, %d cores, %s, .NET %s; vbench %s; %s.\n\n",
 		time.Now().UTC().Format("2006-01-02"), fp.CPUModel, fp.Cores, fp.OS, fp.DotnetRuntime, short(fp.VbenchCommit), time.Since(started).Round(time.Second))
-	fmt.Fprintf(out, "Settings: %d measured runs per cell (+%d warmup), alpha %g, %d repetitions, B = `%s %g`; the first rows use the suite's minimum change (%g%%).\n\n",
-		runs, s.Warmup, s.Alpha, reps, scaleFlag, scale, 100*s.MinChange)
+	fmt.Fprintf(out, "Settings: %d measured runs per cell (+%d warmup), alpha %g, minimum change %g%%, %d repetitions, B = `%s %g`.\n\n",
+		c.runs, s.Warmup, s.Alpha, 100*s.MinChange, c.reps, c.scaleFlag, c.scale)
 	var rows [][]string
-	for _, how := range []struct {
-		label string
-		pairs [][4]*results.File
-	}{{"separate runs", pairs}, {"interleaved in one run", interleaved}} {
-		for _, mc := range append([]float64{s.MinChange}, also...) {
-			t := judge(how.pairs, mc)
-			row := func(label string, verdicts map[string]int, ratios []float64) []string {
-				reg := verdicts[results.VerdictRegressed]
-				return []string{label, fmt.Sprintf("%g%%", 100*mc), fmt.Sprintf("%d/%d (%s)", reg, reps, numfmt.Share(float64(reg), float64(reps))),
-					fmt.Sprint(verdicts[results.VerdictImproved]), fmt.Sprint(verdicts[results.VerdictSame]), spread(ratios)}
-			}
-			rows = append(rows, row("A/A, "+how.label, t.aa, t.aaRatios),
-				row(fmt.Sprintf("A/B (%s %g), %s", scaleFlag, scale, how.label), t.ab, t.abRatios))
-		}
+	experiments := []*experiment{within, across}
+	if c.slow != "" {
+		experiments = append(experiments, against)
 	}
-	header := []string{"experiment", "min change", "regressed", "improved", "same", "median change [min, max]"}
+	for _, e := range experiments {
+		aa, aaRatios, aaMetric := judge(e.aa, opts)
+		ab, abRatios, _ := judge(e.ab, opts)
+		if e == against {
+			aa, aaRatios, aaMetric = judged(e.aaCells)
+			ab, abRatios, _ = judged(e.abCells)
+		}
+		alarms := aa[results.VerdictRegressed] + aa[results.VerdictImproved]
+		nAA, nAB := total(aa), total(ab)
+		fmt.Fprintf(out, "%s (%s): A/A false alarms %d/%d; A/B detected %d/%d\n", e.label, aaMetric, alarms, nAA, ab[results.VerdictRegressed], nAB)
+		rows = append(rows,
+			[]string{"A/A, " + e.label, fmt.Sprintf("%d/%d", alarms, nAA), fmt.Sprint(aa[results.VerdictRegressed]), fmt.Sprint(aa[results.VerdictImproved]), spread(aaRatios), cores(e.otherCPU)},
+			[]string{"A/B, " + e.label, fmt.Sprintf("%d/%d", ab[results.VerdictRegressed], nAB), fmt.Sprint(ab[results.VerdictRegressed]), fmt.Sprint(ab[results.VerdictImproved]), spread(abRatios), cores(e.otherCPU)})
+	}
+	fmt.Fprintln(out)
+	header := []string{"experiment", "false alarms / detected", "regressed", "improved", "change judged: median [min, max]", "other processes' cores: median [max]"}
 	if err := reports.WriteMarkdownTable(out, header, rows, reports.Left, reports.Right, reports.Right, reports.Right, reports.Right, reports.Right); err != nil {
 		return err
 	}
 	fmt.Fprintln(out)
+	fmt.Fprintf(out, "Load: `uptime` before: %s; after: %s.\n", uptime0, uptime())
 	fmt.Fprintf(out, "Harness bookkeeping per run beyond the child process: median %s over %d suite runs of the workload (max %s); %s per no-op run (`/bin/echo`, 100 runs).\n",
-		numfmt.Duration(stats.Median(bookkeeping)), len(bookkeeping), numfmt.Duration(max(bookkeeping)), numfmt.Duration(noop))
-	fmt.Fprintf(out, "Other processes kept %.2f cores busy during a suite run (median over the runs; max %.2f) on this %d-core machine.\n",
-		stats.Median(otherCPU), max(otherCPU), fp.Cores)
+		numfmt.Duration(stats.Median(bookkeeping)), len(bookkeeping), numfmt.Duration(maxOf(bookkeeping)), numfmt.Duration(noop))
 	fmt.Fprintf(out, "Process start-up and shutdown outside the workload's own timer (wall − elapsed, median): %s.\n", numfmt.Duration(stats.Median(startup)))
 	return nil
+}
+
+// judge compares each pair with baseline.Compare and tallies the verdicts
+// of the workload's cell, the changes judged and the metric they judged.
+func judge(pairs []pair, opts baseline.Options) (verdicts map[string]int, ratios []float64, metric string) {
+	verdicts = map[string]int{}
+	for _, p := range pairs {
+		cur := *p.cur
+		cur.Results = append([]results.Cell(nil), p.cur.Results...)
+		baseline.Compare(p.base, &cur, opts)
+		c := cur.Results[0]
+		verdicts[c.Verdict]++
+		if c.Compare != nil {
+			ratios = append(ratios, c.Compare.Ratio)
+			metric = string(c.Metric.OrDefault())
+		}
+	}
+	return verdicts, ratios, metric
+}
+
+// judged tallies the verdicts vbench gave cells itself (an A/B run's).
+func judged(cells []results.Cell) (verdicts map[string]int, ratios []float64, metric string) {
+	verdicts = map[string]int{}
+	for _, c := range cells {
+		verdicts[c.Verdict]++
+		if c.Compare != nil {
+			ratios = append(ratios, c.Compare.Ratio)
+		}
+		metric = string(c.Metric.OrDefault())
+	}
+	return verdicts, ratios, metric
+}
+
+func total(verdicts map[string]int) int {
+	n := 0
+	for _, k := range verdicts {
+		n += k
+	}
+	return n
 }
 
 // variant is the workload under another name with its work scaled.
@@ -235,12 +321,13 @@ type variant struct {
 	scale float64
 }
 
-// writeSuite writes a suite of variants of w, all under mode.
-func writeSuite(dir, file string, s *suite.Suite, w *suite.Workload, mode string, runs int, scaleFlag string, variants ...variant) (string, error) {
+// writeSuite writes a suite of variants of w, all under c.mode, with the
+// suite's thresholds.
+func writeSuite(dir, file string, s *suite.Suite, w *suite.Workload, c config, variants ...variant) (string, error) {
 	var wls []any
 	for _, v := range variants {
-		wl := map[string]any{"name": v.name, "cwd": w.Cwd}
-		extra := []string{scaleFlag, fmt.Sprint(v.scale)}
+		wl := map[string]any{"name": v.name, "cwd": w.Cwd, "metric": string(w.Metric.OrDefault())}
+		extra := []string{c.scaleFlag, fmt.Sprint(v.scale)}
 		if w.Project != "" {
 			wl["project"] = w.Project
 			wl["args"] = append(append([]string{}, w.Args...), extra...)
@@ -259,9 +346,9 @@ func writeSuite(dir, file string, s *suite.Suite, w *suite.Workload, mode string
 	}
 	doc := map[string]any{
 		"name":       "statq-" + s.Name,
-		"runs":       runs,
+		"runs":       c.runs,
 		"warmup":     s.Warmup,
-		"modes":      []string{mode},
+		"modes":      []string{string(c.mode)},
 		"timeout":    s.Timeout.String(),
 		"thresholds": map[string]any{"alpha": s.Alpha, "min_change": s.MinChange},
 		"baseline":   filepath.Join(dir, "none.json"),
@@ -293,7 +380,7 @@ func noopBookkeeping(dir, vbench string) (float64, error) {
 	p := filepath.Join(dir, "noop.yaml")
 	os.WriteFile(p, []byte("name: noop\nruns: 100\nwarmup: 0\nmodes: [none]\nbaseline: none.json\nworkloads:\n  - name: echo\n    command: [/bin/echo, \"VBENCH elapsed_ns=1 checksum=x\"]\n"), 0o644)
 	out := filepath.Join(dir, "noop.json")
-	cmd := exec.Command(vbench, "run", p, "--quiet", "--no-baseline", "--json", out, "--format", "csv")
+	cmd := exec.Command(vbench, "run", p, "--quiet", "--no-baseline", "--no-step-summary", "--json", out, "--format", "csv")
 	cmd.Stderr = os.Stderr
 	if o, err := cmd.Output(); err != nil {
 		return 0, fmt.Errorf("no-op suite: %v\n%s", err, o)
@@ -305,14 +392,34 @@ func noopBookkeeping(dir, vbench string) (float64, error) {
 	return f.BookkeepingNs, nil
 }
 
+// uptime is `uptime`'s line, or why there is none.
+func uptime() string {
+	o, err := exec.Command("uptime").Output()
+	if err != nil {
+		return "(uptime: " + err.Error() + ")"
+	}
+	return strings.TrimSpace(string(o))
+}
+
 // spread is the median change of a set of ratios and its range: "+0.5% [-1.2%, +2.0%]".
 func spread(ratios []float64) string {
+	if len(ratios) == 0 {
+		return "-"
+	}
 	s := append([]float64(nil), ratios...)
 	sort.Float64s(s)
 	return numfmt.Change(stats.Median(s)) + " " + numfmt.Range(numfmt.Change(s[0]), numfmt.Change(s[len(s)-1]))
 }
 
-func max(xs []float64) float64 {
+// cores is the median and max of the other_cpu figures: "0.98 [1.40]".
+func cores(xs []float64) string {
+	if len(xs) == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f [%.2f]", stats.Median(xs), maxOf(xs))
+}
+
+func maxOf(xs []float64) float64 {
 	m := xs[0]
 	for _, x := range xs {
 		if x > m {

@@ -15,12 +15,13 @@ func newCompareCmd() *cobra.Command {
 		Use:   "compare OLD.json NEW.json",
 		Short: "Compare two results files cell by cell and give verdicts",
 		Long: `Compare gives every cell of NEW a verdict against the same cell of OLD:
-regressed or improved when the Mann-Whitney U test is significant (p < alpha)
-AND the median moved by more than the minimum change; same otherwise; new when
-OLD lacks the cell; failed when it failed in NEW. Overhead multiples (each
-mode over none) are compared the same way. Each cell is judged by its
-metric (elapsed, wall or cpu); files that measured a workload by different
-metrics are refused. Alpha and the minimum
+regressed or improved when the change is significant (a permutation test of
+the ratio of the faster halves' means, p < alpha) AND not shown to be smaller
+than the minimum change (its 1-alpha interval reaches it); same otherwise;
+new when OLD lacks the cell; failed when it failed in NEW. Overhead
+multiples (each mode over none) are compared the same way. Each cell is
+judged by its metric (elapsed, wall, cpu or kernel-cpu); files that measured
+a workload by different metrics are refused. Alpha and the minimum
 change come from NEW's suite unless given here. A machine fingerprint
 mismatch is printed as a warning.
 

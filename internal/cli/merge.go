@@ -21,7 +21,10 @@ matrix, into one file that 'compare', 'baseline update --from' and reports
 take. It refuses files from different suites (name and sha256 of the suite
 file), cells measured twice and partial files, then recomputes every
 summary from the raw samples: a workload's overheads need its none cell,
-which may come from another shard. OUT is written atomically.
+which may come from another shard. The A/B verdicts of an --against run (or
+of a suite's against: modes) are judged again from the samples, each pair
+having run in one shard; merge exits 1 when one regressed. OUT is written
+atomically.
 
 ` + exitCodesHelp,
 		Example: `  vbench run suite.yaml --shard 1/2 --json s1.json
@@ -64,6 +67,9 @@ which may come from another shard. OUT is written atomically.
 			results.SortCells(merged.Results, nil, merged.Modes())
 			stats.Fill(merged)
 			baseline.MarkNew(merged)
+			// A/B verdicts hold within one run: a shard keeps each pair
+			// whole, so they are judged again from the merged samples.
+			baseline.JudgeAgainst(merged, baseline.OptionsOf(merged))
 			if err := results.WriteFile(out, merged); err != nil {
 				return withCode(ExitFailed, err)
 			}
@@ -73,8 +79,12 @@ which may come from another shard. OUT is written atomically.
 					return withCode(ExitFailed, err)
 				}
 			}
-			if merged.Counts()[results.VerdictFailed] > 0 {
+			counts := merged.Counts()
+			switch {
+			case counts[results.VerdictFailed] > 0:
 				return withCode(ExitFailed, nil)
+			case counts[results.VerdictRegressed] > 0: // an A/B run's verdicts
+				return withCode(ExitRegression, nil)
 			}
 			return nil
 		},

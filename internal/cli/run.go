@@ -32,6 +32,7 @@ type runFlags struct {
 	quiet        bool
 	profiler     string
 	seed         uint64
+	against      string // run only: the OLD build of an A/B run
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -86,6 +87,18 @@ func prepare(cmd *cobra.Command, path string, f *runFlags) (*measurement, error)
 	if f.shard != "" {
 		if opts.Shard, err = runner.ParseShard(f.shard); err != nil {
 			return nil, usageErr(err)
+		}
+	}
+	if cmd.Flags().Changed("against") {
+		if f.against == "" {
+			return nil, usageErrf("--against needs the OLD build of the profiler, e.g. --against base/libvbenchprof.so")
+		}
+		if _, err := os.Stat(f.against); errors.Is(err, os.ErrNotExist) {
+			abs, _ := filepath.Abs(f.against)
+			return nil, usageErrf("--against %s: no such file (build the OLD profiler first, e.g. `make build` in a checkout of the base commit)", abs)
+		}
+		if opts.Against, err = attach.Check(f.against); err != nil {
+			return nil, usageErrf("--against: %v", err)
 		}
 	}
 	plan, err := runner.NewPlan(s, opts)
@@ -157,16 +170,25 @@ func newRunCmd() *cobra.Command {
 		Long: `Run builds what the suite's workloads need (once), runs warmups, then the
 measured runs of every (workload, mode) cell interleaved in a randomized
 round-robin, so drift hits all modes alike. Each run records the workload's
-own elapsed time (its VBENCH line, when it prints one), wall time, user/system
-CPU, max RSS, exit status and checksum; each workload's metric (elapsed, wall
-or cpu: the suite's metric field) says which is its time. The table shows each
-cell's median with a 95% confidence interval, the overhead multiple against
-mode none, and — when a baseline exists — the change and a verdict
-(Mann-Whitney U at the suite's alpha AND the suite's minimum change). Modes are
-the built-in ones (none, null, tracing, sampling) and those the suite defines.
+own elapsed time (its VBENCH line, when it prints one, with the CPU time the
+process spent meanwhile when it reports that), wall time, user/system CPU,
+max RSS, exit status and checksum; each workload's metric (elapsed, wall, cpu
+or kernel-cpu: the suite's metric field) says which is its time. The table
+shows each cell's median with a 95% confidence interval, the overhead
+multiple against mode none, and — when a baseline exists — the change and a
+verdict (see 'vbench compare --help': a permutation test at the suite's
+alpha AND the suite's minimum change). Modes are the built-in ones (none,
+null, tracing, instrumentation, sampling) and those the suite defines.
 
 The baseline is --baseline FILE, else the suite's baseline file when it exists.
 Run never writes a baseline: use 'vbench baseline update'.
+
+A/B: --against OLD.so measures every mode that loads vbench's profiler twice
+in the same interleaved rounds, with the run's library (--profiler, NEW) and
+with OLD (as mode <mode>@old), and judges each NEW cell against its OLD twin:
+the change with a 95% interval, p, and the verdict (exit 1 on a regression).
+Drift between invocations cannot enter, so no stored baseline is needed. A
+mode a suite defines may say against: <other mode> to be judged the same way.
 
 For CI: --junit FILE writes JUnit XML (one test case per cell; regressions
 and failed workloads are failures), and when GITHUB_STEP_SUMMARY is set (as
@@ -182,6 +204,7 @@ exits 130.
 		Example: `  vbench run benchmarks/suite.yaml
   vbench run benchmarks/suite.yaml --runs 5 --modes none,tracing --json out/results.json
   vbench run benchmarks/suite.yaml --format markdown --baseline baselines/default.json
+  vbench run benchmarks/suite.yaml --against base/libvbenchprof.so --modes none,tracing
   vbench run benchmarks/suite.yaml --shard 2/4 --json out/shard2.json --quiet
   vbench run benchmarks/suite.yaml --junit out/junit.xml --json out/results.json
   vbench run benchmarks/suite.yaml --quiet --format gobench > new.txt && benchstat old.txt new.txt`,
@@ -215,6 +238,9 @@ exits 130.
 			} else {
 				baseline.MarkNew(res)
 			}
+			// Modes judged against another mode of this run (--against's
+			// OLD build, a suite's against:) get their A/B verdicts.
+			baseline.JudgeAgainst(res, baseline.OptionsOf(res))
 			return finish(cmd, res, &f, &ci)
 		},
 	}
@@ -222,6 +248,7 @@ exits 130.
 	ci.register(cmd)
 	cmd.Flags().StringVar(&basePath, "baseline", "", "compare with this baseline (default: the suite's baseline file, when it exists)")
 	cmd.Flags().BoolVar(&noBaseline, "no-baseline", false, "do not compare with any baseline")
+	cmd.Flags().StringVar(&f.against, "against", "", "A/B run: also measure every mode that loads vbench's profiler with this OLD build, in the same rounds, and judge each against it")
 	return cmd
 }
 

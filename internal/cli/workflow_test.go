@@ -73,12 +73,16 @@ func TestWorkflowCheckCatchesMistakes(t *testing.T) {
 		{"if: steps.compare.outputs.code", "if: steps.comparison.outputs.code", "no earlier step of merge has id \"comparison\""},
 		{"run: make lint", "run: make lnt", `the Makefile has no target "lnt"`},
 		{"run: ./scripts/ensure-chromium.sh", "run: ./scripts/install-chromium.sh", "./scripts/install-chromium.sh is not an executable script"},
+		{"--against bin/base/libvbenchprof.so", "--againts bin/base/libvbenchprof.so", "unknown flag: --againts"},
+		{"--against bin/base/libvbenchprof.so", "--against base/libvbenchprof.so", "--against base/libvbenchprof.so: no earlier step of bench puts it there"},
+		{"id: merge\n", "id: merged\n", `no earlier step of merge has id "merge"`},
 	} {
 		if !strings.Contains(good, tc.from) {
 			t.Errorf("the workflow no longer contains %q; update this test", tc.from)
 			continue
 		}
-		_, problems := checkWorkflow([]byte(strings.Replace(good, tc.from, tc.to, 1)), root)
+		// Every occurrence: a pull request's and a push's command lines alike.
+		_, problems := checkWorkflow([]byte(strings.ReplaceAll(good, tc.from, tc.to)), root)
 		all := strings.Join(problems, "\n")
 		if !strings.Contains(all, tc.want) {
 			t.Errorf("after %q → %q, no problem mentions %q; got:\n%s", tc.from, tc.to, tc.want, all)
@@ -204,7 +208,11 @@ func checkWorkflow(data []byte, root string) (*workflow, []string) {
 			var ids []string   // steps so far
 			for i, st := range j.Steps {
 				where := fmt.Sprintf("%s step %d (%s)", name, i+1, st.title())
-				for _, m := range stepRefRe.FindAllStringSubmatch(st.If+st.Run, -1) {
+				refs := st.If + st.Run
+				for _, v := range st.Env {
+					refs += " " + v
+				}
+				for _, m := range stepRefRe.FindAllStringSubmatch(refs, -1) {
 					if !slices.Contains(ids, m[1]) {
 						bad("%s: refers to steps.%s, but no earlier step of %s has id %q", where, m[1], name, m[1])
 					}
@@ -261,6 +269,16 @@ func checkWorkflow(data []byte, root string) (*workflow, []string) {
 					}
 					calls, outs, errs := vbenchCalls(expand(st.Run, vals, wf.Env), env, where, root)
 					problems = append(problems, errs...)
+					// An A/B run's OLD build must be on disk: under a
+					// directory an earlier step brought (bin/ from build-test).
+					for _, c := range calls {
+						if f := c.cmd.Flags().Lookup("against"); f != nil && f.Value.String() != "" {
+							v := f.Value.String()
+							if !slices.ContainsFunc(files, func(d string) bool { return strings.HasSuffix(d, "/") && strings.HasPrefix(v, d) }) {
+								bad("%s: --against %s: no earlier step of %s puts it there", where, v, name)
+							}
+						}
+					}
 					wf.commands = append(wf.commands, calls...)
 					files = append(files, outs...)
 					if strings.Contains(st.Run, "make build") {

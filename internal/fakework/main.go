@@ -29,8 +29,10 @@ import (
 func main() {
 	elapsed := flag.Int64("elapsed", 1_000_000, "base elapsed_ns to report")
 	spread := flag.Float64("spread", 0, "relative noise: elapsed is multiplied by exp(spread * N(0,1))")
+	cpuNs := flag.Int64("cpu-ns", 0, "also report cpu_ns: this times -scale and the mode's -overhead (the work; -spread, the machine's noise, leaves it alone)")
 	scale := flag.Float64("scale", 1, "work scale: multiplies elapsed")
 	overhead := flag.String("overhead", "", "mode=factor,... multiplies elapsed under VBENCH_MODE")
+	libFactor := flag.String("lib-factor", "", "text=factor,... multiplies elapsed and cpu when the profiler library's path (CORECLR_PROFILER_PATH) contains text: another build's speed")
 	checksum := flag.String("checksum", "ok", "checksum to print")
 	exit := flag.Int("exit", 0, "exit status")
 	segv := flag.Bool("segv", false, "kill itself with SIGSEGV")
@@ -105,6 +107,7 @@ func main() {
 
 	mode := os.Getenv("VBENCH_MODE")
 	e := float64(*elapsed) * *scale
+	cpu := float64(*cpuNs) * *scale
 	// A mode defined in a suite says which it is through its env.
 	key := mode
 	if m := os.Getenv("FAKEWORK_MODE"); m != "" {
@@ -112,6 +115,15 @@ func main() {
 	}
 	if f, ok := parseMap(*overhead)[key]; ok {
 		e *= float64(f) / 1000
+		cpu *= float64(f) / 1000
+	}
+	if lib := os.Getenv("CORECLR_PROFILER_PATH"); lib != "" {
+		for text, f := range parseMap(*libFactor) {
+			if strings.Contains(lib, text) {
+				e *= float64(f) / 1000
+				cpu *= float64(f) / 1000
+			}
+		}
 	}
 	if *spread > 0 {
 		e *= math.Exp(*spread * rand.NormFloat64())
@@ -132,6 +144,9 @@ func main() {
 		return
 	}
 	line := fmt.Sprintf("VBENCH elapsed_ns=%d checksum=%s", int64(math.Round(e)), *checksum)
+	if *cpuNs > 0 {
+		line += fmt.Sprintf(" cpu_ns=%d", int64(math.Round(cpu)))
+	}
 	for name, n := range parseCounts(*calls) {
 		line += fmt.Sprintf(" calls.%s=%d", name, n)
 	}

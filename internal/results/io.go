@@ -192,6 +192,9 @@ func (f *File) Validate() error {
 		if s.Engine != "" && !s.Engine.Valid() {
 			return fmt.Errorf("settings.mode_specs[%d] (%s): unknown engine %q (known: %s)", i, s.Name, s.Engine, List(Engines))
 		}
+		if s.Against == s.Name {
+			return fmt.Errorf("settings.mode_specs[%d] (%s): a mode cannot be judged against itself", i, s.Name)
+		}
 	}
 	return nil
 }

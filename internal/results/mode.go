@@ -136,8 +136,22 @@ type ModeSpec struct {
 	Engine   Engine            `json:"engine,omitempty"`
 	Profiler string            `json:"profiler,omitempty"` // absolute path of another vbench build
 	Env      map[string]string `json:"env,omitempty"`      // added to the child's environment; "{rundir}" expands
+	// Against names the mode this one is judged against, cell by cell, in
+	// the same run (an A/B comparison): a suite's `against:`, or the OLD
+	// build's twin of an engine mode under `vbench run --against`.
+	Against Mode `json:"against,omitempty"`
 	ProfilerSettings
 }
+
+// OldBuild is the name of mode m measured with the OLD build of the
+// profiler in an A/B run (`vbench run --against OLD.so`): "tracing@old".
+// '@' is in no name a suite can give, so it names no other mode.
+func OldBuild(m Mode) Mode { return m + oldBuildSuffix }
+
+const oldBuildSuffix = "@old"
+
+// IsOldBuild reports whether m is an engine mode's OLD-build twin.
+func (m Mode) IsOldBuild() bool { return strings.HasSuffix(string(m), oldBuildSuffix) }
 
 // BuiltinSpec is the definition of a built-in mode (with no settings: the
 // profiler's defaults), or of an unknown mode: measured only, no engine.
@@ -205,7 +219,7 @@ func (s *ModeSpec) Description() string {
 
 // Equal reports whether two definitions load the same thing.
 func (s *ModeSpec) Equal(o *ModeSpec) bool {
-	return s.Name == o.Name && s.Engine == o.Engine && s.Profiler == o.Profiler &&
+	return s.Name == o.Name && s.Engine == o.Engine && s.Profiler == o.Profiler && s.Against == o.Against &&
 		maps.Equal(s.Env, o.Env) && s.Interval == o.Interval && slices.Equal(s.Include, o.Include) &&
 		slices.Equal(s.Exclude, o.Exclude) && s.TimeSample == o.TimeSample && s.NoInline == o.NoInline && s.MaxStack == o.MaxStack
 }
@@ -251,15 +265,20 @@ func (d *Duration) UnmarshalText(b []byte) error {
 // a cell uses its metric and names it.
 type Metric string
 
-// The metrics. MetricElapsed, the default, needs the workload's VBENCH line.
+// The metrics. MetricElapsed, the default, and MetricKernelCPU need the
+// workload's VBENCH line.
 const (
 	MetricElapsed Metric = "elapsed" // the workload's own kernel time (elapsed_ns on its VBENCH line)
 	MetricWall    Metric = "wall"    // the process's start to exit, as the harness saw it
 	MetricCPU     Metric = "cpu"     // user + system CPU of the process and the children it waited for
+	// MetricKernelCPU is the CPU time the process spent during the
+	// workload's kernel (cpu_ns on its VBENCH line): what a shared machine
+	// disturbs least (docs/harness.md, "Statistical quality").
+	MetricKernelCPU Metric = "kernel-cpu"
 )
 
 // Metrics lists the metrics.
-var Metrics = []Metric{MetricElapsed, MetricWall, MetricCPU}
+var Metrics = []Metric{MetricElapsed, MetricWall, MetricCPU, MetricKernelCPU}
 
 // Valid reports whether m is one of Metrics.
 func (m Metric) Valid() bool { return slices.Contains(Metrics, m) }
@@ -280,6 +299,8 @@ func (m Metric) Phrase() string {
 		return "wall time"
 	case MetricCPU:
 		return "CPU time"
+	case MetricKernelCPU:
+		return "kernel CPU time"
 	}
 	return "elapsed time"
 }
@@ -291,6 +312,8 @@ func (m Metric) Meaning() string {
 		return "the process's start to exit"
 	case MetricCPU:
 		return "user + system CPU of the process and the children it waited for"
+	case MetricKernelCPU:
+		return "the process's CPU time during the workload's own measurement, from its VBENCH line"
 	}
 	return "the workload's own measurement, from its VBENCH line"
 }
@@ -302,6 +325,8 @@ func (m Metric) Of(r *Run) int64 {
 		return r.WallNs
 	case MetricCPU:
 		return r.UserNs + r.SysNs
+	case MetricKernelCPU:
+		return r.CPUNs
 	}
 	return r.ElapsedNs
 }

@@ -75,6 +75,11 @@ type Settings struct {
 	Profiler  string   `json:"profiler,omitempty"`  // library used for profiled modes
 	Interval  string   `json:"interval,omitempty"`  // sampling interval given to the profiler
 
+	// Against is the OLD build of the profiler of an A/B run (`vbench run
+	// --against OLD.so`): every engine mode also ran with it, as the mode's
+	// OldBuild twin. Empty otherwise.
+	Against string `json:"against,omitempty"`
+
 	// ModeSpecs defines every mode of Modes: its engine, library, settings
 	// and environment. Files written before modes were defined in suites
 	// have none; File.ModeSpec then gives the built-in definition.
@@ -239,33 +244,44 @@ type CallMismatch struct {
 	Actual   int64  `json:"actual"`
 }
 
-// Change is a cell's comparison with the same cell in a baseline.
+// Change is a cell's comparison with the same cell in a baseline (or, in an
+// A/B run, with the same cell measured with the other profiler).
 type Change struct {
-	BaselineMedianNs float64 `json:"baseline_median_ns"`
-	Ratio            float64 `json:"ratio"` // new median / baseline median
-	P                float64 `json:"p"`     // Mann-Whitney U p-value
+	BaselineMedianNs float64 `json:"baseline_median_ns"` // the baseline cell's median (of its metric)
+	// Ratio is new over baseline (or over the Against cell) of the
+	// fast-half means of the cell's metric (stats.Judge); P is the
+	// permutation test's two-sided p-value.
+	Ratio            float64 `json:"ratio"`
+	P                float64 `json:"p"`
 	BaselineOverhead float64 `json:"baseline_overhead,omitempty"`
 	OverheadRatio    float64 `json:"overhead_ratio,omitempty"`
 
-	RatioLo    float64 `json:"ratio_lo,omitempty"` // 95% bootstrap interval of Ratio
-	RatioHi    float64 `json:"ratio_hi,omitempty"`
-	OverheadP  float64 `json:"overhead_p,omitempty"` // U test on per-run overhead multiples
-	Reason     string  `json:"reason,omitempty"`     // what decided the verdict, in words
-	Comparable bool    `json:"comparable"`           // both sides had enough runs to test
+	RatioLo   float64 `json:"ratio_lo,omitempty"` // 95% bootstrap interval of Ratio
+	RatioHi   float64 `json:"ratio_hi,omitempty"`
+	OverheadP float64 `json:"overhead_p,omitempty"` // the same test on per-run overhead multiples
+	// Against is the mode the cell was judged against in its own run (an
+	// A/B comparison, ModeSpec.Against); empty for a baseline comparison.
+	Against    Mode   `json:"against,omitempty"`
+	Reason     string `json:"reason,omitempty"` // what decided the verdict, in words
+	Comparable bool   `json:"comparable"`       // both sides had enough runs to test
 }
 
 // Run is one launch of a workload.
 type Run struct {
-	Seq       int    `json:"seq"` // position in the whole run's schedule
-	Warmup    bool   `json:"warmup,omitempty"`
-	WallNs    int64  `json:"wall_ns"`    // whole process, as the harness saw it
-	ElapsedNs int64  `json:"elapsed_ns"` // the workload's own measurement
-	UserNs    int64  `json:"user_ns"`
-	SysNs     int64  `json:"sys_ns"`
-	MaxRSS    int64  `json:"max_rss_bytes"`
-	ExitCode  int    `json:"exit_code"`
-	Signal    string `json:"signal,omitempty"`
-	Checksum  string `json:"checksum,omitempty"`
-	Outlier   bool   `json:"outlier,omitempty"`
-	Error     string `json:"error,omitempty"` // timeout, checksum mismatch, no VBENCH line, ...
+	Seq       int   `json:"seq"` // position in the whole run's schedule
+	Warmup    bool  `json:"warmup,omitempty"`
+	WallNs    int64 `json:"wall_ns"`    // whole process, as the harness saw it
+	ElapsedNs int64 `json:"elapsed_ns"` // the workload's own measurement
+	// CPUNs is the CPU time of the whole process during the kernel, as the
+	// workload measured it (cpu_ns on its VBENCH line); 0 when not reported.
+	// It is the time of MetricKernelCPU.
+	CPUNs    int64  `json:"cpu_ns,omitempty"`
+	UserNs   int64  `json:"user_ns"`
+	SysNs    int64  `json:"sys_ns"`
+	MaxRSS   int64  `json:"max_rss_bytes"`
+	ExitCode int    `json:"exit_code"`
+	Signal   string `json:"signal,omitempty"`
+	Checksum string `json:"checksum,omitempty"`
+	Outlier  bool   `json:"outlier,omitempty"`
+	Error    string `json:"error,omitempty"` // timeout, checksum mismatch, no VBENCH line, ...
 }

@@ -22,7 +22,7 @@ import (
 var settingFields = []string{"interval", "include", "exclude", "time_sample", "no_inline", "max_stack"}
 
 // modeFields are the fields of a mode defined in the suite.
-var modeFields = append([]string{"name", "engine", "profiler", "env"}, settingFields...)
+var modeFields = append([]string{"name", "engine", "profiler", "env", "against"}, settingFields...)
 
 // suiteModes reads the suite's modes: each entry a built-in mode's name or
 // a mapping defining a mode. The built-in modes' definitions get the suite's
@@ -38,11 +38,21 @@ func (p *parser) suiteModes(n *yaml.Node, field string, s *Suite) {
 	}
 	s.Modes, s.Specs = nil, nil
 	lines := map[results.Mode]int{}
+	type against struct {
+		node  *yaml.Node
+		field string
+		owner results.Mode
+	}
+	var againsts []against // the against: fields, checked once every mode is known
 	for i, e := range n.Content {
 		f := fmt.Sprintf("%s[%d]", field, i)
 		var spec results.ModeSpec
 		if e.Kind == yaml.MappingNode {
-			spec = p.modeSpec(e, f)
+			var an *yaml.Node
+			spec, an = p.modeSpec(e, f)
+			if an != nil {
+				againsts = append(againsts, against{an, fmt.Sprintf("%s(%s).against", f, spec.Name), spec.Name})
+			}
 		} else {
 			// YAML reads a bare null as "no value"; in a mode list it is the null mode.
 			if e.Kind == yaml.ScalarNode && e.Tag == "!!null" && e.Value == "null" {
@@ -65,17 +75,30 @@ func (p *parser) suiteModes(n *yaml.Node, field string, s *Suite) {
 		s.Modes = append(s.Modes, spec.Name)
 		s.Specs = append(s.Specs, spec)
 	}
+	// A mode is judged against another of the same run: one the suite lists,
+	// and not itself.
+	for _, a := range againsts {
+		switch m := results.Mode(a.node.Value); {
+		case m == a.owner:
+			p.fail(a.node, a.field, "a mode cannot be judged against itself: name another mode of the suite (its modes: %s)", results.List(s.Modes))
+			return
+		case !slices.Contains(s.Modes, m):
+			p.fail(a.node, a.field, "unknown mode %q: a mode is judged against another mode of the suite (its modes: %s)", m, results.List(s.Modes))
+			return
+		}
+	}
 }
 
 // modeNodes are the nodes of a mode's fields that checks after the field
 // loop point at.
 type modeNodes struct {
-	name, engine, profiler, env, setting *yaml.Node
-	settingKey                           string
+	name, engine, profiler, env, against, setting *yaml.Node
+	settingKey                                    string
 }
 
-// modeSpec reads a mode defined in the suite.
-func (p *parser) modeSpec(n *yaml.Node, field string) results.ModeSpec {
+// modeSpec reads a mode defined in the suite, and the node of its against
+// field (nil without one), which suiteModes checks once every mode is known.
+func (p *parser) modeSpec(n *yaml.Node, field string) (results.ModeSpec, *yaml.Node) {
 	var spec results.ModeSpec
 	var nodes modeNodes
 	p.fields(n, field, modeFields, func(key string, k, v *yaml.Node) {
@@ -98,6 +121,9 @@ func (p *parser) modeSpec(n *yaml.Node, field string) results.ModeSpec {
 			nodes.env = v
 			spec.Env = map[string]string{}
 			p.envMap(v, f, spec.Env)
+		case "against":
+			nodes.against = v
+			spec.Against = results.Mode(p.str(v, f))
 		default:
 			if nodes.setting == nil {
 				nodes.setting, nodes.settingKey = k, key
@@ -106,15 +132,15 @@ func (p *parser) modeSpec(n *yaml.Node, field string) results.ModeSpec {
 		}
 	})
 	if p.err != nil {
-		return spec
+		return spec, nodes.against
 	}
 	if nodes.name == nil {
 		p.fail(n, field+".name", "missing: a mode defined in the suite needs a name")
-		return spec
+		return spec, nodes.against
 	}
 	if spec.Name.Builtin() {
 		p.fail(nodes.name, field+".name", "%q is a built-in mode: list it by name, or give this mode a name of its own", spec.Name)
-		return spec
+		return spec, nodes.against
 	}
 	field = fmt.Sprintf("%s(%s)", field, spec.Name)
 	switch {
@@ -125,7 +151,7 @@ func (p *parser) modeSpec(n *yaml.Node, field string) results.ModeSpec {
 		p.fail(nodes.engine, field+".engine", "unknown engine %q (known: %s)", spec.Engine, results.List(results.Engines))
 	}
 	if p.err != nil {
-		return spec
+		return spec, nodes.against
 	}
 	if spec.Engine == "" {
 		// Without an engine nothing of vbench's is loaded: its settings
@@ -135,7 +161,7 @@ func (p *parser) modeSpec(n *yaml.Node, field string) results.ModeSpec {
 		} else if nodes.setting != nil {
 			p.fail(nodes.setting, field+"."+nodes.settingKey, "a profiler setting needs an engine: a mode without engine loads no vbench profiler")
 		}
-		return spec
+		return spec, nodes.against
 	}
 	if nodes.profiler != nil {
 		spec.Profiler = p.profilerLibrary(nodes.profiler, field+".profiler", spec.Profiler)
@@ -143,7 +169,7 @@ func (p *parser) modeSpec(n *yaml.Node, field string) results.ModeSpec {
 	if nodes.env != nil {
 		p.engineEnv(nodes.env, field+".env")
 	}
-	return spec
+	return spec, nodes.against
 }
 
 // profilerLibrary checks another build of the profiler given by a mode, as

@@ -30,6 +30,7 @@ var (
 	vbench    = build{}
 	lib       = build{}
 	hooksLib  = build{}
+	slowLib   = build{}
 	benchstat = build{}
 )
 
@@ -75,6 +76,14 @@ func ProfilerLib(t testing.TB) string {
 // sits in its own directory so it never shadows the real library.
 func TestHooksLib(t testing.TB) string {
 	return hooksLib.get(t, filepath.Join("testhooks", "libvbenchprof.so"), "-tags", "vbenchtest", "-buildmode=c-shared", "./profiler")
+}
+
+// SlowProfilerLib returns a libvbenchprof.so built with -tags vbenchslow, as
+// `make slow-profiler` builds bin/libvbenchprof-slow.so: the profiler whose
+// enter hook spins a fixed time per call (profiler/slow.h), a known
+// regression. It sits in its own directory so it never shadows the real one.
+func SlowProfilerLib(t testing.TB) string {
+	return slowLib.get(t, filepath.Join("slow", "libvbenchprof-slow.so"), "-tags", "vbenchslow", "-buildmode=c-shared", "./profiler")
 }
 
 // Benchstat returns the real benchstat (golang.org/x/perf/cmd/benchstat, at

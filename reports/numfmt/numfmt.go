@@ -132,6 +132,16 @@ func ChangeP(ratio, p float64) string {
 	return Change(ratio) + " (" + P(p) + ")"
 }
 
+// ChangeCIP prints a change with its interval and p-value:
+// "+5.1% [+3.2%, +7.0%] (p<0.001)"; without an interval (lo and hi 0)
+// as ChangeP.
+func ChangeCIP(ratio, lo, hi, p float64) string {
+	if lo == 0 && hi == 0 {
+		return ChangeP(ratio, p)
+	}
+	return Change(ratio) + " " + Range(Change(lo), Change(hi)) + " (" + P(p) + ")"
+}
+
 // Percent prints a fraction of a whole with one decimal: 0.1234 → "12.3%".
 func Percent(fraction float64) string {
 	if math.IsNaN(fraction) || math.IsInf(fraction, 0) {

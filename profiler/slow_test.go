@@ -1,0 +1,68 @@
+package main
+
+import (
+	"bytes"
+	"debug/elf"
+	"testing"
+
+	"vbench/internal/results"
+	"vbench/internal/testapp"
+	"vbench/internal/testbin"
+)
+
+// stubCode returns the first n bytes of a hook stub's machine code in lib.
+func stubCode(t *testing.T, lib, sym string, n int) []byte {
+	t.Helper()
+	f, err := elf.Open(lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range syms {
+		if s.Name != sym {
+			continue
+		}
+		for _, sec := range f.Sections {
+			if sec.Addr <= s.Value && s.Value+uint64(n) <= sec.Addr+sec.Size && sec.Type == elf.SHT_PROGBITS {
+				b := make([]byte, n)
+				if _, err := sec.ReadAt(b, int64(s.Value-sec.Addr)); err != nil {
+					t.Fatal(err)
+				}
+				return b
+			}
+		}
+	}
+	t.Fatalf("%s: no symbol %s", lib, sym)
+	return nil
+}
+
+// The slow build's enter hook starts with the spin (mov r10d, imm32: 41 ba),
+// the shipped library's with the TLS load (mov r11, [rip+x]: 4c 8b 1d): the
+// delay is in one build only. Both builds are the same profiler otherwise,
+// so the slow one's call counts are exact too.
+func TestSlowBuildOnlyInSlowLibrary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds two libraries and runs dotnet")
+	}
+	shipped, slow := testbin.ProfilerLib(t), testbin.SlowProfilerLib(t)
+	if got := stubCode(t, shipped, "vb_enter_stub", 3); !bytes.Equal(got, []byte{0x4c, 0x8b, 0x1d}) {
+		t.Errorf("shipped library's enter hook starts % x, want the TLS load 4c 8b 1d", got)
+	}
+	if got := stubCode(t, slow, "vb_enter_stub", 2); !bytes.Equal(got, []byte{0x41, 0xba}) {
+		t.Errorf("slow library's enter hook starts % x, want the spin's mov r10d (41 ba)", got)
+	}
+	r := testapp.Profiled(t, slow, results.EngineTracing, nil, "all")
+	if r.Code != 0 {
+		t.Fatalf("under the slow library: exit %d\nstderr:\n%s", r.Code, r.Stderr)
+	}
+	p := readProfile(t, r)
+	for name, want := range testapp.Expectations(r.Stdout) {
+		if f := p.Function(name); f == nil || f.Calls != want {
+			t.Errorf("%s under the slow library: %v, want %d calls", name, f, want)
+		}
+	}
+}

@@ -1,0 +1,13 @@
+//go:build vbenchslow
+
+package main
+
+// The deliberately slow profiler, compiled only with -tags vbenchslow
+// (`make slow-profiler` → bin/libvbenchprof-slow.so): every enter hook spins a
+// fixed time first (slow.h), a known regression to test verdicts with. The
+// shipped bin/libvbenchprof.so never has it.
+
+/*
+#cgo CFLAGS: -DVB_SLOW_HOOKS
+*/
+import "C"

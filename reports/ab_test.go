@@ -1,0 +1,76 @@
+package reports
+
+import (
+	"strings"
+	"testing"
+
+	"vbench/baseline"
+	"vbench/internal/results"
+	"vbench/stats"
+)
+
+// abFile is an A/B run (vbench run --against) as the runner leaves it:
+// fib under none, tracing (NEW, 20% slower) and tracing@old (OLD), judged.
+func abFile() *results.File {
+	old := results.OldBuild(results.ModeTracing)
+	f := &results.File{
+		Schema: results.SchemaVersion,
+		Suite:  results.Suite{Name: "ab"},
+		Settings: results.Settings{
+			Runs: 8, Alpha: 0.01, Threshold: 0.05, Against: "/base/libvbenchprof.so",
+			Modes: []results.Mode{results.ModeNone, results.ModeTracing, old},
+			ModeSpecs: []results.ModeSpec{
+				results.BuiltinSpec(results.ModeNone),
+				{Name: results.ModeTracing, Engine: results.EngineTracing, Against: old},
+				{Name: old, Engine: results.EngineTracing, Profiler: "/base/libvbenchprof.so"},
+			},
+		},
+	}
+	for _, c := range []struct {
+		mode results.Mode
+		ns   int64
+	}{{results.ModeNone, 1_000_000}, {results.ModeTracing, 3_600_000}, {old, 3_000_000}} {
+		cell := results.Cell{Workload: "fib", Mode: c.mode, Metric: results.MetricKernelCPU}
+		for k := 0; k < 8; k++ {
+			ns := c.ns + int64(k)*1000
+			cell.Samples = append(cell.Samples, results.Run{Seq: k, ElapsedNs: ns, CPUNs: ns})
+		}
+		f.Results = append(f.Results, cell)
+	}
+	stats.Fill(f)
+	baseline.MarkNew(f)
+	baseline.JudgeAgainst(f, baseline.OptionsOf(f))
+	return f
+}
+
+// Every report of an A/B run says what each verdict was judged against (the
+// OLD build's twin), with no baseline at all, and counts the regression.
+func TestReportsOfAnABRun(t *testing.T) {
+	f := abFile()
+	if c := f.Find("fib", results.ModeTracing); c.Verdict != results.VerdictRegressed || c.Compare.Against != results.OldBuild(results.ModeTracing) {
+		t.Fatalf("the fixture's NEW cell: %s %+v", c.Verdict, c.Compare)
+	}
+	files := []*results.File{f}
+	txt := renderString(t, func(b *strings.Builder) error { return Text(b, files, Options{}) })
+	md := renderString(t, func(b *strings.Builder) error { return Markdown(b, files, Options{}) })
+	html := renderString(t, func(b *strings.Builder) error { return HTML(b, files, Options{}) })
+	junit := renderString(t, func(b *strings.Builder) error { return JUnit(b, f) })
+	table := renderString(t, func(b *strings.Builder) error { return ResultsTable(b, f) })
+	for _, c := range []struct{ name, out, want string }{
+		{"text headline", txt, "1 regression"},
+		{"text subtitle", txt, "A/B against /base/libvbenchprof.so"},
+		{"text changes", txt, "Regressed:\n  fib/tracing  tracing@old 3.003ms → tracing 3.603ms (+20.0% [+19.9%, +20.1%], p<0.001)"},
+		{"markdown changes", md, "| `fib/tracing` | `tracing@old` |"},
+		{"markdown header", md, "change [95% CI]"},
+		{"html cell", html, "+20.0% vs tracing@old</span>"},
+		{"junit", junit, `message="fib/tracing regressed +20.0% (p&lt;0.001) against tracing@old"`},
+		{"table", table, "+20.0% [+19.9%, +20.1%] (p<0.001) vs tracing@old"},
+	} {
+		if !strings.Contains(strings.ReplaceAll(c.out, "&#43;", "+"), c.want) {
+			t.Errorf("%s lacks %q:\n%s", c.name, c.want, c.out)
+		}
+	}
+	if strings.Contains(txt, "no baseline") {
+		t.Errorf("an A/B run's report says it has no baseline to judge against:\n%s", txt)
+	}
+}

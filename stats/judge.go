@@ -1,0 +1,196 @@
+package stats
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"gonum.org/v1/gonum/stat"
+
+	"vbench/internal/results"
+)
+
+// The verdict rule's statistics: how a new sample compares with an old one.
+// One rule for `compare`, `run --baseline` and `run --against`, chosen by
+// its false alarms and its power on run times recorded on a shared 2-core
+// machine (docs/harness.md, "Statistical quality"; testdata/noise.json):
+//
+//   - estimate: the ratio of the two samples' FastHalf means (the mean of
+//     the faster half of the runs: a disturbed run only ever adds time, so
+//     the fast half is where the code's own speed shows; using half the runs
+//     rather than one quantile keeps it steady);
+//   - test: a permutation test of the same estimates: the runs are shuffled
+//     between the two sides Permutations times, and p is the share of
+//     shuffles whose estimates differ at least as much as the observed ones
+//     (a difference rather than a ratio, so that a side of zeros — a kernel
+//     too short for the clock — is still judged). Under "no change" a
+//     shuffle leaves the samples' distribution unchanged, so p is
+//     calibrated whatever the shape of the noise (heavy tails, several
+//     modes). Pairing the runs by round (within one run) was measured too
+//     and did not help once the metric is CPU time;
+//   - intervals: a percentile bootstrap of the same ratio (each side
+//     resampled on its own): at 95% to report, and at 1 - alpha, the
+//     level of the test, to decide whether a change can be as large as
+//     the minimum change (Verdict).
+//
+// Hand-written here: the estimator, the permutation loop and the bootstrap
+// loop (a few lines each; no library in reach has a permutation test or a
+// bootstrap for an arbitrary statistic). Quantiles come from gonum.
+
+// Estimator is a location estimate of a sorted sample.
+type Estimator func(sorted []float64) float64
+
+// FastHalf is the mean of the faster half of a sorted sample (the middle
+// value included when the count is odd).
+func FastHalf(sorted []float64) float64 {
+	h := sorted[:(len(sorted)+1)/2]
+	t := 0.0
+	for _, x := range h {
+		t += x
+	}
+	return t / float64(len(h))
+}
+
+// Quantile returns the estimator of the q-quantile (gonum's linear
+// interpolation of the empirical distribution).
+func Quantile(q float64) Estimator {
+	return func(s []float64) float64 { return stat.Quantile(q, stat.LinInterp, s, nil) }
+}
+
+// Estimate is the rule's estimator.
+var Estimate Estimator = FastHalf
+
+// Judgement is a new sample judged against an old one.
+type Judgement struct {
+	Ratio  float64 // Estimate(new) / Estimate(old)
+	Lo, Hi float64 // 95% bootstrap interval of Ratio; NaN with fewer than 2 runs a side
+	// DecideLo and DecideHi bound Ratio at level 1 - alpha (the same
+	// resamples): what Verdict compares with the minimum change.
+	DecideLo, DecideHi float64
+	P                  float64 // two-sided permutation p-value; 1 when nothing could be tested
+	// MinP is the smallest p-value the test can give these sample sizes:
+	// 2/C(n1+n2, n1) (the observed split and its mirror), and no less than
+	// 1/(1+Permutations). Below alpha only if the test can fire.
+	MinP float64
+}
+
+// Settings of the resampling. The seed is fixed so the same samples always
+// get the same judgement (results files are reproducible).
+const (
+	Permutations = 4000
+	judgeSeed    = 0x6a75646765 // "judge"
+)
+
+// Judge applies the rule to old and new at significance level alpha.
+func Judge(old, new []float64, alpha float64) Judgement {
+	return JudgeWith(Estimate, old, new, alpha)
+}
+
+// JudgeWith is Judge with another estimator (the noise study compares them).
+func JudgeWith(est Estimator, old, new []float64, alpha float64) Judgement {
+	nan := math.NaN()
+	j := Judgement{Ratio: nan, Lo: nan, Hi: nan, DecideLo: nan, DecideHi: nan, P: 1, MinP: 1}
+	if len(old) == 0 || len(new) == 0 {
+		return j
+	}
+	bo, bn := make([]float64, len(old)), make([]float64, len(new))
+	estimates := func(o, n []float64) (eo, en float64) {
+		copy(bo, o)
+		copy(bn, n)
+		sort.Float64s(bo)
+		sort.Float64s(bn)
+		return est(bo), est(bn)
+	}
+	ratio := func(o, n []float64) float64 {
+		eo, en := estimates(o, n)
+		return en / eo
+	}
+	diff := func(o, n []float64) float64 {
+		eo, en := estimates(o, n)
+		return en - eo
+	}
+	j.Ratio = ratio(old, new)
+	j.MinP = math.Max(minPUnpaired(len(old), len(new)), 1/float64(1+Permutations))
+	rng := rand.New(rand.NewPCG(judgeSeed, uint64(len(old))<<32|uint64(len(new))))
+	j.P = permutationP(rng, diff, old, new)
+	if len(old) >= 2 && len(new) >= 2 {
+		rs := bootstrap(rng, ratio, old, new)
+		j.Lo, j.Hi = percentiles(rs, Confidence)
+		j.DecideLo, j.DecideHi = percentiles(rs, 1-alpha)
+	}
+	return j
+}
+
+// Verdict turns the judgement (its interval at level 1 - alpha, which
+// Judge computed with the same alpha) into a verdict. Regressed: significantly slower (p < alpha, ratio > 1) and not
+// shown to be smaller than minChange (the interval reaches 1+minChange);
+// improved likewise the other way; same otherwise. Testing the interval
+// rather than the estimate against minChange is what lets a true slowdown
+// of minChange be caught (its estimate falls below minChange half the
+// time); a change that is significant but shown, at the same level, to be
+// smaller than minChange is reported as same.
+func (j Judgement) Verdict(alpha, minChange float64) string {
+	if !(j.P < alpha) {
+		return results.VerdictSame
+	}
+	switch {
+	case j.Ratio > 1 && !(j.DecideHi < 1+minChange):
+		return results.VerdictRegressed
+	case j.Ratio < 1 && !(j.DecideLo > 1-minChange):
+		return results.VerdictImproved
+	}
+	return results.VerdictSame
+}
+
+// permutationP is the share of shuffles whose |diff| is at least the
+// observed one, counting the observed split itself ((1+hits)/(1+N), so p is
+// never 0).
+func permutationP(rng *rand.Rand, diff func(o, n []float64) float64, old, new []float64) float64 {
+	observed := math.Abs(diff(old, new))
+	if math.IsNaN(observed) {
+		return 1
+	}
+	pool := append(append([]float64(nil), old...), new...)
+	hits := 0
+	for i := 0; i < Permutations; i++ {
+		rng.Shuffle(len(pool), func(a, b int) { pool[a], pool[b] = pool[b], pool[a] })
+		// A tolerance for rounding: shuffles as extreme as the data count.
+		if math.Abs(diff(pool[:len(old)], pool[len(old):])) >= observed*(1-1e-12) {
+			hits++
+		}
+	}
+	return float64(1+hits) / float64(1+Permutations)
+}
+
+// bootstrap is the ratio over BootstrapResamples resamples of each side on
+// its own, sorted.
+func bootstrap(rng *rand.Rand, ratio func(o, n []float64) float64, old, new []float64) []float64 {
+	ro, rn := make([]float64, len(old)), make([]float64, len(new))
+	rs := make([]float64, BootstrapResamples)
+	for i := range rs {
+		for k := range ro {
+			ro[k] = old[rng.IntN(len(old))]
+		}
+		for k := range rn {
+			rn[k] = new[rng.IntN(len(new))]
+		}
+		rs[i] = ratio(ro, rn)
+	}
+	sort.Float64s(rs)
+	return rs
+}
+
+// percentiles is the central interval at level of sorted resamples.
+func percentiles(rs []float64, level float64) (lo, hi float64) {
+	a := (1 - level) / 2
+	return stat.Quantile(a, stat.Empirical, rs, nil), stat.Quantile(1-a, stat.Empirical, rs, nil)
+}
+
+// minPUnpaired is the smallest two-sided p-value of a test that shuffles
+// n1+n2 runs between two sides: 2/C(n1+n2, n1).
+func minPUnpaired(n1, n2 int) float64 {
+	lc, _ := math.Lgamma(float64(n1 + n2 + 1))
+	l1, _ := math.Lgamma(float64(n1 + 1))
+	l2, _ := math.Lgamma(float64(n2 + 1))
+	return math.Min(1, 2*math.Exp(-(lc-l1-l2)))
+}
