@@ -163,17 +163,13 @@ func permutationP(rng *rand.Rand, diff func(o, n []float64) float64, old, new []
 }
 
 // bootstrap is the ratio over BootstrapResamples resamples of each side on
-// its own, sorted.
+// its own (resample, as RatioCI draws them), sorted.
 func bootstrap(rng *rand.Rand, ratio func(o, n []float64) float64, old, new []float64) []float64 {
 	ro, rn := make([]float64, len(old)), make([]float64, len(new))
 	rs := make([]float64, BootstrapResamples)
 	for i := range rs {
-		for k := range ro {
-			ro[k] = old[rng.IntN(len(old))]
-		}
-		for k := range rn {
-			rn[k] = new[rng.IntN(len(new))]
-		}
+		resample(rng, old, ro)
+		resample(rng, new, rn)
 		rs[i] = ratio(ro, rn)
 	}
 	sort.Float64s(rs)

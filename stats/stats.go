@@ -18,7 +18,6 @@ import (
 	"sort"
 
 	"golang.org/x/perf/benchmath"
-	"gonum.org/v1/gonum/stat"
 )
 
 // Confidence is the level of every interval vbench reports.
@@ -160,8 +159,8 @@ func RatioCI(num, den []float64) (ratio, lo, hi float64) {
 		rs[i] = sortedMedian(bn) / sortedMedian(bd)
 	}
 	sort.Float64s(rs)
-	alpha := (1 - Confidence) / 2
-	return ratio, stat.Quantile(alpha, stat.Empirical, rs, nil), stat.Quantile(1-alpha, stat.Empirical, rs, nil)
+	lo, hi = percentiles(rs, Confidence)
+	return ratio, lo, hi
 }
 
 func resample(rng *rand.Rand, src, dst []float64) {
