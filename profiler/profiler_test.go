@@ -234,15 +234,20 @@ func mustAtoi(s string) int {
 	return n
 }
 
-func callsIn(p *profile.Profile, ns []profile.Node, name string) int64 {
+// sumNamed sums field over the nodes named name in a thread's tree.
+func sumNamed(p *profile.Profile, ns []profile.Node, name string, field func(profile.Node) int64) int64 {
 	var n int64
 	for _, x := range ns {
 		if p.Functions[x.Fn].Name == name {
-			n += x.Calls
+			n += field(x)
 		}
-		n += callsIn(p, x.Children, name)
+		n += sumNamed(p, x.Children, name, field)
 	}
 	return n
+}
+
+func callsIn(p *profile.Profile, ns []profile.Node, name string) int64 {
+	return sumNamed(p, ns, name, func(x profile.Node) int64 { return x.Calls })
 }
 
 func TestSamplingFindsHotFunction(t *testing.T) {
@@ -515,12 +520,5 @@ func TestSamplingSeesLeavesWithoutSafePoints(t *testing.T) {
 
 // samplesOf sums the exclusive samples of nodes named name in a thread's tree.
 func samplesOf(p *profile.Profile, nodes []profile.Node, name string) int64 {
-	var n int64
-	for _, x := range nodes {
-		if p.Functions[x.Fn].Name == name {
-			n += x.ExclusiveSamples
-		}
-		n += samplesOf(p, x.Children, name)
-	}
-	return n
+	return sumNamed(p, nodes, name, func(x profile.Node) int64 { return x.ExclusiveSamples })
 }
