@@ -23,6 +23,11 @@ func newFile(plan *Plan, env *Env) *results.File {
 			Workloads: plan.Options.Workloads, ModeSpecs: plan.Specs, Against: plan.Options.Against,
 		},
 	}
+	for _, c := range plan.Cells {
+		if c.Spec.Against != "" { // only A/B pairs take adaptive rounds
+			f.Settings.MaxRuns = plan.MaxRuns
+		}
+	}
 	if plan.Profiled {
 		f.Settings.Profiler = env.Profiler
 		if s.Profiler.Interval > 0 {

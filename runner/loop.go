@@ -11,21 +11,29 @@ import (
 	"vbench/internal/results"
 )
 
-// measure runs the schedule, one launch per step, and reports each step to
-// progress. It stops when ctx is cancelled (complete is false then): the
-// launch running at that moment is killed and not recorded. The account it
-// returns is stopped as the loop ends.
-func measure(ctx context.Context, l *launch, order []step, progress Progress) (acct *account, complete bool) {
+// measure runs the schedule, one launch per step, then whatever more
+// returns (adaptive rounds; nil: nothing more) until it returns nothing,
+// and reports each step to progress. It stops when ctx is cancelled
+// (complete is false then): the launch running at that moment is killed and
+// not recorded. The account it returns is stopped as the loop ends.
+func measure(ctx context.Context, l *launch, order []step, more func() []step, progress Progress) (acct *account, complete bool) {
 	if progress != nil {
 		progress.Begin(len(order))
 		defer progress.End()
 	}
 	acct = startAccount()
 	defer acct.stop()
-	for i, st := range order {
+	for i := 0; ; i++ {
+		if i == len(order) && more != nil {
+			order = append(order, more()...)
+		}
+		if i == len(order) {
+			break
+		}
 		if ctx.Err() != nil {
 			return acct, false
 		}
+		st := order[i]
 		c := st.cell
 		ev := Event{Done: i + 1, Total: len(order), Cell: c.Key(), Warmup: st.warmup, Metric: c.Metric}
 		if c.failure == "" {

@@ -19,6 +19,7 @@ import (
 // Options are the command-line choices that override the suite.
 type Options struct {
 	Runs      int            // > 0 overrides the suite and every workload
+	MaxRuns   int            // > 0 overrides the suite's max_runs
 	Warmup    int            // >= 0 overrides; < 0 keeps the suite's
 	Modes     []results.Mode // nil keeps the suite's (workload subsets still apply)
 	Workloads []string       // nil: all
@@ -39,8 +40,11 @@ type Cell struct {
 	Spec     results.ModeSpec // what the mode loads
 	Metric   results.Metric   // what its runs are measured by: the workload's
 	Runs     int
-	Warmup   int
-	Timeout  time.Duration
+	// MaxRuns caps its runs when it belongs to an A/B pair whose verdict
+	// is still undecided after Runs (adaptive.go); >= Runs.
+	MaxRuns int
+	Warmup  int
+	Timeout time.Duration
 }
 
 // Key is "workload/mode".
@@ -54,6 +58,7 @@ type Plan struct {
 	Modes   []results.Mode     // effective suite-level modes, in report order
 	Specs   []results.ModeSpec // their definitions, in the same order
 	Runs    int                // effective suite-level runs
+	MaxRuns int                // effective suite-level cap of an undecided A/B pair's runs
 	Warmup  int
 	Timeout time.Duration
 	// Profiled is set when some cell loads the run's profiler library (an
@@ -114,6 +119,7 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 	if o.Warmup >= 0 {
 		p.Warmup = o.Warmup
 	}
+	p.MaxRuns = maxRuns(s, o, p.Runs)
 	if o.Timeout > 0 {
 		p.Timeout = o.Timeout
 	}
@@ -147,6 +153,7 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 			if o.Runs <= 0 && w.Runs > 0 {
 				c.Runs = w.Runs
 			}
+			c.MaxRuns = maxRuns(s, o, c.Runs)
 			if o.Timeout <= 0 && w.Timeout > 0 {
 				c.Timeout = w.Timeout
 			}
@@ -164,6 +171,20 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 		p.Profiled = p.Profiled || (c.Spec.Engine != "" && c.Spec.Profiler == "")
 	}
 	return p, nil
+}
+
+// maxRuns is the cap on a cell's runs when its A/B verdict is undecided:
+// --max-runs, else the suite's max_runs, else DefaultMaxRunsFactor times
+// its runs; never below its runs.
+func maxRuns(s *suite.Suite, o Options, runs int) int {
+	m := suite.DefaultMaxRunsFactor * runs
+	switch {
+	case o.MaxRuns > 0:
+		m = o.MaxRuns
+	case s.MaxRuns > 0:
+		m = s.MaxRuns
+	}
+	return max(m, runs)
 }
 
 // Metrics maps each planned workload to the metric its cells measure.

@@ -44,7 +44,8 @@ func (e *Env) logf(format string, args ...any) {
 //
 // The steps, each in its own file: build what the cells need once
 // (build.go), order every launch (schedule.go), launch and check each run
-// (launch.go, check.go) in the measuring loop (loop.go), and assemble the
+// (launch.go, check.go) in the measuring loop (loop.go), adding rounds to
+// A/B pairs whose verdict is undecided (adaptive.go), and assemble the
 // cells into the results file (assemble.go).
 func Run(ctx context.Context, plan *Plan, env Env) *results.File {
 	f := newFile(plan, &env)
@@ -52,7 +53,7 @@ func Run(ctx context.Context, plan *Plan, env Env) *results.File {
 	buildAll(ctx, cells, &env)
 	l, cleanup := newLaunch(plan, &env, cells)
 	defer cleanup()
-	acct, complete := measure(ctx, l, schedule(cells, plan.Options.Seed), env.Progress)
+	acct, complete := measure(ctx, l, schedule(cells, plan.Options.Seed), newAdaptive(cells, plan).next, env.Progress)
 	f.Partial = !complete
 	acct.record(f)
 	f.Finished = time.Now().UTC()

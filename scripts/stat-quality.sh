@@ -14,6 +14,7 @@
 #
 #   scripts/stat-quality.sh [SUITE] [WORKLOAD] [statquality flags...]
 #   scripts/stat-quality.sh benchmarks/suite.yaml fibonacci -reps 20
+#   scripts/stat-quality.sh benchmarks/suite.yaml fibonacci -only against
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"

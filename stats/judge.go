@@ -142,6 +142,15 @@ func (j Judgement) Verdict(alpha, minChange float64) string {
 	return results.VerdictSame
 }
 
+// Decided reports whether the judgement settles the verdict at level alpha:
+// the change is significant, or the interval at 1 - alpha lies within
+// ±minChange (whatever changed is smaller than what counts). Otherwise more
+// runs could still turn "same" into a verdict: the runner's adaptive
+// rounds add runs to such an A/B pair.
+func (j Judgement) Decided(alpha, minChange float64) bool {
+	return j.P < alpha || (j.DecideLo > 1-minChange && j.DecideHi < 1+minChange)
+}
+
 // permutationP is the share of shuffles whose |diff| is at least the
 // observed one, counting the observed split itself ((1+hits)/(1+N), so p is
 // never 0).

@@ -139,3 +139,24 @@ func TestVerdict(t *testing.T) {
 		}
 	}
 }
+
+// Decided: a verdict that more runs could still change is undecided.
+func TestDecided(t *testing.T) {
+	nan := math.NaN()
+	for _, c := range []struct {
+		j    Judgement
+		want bool
+	}{
+		{Judgement{P: 0.001, Ratio: 1.04, DecideLo: 1.03, DecideHi: 1.06}, true},   // regressed
+		{Judgement{P: 0.001, Ratio: 1.04, DecideLo: 1.035, DecideHi: 1.049}, true}, // significant, shown under 5%
+		{Judgement{P: 0.3, Ratio: 1.00, DecideLo: 0.97, DecideHi: 1.03}, true},     // no change that counts
+		{Judgement{P: 0.02, Ratio: 1.07, DecideLo: 0.99, DecideHi: 1.15}, false},   // could be a regression
+		{Judgement{P: 0.5, Ratio: 1.00, DecideLo: 0.96, DecideHi: 1.05}, false},    // could be 5%
+		{Judgement{P: 0.5, Ratio: 1.00, DecideLo: 0.95, DecideHi: 1.04}, false},    // could be -5%
+		{Judgement{P: 1, Ratio: 1.00, DecideLo: nan, DecideHi: nan}, false},        // too few runs
+	} {
+		if got := c.j.Decided(0.01, 0.05); got != c.want {
+			t.Errorf("%+v: decided %v, want %v", c.j, got, c.want)
+		}
+	}
+}

@@ -59,6 +59,7 @@ type config struct {
 	keep                string
 	slow                string       // the slow build, for the --against experiment
 	abMode              results.Mode // the mode it runs under
+	only                string       // run only this experiment (within, across, against); "": all
 }
 
 func main() {
@@ -75,11 +76,16 @@ func main() {
 	flag.StringVar(&c.profiler, "profiler", "", "profiler library, for profiled modes")
 	flag.StringVar(&c.keep, "keep", "", "keep the results files in this directory")
 	flag.StringVar(&c.slow, "slow", "", "the slow build of the profiler (make slow-profiler): also measure --against with it")
+	flag.StringVar(&c.only, "only", "", "run only this experiment: within, across or against (needs -slow)")
 	abMode := flag.String("ab-mode", string(results.ModeTracing), "with -slow: the mode the --against experiment runs under")
 	flag.Parse()
 	c.mode, c.abMode = results.Mode(mode), results.Mode(*abMode)
 	if c.suitePath == "" || c.workload == "" {
 		fmt.Fprintln(os.Stderr, "usage: statquality -suite SUITE.yaml -workload NAME [-reps 20] [-scale 1.05]")
+		os.Exit(2)
+	}
+	if c.only != "" && c.only != "within" && c.only != "across" && !(c.only == "against" && c.slow != "") {
+		fmt.Fprintf(os.Stderr, "statquality: -only %q: want within, across or against (with -slow)\n", c.only)
 		os.Exit(2)
 	}
 	if err := run(os.Stdout, c); err != nil {
@@ -184,7 +190,7 @@ func run(out io.Writer, c config) error {
 	against := &experiment{label: fmt.Sprintf("within one run, --against under %s, B = %s", c.abMode, filepath.Base(c.slow))}
 	for i := 0; i < c.reps; i++ {
 		p := func(s string) string { return filepath.Join(dir, fmt.Sprintf("%02d-%s.json", i, s)) }
-		if c.slow != "" {
+		if c.slow != "" && (c.only == "" || c.only == "against") {
 			// A/A: the profiler against itself; A/B: the slow build (NEW)
 			// against it (OLD). vbench judges each NEW cell itself.
 			for _, side := range []struct {
@@ -200,37 +206,41 @@ func run(out io.Writer, c config) error {
 				}
 			}
 		}
-		a1, err := measure(a, p("a1"), across)
-		if err != nil {
-			return err
+		if c.only == "" || c.only == "across" {
+			a1, err := measure(a, p("a1"), across)
+			if err != nil {
+				return err
+			}
+			bf, err := measure(b, p("b"), across)
+			if err != nil {
+				return err
+			}
+			a2, err := measure(a, p("a2"), across)
+			if err != nil {
+				return err
+			}
+			// B ran between the two A runs; judge it against each in turn so a
+			// slow drift does not always push the same way.
+			ref := a1
+			if i%2 == 1 {
+				ref = a2
+			}
+			across.aa = append(across.aa, pair{a1, a2})
+			across.ab = append(across.ab, pair{ref, bf})
 		}
-		bf, err := measure(b, p("b"), across)
-		if err != nil {
-			return err
+		if c.only == "" || c.only == "within" {
+			in, err := measure(inter, p("interleaved"), within)
+			if err != nil {
+				return err
+			}
+			ia1, ia2, ib := split(in, "a1"), split(in, "a2"), split(in, "b")
+			ref := ia1
+			if i%2 == 1 {
+				ref = ia2
+			}
+			within.aa = append(within.aa, pair{ia1, ia2})
+			within.ab = append(within.ab, pair{ref, ib})
 		}
-		a2, err := measure(a, p("a2"), across)
-		if err != nil {
-			return err
-		}
-		// B ran between the two A runs; judge it against each in turn so a
-		// slow drift does not always push the same way.
-		ref := a1
-		if i%2 == 1 {
-			ref = a2
-		}
-		across.aa = append(across.aa, pair{a1, a2})
-		across.ab = append(across.ab, pair{ref, bf})
-		in, err := measure(inter, p("interleaved"), within)
-		if err != nil {
-			return err
-		}
-		ia1, ia2, ib := split(in, "a1"), split(in, "a2"), split(in, "b")
-		ref = ia1
-		if i%2 == 1 {
-			ref = ia2
-		}
-		within.aa = append(within.aa, pair{ia1, ia2})
-		within.ab = append(within.ab, pair{ref, ib})
 		fmt.Fprintf(os.Stderr, "statquality: rep %d/%d done\n", i+1, c.reps)
 	}
 	noop, err := noopBookkeeping(dir, c.vbench)
@@ -245,9 +255,14 @@ func run(out io.Writer, c config) error {
 	fmt.Fprintf(out, "Settings: %d measured runs per cell (+%d warmup), alpha %g, minimum change %g%%, %d repetitions, B = `%s %g`.\n\n",
 		c.runs, s.Warmup, s.Alpha, 100*s.MinChange, c.reps, c.scaleFlag, c.scale)
 	var rows [][]string
-	experiments := []*experiment{within, across}
-	if c.slow != "" {
-		experiments = append(experiments, against)
+	var experiments []*experiment
+	for _, e := range []struct {
+		name string
+		e    *experiment
+	}{{"within", within}, {"across", across}, {"against", against}} {
+		if (c.only == "" || c.only == e.name) && (e.e != against || c.slow != "") {
+			experiments = append(experiments, e.e)
+		}
 	}
 	for _, e := range experiments {
 		aa, aaRatios, aaMetric := judge(e.aa, opts)
@@ -269,6 +284,9 @@ func run(out io.Writer, c config) error {
 		return err
 	}
 	fmt.Fprintln(out)
+	if len(against.aaCells)+len(against.abCells) > 0 {
+		fmt.Fprintf(out, "Runs per side of the --against pairs (adaptive rounds up to max_runs): A/A %s; A/B %s.\n", runsTaken(against.aaCells), runsTaken(against.abCells))
+	}
 	fmt.Fprintf(out, "Load: `uptime` before: %s; after: %s.\n", uptime0, uptime())
 	fmt.Fprintf(out, "Harness bookkeeping per run beyond the child process: median %s over %d suite runs of the workload (max %s); %s per no-op run (`/bin/echo`, 100 runs).\n",
 		numfmt.Duration(stats.Median(bookkeeping)), len(bookkeeping), numfmt.Duration(maxOf(bookkeeping)), numfmt.Duration(noop))
@@ -305,6 +323,20 @@ func judged(cells []results.Cell) (verdicts map[string]int, ratios []float64, me
 		metric = string(c.Metric.OrDefault())
 	}
 	return verdicts, ratios, metric
+}
+
+// runsTaken is how many runs the cells took: median [min, max] and how
+// many took more than the planned runs.
+func runsTaken(cells []results.Cell) string {
+	var ns []float64
+	for _, c := range cells {
+		ns = append(ns, float64(c.Runs))
+	}
+	if len(ns) == 0 {
+		return "-"
+	}
+	sort.Float64s(ns)
+	return fmt.Sprintf("median %g [%g, %g]", stats.Median(ns), ns[0], ns[len(ns)-1])
 }
 
 func total(verdicts map[string]int) int {

@@ -48,6 +48,9 @@ func (p *barProgress) Step(e runner.Event) {
 		p.bar.Clear()
 		fmt.Fprintf(p.w, "vbench: %s failed: %s\n", e.Cell, e.Message)
 	}
+	if int64(e.Total) > p.bar.GetMax64() { // adaptive rounds for an undecided A/B pair
+		p.bar.ChangeMax(e.Total)
+	}
 	p.bar.Describe(e.Cell)
 	p.bar.Set(e.Done)
 }

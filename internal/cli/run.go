@@ -23,6 +23,7 @@ import (
 // runFlags are the flags `run` and `baseline update` share.
 type runFlags struct {
 	runs, warmup int
+	maxRuns      int
 	modes        []string
 	workloads    []string
 	timeout      time.Duration
@@ -38,6 +39,7 @@ type runFlags struct {
 func (f *runFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.IntVar(&f.runs, "runs", 0, "measured runs per cell (overrides the suite and its workloads)")
+	fl.IntVar(&f.maxRuns, "max-runs", 0, "cap on the runs of an A/B pair whose verdict is still undecided after --runs (default: the suite's max_runs, else 3 x runs)")
 	fl.IntVar(&f.warmup, "warmup", 0, "unmeasured warmup runs per cell (overrides the suite)")
 	fl.StringSliceVar(&f.modes, "modes", nil, "modes to run: none,null,tracing,instrumentation,sampling or modes the suite defines (default: the suite's)")
 	fl.StringSliceVar(&f.workloads, "workloads", nil, "only these workloads (comma-separated names)")
@@ -67,6 +69,9 @@ func prepare(cmd *cobra.Command, path string, f *runFlags) (*measurement, error)
 	if cmd.Flags().Changed("runs") && f.runs < 1 {
 		return nil, usageErrf("--runs %d: must be >= 1", f.runs)
 	}
+	if cmd.Flags().Changed("max-runs") && f.maxRuns < 1 {
+		return nil, usageErrf("--max-runs %d: must be >= 1 (equal to --runs: no adaptive rounds)", f.maxRuns)
+	}
 	if cmd.Flags().Changed("warmup") && f.warmup < 0 {
 		return nil, usageErrf("--warmup %d: must be >= 0", f.warmup)
 	}
@@ -77,7 +82,7 @@ func prepare(cmd *cobra.Command, path string, f *runFlags) (*measurement, error)
 	if err != nil {
 		return nil, usageErr(err)
 	}
-	opts := runner.Options{Runs: f.runs, Warmup: -1, Modes: modeNames(f.modes), Workloads: f.workloads, Timeout: f.timeout, Seed: f.seed}
+	opts := runner.Options{Runs: f.runs, MaxRuns: f.maxRuns, Warmup: -1, Modes: modeNames(f.modes), Workloads: f.workloads, Timeout: f.timeout, Seed: f.seed}
 	if cmd.Flags().Changed("warmup") {
 		opts.Warmup = f.warmup
 	}
@@ -189,6 +194,10 @@ with OLD (as mode <mode>@old), and judges each NEW cell against its OLD twin:
 the change with a 95% interval, p, and the verdict (exit 1 on a regression).
 Drift between invocations cannot enter, so no stored baseline is needed. A
 mode a suite defines may say against: <other mode> to be judged the same way.
+A pair whose verdict is still undecided after its runs (not significant, yet
+its interval still reaches the minimum change) gets more rounds, half its
+runs at a time, until it is decided or reaches --max-runs (the suite's
+max_runs, else 3 x runs).
 
 For CI: --junit FILE writes JUnit XML (one test case per cell; regressions
 and failed workloads are failures), and when GITHUB_STEP_SUMMARY is set (as

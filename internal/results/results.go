@@ -64,6 +64,7 @@ type Shard struct {
 // Settings are the effective run settings after flags override the suite.
 type Settings struct {
 	Runs      int     `json:"runs"`
+	MaxRuns   int     `json:"max_runs,omitempty"` // cap on an undecided A/B pair's runs (adaptive rounds)
 	Warmup    int     `json:"warmup"`
 	Modes     []Mode  `json:"modes"`
 	Timeout   string  `json:"timeout"`

@@ -37,6 +37,10 @@ const (
 	DefaultTimeout   = 2 * time.Minute
 	DefaultMinChange = 0.05
 	DefaultAlpha     = 0.01
+	// DefaultMaxRunsFactor: a cell judged against another in the same run
+	// (an A/B pair) may take up to this many times its runs when its
+	// verdict is still undecided (runner's adaptive rounds).
+	DefaultMaxRunsFactor = 3
 )
 
 // Suite is a parsed, validated suite file. Relative paths are resolved
@@ -49,6 +53,10 @@ type Suite struct {
 	Name   string
 	Runs   int
 	Warmup int
+	// MaxRuns caps the runs of an A/B pair's cells when their verdict is
+	// undecided after Runs; 0 means DefaultMaxRunsFactor times the cell's
+	// runs. A cap at or below a cell's runs adds none.
+	MaxRuns int
 	// Modes are the suite's modes by name, as listed; Specs their
 	// definitions in the same order (see Spec for any mode by name).
 	Modes     []results.Mode

@@ -20,15 +20,18 @@ func (p *parser) suite(root *yaml.Node, s *Suite) {
 		s.Modes = append(s.Modes, m)
 		s.Specs = append(s.Specs, results.BuiltinSpec(m))
 	}
-	var nameNode, workloadsNode *yaml.Node
+	var nameNode, workloadsNode, maxRunsNode *yaml.Node
 	baseline := ""
-	p.fields(root, "", []string{"name", "runs", "warmup", "modes", "metric", "timeout", "profiler", "thresholds", "baseline", "workloads"}, func(key string, k, v *yaml.Node) {
+	p.fields(root, "", []string{"name", "runs", "max_runs", "warmup", "modes", "metric", "timeout", "profiler", "thresholds", "baseline", "workloads"}, func(key string, k, v *yaml.Node) {
 		switch key {
 		case "name":
 			nameNode = v
 			s.Name = p.name(v, key)
 		case "runs":
 			s.Runs = p.integer(v, key, 1)
+		case "max_runs":
+			maxRunsNode = v
+			s.MaxRuns = p.integer(v, key, 1)
 		case "warmup":
 			s.Warmup = p.integer(v, key, 0)
 		case "modes":
@@ -51,6 +54,10 @@ func (p *parser) suite(root *yaml.Node, s *Suite) {
 		}
 	})
 	if p.err != nil {
+		return
+	}
+	if maxRunsNode != nil && s.MaxRuns < s.Runs {
+		p.fail(maxRunsNode, "max_runs", "%d is below runs (%d): max_runs caps the runs an undecided A/B pair may add, so it must be at least runs (equal adds none)", s.MaxRuns, s.Runs)
 		return
 	}
 	if nameNode == nil {
