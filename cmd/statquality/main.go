@@ -162,6 +162,7 @@ func run(out io.Writer, c config) error {
 	started := time.Now()
 	uptime0 := uptime()
 	var bookkeeping, startup []float64
+	commit := "" // of the vbench binary measured (this tool, run by `go run`, has no vcs stamp)
 	measure := func(suiteFile, path string, e *experiment, extra ...string) (*results.File, error) {
 		args := []string{"run", suiteFile, "--quiet", "--no-baseline", "--no-step-summary", "--json", path, "--format", "csv"}
 		if c.profiler != "" && len(extra) == 0 {
@@ -179,6 +180,7 @@ func run(out io.Writer, c config) error {
 			return nil, err
 		}
 		bookkeeping = append(bookkeeping, f.BookkeepingNs)
+		commit = f.Machine.VbenchCommit
 		e.otherCPU = append(e.otherCPU, f.OtherCPU)
 		for _, cell := range f.Results {
 			startup = append(startup, cell.WallMedianNs-cell.MedianNs)
@@ -251,7 +253,7 @@ func run(out io.Writer, c config) error {
 	fp := machine.Collect(context.Background())
 	fmt.Fprintf(out, "### Statistical quality: %s / %s (%s)\n\n", s.Name, c.workload, c.mode)
 	fmt.Fprintf(out, "Measured %s on %s, %d cores, %s, .NET %s; vbench %s; %s.\n\n",
-		time.Now().UTC().Format("2006-01-02"), fp.CPUModel, fp.Cores, fp.OS, fp.DotnetRuntime, short(fp.VbenchCommit), time.Since(started).Round(time.Second))
+		time.Now().UTC().Format("2006-01-02"), fp.CPUModel, fp.Cores, fp.OS, fp.DotnetRuntime, short(commit), time.Since(started).Round(time.Second))
 	fmt.Fprintf(out, "Settings: %d measured runs per cell (+%d warmup), alpha %g, minimum change %g%%, %d repetitions, B = `%s %g`.\n\n",
 		c.runs, s.Warmup, s.Alpha, 100*s.MinChange, c.reps, c.scaleFlag, c.scale)
 	var rows [][]string
