@@ -40,7 +40,7 @@ func newAdaptive(cells []*cellState, plan *Plan) *adaptive {
 	}
 	for _, c := range cells {
 		if against := c.Spec.Against; against != "" {
-			if old := byKey[c.Workload.Name+"/"+string(against)]; old != nil {
+			if old := byKey[c.keyOf(against)]; old != nil {
 				a.pairs = append(a.pairs, abPair{c, old})
 			}
 		}
@@ -96,17 +96,12 @@ func (a *adaptive) undecided(p abPair) bool {
 }
 
 // values are a cell's measured runs in its metric, as the verdict sees them.
-func values(c *cellState) []float64 {
-	rc := results.Cell{Metric: c.Metric, Samples: c.samples}
-	return rc.Values()
-}
+func values(c *cellState) []float64 { return c.runsSoFar().Values() }
 
-func measured(c *cellState) int {
-	n := 0
-	for _, r := range c.samples {
-		if !r.Warmup {
-			n++
-		}
-	}
-	return n
+// measured is how many measured runs the cell has.
+func measured(c *cellState) int { return len(c.runsSoFar().Measured()) }
+
+// runsSoFar is the cell's runs as a results cell, for its accessors.
+func (c *cellState) runsSoFar() *results.Cell {
+	return &results.Cell{Metric: c.Metric, Samples: c.samples}
 }

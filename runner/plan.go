@@ -48,7 +48,11 @@ type Cell struct {
 }
 
 // Key is "workload/mode".
-func (c *Cell) Key() string { return c.Workload.Name + "/" + string(c.Mode) }
+func (c *Cell) Key() string { return c.keyOf(c.Mode) }
+
+// keyOf is the key of the cell of mode m of the same workload (the cell an
+// A/B pair judges it against).
+func (c *Cell) keyOf(m results.Mode) string { return c.Workload.Name + "/" + string(m) }
 
 // Plan is the cells a run will measure.
 type Plan struct {
@@ -243,7 +247,7 @@ func ShardCells(cells []Cell, i, n int) []Cell {
 	}
 	for _, c := range cells {
 		if a := c.Spec.Against; a != "" {
-			if t := c.Workload.Name + "/" + string(a); have[t] {
+			if t := c.keyOf(a); have[t] {
 				parent[root(c.Key())] = root(t)
 			}
 		}

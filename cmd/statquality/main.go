@@ -327,8 +327,7 @@ func judged(cells []results.Cell) (verdicts map[string]int, ratios []float64, me
 	return verdicts, ratios, metric
 }
 
-// runsTaken is how many runs the cells took: median [min, max] and how
-// many took more than the planned runs.
+// runsTaken is how many runs the cells took: median [min, max].
 func runsTaken(cells []results.Cell) string {
 	var ns []float64
 	for _, c := range cells {
