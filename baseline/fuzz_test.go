@@ -3,8 +3,10 @@ package baseline
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"vbench/internal/verdict"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -57,11 +59,9 @@ func FuzzLoad(f *testing.F) {
 			t.Fatalf("Load accepted a baseline Validate rejects: %v", err)
 		}
 		cur, _ := results.Decode(currentSeed, curData)
-		Compare(base, cur, OptionsOf(cur))
+		verdict.Apply(cur, base, verdict.OptionsOf(cur))
 		for _, c := range cur.Results {
-			switch c.Verdict {
-			case results.VerdictImproved, results.VerdictSame, results.VerdictRegressed, results.VerdictFailed, results.VerdictNew:
-			default:
+			if !slices.Contains(results.Verdicts, c.Verdict) {
 				t.Fatalf("cell %s: verdict %q", c.Key(), c.Verdict)
 			}
 		}

@@ -134,3 +134,7 @@ func samePath(a, b string) bool {
 	bb, err2 := filepath.Abs(b)
 	return err1 == nil && err2 == nil && aa == bb
 }
+
+// IsAB reports whether f holds an A/B run's cells: measured with two builds
+// of the profiler (`vbench run --against`).
+func IsAB(f *results.File) bool { return f.Settings.Against != "" }

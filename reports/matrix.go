@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"vbench/baseline"
+	"vbench/internal/verdict"
 	"vbench/internal/machine"
 	"vbench/internal/results"
 )
@@ -271,11 +271,11 @@ func compared(base, cur *results.File, name string) *results.File {
 	c.Results = slices.Clone(cur.Results)
 	c.Warnings = slices.Clone(cur.Warnings)
 	c.Baseline = name
-	opts := baseline.OptionsOf(&c)
+	opts := verdict.OptionsOf(&c)
 	if opts.Alpha <= 0 { // a file without settings: benchstat's default
 		opts.Alpha = 0.05
 	}
-	baseline.Compare(base, &c, opts)
+	verdict.Apply(&c, base, opts)
 	return &c
 }
 

@@ -4,35 +4,35 @@ import (
 	"math/rand/v2"
 
 	"vbench/internal/results"
+	"vbench/internal/verdict"
 	"vbench/stats"
 )
 
 // Adaptive rounds. An A/B pair — a cell judged against another cell of the
 // same run (ModeSpec.Against) — whose verdict is still undecided after its
-// planned runs gets more rounds, a batch at a time, both cells interleaved
-// in each round as before, until the verdict is decided or the pair reaches
-// its MaxRuns. Undecided means not significant while the interval at
-// 1 - alpha still reaches a change of min_change (stats.Judgement.Decided):
-// neither "changed" nor "no change that counts" can be said yet. On a busy
-// machine it is what lets a true 5% regression be caught without making
-// every quiet run pay for the busy ones (BenchmarkDotNet likewise runs until
-// its interval is narrow enough). The verdict itself is still the one rule,
-// applied once at the end to all the runs; looking a few times before
-// stopping adds little to its false alarms because a false "regressed"
-// also needs the interval to reach min_change (docs/harness.md measures it).
+// planned runs gets more rounds, both cells interleaved in each round as
+// before, until the verdict is decided or the pair reaches its MaxRuns.
+// The pair is looked at only at the run counts stats.Looks fixes before
+// anything is measured (its planned runs, then half as many more at a
+// time), and verdict.Undecided says whether to go on. Each look is another
+// chance of a false alarm, so the verdict spends alpha over them
+// (stats.SequentialP, in internal/verdict): adding runs never raises the
+// false-alarm rate. On a busy machine it is what lets a true 5% regression
+// be caught without making every quiet run pay for the busy ones
+// (BenchmarkDotNet likewise runs until its interval is narrow enough).
 
 // abPair is an A/B pair: NEW judged against OLD.
 type abPair struct{ new, old *cellState }
 
 // adaptive decides the extra rounds of a run's A/B pairs.
 type adaptive struct {
-	pairs            []abPair
-	alpha, minChange float64
-	rng              *rand.Rand
+	pairs []abPair
+	opts  verdict.Options
+	rng   *rand.Rand
 }
 
 func newAdaptive(cells []*cellState, plan *Plan) *adaptive {
-	a := &adaptive{alpha: plan.Suite.Alpha, minChange: plan.Suite.MinChange,
+	a := &adaptive{opts: verdict.Options{Alpha: plan.Suite.Alpha, MinChange: plan.Suite.MinChange},
 		rng: rand.New(rand.NewPCG(plan.Options.Seed, 0x6d6f7265))} // "more"
 	byKey := map[string]*cellState{}
 	for _, c := range cells {
@@ -48,28 +48,32 @@ func newAdaptive(cells []*cellState, plan *Plan) *adaptive {
 	return a
 }
 
-// next returns the next batch of launches: half the planned runs' worth of
-// rounds (at least one) for every pair still undecided and below its cap,
-// or nothing when every pair is settled.
+// next returns the next batch of launches: rounds up to the next look of
+// every pair still undecided (each cell runs only up to its pair's next
+// look), or nothing when every pair is settled.
 func (a *adaptive) next() []step {
+	target := map[*cellState]int{}
 	var open []*cellState
 	batch := 0
 	for _, p := range a.pairs {
 		if !a.undecided(p) {
 			continue
 		}
+		n := measured(p.new)
+		look := nextLook(p.new, n)
 		for _, c := range []*cellState{p.new, p.old} {
-			if !contains(open, c) {
+			if _, ok := target[c]; !ok {
 				open = append(open, c)
 			}
+			target[c] = max(target[c], min(look, c.MaxRuns))
 		}
-		batch = max(batch, (p.new.Runs+1)/2)
+		batch = max(batch, look-n)
 	}
 	var out []step
 	for r := 0; r < batch; r++ {
 		var round []*cellState
 		for _, c := range open {
-			if measured(c) < c.MaxRuns {
+			if measured(c)+r < target[c] {
 				round = append(round, c)
 			}
 		}
@@ -81,18 +85,24 @@ func (a *adaptive) next() []step {
 	return out
 }
 
+// nextLook is the first of the cell's looks (stats.Looks) beyond n runs.
+func nextLook(c *cellState, n int) int {
+	for _, k := range stats.Looks(c.Runs, c.MaxRuns) {
+		if k > n {
+			return k
+		}
+	}
+	return c.MaxRuns
+}
+
 // undecided reports whether a pair should get more runs: both cells
-// healthy, both below their cap, and the verdict on their runs so far not
-// decided.
+// healthy and the verdict on their runs so far not decided
+// (verdict.Undecided, with the run's pairs as the family).
 func (a *adaptive) undecided(p abPair) bool {
 	if p.new.failure != "" || p.old.failure != "" {
 		return false
 	}
-	if measured(p.new) >= p.new.MaxRuns || measured(p.old) >= p.old.MaxRuns {
-		return false
-	}
-	j := stats.Judge(values(p.old), values(p.new), a.alpha)
-	return !j.Decided(a.alpha, a.minChange)
+	return verdict.Undecided(values(p.old), values(p.new), p.new.Runs, p.new.MaxRuns, len(a.pairs), a.opts)
 }
 
 // values are a cell's measured runs in its metric, as the verdict sees them.

@@ -2,7 +2,9 @@ package runner
 
 import (
 	"context"
+	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -14,6 +16,7 @@ import (
 // launch is what every launch of a plan shares: how a cell's process is
 // started and what its results are checked against.
 type launch struct {
+	seed     uint64 // the plan's: draws each run's environment pad
 	env      *Env
 	workDir  string // each run's own directory is made under it
 	expected map[string]string
@@ -24,7 +27,7 @@ type launch struct {
 // cleanup removes the work directory; when it cannot be made, every cell
 // fails, since no profiled run could write its profile.
 func newLaunch(plan *Plan, env *Env, cells []*cellState) (*launch, func()) {
-	l := &launch{env: env, expected: map[string]string{}}
+	l := &launch{seed: plan.Options.Seed, env: env, expected: map[string]string{}}
 	for _, c := range cells {
 		if c.Workload.Checksum != "" {
 			l.expected[c.Workload.Name] = c.Workload.Checksum
@@ -56,7 +59,17 @@ func (l *launch) run(ctx context.Context, st step, seq int) (results.Run, Outcom
 		}
 		defer os.RemoveAll(runDir)
 	}
-	out := Exec(ctx, Spec{Argv: c.argv, Env: l.childEnv(c, runDir), Dir: c.Workload.Cwd, Timeout: c.Timeout})
+	env := l.childEnv(c, runDir, seq)
+	if c.Spec.Engine != "" {
+		lib, cleanup, err := l.libraryCopy(c)
+		if err != nil {
+			r.Error = "cannot copy the profiler library for the run: " + err.Error()
+			return r, Outcome{}
+		}
+		defer cleanup()
+		env = setLibrary(env, lib)
+	}
+	out := Exec(ctx, Spec{Argv: c.argv, Env: env, Dir: c.Workload.Cwd, Timeout: c.Timeout})
 	if out.Interrupted {
 		return r, out
 	}
@@ -90,8 +103,8 @@ func (c *cellState) needsRunDir() bool {
 // attach.ProfiledDefaults (first, so the parent's, the workload's or the
 // mode's value wins). {rundir} in the workload's and the mode's values is
 // the run's directory.
-func (l *launch) childEnv(c *cellState, runDir string) []string {
-	env := attach.ScrubEnv(os.Environ())
+func (l *launch) childEnv(c *cellState, runDir string, seq int) []string {
+	env := append(attach.ScrubEnv(os.Environ()), envPad(l.seed, seq))
 	env = append(env, expandRunDir(c.Workload.Env, runDir)...)
 	env = append(env, expandRunDir(c.Spec.EnvList(), runDir)...)
 	sp := &c.Spec
@@ -107,6 +120,66 @@ func (l *launch) childEnv(c *cellState, runDir string) []string {
 		Engine: sp.Engine, ProfileDir: runDir, Interval: time.Duration(sp.Interval),
 		Include: sp.Include, Exclude: sp.Exclude, TimeSample: sp.TimeSample, NoInline: sp.NoInline, MaxStack: sp.MaxStack,
 	})...)
+}
+
+// Two cells that differ only in which copy of one library they load must
+// measure alike: an A/A run of two copies of the same build once read
+// -6% (p < 0.001) within one run. Whatever a side keeps fixed for a whole
+// run and the other side does not — the library's path (and with it the
+// environment's size), the file's pages in the page cache — is made equal
+// or drawn afresh for every run, so that it is noise the verdict's test
+// accounts for, not a bias (Mytkowicz et al., "Producing wrong data
+// without doing anything obviously wrong", ASPLOS 2009):
+//
+//   - libraryCopy: every run of an engine mode loads a fresh copy of its
+//     build, at a path of the same length for every build (a new file:
+//     new pages, placed anew);
+//   - envPad: every run's environment gets VBENCH_ENV_PAD of a random
+//     length (0-255 bytes), so the process's stack and environment start at
+//     a different offset each run whatever the paths' lengths.
+
+// libraryCopy copies the cell's profiler build to a directory of its own
+// for one run: <work dir>/lib-XXXXXXXXX/libvbenchprof.so. The original path
+// stays in VBENCH_PROFILER_BUILD for the profile and for tools that tell
+// builds apart by path.
+func (l *launch) libraryCopy(c *cellState) (string, func(), error) {
+	src := c.Spec.Profiler
+	if src == "" {
+		src = l.env.Profiler
+	}
+	dir, err := os.MkdirTemp(l.workDir, "lib-")
+	if err != nil {
+		return "", func() {}, err
+	}
+	cleanup := func() { os.RemoveAll(dir) }
+	dst := filepath.Join(dir, "libvbenchprof.so")
+	if err := copyFile(src, dst); err != nil {
+		cleanup()
+		return "", func() {}, err
+	}
+	return dst, cleanup, nil
+}
+
+// setLibrary points the profiler variables at lib and records the build it
+// was copied from.
+func setLibrary(env []string, lib string) []string {
+	for i, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		if k == "CORECLR_PROFILER_PATH" || k == "CORECLR_PROFILER_PATH_64" {
+			if k == "CORECLR_PROFILER_PATH" {
+				env = append(env, attach.EnvBuild+"="+v)
+			}
+			env[i] = k + "=" + lib
+		}
+	}
+	return env
+}
+
+// envPad is VBENCH_ENV_PAD=<0-255 x's>, the length drawn from the plan's
+// seed and the run's position (reproducible, different every run).
+func envPad(seed uint64, seq int) string {
+	n := rand.New(rand.NewPCG(seed, uint64(seq)^0x706164)).IntN(256) // "pad"
+	return "VBENCH_ENV_PAD=" + strings.Repeat("x", n)
 }
 
 // expandRunDir replaces {rundir} in each KEY=VALUE's value with dir; every

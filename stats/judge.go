@@ -7,8 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
-	"vbench/internal/results"
-)
+	)
 
 // The verdict rule's statistics: how a new sample compares with an old one.
 // One rule for `compare`, `run --baseline` and `run --against`, chosen by
@@ -72,13 +71,20 @@ type Judgement struct {
 	// 2/C(n1+n2, n1) (the observed split and its mirror), and no less than
 	// 1/(1+Permutations). Below alpha only if the test can fire.
 	MinP float64
+	// Paired is set when the judgement is JudgePaired's: runs paired by
+	// round, the signed-rank test and the Hodges-Lehmann ratio.
+	Paired bool
 }
 
 // Settings of the resampling. The seed is fixed so the same samples always
 // get the same judgement (results files are reproducible).
 const (
 	Permutations = 4000
-	judgeSeed    = 0x6a75646765 // "judge"
+	// MorePermutations is how many shuffles a p below alpha gets in all: a
+	// run's verdicts are adjusted for the number of tests (Holm), which
+	// needs p-values finer than 1/4001 to be told apart near alpha/tests.
+	MorePermutations = 40000
+	judgeSeed        = 0x6a75646765 // "judge"
 )
 
 // Judge applies the rule to old and new at significance level alpha.
@@ -110,9 +116,9 @@ func JudgeWith(est Estimator, old, new []float64, alpha float64) Judgement {
 		return en - eo
 	}
 	j.Ratio = ratio(old, new)
-	j.MinP = math.Max(minPUnpaired(len(old), len(new)), 1/float64(1+Permutations))
+	j.MinP = math.Max(minPUnpaired(len(old), len(new)), 1/float64(1+MorePermutations))
 	rng := rand.New(rand.NewPCG(judgeSeed, uint64(len(old))<<32|uint64(len(new))))
-	j.P = permutationP(rng, diff, old, new)
+	j.P = permutationP(rng, diff, old, new, alpha)
 	if len(old) >= 2 && len(new) >= 2 {
 		rs := bootstrap(rng, ratio, old, new)
 		j.Lo, j.Hi = percentiles(rs, Confidence)
@@ -121,54 +127,94 @@ func JudgeWith(est Estimator, old, new []float64, alpha float64) Judgement {
 	return j
 }
 
-// Verdict turns the judgement (its interval at level 1 - alpha, which
-// Judge computed with the same alpha) into a verdict. Regressed: significantly slower (p < alpha, ratio > 1) and not
-// shown to be smaller than minChange (the interval reaches 1+minChange);
-// improved likewise the other way; same otherwise. Testing the interval
-// rather than the estimate against minChange is what lets a true slowdown
-// of minChange be caught (its estimate falls below minChange half the
-// time); a change that is significant but shown, at the same level, to be
-// smaller than minChange is reported as same.
-func (j Judgement) Verdict(alpha, minChange float64) string {
-	if !(j.P < alpha) {
-		return results.VerdictSame
+// JudgePaired applies the A/B rule to two cells that ran in the same
+// rounds: old[i] and new[i] are round i's runs, in random order within the
+// round. Each round gives one log ratio ln(new[i]/old[i]); under "no
+// change" its sign is a coin flip whatever else happened in that round (a
+// host episode that slowed the whole round cancels out), so the exact
+// Wilcoxon signed-rank test is valid with no assumption about the noise
+// but that, and the ratio is the Hodges-Lehmann estimate of the per-round
+// ratio with its exact intervals (at 95% to report, at 1 - alpha to decide).
+// Rounds are what the unpaired test could not account for: episodes that
+// last several rounds made the runs of one cell not exchangeable.
+//
+// It falls back to Judge when the sides differ in length or a time is not
+// positive (a kernel too short for the clock).
+func JudgePaired(old, new []float64, alpha float64) Judgement {
+	d, ok := logRatios(old, new)
+	if !ok {
+		return Judge(old, new, alpha)
 	}
-	switch {
-	case j.Ratio > 1 && !(j.DecideHi < 1+minChange):
-		return results.VerdictRegressed
-	case j.Ratio < 1 && !(j.DecideLo > 1-minChange):
-		return results.VerdictImproved
+	nonzero := 0
+	for _, x := range d {
+		if x != 0 {
+			nonzero++
+		}
 	}
-	return results.VerdictSame
+	w := walsh(d)
+	j := Judgement{Ratio: math.Exp(sortedMedian(w)), P: SignedRankP(d), MinP: MinSignedRankP(nonzero), Paired: true}
+	nan := math.NaN()
+	j.Lo, j.Hi, j.DecideLo, j.DecideHi = nan, nan, nan, nan
+	if len(d) >= 2 {
+		lo, hi := walshInterval(w, len(d), Confidence)
+		j.Lo, j.Hi = math.Exp(lo), math.Exp(hi)
+		lo, hi = walshInterval(w, len(d), 1-alpha)
+		j.DecideLo, j.DecideHi = math.Exp(lo), math.Exp(hi)
+	}
+	return j
 }
 
-// Decided reports whether the judgement settles the verdict at level alpha:
-// the change is significant, or the interval at 1 - alpha lies within
-// ±minChange (whatever changed is smaller than what counts). Otherwise more
-// runs could still turn "same" into a verdict: the runner's adaptive
-// rounds add runs to such an A/B pair.
-func (j Judgement) Decided(alpha, minChange float64) bool {
-	return j.P < alpha || (j.DecideLo > 1-minChange && j.DecideHi < 1+minChange)
+// PairedP is JudgePaired's p-value alone (what each earlier look of an A/B
+// pair needs), without its intervals.
+func PairedP(old, new []float64, alpha float64) float64 {
+	if d, ok := logRatios(old, new); ok {
+		return SignedRankP(d)
+	}
+	return Judge(old, new, alpha).P
+}
+
+// logRatios are ln(new[i]/old[i]); not ok when the sides differ in length,
+// are empty, or a time is not positive.
+func logRatios(old, new []float64) ([]float64, bool) {
+	if len(old) != len(new) || len(old) == 0 {
+		return nil, false
+	}
+	d := make([]float64, len(old))
+	for i := range old {
+		if !(old[i] > 0 && new[i] > 0) {
+			return nil, false
+		}
+		d[i] = math.Log(new[i] / old[i])
+	}
+	return d, true
 }
 
 // permutationP is the share of shuffles whose |diff| is at least the
 // observed one, counting the observed split itself ((1+hits)/(1+N), so p is
 // never 0).
-func permutationP(rng *rand.Rand, diff func(o, n []float64) float64, old, new []float64) float64 {
+func permutationP(rng *rand.Rand, diff func(o, n []float64) float64, old, new []float64, alpha float64) float64 {
 	observed := math.Abs(diff(old, new))
 	if math.IsNaN(observed) {
 		return 1
 	}
 	pool := append(append([]float64(nil), old...), new...)
-	hits := 0
-	for i := 0; i < Permutations; i++ {
-		rng.Shuffle(len(pool), func(a, b int) { pool[a], pool[b] = pool[b], pool[a] })
-		// A tolerance for rounding: shuffles as extreme as the data count.
-		if math.Abs(diff(pool[:len(old)], pool[len(old):])) >= observed*(1-1e-12) {
-			hits++
+	hits, done := 0, 0
+	shuffle := func(until int) {
+		for ; done < until; done++ {
+			rng.Shuffle(len(pool), func(a, b int) { pool[a], pool[b] = pool[b], pool[a] })
+			// A tolerance for rounding: shuffles as extreme as the data count.
+			if math.Abs(diff(pool[:len(old)], pool[len(old):])) >= observed*(1-1e-12) {
+				hits++
+			}
 		}
 	}
-	return float64(1+hits) / float64(1+Permutations)
+	shuffle(Permutations)
+	// Only a small p needs the finer resolution; the first Permutations
+	// shuffles are the same either way, so larger p-values are unchanged.
+	if float64(1+hits)/float64(1+done) < alpha {
+		shuffle(MorePermutations)
+	}
+	return float64(1+hits) / float64(1+done)
 }
 
 // bootstrap is the ratio over BootstrapResamples resamples of each side on

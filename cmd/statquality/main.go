@@ -1,6 +1,6 @@
 // Command statquality measures how trustworthy vbench's verdicts are on this
 // machine, with real runs of a real workload, judged by the code `vbench
-// compare` uses (baseline.Compare) at the suite's thresholds. Each
+// compare` uses (verdict.Apply) at the suite's thresholds. Each
 // experiment is repeated -reps times and prints one line:
 //
 //	<experiment>: A/A false alarms X/N; A/B detected Y/N
@@ -36,10 +36,10 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"vbench/internal/verdict"
 
 	"gopkg.in/yaml.v3"
 
-	"vbench/baseline"
 	"vbench/internal/machine"
 	"vbench/internal/results"
 	"vbench/internal/suite"
@@ -249,7 +249,7 @@ func run(out io.Writer, c config) error {
 	if err != nil {
 		return err
 	}
-	opts := baseline.Options{Alpha: s.Alpha, MinChange: s.MinChange}
+	opts := verdict.Options{Alpha: s.Alpha, MinChange: s.MinChange}
 	fp := machine.Collect(context.Background())
 	fmt.Fprintf(out, "### Statistical quality: %s / %s (%s)\n\n", s.Name, c.workload, c.mode)
 	fmt.Fprintf(out, "Measured %s on %s, %d cores, %s, .NET %s; vbench %s; %s.\n\n",
@@ -296,14 +296,14 @@ func run(out io.Writer, c config) error {
 	return nil
 }
 
-// judge compares each pair with baseline.Compare and tallies the verdicts
+// judge compares each pair with verdict.Apply and tallies the verdicts
 // of the workload's cell, the changes judged and the metric they judged.
-func judge(pairs []pair, opts baseline.Options) (verdicts map[string]int, ratios []float64, metric string) {
+func judge(pairs []pair, opts verdict.Options) (verdicts map[string]int, ratios []float64, metric string) {
 	verdicts = map[string]int{}
 	for _, p := range pairs {
 		cur := *p.cur
 		cur.Results = append([]results.Cell(nil), p.cur.Results...)
-		baseline.Compare(p.base, &cur, opts)
+		verdict.Apply(&cur, p.base, opts)
 		c := cur.Results[0]
 		verdicts[c.Verdict]++
 		if c.Compare != nil {

@@ -41,6 +41,9 @@ const (
 	EnvNoInline   = "VBENCH_SAMPLING_NOINLINE" // sampling: keep user methods from being inlined
 	EnvMaxStack   = "VBENCH_MAX_STACK"         // sampling: frames kept per stack; deeper ones lose their middle
 	EnvProcesses  = "VBENCH_PROCESSES"         // a regexp: profile only processes whose command line matches
+	// the build a run's private copy of the library was made from (vbench
+	// run loads a fresh copy each run; the profiler loads CORECLR_PROFILER_PATH)
+	EnvBuild = "VBENCH_PROFILER_BUILD"
 	// sampling: leaves where CoreCLR stopped each thread (its GC safe
 	// points), without the interrupted function put back
 	EnvSafepointLeaves = "VBENCH_SAMPLING_SAFEPOINT_LEAVES"

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"vbench/internal/verdict"
 
 	"github.com/spf13/cobra"
 
@@ -95,7 +96,7 @@ results, shard results and results with failed cells are refused.
 			}
 			if res == nil {
 				res = m.measure(cmd)
-				baseline.MarkNew(res)
+				verdict.Apply(res, nil, verdict.OptionsOf(res))
 				if f.jsonOut != "" {
 					if err := results.WriteFile(f.jsonOut, res); err != nil {
 						return withCode(ExitFailed, fmt.Errorf("saving results: %w", err))
@@ -139,5 +140,5 @@ func checkSuiteMetrics(name string, res *results.File, s *suite.Suite) error {
 	for _, w := range s.Workloads {
 		now[w.Name] = w.Metric.OrDefault()
 	}
-	return baseline.CheckMetrics(name, res, s.Path, now)
+	return verdict.CheckMetrics(name, res, s.Path, now)
 }

@@ -3,8 +3,8 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
-	"vbench/baseline"
 	"vbench/internal/results"
+	"vbench/internal/verdict"
 )
 
 func newCompareCmd() *cobra.Command {
@@ -53,10 +53,10 @@ belong in the job summary). Both are written whatever the exit code.
 			if old.Suite.Name != cur.Suite.Name {
 				return usageErrf("%s is from suite %q, %s from suite %q: nothing to compare", args[0], old.Suite.Name, args[1], cur.Suite.Name)
 			}
-			if err := baseline.CheckMetrics(args[0], old, args[1], baseline.MetricsOf(cur)); err != nil {
+			if err := verdict.CheckMetrics(args[0], old, args[1], verdict.MetricsOf(cur)); err != nil {
 				return usageErr(err)
 			}
-			opts := baseline.OptionsOf(cur)
+			opts := verdict.OptionsOf(cur)
 			if cmd.Flags().Changed("alpha") {
 				if alpha <= 0 || alpha >= 0.5 {
 					return usageErrf("--alpha %g: want a significance level between 0 and 0.5", alpha)
@@ -74,7 +74,7 @@ belong in the job summary). Both are written whatever the exit code.
 			}
 			cur.Baseline = args[0]
 			cur.Settings.Alpha, cur.Settings.Threshold = opts.Alpha, opts.MinChange
-			baseline.Compare(old, cur, opts)
+			verdict.Apply(cur, old, opts)
 			var errs []error
 			if err := ci.write(cmd, cur); err != nil {
 				errs = append(errs, err)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"vbench/internal/verdict"
 
 	"github.com/spf13/cobra"
 
@@ -66,10 +67,10 @@ atomically.
 			// Workloads by name, then modes in report order: shards interleave.
 			results.SortCells(merged.Results, nil, merged.Modes())
 			stats.Fill(merged)
-			baseline.MarkNew(merged)
 			// A/B verdicts hold within one run: a shard keeps each pair
-			// whole, so they are judged again from the merged samples.
-			baseline.JudgeAgainst(merged, baseline.OptionsOf(merged))
+			// whole, so they are judged again from the merged samples, as
+			// one family over every shard's pairs.
+			verdict.Apply(merged, nil, verdict.OptionsOf(merged))
 			if err := results.WriteFile(out, merged); err != nil {
 				return withCode(ExitFailed, err)
 			}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"vbench/internal/verdict"
 
 	"github.com/spf13/cobra"
 
@@ -146,7 +147,7 @@ func reportResults(cmd *cobra.Command, args []string, files []*results.File, f *
 			return usageErrf("baseline: %w", err)
 		}
 		cur := files[len(files)-1]
-		if err := baseline.CheckMetrics(f.baseline, b, args[len(args)-1], baseline.MetricsOf(cur)); err != nil {
+		if err := verdict.CheckMetrics(f.baseline, b, args[len(args)-1], verdict.MetricsOf(cur)); err != nil {
 			return usageErr(err)
 		}
 		opts.Baseline, opts.BaselineName = b, f.baseline

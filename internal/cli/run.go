@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+	"vbench/internal/verdict"
 
 	"github.com/spf13/cobra"
 
@@ -81,6 +83,11 @@ func prepare(cmd *cobra.Command, path string, f *runFlags) (*measurement, error)
 	s, err := suite.Load(path)
 	if err != nil {
 		return nil, usageErr(err)
+	}
+	// One behaviour for one setting: the suite's max_runs below its runs is
+	// refused, and so is the flag (it was raised to the runs silently).
+	if runs := cmp.Or(f.runs, s.Runs); cmd.Flags().Changed("max-runs") && f.maxRuns < runs {
+		return nil, usageErrf("--max-runs %d is below the runs (%d): it caps the runs an undecided A/B pair may add, so it must be at least the runs (equal adds none)", f.maxRuns, runs)
 	}
 	opts := runner.Options{Runs: f.runs, MaxRuns: f.maxRuns, Warmup: -1, Modes: modeNames(f.modes), Workloads: f.workloads, Timeout: f.timeout, Seed: f.seed}
 	if cmd.Flags().Changed("warmup") {
@@ -233,7 +240,7 @@ exits 130.
 				return usageErrf("--json %s is the baseline file; only 'vbench baseline update' writes baselines", f.jsonOut)
 			}
 			if base != nil {
-				if err := baseline.CheckMetrics(basePath, base, m.suite.Path, m.plan.Metrics()); err != nil {
+				if err := verdict.CheckMetrics(basePath, base, m.suite.Path, m.plan.Metrics()); err != nil {
 					return usageErr(err)
 				}
 			}
@@ -243,13 +250,8 @@ exits 130.
 			res := m.measure(cmd)
 			if base != nil {
 				res.Baseline = basePath
-				baseline.Compare(base, res, baseline.OptionsOf(res))
-			} else {
-				baseline.MarkNew(res)
 			}
-			// Modes judged against another mode of this run (--against's
-			// OLD build, a suite's against:) get their A/B verdicts.
-			baseline.JudgeAgainst(res, baseline.OptionsOf(res))
+			verdict.Apply(res, base, verdict.OptionsOf(res))
 			return finish(cmd, res, &f, &ci)
 		},
 	}

@@ -32,7 +32,7 @@ func main() {
 	cpuNs := flag.Int64("cpu-ns", 0, "also report cpu_ns: this times -scale and the mode's -overhead (the work; -spread, the machine's noise, leaves it alone)")
 	scale := flag.Float64("scale", 1, "work scale: multiplies elapsed")
 	overhead := flag.String("overhead", "", "mode=factor,... multiplies elapsed under VBENCH_MODE")
-	libFactor := flag.String("lib-factor", "", "text=factor,... multiplies elapsed and cpu when the profiler library's path (CORECLR_PROFILER_PATH) contains text: another build's speed")
+	libFactor := flag.String("lib-factor", "", "text=factor,... multiplies elapsed and cpu when the profiler library's path (VBENCH_PROFILER_BUILD, else CORECLR_PROFILER_PATH) contains text: another build's speed")
 	checksum := flag.String("checksum", "ok", "checksum to print")
 	exit := flag.Int("exit", 0, "exit status")
 	segv := flag.Bool("segv", false, "kill itself with SIGSEGV")
@@ -117,7 +117,13 @@ func main() {
 		e *= float64(f) / 1000
 		cpu *= float64(f) / 1000
 	}
-	if lib := os.Getenv("CORECLR_PROFILER_PATH"); lib != "" {
+	// vbench run loads a private copy of the library; the build's own path
+	// is in VBENCH_PROFILER_BUILD.
+	lib := os.Getenv("CORECLR_PROFILER_PATH")
+	if build := os.Getenv("VBENCH_PROFILER_BUILD"); build != "" {
+		lib = build
+	}
+	if lib != "" {
 		for text, f := range parseMap(*libFactor) {
 			if strings.Contains(lib, text) {
 				e *= float64(f) / 1000

@@ -288,6 +288,9 @@ func (f *File) Counts() map[string]int {
 		v := c.Verdict
 		if v == "" {
 			v = VerdictNew
+			if len(c.Measured()) == 0 && !c.Failed() {
+				v = VerdictNotRun
+			}
 		}
 		m[v]++
 	}

@@ -94,7 +94,18 @@ const (
 	VerdictRegressed = "regressed"
 	VerdictFailed    = "failed" // the workload failed: exit code, crash, timeout, checksum
 	VerdictNew       = "new"    // nothing in the baseline to compare with
+	// VerdictInconclusive: compared, but the runs cannot tell "no change
+	// that counts" from "changed by the minimum change" (too few runs, or
+	// the interval still spans both at the cap). Change.Hides says how
+	// large a change it could still hide.
+	VerdictInconclusive = "inconclusive"
+	// VerdictNotRun: the cell has no measured run (interrupted before it
+	// ran, or not reached); never a pass.
+	VerdictNotRun = "not run"
 )
+
+// Verdicts lists every verdict, worst first: the order summaries count them in.
+var Verdicts = []string{VerdictRegressed, VerdictFailed, VerdictInconclusive, VerdictNotRun, VerdictImproved, VerdictSame, VerdictNew}
 
 // Cell is one (workload, mode) pair: the summary over its measured runs.
 // Times are the cell's Metric of each run, in nanoseconds: the median, its
@@ -107,6 +118,12 @@ type Cell struct {
 	// fills that in). All cells of one workload share a metric.
 	Metric Metric `json:"metric,omitempty"`
 	Runs   int    `json:"runs"` // successful measured runs
+	// PlannedRuns and MaxRuns are the runs the plan gave the cell and the
+	// cap an undecided A/B pair's adaptive rounds could take it to: the
+	// looks its verdict spends alpha over (stats.Looks). Zero in files
+	// written before verdicts were sequential: one look.
+	PlannedRuns int `json:"planned_runs,omitempty"`
+	MaxRuns     int `json:"max_runs,omitempty"`
 
 	MedianNs float64 `json:"median_ns"`
 	CILoNs   float64 `json:"ci_lo_ns"` // 95% confidence interval of the median
@@ -265,6 +282,22 @@ type Change struct {
 	Against    Mode   `json:"against,omitempty"`
 	Reason     string `json:"reason,omitempty"` // what decided the verdict, in words
 	Comparable bool   `json:"comparable"`       // both sides had enough runs to test
+
+	// PAdjusted is the p the verdict was decided by: the looks' p-values
+	// folded by their share of alpha (stats.SequentialP), then adjusted by
+	// Holm's method over Family tests, every test of the run (or of the
+	// merged shards). A change is significant when PAdjusted < alpha.
+	PAdjusted float64 `json:"p_adjusted"`
+	Family    int     `json:"family,omitempty"`
+	// Looks are the run counts the pair was judged at (A/B pairs with
+	// adaptive rounds); absent for a single look.
+	Looks []int `json:"looks,omitempty"`
+	// Paired is set when the runs were paired by round (an A/B pair:
+	// stats.JudgePaired); a stored baseline's are not.
+	Paired bool `json:"paired,omitempty"`
+	// Hides is, for an inconclusive verdict, the largest relative change
+	// (e.g. 0.08 for 8%) the interval at 1 - alpha still allows.
+	Hides float64 `json:"hides,omitempty"`
 }
 
 // Run is one launch of a workload.

@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"sort"
 	"time"
+	"vbench/internal/verdict"
 
 	"vbench/baseline"
 	"vbench/internal/machine"
@@ -159,7 +160,7 @@ func profRSS(mode results.Mode) float64 {
 // compare gives verdicts against base as vbench run and compare do.
 func compare(f, base *results.File, name string) {
 	f.Baseline = name
-	baseline.Compare(base, f, baseline.OptionsOf(f))
+	verdict.Apply(f, base, verdict.OptionsOf(f))
 }
 
 func dropCell(cs []results.Cell, w string, m results.Mode) []results.Cell {

@@ -1,0 +1,361 @@
+// Package verdict gives every cell of a results file its verdict, by one
+// rule, for every command that judges: `run` (against a stored baseline,
+// and A/B pairs in the same run), `merge` (A/B pairs again over the merged
+// shards), `compare` and `report --baseline`. Apply is the whole sequence;
+// no caller writes any of it out.
+//
+// A cell is
+//
+//   - failed       when it failed;
+//   - not run      when it has no measured run (interrupted before it ran);
+//   - new          when there is nothing to judge it against;
+//   - regressed or improved when the change is significant for the run as
+//     a whole and not shown to be smaller than the minimum change;
+//   - same         when the change is shown to be within ±min_change (or
+//     significant but shown smaller);
+//   - inconclusive when neither can be said: not significant, and the
+//     interval still reaches the minimum change (Change.Hides says how far).
+//
+// What is tested: a cell judged against another cell of the same run (an
+// A/B pair: --against's OLD twin or a suite's `against:`) by the paired
+// rule over its rounds (stats.JudgePaired), its adaptive looks folded into
+// one p-value (stats.SequentialP); any other cell against the same cell of
+// a stored baseline, unpaired (stats.Judge), on its time and on its
+// overhead multiple. Every test of the file is one family: Holm's
+// adjustment over all of them (stats.Holm) keeps the chance that a run in
+// which nothing changed reports any change at alpha.
+package verdict
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+
+	"vbench/internal/machine"
+	"vbench/internal/results"
+	"vbench/reports/numfmt"
+	"vbench/stats"
+)
+
+// Options are the decision thresholds.
+type Options struct {
+	Alpha     float64 // family-wise significance level, e.g. 0.01
+	MinChange float64 // smallest relative change that counts, e.g. 0.05
+}
+
+// OptionsOf reads the thresholds recorded in a results file's settings.
+func OptionsOf(f *results.File) Options {
+	return Options{Alpha: f.Settings.Alpha, MinChange: f.Settings.Threshold}
+}
+
+// Apply gives every cell of cur its verdict and records each comparison in
+// cell.Compare. base is a stored baseline (or OLD.json of `compare`), nil
+// when there is none: then only A/B pairs are judged. A machine
+// fingerprint or suite mismatch with base adds a warning to cur; it does
+// not stop the comparison. Callers refuse files whose metrics differ first
+// (CheckMetrics).
+func Apply(cur, base *results.File, opts Options) {
+	warn(cur, base)
+	var tests []*test
+	for i := range cur.Results {
+		c := &cur.Results[i]
+		c.Compare, c.Verdict = nil, ""
+		switch {
+		case c.Failed():
+			c.Verdict = results.VerdictFailed
+		case len(c.Values()) == 0:
+			c.Verdict = results.VerdictNotRun
+		case cur.ModeSpec(c.Mode).Against != "":
+			tests = append(tests, abTests(cur, c, opts)...)
+		case base != nil:
+			tests = append(tests, baselineTests(base, cur, c, opts)...)
+		}
+		if c.Verdict == "" && c.Compare == nil {
+			c.Verdict = results.VerdictNew
+		}
+	}
+	decide(tests, opts)
+}
+
+// test is one hypothesis of the family: a cell's time (or overhead)
+// against its reference.
+type test struct {
+	cell     *results.Cell
+	what     string // "kernel-cpu", "overhead", "kernel-cpu vs tracing@old"
+	overhead bool   // the overhead multiple's test: it may regress a cell, never leave it inconclusive
+	j        stats.Judgement
+	p        float64 // the p-value adjusted: the looks folded (SequentialP), then Holm
+	n        [2]int  // runs of the reference and of the cell
+}
+
+// abTests judges cell c against the cell of its mode's `against` in the
+// same file: paired by round, over the looks its adaptive rounds took.
+func abTests(f *results.File, c *results.Cell, opts Options) []*test {
+	against := f.ModeSpec(c.Mode).Against
+	old := f.Find(c.Workload, against)
+	if old == nil || old.Failed() || len(old.Values()) == 0 {
+		return nil // new: nothing to judge against (failed, or a shard of another split)
+	}
+	oldX, newX := old.Values(), c.Values()
+	t := &test{cell: c, what: fmt.Sprintf("%s vs %s", c.Metric.OrDefault(), against), n: [2]int{len(oldX), len(newX)}}
+	var looks []int
+	t.j, t.p, looks = pair(oldX, newX, c.PlannedRuns, c.MaxRuns, opts.Alpha)
+	c.Compare = &results.Change{Against: against, BaselineMedianNs: stats.Median(oldX), Paired: t.j.Paired}
+	if len(looks) > 1 {
+		c.Compare.Looks = looks
+	}
+	return []*test{t}
+}
+
+// pair judges an A/B pair's runs (paired by round) and folds the p-values
+// of the looks it took into one (stats.SequentialP). planned and maxRuns
+// are the pair's plan (0: one look, at the runs it has).
+func pair(oldX, newX []float64, planned, maxRuns int, alpha float64) (j stats.Judgement, p float64, looks []int) {
+	n := min(len(oldX), len(newX))
+	j = stats.JudgePaired(oldX, newX, alpha)
+	looks = []int{n}
+	if planned > 0 && maxRuns > planned && len(oldX) == len(newX) {
+		looks = stats.LooksTaken(planned, maxRuns, n)
+	}
+	ps := make([]float64, len(looks))
+	for k, m := range looks {
+		if m == n {
+			ps[k] = j.P
+		} else {
+			ps[k] = stats.PairedP(oldX[:m], newX[:m], alpha)
+		}
+	}
+	return j, stats.SequentialP(looks, ps, max(maxRuns, n)), looks
+}
+
+// Undecided reports whether an A/B pair (old[i] and new[i] measured in
+// round i) planned at planned runs and capped at maxRuns should get more
+// rounds: it is below its cap, not significant even with its p multiplied
+// by family (the A/B pairs of the run: Bonferroni's bound, which Holm's
+// adjustment never exceeds), and not Settled. The runner's adaptive rounds
+// ask it at each of stats.Looks; which look a pair stops at does not
+// matter to the error control (SequentialP holds at any stopping point).
+func Undecided(old, new []float64, planned, maxRuns, family int, opts Options) bool {
+	if len(new) >= maxRuns || len(old) >= maxRuns {
+		return false
+	}
+	j, p, _ := pair(old, new, planned, maxRuns, opts.Alpha)
+	return !(p*float64(max(family, 1)) < opts.Alpha) && !Settled(j, opts)
+}
+
+// JudgePair is the verdict Apply gives an A/B pair (old[i] and new[i]
+// measured in round i, planned and maxRuns as in Undecided) judged in a
+// family of family tests where its p is the smallest (Holm's first step:
+// p times family). Simulations and the recorded-noise test use it to judge
+// one pair the way a run does.
+func JudgePair(old, new []float64, planned, maxRuns, family int, opts Options) string {
+	j, p, _ := pair(old, new, planned, maxRuns, opts.Alpha)
+	c := &results.Cell{Compare: &results.Change{}}
+	return verdictOf(&test{cell: c, j: j, p: math.Min(1, p*float64(max(family, 1)))}, opts)
+}
+
+// baselineTests judges cell c against the same cell of base: its time,
+// and, for a profiled mode, its overhead multiple over none (the machine
+// may have changed speed between the two; the multiple divides that out).
+func baselineTests(base, cur *results.File, c *results.Cell, opts Options) []*test {
+	old := base.Find(c.Workload, c.Mode)
+	if old == nil || old.Failed() || len(old.Values()) == 0 || old.Metric.OrDefault() != c.Metric.OrDefault() {
+		return nil
+	}
+	oldX, newX := old.Values(), c.Values()
+	t := &test{cell: c, what: string(c.Metric.OrDefault()), j: stats.Judge(oldX, newX, opts.Alpha), n: [2]int{len(oldX), len(newX)}}
+	t.p = t.j.P
+	c.Compare = &results.Change{BaselineMedianNs: stats.Median(oldX)}
+	out := []*test{t}
+	if c.Mode != results.ModeNone {
+		oa, na := stats.OverheadSamples(base, old), stats.OverheadSamples(cur, c)
+		if len(oa) > 0 && len(na) > 0 {
+			o := &test{cell: c, what: "overhead", overhead: true, j: stats.Judge(oa, na, opts.Alpha), n: [2]int{len(oa), len(na)}}
+			o.p = o.j.P
+			c.Compare.BaselineOverhead = old.Overhead
+			if c.Compare.BaselineOverhead == 0 {
+				c.Compare.BaselineOverhead = finite(stats.Median(oa))
+			}
+			c.Compare.OverheadRatio = finite(o.j.Ratio)
+			c.Compare.OverheadP = o.j.P
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// decide adjusts every test's p over the family and gives each tested
+// cell its verdict: regressed if any of its tests regressed, else improved
+// if any improved, else inconclusive if its time test is, else same.
+func decide(tests []*test, opts Options) {
+	ps := make([]float64, len(tests))
+	for i, t := range tests {
+		ps[i] = t.p
+	}
+	for i, adj := range stats.Holm(ps) {
+		tests[i].p = adj
+	}
+	byCell := map[*results.Cell][]*test{}
+	var cells []*results.Cell
+	for _, t := range tests {
+		if byCell[t.cell] == nil {
+			cells = append(cells, t.cell)
+		}
+		byCell[t.cell] = append(byCell[t.cell], t)
+	}
+	for _, c := range cells {
+		ts := byCell[c]
+		time := ts[0]
+		ch := c.Compare
+		ch.Ratio, ch.RatioLo, ch.RatioHi = finite(time.j.Ratio), finite(time.j.Lo), finite(time.j.Hi)
+		ch.P, ch.PAdjusted, ch.Family = time.j.P, time.p, len(tests)
+		ch.Comparable = time.j.MinP < opts.Alpha
+		verdicts := make([]string, len(ts))
+		var reasons []string
+		for i, t := range ts {
+			verdicts[i] = verdictOf(t, opts)
+			reasons = append(reasons, describe(t, verdicts[i], len(tests), opts))
+		}
+		switch {
+		case slices.Contains(verdicts, results.VerdictRegressed):
+			c.Verdict = results.VerdictRegressed
+		case slices.Contains(verdicts, results.VerdictImproved):
+			c.Verdict = results.VerdictImproved
+		case verdicts[0] == results.VerdictInconclusive:
+			c.Verdict = results.VerdictInconclusive
+			ch.Hides = hides(time.j)
+		default:
+			c.Verdict = results.VerdictSame
+		}
+		if !ch.Comparable {
+			reasons = append(reasons, fmt.Sprintf("too few runs (%d vs %d) to reach p < %g", time.n[0], time.n[1], opts.Alpha))
+		}
+		ch.Reason = strings.Join(reasons, "; ")
+	}
+}
+
+// verdictOf is one test's verdict from its adjusted p and its interval at
+// 1 - alpha. Significant: regressed (or improved) unless the interval
+// shows the change smaller than the minimum change (then same). Not
+// significant: same when the interval lies within ±min_change, else
+// inconclusive — an overhead test then says same: it can regress a cell,
+// the time test alone decides whether the cell is settled.
+func verdictOf(t *test, opts Options) string {
+	j := t.j
+	if t.p < opts.Alpha {
+		switch {
+		case j.Ratio > 1 && !(j.DecideHi < 1+opts.MinChange):
+			return results.VerdictRegressed
+		case j.Ratio < 1 && !(j.DecideLo > 1-opts.MinChange):
+			return results.VerdictImproved
+		}
+		return results.VerdictSame
+	}
+	if Settled(j, opts) || t.overhead {
+		return results.VerdictSame
+	}
+	return results.VerdictInconclusive
+}
+
+// Settled reports whether a judgement shows that whatever changed is
+// smaller than the minimum change: its interval at 1 - alpha lies within
+// ±min_change.
+func Settled(j stats.Judgement, opts Options) bool {
+	return j.DecideLo > 1-opts.MinChange && j.DecideHi < 1+opts.MinChange
+}
+
+// hides is the largest relative change the interval at 1 - alpha still
+// allows either way: what an inconclusive verdict could be hiding (0 when
+// there is no interval: too few runs).
+func hides(j stats.Judgement) float64 {
+	h := math.Max(j.DecideHi-1, 1-j.DecideLo)
+	if math.IsNaN(h) || math.IsInf(h, 0) {
+		return 0
+	}
+	return h
+}
+
+// describe says one test's outcome in words: "kernel-cpu vs tracing@old
+// +8.1% (p<0.001; adjusted p=0.004 over 15 tests) regressed".
+func describe(t *test, verdict string, family int, opts Options) string {
+	d := t.what + " " + numfmt.Change(t.j.Ratio) + " (" + numfmt.P(t.j.P)
+	if family > 1 || len(t.cell.Compare.Looks) > 1 {
+		d += fmt.Sprintf("; adjusted %s over %d tests", numfmt.P(t.p), family)
+		if k := len(t.cell.Compare.Looks); k > 1 && !t.overhead {
+			d += fmt.Sprintf(" and %d looks", k)
+		}
+	}
+	d += ")"
+	switch {
+	case verdict == results.VerdictInconclusive:
+		if h := hides(t.j); h > 0 {
+			return d + fmt.Sprintf(" inconclusive: could hide a change of ±%.1f%% (min_change ±%g%%)", 100*h, 100*opts.MinChange)
+		}
+		return d + " inconclusive"
+	case verdict != results.VerdictSame:
+		return d + " " + verdict
+	case !(t.p < opts.Alpha) && !Settled(t.j, opts):
+		return d + " not significant"
+	default:
+		return d + fmt.Sprintf(" within ±%g%%", 100*opts.MinChange)
+	}
+}
+
+// warn replaces the warnings an earlier comparison left with this one's.
+func warn(cur, base *results.File) {
+	kept := cur.Warnings[:0]
+	for _, w := range cur.Warnings {
+		if !strings.HasPrefix(w, mismatchWarning) && !strings.HasPrefix(w, suiteWarning) {
+			kept = append(kept, w)
+		}
+	}
+	cur.Warnings = kept
+	if base == nil {
+		return
+	}
+	if m := machine.Mismatch(base.Machine, cur.Machine); len(m) > 0 {
+		cur.Warnings = append(cur.Warnings, mismatchWarning+" ("+strings.Join(m, "; ")+"): verdicts may reflect the machine, not the code")
+	}
+	if base.Suite.SHA256 != cur.Suite.SHA256 {
+		cur.Warnings = append(cur.Warnings, suiteWarning+": workload arguments may differ")
+	}
+}
+
+const (
+	mismatchWarning = "baseline was measured on a different machine"
+	suiteWarning    = "baseline was recorded from another version of the suite file"
+)
+
+// finite maps ±Inf and NaN (which JSON cannot carry) to 0, meaning "none".
+func finite(x float64) float64 {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return 0
+	}
+	return x
+}
+
+// CheckMetrics refuses to judge cur against base when a workload both
+// measured was measured by different metrics: a wall time against an
+// elapsed time is no change of the code. cur maps each workload to the
+// metric of its cells (MetricsOf, or a plan's before it runs); the names
+// are the files' as the user gave them.
+func CheckMetrics(baseName string, base *results.File, curName string, cur map[string]results.Metric) error {
+	old := MetricsOf(base)
+	for _, w := range slices.Sorted(maps.Keys(cur)) {
+		if om, ok := old[w]; ok && om != cur[w] {
+			return fmt.Errorf("workload %s is measured by %s in %s and by %s in %s: refusing to compare different metrics (record a new baseline with 'vbench baseline update')", w, om, baseName, cur[w], curName)
+		}
+	}
+	return nil
+}
+
+// MetricsOf maps each workload of f to the metric its cells measured.
+func MetricsOf(f *results.File) map[string]results.Metric {
+	m := map[string]results.Metric{}
+	for _, c := range f.Results {
+		m[c.Workload] = c.Metric.OrDefault()
+	}
+	return m
+}
