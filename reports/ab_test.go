@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"vbench/baseline"
 	"vbench/internal/results"
+	"vbench/internal/verdict"
 	"vbench/stats"
 )
 
@@ -38,8 +38,7 @@ func abFile() *results.File {
 		f.Results = append(f.Results, cell)
 	}
 	stats.Fill(f)
-	baseline.MarkNew(f)
-	baseline.JudgeAgainst(f, baseline.OptionsOf(f))
+	verdict.Apply(f, nil, verdict.OptionsOf(f))
 	return f
 }
 

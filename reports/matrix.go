@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"vbench/internal/verdict"
 	"vbench/internal/machine"
 	"vbench/internal/results"
+	"vbench/internal/verdict"
 )
 
 // Options shape a results report.

@@ -8,6 +8,11 @@
 #
 #   <experiment>: A/A false alarms X/N; A/B detected Y/N
 #
+# and the run-level experiment (the whole of benchmarks/quick.yaml --against
+# the same build, and --against with the slow build as NEW), a line:
+#
+#   suite A/A (--against the same build): runs with a false regression X/N; suite A/B (--against, B = libvbenchprof-slow.so): runs that caught it Y/N
+#
 # then a Markdown table for docs/harness.md, the machine's load and the
 # harness's bookkeeping per run. Real runs of a real workload at the suite's
 # settings; a measurement, not a test.
@@ -15,6 +20,7 @@
 #   scripts/stat-quality.sh [SUITE] [WORKLOAD] [statquality flags...]
 #   scripts/stat-quality.sh benchmarks/suite.yaml fibonacci -reps 20
 #   scripts/stat-quality.sh benchmarks/suite.yaml fibonacci -only against
+#   scripts/stat-quality.sh benchmarks/suite.yaml fibonacci -only suite   # the run-level experiment alone
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -22,4 +28,4 @@ suite=${1:-benchmarks/suite.yaml}
 workload=${2:-fibonacci}
 shift $(( $# > 2 ? 2 : $# ))
 make -s build slow-profiler
-exec scripts/go run ./cmd/statquality -vbench bin/vbench -slow bin/libvbenchprof-slow.so -suite "$suite" -workload "$workload" "$@"
+exec scripts/go run ./cmd/statquality -vbench bin/vbench -slow bin/libvbenchprof-slow.so -run-level benchmarks/quick.yaml -suite "$suite" -workload "$workload" "$@"

@@ -6,8 +6,7 @@ import (
 	"sort"
 
 	"gonum.org/v1/gonum/stat"
-
-	)
+)
 
 // The verdict rule's statistics: how a new sample compares with an old one.
 // One rule for `compare`, `run --baseline` and `run --against`, chosen by

@@ -11,12 +11,23 @@
 //
 //   - within one run: A1, A2 and B (the workload's --scale 1.05: 5% more
 //     work) as three workloads of one suite, their runs interleaved;
+//
 //   - across invocations: A1, B and A2 as three separate `vbench run`s, B
 //     judged against A1 or A2 alternately, as a stored baseline is;
+//
 //   - with -slow LIB: within one run, `vbench run --against` under
 //     -ab-mode (default tracing): A/A runs the profiler against itself, A/B
 //     the slow build (make slow-profiler) against it, and the verdict is
 //     vbench's own A/B verdict.
+//
+//   - with -run-level SUITE (-only suite): the run as the unit — the whole
+//     suite `vbench run --against`, as a pull request's CI job runs it.
+//     A/A: the profiler against a copy of itself at another path; a run
+//     with any regressed cell is a false failure. A/B: the slow build
+//     against the profiler; a run caught it when every tracing cell
+//     regressed. Prints exactly
+//
+//     suite A/A (--against the same build): runs with a false regression X/N; suite A/B (--against, B = libvbenchprof-slow.so): runs that caught it Y/N
 //
 // It also reports the harness's bookkeeping per run and how busy the
 // machine was (`uptime` before and after, and each run's other_cpu). Usage
@@ -59,7 +70,8 @@ type config struct {
 	keep                string
 	slow                string       // the slow build, for the --against experiment
 	abMode              results.Mode // the mode it runs under
-	only                string       // run only this experiment (within, across, against); "": all
+	only                string       // run only this experiment (within, across, against, suite); "": all
+	runLevel            string       // the suite the run-level experiment runs whole
 }
 
 func main() {
@@ -77,9 +89,21 @@ func main() {
 	flag.StringVar(&c.keep, "keep", "", "keep the results files in this directory")
 	flag.StringVar(&c.slow, "slow", "", "the slow build of the profiler (make slow-profiler): also measure --against with it")
 	flag.StringVar(&c.only, "only", "", "run only this experiment: within, across or against (needs -slow)")
+	flag.StringVar(&c.runLevel, "run-level", "", "the run-level experiment: run this whole suite --against the same build (A/A) and the slow build (A/B), -reps times each")
 	abMode := flag.String("ab-mode", string(results.ModeTracing), "with -slow: the mode the --against experiment runs under")
 	flag.Parse()
 	c.mode, c.abMode = results.Mode(mode), results.Mode(*abMode)
+	if c.only == "suite" {
+		if c.runLevel == "" || c.slow == "" {
+			fmt.Fprintln(os.Stderr, "statquality: -only suite needs -run-level SUITE and -slow LIB")
+			os.Exit(2)
+		}
+		if err := runLevel(os.Stdout, c); err != nil {
+			fmt.Fprintln(os.Stderr, "statquality:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if c.suitePath == "" || c.workload == "" {
 		fmt.Fprintln(os.Stderr, "usage: statquality -suite SUITE.yaml -workload NAME [-reps 20] [-scale 1.05]")
 		os.Exit(2)
@@ -91,6 +115,12 @@ func main() {
 	if err := run(os.Stdout, c); err != nil {
 		fmt.Fprintln(os.Stderr, "statquality:", err)
 		os.Exit(1)
+	}
+	if c.runLevel != "" && c.slow != "" && c.only == "" {
+		if err := runLevel(os.Stdout, c); err != nil {
+			fmt.Fprintln(os.Stderr, "statquality:", err)
+			os.Exit(1)
+		}
 	}
 }
 

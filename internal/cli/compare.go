@@ -58,13 +58,13 @@ belong in the job summary). Both are written whatever the exit code.
 			}
 			opts := verdict.OptionsOf(cur)
 			if cmd.Flags().Changed("alpha") {
-				if alpha <= 0 || alpha >= 0.5 {
+				if !(alpha > 0 && alpha < 0.5) { // NaN too
 					return usageErrf("--alpha %g: want a significance level between 0 and 0.5", alpha)
 				}
 				opts.Alpha = alpha
 			}
 			if cmd.Flags().Changed("min-change") {
-				if minChange < 0 || minChange >= 100 {
+				if !(minChange >= 0 && minChange < 100) { // NaN too
 					return usageErrf("--min-change %g: want a percentage between 0 and 100", minChange)
 				}
 				opts.MinChange = minChange / 100
@@ -82,7 +82,9 @@ belong in the job summary). Both are written whatever the exit code.
 			if err := writeFormat(cmd.OutOrStdout(), cur, format); err != nil {
 				errs = append(errs, err)
 			}
-			return outcome(cur, errs...)
+			// A comparison exits by what it judged: NEW being partial is
+			// shown (not run cells), not an interruption of this command.
+			return outcome(cur, false, ci.failOn, errs...)
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "table", formatHelp)

@@ -14,6 +14,7 @@ import (
 func newMergeCmd() *cobra.Command {
 	var out, format string
 	var allowPartial bool
+	var failOn string
 	cmd := &cobra.Command{
 		Use:   "merge A.json B.json... -o OUT.json",
 		Short: "Join the results of shards (vbench run --shard i/n) into one file",
@@ -45,6 +46,9 @@ atomically.
 				if err := checkFormat(format); err != nil {
 					return err
 				}
+			}
+			if failOn != "" && failOn != results.VerdictInconclusive {
+				return usageErrf("--fail-on %q: the one value is inconclusive (regressions always fail)", failOn)
 			}
 			if err := baseline.Guard("-o", out); err != nil {
 				return usageErr(err)
@@ -80,18 +84,12 @@ atomically.
 					return withCode(ExitFailed, err)
 				}
 			}
-			counts := merged.Counts()
-			switch {
-			case counts[results.VerdictFailed] > 0:
-				return withCode(ExitFailed, nil)
-			case counts[results.VerdictRegressed] > 0: // an A/B run's verdicts
-				return withCode(ExitRegression, nil)
-			}
-			return nil
+			return outcome(merged, false, failOn, nil) // an A/B run's verdicts
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "merged results file to write")
 	cmd.Flags().StringVar(&format, "format", "", "also print the merged results: table, markdown, json, csv, gobench, junit")
+	cmd.Flags().StringVar(&failOn, "fail-on", "", "also exit 1 when an A/B pair is `inconclusive`; regressions always fail")
 	cmd.Flags().BoolVar(&allowPartial, "allow-partial", false, "merge partial (interrupted) files too; the result is marked partial")
 	return cmd
 }

@@ -44,17 +44,22 @@ const formatHelp = "output `format`: table, markdown, json (the results file), c
 type ciFlags struct {
 	junit         string
 	noStepSummary bool
+	failOn        string // "inconclusive": an inconclusive cell fails the command too
 }
 
 func (c *ciFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&c.junit, "junit", "", "also write JUnit XML to `FILE`, atomically: one test case per cell, regressions and failed workloads as failures")
 	fl.BoolVar(&c.noStepSummary, "no-step-summary", false, "do not append the Markdown report to $GITHUB_STEP_SUMMARY")
+	fl.StringVar(&c.failOn, "fail-on", "", "also exit 1 when a cell is `inconclusive` (its runs cannot tell no change from min_change); regressions always fail")
 }
 
 // check refuses, before anything runs, a JUnit file that cannot be written
 // or that would replace one of the inputs or outputs named in keep.
 func (c *ciFlags) check(keep ...string) error {
+	if c.failOn != "" && c.failOn != results.VerdictInconclusive {
+		return usageErrf("--fail-on %q: the one value is inconclusive (regressions always fail)", c.failOn)
+	}
 	if c.junit == "" {
 		return nil
 	}
@@ -87,17 +92,21 @@ func (c *ciFlags) write(cmd *cobra.Command, res *results.File) error {
 }
 
 // outcome is the exit code of a command that produced res, after the
-// outputs it could not write (errs): interrupted 130 > a workload failed or
-// an output was lost 3 > a regression 1 > 0.
-func outcome(res *results.File, errs ...error) error {
+// outputs it could not write (errs): interrupted 130 (when the command
+// itself was: a run, never a comparison of a partial file) > a workload
+// failed or an output was lost 3 > a regression (or, with --fail-on
+// inconclusive, an inconclusive cell) 1 > 0.
+func outcome(res *results.File, interrupted bool, failOn string, errs ...error) error {
 	err := errors.Join(errs...)
 	counts := res.Counts()
 	switch {
-	case res.Partial:
+	case interrupted:
 		return withCode(ExitInterrupted, err)
 	case err != nil, counts[results.VerdictFailed] > 0:
 		return withCode(ExitFailed, err)
 	case counts[results.VerdictRegressed] > 0:
+		return withCode(ExitRegression, nil)
+	case failOn == results.VerdictInconclusive && counts[results.VerdictInconclusive] > 0:
 		return withCode(ExitRegression, nil)
 	}
 	return nil
