@@ -220,7 +220,7 @@ func (c *Cell) ChangeText() string {
 
 // FailureText says why a cell failed and how many runs still succeeded.
 func (c *Cell) FailureText() string {
-	return fmt.Sprintf("%s (%d of %d measured runs succeeded)", c.failureReason(), c.Runs, measured(c.Cell))
+	return fmt.Sprintf("%s (%d of %d measured runs succeeded)", c.failureReason(), c.Runs, c.Attempts())
 }
 
 // failureReason is the cell's failure, or else its first failed run's error.
@@ -234,17 +234,6 @@ func (c *Cell) failureReason() string {
 		}
 	}
 	return "failed"
-}
-
-// measured counts the non-warmup runs of a cell, failed or not.
-func measured(c *results.Cell) int {
-	n := 0
-	for _, r := range c.Samples {
-		if !r.Warmup {
-			n++
-		}
-	}
-	return n
 }
 
 // absoluteHeader heads the table of absolute numbers, one AbsoluteRow per cell.
