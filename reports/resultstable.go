@@ -18,25 +18,8 @@ import (
 
 // The results table is what `vbench run`, `compare`, `merge` and `baseline
 // update` print: one row per cell of one results file (like benchstat and
-// hyperfine), as aligned text, Markdown or CSV, or the JSON file itself.
-
-// ResultsFormats lists the formats of the results table.
-var ResultsFormats = []string{"table", "markdown", "json", "csv"}
-
-// WriteResults writes f's results table in format.
-func WriteResults(w io.Writer, f *results.File, format string) error {
-	switch format {
-	case "table":
-		return ResultsTable(w, f)
-	case "markdown":
-		return ResultsMarkdown(w, f)
-	case "json":
-		return ResultsJSON(w, f)
-	case "csv":
-		return ResultsCSV(w, f)
-	}
-	return fmt.Errorf("unknown format %q (known: %s)", format, strings.Join(ResultsFormats, ", "))
-}
+// hyperfine), as aligned text, Markdown or CSV, or the JSON file itself
+// (the formats table, markdown, csv and json of Formats).
 
 // ResultsJSON writes the whole results file, raw samples included.
 func ResultsJSON(w io.Writer, f *results.File) error {
