@@ -318,10 +318,7 @@ func DistributionCharts(m *Matrix) ([]*Chart, error) {
 			var vals plotter.Values
 			var pts, outl plotter.XYs
 			k := 0
-			for _, r := range c.Samples {
-				if r.Warmup || r.Error != "" {
-					continue
-				}
+			for _, r := range c.Measured() {
 				v := (float64(c.Metric.Of(&r))/c.MedianNs - 1) * 100
 				vals = append(vals, v)
 				// Deterministic jitter (golden-ratio sequence) so runs with

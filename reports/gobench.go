@@ -46,10 +46,7 @@ func GoBench(w io.Writer, f *results.File) error {
 		name := benchName(c.Workload) + "/mode=" + nameSafe(string(c.Mode))
 		metric := c.Metric.OrDefault()
 		cellCfg := append(slices.Clone(cfg), benchfmt.Config{Key: "metric", Value: []byte(metric), File: true})
-		for _, r := range c.Samples {
-			if r.Warmup || r.Error != "" {
-				continue
-			}
+		for _, r := range c.Measured() {
 			vals := []benchfmt.Value{{Value: float64(metric.Of(&r)), Unit: "ns/op"}}
 			if metric != results.MetricElapsed && r.ElapsedNs > 0 {
 				vals = append(vals, benchfmt.Value{Value: float64(r.ElapsedNs), Unit: "elapsed-ns/op"})

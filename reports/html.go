@@ -25,7 +25,6 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"p":        numfmt.P,
 	"none":     func(m results.Mode) bool { return m == results.ModeNone },
 	"cellID":   cellID,
-	"measured": func(c *Cell) int { return measured(c.Cell) },
 	"color":    func(m *Matrix, mode results.Mode) string { return hexColor(m.ModeColor(mode)) },
 	"date":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 MST") },
 	"base":     filepath.Base,

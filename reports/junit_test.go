@@ -72,7 +72,7 @@ func TestJUnitOneCasePerCell(t *testing.T) {
 		case results.VerdictFailed:
 			wantFail++
 			if tc.Failure == nil || tc.Failure.Type != "workload-failed" || !strings.Contains(tc.Failure.Message, "Internal CLR error") ||
-				strings.Count(tc.Failure.Text, "run #") != measured(&f.Results[i])-c.Runs {
+				strings.Count(tc.Failure.Text, "run #") != f.Results[i].Attempts()-c.Runs {
 				t.Errorf("%s: workload failure %+v", tc.Name, tc.Failure)
 			}
 		default:

@@ -63,7 +63,7 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 		var rows [][]string
 		for _, c := range failed {
 			rows = append(rows, []string{verdictEmoji[c.Verdict], mdCode(c.Key()),
-				mdEscape(c.failureReason()), fmt.Sprintf("%d of %d", c.Runs, measured(c.Cell))})
+				mdEscape(c.failureReason()), fmt.Sprintf("%d of %d", c.Runs, c.Attempts())})
 		}
 		ew.table([]string{"", "cell", "why", "runs that succeeded"}, rows, Center, Left, Left, Right)
 		fmt.Fprintln(ew)

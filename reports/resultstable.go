@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -13,30 +14,12 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"vbench/internal/results"
-	"vbench/reports/numfmt"
 )
 
 // The results table is what `vbench run`, `compare`, `merge` and `baseline
 // update` print: one row per cell of one results file (like benchstat and
-// hyperfine), as aligned text, Markdown or CSV, or the JSON file itself.
-
-// ResultsFormats lists the formats of the results table.
-var ResultsFormats = []string{"table", "markdown", "json", "csv"}
-
-// WriteResults writes f's results table in format.
-func WriteResults(w io.Writer, f *results.File, format string) error {
-	switch format {
-	case "table":
-		return ResultsTable(w, f)
-	case "markdown":
-		return ResultsMarkdown(w, f)
-	case "json":
-		return ResultsJSON(w, f)
-	case "csv":
-		return ResultsCSV(w, f)
-	}
-	return fmt.Errorf("unknown format %q (known: %s)", format, strings.Join(ResultsFormats, ", "))
-}
+// hyperfine), as aligned text, Markdown or CSV, or the JSON file itself
+// (the formats table, markdown, csv and json of Formats).
 
 // ResultsJSON writes the whole results file, raw samples included.
 func ResultsJSON(w io.Writer, f *results.File) error {
@@ -49,28 +32,33 @@ func ResultsJSON(w io.Writer, f *results.File) error {
 }
 
 // ResultsRows are the results table's cells as text, one row per results
-// cell. The median's header names the metric ("median (wall) ± 95% CI"),
-// or a metric column does when the workloads' metrics differ.
+// cell (CellRow, with the cell's own verdict). The median's header names the
+// metric ("median (wall) ± 95% CI"), or a metric column does when the
+// workloads' metrics differ.
 //
 // A cell judged against another mode of its run (an A/B pair: --against's
 // OLD build, a suite's against:) shows its change in the A/B column, a cell
 // judged against a baseline in the vs-baseline column.
 func ResultsRows(f *results.File) (header []string, rows [][]string) {
 	hasBase, hasAB, hasAcc, hasOver := false, false, false, false
-	metrics := map[results.Metric]bool{}
-	for _, c := range f.Results {
-		hasBase = hasBase || (c.Compare != nil && c.Compare.Against == "")
-		hasAB = hasAB || (c.Compare != nil && c.Compare.Against != "")
-		hasAcc = hasAcc || c.AccuracyText() != ""
+	metrics := map[string]bool{}
+	var cells []CellRow
+	for i := range f.Results {
+		c := &f.Results[i]
+		r := NewCellRow(c, c.Verdict, c.Compare)
+		cells = append(cells, r)
+		hasBase = hasBase || (r.Versus != "" && !r.AB)
+		hasAB = hasAB || r.AB
+		hasAcc = hasAcc || r.Accuracy != ""
 		hasOver = hasOver || c.Mode != results.ModeNone
-		metrics[c.Metric.OrDefault()] = true
+		metrics[r.Metric] = true
 	}
 	header = []string{"workload", "mode"}
 	median := "median ± 95% CI"
 	if len(metrics) > 1 {
 		header = append(header, "metric")
-	} else if len(f.Results) > 0 {
-		median = "median (" + string(f.Results[0].Metric.OrDefault()) + ") ± 95% CI"
+	} else if len(cells) > 0 {
+		median = "median (" + cells[0].Metric + ") ± 95% CI"
 	}
 	header = append(header, "runs", median)
 	if hasOver {
@@ -89,102 +77,46 @@ func ResultsRows(f *results.File) (header []string, rows [][]string) {
 		header = append(header, "accuracy")
 	}
 	header = append(header, "verdict")
-	for _, c := range f.Results {
-		row := []string{c.Workload, string(c.Mode)}
+	for _, r := range cells {
+		row := []string{r.Workload, r.Mode}
 		if len(metrics) > 1 {
-			row = append(row, string(c.Metric.OrDefault()))
+			row = append(row, r.Metric)
 		}
-		row = append(row, runsText(c), medianText(c))
+		runs := r.Runs
+		if r.Outliers != "" {
+			runs += " (" + r.Outliers + " out)"
+		}
+		row = append(row, runs, orNA(r.MedianSpread))
 		if hasOver {
-			row = append(row, overheadText(c))
+			row = append(row, orNA(r.Overhead))
 		}
-		base, ab := c.Compare, c.Compare
-		if c.Compare != nil && c.Compare.Against != "" {
-			base = nil
+		base, ab := cmp.Or(r.FromZero, r.Versus), r.Versus
+		if r.AB {
+			base = ""
 		} else {
-			ab = nil
+			ab = ""
 		}
 		if hasBase {
-			row = append(row, changeText(base))
+			row = append(row, orNA(base))
 			if hasOver {
-				row = append(row, overheadChangeText(base))
+				row = append(row, orNA(r.OverheadVersus))
 			}
 		}
 		if hasAB {
-			row = append(row, abText(ab))
+			row = append(row, orNA(ab))
 		}
 		if hasAcc {
-			row = append(row, accuracyText(&c))
+			row = append(row, orNA(r.Accuracy))
 		}
-		v := c.Verdict
-		if v == "" {
-			v = notApplicable
-		}
-		row = append(row, v)
-		rows = append(rows, row)
+		rows = append(rows, append(row, orNA(r.Verdict)))
 	}
 	return header, rows
 }
 
-// notApplicable fills a results-table column that does not apply to a cell
-// (no overhead for the none mode, no baseline to compare with).
-const notApplicable = "-"
-
-func runsText(c results.Cell) string {
-	s := strconv.Itoa(c.Runs)
-	if c.Outliers > 0 {
-		s += fmt.Sprintf(" (%d out)", c.Outliers)
-	}
-	return s
-}
-
-func medianText(c results.Cell) string {
-	if c.Runs == 0 {
-		return notApplicable
-	}
-	return numfmt.Duration(c.MedianNs) + " " + numfmt.Spread(c.MedianNs, c.CILoNs, c.CIHiNs)
-}
-
-func overheadText(c results.Cell) string {
-	if c.Mode == results.ModeNone || c.Overhead == 0 {
-		return notApplicable
-	}
-	return numfmt.MultipleCI(c.Overhead, c.OverheadLo, c.OverheadHi)
-}
-
-func changeText(ch *results.Change) string {
-	switch {
-	case ch == nil:
-		return notApplicable
-	case ch.BaselineMedianNs == 0: // no ratio to a median of 0
-		return "from 0 (" + numfmt.P(ch.P) + ")"
-	}
-	return numfmt.ChangeP(ch.Ratio, ch.P)
-}
-
-// abText is an A/B change: "+5.1% [+3.2%, +7.0%] (p<0.001) vs tracing@old".
-func abText(ch *results.Change) string {
-	if ch == nil {
-		return notApplicable
-	}
-	return numfmt.ChangeCIP(ch.Ratio, ch.RatioLo, ch.RatioHi, ch.P) + " vs " + string(ch.Against)
-}
-
-func overheadChangeText(ch *results.Change) string {
-	if ch == nil || ch.OverheadRatio == 0 {
-		return notApplicable
-	}
-	return numfmt.ChangeP(ch.OverheadRatio, ch.OverheadP)
-}
-
-// accuracyText is the tracer's call counts ("20/20 exact") or the sampler's
-// shares and coverage ("2/2 shares, 7/7 found"), "-" when none was measured.
-func accuracyText(c *results.Cell) string {
-	if s := c.AccuracyText(); s != "" {
-		return s
-	}
-	return notApplicable
-}
+// orNA is a results-table column's text, or "-" where the column does not
+// apply to the cell (no overhead for the none mode, no baseline to compare
+// with, no verdict).
+func orNA(s string) string { return cmp.Or(s, "-") }
 
 // ResultsTable writes the aligned text table, then failures, warnings and a summary.
 func ResultsTable(w io.Writer, f *results.File) error {

@@ -220,7 +220,7 @@ func (c *Cell) ChangeText() string {
 
 // FailureText says why a cell failed and how many runs still succeeded.
 func (c *Cell) FailureText() string {
-	return fmt.Sprintf("%s (%d of %d measured runs succeeded)", c.failureReason(), c.Runs, measured(c.Cell))
+	return fmt.Sprintf("%s (%d of %d measured runs succeeded)", c.failureReason(), c.Runs, c.Attempts())
 }
 
 // failureReason is the cell's failure, or else its first failed run's error.
@@ -236,42 +236,17 @@ func (c *Cell) failureReason() string {
 	return "failed"
 }
 
-// measured counts the non-warmup runs of a cell, failed or not.
-func measured(c *results.Cell) int {
-	n := 0
-	for _, r := range c.Samples {
-		if !r.Warmup {
-			n++
-		}
-	}
-	return n
-}
-
 // absoluteHeader heads the table of absolute numbers, one AbsoluteRow per cell.
 var absoluteHeader = []string{"cell", "runs", "median", "95% CI", "MAD", "wall", "user", "sys", "max RSS", "outliers", "accuracy", "vs baseline", "verdict"}
 
-// AbsoluteRow is a cell's row in the table of absolute numbers. A number the
-// run did not measure (no runs succeeded, no rusage) is numfmt.Missing.
+// AbsoluteRow is a cell's row in the report's table of absolute numbers:
+// the columns of its CellRow that table shows.
 func (c *Cell) AbsoluteRow() []string {
-	ns := func(x float64) string { return numfmt.OrMissing(x, numfmt.Duration) }
-	ci := ""
-	if c.CILoNs != 0 {
-		ci = numfmt.Range(numfmt.Duration(c.CILoNs), numfmt.Duration(c.CIHiNs))
-	}
-	vs := ""
-	if ch := c.Compare; ch != nil && ch.Against != "" {
-		vs = numfmt.ChangeCIP(ch.Ratio, ch.RatioLo, ch.RatioHi, ch.P) + " vs " + string(ch.Against)
-	} else if ch != nil {
-		vs = numfmt.ChangeP(ch.Ratio, ch.P)
-	}
-	out := ""
-	if c.Outliers > 0 {
-		out = fmt.Sprint(c.Outliers)
-	}
+	r := c.Row()
 	return []string{
-		c.Key(), fmt.Sprint(c.Runs), ns(c.MedianNs), ci, ns(c.MADNs),
-		ns(c.WallMedianNs), ns(c.UserMedianNs), ns(c.SysMedianNs), numfmt.OrMissing(c.MaxRSSMedian, numfmt.Bytes),
-		out, c.AccuracyText(), vs, verdictMark[c.Verdict],
+		r.Key, r.Runs, r.Median, r.CI, r.MAD,
+		r.Wall, r.User, r.Sys, r.MaxRSS,
+		r.Outliers, r.Accuracy, r.Versus, verdictMark[r.Verdict],
 	}
 }
 

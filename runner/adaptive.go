@@ -108,7 +108,7 @@ func (a *adaptive) undecided(p abPair) bool {
 // values are a cell's measured runs in its metric, as the verdict sees them.
 func values(c *cellState) []float64 { return c.runsSoFar().Values() }
 
-// measured is how many measured runs the cell has.
+// measured is how many successful measured runs the cell has (results.Cell.Measured).
 func measured(c *cellState) int { return len(c.runsSoFar().Measured()) }
 
 // runsSoFar is the cell's runs as a results cell, for its accessors.

@@ -49,7 +49,7 @@ func fillCell(c *results.Cell) {
 	var idx []int
 	var el, wall, user, sys, rss []float64
 	for i, r := range c.Samples {
-		if r.Warmup || r.Error != "" {
+		if !r.Measured() {
 			continue
 		}
 		idx = append(idx, i)

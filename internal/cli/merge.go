@@ -88,7 +88,7 @@ atomically.
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "merged results file to write")
-	cmd.Flags().StringVar(&format, "format", "", "also print the merged results: table, markdown, json, csv, gobench, junit")
+	cmd.Flags().StringVar(&format, "format", "", "also print the merged results: "+formatNames)
 	cmd.Flags().StringVar(&failOn, "fail-on", "", "also exit 1 when an A/B pair is `inconclusive`; regressions always fail")
 	cmd.Flags().BoolVar(&allowPartial, "allow-partial", false, "merge partial (interrupted) files too; the result is marked partial")
 	return cmd

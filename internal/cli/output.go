@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -14,30 +13,38 @@ import (
 	"vbench/reports"
 )
 
-// formats are the --format values of run, compare, merge and baseline
-// update: the results table and files, plus the two reports other tools read
-// (benchstat, CI test views). `vbench report` has the rest.
-var formats = append(slices.Clone(reports.ResultsFormats), "gobench", "junit")
-
+// checkFormat refuses a --format of run, compare, merge or baseline update
+// that is not one of theirs (reports.ForResults: the results table and
+// file, plus the two reports other tools read, benchstat's and CI test
+// views'); `vbench report` has the rest.
 func checkFormat(format string) error {
-	if !slices.Contains(formats, format) {
-		return usageErrf("--format %q: want one of %s", format, strings.Join(formats, ", "))
+	if f := reports.FormatNamed(format); f == nil || f.Results == nil {
+		return usageErrf("--format %q: want one of %s", format, formatNames)
 	}
 	return nil
 }
 
 // writeFormat prints res in format.
 func writeFormat(w io.Writer, res *results.File, format string) error {
-	switch format {
-	case "gobench":
-		return reports.GoBench(w, res)
-	case "junit":
-		return reports.JUnit(w, res)
-	}
 	return reports.WriteResults(w, res, format)
 }
 
-const formatHelp = "output `format`: table, markdown, json (the results file), csv, gobench (for benchstat), junit"
+// formatNames lists the results commands' formats: "table, markdown, …".
+var formatNames = reports.FormatNames(reports.FormatsFor(reports.ForResults))
+
+// formatHelp is the --format help of the results commands, with a note on
+// the formats that need one: "json (the results file)".
+var formatHelp = func() string {
+	var s []string
+	for _, f := range reports.FormatsFor(reports.ForResults) {
+		if f.Note != "" {
+			s = append(s, f.Name+" ("+f.Note+")")
+		} else {
+			s = append(s, f.Name)
+		}
+	}
+	return "output `format`: " + strings.Join(s, ", ")
+}()
 
 // ciFlags are the outputs for CI systems that run and compare share: a JUnit
 // file, and the Markdown report appended to the GitHub Actions job summary.

@@ -28,12 +28,6 @@ type reportFlags struct {
 	perThread  bool
 }
 
-// Formats by input kind; the first is the default on stdout.
-var (
-	resultsFormats = []string{"text", "markdown", "html", "gobench", "junit"}
-	profileFormats = []string{"text", "svg"}
-)
-
 func newReportCmd() *cobra.Command {
 	var f reportFlags
 	cmd := &cobra.Command{
@@ -44,14 +38,7 @@ func newReportCmd() *cobra.Command {
 Results files (vbench run --json) render as the overhead matrix (thesis table
 7.1: workloads × modes, overhead multiples with 95% intervals), absolute
 medians, verdicts and the machine fingerprint:
-  text       aligned tables (the default on stdout)
-  markdown   for a pull-request comment: changes first, full table folded
-  html       one self-contained page with charts (overhead bars, run spread,
-             history trends), no external files or scripts
-  gobench    Go benchmark format, one line per run: benchstat old.txt new.txt
-  junit      JUnit XML, one test case per cell; regressions and failed
-             workloads are failures
-
+` + reportFormatList() + `
 Several results files are a history, oldest first: the newest is reported and
 the others feed the trend charts and history table. --baseline recomputes the
 verdicts of the newest file against a baseline (a results file of the same
@@ -84,8 +71,9 @@ With -o the format follows the file's extension (.txt, .md, .html, .svg,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&f.output, "output", "o", "", "write to `FILE` instead of stdout; the extension picks the format (.txt .md .html .svg .xml)")
-	fl.StringVar(&f.format, "format", "", "output `format`: text, markdown, html, gobench, junit (results); text, svg (profiles)")
+	fl.StringVarP(&f.output, "output", "o", "", "write to `FILE` instead of stdout; the extension picks the format ("+reportExts()+")")
+	fl.StringVar(&f.format, "format", "", "output `format`: "+reports.FormatNames(reports.FormatsFor(reports.ForReport))+
+		" (results); "+reports.FormatNames(reports.FormatsFor(reports.ForProfile))+" (profiles)")
 	fl.StringVar(&f.baseline, "baseline", "", "recompute verdicts against this baseline `FILE` (a results file of the same suite)")
 	fl.StringVar(&f.junit, "junit", "", "also write JUnit XML of the newest results file to `FILE`")
 	fl.IntVar(&f.top, "top", reports.DefaultTop, "profiles: rows of the top-functions table (at least 1)")
@@ -136,7 +124,7 @@ func runReport(cmd *cobra.Command, args []string, f *reportFlags) error {
 }
 
 func reportResults(cmd *cobra.Command, args []string, files []*results.File, f *reportFlags) error {
-	format, err := pickFormat(f, resultsFormats)
+	format, err := pickFormat(f, reports.ForReport)
 	if err != nil {
 		return err
 	}
@@ -156,16 +144,10 @@ func reportResults(cmd *cobra.Command, args []string, files []*results.File, f *
 	if err != nil {
 		return usageErr(err)
 	}
-	if format == "gobench" && len(files) > 1 {
-		return usageErrf("report: gobench writes one results file; give one (benchstat compares files: benchstat old.txt new.txt)")
+	if format.OneFile && len(files) > 1 {
+		return usageErrf("report: %s writes one results file; give one (benchstat compares files: benchstat old.txt new.txt)", format.Name)
 	}
-	render := map[string]func(io.Writer) error{
-		"text":     m.WriteText,
-		"markdown": m.WriteMarkdown,
-		"html":     m.WriteHTML,
-		"junit":    m.WriteJUnit,
-		"gobench":  func(w io.Writer) error { return reports.GoBench(w, m.Current) },
-	}[format]
+	render := func(w io.Writer) error { return format.Report(m, w) }
 	if f.junit != "" {
 		if err := atomicfile.Write(f.junit, 0o644, m.WriteJUnit); err != nil {
 			return err
@@ -175,7 +157,7 @@ func reportResults(cmd *cobra.Command, args []string, files []*results.File, f *
 }
 
 func reportProfile(cmd *cobra.Command, in *reports.Input, f *reportFlags) error {
-	format, err := pickFormat(f, profileFormats)
+	format, err := pickFormat(f, reports.ForProfile)
 	if err != nil {
 		return err
 	}
@@ -189,57 +171,76 @@ func reportProfile(cmd *cobra.Command, in *reports.Input, f *reportFlags) error 
 			return usageErr(err)
 		}
 	}
-	var render func(io.Writer) error
-	switch format {
-	case "svg":
-		render = func(w io.Writer) error {
-			return reports.FlameGraph(w, p, reports.FlameOptions{PerThread: f.perThread, MaxDepth: f.depth})
-		}
-		if p.Mode == results.EngineNull {
-			return usageErrf("%s: %v: there is nothing to draw", in.Path, reports.ErrNoCallData)
-		}
-	default:
-		opts := reports.ProfileOptions{Top: f.top, MaxDepth: f.depth, MinPercent: f.minPercent, Thread: f.thread, PID: f.pid}
-		render = func(w io.Writer) error { return reports.TreeText(w, in.Tree, opts) }
+	if format.NeedsCalls && p.Mode == results.EngineNull {
+		return usageErrf("%s: %v: there is nothing to draw", in.Path, reports.ErrNoCallData)
 	}
+	view := reports.ProfileView{
+		Tree: in.Tree, Profile: p,
+		Text:  reports.ProfileOptions{Top: f.top, MaxDepth: f.depth, MinPercent: f.minPercent, Thread: f.thread, PID: f.pid},
+		Flame: reports.FlameOptions{PerThread: f.perThread, MaxDepth: f.depth},
+	}
+	render := func(w io.Writer) error { return format.Profile(w, view) }
 	if err := emit(cmd, f.output, render); err != nil {
 		return usageErr(err)
 	}
 	return nil
 }
 
-// pickFormat resolves --format, else -o's extension, else the first
-// (default) format; allowed lists the formats this input kind has.
-func pickFormat(f *reportFlags, allowed []string) (string, error) {
-	format := strings.ToLower(f.format)
-	if format == "md" {
-		format = "markdown"
-	}
-	if format == "" && f.output != "" {
-		switch strings.ToLower(filepath.Ext(f.output)) {
-		case ".txt", ".text":
-			format = "text"
-		case ".md", ".markdown":
-			format = "markdown"
-		case ".html", ".htm":
-			format = "html"
-		case ".svg":
-			format = "svg"
-		case ".xml":
-			format = "junit"
-		default:
-			return "", usageErrf("report: cannot tell the format from %q; use --format (%s)", f.output, strings.Join(allowed, ", "))
+// pickFormat resolves --format (any case, or an alias), else -o's
+// extension, else the first (default) format of those that write this
+// input kind (writes: reports.ForReport or reports.ForProfile).
+func pickFormat(f *reportFlags, writes func(*reports.Format) bool) (*reports.Format, error) {
+	allowed := reports.FormatsFor(writes)
+	name := strings.ToLower(f.format)
+	if name == "" && f.output != "" {
+		ft := reports.FormatOfExt(filepath.Ext(f.output))
+		if ft == nil {
+			return nil, usageErrf("report: cannot tell the format from %q; use --format (%s)", f.output, reports.FormatNames(allowed))
 		}
+		name = ft.Name
 	}
-	if format == "" {
+	if name == "" {
 		return allowed[0], nil
 	}
-	for _, a := range allowed {
-		if a == format {
-			return format, nil
+	for _, a := range reports.Formats {
+		if a.Called(name) {
+			name = a.Name
 		}
 	}
-	return "", usageErrf("report: format %q does not apply to this input; use one of: %s", format, strings.Join(allowed, ", "))
+	for _, a := range allowed {
+		if a.Name == name {
+			return a, nil
+		}
+	}
+	return nil, usageErrf("report: format %q does not apply to this input; use one of: %s", name, reports.FormatNames(allowed))
+}
+
+// reportFormatList is the list of results formats in report's help, each
+// with what it is.
+func reportFormatList() string {
+	var b strings.Builder
+	for _, f := range reports.FormatsFor(reports.ForReport) {
+		for i, line := range strings.Split(f.About, "\n") {
+			name := ""
+			if i == 0 {
+				name = f.Name
+			}
+			fmt.Fprintf(&b, "  %-11s%s\n", name, line)
+		}
+	}
+	return b.String()
+}
+
+// reportExts are the extensions -o picks a format by, the usual one of each:
+// ".txt .md .html .svg .xml".
+func reportExts() string {
+	var exts []string
+	for _, f := range reports.Formats {
+		if len(f.Exts) > 0 {
+			exts = append(exts, f.Exts[0])
+		}
+	}
+	return strings.Join(exts, " ")
 }
 
 // emit writes render's output to stdout, or atomically to path.

@@ -16,6 +16,7 @@ import (
 
 	"vbench/internal/suite"
 	"vbench/internal/testbin"
+	"vbench/reports"
 	"vbench/runner"
 )
 
@@ -574,7 +575,7 @@ func parseVbench(args []string, root string) (vbenchCall, []string, error) {
 		}
 	}
 	if cmd.Name() == "report" {
-		if _, err := pickFormat(&reportFlags{output: flag("output"), format: flag("format")}, resultsFormats); err != nil {
+		if _, err := pickFormat(&reportFlags{output: flag("output"), format: flag("format")}, reports.ForReport); err != nil {
 			return c, nil, err
 		}
 	}

@@ -256,15 +256,32 @@ func (f *File) Find(workload string, mode Mode) *Cell {
 	return nil
 }
 
-// Measured returns the cell's successful measured runs.
+// Measured reports whether the run counts in its cell's statistics: a
+// measured run (not a warmup) that succeeded. It is the one definition every
+// statistic, chart and export of a cell's runs filters by.
+func (r *Run) Measured() bool { return !r.Warmup && r.Error == "" }
+
+// Measured returns the cell's successful measured runs (Run.Measured).
 func (c *Cell) Measured() []Run {
 	var out []Run
 	for _, r := range c.Samples {
-		if !r.Warmup && r.Error == "" {
+		if r.Measured() {
 			out = append(out, r)
 		}
 	}
 	return out
+}
+
+// Attempts counts the cell's measured runs whether they succeeded or not
+// (every run but the warmups): Runs is how many of them succeeded.
+func (c *Cell) Attempts() int {
+	n := 0
+	for _, r := range c.Samples {
+		if !r.Warmup {
+			n++
+		}
+	}
+	return n
 }
 
 // Values returns the cell's metric of each successful measured run: the

@@ -1,0 +1,95 @@
+package reports
+
+import (
+	"fmt"
+	"strconv"
+
+	"vbench/internal/results"
+	"vbench/reports/numfmt"
+)
+
+// CellRow is one results cell in the words of every table that lists cells:
+// the results table of run, compare, merge and baseline update (ResultsRows)
+// and the report's table of all cells (Cell.AbsoluteRow: text, Markdown,
+// HTML). Each field is one column's text, computed here once; "" is a column
+// that does not apply to the cell, which each table writes its own way ("-"
+// in the results table, blank in the report). A number the run did not
+// measure (no run succeeded, no rusage) is numfmt.Missing.
+type CellRow struct {
+	Key      string // "workload/mode"
+	Workload string
+	Mode     string
+	Metric   string // the cell's metric: elapsed, wall, cpu
+	Runs     string // successful measured runs
+	Outliers string // how many of them are outliers, "" for none
+
+	Median       string // "412.3ms"
+	MedianSpread string // "412.3ms ± 3%", "" when no run succeeded
+	CI           string // the median's 95% interval, "[409.1ms, 414.9ms]"
+	MAD          string
+	Wall         string // medians of the rusage of the runs
+	User         string
+	Sys          string
+	MaxRSS       string
+
+	Overhead string // "×5.35 [5.06, 5.95]", "" for the none mode or when not measured
+
+	// Versus is the change against what the cell was judged against: a
+	// baseline, "+9.3% (p<0.001)", or another mode of its run (AB, an A/B
+	// pair), "+5.1% [+3.2%, +7.0%] (p<0.001) vs tracing@old".
+	Versus string
+	AB     bool
+	// FromZero is the results table's Versus when the baseline's median was
+	// 0, so there is no ratio: "from 0 (p=0.002)". The report prints Versus.
+	FromZero string
+	// OverheadVersus is the change of the overhead against a baseline.
+	OverheadVersus string
+
+	Accuracy string // "20/20 exact", "2/2 shares, 7/7 found"
+	Verdict  string // results.Verdict*, "" when nothing was compared
+}
+
+// NewCellRow is c's row with verdict and change ch: a report can judge a
+// cell again (against another baseline), so they need not be c's own.
+func NewCellRow(c *results.Cell, verdict string, ch *results.Change) CellRow {
+	ns := func(x float64) string { return numfmt.OrMissing(x, numfmt.Duration) }
+	r := CellRow{
+		Key: c.Key(), Workload: c.Workload, Mode: string(c.Mode), Metric: string(c.Metric.OrDefault()),
+		Runs:   strconv.Itoa(c.Runs),
+		Median: ns(c.MedianNs), MAD: ns(c.MADNs),
+		Wall: ns(c.WallMedianNs), User: ns(c.UserMedianNs), Sys: ns(c.SysMedianNs),
+		MaxRSS:   numfmt.OrMissing(c.MaxRSSMedian, numfmt.Bytes),
+		Accuracy: c.AccuracyText(),
+		Verdict:  verdict,
+	}
+	if c.Outliers > 0 {
+		r.Outliers = fmt.Sprint(c.Outliers)
+	}
+	if c.Runs > 0 {
+		r.MedianSpread = numfmt.Duration(c.MedianNs) + " " + numfmt.Spread(c.MedianNs, c.CILoNs, c.CIHiNs)
+	}
+	if c.CILoNs != 0 {
+		r.CI = numfmt.Range(numfmt.Duration(c.CILoNs), numfmt.Duration(c.CIHiNs))
+	}
+	if c.Mode != results.ModeNone && c.Overhead != 0 {
+		r.Overhead = numfmt.MultipleCI(c.Overhead, c.OverheadLo, c.OverheadHi)
+	}
+	switch {
+	case ch == nil:
+	case ch.Against != "":
+		r.AB = true
+		r.Versus = numfmt.ChangeCIP(ch.Ratio, ch.RatioLo, ch.RatioHi, ch.P) + " vs " + string(ch.Against)
+	default:
+		r.Versus = numfmt.ChangeP(ch.Ratio, ch.P)
+		if ch.BaselineMedianNs == 0 {
+			r.FromZero = "from 0 (" + numfmt.P(ch.P) + ")"
+		}
+		if ch.OverheadRatio != 0 {
+			r.OverheadVersus = numfmt.ChangeP(ch.OverheadRatio, ch.OverheadP)
+		}
+	}
+	return r
+}
+
+// Row is the cell's row with the report's verdict and change.
+func (c *Cell) Row() CellRow { return NewCellRow(c.Cell, c.Verdict, c.Compare) }
