@@ -10,6 +10,10 @@
 //     or a history of them (oldest first) and optionally a baseline.
 //   - For profiles: the top functions (the table `vbench profile` prints
 //     too), the indented call tree and a flame graph SVG.
+//   - What `vbench profile` says after the program exits: where the
+//     profiles went, their warnings, the processes that wrote none
+//     (profilenotes.go), and its JSON summary, ProfileJSON, the schema of
+//     --json and --format json (profilejson.go).
 //
 // Every number goes through reports/numfmt and every Markdown table through
 // WriteMarkdownTable, so a figure reads the same wherever it appears.
