@@ -11,6 +11,10 @@
 //     or a history of them (oldest first) and optionally a baseline.
 //   - For profiles: the top functions (the table `vbench profile` prints
 //     too), the indented call tree and a flame graph SVG.
+//   - What `vbench profile` says after the program exits: where the
+//     profiles went, their warnings, the processes that wrote none
+//     (profilenotes.go), and its JSON summary, ProfileJSON, the schema of
+//     --json and --format json (profilejson.go).
 //
 // Formats is the one table of --format values and what writes each, for
 // every command; the CLI maps its flags onto it. A cell's columns are

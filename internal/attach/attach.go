@@ -1,6 +1,8 @@
 // Package attach knows how to make a .NET process load the vbench profiler:
 // the CLSID, the environment variables CoreCLR and the profiler read, where the
-// library lives, and how to tell a usable library from a broken one before a run.
+// library lives, and how to tell a usable library from a broken one before a run;
+// after one, ProfilerLines keeps what the profiler said on the program's
+// stderr when it declined to load.
 //
 // Both `vbench profile` and `vbench run` attach through here, so a missing or
 // unloadable library is always a clear error, never a silent unprofiled run.

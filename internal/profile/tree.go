@@ -374,3 +374,35 @@ func Entries(dir string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// RunDir returns the directory a profiled run's processes write into: out
+// (created if needed), or a new temporary directory when out is "", after
+// checking that a file can be created in it. An out that already holds
+// profiles (Entries) is refused: the new run's processes would be read
+// together with the old run's. Errors name out as flag (e.g. "--out").
+func RunDir(flag, out string) (string, error) {
+	if out == "" {
+		return os.MkdirTemp("", "vbench-profile-")
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return "", fmt.Errorf("%s %s: %v", flag, out, err)
+	}
+	old, err := Entries(out)
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %v", flag, out, err)
+	}
+	if len(old) > 0 {
+		if len(old) > 3 {
+			old = append(old[:3], "...")
+		}
+		return "", fmt.Errorf("%s %s already holds profiles (%s): vbench does not mix two runs' profiles; remove them or choose another directory",
+			flag, out, strings.Join(old, ", "))
+	}
+	probe, err := os.CreateTemp(out, ".vbench-probe-*")
+	if err != nil {
+		return "", fmt.Errorf("%s %s is not writable: %v", flag, out, err)
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	return out, nil
+}
