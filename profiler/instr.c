@@ -22,6 +22,7 @@
 #include <string.h>
 #include "vb.h"
 #include "il.h"
+#include "ilsig.h"
 
 vb_thread *vb_ithread(void);
 vb_node *vb_ienter(vb_fn *fn);
