@@ -1,6 +1,7 @@
-// Hand-written declarations of the few COM types, GUIDs and vtable slots of
-// the CLR Profiling API (corprof.idl) and metadata API (cor.h) that vbench
-// uses. Slots are indices into the interface's vtable, counting IUnknown's
+// Hand-written declarations of the few COM types, GUIDs, vtable slots and
+// slot function types of the CLR Profiling API (corprof.idl) and metadata
+// API (cor.h) that vbench uses (the GUIDs' values are in com.c). Slots are
+// indices into the interface's vtable, counting IUnknown's
 // QueryInterface/AddRef/Release as 0/1/2. Only what we call is named.
 #ifndef VB_COM_H
 #define VB_COM_H
