@@ -3,16 +3,7 @@
 // Microbenchmarks of the hot path for `go test -bench Hook`: the real asm
 // stubs called in a loop the way the JIT calls them (enter: client ID in r14;
 // leave: in rdi), on this thread's tree.
-#include <time.h>
 #include "vb.h"
-
-void vb_enter_stub(void), vb_leave_stub(void), vb_null_stub(void);
-
-static int64_t mono(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 // The asm moves below the red zone before calling, and declares every
 // register the stubs may clobber.
@@ -35,7 +26,7 @@ int64_t vb_bench_pairs(int64_t n, int kind) {
 		ready = 1;
 	}
 	vb_fn *f = &bench_fn;
-	int64_t t0 = mono();
+	int64_t t0 = vb_mono_ns();
 	uint64_t sink = 0;
 	for (int64_t i = 0; i < n; i++) {
 		switch (kind) {
@@ -45,10 +36,8 @@ int64_t vb_bench_pairs(int64_t n, int kind) {
 		}
 	}
 	__asm__ volatile("" ::"r"(sink));
-	return mono() - t0;
+	return vb_mono_ns() - t0;
 }
-
-extern __thread vb_thread *vb_tls_thread __attribute__((tls_model("initial-exec")));
 
 // vb_bench_calls runs n pairs for a fresh function and returns the calls its
 // node recorded (all within one C call, so on one thread).

@@ -1,6 +1,7 @@
-// Hand-written declarations of the few COM types, GUIDs and vtable slots of
-// the CLR Profiling API (corprof.idl) and metadata API (cor.h) that vbench
-// uses. Slots are indices into the interface's vtable, counting IUnknown's
+// Hand-written declarations of the few COM types, GUIDs, vtable slots and
+// slot function types of the CLR Profiling API (corprof.idl) and metadata
+// API (cor.h) that vbench uses (the GUIDs' values are in com.c). Slots are
+// indices into the interface's vtable, counting IUnknown's
 // QueryInterface/AddRef/Release as 0/1/2. Only what we call is named.
 #ifndef VB_COM_H
 #define VB_COM_H
@@ -13,6 +14,7 @@ typedef int32_t BOOL;
 typedef uint16_t WCHAR; // CoreCLR's WCHAR is UTF-16 on Linux too
 typedef uintptr_t FunctionID, ClassID, ModuleID, AssemblyID, ThreadID, AppDomainID;
 typedef uint32_t mdToken;
+typedef uintptr_t HCORENUM; // a metadata enumeration's cursor (0: start)
 
 #define S_OK ((HRESULT)0)
 #define S_FALSE ((HRESULT)1)
@@ -37,6 +39,14 @@ typedef struct {
 
 // Call slot n of a COM interface pointer with the given function type.
 #define VCALL(obj, n, type) ((type)(((IUnknown *)(obj))->vtbl[n]))
+
+// The function types below are the slots' signatures, declared once: each
+// VCALL names one. The object pointer comes first, as void *.
+
+// IUnknown slots, first in every interface.
+enum { UNK_QueryInterface = 0, UNK_AddRef = 1, UNK_Release = 2 };
+typedef HRESULT (*QI_t)(void *, const GUID *, void **);
+typedef ULONG (*Release_t)(void *);
 
 // Event mask bits (COR_PRF_MONITOR).
 #define COR_PRF_MONITOR_MODULE_LOADS 0x00000004u
@@ -77,9 +87,29 @@ enum {
 	INFO_SuspendRuntime = 97,            // Info10
 	INFO_ResumeRuntime = 98,
 };
+typedef HRESULT (*GetFunctionFromIP_t)(void *, const uint8_t *, FunctionID *);
+typedef HRESULT (*GetThreadInfo_t)(void *, ThreadID, uint32_t *);
+typedef HRESULT (*GetFunctionInfo_t)(void *, FunctionID, ClassID *, ModuleID *, mdToken *);
+typedef HRESULT (*GetTokenAndMetaData_t)(void *, FunctionID, const GUID *, IUnknown **, mdToken *);
+typedef HRESULT (*GetModuleInfo_t)(void *, ModuleID, const uint8_t **, ULONG, ULONG *, WCHAR *, AssemblyID *);
+typedef HRESULT (*GetModuleMetaData_t)(void *, ModuleID, uint32_t, const GUID *, IUnknown **);
+typedef HRESULT (*GetILFunctionBody_t)(void *, ModuleID, mdToken, const uint8_t **, ULONG *);
+typedef HRESULT (*GetILFunctionBodyAllocator_t)(void *, ModuleID, IUnknown **);
+typedef HRESULT (*SetILFunctionBody_t)(void *, ModuleID, mdToken, const uint8_t *);
+typedef HRESULT (*GetAssemblyInfo_t)(void *, AssemblyID, ULONG, ULONG *, WCHAR *, AppDomainID *, ModuleID *);
+typedef HRESULT (*Snapshot_t)(void *, ThreadID, void *, uint32_t, void *, uint8_t *, uint32_t); // DoStackSnapshot
+typedef HRESULT (*GetFunctionInfo2_t)(void *, FunctionID, uintptr_t, ClassID *, ModuleID *, mdToken *, uint32_t, uint32_t *, ClassID *);
+typedef HRESULT (*GetClassIDInfo2_t)(void *, ClassID, ModuleID *, mdToken *, ClassID *, uint32_t, uint32_t *, ClassID *);
+typedef HRESULT (*SetMapper2_t)(void *, void *, void *);   // SetFunctionIDMapper2
+typedef HRESULT (*SetHooks3_t)(void *, void *, void *, void *); // SetEnterLeaveFunctionHooks3
+typedef HRESULT (*GetRuntimeInformation_t)(void *, uint16_t *, int *, uint16_t *, uint16_t *, uint16_t *, uint16_t *, ULONG, ULONG *, WCHAR *);
+typedef HRESULT (*EnumThreads_t)(void *, IUnknown **);
+typedef HRESULT (*SetEventMask2_t)(void *, uint32_t, uint32_t);
+typedef HRESULT (*Suspend_t)(void *); // SuspendRuntime, ResumeRuntime
 
 // ICorProfilerThreadEnum slots.
 enum { TENUM_Next = 7 };
+typedef HRESULT (*Next_t)(void *, ULONG, ThreadID *, ULONG *);
 
 // IMetaDataImport / IMetaDataImport2 slots.
 enum {
@@ -99,15 +129,33 @@ enum {
 	MD_GetGenericParamProps = 66,
 	MD_GetMethodSpecProps = 67,
 };
+typedef void (*CloseEnum_t)(void *, HCORENUM);
+typedef HRESULT (*EnumTypeRefs_t)(void *, HCORENUM *, mdToken *, ULONG, ULONG *);
+typedef HRESULT (*EnumMethods_t)(void *, HCORENUM *, mdToken, mdToken *, ULONG, ULONG *);
+typedef HRESULT (*FindTypeDefByName_t)(void *, const WCHAR *, mdToken, mdToken *);
+typedef HRESULT (*GetTypeDefProps_t)(void *, mdToken, WCHAR *, ULONG, ULONG *, uint32_t *, mdToken *);
+typedef HRESULT (*GetTypeRefProps_t)(void *, mdToken, mdToken *, WCHAR *, ULONG, ULONG *);
+typedef HRESULT (*FindMethod_t)(void *, mdToken, const WCHAR *, const uint8_t *, ULONG, mdToken *);
+typedef HRESULT (*GetMethodProps_t)(void *, mdToken, mdToken *, WCHAR *, ULONG, ULONG *, uint32_t *, const uint8_t **, ULONG *, ULONG *, uint32_t *);
+typedef HRESULT (*GetMemberRefProps_t)(void *, mdToken, mdToken *, WCHAR *, ULONG, ULONG *, const uint8_t **, ULONG *);
+typedef HRESULT (*GetSigFromToken_t)(void *, mdToken, const uint8_t **, ULONG *);
+typedef HRESULT (*GetTypeSpecFromToken_t)(void *, mdToken, const uint8_t **, ULONG *);
+typedef HRESULT (*GetNestedClassProps_t)(void *, mdToken, mdToken *);
+typedef HRESULT (*EnumGenericParams_t)(void *, HCORENUM *, mdToken, mdToken *, ULONG, ULONG *);
+typedef HRESULT (*GetGenericParamProps_t)(void *, mdToken, ULONG *, uint32_t *, mdToken *, uint32_t *, WCHAR *, ULONG, ULONG *);
+typedef HRESULT (*GetMethodSpecProps_t)(void *, mdToken, mdToken *, const uint8_t **, ULONG *);
 
 // IMetaDataEmit slots.
 enum {
 	MDE_DefineTypeRefByName = 12,
 	MDE_GetTokenFromSig = 23,
 };
+typedef HRESULT (*DefineTypeRefByName_t)(void *, mdToken, const WCHAR *, mdToken *);
+typedef HRESULT (*GetTokenFromSig_t)(void *, const uint8_t *, ULONG, mdToken *);
 
 // IMethodMalloc slots.
 enum { MALLOC_Alloc = 3 };
+typedef void *(*Alloc_t)(void *, ULONG);
 
 // CorOpenFlags for GetModuleMetaData.
 #define ofRead 0x0u

@@ -4,7 +4,32 @@
 // (attach.CLSID) and CORECLR_PROFILER_PATH. It implements the CLR Profiling
 // API by hand: IClassFactory and ICorProfilerCallback3 as C vtables
 // (profiler.c), calls into ICorProfilerInfo10 and IMetaDataImport2 through
-// hand-declared slots (com.h).
+// hand-declared slots and function types (com.h).
+//
+// # Files
+//
+// The C core, one job per file; declarations shared between files are in
+// vb.h, the COM slots, function types and GUIDs in com.h and com.c.
+//
+//   - profiler.c: the class factory, the ICorProfilerCallback3 vtable and
+//     the callbacks, Initialize and Shutdown, the trampoline into Go.
+//   - hooks.S, hot.c: the hot path (the hook stubs, their C fast path, the
+//     instrumentation engine's counting functions); tree.c: its cold half
+//     (the arena, a thread's tree, the thread list, CPU time).
+//   - names.c: a function's record, name and filter verdict, resolved once.
+//   - instr.c: the instrumentation engine's dealings with the runtime (which
+//     methods, their metadata, the new body); il.c: IL bodies decoded and
+//     rewritten, in named steps; ilsig.c: signature blobs.
+//   - sampler.c: the sampling thread; interrupted.c: the SIGRTMIN wrapper
+//     that finds the leaf a suspension hid.
+//   - signals.c: the signal handlers Go's runtime changed, put back.
+//   - state.c (the mode, the runtime's ICorProfilerInfo10, the interval),
+//     log.c, clock.c: what every file uses. They depend on no other file, and
+//     no file depends on profiler.c: the files call each other in no cycle
+//     but the hot path's own (a thread's first enter makes its tree in tree.c,
+//     which then enters through hot.c).
+//   - bench.c (-tags vbenchtest): hook microbenchmarks; slow.h (-tags
+//     vbenchslow): the deliberately slow enter hook.
 //
 // # Engines (VBENCH_MODE)
 //
@@ -21,12 +46,13 @@
 //   - null: the same mapper, inlining veto and hook registration as tracing,
 //     with hooks that just return: the floor any enter/leave tracer pays.
 //   - instrumentation: no hooks; the IL of each selected method is rewritten
-//     at JITCompilationStarted (instr.c, il.c) so that the method counts and
-//     times itself into the same per-thread trees: one native call per entry
-//     returns the thread's tree, the rest of the enter and the whole exit are
-//     IL; the body runs in a try/fault whose handler closes the frame when
-//     an exception leaves it. Selected methods' precompiled (ReadyToRun)
-//     code is refused one method at a time; everything else keeps it.
+//     at JITCompilationStarted (instr.c, il.c, ilsig.c) so that the method
+//     counts and times itself into the same per-thread trees: one native call
+//     per entry returns the thread's tree, the rest of the enter and the
+//     whole exit are IL; the body runs in a try/fault whose handler closes
+//     the frame when an exception leaves it. Selected methods' precompiled
+//     (ReadyToRun) code is refused one method at a time; everything else
+//     keeps it.
 //
 // # Threading and signals
 //

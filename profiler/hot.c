@@ -190,9 +190,6 @@ void vb_leave_fast(vb_fn *fn) {
 // the same tree, schedule and rules as the hooks above (no allocation, lock,
 // system call or Go; a thread's first call creates its tree once).
 
-void vb_enter_slow(vb_fn *fn);
-vb_thread *vb_thread_attach(void);
-
 // This thread's tree (created on first use), for the rewritten code's
 // thread-static; &vb_nothread if the arena has no room for it.
 vb_thread *vb_ithread(void) {

@@ -1,10 +1,12 @@
 // IL method bodies: decode (header, instructions, exception clauses) and
-// rewrite with the instrumentation engine's counting calls. See il.h. Cold
-// code: it runs in the JIT callbacks, once per instrumented method.
+// rewrite with the instrumentation engine's counting calls. See il.h;
+// signature blobs are ilsig.c's. Cold code: it runs in the JIT callbacks,
+// once per instrumented method.
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "il.h"
+#include "ilsig.h"
 #include "vb.h"
 
 // ---- the instruction set (ECMA-335 III): operand kind of every opcode
@@ -517,444 +519,322 @@ static int may_throw(uint16_t op) {
 
 enum { LABEL_END = 0, LABEL_EXIT0 = 1 }; // exits: one per tail call site, then one per jmp
 
-int vb_il_rewrite(const vb_il *m, const vb_il_plan *p, uint8_t **outp, uint32_t *out_size, const char **why) {
-	out o = {0};
-	fixups fs = {0};
-	int ok = 0;
-	uint32_t *map = malloc((m->code_size + 1) * sizeof *map); // original offset -> new offset
-	uint32_t *tail_of = calloc(m->ninsns, sizeof *tail_of);  // insn -> 1 + tail site index
-	uint32_t njmp = 0, *jmps = calloc(m->ninsns, sizeof *jmps);
-	uint32_t nexits = p->ntails;
-	uint32_t *label_at = 0;
-	if (!map || !tail_of || !jmps) {
-		*why = "out of memory";
-		goto done;
+// One rewrite's state, shared by its steps below. Each step returns 0 with
+// *why set on anything it cannot express; vb_il_rewrite then frees it all.
+typedef struct {
+	const vb_il *m;
+	const vb_il_plan *p;
+	const char **why;
+	out o;                  // the new body: header placeholder, then code, then the EH section
+	fixups fs;              // branch operands waiting for their targets' new offsets
+	uint32_t *map;          // original offset -> new offset (UINT32_MAX: inside an instruction)
+	uint32_t *tail_of;      // insn -> 1 + tail site index (0: not a tail site)
+	uint32_t *jmps, njmp;   // the jmp instructions, in order (their exits follow the tail sites')
+	uint32_t nexits;        // exit labels handed out so far
+	uint32_t *label_at;     // label -> new offset
+	int fault;              // the body gets a try/fault
+	uint32_t try_start, try_end, h_start, h_end; // that clause, in new offsets
+} rewrite;
+
+// The current position as a code offset (the header comes first).
+static uint32_t here(const rewrite *r) { return r->o.n - HDR; }
+
+// rewrite_start allocates the tables and checks the one shape no rewrite
+// can wrap: code falling off its end would fall into our exits.
+static int rewrite_start(rewrite *r) {
+	const vb_il *m = r->m;
+	r->map = malloc((m->code_size + 1) * sizeof *r->map);
+	r->tail_of = calloc(m->ninsns, sizeof *r->tail_of);
+	r->jmps = calloc(m->ninsns, sizeof *r->jmps);
+	r->nexits = r->p->ntails;
+	if (!r->map || !r->tail_of || !r->jmps) {
+		*r->why = "out of memory";
+		return 0;
 	}
-	for (uint32_t i = 0; i <= m->code_size; i++) map[i] = UINT32_MAX;
-	for (uint32_t k = 0; k < p->ntails; k++) tail_of[p->tails[k].insn] = k + 1;
+	for (uint32_t i = 0; i <= m->code_size; i++) r->map[i] = UINT32_MAX;
+	for (uint32_t k = 0; k < r->p->ntails; k++) r->tail_of[r->p->tails[k].insn] = k + 1;
 
 	const vb_insn *last = &m->insns[m->ninsns - 1];
 	if (!transfers_control(last->op)) {
-		*why = "the code falls off its end";
-		goto done;
+		*r->why = "the code falls off its end";
+		return 0;
 	}
+	return 1;
+}
 
-	// A body that cannot throw needs no fault handler: the JIT compiles it
-	// faster and inlines it more readily. (leave outside a protected region
-	// is a branch that empties the stack, as our exits need.)
+// A body that cannot throw needs no fault handler: the JIT compiles it
+// faster and inlines it more readily. (leave outside a protected region
+// is a branch that empties the stack, as our exits need.)
+static int needs_fault(const vb_il *m) {
 	int fault = m->nclauses > 0;
 	for (uint32_t i = 0; i < m->ninsns && !fault; i++) fault = may_throw(m->insns[i].op);
+	return fault;
+}
 
-	// Header placeholder, filled in at the end.
-	for (int i = 0; i < HDR / 4; i++) u32(&o, 0);
-	const uint32_t code0 = HDR;
-	emit_enter(&o, p);
-	uint32_t try_start = o.n - code0;
+// emit_prologue reserves the header (its sizes are known only at the end)
+// and opens the frame; the try region starts after it.
+static void emit_prologue(rewrite *r) {
+	for (int i = 0; i < HDR / 4; i++) u32(&r->o, 0);
+	emit_enter(&r->o, r->p);
+	r->try_start = here(r);
+}
 
+// emit_tail_site spills a tail call's arguments to its locals and leaves to
+// the site's exit, where the frame is closed before the call is made.
+static int emit_tail_site(rewrite *r, uint32_t i) {
+	const vb_il *m = r->m;
+	const vb_tailsite *t = &r->p->tails[r->tail_of[i] - 1];
+	if (i + 1 >= m->ninsns || in_region(m, m->insns[i].off)) {
+		*r->why = "a tail call inside a protected region";
+		return 0;
+	}
+	for (uint32_t j = t->nlocals; j-- > 0;) emit_local(&r->o, 1, t->locals[j]);
+	emit_leave(&r->o, &r->fs, LABEL_EXIT0 + (int)(r->tail_of[i] - 1));
+	return 1;
+}
+
+// emit_branch: short branches become long ones (the rewritten code is
+// longer); the target is filled in once its new offset is known.
+static int emit_branch(rewrite *r, const vb_insn *in) {
+	uint16_t op = in->op;
+	if (in->kind == IL_BR8) op = op == OP_LEAVE_S ? OP_LEAVE : (uint16_t)(op + (OP_BR - OP_BR_S));
+	u8(&r->o, (uint8_t)op);
+	uint32_t at = r->o.n;
+	u32(&r->o, 0);
+	if (in->arg < 0 || in->arg >= r->m->code_size) {
+		*r->why = "a branch outside the method";
+		return 0;
+	}
+	fix(&r->fs, at, here(r), (uint32_t)in->arg, 0);
+	return 1;
+}
+
+// emit_switch: the same for each of a switch's targets.
+static int emit_switch(rewrite *r, const vb_insn *in) {
+	u8(&r->o, OP_SWITCH);
+	u32(&r->o, in->nsw);
+	uint32_t first = r->o.n;
+	for (uint32_t k = 0; k < in->nsw; k++) u32(&r->o, 0);
+	uint32_t base = here(r);
+	for (uint32_t k = 0; k < in->nsw; k++) {
+		uint32_t t = r->m->targets[in->sw + k];
+		if (t >= r->m->code_size) {
+			*r->why = "a switch target outside the method";
+			return 0;
+		}
+		fix(&r->fs, first + 4 * k, base, t, 0);
+	}
+	return 1;
+}
+
+// emit_insn copies one instruction, changing what the wrapping requires:
+// ret and jmp leave to an exit that closes the frame first (storing the
+// return value on the way), branches get long forms and moved targets.
+static int emit_insn(rewrite *r, uint32_t i) {
+	const vb_il *m = r->m;
+	const vb_insn *in = &m->insns[i];
+	switch (in->op) {
+	case OP_TAIL:
+		*r->why = "a tail. prefix the rewriter was not prepared for";
+		return 0;
+	case OP_RET:
+		if (in_region(m, in->off)) {
+			*r->why = "ret inside a protected region";
+			return 0;
+		}
+		if (r->p->ret_local >= 0) emit_local(&r->o, 1, (uint32_t)r->p->ret_local);
+		emit_leave(&r->o, &r->fs, LABEL_END);
+		return 1;
+	case OP_JMP:
+		if (in_region(m, in->off)) {
+			*r->why = "jmp inside a protected region";
+			return 0;
+		}
+		r->jmps[r->njmp++] = i;
+		emit_leave(&r->o, &r->fs, LABEL_EXIT0 + (int)(r->nexits++));
+		return 1;
+	}
+	switch (in->kind) {
+	case IL_BR8:
+	case IL_BR32:
+		return emit_branch(r, in);
+	case IL_SWITCH:
+		return emit_switch(r, in);
+	default:
+		vb_bytes_put(&r->o, m->code + in->off, in->len);
+		return 1;
+	}
+}
+
+// emit_body emits the original code, the try region, recording where each
+// instruction landed (for branches and exception clauses).
+static int emit_body(rewrite *r) {
+	const vb_il *m = r->m;
 	for (uint32_t i = 0; i < m->ninsns; i++) {
-		const vb_insn *in = &m->insns[i];
-		map[in->off] = o.n - code0;
-		if (tail_of[i]) {
-			const vb_tailsite *t = &p->tails[tail_of[i] - 1];
-			if (i + 1 >= m->ninsns || in_region(m, in->off)) {
-				*why = "a tail call inside a protected region";
-				goto done;
-			}
-			for (uint32_t j = t->nlocals; j-- > 0;) emit_local(&o, 1, t->locals[j]);
-			emit_leave(&o, &fs, LABEL_EXIT0 + (int)(tail_of[i] - 1));
+		r->map[m->insns[i].off] = here(r);
+		if (r->tail_of[i]) {
+			if (!emit_tail_site(r, i)) return 0;
 			i++; // the call itself moves to the exit; a branch to it is invalid IL
 			continue;
 		}
-		switch (in->op) {
-		case OP_TAIL:
-			*why = "a tail. prefix the rewriter was not prepared for";
-			goto done;
-		case OP_RET:
-			if (in_region(m, in->off)) {
-				*why = "ret inside a protected region";
-				goto done;
-			}
-			if (p->ret_local >= 0) emit_local(&o, 1, (uint32_t)p->ret_local);
-			emit_leave(&o, &fs, LABEL_END);
-			continue;
-		case OP_JMP:
-			if (in_region(m, in->off)) {
-				*why = "jmp inside a protected region";
-				goto done;
-			}
-			jmps[njmp++] = i;
-			emit_leave(&o, &fs, LABEL_EXIT0 + (int)(nexits++));
-			continue;
-		}
-		switch (in->kind) {
-		case IL_BR8:
-		case IL_BR32: {
-			// Short branches become long ones: the rewritten code is longer.
-			uint16_t op = in->op;
-			if (in->kind == IL_BR8) op = op == OP_LEAVE_S ? OP_LEAVE : (uint16_t)(op + (OP_BR - OP_BR_S));
-			u8(&o, (uint8_t)op);
-			uint32_t at = o.n;
-			u32(&o, 0);
-			if (in->arg < 0 || in->arg >= m->code_size) {
-				*why = "a branch outside the method";
-				goto done;
-			}
-			fix(&fs, at, o.n - code0, (uint32_t)in->arg, 0);
-			break;
-		}
-		case IL_SWITCH: {
-			u8(&o, OP_SWITCH);
-			u32(&o, in->nsw);
-			uint32_t first = o.n;
-			for (uint32_t k = 0; k < in->nsw; k++) u32(&o, 0);
-			uint32_t base = o.n - code0;
-			for (uint32_t k = 0; k < in->nsw; k++) {
-				uint32_t t = m->targets[in->sw + k];
-				if (t >= m->code_size) {
-					*why = "a switch target outside the method";
-					goto done;
-				}
-				fix(&fs, first + 4 * k, base, t, 0);
-			}
-			break;
-		}
-		default:
-			vb_bytes_put(&o, m->code + in->off, in->len);
-		}
+		if (!emit_insn(r, i)) return 0;
 	}
-	uint32_t try_end = o.n - code0;
-	map[m->code_size] = try_end;
+	r->try_end = here(r);
+	r->map[m->code_size] = r->try_end;
+	return 1;
+}
 
-	// The fault handler: an exception is leaving the method.
-	uint32_t h_start = o.n - code0;
-	if (fault) {
-		emit_unwind(&o, p);
-		u8(&o, OP_ENDFINALLY); // endfault
+// The fault handler: an exception is leaving the method.
+static void emit_fault_handler(rewrite *r) {
+	r->h_start = here(r);
+	if (r->fault) {
+		emit_unwind(&r->o, r->p);
+		u8(&r->o, OP_ENDFINALLY); // endfault
 	}
-	uint32_t h_end = o.n - code0;
+	r->h_end = here(r);
+}
 
-	label_at = calloc(1 + nexits, sizeof *label_at);
-	if (!label_at) {
-		*why = "out of memory";
-		goto done;
+// emit_exits emits the labels the body leaves to, each closing the frame:
+// the common exit returns what the body returned (a body without a ret, one
+// that always throws, has none: its ret would be invalid IL in a method
+// returning a value); a tail call's reloads the arguments and makes the
+// call; a jmp's makes the jmp.
+static int emit_exits(rewrite *r) {
+	const vb_il *m = r->m;
+	const vb_il_plan *p = r->p;
+	r->label_at = calloc(1 + r->nexits, sizeof *r->label_at);
+	if (!r->label_at) {
+		*r->why = "out of memory";
+		return 0;
 	}
-	// The common exit: close the frame, return what the body returned. (A
-	// body without a ret, one that always throws, has none: its ret would be
-	// invalid IL in a method returning a value.)
 	int has_ret = 0;
 	for (uint32_t i = 0; i < m->ninsns && !has_ret; i++) has_ret = m->insns[i].op == OP_RET;
 	if (has_ret) {
-		label_at[LABEL_END] = o.n - code0;
-		emit_leave_call(&o, p);
-		if (p->ret_local >= 0) emit_local(&o, 0, (uint32_t)p->ret_local);
-		u8(&o, OP_RET);
+		r->label_at[LABEL_END] = here(r);
+		emit_leave_call(&r->o, p);
+		if (p->ret_local >= 0) emit_local(&r->o, 0, (uint32_t)p->ret_local);
+		u8(&r->o, OP_RET);
 	}
-	// Tail calls: close the frame, reload the arguments, make the call.
 	for (uint32_t k = 0; k < p->ntails; k++) {
 		const vb_tailsite *t = &p->tails[k];
 		const vb_insn *call = &m->insns[t->insn + 1];
-		label_at[LABEL_EXIT0 + k] = o.n - code0;
-		emit_leave_call(&o, p);
-		for (uint32_t j = 0; j < t->nlocals; j++) emit_local(&o, 0, t->locals[j]);
-		u8(&o, 0xFE);
-		u8(&o, 0x14);
-		vb_bytes_put(&o, m->code + call->off, call->len);
-		u8(&o, OP_RET);
+		r->label_at[LABEL_EXIT0 + k] = here(r);
+		emit_leave_call(&r->o, p);
+		for (uint32_t j = 0; j < t->nlocals; j++) emit_local(&r->o, 0, t->locals[j]);
+		u8(&r->o, 0xFE);
+		u8(&r->o, 0x14);
+		vb_bytes_put(&r->o, m->code + call->off, call->len);
+		u8(&r->o, OP_RET);
 	}
-	for (uint32_t k = 0; k < njmp; k++) {
-		const vb_insn *in = &m->insns[jmps[k]];
-		label_at[LABEL_EXIT0 + p->ntails + k] = o.n - code0;
-		emit_leave_call(&o, p);
-		vb_bytes_put(&o, m->code + in->off, in->len);
+	for (uint32_t k = 0; k < r->njmp; k++) {
+		const vb_insn *in = &m->insns[r->jmps[k]];
+		r->label_at[LABEL_EXIT0 + p->ntails + k] = here(r);
+		emit_leave_call(&r->o, p);
+		vb_bytes_put(&r->o, m->code + in->off, in->len);
 	}
-	uint32_t code_size = o.n - code0;
+	return 1;
+}
 
-	if (fs.oom || o.oom) {
-		*why = "out of memory";
-		goto done;
+// resolve_fixups fills in every branch operand now that all code is placed;
+// a target that is no instruction's start means the original was invalid.
+static int resolve_fixups(rewrite *r) {
+	if (r->fs.oom || r->o.oom) {
+		*r->why = "out of memory";
+		return 0;
 	}
-	for (uint32_t i = 0; i < fs.n; i++) {
-		fixup *f = &fs.f[i];
-		uint32_t t = f->label ? label_at[f->target] : map[f->target];
+	for (uint32_t i = 0; i < r->fs.n; i++) {
+		fixup *f = &r->fs.f[i];
+		uint32_t t = f->label ? r->label_at[f->target] : r->map[f->target];
 		if (t == UINT32_MAX) {
-			*why = "a branch into the middle of an instruction";
-			goto done;
+			*r->why = "a branch into the middle of an instruction";
+			return 0;
 		}
-		set32(&o, f->at, t - f->base);
+		set32(&r->o, f->at, t - f->base);
 	}
+	return 1;
+}
 
-	// Exception clauses: the method's own (offsets moved), then ours, the outermost.
-	uint32_t nc = m->nclauses + (uint32_t)fault;
-	if (nc == 0) goto header;
-	while ((o.n - code0) % 4) u8(&o, 0);
-	uint32_t dsize = 4 + 24 * nc;
+// emit_clauses writes the exception section: the method's own clauses
+// (offsets moved), then ours, the outermost. *nc: clauses written (0: no
+// section).
+static int emit_clauses(rewrite *r, uint32_t *nc) {
+	const vb_il *m = r->m;
+	*nc = m->nclauses + (uint32_t)r->fault;
+	if (*nc == 0) return 1;
+	while (here(r) % 4) u8(&r->o, 0);
+	uint32_t dsize = 4 + 24 * *nc;
 	if (dsize >= 1u << 24) {
-		*why = "too many exception clauses";
-		goto done;
+		*r->why = "too many exception clauses";
+		return 0;
 	}
-	u32(&o, 0x41 | dsize << 8); // EHTable | FatFormat, data size
+	u32(&r->o, 0x41 | dsize << 8); // EHTable | FatFormat, data size
+	const uint32_t *map = r->map;
 	for (uint32_t i = 0; i < m->nclauses; i++) {
 		const vb_clause *c = &m->clauses[i];
 		uint64_t te = (uint64_t)c->try_off + c->try_len, he = (uint64_t)c->h_off + c->h_len;
 		if (te > m->code_size || he > m->code_size || ((c->flags & EH_FILTER) && c->extra >= m->code_size)) {
-			*why = "an exception clause outside the code";
-			goto done;
+			*r->why = "an exception clause outside the code";
+			return 0;
 		}
 		uint32_t ts = map[c->try_off], tend = map[te], hs = map[c->h_off], hend = map[he];
 		uint32_t extra = c->extra;
 		if (c->flags & EH_FILTER) extra = map[c->extra];
 		if (ts == UINT32_MAX || tend == UINT32_MAX || hs == UINT32_MAX || hend == UINT32_MAX || extra == UINT32_MAX) {
-			*why = "an exception clause boundary inside an instruction";
-			goto done;
+			*r->why = "an exception clause boundary inside an instruction";
+			return 0;
 		}
-		u32(&o, c->flags), u32(&o, ts), u32(&o, tend - ts), u32(&o, hs), u32(&o, hend - hs), u32(&o, extra);
+		u32(&r->o, c->flags), u32(&r->o, ts), u32(&r->o, tend - ts), u32(&r->o, hs), u32(&r->o, hend - hs), u32(&r->o, extra);
 	}
-	if (fault) u32(&o, EH_FAULT), u32(&o, try_start), u32(&o, try_end - try_start), u32(&o, h_start), u32(&o, h_end - h_start), u32(&o, 0);
-header:
-	if (o.oom) {
-		*why = "out of memory";
-		goto done;
-	}
+	if (r->fault)
+		u32(&r->o, EH_FAULT), u32(&r->o, r->try_start), u32(&r->o, r->try_end - r->try_start), u32(&r->o, r->h_start),
+			u32(&r->o, r->h_end - r->h_start), u32(&r->o, 0);
+	return 1;
+}
 
-	// Fat header: flags (fat format, more sections if any, InitLocals as it was), size 3 dwords.
-	uint16_t flags = 0x3 | (nc ? 0x8 : 0) | (m->flags & 0x10);
-	uint16_t max_stack = m->max_stack < 3 ? 3 : m->max_stack; // our sequences push at most three
-	o.b[0] = (uint8_t)flags;
-	o.b[1] = (uint8_t)(flags >> 8 | 3 << 4);
-	o.b[2] = (uint8_t)max_stack;
-	o.b[3] = (uint8_t)(max_stack >> 8);
-	set32(&o, 4, code_size);
-	set32(&o, 8, p->local_sig);
-	*outp = o.b;
-	*out_size = o.n;
-	o.b = 0;
+// write_header fills in the placeholder: fat format, more sections if any,
+// InitLocals as it was, size 3 dwords.
+static int write_header(rewrite *r, uint32_t nc, uint32_t code_size) {
+	if (r->o.oom) {
+		*r->why = "out of memory";
+		return 0;
+	}
+	uint16_t flags = 0x3 | (nc ? 0x8 : 0) | (r->m->flags & 0x10);
+	uint16_t max_stack = r->m->max_stack < 3 ? 3 : r->m->max_stack; // our sequences push at most three
+	r->o.b[0] = (uint8_t)flags;
+	r->o.b[1] = (uint8_t)(flags >> 8 | 3 << 4);
+	r->o.b[2] = (uint8_t)max_stack;
+	r->o.b[3] = (uint8_t)(max_stack >> 8);
+	set32(&r->o, 4, code_size);
+	set32(&r->o, 8, r->p->local_sig);
+	return 1;
+}
+
+static void rewrite_free(rewrite *r) {
+	free(r->o.b);
+	free(r->fs.f);
+	free(r->map);
+	free(r->tail_of);
+	free(r->jmps);
+	free(r->label_at);
+}
+
+int vb_il_rewrite(const vb_il *m, const vb_il_plan *p, uint8_t **outp, uint32_t *out_size, const char **why) {
+	rewrite r = {.m = m, .p = p, .why = why};
+	uint32_t code_size = 0, nc = 0;
+	int ok = 0;
+	if (!rewrite_start(&r)) goto done;
+	r.fault = needs_fault(m);
+	emit_prologue(&r);
+	if (!emit_body(&r)) goto done;
+	emit_fault_handler(&r);
+	if (!emit_exits(&r)) goto done;
+	code_size = here(&r);
+	if (!resolve_fixups(&r) || !emit_clauses(&r, &nc) || !write_header(&r, nc, code_size)) goto done;
+	*outp = r.o.b;
+	*out_size = r.o.n;
+	r.o.b = 0;
 	ok = 1;
 done:
-	free(o.b);
-	free(fs.f);
-	free(map);
-	free(tail_of);
-	free(jmps);
-	free(label_at);
+	rewrite_free(&r);
 	return ok;
-}
-
-// ---- signatures
-
-const uint8_t *sig_uncompress(const uint8_t *p, const uint8_t *end, uint32_t *v) {
-	if (p >= end) return 0;
-	if ((p[0] & 0x80) == 0) {
-		*v = p[0];
-		return p + 1;
-	}
-	if ((p[0] & 0xC0) == 0x80) {
-		if (end - p < 2) return 0;
-		*v = (uint32_t)(p[0] & 0x3F) << 8 | p[1];
-		return p + 2;
-	}
-	if ((p[0] & 0xE0) == 0xC0) {
-		if (end - p < 4) return 0;
-		*v = (uint32_t)(p[0] & 0x1F) << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-		return p + 4;
-	}
-	return 0;
-}
-
-int sig_compress(uint32_t v, uint8_t *o) {
-	if (v < 0x80) {
-		o[0] = (uint8_t)v;
-		return 1;
-	}
-	if (v < 0x4000) {
-		o[0] = (uint8_t)(0x80 | v >> 8), o[1] = (uint8_t)v;
-		return 2;
-	}
-	if (v < 0x20000000) {
-		o[0] = (uint8_t)(0xC0 | v >> 24), o[1] = (uint8_t)(v >> 16), o[2] = (uint8_t)(v >> 8), o[3] = (uint8_t)v;
-		return 4;
-	}
-	return 0;
-}
-
-static const uint8_t *skip_method_sig(const uint8_t *p, const uint8_t *end, int depth);
-
-static const uint8_t *skip_type(const uint8_t *p, const uint8_t *end, int depth) {
-	uint32_t v;
-	if (depth > 64) return 0;
-	for (;;) {
-		if (!p || p >= end) return 0;
-		uint8_t b = *p++;
-		switch (b) {
-		case 0x1F: // CMOD_REQD
-		case 0x20: // CMOD_OPT
-			p = sig_uncompress(p, end, &v);
-			continue;
-		case 0x45: // PINNED
-		case 0x0F: // PTR
-		case 0x10: // BYREF
-		case 0x1D: // SZARRAY
-			continue;
-		case 0x01: case 0x02: case 0x03: case 0x04: case 0x05: case 0x06: case 0x07:
-		case 0x08: case 0x09: case 0x0A: case 0x0B: case 0x0C: case 0x0D: case 0x0E:
-		case 0x16: case 0x18: case 0x19: case 0x1C: // primitives, string, typedref, object
-			return p;
-		case 0x11: // VALUETYPE
-		case 0x12: // CLASS
-		case 0x13: // VAR
-		case 0x1E: // MVAR
-			return sig_uncompress(p, end, &v);
-		case 0x14: { // ARRAY: type rank nsizes sizes nlo los
-			uint32_t n;
-			p = skip_type(p, end, depth + 1);
-			if (!p || !(p = sig_uncompress(p, end, &v)) || !(p = sig_uncompress(p, end, &n))) return 0;
-			for (uint32_t i = 0; i < n && p; i++) p = sig_uncompress(p, end, &v);
-			if (!p || !(p = sig_uncompress(p, end, &n))) return 0;
-			for (uint32_t i = 0; i < n && p; i++) p = sig_uncompress(p, end, &v);
-			return p;
-		}
-		case 0x15: { // GENERICINST (CLASS|VALUETYPE) token count types
-			uint32_t n;
-			if (p >= end) return 0;
-			p++;
-			if (!(p = sig_uncompress(p, end, &v)) || !(p = sig_uncompress(p, end, &n))) return 0;
-			for (uint32_t i = 0; i < n && p; i++) p = skip_type(p, end, depth + 1);
-			return p;
-		}
-		case 0x1B: // FNPTR
-			return skip_method_sig(p, end, depth + 1);
-		default:
-			return 0;
-		}
-	}
-}
-
-static const uint8_t *skip_method_sig(const uint8_t *p, const uint8_t *end, int depth) {
-	uint32_t v, n;
-	if (p >= end) return 0;
-	uint8_t cc = *p++;
-	if (cc & 0x10 && !(p = sig_uncompress(p, end, &v))) return 0; // generic parameter count
-	if (!(p = sig_uncompress(p, end, &n))) return 0;
-	p = skip_type(p, end, depth); // return type
-	for (uint32_t i = 0; i < n && p; i++) {
-		if (p < end && *p == 0x41) p++; // SENTINEL
-		p = skip_type(p, end, depth);
-	}
-	return p;
-}
-
-const uint8_t *sig_skip_type(const uint8_t *p, const uint8_t *end) { return skip_type(p, end, 0); }
-
-void vb_bytes_put(vb_bytes *b, const void *p, uint32_t n) {
-	if (b->oom) return;
-	if (b->n + n > b->cap) {
-		uint32_t cap = b->cap ? b->cap * 2 : 64;
-		while (cap < b->n + n) cap *= 2;
-		uint8_t *nb = realloc(b->b, cap);
-		if (!nb) {
-			b->oom = 1;
-			return;
-		}
-		b->b = nb, b->cap = cap;
-	}
-	memcpy(b->b + b->n, p, n);
-	b->n += n;
-}
-
-static const uint8_t *copy_method_sig(const uint8_t *p, const uint8_t *end, const vb_span *ca, uint32_t nca,
-	const vb_span *ma, uint32_t nma, vb_bytes *out, int depth);
-
-// copy_n appends the compressed integers or tokens p..q verbatim.
-static const uint8_t *copy_uncompress(const uint8_t *p, const uint8_t *end, vb_bytes *out, uint32_t *v) {
-	const uint8_t *q = sig_uncompress(p, end, v);
-	if (q) vb_bytes_put(out, p, (uint32_t)(q - p));
-	return q;
-}
-
-static const uint8_t *copy_type(const uint8_t *p, const uint8_t *end, const vb_span *ca, uint32_t nca,
-	const vb_span *ma, uint32_t nma, vb_bytes *out, int depth) {
-	uint32_t v;
-	if (depth > 64) return 0;
-	for (;;) {
-		if (!p || p >= end) return 0;
-		uint8_t b = *p++;
-		if ((b == 0x13 && ca) || (b == 0x1E && ma)) { // VAR / MVAR with an instantiation
-			const vb_span *args = b == 0x13 ? ca : ma;
-			uint32_t n = b == 0x13 ? nca : nma;
-			if (!(p = sig_uncompress(p, end, &v)) || v >= n) return 0;
-			vb_bytes_put(out, args[v].p, args[v].n);
-			return p;
-		}
-		vb_bytes_put(out, &b, 1);
-		switch (b) {
-		case 0x1F: case 0x20: // CMOD_REQD, CMOD_OPT: token, then more
-			p = copy_uncompress(p, end, out, &v);
-			continue;
-		case 0x45: case 0x0F: case 0x10: case 0x1D: // PINNED, PTR, BYREF, SZARRAY: a type follows
-			continue;
-		case 0x01: case 0x02: case 0x03: case 0x04: case 0x05: case 0x06: case 0x07:
-		case 0x08: case 0x09: case 0x0A: case 0x0B: case 0x0C: case 0x0D: case 0x0E:
-		case 0x16: case 0x18: case 0x19: case 0x1C:
-			return p;
-		case 0x11: case 0x12: case 0x13: case 0x1E: // VALUETYPE, CLASS: token; VAR, MVAR: number
-			return copy_uncompress(p, end, out, &v);
-		case 0x14: { // ARRAY
-			uint32_t n;
-			if (!(p = copy_type(p, end, ca, nca, ma, nma, out, depth + 1)) || !(p = copy_uncompress(p, end, out, &v)) ||
-				!(p = copy_uncompress(p, end, out, &n)))
-				return 0;
-			for (uint32_t i = 0; i < n && p; i++) p = copy_uncompress(p, end, out, &v);
-			if (!p || !(p = copy_uncompress(p, end, out, &n))) return 0;
-			for (uint32_t i = 0; i < n && p; i++) p = copy_uncompress(p, end, out, &v);
-			return p;
-		}
-		case 0x15: { // GENERICINST
-			uint32_t n;
-			if (p >= end) return 0;
-			vb_bytes_put(out, p, 1);
-			p++;
-			if (!(p = copy_uncompress(p, end, out, &v)) || !(p = copy_uncompress(p, end, out, &n))) return 0;
-			for (uint32_t i = 0; i < n && p; i++) p = copy_type(p, end, ca, nca, ma, nma, out, depth + 1);
-			return p;
-		}
-		case 0x1B: // FNPTR
-			return copy_method_sig(p, end, ca, nca, ma, nma, out, depth + 1);
-		default:
-			return 0;
-		}
-	}
-}
-
-static const uint8_t *copy_method_sig(const uint8_t *p, const uint8_t *end, const vb_span *ca, uint32_t nca,
-	const vb_span *ma, uint32_t nma, vb_bytes *out, int depth) {
-	uint32_t v, n;
-	if (p >= end) return 0;
-	uint8_t cc = *p++;
-	vb_bytes_put(out, &cc, 1);
-	if (cc & 0x10 && !(p = copy_uncompress(p, end, out, &v))) return 0;
-	if (!(p = copy_uncompress(p, end, out, &n))) return 0;
-	p = copy_type(p, end, ca, nca, ma, nma, out, depth);
-	for (uint32_t i = 0; i < n && p; i++) {
-		if (p < end && *p == 0x41) vb_bytes_put(out, p++, 1); // SENTINEL
-		p = copy_type(p, end, ca, nca, ma, nma, out, depth);
-	}
-	return p;
-}
-
-const uint8_t *sig_copy_type(const uint8_t *p, const uint8_t *end, const vb_span *cargs, uint32_t ncargs,
-	const vb_span *margs, uint32_t nmargs, vb_bytes *out) {
-	return copy_type(p, end, cargs, ncargs, margs, nmargs, out, 0);
-}
-
-int sig_generic_args(const uint8_t *p, const uint8_t *end, vb_span *args, uint32_t max, uint32_t *n) {
-	uint32_t k;
-	if (!(p = sig_uncompress(p, end, &k)) || k > max) return 0;
-	for (uint32_t i = 0; i < k; i++) {
-		const uint8_t *q = sig_skip_type(p, end);
-		if (!q) return 0;
-		args[i].p = p;
-		args[i].n = (uint32_t)(q - p);
-		p = q;
-	}
-	*n = k;
-	return 1;
 }

@@ -22,10 +22,7 @@
 #include <string.h>
 #include "vb.h"
 #include "il.h"
-
-vb_thread *vb_ithread(void);
-vb_node *vb_ienter(vb_fn *fn);
-void vb_itime(vb_node *c), vb_ileave(vb_node *c, vb_fn *fn), vb_iunwind(vb_fn *fn);
+#include "ilsig.h"
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -40,32 +37,9 @@ static __thread uint32_t jit_epoch __attribute__((tls_model("initial-exec")));
 // Statistics for VBENCH_DEBUG.
 uint64_t vb_instr_rewritten, vb_instr_skipped, vb_instr_refused_r2r, vb_instr_refused_inlines, vb_jit_compilations;
 uint64_t vb_instr_rewrite_ns; // time spent rewriting (under the lock)
-int64_t vb_mono_ns(void);
-
-typedef HRESULT (*GetModuleMetaData_t)(void *, ModuleID, uint32_t, const GUID *, IUnknown **);
-typedef HRESULT (*GetILFunctionBody_t)(void *, ModuleID, mdToken, const uint8_t **, ULONG *);
-typedef HRESULT (*GetILFunctionBodyAllocator_t)(void *, ModuleID, IUnknown **);
-typedef HRESULT (*SetILFunctionBody_t)(void *, ModuleID, mdToken, const uint8_t *);
-typedef void *(*Alloc_t)(void *, ULONG);
-typedef ULONG (*Release_t)(void *);
-typedef HRESULT (*GetMethodProps_t)(void *, mdToken, mdToken *, WCHAR *, ULONG, ULONG *, uint32_t *, const uint8_t **, ULONG *, ULONG *, uint32_t *);
-typedef HRESULT (*GetSigFromToken_t)(void *, mdToken, const uint8_t **, ULONG *);
-typedef HRESULT (*EnumTypeRefs_t)(void *, uintptr_t *, mdToken *, ULONG, ULONG *);
-typedef void (*CloseEnum_t)(void *, uintptr_t);
-typedef HRESULT (*GetTypeRefProps_t)(void *, mdToken, mdToken *, WCHAR *, ULONG, ULONG *);
-typedef HRESULT (*FindTypeDefByName_t)(void *, const WCHAR *, mdToken, mdToken *);
-typedef HRESULT (*DefineTypeRefByName_t)(void *, mdToken, const WCHAR *, mdToken *);
-typedef HRESULT (*GetTokenFromSig_t)(void *, const uint8_t *, ULONG, mdToken *);
-typedef HRESULT (*QI_t)(void *, const GUID *, void **);
-typedef HRESULT (*FindMethod_t)(void *, mdToken, const WCHAR *, const uint8_t *, ULONG, mdToken *);
-typedef HRESULT (*GetMemberRefProps_t)(void *, mdToken, mdToken *, WCHAR *, ULONG, ULONG *, const uint8_t **, ULONG *);
-typedef HRESULT (*GetMethodSpecProps_t)(void *, mdToken, mdToken *, const uint8_t **, ULONG *);
-typedef HRESULT (*GetTypeSpecFromToken_t)(void *, mdToken, const uint8_t **, ULONG *);
-
-const GUID IID_IMetaDataEmit_ = {0xba3fee4c, 0xecb9, 0x4e41, {0x83, 0xb7, 0x18, 0x3f, 0xa4, 0x1c, 0xd8, 0x59}};
 
 static void release(void *p) {
-	if (p) VCALL(p, 2, Release_t)(p);
+	if (p) VCALL(p, UNK_Release, Release_t)(p);
 }
 
 // ---- per-module state: the calli signature tokens, made once per module,
@@ -167,7 +141,7 @@ static int sig_token(mdToken tk, uint8_t *out) {
 // types come from. In the core library itself there is none (0).
 static mdToken corlib_scope(IUnknown *imp) {
 	static const char *const core[] = {"System.Object", "System.ValueType", "System.Enum", "System.MulticastDelegate", "System.Attribute", "System.Exception", 0};
-	uintptr_t e = 0;
+	HCORENUM e = 0;
 	mdToken trs[64], scope = 0;
 	ULONG n = 0;
 	while (!scope && VCALL(imp, MD_EnumTypeRefs, EnumTypeRefs_t)(imp, &e, trs, 64, &n) == S_OK && n > 0) {
@@ -286,8 +260,6 @@ static mdToken extend_locals(modstate *ms, IUnknown *emit, IUnknown *imp, mdToke
 	*first = count;
 	return tok;
 }
-
-typedef HRESULT (*GetTypeDefProps_t)(void *, mdToken, WCHAR *, ULONG, ULONG *, uint32_t *, mdToken *);
 
 // is_value_type: whether TypeDef td derives from System.ValueType or
 // System.Enum (read from its base type's name, no type loading).
@@ -487,7 +459,7 @@ static const char *rw_open(rw *r) {
 	if (FAILED(VCALL(vb_info, INFO_GetILFunctionBody, GetILFunctionBody_t)(vb_info, mid, r->f->token, &hdr, &hsize)) || !hdr) return "no IL body";
 	if (!vb_il_decode(hdr, hsize, &r->il, &why)) return why;
 	if (FAILED(VCALL(vb_info, INFO_GetModuleMetaData, GetModuleMetaData_t)(vb_info, mid, ofRead | ofWrite, &IID_IMetaDataEmit_, &r->emit)) || !r->emit ||
-		FAILED(VCALL(r->emit, 0, QI_t)(r->emit, &IID_IMetaDataImport2_, (void **)&r->imp)) || !r->imp)
+		FAILED(VCALL(r->emit, UNK_QueryInterface, QI_t)(r->emit, &IID_IMetaDataImport2_, (void **)&r->imp)) || !r->imp)
 		return "the module's metadata cannot be written";
 	if (FAILED(VCALL(r->imp, MD_GetMethodProps, GetMethodProps_t)(r->imp, r->f->token, &td, 0, 0, 0, &attr, &r->msig, &r->msiglen, &rva, &impl)))
 		return "unreadable method properties";
@@ -678,10 +650,6 @@ static uint32_t ensure(vb_fn *f) {
 
 static uint32_t current_epoch(void) { return __atomic_load_n(&epoch, __ATOMIC_ACQUIRE); }
 
-typedef HRESULT (*GetFunctionInfo2_t)(void *, FunctionID, uintptr_t, ClassID *, ModuleID *, mdToken *, uint32_t, uint32_t *, ClassID *);
-typedef HRESULT (*GetClassIDInfo2_t)(void *, ClassID, ModuleID *, mdToken *, ClassID *, uint32_t, uint32_t *, ClassID *);
-typedef HRESULT (*EnumMethods_t)(void *, uintptr_t *, mdToken, mdToken *, ULONG, ULONG *);
-
 // Types whose methods were rewritten for a generic instantiation (module,
 // TypeDef), so each is enumerated once.
 typedef struct seen_type {
@@ -702,7 +670,7 @@ static void rewrite_type(ModuleID mid, mdToken td) {
 	seen_types = n;
 	IUnknown *imp = 0;
 	if (FAILED(VCALL(vb_info, INFO_GetModuleMetaData, GetModuleMetaData_t)(vb_info, mid, ofRead, &IID_IMetaDataImport2_, &imp)) || !imp) return;
-	uintptr_t e = 0;
+	HCORENUM e = 0;
 	mdToken ms[64];
 	ULONG k = 0;
 	while (VCALL(imp, MD_EnumMethods, EnumMethods_t)(imp, &e, td, ms, 64, &k) == S_OK && k > 0) {

@@ -193,8 +193,6 @@ int vb_interrupts_install(void) {
 uint32_t vb_interrupts_open(void) { return __atomic_add_fetch(&gen, 1, __ATOMIC_ACQ_REL); }
 void vb_interrupts_close(void) { __atomic_add_fetch(&gen, 1, __ATOMIC_ACQ_REL); }
 
-typedef HRESULT (*GetFunctionFromIP_t)(void *, const uint8_t *, FunctionID *);
-
 static FunctionID function_at(uintptr_t ip) {
 	FunctionID f = 0;
 	if (FAILED(VCALL(vb_info, INFO_GetFunctionFromIP, GetFunctionFromIP_t)(vb_info, (const uint8_t *)ip, &f))) return 0;

@@ -4,7 +4,6 @@ package main
 #cgo CFLAGS: -O2 -Wall -Wno-unused-function
 #cgo LDFLAGS: -lpthread
 #include "vb.h"
-extern char vb_runtime_version[64];
 */
 import "C"
 

@@ -11,8 +11,6 @@
 #include <string.h>
 #include "vb.h"
 
-typedef uintptr_t HCORENUM;
-
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
 // ---- the function table: stable pointers in fixed blocks, readable while it grows
@@ -123,19 +121,6 @@ static void bput(buf *b, const char *s) {
 }
 
 // ---- metadata calls
-typedef HRESULT (*GetFunctionInfo_t)(void *, FunctionID, ClassID *, ModuleID *, mdToken *);
-typedef HRESULT (*GetTokenAndMetaData_t)(void *, FunctionID, const GUID *, IUnknown **, mdToken *);
-typedef HRESULT (*GetModuleInfo_t)(void *, ModuleID, const uint8_t **, ULONG, ULONG *, WCHAR *, AssemblyID *);
-typedef HRESULT (*GetAssemblyInfo_t)(void *, AssemblyID, ULONG, ULONG *, WCHAR *, AppDomainID *, ModuleID *);
-typedef HRESULT (*GetMethodProps_t)(void *, mdToken, mdToken *, WCHAR *, ULONG, ULONG *, uint32_t *, const uint8_t **, ULONG *, ULONG *, uint32_t *);
-typedef HRESULT (*GetTypeDefProps_t)(void *, mdToken, WCHAR *, ULONG, ULONG *, uint32_t *, mdToken *);
-typedef HRESULT (*GetNestedClassProps_t)(void *, mdToken, mdToken *);
-typedef HRESULT (*EnumGenericParams_t)(void *, HCORENUM *, mdToken, mdToken *, ULONG, ULONG *);
-typedef HRESULT (*GetGenericParamProps_t)(void *, mdToken, ULONG *, uint32_t *, mdToken *, uint32_t *, WCHAR *, ULONG, ULONG *);
-typedef void (*CloseEnum_t)(void *, HCORENUM);
-typedef HRESULT (*GetILFunctionBody_t)(void *, ModuleID, mdToken, const uint8_t **, ULONG *);
-typedef ULONG (*Release_t)(void *);
-
 #define NAMELEN 1024
 
 // generic_params appends "<T,U>" with the last `last` generic parameters of
@@ -248,7 +233,7 @@ static vb_fn *resolve(FunctionID fid) {
 	mdToken t2 = 0;
 	if (FAILED(VCALL(vb_info, INFO_GetTokenAndMetaDataFromFunction, GetTokenAndMetaData_t)(vb_info, fid, &IID_IMetaDataImport2_, &md, &t2))) md = 0;
 	vb_fn *f = resolve_method(mid, tok, md);
-	if (md) VCALL(md, 2, Release_t)(md);
+	if (md) VCALL(md, UNK_Release, Release_t)(md);
 	return f;
 }
 

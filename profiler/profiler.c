@@ -2,84 +2,28 @@
 // is C (or the asm stubs): the class factory, the ICorProfilerCallback3
 // vtable, FunctionIDMapper2, the exception callbacks. Go runs only in three
 // cold places (Initialize: wait for the Go runtime and read the
-// configuration; Shutdown/exit: write the profile), always through
-// go_masked(), which blocks SIGRTMIN around the call so CoreCLR's suspension
-// signal never lands on a goroutine stack. See doc.go.
+// configuration; Shutdown/exit: write the profile), always with SIGRTMIN
+// blocked around the call (mask_rtmin) so CoreCLR's suspension signal never
+// lands on a goroutine stack. See doc.go.
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 #include "vb.h"
 #include "clsid.h"
 #include "_cgo_export.h"
 
-const GUID IID_IUnknown_ = {0x00000000, 0x0000, 0x0000, {0xC0, 0, 0, 0, 0, 0, 0, 0x46}};
-const GUID IID_IClassFactory_ = {0x00000001, 0x0000, 0x0000, {0xC0, 0, 0, 0, 0, 0, 0, 0x46}};
-const GUID IID_ICorProfilerCallback_ = {0x176fbed1, 0xa55c, 0x4796, {0x98, 0xca, 0xa9, 0xda, 0x0e, 0xf8, 0x83, 0xe7}};
-const GUID IID_ICorProfilerCallback2_ = {0x8a8cc829, 0xccf2, 0x49fe, {0xbb, 0xae, 0x0f, 0x02, 0x22, 0x28, 0x07, 0x1a}};
-const GUID IID_ICorProfilerCallback3_ = {0x4fd2ed52, 0x7731, 0x4b8d, {0x94, 0x69, 0x03, 0xd2, 0xcc, 0x30, 0x86, 0xc5}};
-const GUID IID_ICorProfilerInfo10_ = {0x2f1b5152, 0xc869, 0x40c9, {0xaa, 0x5f, 0x3a, 0xbe, 0x02, 0x6b, 0xd7, 0x20}};
-const GUID IID_IMetaDataImport2_ = {0xfce5efa0, 0x8bba, 0x4f8e, {0xa0, 0x36, 0x8f, 0x20, 0x22, 0xb0, 0x84, 0x66}};
 static const GUID CLSID_vbench = VB_CLSID_INIT;
 
-int guid_eq(const GUID *a, const GUID *b) { return memcmp(a, b, sizeof(GUID)) == 0; }
-
-int vb_mode;
-int vb_debug;
-IUnknown *vb_info;
-uint64_t vb_tsc_start, vb_mono_start_ns, vb_realtime_start_ns;
-int64_t vb_interval_ns = 10000000;
 char vb_runtime_version[64];
 static int initialized, written;
-
-extern __thread vb_thread *vb_tls_thread __attribute__((tls_model("initial-exec")));
-int vb_pop_to(vb_thread *t, vb_fn *fn);
-void vb_lost_pop(vb_thread *t);
-void vb_enter_stub(void), vb_leave_stub(void), vb_tailcall_stub(void), vb_null_stub(void);
-
-// ---- logging: one line per message, straight to fd 2 (no stdio buffering).
-static void vlog_line(const char *fmt, va_list ap) {
-	char line[1024];
-	int n = snprintf(line, sizeof line, "vbench-profiler: ");
-	n += vsnprintf(line + n, sizeof line - n - 1, fmt, ap);
-	if (n > (int)sizeof line - 2) n = sizeof line - 2;
-	line[n++] = '\n';
-	ssize_t r = write(2, line, n);
-	(void)r;
-}
-
-void vb_log(const char *fmt, ...) {
-	if (!vb_debug) return;
-	va_list ap;
-	va_start(ap, fmt);
-	vlog_line(fmt, ap);
-	va_end(ap);
-}
-
-void vb_err(const char *fmt, ...) {
-	va_list ap;
-	va_start(ap, fmt);
-	vlog_line(fmt, ap);
-	va_end(ap);
-}
 
 static int env_true(const char *name) {
 	const char *v = getenv(name);
 	return v && *v && strcmp(v, "0") != 0;
 }
-
-static int64_t now_ns(clockid_t c) {
-	struct timespec ts;
-	clock_gettime(c, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-int64_t vb_mono_ns(void) { return now_ns(CLOCK_MONOTONIC); }
-uint64_t vb_tsc_now(void) { return vb_rdtsc(); }
 
 // ---- the trampoline into Go: SIGRTMIN blocked for the duration of the call.
 static void mask_rtmin(sigset_t *old) {
@@ -108,7 +52,6 @@ void vb_set_time_sample(int n) {
 }
 
 // vb_write writes the profile once (from Shutdown, or from the exit path).
-extern uint64_t vb_slow_enters, vb_slow_leaves, vb_mismatch_pops;
 static uint64_t unwind_pops;
 
 static void vb_write(int complete) {
@@ -145,13 +88,6 @@ static uintptr_t mapper(FunctionID fid, void *client, BOOL *hook) {
 }
 
 // ---- ICorProfilerCallback3
-typedef HRESULT (*QI_t)(void *, const GUID *, void **);
-typedef ULONG (*Release_t)(void *);
-typedef HRESULT (*SetEventMask2_t)(void *, uint32_t, uint32_t);
-typedef HRESULT (*SetMapper2_t)(void *, void *, void *);
-typedef HRESULT (*SetHooks3_t)(void *, void *, void *, void *);
-typedef HRESULT (*GetRuntimeInformation_t)(void *, uint16_t *, int *, uint16_t *, uint16_t *, uint16_t *, uint16_t *, ULONG, ULONG *, WCHAR *);
-
 typedef struct {
 	void **vtbl;
 } object;
@@ -177,9 +113,7 @@ static HRESULT cb_initialize(void *self, IUnknown *unk) {
 	(void)self;
 	const char *dbg = getenv("VBENCH_DEBUG");
 	vb_debug = dbg && *dbg && strcmp(dbg, "0") != 0;
-	vb_tsc_start = vb_rdtsc();
-	vb_mono_start_ns = (uint64_t)now_ns(CLOCK_MONOTONIC);
-	vb_realtime_start_ns = (uint64_t)now_ns(CLOCK_REALTIME);
+	vb_clock_start();
 
 	// The first call into Go blocks until the Go runtime (initialised on its
 	// own thread after dlopen) is ready; only then are its signal changes done.
@@ -200,7 +134,7 @@ static HRESULT cb_initialize(void *self, IUnknown *unk) {
 	if (rc != 0) return E_FAIL;
 
 	void *info = 0;
-	HRESULT hr = VCALL(unk, 0, QI_t)(unk, &IID_ICorProfilerInfo10_, &info);
+	HRESULT hr = VCALL(unk, UNK_QueryInterface, QI_t)(unk, &IID_ICorProfilerInfo10_, &info);
 	if (FAILED(hr) || !info) {
 		vb_err("QueryInterface(ICorProfilerInfo10) failed (hr=0x%08x): this runtime is too old (need .NET Core 3.0+); running unprofiled", (unsigned)hr);
 		return E_FAIL;

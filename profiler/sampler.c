@@ -31,13 +31,6 @@
 #include <time.h>
 #include "vb.h"
 
-typedef HRESULT (*Suspend_t)(void *);
-typedef HRESULT (*EnumThreads_t)(void *, IUnknown **);
-typedef HRESULT (*Next_t)(void *, ULONG, ThreadID *, ULONG *);
-typedef ULONG (*Release_t)(void *);
-typedef HRESULT (*Snapshot_t)(void *, ThreadID, void *, uint32_t, void *, uint8_t *, uint32_t);
-typedef HRESULT (*GetThreadInfo_t)(void *, ThreadID, uint32_t *);
-
 // Whether interrupted leaves are put back: 1 yes, 0 not asked for, -1 the
 // SIGRTMIN wrapper could not be installed (the profile says so).
 int vb_leaf_recovery;
@@ -75,11 +68,6 @@ vb_fn vb_elided_fn = {.id = UINT32_MAX, .user = 1, .name = "", .module = "", .as
 int64_t vb_samples_taken;
 int64_t vb_suspended_ns, vb_suspend_wait_ns; // runtime stopped; waiting for SuspendRuntime
 
-static int64_t mono(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 // sampler-owned map ThreadID -> sampling tree
 static struct { ThreadID tid; vb_thread *t; } trees[MAXTHREADS * 4];
@@ -137,13 +125,13 @@ static vb_node *merge(vb_thread *t, vb_node *p, vb_fn *f) {
 }
 
 static void sample_once(void) {
-	int64_t t0 = mono();
+	int64_t t0 = vb_mono_ns();
 	uint32_t gen = vb_leaf_recovery > 0 ? vb_interrupts_open() : 0;
 	if (FAILED(VCALL(vb_info, INFO_SuspendRuntime, Suspend_t)(vb_info))) {
 		if (gen) vb_interrupts_close();
 		return;
 	}
-	int64_t t1 = mono();
+	int64_t t1 = vb_mono_ns();
 	uint32_t nstacks = 0;
 	nframes = 0;
 	IUnknown *e = 0;
@@ -180,12 +168,12 @@ static void sample_once(void) {
 			nframes += cur->n;
 			nstacks++;
 		}
-		VCALL(e, 2, Release_t)(e);
+		VCALL(e, UNK_Release, Release_t)(e);
 	}
 	if (gen) vb_interrupts_close();
 	VCALL(vb_info, INFO_ResumeRuntime, Suspend_t)(vb_info);
 	vb_samples_taken++;
-	int64_t t2 = mono();
+	int64_t t2 = vb_mono_ns();
 	vb_suspend_wait_ns += t1 - t0;
 	vb_suspended_ns += t2 - t1;
 

@@ -2,11 +2,6 @@ package main
 
 /*
 #include "vb.h"
-extern char vb_runtime_version[64];
-extern int64_t vb_samples_taken;
-extern int vb_leaf_recovery;
-int64_t vb_mono_ns(void);
-uint64_t vb_tsc_now(void);
 */
 import "C"
 

@@ -9,11 +9,6 @@
 #include <unistd.h>
 #include "vb.h"
 
-extern __thread vb_thread *vb_tls_thread __attribute__((tls_model("initial-exec")));
-extern char *vb_arena_base;
-extern uint64_t vb_arena_size, vb_arena_off;
-int vb_enter_fast(vb_fn *fn);
-
 static vb_thread *threads_head; // lock-free push-only list
 static pthread_key_t thread_key;
 

@@ -74,26 +74,49 @@ typedef struct vb_thread {
 // of arena address space per thread, committed only where touched.
 #define VB_LAST_CAP 65536u
 
-// Global state (profiler.c).
+// Settings and the runtime interface (state.c; set before the engines start).
 extern int vb_mode;
-extern int vb_debug;
 extern IUnknown *vb_info; // ICorProfilerInfo10
-extern uint64_t vb_tsc_start, vb_mono_start_ns, vb_realtime_start_ns;
 extern int64_t vb_interval_ns;
+
+// Logging (log.c): vb_log only with VBENCH_DEBUG=1 (vb_debug), vb_err always.
+extern int vb_debug;
+void vb_log(const char *fmt, ...);
+void vb_err(const char *fmt, ...);
+
+// Clocks (clock.c). vb_clock_start sets the profile's time origin.
+extern uint64_t vb_tsc_start, vb_mono_start_ns, vb_realtime_start_ns;
+void vb_clock_start(void);
+int64_t vb_mono_ns(void);
+uint64_t vb_tsc_now(void);
+
+// The hot path (hot.c, hooks.S), as the cold half sees it.
 // Timing schedule: a node's first vb_exact_calls calls are all timed, then
 // about one in (vb_time_mask+1)/2 (random gaps). vb_exact_calls INT64_MAX:
 // every call is timed.
 extern int64_t vb_exact_calls;
 extern uint64_t vb_time_mask;
+// Per-thread tree, initially &vb_nothread.
+extern __thread vb_thread *vb_tls_thread __attribute__((tls_model("initial-exec")));
 // The tree of threads that have none yet: its root has no children, so every
 // hook on such a thread falls through to the C path, which creates the tree.
 extern vb_thread vb_nothread;
 // The hint of a node with no child yet: matches no function.
 extern vb_node vb_no_child;
+// The stubs CoreCLR's enter/leave/tailcall hooks call; the null engine's do nothing.
+void vb_enter_stub(void), vb_leave_stub(void), vb_tailcall_stub(void), vb_null_stub(void);
+int vb_enter_fast(vb_fn *fn);      // 1: the thread has no tree yet (then vb_enter_slow)
+int vb_pop_to(vb_thread *t, vb_fn *fn);
+void vb_lost_pop(vb_thread *t);
+extern uint64_t vb_slow_enters, vb_slow_leaves, vb_mismatch_pops;
+extern char *vb_arena_base;
+extern uint64_t vb_arena_size, vb_arena_off;
 
 // Arena and threads (tree.c).
 int vb_arena_init(void);
 vb_thread *vb_thread_new(int32_t os_tid, ThreadID managed);
+vb_thread *vb_thread_attach(void); // creates this thread's tree; &vb_nothread if the arena is full
+void vb_enter_slow(vb_fn *fn);     // a thread's first enter: its tree, then the enter
 vb_thread *vb_threads_head(void);
 vb_node *vb_node_child(vb_thread *t, vb_node *p, vb_fn *fn);
 void vb_tree_thread_key_init(void);
@@ -118,7 +141,7 @@ int vb_filter_user(const char *assembly, const char *type_name);
 int vb_fn_user_quick(FunctionID fid); // the filter's verdict, from the assembly alone when that decides
 int vb_module_selectable(ModuleID mid); // some method of the module may pass the filter
 
-// Instrumentation (instr.c; the counting functions are in hot.c).
+// Instrumentation (instr.c).
 void vb_instr_jit_started(FunctionID fid);
 void vb_instr_jit_finished(void);
 int vb_instr_use_precompiled(FunctionID fid);
@@ -126,12 +149,18 @@ int vb_instr_may_inline(FunctionID callee);
 void vb_instr_module_unloaded(ModuleID mid);
 extern uint64_t vb_instr_rewritten, vb_instr_skipped, vb_instr_refused_r2r, vb_instr_refused_inlines, vb_jit_compilations, vb_iunwinds;
 extern uint64_t vb_instr_rewrite_ns, vb_instr_sig_hits, vb_instr_sig_misses;
+// The counting functions the rewritten code calls (hot.c).
+vb_thread *vb_ithread(void);
+vb_node *vb_ienter(vb_fn *fn);
+void vb_itime(vb_node *c), vb_ileave(vb_node *c, vb_fn *fn), vb_iunwind(vb_fn *fn);
 
 // Sampling (sampler.c).
 #define VB_MAXFRAMES (1u << 22)  // frames of all stacks of one tick (32 MiB reserved)
 extern uint32_t vb_max_stack;    // frames kept per stack; deeper ones lose their middle
 extern int64_t vb_stacks_elided, vb_stacks_dropped, vb_stacks_failed;
 extern vb_fn vb_elided_fn;       // the marker frame standing for a stack's elided middle
+extern int64_t vb_samples_taken;
+extern int vb_leaf_recovery;     // interrupted leaves put back: 1, not asked for: 0, impossible: -1
 int vb_sampler_start(void);
 void vb_sampler_stop(void);
 
@@ -160,12 +189,13 @@ FunctionID vb_interrupted_leaf(const vb_interrupt *q, uintptr_t leaf_ip, uintptr
 void vb_signals_fix(void);
 int vb_sigrtmin_flags(void);
 
-// Logging and configuration (profiler.c).
-void vb_log(const char *fmt, ...);
-void vb_err(const char *fmt, ...);
-int64_t vb_bench_pairs(int64_t n, int kind); // bench.c, built only with -tags vbenchtest
-int64_t vb_bench_calls(int64_t n);
+// Configuration from Go, and the runtime's version (profiler.c).
 void vb_set_time_sample(int n);
 void vb_configure(int mode, int64_t interval_ns, const char *include, const char *exclude);
+extern char vb_runtime_version[64];
+
+// Hook microbenchmarks (bench.c, built only with -tags vbenchtest).
+int64_t vb_bench_pairs(int64_t n, int kind);
+int64_t vb_bench_calls(int64_t n);
 
 #endif
