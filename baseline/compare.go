@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"vbench/internal/machine"
+	"vbench/internal/modes"
 	"vbench/internal/results"
 	"vbench/reports/numfmt"
 	"vbench/stats"
@@ -95,7 +96,7 @@ func compareCell(base, cur *results.File, c *results.Cell, opts Options) {
 	reasons := []string{describe(string(c.Metric.OrDefault()), timeV, ch.Ratio, ch.P, opts)}
 
 	overV := results.VerdictSame
-	if c.Mode != results.ModeNone {
+	if c.Mode != modes.None {
 		oa, na := stats.OverheadSamples(base, old), stats.OverheadSamples(cur, c)
 		if len(oa) > 0 && len(na) > 0 {
 			o := stats.Judge(oa, na, opts.Alpha)

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"vbench/internal/attach"
-	"vbench/internal/results"
+	"vbench/internal/modes"
 )
 
 // Modes as the C core numbers them (VB_MODE_* in vb.h).
@@ -36,7 +36,7 @@ const (
 
 // config is what the profiler was asked to do, from the environment.
 type config struct {
-	engine           results.Engine
+	engine           modes.Engine
 	mode             int
 	interval         time.Duration
 	timeSample       int // tracing, instrumentation: 1 times every call; N: hot nodes ~1 call in N
@@ -63,19 +63,19 @@ func envLookup(k string) (string, bool) { return os.LookupEnv(k) }
 func configFromEnv(get func(string) (string, bool)) (*config, error) {
 	c := &config{interval: defaultInterval, timeSample: defaultTimeSample, maxStack: attach.DefaultMaxStack}
 	name, _ := get(attach.EnvMode)
-	c.engine = results.Engine(name)
+	c.engine = modes.Engine(name)
 	switch c.engine {
-	case results.EngineTracing:
+	case modes.EngineTracing:
 		c.mode = cModeTracing
-	case results.EngineInstrumentation:
+	case modes.EngineInstrumentation:
 		c.mode = cModeInstrumentation
 		c.timeSample = defaultTimeSampleInstrumentation
-	case results.EngineSampling:
+	case modes.EngineSampling:
 		c.mode = cModeSampling
-	case results.EngineNull:
+	case modes.EngineNull:
 		c.mode = cModeNull
 	default:
-		return nil, fmt.Errorf("%s=%q is not %s", attach.EnvMode, name, results.OneOf(results.Engines))
+		return nil, fmt.Errorf("%s=%q is not %s", attach.EnvMode, name, modes.OneOf(modes.Engines))
 	}
 	if s, ok := get(attach.EnvInterval); ok && s != "" {
 		d, err := time.ParseDuration(s)

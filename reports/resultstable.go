@@ -12,6 +12,7 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"vbench/internal/modes"
 	"vbench/internal/results"
 	"vbench/reports/numfmt"
 )
@@ -62,7 +63,7 @@ func ResultsRows(f *results.File) (header []string, rows [][]string) {
 		hasBase = hasBase || (c.Compare != nil && c.Compare.Against == "")
 		hasAB = hasAB || (c.Compare != nil && c.Compare.Against != "")
 		hasAcc = hasAcc || c.AccuracyText() != ""
-		hasOver = hasOver || c.Mode != results.ModeNone
+		hasOver = hasOver || c.Mode != modes.None
 		metrics[c.Metric.OrDefault()] = true
 	}
 	header = []string{"workload", "mode"}
@@ -146,7 +147,7 @@ func medianText(c results.Cell) string {
 }
 
 func overheadText(c results.Cell) string {
-	if c.Mode == results.ModeNone || c.Overhead == 0 {
+	if c.Mode == modes.None || c.Overhead == 0 {
 		return notApplicable
 	}
 	return numfmt.MultipleCI(c.Overhead, c.OverheadLo, c.OverheadHi)

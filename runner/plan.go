@@ -12,23 +12,24 @@ import (
 	"strings"
 	"time"
 
+	"vbench/internal/modes"
 	"vbench/internal/results"
 	"vbench/internal/suite"
 )
 
 // Options are the command-line choices that override the suite.
 type Options struct {
-	Runs      int            // > 0 overrides the suite and every workload
-	MaxRuns   int            // > 0 overrides the suite's max_runs
-	Warmup    int            // >= 0 overrides; < 0 keeps the suite's
-	Modes     []results.Mode // nil keeps the suite's (workload subsets still apply)
-	Workloads []string       // nil: all
-	Timeout   time.Duration  // > 0 overrides the suite and every workload
+	Runs      int           // > 0 overrides the suite and every workload
+	MaxRuns   int           // > 0 overrides the suite's max_runs
+	Warmup    int           // >= 0 overrides; < 0 keeps the suite's
+	Modes     []modes.Mode  // nil keeps the suite's (workload subsets still apply)
+	Workloads []string      // nil: all
+	Timeout   time.Duration // > 0 overrides the suite and every workload
 	Shard     *results.Shard
 	Seed      uint64
 	// Against is the OLD build of the profiler (an absolute, checked path)
 	// for an A/B run: every engine mode of the plan also runs with it, as
-	// its results.OldBuild twin in the same rounds, and is judged against
+	// its modes.OldBuild twin in the same rounds, and is judged against
 	// it. Empty: no A/B run.
 	Against string
 }
@@ -36,9 +37,9 @@ type Options struct {
 // Cell is one planned (workload, mode) pair.
 type Cell struct {
 	Workload *suite.Workload
-	Mode     results.Mode
-	Spec     results.ModeSpec // what the mode loads
-	Metric   results.Metric   // what its runs are measured by: the workload's
+	Mode     modes.Mode
+	Spec     modes.Spec     // what the mode loads
+	Metric   results.Metric // what its runs are measured by: the workload's
 	Runs     int
 	// MaxRuns caps its runs when it belongs to an A/B pair whose verdict
 	// is still undecided after Runs (adaptive.go); >= Runs.
@@ -52,17 +53,17 @@ func (c *Cell) Key() string { return c.keyOf(c.Mode) }
 
 // keyOf is the key of the cell of mode m of the same workload (the cell an
 // A/B pair judges it against).
-func (c *Cell) keyOf(m results.Mode) string { return c.Workload.Name + "/" + string(m) }
+func (c *Cell) keyOf(m modes.Mode) string { return c.Workload.Name + "/" + string(m) }
 
 // Plan is the cells a run will measure.
 type Plan struct {
 	Suite   *suite.Suite
 	Options Options
 	Cells   []Cell
-	Modes   []results.Mode     // effective suite-level modes, in report order
-	Specs   []results.ModeSpec // their definitions, in the same order
-	Runs    int                // effective suite-level runs
-	MaxRuns int                // effective suite-level cap of an undecided A/B pair's runs
+	Modes   []modes.Mode // effective suite-level modes, in report order
+	Specs   []modes.Spec // their definitions, in the same order
+	Runs    int          // effective suite-level runs
+	MaxRuns int          // effective suite-level cap of an undecided A/B pair's runs
 	Warmup  int
 	Timeout time.Duration
 	// Profiled is set when some cell loads the run's profiler library (an
@@ -76,17 +77,17 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 	if o.Modes != nil {
 		for _, m := range o.Modes {
 			if _, ok := s.Spec(m); !ok {
-				return nil, fmt.Errorf("--modes: unknown mode %q (suite %s knows: %s)", m, s.Path, results.List(s.KnownModes()))
+				return nil, fmt.Errorf("--modes: unknown mode %q (suite %s knows: %s)", m, s.Path, modes.List(s.KnownModes()))
 			}
 		}
 		p.Modes = o.Modes
 	}
-	p.Modes = results.OrderModes(p.Modes)
-	specs := map[results.Mode]results.ModeSpec{}
+	p.Modes = modes.Order(p.Modes)
+	specs := map[modes.Mode]modes.Spec{}
 	for _, m := range p.Modes {
 		specs[m], _ = s.Spec(m)
 	}
-	twinOf := map[results.Mode]results.Mode{} // OLD-build twin -> its mode
+	twinOf := map[modes.Mode]modes.Mode{} // OLD-build twin -> its mode
 	for _, m := range p.Modes {
 		if a := specs[m].Against; a != "" && !contains(p.Modes, a) {
 			return nil, fmt.Errorf("--modes: mode %s is judged against mode %s (its against: in %s), which --modes leaves out: add %s, or leave %s out", m, a, s.Path, a, m)
@@ -96,21 +97,21 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 		// Every mode that loads vbench's profiler also runs with the OLD
 		// build, and is judged against that twin (over a suite's against:,
 		// which the command line overrides).
-		var twins []results.Mode
+		var twins []modes.Mode
 		for _, m := range p.Modes {
 			sp := specs[m]
 			if sp.Engine == "" {
 				continue
 			}
 			old := sp
-			old.Name, old.Profiler, old.Against = results.OldBuild(m), o.Against, ""
+			old.Name, old.Profiler, old.Against = modes.OldBuild(m), o.Against, ""
 			sp.Against = old.Name
 			specs[m], specs[old.Name] = sp, old
 			twins = append(twins, old.Name)
 			twinOf[old.Name] = m
 		}
 		if len(twins) == 0 {
-			return nil, fmt.Errorf("--against: no mode of this run loads vbench's profiler (modes: %s), so there is nothing to measure with %s", results.List(p.Modes), o.Against)
+			return nil, fmt.Errorf("--against: no mode of this run loads vbench's profiler (modes: %s), so there is nothing to measure with %s", modes.List(p.Modes), o.Against)
 		}
 		p.Modes = append(p.Modes, twins...)
 	}
@@ -201,14 +202,14 @@ func (p *Plan) Metrics() map[string]results.Metric {
 }
 
 // LibraryModes are the planned modes that load the run's profiler library.
-func (p *Plan) LibraryModes() []results.Mode {
-	var out []results.Mode
+func (p *Plan) LibraryModes() []modes.Mode {
+	var out []modes.Mode
 	for _, c := range p.Cells {
 		if c.Spec.Engine != "" && c.Spec.Profiler == "" && !contains(out, c.Mode) {
 			out = append(out, c.Mode)
 		}
 	}
-	return results.OrderModes(out)
+	return modes.Order(out)
 }
 
 // ShardCells returns shard i (1-based) of n: the cells sorted by workload
@@ -288,13 +289,13 @@ func ParseShard(s string) (*results.Shard, error) {
 	return &results.Shard{Index: i, Count: n}, nil
 }
 
-func modeIndex(m results.Mode) int {
-	for i, x := range results.BuiltinModes {
+func modeIndex(m modes.Mode) int {
+	for i, x := range modes.Builtins {
 		if x == m {
 			return i
 		}
 	}
-	return len(results.BuiltinModes)
+	return len(modes.Builtins)
 }
 
 func contains[T comparable](xs []T, x T) bool {

@@ -20,7 +20,7 @@ import (
 	"strings"
 	"time"
 
-	"vbench/internal/results"
+	"vbench/internal/modes"
 )
 
 // CLSID is the fixed class ID of the vbench profiler COM class.
@@ -69,9 +69,9 @@ const (
 
 // Options are the profiler settings a caller may choose.
 type Options struct {
-	Engine     results.Engine // null | tracing | instrumentation | sampling; "" loads no profiler
-	ProfileDir string         // required: where the profile is written
-	Interval   time.Duration  // sampling only; 0 means the profiler's default
+	Engine     modes.Engine  // null | tracing | instrumentation | sampling; "" loads no profiler
+	ProfileDir string        // required: where the profile is written
+	Interval   time.Duration // sampling only; 0 means the profiler's default
 	Include    []string
 	Exclude    []string
 	TimeSample int  // tracing and instrumentation; 0 means the profiler's default (16; 256), 1 times every call

@@ -21,6 +21,7 @@ import (
 	"vbench/baseline"
 	"vbench/internal/atomicfile"
 	"vbench/internal/attach"
+	"vbench/internal/modes"
 	"vbench/internal/profile"
 	"vbench/internal/results"
 	"vbench/reports"
@@ -113,7 +114,7 @@ the program's code, if non-zero).`,
 	}
 	fl := cmd.Flags()
 	fl.SetInterspersed(false) // everything after COMMAND belongs to it
-	fl.StringVar(&f.mode, "mode", string(results.EngineTracing), "tracing | instrumentation | sampling | null")
+	fl.StringVar(&f.mode, "mode", string(modes.EngineTracing), "tracing | instrumentation | sampling | null")
 	fl.DurationVar(&f.interval, "interval", 10*time.Millisecond, "sampling interval, 1ms..1s")
 	fl.StringSliceVar(&f.include, "include", nil, "assembly or namespace patterns to profile (repeatable, comma-separated)")
 	fl.StringSliceVar(&f.exclude, "exclude", nil, "assembly or namespace patterns not to profile (repeatable, comma-separated)")
@@ -130,9 +131,9 @@ the program's code, if non-zero).`,
 }
 
 func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
-	engine := results.Engine(f.mode)
+	engine := modes.Engine(f.mode)
 	if !engine.Valid() {
-		return usageErrf("--mode %q: want %s (none means no profiler: run the program directly)", f.mode, results.OneOf(results.Engines))
+		return usageErrf("--mode %q: want %s (none means no profiler: run the program directly)", f.mode, modes.OneOf(modes.Engines))
 	}
 	if f.interval < attach.MinInterval || f.interval > attach.MaxInterval {
 		return usageErrf("--interval %v: want %v..%v", f.interval, attach.MinInterval, attach.MaxInterval)
@@ -177,7 +178,7 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 	stderr := cmd.ErrOrStderr()
 
 	opts := attach.Options{Engine: engine, ProfileDir: dir, Include: f.include, Exclude: f.exclude, TimeSample: f.timeSamp, Processes: f.processes}
-	if engine == results.EngineSampling {
+	if engine == modes.EngineSampling {
 		opts.Interval = f.interval
 		opts.NoInline = f.noInline
 		if f.maxStack != attach.DefaultMaxStack {
@@ -418,7 +419,7 @@ func (p *profilerLines) String() string {
 
 // profileJSON is what --format json prints and --json writes.
 type profileJSON struct {
-	Mode       results.Engine   `json:"mode"`
+	Mode       modes.Engine     `json:"mode"`
 	ProfileDir string           `json:"profile_dir"`
 	ExitCode   int              `json:"exit_code"`
 	DurationNs int64            `json:"duration_ns"`

@@ -10,6 +10,7 @@ import (
 
 	"vbench/baseline"
 	"vbench/internal/atomicfile"
+	"vbench/internal/modes"
 	"vbench/internal/results"
 	"vbench/reports"
 )
@@ -194,7 +195,7 @@ func reportProfile(cmd *cobra.Command, in *reports.Input, f *reportFlags) error 
 		render = func(w io.Writer) error {
 			return reports.FlameGraph(w, p, reports.FlameOptions{PerThread: f.perThread, MaxDepth: f.depth})
 		}
-		if p.Mode == results.EngineNull {
+		if p.Mode == modes.EngineNull {
 			return usageErrf("%s: %v: there is nothing to draw", in.Path, reports.ErrNoCallData)
 		}
 	default:

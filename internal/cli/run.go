@@ -15,6 +15,7 @@ import (
 	"vbench/baseline"
 	"vbench/internal/attach"
 	"vbench/internal/machine"
+	"vbench/internal/modes"
 	"vbench/internal/results"
 	"vbench/internal/suite"
 	"vbench/runner"
@@ -117,7 +118,7 @@ func prepare(cmd *cobra.Command, path string, f *runFlags) (*measurement, error)
 			lib = attach.DefaultLibrary()
 		}
 		if m.lib, err = attach.Check(lib); err != nil {
-			return nil, usageErrf("%v\n(modes with an engine load the profiler: %s; --modes none runs without it)", err, results.List(m.plan.LibraryModes()))
+			return nil, usageErrf("%v\n(modes with an engine load the profiler: %s; --modes none runs without it)", err, modes.List(m.plan.LibraryModes()))
 		}
 	}
 	if f.jsonOut != "" {
@@ -301,13 +302,13 @@ func finish(cmd *cobra.Command, res *results.File, f *runFlags, ci *ciFlags) err
 }
 
 // modeNames types the --modes flag's values (nil stays nil: the suite's modes).
-func modeNames(names []string) []results.Mode {
+func modeNames(names []string) []modes.Mode {
 	if names == nil {
 		return nil
 	}
-	out := make([]results.Mode, len(names))
+	out := make([]modes.Mode, len(names))
 	for i, n := range names {
-		out[i] = results.Mode(n)
+		out[i] = modes.Mode(n)
 	}
 	return out
 }

@@ -15,7 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"vbench/internal/attach"
-	"vbench/internal/results"
+	"vbench/internal/modes"
 )
 
 // FuzzParse feeds the suite reader arbitrary bytes, starting from the
@@ -95,7 +95,7 @@ func checkSuite(t *testing.T, s *Suite) {
 	if !(s.MinChange >= 0 && s.MinChange < 1) || !(s.Alpha > 0 && s.Alpha < 0.5) {
 		fail("min_change %v alpha %v", s.MinChange, s.Alpha)
 	}
-	checkSettings := func(ps results.ProfilerSettings, what string) {
+	checkSettings := func(ps modes.ProfilerSettings, what string) {
 		if iv := time.Duration(ps.Interval); iv != 0 && (iv < attach.MinInterval || iv > attach.MaxInterval) {
 			fail("%s.interval %v outside what the profiler accepts (%v..%v)", what, iv, attach.MinInterval, attach.MaxInterval)
 		}
@@ -110,11 +110,11 @@ func checkSuite(t *testing.T, s *Suite) {
 	if !s.Metric.Valid() {
 		fail("suite metric %q", s.Metric)
 	}
-	checkModes := func(ms []results.Mode, what string) {
+	checkModes := func(ms []modes.Mode, what string) {
 		if len(ms) == 0 {
 			fail("%s: no modes", what)
 		}
-		seen := map[results.Mode]bool{}
+		seen := map[modes.Mode]bool{}
 		for _, m := range ms {
 			if _, ok := s.Spec(m); !ok || seen[m] || !ValidName(string(m)) {
 				fail("%s: modes %v", what, ms)
@@ -203,7 +203,7 @@ func encode(t *testing.T, s *Suite) []byte {
 	t.Helper()
 	// Settings as a mapping: a given empty list (which a mode does not
 	// inherit over) must stay given.
-	settings := func(ps results.ProfilerSettings) map[string]any {
+	settings := func(ps modes.ProfilerSettings) map[string]any {
 		m := map[string]any{}
 		if ps.Interval != 0 {
 			m["interval"] = ps.Interval.String()
@@ -240,7 +240,7 @@ func encode(t *testing.T, s *Suite) []byte {
 		Metric   string            `yaml:"metric"`
 		Runs     int               `yaml:"runs,omitempty"`
 		Timeout  string            `yaml:"timeout,omitempty"`
-		Modes    []results.Mode    `yaml:"modes,omitempty"`
+		Modes    []modes.Mode      `yaml:"modes,omitempty"`
 	}
 	type doc struct {
 		Name       string         `yaml:"name"`

@@ -14,7 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"vbench/internal/attach"
-	"vbench/internal/results"
+	"vbench/internal/modes"
 )
 
 func (p *parser) workloads(n *yaml.Node, s *Suite) {
@@ -172,7 +172,7 @@ func (p *parser) modeSubset(n *yaml.Node, field string, s *Suite, w *Workload) {
 	}
 	for i, m := range w.Modes {
 		if !contains(s.Modes, m) {
-			p.fail(w.modeNode(n, i), fmt.Sprintf("%s.modes[%d]", field, i), "mode %q is not among the suite's modes [%s]", m, results.List(s.Modes))
+			p.fail(w.modeNode(n, i), fmt.Sprintf("%s.modes[%d]", field, i), "mode %q is not among the suite's modes [%s]", m, modes.List(s.Modes))
 			return
 		}
 	}
