@@ -45,8 +45,10 @@ func (s Setting[T]) Want() string {
 // The profiler's numeric settings.
 var (
 	Interval = Setting[time.Duration]{Name: "interval", Default: 10 * time.Millisecond, Min: time.Millisecond, Max: time.Second}
-	// TimeSample's default is the tracing engine's; instrumentation's is
-	// 256 (profiler/config.go says why).
+	// TimeSample: hot call paths (past their first 1024 calls) are timed on
+	// a random ~1/16 of their calls, since rdtsc costs about as much as the
+	// rest of the hook pair. That default is the tracing engine's;
+	// instrumentation's is 256 (profiler/config.go says why).
 	TimeSample = Setting[int]{Name: "time_sample", Default: 16, Min: 1, Max: 1024, PowersOfTwo: true}
 	// MaxStack: the profiler's per-tick frame buffer holds 2^22 frames.
 	MaxStack = Setting[int]{Name: "max_stack", Default: 1 << 20, Min: 16, Max: 1 << 22}

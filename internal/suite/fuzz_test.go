@@ -96,14 +96,8 @@ func checkSuite(t *testing.T, s *Suite) {
 		fail("min_change %v alpha %v", s.MinChange, s.Alpha)
 	}
 	checkSettings := func(ps modes.ProfilerSettings, what string) {
-		if iv := time.Duration(ps.Interval); iv != 0 && (iv < attach.MinInterval || iv > attach.MaxInterval) {
-			fail("%s.interval %v outside what the profiler accepts (%v..%v)", what, iv, attach.MinInterval, attach.MaxInterval)
-		}
-		if ps.TimeSample != 0 && !attach.ValidTimeSample(ps.TimeSample) {
-			fail("%s.time_sample %d", what, ps.TimeSample)
-		}
-		if ps.MaxStack != 0 && (ps.MaxStack < attach.MinMaxStack || ps.MaxStack > attach.MaxMaxStack) {
-			fail("%s.max_stack %d", what, ps.MaxStack)
+		if err := modes.Validate(ps); err != nil {
+			fail("%s: %v", what, err)
 		}
 	}
 	checkSettings(s.Profiler, "profiler")

@@ -204,15 +204,15 @@ func (p *parser) engineEnv(n *yaml.Node, field string) {
 	}
 }
 
-// setting reads one profiler setting into ps, with the ranges the profiler
-// accepts: it declines to load with anything else, which would fail every
-// run after the build.
+// setting reads one profiler setting into ps, checked with modes.Validate:
+// the profiler declines to load with anything else, which would fail every
+// run after the build. (Durations and integers are already > 0 here.)
 func (p *parser) setting(key string, v *yaml.Node, f string, ps *modes.ProfilerSettings) {
 	switch key {
 	case "interval":
 		d := p.duration(v, f)
-		if p.err == nil && (d < attach.MinInterval || d > attach.MaxInterval) {
-			p.fail(v, f, "must be between %v and %v (what the profiler accepts), got %s", attach.MinInterval, attach.MaxInterval, v.Value)
+		if p.err == nil && modes.Validate(modes.ProfilerSettings{Interval: modes.Duration(d)}) != nil {
+			p.fail(v, f, "must be between %v and %v (what the profiler accepts), got %s", modes.Interval.Min, modes.Interval.Max, v.Value)
 		}
 		ps.Interval = modes.Duration(d)
 	case "include":
@@ -220,17 +220,17 @@ func (p *parser) setting(key string, v *yaml.Node, f string, ps *modes.ProfilerS
 	case "exclude":
 		ps.Exclude = p.strList(v, f)
 	case "time_sample":
-		n := p.integer(v, f, 1)
-		if p.err == nil && !attach.ValidTimeSample(n) {
-			p.fail(v, f, "must be 1 or a power of two up to %d (what the profiler accepts), got %d", attach.MaxTimeSample, n)
+		n := p.integer(v, f, modes.TimeSample.Min)
+		if p.err == nil && modes.Validate(modes.ProfilerSettings{TimeSample: n}) != nil {
+			p.fail(v, f, "must be %s (what the profiler accepts), got %d", modes.TimeSample.Want(), n)
 		}
 		ps.TimeSample = n
 	case "no_inline":
 		ps.NoInline = p.boolean(v, f)
 	case "max_stack":
-		n := p.integer(v, f, attach.MinMaxStack)
-		if p.err == nil && n > attach.MaxMaxStack {
-			p.fail(v, f, "must be at most %d frames (what the profiler accepts), got %d", attach.MaxMaxStack, n)
+		n := p.integer(v, f, modes.MaxStack.Min)
+		if p.err == nil && modes.Validate(modes.ProfilerSettings{MaxStack: n}) != nil {
+			p.fail(v, f, "must be at most %d frames (what the profiler accepts), got %d", modes.MaxStack.Max, n)
 		}
 		ps.MaxStack = n
 	}
