@@ -2,6 +2,7 @@ package runner
 
 import (
 	"math/rand/v2"
+	"slices"
 
 	"vbench/internal/results"
 	"vbench/stats"
@@ -59,7 +60,7 @@ func (a *adaptive) next() []step {
 			continue
 		}
 		for _, c := range []*cellState{p.new, p.old} {
-			if !contains(open, c) {
+			if !slices.Contains(open, c) {
 				open = append(open, c)
 			}
 		}

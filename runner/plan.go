@@ -7,8 +7,8 @@ package runner
 
 import (
 	"fmt"
+	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -77,7 +77,9 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 	if o.Modes != nil {
 		for _, m := range o.Modes {
 			if _, ok := s.Spec(m); !ok {
-				return nil, fmt.Errorf("--modes: unknown mode %q (suite %s knows: %s)", m, s.Path, modes.List(s.KnownModes()))
+				return nil, optionErr("Modes", func(name string) string {
+					return fmt.Sprintf("%s: unknown mode %q (suite %s knows: %s)", name, m, s.Path, modes.List(s.KnownModes()))
+				})
 			}
 		}
 		p.Modes = o.Modes
@@ -89,8 +91,10 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 	}
 	twinOf := map[modes.Mode]modes.Mode{} // OLD-build twin -> its mode
 	for _, m := range p.Modes {
-		if a := specs[m].Against; a != "" && !contains(p.Modes, a) {
-			return nil, fmt.Errorf("--modes: mode %s is judged against mode %s (its against: in %s), which --modes leaves out: add %s, or leave %s out", m, a, s.Path, a, m)
+		if a := specs[m].Against; a != "" && !slices.Contains(p.Modes, a) {
+			return nil, optionErr("Modes", func(name string) string {
+				return fmt.Sprintf("%s: mode %s is judged against mode %s (its against: in %s), which %s leaves out: add %s, or leave %s out", name, m, a, s.Path, name, a, m)
+			})
 		}
 	}
 	if o.Against != "" {
@@ -111,7 +115,9 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 			twinOf[old.Name] = m
 		}
 		if len(twins) == 0 {
-			return nil, fmt.Errorf("--against: no mode of this run loads vbench's profiler (modes: %s), so there is nothing to measure with %s", modes.List(p.Modes), o.Against)
+			return nil, optionErr("Against", func(name string) string {
+				return fmt.Sprintf("%s: no mode of this run loads vbench's profiler (modes: %s), so there is nothing to measure with %s", name, modes.List(p.Modes), o.Against)
+			})
 		}
 		p.Modes = append(p.Modes, twins...)
 	}
@@ -130,16 +136,14 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 	}
 	want := map[string]bool{}
 	for _, name := range o.Workloads {
-		found := false
-		for _, w := range s.Workloads {
-			found = found || w.Name == name
-		}
-		if !found {
+		if !slices.ContainsFunc(s.Workloads, func(w suite.Workload) bool { return w.Name == name }) {
 			var names []string
 			for _, w := range s.Workloads {
 				names = append(names, w.Name)
 			}
-			return nil, fmt.Errorf("--workloads: suite %s has no workload %q (it has: %s)", s.Path, name, strings.Join(names, ", "))
+			return nil, optionErr("Workloads", func(opt string) string {
+				return fmt.Sprintf("%s: suite %s has no workload %q (it has: %s)", opt, s.Path, name, strings.Join(names, ", "))
+			})
 		}
 		want[name] = true
 	}
@@ -151,7 +155,7 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 		}
 		for _, m := range p.Modes { // report order
 			// A twin runs wherever its mode does.
-			if runs := w.EffectiveModes(s); !contains(runs, m) && !contains(runs, twinOf[m]) {
+			if runs := w.EffectiveModes(s); !slices.Contains(runs, m) && !slices.Contains(runs, twinOf[m]) {
 				continue
 			}
 			c := Cell{Workload: w, Mode: m, Spec: specs[m], Metric: w.Metric.OrDefault(), Runs: p.Runs, Warmup: p.Warmup, Timeout: p.Timeout}
@@ -205,7 +209,7 @@ func (p *Plan) Metrics() map[string]results.Metric {
 func (p *Plan) LibraryModes() []modes.Mode {
 	var out []modes.Mode
 	for _, c := range p.Cells {
-		if c.Spec.Engine != "" && c.Spec.Profiler == "" && !contains(out, c.Mode) {
+		if c.Spec.Engine != "" && c.Spec.Profiler == "" && !slices.Contains(out, c.Mode) {
 			out = append(out, c.Mode)
 		}
 	}
@@ -275,34 +279,27 @@ func ShardCells(cells []Cell, i, n int) []Cell {
 	return out
 }
 
-// ParseShard reads "i/n".
-func ParseShard(s string) (*results.Shard, error) {
-	a, b, ok := strings.Cut(s, "/")
-	i, err1 := strconv.Atoi(a)
-	n, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil {
-		return nil, fmt.Errorf("--shard %q: want i/n, e.g. 2/4", s)
-	}
-	if n < 1 || i < 1 || i > n {
-		return nil, fmt.Errorf("--shard %q: need 1 <= i <= n", s)
-	}
-	return &results.Shard{Index: i, Count: n}, nil
-}
-
+// modeIndex is m's place among the built-in modes; the others sort after them.
 func modeIndex(m modes.Mode) int {
-	for i, x := range modes.Builtins {
-		if x == m {
-			return i
-		}
+	if i := slices.Index(modes.Builtins, m); i >= 0 {
+		return i
 	}
 	return len(modes.Builtins)
 }
 
-func contains[T comparable](xs []T, x T) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
+// An OptionError is an option (a field of Options) the suite cannot
+// satisfy: a usage error. Its message calls the option by its field
+// ("Options.Modes"); a command line calls it by its flag (Explain).
+type OptionError struct {
+	Option  string // the field of Options: "Modes", "Workloads" or "Against"
+	explain func(name string) string
 }
+
+func optionErr(option string, explain func(name string) string) *OptionError {
+	return &OptionError{option, explain}
+}
+
+func (e *OptionError) Error() string { return e.explain("Options." + e.Option) }
+
+// Explain is the message with the option called name ("--modes").
+func (e *OptionError) Explain(name string) string { return e.explain(name) }

@@ -167,17 +167,6 @@ func sorted(xs []string) []string {
 	return out
 }
 
-func TestParseShard(t *testing.T) {
-	if s, err := ParseShard("2/4"); err != nil || s.Index != 2 || s.Count != 4 {
-		t.Errorf("ParseShard(2/4) = %+v, %v", s, err)
-	}
-	for _, bad := range []string{"0/4", "5/4", "1/0", "x/2", "2", "1/2/3", ""} {
-		if _, err := ParseShard(bad); err == nil {
-			t.Errorf("ParseShard(%q) accepted", bad)
-		}
-	}
-}
-
 // The schedule: warmups first; then rounds in which every cell runs once,
 // in a seeded random order that differs between rounds.
 func TestSchedule(t *testing.T) {

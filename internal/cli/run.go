@@ -91,7 +91,7 @@ func prepare(cmd *cobra.Command, path string, f *runFlags) (*measurement, error)
 		opts.Seed = uint64(time.Now().UnixNano())
 	}
 	if f.shard != "" {
-		if opts.Shard, err = runner.ParseShard(f.shard); err != nil {
+		if opts.Shard, err = parseShard(f.shard); err != nil {
 			return nil, usageErr(err)
 		}
 	}
@@ -109,7 +109,7 @@ func prepare(cmd *cobra.Command, path string, f *runFlags) (*measurement, error)
 	}
 	plan, err := runner.NewPlan(s, opts)
 	if err != nil {
-		return nil, usageErr(err)
+		return nil, planErr(err)
 	}
 	m := &measurement{suite: s, plan: plan, flags: f}
 	if plan.Profiled {
