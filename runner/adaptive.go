@@ -9,7 +9,7 @@ import (
 )
 
 // Adaptive rounds. An A/B pair — a cell judged against another cell of the
-// same run (ModeSpec.Against) — whose verdict is still undecided after its
+// same run (modes.Spec.Against) — whose verdict is still undecided after its
 // planned runs gets more rounds, a batch at a time, both cells interleaved
 // in each round as before, until the verdict is decided or the pair reaches
 // its MaxRuns. Undecided means not significant while the interval at

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -219,7 +220,7 @@ func (f *File) ModeSpec(m modes.Mode) modes.Spec {
 	return s
 }
 
-// Modes is every mode of the file's cells in report order (OrderModes over
+// Modes is every mode of the file's cells in report order (modes.Order over
 // the recorded settings' order, then the cells').
 func (f *File) Modes() []modes.Mode {
 	var all []modes.Mode
@@ -312,10 +313,8 @@ func SortCells(cells []Cell, workloads []string, order []modes.Mode) {
 
 // index is x's position in xs, or len(xs) when absent (sorts last).
 func index[T comparable](xs []T, x T) int {
-	for i, y := range xs {
-		if y == x {
-			return i
-		}
+	if i := slices.Index(xs, x); i >= 0 {
+		return i
 	}
 	return len(xs)
 }

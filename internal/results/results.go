@@ -262,7 +262,7 @@ type Change struct {
 	RatioHi   float64 `json:"ratio_hi,omitempty"`
 	OverheadP float64 `json:"overhead_p,omitempty"` // the same test on per-run overhead multiples
 	// Against is the mode the cell was judged against in its own run (an
-	// A/B comparison, ModeSpec.Against); empty for a baseline comparison.
+	// A/B comparison, modes.Spec.Against); empty for a baseline comparison.
 	Against    modes.Mode `json:"against,omitempty"`
 	Reason     string     `json:"reason,omitempty"` // what decided the verdict, in words
 	Comparable bool       `json:"comparable"`       // both sides had enough runs to test

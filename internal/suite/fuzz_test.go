@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -174,7 +175,7 @@ func checkSuite(t *testing.T, s *Suite) {
 		if w.Modes != nil {
 			checkModes(w.Modes, "workload "+w.Name)
 			for _, m := range w.Modes {
-				if !contains(s.Modes, m) {
+				if !slices.Contains(s.Modes, m) {
 					fail("workload %s: mode %s not among the suite's %v", w.Name, m, s.Modes)
 				}
 			}

@@ -3,6 +3,8 @@ package suite
 // The suite's modes: built-in names and modes defined in the suite (a name,
 // an optional engine of vbench's profiler with its settings, another build
 // of the profiler, an environment), and the metric a workload is measured by.
+// What a mode is, and the settings' ranges, live in internal/modes: this
+// file reads them from YAML, with line and field in every error.
 
 import (
 	"errors"
