@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"vbench/internal/machine"
+	"vbench/internal/modes"
 	"vbench/internal/results"
 	"vbench/stats"
 )
 
 // cell makes a cell whose runs report base*(1+k/1000) for k=0..n-1: a little
 // spread, so the test has something to shuffle.
-func cell(w string, mode results.Mode, base float64, n int) results.Cell {
+func cell(w string, mode modes.Mode, base float64, n int) results.Cell {
 	c := results.Cell{Workload: w, Mode: mode}
 	for k := 0; k < n; k++ {
 		c.Samples = append(c.Samples, results.Run{Seq: k, ElapsedNs: int64(base * (1 + float64(k)/1000))})

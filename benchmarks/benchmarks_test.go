@@ -20,7 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"gopkg.in/yaml.v3"
 
-	"vbench/internal/results"
+	"vbench/internal/modes"
 	"vbench/internal/suite"
 	"vbench/internal/testbin"
 	"vbench/runner"
@@ -204,8 +204,8 @@ func TestSuites(t *testing.T) {
 						t.Errorf("suite.yaml does not run %s", p)
 					}
 				}
-				if strings.Join(s.Modes, ", ") != results.List(results.BuiltinModes) {
-					t.Errorf("suite.yaml modes %v, want every mode (%s)", s.Modes, results.List(results.BuiltinModes))
+				if strings.Join(s.Modes, ", ") != modes.List(modes.Builtins) {
+					t.Errorf("suite.yaml modes %v, want every mode (%s)", s.Modes, modes.List(modes.Builtins))
 				}
 			}
 			for _, w := range s.Workloads {
@@ -330,10 +330,10 @@ func TestPeersSuite(t *testing.T) {
 			t.Errorf("peers.yaml's %s differs from suite.yaml's", w.Name)
 		}
 	}
-	if got := results.List(peers.Modes); got != "none, sampling-10ms, sampling-1ms, eventpipe, eventpipe-10ms, tracing" {
+	if got := modes.List(peers.Modes); got != "none, sampling-10ms, sampling-1ms, eventpipe, eventpipe-10ms, tracing" {
 		t.Errorf("peers.yaml modes: %s", got)
 	}
-	for name, want := range map[results.Mode]string{
+	for name, want := range map[modes.Mode]string{
 		"sampling-10ms":  "vbench sampling, interval 10ms",
 		"sampling-1ms":   "vbench sampling, interval 1ms",
 		"eventpipe-10ms": "DOTNET_EventPipeThreadSamplingRate=10",
@@ -343,7 +343,7 @@ func TestPeersSuite(t *testing.T) {
 			t.Errorf("%s: %s, want %q", name, d, want)
 		}
 	}
-	if sp, _ := peers.Spec("eventpipe"); !strings.Contains(sp.Env["DOTNET_EventPipeOutputPath"], results.RunDir) {
+	if sp, _ := peers.Spec("eventpipe"); !strings.Contains(sp.Env["DOTNET_EventPipeOutputPath"], modes.RunDir) {
 		t.Errorf("eventpipe writes its trace outside the run's directory: %v", sp.Env)
 	}
 }

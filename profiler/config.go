@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"vbench/internal/attach"
-	"vbench/internal/results"
+	"vbench/internal/modes"
 )
 
 // Modes as the C core numbers them (VB_MODE_* in vb.h).
@@ -21,13 +21,9 @@ const (
 	cModeInstrumentation = 4
 )
 
+// The profiler's defaults are modes.Interval.Default, modes.MaxStack.Default
+// and modes.TimeSample.Default (tracing), but for instrumentation:
 const (
-	defaultInterval = 10 * time.Millisecond
-	minInterval     = attach.MinInterval
-	maxInterval     = attach.MaxInterval
-	// Hot nodes (past their first 1024 calls) are timed on a random ~1/16 of
-	// their calls: rdtsc costs about as much as the rest of the hook pair.
-	defaultTimeSample = 16
 	// Instrumentation counts a call in ~1.5 ns, a timed one costs two rdtsc
 	// (~11 ns each on our VM) and two native calls: at 1/16 timing would
 	// triple its cost on call-heavy code, at 1/256 it adds ~0.1 ns a call.
@@ -36,7 +32,7 @@ const (
 
 // config is what the profiler was asked to do, from the environment.
 type config struct {
-	engine           results.Engine
+	engine           modes.Engine
 	mode             int
 	interval         time.Duration
 	timeSample       int // tracing, instrumentation: 1 times every call; N: hot nodes ~1 call in N
@@ -61,43 +57,44 @@ func envLookup(k string) (string, bool) { return os.LookupEnv(k) }
 // error (the profiler then declines to load); a missing or unwritable profile
 // directory is not: the program still runs, profiled, and nothing is written.
 func configFromEnv(get func(string) (string, bool)) (*config, error) {
-	c := &config{interval: defaultInterval, timeSample: defaultTimeSample, maxStack: attach.DefaultMaxStack}
+	c := &config{interval: modes.Interval.Default, timeSample: modes.TimeSample.Default, maxStack: modes.MaxStack.Default}
 	name, _ := get(attach.EnvMode)
-	c.engine = results.Engine(name)
+	c.engine = modes.Engine(name)
 	switch c.engine {
-	case results.EngineTracing:
+	case modes.EngineTracing:
 		c.mode = cModeTracing
-	case results.EngineInstrumentation:
+	case modes.EngineInstrumentation:
 		c.mode = cModeInstrumentation
 		c.timeSample = defaultTimeSampleInstrumentation
-	case results.EngineSampling:
+	case modes.EngineSampling:
 		c.mode = cModeSampling
-	case results.EngineNull:
+	case modes.EngineNull:
 		c.mode = cModeNull
 	default:
-		return nil, fmt.Errorf("%s=%q is not %s", attach.EnvMode, name, results.OneOf(results.Engines))
+		return nil, fmt.Errorf("%s=%q is not %s", attach.EnvMode, name, modes.OneOf(modes.Engines))
 	}
 	if s, ok := get(attach.EnvInterval); ok && s != "" {
 		d, err := time.ParseDuration(s)
 		if err != nil {
 			return nil, fmt.Errorf("%s=%q is not a duration like 10ms", attach.EnvInterval, s)
 		}
-		if d < minInterval || d > maxInterval {
-			return nil, fmt.Errorf("%s=%s is outside %v..%v", attach.EnvInterval, d, minInterval, maxInterval)
+		// A typed 0 is a value here, not the default it is in modes.ProfilerSettings.
+		if d == 0 || modes.Validate(modes.ProfilerSettings{Interval: modes.Duration(d)}) != nil {
+			return nil, fmt.Errorf("%s=%s is outside %s", attach.EnvInterval, d, modes.Interval.Want())
 		}
 		c.interval = d
 	}
 	if s, ok := get(attach.EnvTimeSample); ok && s != "" {
 		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > 1024 || n&(n-1) != 0 {
-			return nil, fmt.Errorf("%s=%q is not 1 or a power of two up to 1024", attach.EnvTimeSample, s)
+		if err != nil || n == 0 || modes.Validate(modes.ProfilerSettings{TimeSample: n}) != nil {
+			return nil, fmt.Errorf("%s=%q is not %s", attach.EnvTimeSample, s, modes.TimeSample.Want())
 		}
 		c.timeSample = n
 	}
 	if s, ok := get(attach.EnvMaxStack); ok && s != "" {
 		n, err := strconv.Atoi(s)
-		if err != nil || n < attach.MinMaxStack || n > attach.MaxMaxStack {
-			return nil, fmt.Errorf("%s=%q is not a number of frames in %d..%d", attach.EnvMaxStack, s, attach.MinMaxStack, attach.MaxMaxStack)
+		if err != nil || n == 0 || modes.Validate(modes.ProfilerSettings{MaxStack: n}) != nil {
+			return nil, fmt.Errorf("%s=%q is not a number of frames in %s", attach.EnvMaxStack, s, modes.MaxStack.Want())
 		}
 		c.maxStack = n
 	}

@@ -23,8 +23,8 @@ import (
 	"time"
 
 	"vbench/internal/attach"
+	"vbench/internal/modes"
 	"vbench/internal/profile"
-	"vbench/internal/results"
 	"vbench/internal/testapp"
 	"vbench/internal/testbin"
 )
@@ -182,7 +182,7 @@ func TestCompilerUnderProfiler(t *testing.T) {
 	t.Logf("unprofiled: %v, peak RSS %s, %d bytes of output assembly", plain.took.Round(time.Millisecond), mib(plain.maxRSS), len(plain.dll))
 
 	for _, c := range []struct {
-		mode  results.Engine
+		mode  modes.Engine
 		flags []string
 		// what a readable profile of this compilation holds at least
 		functions, roslyn, threads int

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"vbench/internal/attach"
+	"vbench/internal/modes"
 	"vbench/internal/profile"
-	"vbench/internal/results"
 	"vbench/internal/testapp"
 	"vbench/internal/testbin"
 )
@@ -94,15 +94,15 @@ func rendered(t *testing.T, dir string) {
 
 // Tracing a recursion 100,000 deep: exact counts, the whole chain in the
 // tree, and a profile every reader takes.
-func TestDeepRecursionTracing(t *testing.T) { deepRecursionCounted(t, results.EngineTracing) }
+func TestDeepRecursionTracing(t *testing.T) { deepRecursionCounted(t, modes.EngineTracing) }
 
 // The same under instrumentation, whose rewritten frames are larger (three
 // more locals, a try/fault): 100,000 of them still fit the thread's stack.
 func TestDeepRecursionInstrumentation(t *testing.T) {
-	deepRecursionCounted(t, results.EngineInstrumentation)
+	deepRecursionCounted(t, modes.EngineInstrumentation)
 }
 
-func deepRecursionCounted(t *testing.T, engine results.Engine) {
+func deepRecursionCounted(t *testing.T, engine modes.Engine) {
 	start := time.Now()
 	r, p := profiled(t, engine, nil, 0, "deep", fmt.Sprint(deepN))
 	t.Logf("profiled run and decode: %v", time.Since(start).Round(time.Millisecond))
@@ -142,7 +142,7 @@ func deepRecursionCounted(t *testing.T, engine results.Engine) {
 // Sampling the same recursion, holding at the bottom for a second: whole
 // stacks, 100,000 frames each, land in the tree.
 func TestDeepRecursionSampling(t *testing.T) {
-	r, p := profiled(t, results.EngineSampling, nil, 0, "deep", fmt.Sprint(deepN), "1000")
+	r, p := profiled(t, modes.EngineSampling, nil, 0, "deep", fmt.Sprint(deepN), "1000")
 	if run, _ := recursionRun(p); run != deepN {
 		t.Errorf("longest Recurse chain %d, want %d: no whole stack was sampled", run, deepN)
 	}
@@ -158,7 +158,7 @@ func TestDeepRecursionSampling(t *testing.T) {
 // With VBENCH_MAX_STACK=1000 every stack keeps 500 frames at each end around
 // one marker frame, says so, and still credits Bottom with its samples.
 func TestDeepRecursionSampledStackLimit(t *testing.T) {
-	_, p := profiled(t, results.EngineSampling, []string{attach.EnvMaxStack + "=1000"}, 0, "deep", fmt.Sprint(deepN), "500")
+	_, p := profiled(t, modes.EngineSampling, []string{attach.EnvMaxStack + "=1000"}, 0, "deep", fmt.Sprint(deepN), "500")
 	marker := p.Function(profile.ElidedFrames)
 	bottom := p.Function(bottomFn)
 	if marker == nil || bottom == nil || bottom.ExclusiveSamples == 0 || marker.InclusiveSamples < bottom.ExclusiveSamples {

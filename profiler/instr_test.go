@@ -14,15 +14,15 @@ import (
 	"testing"
 
 	"vbench/internal/attach"
+	"vbench/internal/modes"
 	"vbench/internal/profile"
-	"vbench/internal/results"
 	"vbench/internal/testapp"
 	"vbench/internal/testbin"
 )
 
 // exact runs scenario args plainly and under engine, and checks that the
 // output is the same and every count the program expects is in the profile.
-func exact(t *testing.T, engine results.Engine, extra []string, args ...string) (testapp.Result, *profile.Profile) {
+func exact(t *testing.T, engine modes.Engine, extra []string, args ...string) (testapp.Result, *profile.Profile) {
 	t.Helper()
 	plain := testapp.Run(t, nil, args...)
 	r, p := profiled(t, engine, extra, 0, args...)
@@ -56,7 +56,7 @@ func exact(t *testing.T, engine results.Engine, extra []string, args ...string) 
 // an exception through eleven frames. Tracing runs them too: both engines
 // must agree with the program.
 func TestInstrumentationHardCases(t *testing.T) {
-	for _, engine := range []results.Engine{results.EngineInstrumentation, results.EngineTracing} {
+	for _, engine := range []modes.Engine{modes.EngineInstrumentation, modes.EngineTracing} {
 		t.Run(string(engine), func(t *testing.T) {
 			_, p := exact(t, engine, nil, "hard")
 			if len(p.Skipped) != 0 {
@@ -99,7 +99,7 @@ func sameCounts(a, b map[string]int64) bool {
 // then makes the tail call, so, as with tracing's Tailcall3, every function
 // hangs directly under TailIL.Run.
 func TestInstrumentationTailCalls(t *testing.T) {
-	r, p := exact(t, results.EngineInstrumentation, nil, "tailil", "100")
+	r, p := exact(t, modes.EngineInstrumentation, nil, "tailil", "100")
 	if len(p.Skipped) != 0 {
 		t.Errorf("methods left uninstrumented: %+v", p.Skipped)
 	}
@@ -114,7 +114,7 @@ func TestInstrumentationTailCalls(t *testing.T) {
 // profile names it with the reason instead of counting it wrongly.
 func TestInstrumentationSkipsWhatItCannotRewrite(t *testing.T) {
 	plain := testapp.Run(t, nil, "tailskip", "10")
-	r, p := profiled(t, results.EngineInstrumentation, nil, 0, "tailskip", "10")
+	r, p := profiled(t, modes.EngineInstrumentation, nil, 0, "tailskip", "10")
 	if r.Stdout != plain.Stdout {
 		t.Fatalf("output changed:\n%s\n---\n%s", plain.Stdout, r.Stdout)
 	}
@@ -145,7 +145,7 @@ func TestInstrumentationSkipsWhatItCannotRewrite(t *testing.T) {
 // Measured 2026-11-22: none 47, instrumentation 49, tracing ~730.
 func TestInstrumentationKeepsReadyToRun(t *testing.T) {
 	l := lib(t)
-	jitted := func(engine results.Engine) int {
+	jitted := func(engine modes.Engine) int {
 		env := []string{"DOTNET_TieredCompilation=0"}
 		var r testapp.Result
 		if engine == "" {
@@ -160,7 +160,7 @@ func TestInstrumentationKeepsReadyToRun(t *testing.T) {
 		n, _ := strconv.Atoi(m[1])
 		return n
 	}
-	none, instr, tracing := jitted(""), jitted(results.EngineInstrumentation), jitted(results.EngineTracing)
+	none, instr, tracing := jitted(""), jitted(modes.EngineInstrumentation), jitted(modes.EngineTracing)
 	t.Logf("methods JIT-compiled: none %d, instrumentation %d, tracing %d", none, instr, tracing)
 	if instr > none+5 {
 		t.Errorf("instrumentation JIT-compiled %d methods, unprofiled %d: precompiled framework code was refused", instr, none)
@@ -173,7 +173,7 @@ func TestInstrumentationKeepsReadyToRun(t *testing.T) {
 // Selecting framework code (an include pattern) refuses the precompiled
 // bodies of exactly those methods, which are then rewritten and counted.
 func TestInstrumentationIncludesFrameworkCode(t *testing.T) {
-	_, p := profiled(t, results.EngineInstrumentation, []string{attach.EnvInclude + "=System.Console"}, 0, "loop", "10")
+	_, p := profiled(t, modes.EngineInstrumentation, []string{attach.EnvInclude + "=System.Console"}, 0, "loop", "10")
 	if f := p.Function("System.Console.WriteLine"); f == nil || f.Calls < 2 {
 		t.Errorf("Console.WriteLine %+v, want >= 2 calls", f)
 	} else if c := callers(f); c["VbTest.Loop.Run"] != 1 {

@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"vbench/internal/attach"
+	"vbench/internal/modes"
 	"vbench/internal/profile"
-	"vbench/internal/results"
 	"vbench/internal/testapp"
 	"vbench/internal/testbin"
 )
@@ -57,7 +57,7 @@ func readProfile(t *testing.T, r testapp.Result) *profile.Profile {
 
 // profiled runs the test program under the profiler, expects exit code want
 // and returns the run and its profile.
-func profiled(t *testing.T, mode results.Engine, extra []string, want int, args ...string) (testapp.Result, *profile.Profile) {
+func profiled(t *testing.T, mode modes.Engine, extra []string, want int, args ...string) (testapp.Result, *profile.Profile) {
 	t.Helper()
 	r := testapp.Profiled(t, lib(t), mode, extra, args...)
 	if r.Code != want {
@@ -74,18 +74,18 @@ func callers(f *profile.Function) map[string]int64 {
 	return m
 }
 
-func TestTracingExactCallCounts(t *testing.T) { exactCallCounts(t, results.EngineTracing) }
+func TestTracingExactCallCounts(t *testing.T) { exactCallCounts(t, modes.EngineTracing) }
 
 // The instrumentation engine counts through rewritten IL instead of hooks:
 // the same program, the same exact counts, callers and tree shape.
 func TestInstrumentationExactCallCounts(t *testing.T) {
-	p := exactCallCounts(t, results.EngineInstrumentation)
+	p := exactCallCounts(t, modes.EngineInstrumentation)
 	if len(p.Skipped) != 0 {
 		t.Errorf("methods left uninstrumented: %+v", p.Skipped)
 	}
 }
 
-func exactCallCounts(t *testing.T, engine results.Engine) *profile.Profile {
+func exactCallCounts(t *testing.T, engine modes.Engine) *profile.Profile {
 	l := lib(t)
 	plain := testapp.Run(t, nil, "all")
 	r := testapp.Profiled(t, l, engine, nil, "all")
@@ -208,7 +208,7 @@ func checkTimes(t *testing.T, p *profile.Profile, ns []profile.Node) {
 func TestExactTimingKnob(t *testing.T) {
 	l := lib(t)
 	for _, n := range []string{"1", "64"} {
-		r := testapp.Profiled(t, l, results.EngineTracing, []string{attach.EnvTimeSample + "=" + n}, "recursion", "24")
+		r := testapp.Profiled(t, l, modes.EngineTracing, []string{attach.EnvTimeSample + "=" + n}, "recursion", "24")
 		p := readProfile(t, r)
 		want := testapp.Expectations(r.Stdout)["VbTest.Recursion.Fib"]
 		fib := p.Function("VbTest.Recursion.Fib")
@@ -251,7 +251,7 @@ func callsIn(p *profile.Profile, ns []profile.Node, name string) int64 {
 }
 
 func TestSamplingFindsHotFunction(t *testing.T) {
-	r, p := profiled(t, results.EngineSampling, []string{attach.EnvInterval + "=5ms"}, 0, "cpu", "1500")
+	r, p := profiled(t, modes.EngineSampling, []string{attach.EnvInterval + "=5ms"}, 0, "cpu", "1500")
 	if p.Mode != "sampling" || p.IntervalNs != 5e6 || p.Samples < 20 {
 		t.Fatalf("mode %s interval %d samples %d", p.Mode, p.IntervalNs, p.Samples)
 	}
@@ -293,7 +293,7 @@ func pprofTop(t *testing.T, dir, name string, flags ...string) {
 }
 
 func TestTracingPprof(t *testing.T) {
-	r, _ := profiled(t, results.EngineTracing, nil, 0, "recursion", "22")
+	r, _ := profiled(t, modes.EngineTracing, nil, 0, "recursion", "22")
 	// By calls, Fib is the top function; by wall time it is listed too.
 	dir := testapp.ProcessDir(t, r.Dir)
 	pprofTop(t, dir, "VbTest.Recursion.Fib", "-sample_index=calls", "-nodecount=1")
@@ -301,7 +301,7 @@ func TestTracingPprof(t *testing.T) {
 }
 
 func TestExitPaths(t *testing.T) {
-	for _, engine := range []results.Engine{results.EngineTracing, results.EngineInstrumentation} {
+	for _, engine := range []modes.Engine{modes.EngineTracing, modes.EngineInstrumentation} {
 		// Environment.Exit: the runtime still shuts down and calls Shutdown.
 		_, p := profiled(t, engine, nil, 3, "exit", "50")
 		if f := p.Function("VbTest.Loop.Step"); f == nil || f.Calls != 50 {
@@ -333,7 +333,7 @@ func TestBadConfigRunsUnprofiled(t *testing.T) {
 		{attach.EnvProcesses + "=a(b", `VBENCH_PROCESSES="a(b" is not a regular expression: missing closing )`},
 	} {
 		dir := t.TempDir()
-		env := attach.Env(l, attach.Options{Engine: results.EngineSampling, ProfileDir: dir})
+		env := attach.Env(l, attach.Options{Engine: modes.EngineSampling, ProfileDir: dir})
 		r := testapp.Run(t, append(env, tc.env), "exitcode", "7")
 		if r.Code != 7 || r.Stdout != plain.Stdout {
 			t.Errorf("%s: exit %d stdout %q, want 7 and %q", tc.env, r.Code, r.Stdout, plain.Stdout)
@@ -350,7 +350,7 @@ func TestBadConfigRunsUnprofiled(t *testing.T) {
 func TestUnwritableProfileDir(t *testing.T) {
 	l := lib(t)
 	for _, dir := range []string{"", filepath.Join(t.TempDir(), "missing")} {
-		env := attach.Env(l, attach.Options{Engine: results.EngineTracing, ProfileDir: dir})
+		env := attach.Env(l, attach.Options{Engine: modes.EngineTracing, ProfileDir: dir})
 		r := testapp.Run(t, env, "exitcode", "5")
 		if r.Code != 5 || r.Stdout != "exiting with 5\n" {
 			t.Errorf("dir %q: exit %d stdout %q", dir, r.Code, r.Stdout)
@@ -362,7 +362,7 @@ func TestUnwritableProfileDir(t *testing.T) {
 }
 
 func TestNullModeWritesEmptyProfile(t *testing.T) {
-	_, p := profiled(t, results.EngineNull, nil, 0, "loop", "1000")
+	_, p := profiled(t, modes.EngineNull, nil, 0, "loop", "1000")
 	if p.Mode != "null" || len(p.Functions) != 0 || len(p.Threads) != 0 {
 		t.Errorf("null profile: mode %s, %d functions, %d threads", p.Mode, len(p.Functions), len(p.Threads))
 	}
@@ -370,7 +370,7 @@ func TestNullModeWritesEmptyProfile(t *testing.T) {
 
 func TestFilterIncludeExclude(t *testing.T) {
 	l := lib(t)
-	r := testapp.Profiled(t, l, results.EngineTracing, []string{attach.EnvExclude + "=VbTest.Loop"}, "all")
+	r := testapp.Profiled(t, l, modes.EngineTracing, []string{attach.EnvExclude + "=VbTest.Loop"}, "all")
 	p := readProfile(t, r)
 	if p.Function("VbTest.Loop.Step") != nil || p.Function("VbTest.Loop.Run") != nil {
 		t.Errorf("VBENCH_EXCLUDE=VbTest.Loop: Loop functions still profiled")
@@ -379,7 +379,7 @@ func TestFilterIncludeExclude(t *testing.T) {
 		t.Errorf("VBENCH_EXCLUDE=VbTest.Loop removed other functions too")
 	}
 	// Only the excluded callee is gone: Run now calls nothing profiled.
-	r = testapp.Profiled(t, l, results.EngineTracing, []string{attach.EnvInclude + "=System.Console"}, "loop", "10")
+	r = testapp.Profiled(t, l, modes.EngineTracing, []string{attach.EnvInclude + "=System.Console"}, "loop", "10")
 	p = readProfile(t, r)
 	if f := p.Function("System.Console.WriteLine"); f == nil || f.Calls < 2 {
 		t.Errorf("VBENCH_INCLUDE=System.Console: Console.WriteLine %+v, want >= 2 calls", f)
@@ -396,7 +396,7 @@ func TestSigrtminOnstackCleared(t *testing.T) {
 	if r := testapp.Run(t, nil, "sigflags"); !strings.Contains(r.Stdout, "onstack=False") {
 		t.Fatalf("without the profiler CoreCLR's SIGRTMIN handler already has SA_ONSTACK: %s", r.Stdout)
 	}
-	for _, mode := range []results.Engine{results.EngineNull, results.EngineTracing, results.EngineInstrumentation, results.EngineSampling} {
+	for _, mode := range []modes.Engine{modes.EngineNull, modes.EngineTracing, modes.EngineInstrumentation, modes.EngineSampling} {
 		r := testapp.Profiled(t, l, mode, []string{"VBENCH_DEBUG=1"}, "sigflags")
 		if !strings.Contains(r.Stdout, "onstack=False") {
 			t.Errorf("%s: SIGRTMIN handler as the profilee sees it: %s", mode, r.Stdout)
@@ -407,7 +407,7 @@ func TestSigrtminOnstackCleared(t *testing.T) {
 	}
 	// Without the fix, Go's runtime leaves SA_ONSTACK set: the fix is what
 	// clears it. Only a test-hooks build has the switch that skips the fix.
-	r := testapp.Profiled(t, testbin.TestHooksLib(t), results.EngineNull, []string{"VBENCH_DEBUG_KEEP_ONSTACK=1"}, "sigflags")
+	r := testapp.Profiled(t, testbin.TestHooksLib(t), modes.EngineNull, []string{"VBENCH_DEBUG_KEEP_ONSTACK=1"}, "sigflags")
 	if !strings.Contains(r.Stdout, "onstack=True") {
 		t.Errorf("VBENCH_DEBUG_KEEP_ONSTACK=1: %s", r.Stdout)
 	}
@@ -416,7 +416,7 @@ func TestSigrtminOnstackCleared(t *testing.T) {
 // With VBENCH_SAMPLING_NOINLINE=1 the sampler keeps user methods from being
 // inlined, so Mandelbrot's samples land on Escape (the loop), not its caller.
 func TestSamplingNoInline(t *testing.T) {
-	_, p := profiled(t, results.EngineSampling, []string{attach.EnvNoInline + "=1", attach.EnvInterval + "=5ms"}, 0, "mandel", "2000")
+	_, p := profiled(t, modes.EngineSampling, []string{attach.EnvNoInline + "=1", attach.EnvInterval + "=5ms"}, 0, "mandel", "2000")
 	if top := p.Top(1); len(top) == 0 || top[0].Name != "VbTest.Mandel.Escape" {
 		t.Fatalf("top function %+v, want VbTest.Mandel.Escape", top)
 	}
@@ -432,7 +432,7 @@ func TestHardwareFaultsBecomeExceptions(t *testing.T) {
 	if plain.Code != 0 || !strings.Contains(plain.Stdout, "nulls=50 divs=50") {
 		t.Fatalf("unprofiled: exit %d, %q", plain.Code, plain.Stdout)
 	}
-	for _, mode := range []results.Engine{results.EngineNull, results.EngineTracing, results.EngineInstrumentation, results.EngineSampling} {
+	for _, mode := range []modes.Engine{modes.EngineNull, modes.EngineTracing, modes.EngineInstrumentation, modes.EngineSampling} {
 		r := testapp.Profiled(t, l, mode, nil, "faults", "50")
 		if r.Code != 0 || r.Stdout != plain.Stdout {
 			t.Errorf("%s: exit %d, stdout %q; want 0 and %q\n%s", mode, r.Code, r.Stdout, plain.Stdout, r.Stderr)
@@ -444,7 +444,7 @@ func TestHardwareFaultsBecomeExceptions(t *testing.T) {
 // Even and Odd tail-call each other. Tailcall3 closes the caller's frame
 // before the callee enters, so both hang directly under TailIL.Run.
 func TestTailCalls(t *testing.T) {
-	r, p := profiled(t, results.EngineTracing, nil, 0, "tailil", "100")
+	r, p := profiled(t, modes.EngineTracing, nil, 0, "tailil", "100")
 	for name, want := range testapp.Expectations(r.Stdout) {
 		f := p.Function(name)
 		if f == nil || f.Calls != want {
@@ -460,7 +460,7 @@ func TestTailCalls(t *testing.T) {
 // callbacks come for every unwound frame: they, not the mismatched-leave
 // fallback, keep the tree balanced (10 throws through Thrower and Middle).
 func TestUnwindCallbacksBalanceExceptions(t *testing.T) {
-	r, _ := profiled(t, results.EngineTracing, []string{"VBENCH_DEBUG=1"}, 0, "throw", "10")
+	r, _ := profiled(t, modes.EngineTracing, []string{"VBENCH_DEBUG=1"}, 0, "throw", "10")
 	if !strings.Contains(r.Stderr, "frames popped by unwind callbacks 20, by a mismatched leave 0") {
 		t.Fatalf("unwind statistics:\n%s", r.Stderr)
 	}
@@ -479,7 +479,7 @@ func TestUnwindCallbacksBalanceExceptions(t *testing.T) {
 func TestSamplingSeesLeavesWithoutSafePoints(t *testing.T) {
 	const spin, mix = "VbTest.Leafy.Spin", "VbTest.Leafy.Mix"
 	env := []string{attach.EnvInterval + "=1ms", "VBENCH_DEBUG=1"}
-	r, p := profiled(t, results.EngineSampling, env, 0, "leaf", "10", "2")
+	r, p := profiled(t, modes.EngineSampling, env, 0, "leaf", "10", "2")
 	s, m := p.Function(spin), p.Function(mix)
 	if s == nil || s.InclusiveSamples < 100 {
 		t.Fatalf("%s: %+v, want >= 100 inclusive samples\nstderr:\n%s", spin, s, r.Stderr)
@@ -505,7 +505,7 @@ func TestSamplingSeesLeavesWithoutSafePoints(t *testing.T) {
 		t.Errorf("VBENCH_DEBUG=1 did not count leaves cut back and put back:\n%s", r.Stderr)
 	}
 
-	_, p = profiled(t, results.EngineSampling, append(env, attach.EnvSafepointLeaves+"=1"), 0, "leaf", "10", "2")
+	_, p = profiled(t, modes.EngineSampling, append(env, attach.EnvSafepointLeaves+"=1"), 0, "leaf", "10", "2")
 	s, m = p.Function(spin), p.Function(mix)
 	if s == nil || s.InclusiveSamples < 100 {
 		t.Fatalf("%s with safe-point leaves: %+v, want >= 100 inclusive samples", spin, s)

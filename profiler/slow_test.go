@@ -5,7 +5,7 @@ import (
 	"debug/elf"
 	"testing"
 
-	"vbench/internal/results"
+	"vbench/internal/modes"
 	"vbench/internal/testapp"
 	"vbench/internal/testbin"
 )
@@ -55,7 +55,7 @@ func TestSlowBuildOnlyInSlowLibrary(t *testing.T) {
 	if got := stubCode(t, slow, "vb_enter_stub", 2); !bytes.Equal(got, []byte{0x41, 0xba}) {
 		t.Errorf("slow library's enter hook starts % x, want the spin's mov r10d (41 ba)", got)
 	}
-	r := testapp.Profiled(t, slow, results.EngineTracing, nil, "all")
+	r := testapp.Profiled(t, slow, modes.EngineTracing, nil, "all")
 	if r.Code != 0 {
 		t.Fatalf("under the slow library: exit %d\nstderr:\n%s", r.Code, r.Stderr)
 	}

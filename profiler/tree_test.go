@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"vbench/internal/attach"
+	"vbench/internal/modes"
 	"vbench/internal/profile"
-	"vbench/internal/results"
 	"vbench/internal/testapp"
 )
 
@@ -61,7 +61,7 @@ func calls(p *profile.Profile, name string) int64 {
 // A parent and two .NET children under tracing: one profile per process,
 // each with its own exact counts; the parent's exit code is the program's.
 func TestProcessTreeTracing(t *testing.T) {
-	r := testapp.Profiled(t, lib(t), results.EngineTracing, nil, "spawn", "5", "loop:2000", "recursion:15")
+	r := testapp.Profiled(t, lib(t), modes.EngineTracing, nil, "spawn", "5", "loop:2000", "recursion:15")
 	if r.Code != 5 {
 		t.Fatalf("exit %d, want the parent's 5\n%s", r.Code, r.Stderr)
 	}
@@ -103,7 +103,7 @@ func TestProcessTreeTracing(t *testing.T) {
 		}
 	}
 	for i, p := range tr.Processes {
-		if p.RuntimeVersion == "" || !p.End.After(p.Start) || !p.Complete || p.Mode != results.EngineTracing {
+		if p.RuntimeVersion == "" || !p.End.After(p.Start) || !p.Complete || p.Mode != modes.EngineTracing {
 			t.Errorf("pid %d: runtime %q, %v..%v, complete %v, mode %s", p.PID, p.RuntimeVersion, p.Start, p.End, p.Complete, p.Mode)
 		}
 		if _, err := os.Stat(filepath.Join(filepath.Dir(tr.Paths[i]), profile.StartedFile)); err != nil {
@@ -118,7 +118,7 @@ func TestProcessTreeTracing(t *testing.T) {
 // Under sampling every process is sampled: the children spinning, the
 // parent waiting for them.
 func TestProcessTreeSampling(t *testing.T) {
-	r := testapp.Profiled(t, lib(t), results.EngineSampling, []string{attach.EnvInterval + "=5ms"}, "spawn", "3", "cpu:400", "cpu:400")
+	r := testapp.Profiled(t, lib(t), modes.EngineSampling, []string{attach.EnvInterval + "=5ms"}, "spawn", "3", "cpu:400", "cpu:400")
 	if r.Code != 3 {
 		t.Fatalf("exit %d, want 3\n%s", r.Code, r.Stderr)
 	}
@@ -146,7 +146,7 @@ func TestProcessesPattern(t *testing.T) {
 	l := lib(t)
 	args := []string{"spawn", "0", "loop:300", "recursion:12"}
 	plain := testapp.Run(t, nil, args...)
-	r := testapp.Profiled(t, l, results.EngineTracing, []string{attach.EnvProcesses + "=VbTestApp\\.dll recursion"}, args...)
+	r := testapp.Profiled(t, l, modes.EngineTracing, []string{attach.EnvProcesses + "=VbTestApp\\.dll recursion"}, args...)
 	// The processes' lines interleave in any order, and the pids differ.
 	lines := func(s string) string {
 		ls := strings.Split(regexp.MustCompile(`child \d+ `).ReplaceAllString(s, "child "), "\n")
@@ -164,7 +164,7 @@ func TestProcessesPattern(t *testing.T) {
 		t.Errorf("profile of pid %d (%q), Fib %d calls", p.PID, p.Command, calls(p, "VbTest.Recursion.Fib"))
 	}
 	// Matching nothing: nothing profiled, nothing written, nothing said.
-	r = testapp.Profiled(t, l, results.EngineTracing, []string{attach.EnvProcesses + "=^no such process$"}, args...)
+	r = testapp.Profiled(t, l, modes.EngineTracing, []string{attach.EnvProcesses + "=^no such process$"}, args...)
 	if entries, _ := os.ReadDir(r.Dir); r.Code != 0 || r.Stderr != "" || len(entries) != 0 {
 		t.Errorf("matching nothing: exit %d, stderr %q, wrote %v", r.Code, r.Stderr, entries)
 	}
@@ -173,7 +173,7 @@ func TestProcessesPattern(t *testing.T) {
 // A child killed before it could write: the others' profiles are there,
 // and the killed one is known from its started.json.
 func TestKilledChildIsMissing(t *testing.T) {
-	r := testapp.Profiled(t, lib(t), results.EngineTracing, nil, "spawn", "0", "loop:300", "hang")
+	r := testapp.Profiled(t, lib(t), modes.EngineTracing, nil, "spawn", "0", "loop:300", "hang")
 	if r.Code != 0 {
 		t.Fatalf("exit %d\n%s", r.Code, r.Stderr)
 	}
@@ -186,7 +186,7 @@ func TestKilledChildIsMissing(t *testing.T) {
 		t.Fatalf("%d profiles, missing %v; want 2 and the killed child", len(tr.Processes), tr.Missing)
 	}
 	m := tr.Missing[0]
-	if m.PID != kids["hang"][0] || m.ParentPID != tr.Processes[0].PID || !strings.HasSuffix(m.CommandLine(), "VbTestApp.dll hang") || m.Mode != results.EngineTracing {
+	if m.PID != kids["hang"][0] || m.ParentPID != tr.Processes[0].PID || !strings.HasSuffix(m.CommandLine(), "VbTestApp.dll hang") || m.Mode != modes.EngineTracing {
 		t.Errorf("missing %+v, want the hang child (pid %d)", m, kids["hang"][0])
 	}
 	if calls(byPID(t, tr, kids["loop:300"][0]), "VbTest.Loop.Step") != 300 {

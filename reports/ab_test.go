@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"vbench/internal/modes"
 	"vbench/internal/results"
 	"vbench/internal/verdict"
 	"vbench/stats"
@@ -12,24 +13,24 @@ import (
 // abFile is an A/B run (vbench run --against) as the runner leaves it:
 // fib under none, tracing (NEW, 20% slower) and tracing@old (OLD), judged.
 func abFile() *results.File {
-	old := results.OldBuild(results.ModeTracing)
+	old := modes.OldBuild(modes.Tracing)
 	f := &results.File{
 		Schema: results.SchemaVersion,
 		Suite:  results.Suite{Name: "ab"},
 		Settings: results.Settings{
 			Runs: 8, Alpha: 0.01, Threshold: 0.05, Against: "/base/libvbenchprof.so",
-			Modes: []results.Mode{results.ModeNone, results.ModeTracing, old},
-			ModeSpecs: []results.ModeSpec{
-				results.BuiltinSpec(results.ModeNone),
-				{Name: results.ModeTracing, Engine: results.EngineTracing, Against: old},
-				{Name: old, Engine: results.EngineTracing, Profiler: "/base/libvbenchprof.so"},
+			Modes: []modes.Mode{modes.None, modes.Tracing, old},
+			ModeSpecs: []modes.Spec{
+				modes.BuiltinSpec(modes.None),
+				{Name: modes.Tracing, Engine: modes.EngineTracing, Against: old},
+				{Name: old, Engine: modes.EngineTracing, Profiler: "/base/libvbenchprof.so"},
 			},
 		},
 	}
 	for _, c := range []struct {
-		mode results.Mode
+		mode modes.Mode
 		ns   int64
-	}{{results.ModeNone, 1_000_000}, {results.ModeTracing, 3_600_000}, {old, 3_000_000}} {
+	}{{modes.None, 1_000_000}, {modes.Tracing, 3_600_000}, {old, 3_000_000}} {
 		cell := results.Cell{Workload: "fib", Mode: c.mode, Metric: results.MetricKernelCPU}
 		for k := 0; k < 8; k++ {
 			ns := c.ns + int64(k)*1000
@@ -46,7 +47,7 @@ func abFile() *results.File {
 // OLD build's twin), with no baseline at all, and counts the regression.
 func TestReportsOfAnABRun(t *testing.T) {
 	f := abFile()
-	if c := f.Find("fib", results.ModeTracing); c.Verdict != results.VerdictRegressed || c.Compare.Against != results.OldBuild(results.ModeTracing) {
+	if c := f.Find("fib", modes.Tracing); c.Verdict != results.VerdictRegressed || c.Compare.Against != modes.OldBuild(modes.Tracing) {
 		t.Fatalf("the fixture's NEW cell: %s %+v", c.Verdict, c.Compare)
 	}
 	files := []*results.File{f}

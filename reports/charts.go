@@ -18,18 +18,18 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	"vbench/internal/results"
+	"vbench/internal/modes"
 	"vbench/reports/numfmt"
 )
 
 // The charts are drawn by gonum/plot on its SVG canvas and inlined in the
 // HTML report. Each mode keeps one colour across every chart and the legend.
 
-var modeColors = map[results.Mode]color.RGBA{
-	results.ModeNone:     {0x6b, 0x72, 0x80, 0xff}, // grey: the reference
-	results.ModeNull:     {0x8b, 0x5c, 0xf6, 0xff}, // violet
-	results.ModeTracing:  {0x25, 0x63, 0xeb, 0xff}, // blue
-	results.ModeSampling: {0x0d, 0x94, 0x88, 0xff}, // teal
+var modeColors = map[modes.Mode]color.RGBA{
+	modes.None:     {0x6b, 0x72, 0x80, 0xff}, // grey: the reference
+	modes.Null:     {0x8b, 0x5c, 0xf6, 0xff}, // violet
+	modes.Tracing:  {0x25, 0x63, 0xeb, 0xff}, // blue
+	modes.Sampling: {0x0d, 0x94, 0x88, 0xff}, // teal
 }
 
 // extraColors are the colours of modes a suite defines: distinct from the
@@ -53,11 +53,11 @@ var extraColors = []color.RGBA{
 // Should two modes of one report hash alike, the one later by name takes
 // the next free colour (modes are probed in name order, not suite order,
 // so that too is the same wherever both appear).
-func (m *Matrix) ModeColor(mode results.Mode) color.RGBA {
+func (m *Matrix) ModeColor(mode modes.Mode) color.RGBA {
 	if c, ok := modeColors[mode]; ok {
 		return c
 	}
-	var others []results.Mode
+	var others []modes.Mode
 	for _, x := range m.Modes {
 		if _, builtin := modeColors[x]; !builtin {
 			others = append(others, x)
@@ -82,7 +82,7 @@ func (m *Matrix) ModeColor(mode results.Mode) color.RGBA {
 }
 
 // colorIndex is the mode's own place in extraColors: FNV-1a of its name.
-func colorIndex(mode results.Mode) int {
+func colorIndex(mode modes.Mode) int {
 	h := fnv.New32a()
 	h.Write([]byte(mode))
 	return int(h.Sum32() % uint32(len(extraColors)))
@@ -177,13 +177,13 @@ func multipleTicks(lo, hi float64) plot.ConstantTicks {
 // overhead, grouped by workload, with the 95% interval as whiskers and the
 // multiple written above. Failed cells get no bar but a "failed" mark.
 func OverheadChart(m *Matrix) (*Chart, error) {
-	var modes []results.Mode
+	var shown []modes.Mode
 	for _, mode := range m.Modes {
-		if mode != results.ModeNone {
-			modes = append(modes, mode)
+		if mode != modes.None {
+			shown = append(shown, mode)
 		}
 	}
-	if len(modes) == 0 {
+	if len(shown) == 0 {
 		return nil, nil
 	}
 	const w, h = 720, 300
@@ -191,15 +191,15 @@ func OverheadChart(m *Matrix) (*Chart, error) {
 	p.Y.Label.Text = "overhead (median over none, log scale)"
 	p.NominalX(m.Workloads...)
 	groupW := vg.Points((w - 80) / float64(len(m.Workloads)))
-	barW := min(groupW*0.8/vg.Length(len(modes)), 40)
+	barW := min(groupW*0.8/vg.Length(len(shown)), 40)
 
 	lo, hi := 0.0, math.Log10(2)
 	var labels plotter.XYLabels
 	var labelOffsets []vg.Length
 	var fails plotter.XYLabels
 	var failOffsets []vg.Length
-	for j, mode := range modes {
-		off := (vg.Length(j) - vg.Length(len(modes)-1)/2) * barW
+	for j, mode := range shown {
+		off := (vg.Length(j) - vg.Length(len(shown)-1)/2) * barW
 		for i, wl := range m.Workloads {
 			c := m.Cell(wl, mode)
 			if c == nil {

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"vbench/internal/modes"
 	"vbench/internal/profile"
 	"vbench/internal/results"
 )
@@ -51,7 +52,7 @@ func readProfile(t *testing.T, name string) *profile.Profile {
 }
 
 // cellOf finds a cell in a results file.
-func cellOf(t *testing.T, f *results.File, workload string, mode results.Mode) *results.Cell {
+func cellOf(t *testing.T, f *results.File, workload string, mode modes.Mode) *results.Cell {
 	t.Helper()
 	for i := range f.Results {
 		if c := &f.Results[i]; c.Workload == workload && c.Mode == mode {

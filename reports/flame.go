@@ -9,8 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"vbench/internal/modes"
 	"vbench/internal/profile"
-	"vbench/internal/results"
 )
 
 // The flame graph is hand-written SVG: none of the modules we may use draws
@@ -141,7 +141,7 @@ const (
 
 // FlameGraph writes p as a flame graph SVG with a <title> tooltip per frame.
 func FlameGraph(w io.Writer, p *profile.Profile, opts FlameOptions) error {
-	if p.Mode == results.EngineNull {
+	if p.Mode == modes.EngineNull {
 		return ErrNoCallData
 	}
 	if opts.Width <= 0 {

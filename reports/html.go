@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"vbench/internal/machine"
+	"vbench/internal/modes"
 	"vbench/internal/results"
 	"vbench/reports/numfmt"
 )
@@ -23,9 +24,9 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"interval": numfmt.Interval,
 	"change":   numfmt.Change,
 	"p":        numfmt.P,
-	"none":     func(m results.Mode) bool { return m == results.ModeNone },
+	"none":     func(m modes.Mode) bool { return m == modes.None },
 	"cellID":   cellID,
-	"color":    func(m *Matrix, mode results.Mode) string { return hexColor(m.ModeColor(mode)) },
+	"color":    func(m *Matrix, mode modes.Mode) string { return hexColor(m.ModeColor(mode)) },
 	"date":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 MST") },
 	"base":     filepath.Base,
 }).Parse(htmlSource))
@@ -92,7 +93,7 @@ func facts(f machine.Fingerprint) []fact {
 var idUnsafe = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
 
 // cellID is the HTML id of a matrix cell: "cell-fibonacci-tracing".
-func cellID(workload string, mode results.Mode) string {
+func cellID(workload string, mode modes.Mode) string {
 	return "cell-" + idUnsafe.ReplaceAllString(workload, "_") + "-" + idUnsafe.ReplaceAllString(string(mode), "_")
 }
 

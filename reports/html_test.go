@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"vbench/internal/modes"
 	"vbench/internal/results"
 )
 
@@ -228,7 +229,7 @@ func TestReportsWithoutNoneModeOrRuns(t *testing.T) {
 	f := readResults(t, "results.json")
 	var kept []results.Cell
 	for _, c := range f.Results {
-		if c.Mode != results.ModeNone {
+		if c.Mode != modes.None {
 			c.Overhead, c.OverheadLo, c.OverheadHi = 0, 0, 0
 			kept = append(kept, c)
 		}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"vbench/internal/modes"
 	"vbench/internal/results"
 	"vbench/reports/numfmt"
 )
@@ -72,7 +73,7 @@ func (m *Matrix) WriteJUnit(w io.Writer) error {
 			{"machine", FingerprintLine(f.Machine)},
 			{"runs", fmt.Sprint(f.Settings.Runs)},
 			{"warmup", fmt.Sprint(f.Settings.Warmup)},
-			{"modes", strings.ReplaceAll(results.List(f.Settings.Modes), " ", "")},
+			{"modes", strings.ReplaceAll(modes.List(f.Settings.Modes), " ", "")},
 		},
 	}
 	if !f.Started.IsZero() {

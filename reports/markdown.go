@@ -9,6 +9,7 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"vbench/internal/machine"
+	"vbench/internal/modes"
 	"vbench/internal/results"
 	"vbench/reports/numfmt"
 )
@@ -37,7 +38,7 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 		var rows [][]string
 		for _, c := range changed {
 			ov := ""
-			if ch := c.Compare; ch.BaselineOverhead != 0 && c.Mode != results.ModeNone {
+			if ch := c.Compare; ch.BaselineOverhead != 0 && c.Mode != modes.None {
 				ov = numfmt.Multiple(ch.BaselineOverhead) + " → " + numfmt.Multiple(c.Overhead)
 			}
 			change := "**" + numfmt.Change(c.Compare.Ratio) + "**"

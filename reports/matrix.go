@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"vbench/internal/machine"
+	"vbench/internal/modes"
 	"vbench/internal/results"
 	"vbench/internal/verdict"
 )
@@ -31,8 +32,8 @@ type Matrix struct {
 	Names   []string        // labels of Files
 	Current *results.File
 
-	Workloads []string       // rows, in the order of the newest file
-	Modes     []results.Mode // columns: the run's modes in report order, then any others seen
+	Workloads []string     // rows, in the order of the newest file
+	Modes     []modes.Mode // columns: the run's modes in report order, then any others seen
 	// Metrics are the workloads' metrics, each once, in row order: one
 	// for most suites, which the report then names once.
 	Metrics []results.Metric
@@ -47,7 +48,7 @@ type Matrix struct {
 
 type cellKey struct {
 	workload string
-	mode     results.Mode
+	mode     modes.Mode
 }
 
 // Cell is one (workload, mode) cell of the newest file with its verdict.
@@ -71,7 +72,7 @@ func (c *Cell) Failed() bool { return c.Verdict == results.VerdictFailed || c.Fa
 
 // HasOverhead reports whether the cell has an overhead multiple to show: it
 // is not the none mode itself, and the suite has a none cell to divide by.
-func (c *Cell) HasOverhead() bool { return c.Mode != results.ModeNone && c.Overhead > 0 }
+func (c *Cell) HasOverhead() bool { return c.Mode != modes.None && c.Overhead > 0 }
 
 // Key is "workload/mode", the name a cell goes by in every output.
 func (c *Cell) Key() string { return c.Cell.Key() }
@@ -95,7 +96,7 @@ func NewMatrix(files []*results.File, opts Options) (*Matrix, error) {
 		m.Names = append(m.Names, fmt.Sprintf("#%d", len(m.Names)+1))
 	}
 	cur := m.Current
-	m.Modes = results.OrderModes(cur.Settings.Modes)
+	m.Modes = modes.Order(cur.Settings.Modes)
 	m.Warnings = slices.Clone(cur.Warnings)
 	if cur.Partial {
 		m.Warnings = append(m.Warnings, "partial run: it was interrupted, some cells may be missing or hold fewer runs")
@@ -119,7 +120,7 @@ func NewMatrix(files []*results.File, opts Options) (*Matrix, error) {
 		m.cells[cellKey{c.Workload, c.Mode}] = cell
 	}
 	// Keep only modes that have cells: a suite may list modes a shard skipped.
-	m.Modes = slices.DeleteFunc(m.Modes, func(mode results.Mode) bool {
+	m.Modes = slices.DeleteFunc(m.Modes, func(mode modes.Mode) bool {
 		for _, w := range m.Workloads {
 			if m.cells[cellKey{w, mode}] != nil {
 				return false
@@ -193,7 +194,7 @@ func (m *Matrix) WorkloadLabel(w string) string {
 
 // ModeDefinition is one mode and what it loads, for a report's legend.
 type ModeDefinition struct {
-	Mode        results.Mode
+	Mode        modes.Mode
 	Description string
 }
 
@@ -225,7 +226,7 @@ func renderFiles(w io.Writer, files []*results.File, opts Options, draw func(*Ma
 }
 
 // Cell returns the cell of workload w in mode, or nil.
-func (m *Matrix) Cell(w string, mode results.Mode) *Cell { return m.cells[cellKey{w, mode}] }
+func (m *Matrix) Cell(w string, mode modes.Mode) *Cell { return m.cells[cellKey{w, mode}] }
 
 // Cells returns every cell, row by row.
 func (m *Matrix) Cells() []*Cell {
@@ -252,7 +253,7 @@ func (m *Matrix) WithVerdict(v string) []*Cell {
 }
 
 // HistoryOf returns the cell of (w, mode) in each file, nil where missing.
-func (m *Matrix) HistoryOf(w string, mode results.Mode) []*results.Cell {
+func (m *Matrix) HistoryOf(w string, mode modes.Mode) []*results.Cell {
 	out := make([]*results.Cell, len(m.Files))
 	for i, f := range m.Files {
 		for j := range f.Results {

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
+	"vbench/internal/modes"
 	"vbench/internal/results"
 	"vbench/stats"
 )
@@ -26,15 +27,15 @@ func peers() *results.File {
 	}
 	f := &results.File{Schema: results.SchemaVersion, Suite: results.Suite{Name: "peers"},
 		Started: time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC),
-		Settings: results.Settings{Runs: 6, Modes: []results.Mode{results.ModeNone, "sampling-1ms", "eventpipe"},
-			ModeSpecs: []results.ModeSpec{{Name: results.ModeNone},
-				{Name: "sampling-1ms", Engine: results.EngineSampling, ProfilerSettings: results.ProfilerSettings{Interval: results.Duration(time.Millisecond)}},
+		Settings: results.Settings{Runs: 6, Modes: []modes.Mode{modes.None, "sampling-1ms", "eventpipe"},
+			ModeSpecs: []modes.Spec{{Name: modes.None},
+				{Name: "sampling-1ms", Engine: modes.EngineSampling, ProfilerSettings: modes.ProfilerSettings{Interval: modes.Duration(time.Millisecond)}},
 				{Name: "eventpipe", Env: map[string]string{"DOTNET_EnableEventPipe": "1"}}}},
 		Results: []results.Cell{
-			{Workload: "fib", Mode: results.ModeNone, Metric: results.MetricElapsed, Samples: runs(100e6, 900e6)},
+			{Workload: "fib", Mode: modes.None, Metric: results.MetricElapsed, Samples: runs(100e6, 900e6)},
 			{Workload: "fib", Mode: "sampling-1ms", Metric: results.MetricElapsed, Samples: runs(110e6, 950e6)},
 			{Workload: "fib", Mode: "eventpipe", Metric: results.MetricElapsed, Samples: runs(115e6, 990e6)},
-			{Workload: "plain", Mode: results.ModeNone, Metric: results.MetricWall, Samples: runs(0, 300e6)},
+			{Workload: "plain", Mode: modes.None, Metric: results.MetricWall, Samples: runs(0, 300e6)},
 			{Workload: "plain", Mode: "sampling-1ms", Metric: results.MetricWall, Samples: runs(0, 330e6)},
 			{Workload: "plain", Mode: "eventpipe", Metric: results.MetricWall, Samples: runs(0, 360e6)},
 		}}
@@ -137,15 +138,15 @@ func TestOutputsNameMetricsAndModes(t *testing.T) {
 // A mode's colour depends on its name only: the same in every report,
 // whatever other modes the run has; the built-in modes keep theirs.
 func TestModeColorsAreStable(t *testing.T) {
-	a := &Matrix{Modes: []results.Mode{results.ModeNone, "eventpipe", "sampling-1ms"}}
-	b := &Matrix{Modes: []results.Mode{"sampling-1ms", results.ModeTracing, "other-profiler", "tracing-base"}}
+	a := &Matrix{Modes: []modes.Mode{modes.None, "eventpipe", "sampling-1ms"}}
+	b := &Matrix{Modes: []modes.Mode{"sampling-1ms", modes.Tracing, "other-profiler", "tracing-base"}}
 	if a.ModeColor("sampling-1ms") != b.ModeColor("sampling-1ms") {
 		t.Errorf("sampling-1ms has two colours: %v, %v", a.ModeColor("sampling-1ms"), b.ModeColor("sampling-1ms"))
 	}
-	if a.ModeColor(results.ModeNone) != modeColors[results.ModeNone] || b.ModeColor(results.ModeTracing) != modeColors[results.ModeTracing] {
+	if a.ModeColor(modes.None) != modeColors[modes.None] || b.ModeColor(modes.Tracing) != modeColors[modes.Tracing] {
 		t.Errorf("a built-in mode lost its colour")
 	}
-	seen := map[string]results.Mode{}
+	seen := map[string]modes.Mode{}
 	for _, m := range b.Modes {
 		c := hexColor(b.ModeColor(m))
 		if other, dup := seen[c]; dup {

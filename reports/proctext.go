@@ -5,8 +5,8 @@ import (
 	"io"
 	"strings"
 
+	"vbench/internal/modes"
 	"vbench/internal/profile"
-	"vbench/internal/results"
 	"vbench/reports/numfmt"
 )
 
@@ -18,7 +18,7 @@ func TreeTop(w io.Writer, t *profile.Tree, n int) error {
 		return ProfileTop(w, t.Processes[0], n)
 	}
 	ew := &errWriter{w: w}
-	if t.Mode() == results.EngineNull {
+	if t.Mode() == modes.EngineNull {
 		io.WriteString(ew, nullNote)
 		return ew.err
 	}
@@ -79,7 +79,7 @@ func TreeText(w io.Writer, t *profile.Tree, opts ProfileOptions) error {
 		fmt.Fprintf(ew, "  pid %d (parent %d) · started %s and wrote no profile (killed or crashed, or still running) · %s\n",
 			m.PID, m.ParentPID, m.Start.UTC().Format("2006-01-02 15:04:05 MST"), m.CommandLine())
 	}
-	if t.Mode() == results.EngineNull {
+	if t.Mode() == modes.EngineNull {
 		io.WriteString(ew, nullNote)
 		return ew.err
 	}

@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"io"
 	"time"
+	"vbench/internal/modes"
 
 	"vbench/internal/profile"
-	"vbench/internal/results"
 )
 
 // ProfileJSON is the summary of a profiled run that `vbench profile`
@@ -14,7 +14,7 @@ import (
 // it): the top functions summed over every process, each process's own, and
 // the processes that started profiling and wrote no profile.
 type ProfileJSON struct {
-	Mode       results.Engine   `json:"mode"`
+	Mode       modes.Engine     `json:"mode"`
 	ProfileDir string           `json:"profile_dir"`
 	ExitCode   int              `json:"exit_code"`
 	DurationNs int64            `json:"duration_ns"`

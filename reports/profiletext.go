@@ -8,8 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"vbench/internal/modes"
 	"vbench/internal/profile"
-	"vbench/internal/results"
 	"vbench/reports/numfmt"
 )
 
@@ -129,7 +129,7 @@ func ProfileHeader(w io.Writer, name string, p *profile.Profile) {
 func ProfileText(w io.Writer, name string, p *profile.Profile, opts ProfileOptions) error {
 	ew := &errWriter{w: w}
 	ProfileHeader(ew, name, p)
-	if p.Mode == results.EngineNull {
+	if p.Mode == modes.EngineNull {
 		io.WriteString(ew, nullNote)
 		return ew.err
 	}
@@ -163,7 +163,7 @@ func ProfileText(w io.Writer, name string, p *profile.Profile, opts ProfileOptio
 // TreeTop).
 func ProfileTop(w io.Writer, p *profile.Profile, n int) error {
 	ew := &errWriter{w: w}
-	if p.Mode == results.EngineNull {
+	if p.Mode == modes.EngineNull {
 		io.WriteString(ew, nullNote)
 		return ew.err
 	}

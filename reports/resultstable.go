@@ -13,6 +13,7 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"vbench/internal/modes"
 	"vbench/internal/results"
 )
 
@@ -50,7 +51,7 @@ func ResultsRows(f *results.File) (header []string, rows [][]string) {
 		hasBase = hasBase || (r.Versus != "" && !r.AB)
 		hasAB = hasAB || r.AB
 		hasAcc = hasAcc || r.Accuracy != ""
-		hasOver = hasOver || c.Mode != results.ModeNone
+		hasOver = hasOver || c.Mode != modes.None
 		metrics[r.Metric] = true
 	}
 	header = []string{"workload", "mode"}

@@ -4,16 +4,17 @@ import (
 	"strings"
 	"testing"
 
+	"vbench/internal/modes"
 	"vbench/internal/results"
 )
 
 func TestResultsSummaryAndColumns(t *testing.T) {
 	f := &results.File{Results: []results.Cell{
-		{Workload: "a", Mode: results.ModeNone, Verdict: results.VerdictSame, Runs: 10, MedianNs: 412.3e6, CILoNs: 400e6, CIHiNs: 420e6},
-		{Workload: "a", Mode: results.ModeTracing, Verdict: results.VerdictRegressed, Runs: 10, MedianNs: 1.2369e9, CILoNs: 1.2e9, CIHiNs: 1.3e9,
+		{Workload: "a", Mode: modes.None, Verdict: results.VerdictSame, Runs: 10, MedianNs: 412.3e6, CILoNs: 400e6, CIHiNs: 420e6},
+		{Workload: "a", Mode: modes.Tracing, Verdict: results.VerdictRegressed, Runs: 10, MedianNs: 1.2369e9, CILoNs: 1.2e9, CIHiNs: 1.3e9,
 			Overhead: 3, OverheadLo: 2.9, OverheadHi: 3.1, Accuracy: &results.Accuracy{Checked: 4, Exact: 4}},
-		{Workload: "b", Mode: results.ModeNone, Verdict: results.VerdictFailed, Failure: "boom"},
-		{Workload: "c", Mode: results.ModeSampling, Runs: 2, MedianNs: 2e6, Overhead: 121.4, Outliers: 1},
+		{Workload: "b", Mode: modes.None, Verdict: results.VerdictFailed, Failure: "boom"},
+		{Workload: "c", Mode: modes.Sampling, Runs: 2, MedianNs: 2e6, Overhead: 121.4, Outliers: 1},
 	}}
 	if got := ResultsSummary(f); got != "1 regressed, 1 failed, 1 same, 1 new" {
 		t.Errorf("ResultsSummary = %q", got)
@@ -43,11 +44,11 @@ func TestResultsSummaryAndColumns(t *testing.T) {
 // of 0 has no ratio.
 func TestResultsChangeColumns(t *testing.T) {
 	f := &results.File{Results: []results.Cell{
-		{Workload: "a", Mode: results.ModeNone, Runs: 8, MedianNs: 1.2e6, CILoNs: 1.2e6, CIHiNs: 1.2e6, Verdict: results.VerdictRegressed,
+		{Workload: "a", Mode: modes.None, Runs: 8, MedianNs: 1.2e6, CILoNs: 1.2e6, CIHiNs: 1.2e6, Verdict: results.VerdictRegressed,
 			Compare: &results.Change{BaselineMedianNs: 1e6, Ratio: 1.2, P: 0.00016}},
-		{Workload: "a", Mode: results.ModeTracing, Runs: 8, MedianNs: 3e6, CILoNs: 3e6, CIHiNs: 3e6, Overhead: 2.5, OverheadLo: 2.5, OverheadHi: 2.5,
+		{Workload: "a", Mode: modes.Tracing, Runs: 8, MedianNs: 3e6, CILoNs: 3e6, CIHiNs: 3e6, Overhead: 2.5, OverheadLo: 2.5, OverheadHi: 2.5,
 			Verdict: results.VerdictSame, Compare: &results.Change{BaselineMedianNs: 2.9e6, Ratio: 1.0345, P: 0.012, OverheadRatio: 0.9996, OverheadP: 0.5}},
-		{Workload: "z", Mode: results.ModeNone, Runs: 8, MedianNs: 1e6, CILoNs: 1e6, CIHiNs: 1e6, Verdict: results.VerdictSame,
+		{Workload: "z", Mode: modes.None, Runs: 8, MedianNs: 1e6, CILoNs: 1e6, CIHiNs: 1e6, Verdict: results.VerdictSame,
 			Compare: &results.Change{P: 0.002}},
 	}}
 	header, rows := ResultsRows(f)
@@ -70,7 +71,7 @@ func TestResultsChangeColumns(t *testing.T) {
 // keeps a "|" in a workload's name from breaking its row.
 func TestResultsMarkdown(t *testing.T) {
 	f := &results.File{Results: []results.Cell{
-		{Workload: "a|b", Mode: results.ModeNone, Runs: 6, MedianNs: 1e6, CILoNs: 1e6, CIHiNs: 1e6, Verdict: results.VerdictNew},
+		{Workload: "a|b", Mode: modes.None, Runs: 6, MedianNs: 1e6, CILoNs: 1e6, CIHiNs: 1e6, Verdict: results.VerdictNew},
 	}}
 	var b strings.Builder
 	if err := ResultsMarkdown(&b, f); err != nil {
@@ -88,8 +89,8 @@ func TestResultsMarkdown(t *testing.T) {
 // A sampling cell's coverage alone opens the accuracy column; CSV has its numbers.
 func TestCoverageColumn(t *testing.T) {
 	f := &results.File{Results: []results.Cell{
-		{Workload: "a", Mode: results.ModeNone},
-		{Workload: "a", Mode: results.ModeSampling, Coverage: &results.Coverage{Found: 6, Of: 7, Missing: []string{"X"}}},
+		{Workload: "a", Mode: modes.None},
+		{Workload: "a", Mode: modes.Sampling, Coverage: &results.Coverage{Found: 6, Of: 7, Missing: []string{"X"}}},
 	}}
 	header, rows := ResultsRows(f)
 	if header[len(header)-2] != "accuracy" || rows[1][len(header)-2] != "6/7 found" || rows[0][len(header)-2] != "-" {
@@ -109,10 +110,10 @@ func TestCoverageColumn(t *testing.T) {
 // found"), and CSV has their counts in the last two columns.
 func TestSharesColumn(t *testing.T) {
 	f := &results.File{Results: []results.Cell{
-		{Workload: "a", Mode: results.ModeNone},
-		{Workload: "a", Mode: results.ModeSampling, Coverage: &results.Coverage{Found: 6, Of: 7},
+		{Workload: "a", Mode: modes.None},
+		{Workload: "a", Mode: modes.Sampling, Coverage: &results.Coverage{Found: 6, Of: 7},
 			Shares: []results.ShareCheck{{Function: "A", Pass: true}, {Function: "B"}}},
-		{Workload: "b", Mode: results.ModeSampling, Shares: []results.ShareCheck{{Function: "A", Pass: true}, {Function: "B", Pass: true}}},
+		{Workload: "b", Mode: modes.Sampling, Shares: []results.ShareCheck{{Function: "A", Pass: true}, {Function: "B", Pass: true}}},
 	}}
 	header, rows := ResultsRows(f)
 	acc := len(header) - 2

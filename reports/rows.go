@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"strconv"
+	"vbench/internal/modes"
 
 	"vbench/internal/results"
 	"vbench/reports/numfmt"
@@ -71,7 +72,7 @@ func NewCellRow(c *results.Cell, verdict string, ch *results.Change) CellRow {
 	if c.CILoNs != 0 {
 		r.CI = numfmt.Range(numfmt.Duration(c.CILoNs), numfmt.Duration(c.CIHiNs))
 	}
-	if c.Mode != results.ModeNone && c.Overhead != 0 {
+	if c.Mode != modes.None && c.Overhead != 0 {
 		r.Overhead = numfmt.MultipleCI(c.Overhead, c.OverheadLo, c.OverheadHi)
 	}
 	switch {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/olekukonko/tablewriter/tw"
 
+	"vbench/internal/modes"
 	"vbench/internal/results"
 	"vbench/reports/numfmt"
 )
@@ -212,7 +213,7 @@ func (c *Cell) ChangeText() string {
 		return fmt.Sprintf("%s %s → %s %s (%s, %s)", ch.Against, numfmt.Duration(ch.BaselineMedianNs), c.Mode, numfmt.Duration(c.MedianNs), change, numfmt.P(ch.P))
 	}
 	s := fmt.Sprintf("%s → %s (%s, %s)", numfmt.Duration(ch.BaselineMedianNs), numfmt.Duration(c.MedianNs), numfmt.Change(ch.Ratio), numfmt.P(ch.P))
-	if ch.BaselineOverhead != 0 && c.Mode != results.ModeNone {
+	if ch.BaselineOverhead != 0 && c.Mode != modes.None {
 		s += fmt.Sprintf("; overhead %s → %s", numfmt.Multiple(ch.BaselineOverhead), numfmt.Multiple(c.Overhead))
 	}
 	return s

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"vbench/internal/modes"
 	"vbench/internal/profile"
 	"vbench/internal/results"
 	"vbench/internal/suite"
@@ -117,7 +118,7 @@ func (l *launch) checkChecksum(w *suite.Workload, got string) string {
 // engine's, and merges them (a tree of one process is its own profile): the
 // checks and coverage are over the whole tree. A process that started
 // profiling and wrote nothing fails the run: its calls would be missing.
-func readProfile(dir string, engine results.Engine, profilerSaid []string) (*profile.Tree, *profile.Profile, string) {
+func readProfile(dir string, engine modes.Engine, profilerSaid []string) (*profile.Tree, *profile.Profile, string) {
 	t, err := profile.ReadTree(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

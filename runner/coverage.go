@@ -3,6 +3,7 @@ package runner
 import (
 	"sort"
 
+	"vbench/internal/modes"
 	"vbench/internal/profile"
 	"vbench/internal/results"
 )
@@ -80,12 +81,12 @@ func coverage(tracing, sampling *coverageSets) *results.Coverage {
 // before modes the suite defines.
 func fillCoverage(cells []*cellState) {
 	for _, c := range cells {
-		if c.Spec.Engine != results.EngineSampling {
+		if c.Spec.Engine != modes.EngineSampling {
 			continue
 		}
 		var t *cellState
 		for _, x := range cells {
-			if x.Workload.Name != c.Workload.Name || x.Spec.Engine != results.EngineTracing {
+			if x.Workload.Name != c.Workload.Name || x.Spec.Engine != modes.EngineTracing {
 				continue
 			}
 			if t == nil || (x.Spec.Profiler == c.Spec.Profiler && t.Spec.Profiler != c.Spec.Profiler) {

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"vbench/internal/modes"
 	"vbench/internal/profile"
 	"vbench/internal/results"
 	"vbench/internal/suite"
@@ -28,7 +29,7 @@ func Coverage(tracing, sampling []*profile.Profile) *results.Coverage {
 
 // traced is a tracing profile with the given exclusive times.
 func traced(excl map[string]int64) *profile.Profile {
-	p := &profile.Profile{Mode: results.EngineTracing}
+	p := &profile.Profile{Mode: modes.EngineTracing}
 	for name, ns := range excl {
 		p.Functions = append(p.Functions, profile.Function{ID: len(p.Functions), Name: name, ExclusiveNs: ns})
 	}
@@ -37,7 +38,7 @@ func traced(excl map[string]int64) *profile.Profile {
 
 // sampled is a sampling profile with the given inclusive sample counts.
 func sampled(incl map[string]int64) *profile.Profile {
-	p := &profile.Profile{Mode: results.EngineSampling}
+	p := &profile.Profile{Mode: modes.EngineSampling}
 	for name, n := range incl {
 		p.Functions = append(p.Functions, profile.Function{ID: len(p.Functions), Name: name, InclusiveSamples: n, ExclusiveSamples: n})
 	}
@@ -79,7 +80,7 @@ func TestCoverage(t *testing.T) {
 		"no tracing runs":       Coverage(nil, []*profile.Profile{s1}),
 		"no sampling runs":      Coverage([]*profile.Profile{run1}, nil),
 		"no exclusive time":     Coverage([]*profile.Profile{traced(map[string]int64{"Main": 0})}, []*profile.Profile{s1}),
-		"tracing has no tables": Coverage([]*profile.Profile{{Mode: results.EngineTracing}}, []*profile.Profile{s1}),
+		"tracing has no tables": Coverage([]*profile.Profile{{Mode: modes.EngineTracing}}, []*profile.Profile{s1}),
 	} {
 		if c != nil {
 			t.Errorf("%s: coverage %+v, want none", name, c)
@@ -94,12 +95,12 @@ func TestCoverage(t *testing.T) {
 
 // fillCoverage pairs cells by workload, and only tracing with sampling.
 func TestFillCoverage(t *testing.T) {
-	cell := func(w string, mode results.Mode) *cellState {
-		return &cellState{Cell: Cell{Workload: &suite.Workload{Name: w}, Mode: mode, Spec: results.BuiltinSpec(mode)}}
+	cell := func(w string, mode modes.Mode) *cellState {
+		return &cellState{Cell: Cell{Workload: &suite.Workload{Name: w}, Mode: mode, Spec: modes.BuiltinSpec(mode)}}
 	}
-	aT, aS, aN := cell("a", results.ModeTracing), cell("a", results.ModeSampling), cell("a", results.ModeNull)
-	bS := cell("b", results.ModeSampling) // no tracing cell for b
-	cT := cell("c", results.ModeTracing)  // no sampling cell for c
+	aT, aS, aN := cell("a", modes.Tracing), cell("a", modes.Sampling), cell("a", modes.Null)
+	bS := cell("b", modes.Sampling) // no tracing cell for b
+	cT := cell("c", modes.Tracing)  // no sampling cell for c
 	hot := traced(map[string]int64{"F": 1})
 	for _, c := range []*cellState{aT, aN, cT} {
 		c.cover.addTracing(hot)
@@ -108,7 +109,7 @@ func TestFillCoverage(t *testing.T) {
 		c.cover.addSampling(sampled(map[string]int64{"F": 1}))
 	}
 	fillCoverage([]*cellState{aT, aS, aN, bS, cT})
-	if aS.coverage == nil || aS.coverage.Found != 1 || aS.coverage.Of != 1 || aS.coverage.Tracing != results.ModeTracing {
+	if aS.coverage == nil || aS.coverage.Found != 1 || aS.coverage.Of != 1 || aS.coverage.Tracing != modes.Tracing {
 		t.Errorf("a/sampling coverage %+v", aS.coverage)
 	}
 	for _, c := range []*cellState{aT, aN, bS, cT} {
@@ -121,32 +122,32 @@ func TestFillCoverage(t *testing.T) {
 // With several tracing cells (modes defined in the suite), a sampling cell
 // is paired with the first one loading the same library, else the first.
 func TestFillCoverageSeveralTracers(t *testing.T) {
-	mode := func(name results.Mode, engine results.Engine, lib string, hot ...string) *cellState {
+	mode := func(name modes.Mode, engine modes.Engine, lib string, hot ...string) *cellState {
 		c := &cellState{Cell: Cell{Workload: &suite.Workload{Name: "w"}, Mode: name,
-			Spec: results.ModeSpec{Name: name, Engine: engine, Profiler: lib}}}
+			Spec: modes.Spec{Name: name, Engine: engine, Profiler: lib}}}
 		times := map[string]int64{}
 		for _, h := range hot {
 			times[h] = 1
 		}
-		if engine == results.EngineTracing {
+		if engine == modes.EngineTracing {
 			c.cover.addTracing(traced(times))
 		} else {
 			c.cover.addSampling(sampled(map[string]int64{"F": 1, "G": 1}))
 		}
 		return c
 	}
-	tr := mode(results.ModeTracing, results.EngineTracing, "", "F")
-	trBase := mode("tracing-base", results.EngineTracing, "/base/libvbenchprof.so", "F", "G", "H")
-	sm := mode(results.ModeSampling, results.EngineSampling, "")
-	sm1 := mode("sampling-1ms", results.EngineSampling, "")
-	smBase := mode("sampling-base", results.EngineSampling, "/base/libvbenchprof.so")
-	smOther := mode("sampling-other", results.EngineSampling, "/other/libvbenchprof.so")
+	tr := mode(modes.Tracing, modes.EngineTracing, "", "F")
+	trBase := mode("tracing-base", modes.EngineTracing, "/base/libvbenchprof.so", "F", "G", "H")
+	sm := mode(modes.Sampling, modes.EngineSampling, "")
+	sm1 := mode("sampling-1ms", modes.EngineSampling, "")
+	smBase := mode("sampling-base", modes.EngineSampling, "/base/libvbenchprof.so")
+	smOther := mode("sampling-other", modes.EngineSampling, "/other/libvbenchprof.so")
 	fillCoverage([]*cellState{tr, trBase, sm, sm1, smBase, smOther})
 	for _, c := range []struct {
 		cell    *cellState
-		tracing results.Mode
+		tracing modes.Mode
 		of      int
-	}{{sm, results.ModeTracing, 1}, {sm1, results.ModeTracing, 1}, {smBase, "tracing-base", 3}, {smOther, results.ModeTracing, 1}} {
+	}{{sm, modes.Tracing, 1}, {sm1, modes.Tracing, 1}, {smBase, "tracing-base", 3}, {smOther, modes.Tracing, 1}} {
 		if got := c.cell.coverage; got == nil || got.Tracing != c.tracing || got.Of != c.of {
 			t.Errorf("%s: coverage %+v, want against %s (of %d)", c.cell.Mode, got, c.tracing, c.of)
 		}

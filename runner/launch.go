@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"vbench/internal/attach"
+	"vbench/internal/modes"
 	"vbench/internal/results"
 )
 
@@ -88,7 +89,7 @@ func (c *cellState) needsRunDir() bool {
 		return true
 	}
 	for _, kv := range append(c.Spec.EnvList(), c.Workload.Env...) {
-		if strings.Contains(kv, results.RunDir) {
+		if strings.Contains(kv, modes.RunDir) {
 			return true
 		}
 	}
@@ -188,7 +189,7 @@ func expandRunDir(kvs []string, dir string) []string {
 	out := make([]string, len(kvs))
 	for i, kv := range kvs {
 		k, v, _ := strings.Cut(kv, "=")
-		out[i] = k + "=" + strings.ReplaceAll(v, results.RunDir, dir)
+		out[i] = k + "=" + strings.ReplaceAll(v, modes.RunDir, dir)
 	}
 	return out
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"vbench/internal/results"
+	"vbench/internal/modes"
 	"vbench/internal/suite"
 	"vbench/internal/testbin"
 )
@@ -80,7 +80,7 @@ workloads:
 			runs++
 		}
 	}
-	if stuck := f.Find("stuck", results.ModeNone); stuck == nil || len(stuck.Samples) != 2 {
+	if stuck := f.Find("stuck", modes.None); stuck == nil || len(stuck.Samples) != 2 {
 		t.Fatalf("want stuck's two launches before the hang recorded, the killed one dropped: %+v", stuck)
 	}
 	bk := time.Duration(f.BookkeepingNs)

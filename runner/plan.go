@@ -7,28 +7,29 @@ package runner
 
 import (
 	"fmt"
+	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
+	"vbench/internal/modes"
 	"vbench/internal/results"
 	"vbench/internal/suite"
 )
 
 // Options are the command-line choices that override the suite.
 type Options struct {
-	Runs      int            // > 0 overrides the suite and every workload
-	MaxRuns   int            // > 0 overrides the suite's max_runs
-	Warmup    int            // >= 0 overrides; < 0 keeps the suite's
-	Modes     []results.Mode // nil keeps the suite's (workload subsets still apply)
-	Workloads []string       // nil: all
-	Timeout   time.Duration  // > 0 overrides the suite and every workload
+	Runs      int           // > 0 overrides the suite and every workload
+	MaxRuns   int           // > 0 overrides the suite's max_runs
+	Warmup    int           // >= 0 overrides; < 0 keeps the suite's
+	Modes     []modes.Mode  // nil keeps the suite's (workload subsets still apply)
+	Workloads []string      // nil: all
+	Timeout   time.Duration // > 0 overrides the suite and every workload
 	Shard     *results.Shard
 	Seed      uint64
 	// Against is the OLD build of the profiler (an absolute, checked path)
 	// for an A/B run: every engine mode of the plan also runs with it, as
-	// its results.OldBuild twin in the same rounds, and is judged against
+	// its modes.OldBuild twin in the same rounds, and is judged against
 	// it. Empty: no A/B run.
 	Against string
 }
@@ -36,9 +37,9 @@ type Options struct {
 // Cell is one planned (workload, mode) pair.
 type Cell struct {
 	Workload *suite.Workload
-	Mode     results.Mode
-	Spec     results.ModeSpec // what the mode loads
-	Metric   results.Metric   // what its runs are measured by: the workload's
+	Mode     modes.Mode
+	Spec     modes.Spec     // what the mode loads
+	Metric   results.Metric // what its runs are measured by: the workload's
 	Runs     int
 	// MaxRuns caps its runs when it belongs to an A/B pair whose verdict
 	// is still undecided after Runs (adaptive.go); >= Runs.
@@ -52,17 +53,17 @@ func (c *Cell) Key() string { return c.keyOf(c.Mode) }
 
 // keyOf is the key of the cell of mode m of the same workload (the cell an
 // A/B pair judges it against).
-func (c *Cell) keyOf(m results.Mode) string { return c.Workload.Name + "/" + string(m) }
+func (c *Cell) keyOf(m modes.Mode) string { return c.Workload.Name + "/" + string(m) }
 
 // Plan is the cells a run will measure.
 type Plan struct {
 	Suite   *suite.Suite
 	Options Options
 	Cells   []Cell
-	Modes   []results.Mode     // effective suite-level modes, in report order
-	Specs   []results.ModeSpec // their definitions, in the same order
-	Runs    int                // effective suite-level runs
-	MaxRuns int                // effective suite-level cap of an undecided A/B pair's runs
+	Modes   []modes.Mode // effective suite-level modes, in report order
+	Specs   []modes.Spec // their definitions, in the same order
+	Runs    int          // effective suite-level runs
+	MaxRuns int          // effective suite-level cap of an undecided A/B pair's runs
 	Warmup  int
 	Timeout time.Duration
 	// Profiled is set when some cell loads the run's profiler library (an
@@ -76,41 +77,47 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 	if o.Modes != nil {
 		for _, m := range o.Modes {
 			if _, ok := s.Spec(m); !ok {
-				return nil, fmt.Errorf("--modes: unknown mode %q (suite %s knows: %s)", m, s.Path, results.List(s.KnownModes()))
+				return nil, optionErr("Modes", func(name string) string {
+					return fmt.Sprintf("%s: unknown mode %q (suite %s knows: %s)", name, m, s.Path, modes.List(s.KnownModes()))
+				})
 			}
 		}
 		p.Modes = o.Modes
 	}
-	p.Modes = results.OrderModes(p.Modes)
-	specs := map[results.Mode]results.ModeSpec{}
+	p.Modes = modes.Order(p.Modes)
+	specs := map[modes.Mode]modes.Spec{}
 	for _, m := range p.Modes {
 		specs[m], _ = s.Spec(m)
 	}
-	twinOf := map[results.Mode]results.Mode{} // OLD-build twin -> its mode
+	twinOf := map[modes.Mode]modes.Mode{} // OLD-build twin -> its mode
 	for _, m := range p.Modes {
-		if a := specs[m].Against; a != "" && !contains(p.Modes, a) {
-			return nil, fmt.Errorf("--modes: mode %s is judged against mode %s (its against: in %s), which --modes leaves out: add %s, or leave %s out", m, a, s.Path, a, m)
+		if a := specs[m].Against; a != "" && !slices.Contains(p.Modes, a) {
+			return nil, optionErr("Modes", func(name string) string {
+				return fmt.Sprintf("%s: mode %s is judged against mode %s (its against: in %s), which %s leaves out: add %s, or leave %s out", name, m, a, s.Path, name, a, m)
+			})
 		}
 	}
 	if o.Against != "" {
 		// Every mode that loads vbench's profiler also runs with the OLD
 		// build, and is judged against that twin (over a suite's against:,
 		// which the command line overrides).
-		var twins []results.Mode
+		var twins []modes.Mode
 		for _, m := range p.Modes {
 			sp := specs[m]
 			if sp.Engine == "" {
 				continue
 			}
 			old := sp
-			old.Name, old.Profiler, old.Against = results.OldBuild(m), o.Against, ""
+			old.Name, old.Profiler, old.Against = modes.OldBuild(m), o.Against, ""
 			sp.Against = old.Name
 			specs[m], specs[old.Name] = sp, old
 			twins = append(twins, old.Name)
 			twinOf[old.Name] = m
 		}
 		if len(twins) == 0 {
-			return nil, fmt.Errorf("--against: no mode of this run loads vbench's profiler (modes: %s), so there is nothing to measure with %s", results.List(p.Modes), o.Against)
+			return nil, optionErr("Against", func(name string) string {
+				return fmt.Sprintf("%s: no mode of this run loads vbench's profiler (modes: %s), so there is nothing to measure with %s", name, modes.List(p.Modes), o.Against)
+			})
 		}
 		p.Modes = append(p.Modes, twins...)
 	}
@@ -129,16 +136,14 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 	}
 	want := map[string]bool{}
 	for _, name := range o.Workloads {
-		found := false
-		for _, w := range s.Workloads {
-			found = found || w.Name == name
-		}
-		if !found {
+		if !slices.ContainsFunc(s.Workloads, func(w suite.Workload) bool { return w.Name == name }) {
 			var names []string
 			for _, w := range s.Workloads {
 				names = append(names, w.Name)
 			}
-			return nil, fmt.Errorf("--workloads: suite %s has no workload %q (it has: %s)", s.Path, name, strings.Join(names, ", "))
+			return nil, optionErr("Workloads", func(opt string) string {
+				return fmt.Sprintf("%s: suite %s has no workload %q (it has: %s)", opt, s.Path, name, strings.Join(names, ", "))
+			})
 		}
 		want[name] = true
 	}
@@ -150,7 +155,7 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 		}
 		for _, m := range p.Modes { // report order
 			// A twin runs wherever its mode does.
-			if runs := w.EffectiveModes(s); !contains(runs, m) && !contains(runs, twinOf[m]) {
+			if runs := w.EffectiveModes(s); !slices.Contains(runs, m) && !slices.Contains(runs, twinOf[m]) {
 				continue
 			}
 			c := Cell{Workload: w, Mode: m, Spec: specs[m], Metric: w.Metric.OrDefault(), Runs: p.Runs, Warmup: p.Warmup, Timeout: p.Timeout}
@@ -201,20 +206,20 @@ func (p *Plan) Metrics() map[string]results.Metric {
 }
 
 // LibraryModes are the planned modes that load the run's profiler library.
-func (p *Plan) LibraryModes() []results.Mode {
-	var out []results.Mode
+func (p *Plan) LibraryModes() []modes.Mode {
+	var out []modes.Mode
 	for _, c := range p.Cells {
-		if c.Spec.Engine != "" && c.Spec.Profiler == "" && !contains(out, c.Mode) {
+		if c.Spec.Engine != "" && c.Spec.Profiler == "" && !slices.Contains(out, c.Mode) {
 			out = append(out, c.Mode)
 		}
 	}
-	return results.OrderModes(out)
+	return modes.Order(out)
 }
 
 // ShardCells returns shard i (1-based) of n: the cells sorted by workload
 // name and mode (built-in modes in their order, then the others by name),
 // every n-th one starting at i-1 — where a cell judged against another
-// (ModeSpec.Against: an A/B pair) travels with it as one, since an A/B
+// (modes.Spec.Against: an A/B pair) travels with it as one, since an A/B
 // comparison holds only within one run. The assignment depends only on the
 // cell names, so each machine of a CI matrix computes the same split, and
 // the shards are disjoint and together complete. A shard may be empty when
@@ -274,34 +279,27 @@ func ShardCells(cells []Cell, i, n int) []Cell {
 	return out
 }
 
-// ParseShard reads "i/n".
-func ParseShard(s string) (*results.Shard, error) {
-	a, b, ok := strings.Cut(s, "/")
-	i, err1 := strconv.Atoi(a)
-	n, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil {
-		return nil, fmt.Errorf("--shard %q: want i/n, e.g. 2/4", s)
+// modeIndex is m's place among the built-in modes; the others sort after them.
+func modeIndex(m modes.Mode) int {
+	if i := slices.Index(modes.Builtins, m); i >= 0 {
+		return i
 	}
-	if n < 1 || i < 1 || i > n {
-		return nil, fmt.Errorf("--shard %q: need 1 <= i <= n", s)
-	}
-	return &results.Shard{Index: i, Count: n}, nil
+	return len(modes.Builtins)
 }
 
-func modeIndex(m results.Mode) int {
-	for i, x := range results.BuiltinModes {
-		if x == m {
-			return i
-		}
-	}
-	return len(results.BuiltinModes)
+// An OptionError is an option (a field of Options) the suite cannot
+// satisfy: a usage error. Its message calls the option by its field
+// ("Options.Modes"); a command line calls it by its flag (Explain).
+type OptionError struct {
+	Option  string // the field of Options: "Modes", "Workloads" or "Against"
+	explain func(name string) string
 }
 
-func contains[T comparable](xs []T, x T) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
+func optionErr(option string, explain func(name string) string) *OptionError {
+	return &OptionError{option, explain}
 }
+
+func (e *OptionError) Error() string { return e.explain("Options." + e.Option) }
+
+// Explain is the message with the option called name ("--modes").
+func (e *OptionError) Explain(name string) string { return e.explain(name) }

@@ -10,8 +10,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"vbench/internal/atomicfile"
+	"vbench/internal/modes"
 	"vbench/internal/profile"
-	"vbench/internal/results"
 )
 
 // useProfile takes from a measured run's profiles what the cell keeps: the
@@ -31,9 +31,9 @@ func (l *launch) useProfile(c *cellState, seq int, p *profile.Profile, rep Repor
 		}
 	}
 	switch e {
-	case results.EngineTracing:
+	case modes.EngineTracing:
 		c.cover.addTracing(p)
-	case results.EngineSampling:
+	case modes.EngineSampling:
 		c.cover.addSampling(p)
 	}
 	return ""

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"vbench/internal/results"
+	"vbench/internal/modes"
 	"vbench/internal/suite"
 	"vbench/internal/testbin"
 )
@@ -64,11 +64,11 @@ func TestOutputScanner(t *testing.T) {
 	}
 }
 
-func cells(names []string, modes []results.Mode) []Cell {
+func cells(names []string, ms []modes.Mode) []Cell {
 	var out []Cell
 	for _, n := range names {
 		w := &suite.Workload{Name: n}
-		for _, m := range modes {
+		for _, m := range ms {
 			out = append(out, Cell{Workload: w, Mode: m})
 		}
 	}
@@ -77,7 +77,7 @@ func cells(names []string, modes []results.Mode) []Cell {
 
 // Shards are disjoint, complete, balanced and independent of suite order.
 func TestShardCells(t *testing.T) {
-	all := cells([]string{"zeta", "alpha", "mid", "beta", "q"}, results.BuiltinModes)
+	all := cells([]string{"zeta", "alpha", "mid", "beta", "q"}, modes.Builtins)
 	for n := 1; n <= 7; n++ {
 		seen := map[string]int{}
 		for i := 1; i <= n; i++ {
@@ -112,11 +112,11 @@ func TestShardCells(t *testing.T) {
 // comparison holds only within one run. Every engine mode's OLD-build twin,
 // and a suite's against:, keep their pair whole for every shard count.
 func TestShardCellsKeepsPairs(t *testing.T) {
-	modes := []results.Mode{results.ModeNone, results.ModeTracing, results.ModeSampling, results.OldBuild(results.ModeTracing), results.OldBuild(results.ModeSampling)}
-	all := cells([]string{"zeta", "alpha", "mid", "beta", "q"}, modes)
+	ms := []modes.Mode{modes.None, modes.Tracing, modes.Sampling, modes.OldBuild(modes.Tracing), modes.OldBuild(modes.Sampling)}
+	all := cells([]string{"zeta", "alpha", "mid", "beta", "q"}, ms)
 	for i := range all {
-		if m := all[i].Mode; m == results.ModeTracing || m == results.ModeSampling {
-			all[i].Spec.Against = results.OldBuild(m)
+		if m := all[i].Mode; m == modes.Tracing || m == modes.Sampling {
+			all[i].Spec.Against = modes.OldBuild(m)
 		}
 	}
 	for n := 1; n <= 7; n++ {
@@ -129,8 +129,8 @@ func TestShardCellsKeepsPairs(t *testing.T) {
 			}
 			for k := range in {
 				w, m, _ := strings.Cut(k, "/")
-				if a := results.Mode(m); a == results.ModeTracing || a == results.ModeSampling {
-					if !in[w+"/"+string(results.OldBuild(a))] {
+				if a := modes.Mode(m); a == modes.Tracing || a == modes.Sampling {
+					if !in[w+"/"+string(modes.OldBuild(a))] {
 						t.Errorf("shard %d/%d has %s without its OLD build's twin", i, n, k)
 					}
 				}
@@ -167,22 +167,11 @@ func sorted(xs []string) []string {
 	return out
 }
 
-func TestParseShard(t *testing.T) {
-	if s, err := ParseShard("2/4"); err != nil || s.Index != 2 || s.Count != 4 {
-		t.Errorf("ParseShard(2/4) = %+v, %v", s, err)
-	}
-	for _, bad := range []string{"0/4", "5/4", "1/0", "x/2", "2", "1/2/3", ""} {
-		if _, err := ParseShard(bad); err == nil {
-			t.Errorf("ParseShard(%q) accepted", bad)
-		}
-	}
-}
-
 // The schedule: warmups first; then rounds in which every cell runs once,
 // in a seeded random order that differs between rounds.
 func TestSchedule(t *testing.T) {
 	var cs []*cellState
-	for _, c := range cells([]string{"a", "b"}, results.BuiltinModes[:3]) {
+	for _, c := range cells([]string{"a", "b"}, modes.Builtins[:3]) {
 		c.Runs, c.Warmup = 20, 1
 		cs = append(cs, &cellState{Cell: c})
 	}

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"vbench/internal/modes"
 	"vbench/internal/profile"
 	"vbench/internal/results"
 )
@@ -18,7 +19,7 @@ type tree struct {
 
 // stacks builds a sampling profile with one thread per forest.
 func stacks(threads ...[]tree) *profile.Profile {
-	p := &profile.Profile{Mode: results.EngineSampling}
+	p := &profile.Profile{Mode: modes.EngineSampling}
 	ids := map[string]int{}
 	var conv func(ts []tree) []profile.Node
 	conv = func(ts []tree) []profile.Node {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"vbench/internal/modes"
 	"vbench/internal/results"
 )
 
@@ -24,11 +25,11 @@ func Fill(f *results.File) {
 		if c.Runs == 0 {
 			continue
 		}
-		if c.Mode == results.ModeNone {
+		if c.Mode == modes.None {
 			c.Overhead, c.OverheadLo, c.OverheadHi = 1, 1, 1
 			continue
 		}
-		none := f.Find(c.Workload, results.ModeNone)
+		none := f.Find(c.Workload, modes.None)
 		if none == nil || none.Runs == 0 {
 			continue
 		}
@@ -89,10 +90,10 @@ func fillCell(c *results.Cell) {
 // file, both in the workload's metric: the per-run overhead multiples that
 // baseline comparison tests. Nil when there is no none cell.
 func OverheadSamples(f *results.File, c *results.Cell) []float64 {
-	if c.Mode == results.ModeNone {
+	if c.Mode == modes.None {
 		return nil
 	}
-	none := f.Find(c.Workload, results.ModeNone)
+	none := f.Find(c.Workload, modes.None)
 	if none == nil {
 		return nil
 	}

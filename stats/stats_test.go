@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"vbench/internal/modes"
 	"vbench/internal/results"
 )
 
@@ -168,12 +169,12 @@ func TestFillUsesEachCellsMetric(t *testing.T) {
 		return out
 	}
 	f := &results.File{Results: []results.Cell{
-		{Workload: "e", Mode: results.ModeNone, Samples: runs(1)},
-		{Workload: "e", Mode: results.ModeTracing, Samples: runs(3)},
-		{Workload: "w", Mode: results.ModeNone, Metric: results.MetricWall, Samples: runs(1)},
+		{Workload: "e", Mode: modes.None, Samples: runs(1)},
+		{Workload: "e", Mode: modes.Tracing, Samples: runs(3)},
+		{Workload: "w", Mode: modes.None, Metric: results.MetricWall, Samples: runs(1)},
 		{Workload: "w", Mode: "eventpipe", Metric: results.MetricWall, Samples: runs(2)},
-		{Workload: "c", Mode: results.ModeNone, Metric: results.MetricCPU, Samples: runs(1)},
-		{Workload: "c", Mode: results.ModeSampling, Metric: results.MetricCPU, Samples: runs(5)},
+		{Workload: "c", Mode: modes.None, Metric: results.MetricCPU, Samples: runs(1)},
+		{Workload: "c", Mode: modes.Sampling, Metric: results.MetricCPU, Samples: runs(5)},
 	}}
 	Fill(f)
 	for _, c := range []struct {

@@ -25,15 +25,15 @@ import (
 	"syscall"
 
 	"vbench/internal/attach"
+	"vbench/internal/modes"
 	"vbench/internal/profile"
-	"vbench/internal/results"
 )
 
 var msRE = regexp.MustCompile(`ms=([0-9.]+)`)
 
 // samplingNoInline is sampling with user methods kept from being inlined
 // (VBENCH_SAMPLING_NOINLINE=1), a mode only this tool knows.
-const samplingNoInline = results.ModeSampling + "+noinline"
+const samplingNoInline = modes.Sampling + "+noinline"
 
 type sample struct {
 	ms    float64
@@ -46,7 +46,7 @@ func main() {
 	lib := flag.String("lib", "bin/libvbenchprof.so", "profiler library")
 	app := flag.String("app", "profiler/testdata/app/bin/vbtest/VbTestApp.dll", "test program")
 	interval := flag.Duration("interval", 0, "sampling interval (default: the profiler's 10ms)")
-	modeList := flag.String("modes", strings.ReplaceAll(results.List(append(results.BuiltinModes, samplingNoInline)), " ", ""), "modes to compare (none first)")
+	modeList := flag.String("modes", strings.ReplaceAll(modes.List(append(modes.Builtins, samplingNoInline)), " ", ""), "modes to compare (none first)")
 	flag.Parse()
 	libPath, err := attach.Check(*lib)
 	if err != nil {
@@ -54,18 +54,18 @@ func main() {
 		os.Exit(2)
 	}
 	// sampling+noinline: user methods kept from being inlined (VBENCH_SAMPLING_NOINLINE=1).
-	var modes []results.Mode
+	var chosen []modes.Mode
 	for _, m := range strings.Split(*modeList, ",") {
-		modes = append(modes, results.Mode(m))
+		chosen = append(chosen, modes.Mode(m))
 	}
 	workloads := [][]string{{"fib", "100"}, {"mandel", "1600"}}
 	tmp, _ := os.MkdirTemp("", "vbench-overhead-")
 	defer os.RemoveAll(tmp)
-	res := map[string]map[results.Mode][]sample{}
+	res := map[string]map[modes.Mode][]sample{}
 	for _, w := range workloads {
-		res[w[0]] = map[results.Mode][]sample{}
+		res[w[0]] = map[modes.Mode][]sample{}
 		for i := 0; i < *runs; i++ {
-			for _, m := range modes {
+			for _, m := range chosen {
 				dir := filepath.Join(tmp, fmt.Sprintf("%s-%s-%d", w[0], m, i))
 				os.MkdirAll(dir, 0o755)
 				s, err := runOnce(libPath, *app, m, dir, *interval, w)
@@ -80,15 +80,15 @@ func main() {
 	fmt.Printf("%d runs each, interleaved; medians of the workload's own time\n\n", *runs)
 	fmt.Printf("%-8s %-16s %10s %8s %9s %9s\n", "workload", "mode", "median ms", "× none", "× null", "RSS MiB")
 	for _, w := range workloads {
-		base := median(res[w[0]][results.ModeNone])
+		base := median(res[w[0]][modes.None])
 		null := 0.0
-		if len(res[w[0]][results.ModeNull]) > 0 {
-			null = median(res[w[0]][results.ModeNull])
+		if len(res[w[0]][modes.Null]) > 0 {
+			null = median(res[w[0]][modes.Null])
 		}
-		for _, m := range modes {
+		for _, m := range chosen {
 			med := median(res[w[0]][m])
 			xnull := "-"
-			if m == results.ModeTracing && null > 0 {
+			if m == modes.Tracing && null > 0 {
 				xnull = fmt.Sprintf("%.2f", med/null)
 			}
 			fmt.Printf("%-8s %-16s %10.1f %8.2f %9s %9.1f\n", w[0], m, med, med/base, xnull, float64(medianRSS(res[w[0]][m]))/1024)
@@ -96,10 +96,10 @@ func main() {
 	}
 	// Coverage: methods with >= 1% of exclusive time under tracing, found by sampling.
 	for _, w := range workloads {
-		if len(res[w[0]][results.ModeTracing]) == 0 {
+		if len(res[w[0]][modes.Tracing]) == 0 {
 			continue
 		}
-		tr, err1 := profile.ReadFile(res[w[0]][results.ModeTracing][0].dir)
+		tr, err1 := profile.ReadFile(res[w[0]][modes.Tracing][0].dir)
 		if err1 != nil {
 			continue
 		}
@@ -114,8 +114,8 @@ func main() {
 			}
 		}
 		sort.Strings(want)
-		for _, m := range modes {
-			if m != results.ModeSampling && m != samplingNoInline {
+		for _, m := range chosen {
+			if m != modes.Sampling && m != samplingNoInline {
 				continue
 			}
 			// Found: seen on a stack in any run of this mode (one run of a
@@ -159,11 +159,11 @@ func missing(want, got []string) []string {
 	return out
 }
 
-func runOnce(lib, app string, mode results.Mode, dir string, interval interface{ Nanoseconds() int64 }, w []string) (sample, error) {
+func runOnce(lib, app string, mode modes.Mode, dir string, interval interface{ Nanoseconds() int64 }, w []string) (sample, error) {
 	cmd := exec.Command("dotnet", append([]string{app}, w...)...)
 	env := attach.ScrubEnv(os.Environ())
 	if mode == samplingNoInline {
-		mode = results.ModeSampling
+		mode = modes.Sampling
 		env = append(env, attach.EnvNoInline+"=1")
 	}
 	if engine := mode.Engine(); engine != "" {

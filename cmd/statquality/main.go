@@ -52,6 +52,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"vbench/internal/machine"
+	"vbench/internal/modes"
 	"vbench/internal/results"
 	"vbench/internal/suite"
 	"vbench/reports"
@@ -62,16 +63,16 @@ import (
 // config is what one measurement needs.
 type config struct {
 	suitePath, workload string
-	mode                results.Mode
+	mode                modes.Mode
 	reps, runs          int
 	scaleFlag           string
 	scale               float64
 	vbench, profiler    string
 	keep                string
-	slow                string       // the slow build, for the --against experiment
-	abMode              results.Mode // the mode it runs under
-	only                string       // run only this experiment (within, across, against, suite); "": all
-	runLevel            string       // the suite the run-level experiment runs whole
+	slow                string     // the slow build, for the --against experiment
+	abMode              modes.Mode // the mode it runs under
+	only                string     // run only this experiment (within, across, against, suite); "": all
+	runLevel            string     // the suite the run-level experiment runs whole
 }
 
 func main() {
@@ -79,7 +80,7 @@ func main() {
 	var mode string
 	flag.StringVar(&c.suitePath, "suite", "", "suite file holding the workload")
 	flag.StringVar(&c.workload, "workload", "", "workload to measure")
-	flag.StringVar(&mode, "mode", string(results.ModeNone), "mode to run it under")
+	flag.StringVar(&mode, "mode", string(modes.None), "mode to run it under")
 	flag.IntVar(&c.reps, "reps", 20, "repetitions of each experiment")
 	flag.IntVar(&c.runs, "runs", 0, "measured runs per cell (default: the suite's)")
 	flag.StringVar(&c.scaleFlag, "scale-flag", "--scale", "the workload's work-scale argument")
@@ -90,9 +91,9 @@ func main() {
 	flag.StringVar(&c.slow, "slow", "", "the slow build of the profiler (make slow-profiler): also measure --against with it")
 	flag.StringVar(&c.only, "only", "", "run only this experiment: within, across or against (needs -slow)")
 	flag.StringVar(&c.runLevel, "run-level", "", "the run-level experiment: run this whole suite --against the same build (A/A) and the slow build (A/B), -reps times each")
-	abMode := flag.String("ab-mode", string(results.ModeTracing), "with -slow: the mode the --against experiment runs under")
+	abMode := flag.String("ab-mode", string(modes.Tracing), "with -slow: the mode the --against experiment runs under")
 	flag.Parse()
-	c.mode, c.abMode = results.Mode(mode), results.Mode(*abMode)
+	c.mode, c.abMode = modes.Mode(mode), modes.Mode(*abMode)
 	if c.only == "suite" {
 		if c.runLevel == "" || c.slow == "" {
 			fmt.Fprintln(os.Stderr, "statquality: -only suite needs -run-level SUITE and -slow LIB")

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"vbench/internal/results"
+	"vbench/internal/modes"
 	"vbench/internal/testbin"
 )
 
@@ -35,8 +35,8 @@ workloads:
     command: [`+fw+`, -elapsed, "1000000", -cpu-ns, "900000", -lib-factor, "slow/=1.2"]
 `), 0o644)
 	var out strings.Builder
-	c := config{suitePath: suite, workload: "fw", mode: results.ModeNone, reps: 2, scaleFlag: "-scale", scale: 1.2, vbench: vb,
-		profiler: fp, slow: slow, abMode: results.ModeTracing}
+	c := config{suitePath: suite, workload: "fw", mode: modes.None, reps: 2, scaleFlag: "-scale", scale: 1.2, vbench: vb,
+		profiler: fp, slow: slow, abMode: modes.Tracing}
 	if err := run(&out, c); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"vbench/internal/modes"
 
 	"vbench/internal/results"
 	"vbench/stats"
@@ -91,7 +92,7 @@ func runLevel(out io.Writer, c config) error {
 				} else {
 					abRuns = append(abRuns, float64(cell.Runs))
 				}
-				if cell.Mode == results.ModeTracing {
+				if cell.Mode == modes.Tracing {
 					tracing++
 					if cell.Verdict == results.VerdictRegressed {
 						tracingRegressed++

@@ -22,7 +22,7 @@ import (
 	"strings"
 	"time"
 
-	"vbench/internal/results"
+	"vbench/internal/modes"
 )
 
 // CLSID is the fixed class ID of the vbench profiler COM class.
@@ -51,37 +51,19 @@ const (
 	EnvSafepointLeaves = "VBENCH_SAMPLING_SAFEPOINT_LEAVES"
 )
 
-// Bounds of VBENCH_MAX_STACK (the profiler's per-tick frame buffer holds 2^22).
-const (
-	DefaultMaxStack = 1 << 20
-	MinMaxStack     = 16
-	MaxMaxStack     = 1 << 22
-)
-
-// MaxTimeSample is the largest VBENCH_TIME_SAMPLE the profiler accepts.
-const MaxTimeSample = 1024
-
-// ValidTimeSample reports whether the profiler accepts n as
-// VBENCH_TIME_SAMPLE: 1 or a power of two up to MaxTimeSample.
-func ValidTimeSample(n int) bool { return n >= 1 && n <= MaxTimeSample && n&(n-1) == 0 }
-
-// The sampling intervals the profiler accepts (VBENCH_INTERVAL); anything
-// else makes it decline to load, so callers check before launching.
-const (
-	MinInterval = time.Millisecond
-	MaxInterval = time.Second
-)
-
-// Options are the profiler settings a caller may choose.
+// Options are the profiler settings a caller may choose. Their values are
+// checked where they are read (a suite, `vbench profile`'s flags) with
+// modes.Validate, which holds the ranges the profiler accepts: attach only
+// writes them into the environment.
 type Options struct {
-	Engine     results.Engine // null | tracing | instrumentation | sampling; "" loads no profiler
-	ProfileDir string         // required: where the profile is written
-	Interval   time.Duration  // sampling only; 0 means the profiler's default
+	Engine     modes.Engine  // null | tracing | instrumentation | sampling; "" loads no profiler
+	ProfileDir string        // required: where the profile is written
+	Interval   time.Duration // sampling only; 0 means the profiler's default
 	Include    []string
 	Exclude    []string
 	TimeSample int  // tracing and instrumentation; 0 means the profiler's default (16; 256), 1 times every call
 	NoInline   bool // sampling only: keep user methods (but tiny ones) from being inlined
-	MaxStack   int  // sampling only: frames kept per stack; 0 means DefaultMaxStack
+	MaxStack   int  // sampling only: frames kept per stack; 0 means modes.MaxStack.Default
 	// Processes, a regular expression (CheckProcesses), limits profiling to
 	// the processes whose command line it matches; "" profiles every one.
 	Processes string

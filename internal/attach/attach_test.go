@@ -5,14 +5,14 @@ import (
 	"testing"
 	"time"
 
-	"vbench/internal/results"
+	"vbench/internal/modes"
 )
 
 func TestEnv(t *testing.T) {
 	if env := Env("/x/lib.so", Options{}); env != nil {
 		t.Errorf("mode none must not load the profiler: %v", env)
 	}
-	env := Env("/x/lib.so", Options{Engine: results.EngineSampling, ProfileDir: "/out", Interval: time.Millisecond,
+	env := Env("/x/lib.so", Options{Engine: modes.EngineSampling, ProfileDir: "/out", Interval: time.Millisecond,
 		Include: []string{"A", "B.*"}, Exclude: []string{"C"}, TimeSample: 4})
 	have := map[string]bool{}
 	for _, kv := range env {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"vbench/internal/attach"
+	"vbench/internal/modes"
 	"vbench/internal/profile"
 	"vbench/internal/results"
 	"vbench/internal/testbin"
@@ -74,9 +75,9 @@ workloads:
 		t.Fatal(err)
 	}
 	want := map[string]results.Metric{"plain-wall": results.MetricWall, "plain-cpu": results.MetricCPU}
-	modes := []results.Mode{results.ModeNone, "sampling-2ms", "eventpipe", "by-hand"}
+	ran := []modes.Mode{modes.None, "sampling-2ms", "eventpipe", "by-hand"}
 	for w, metric := range want {
-		for _, m := range modes {
+		for _, m := range ran {
 			c := f.Find(w, m)
 			if c == nil {
 				t.Fatalf("no cell %s/%s\n%s", w, m, stdout)
@@ -98,11 +99,11 @@ workloads:
 				t.Errorf("%s: cpu value %v is not user+sys of the run", c.Key(), v[0])
 			}
 		}
-		if f.Find(w, results.ModeNone).Profile != "" {
+		if f.Find(w, modes.None).Profile != "" {
 			t.Errorf("%s/none kept a profile", w)
 		}
 	}
-	if sp := f.ModeSpec("sampling-2ms"); sp.Engine != results.EngineSampling || sp.Interval.String() != "2ms" {
+	if sp := f.ModeSpec("sampling-2ms"); sp.Engine != modes.EngineSampling || sp.Interval.String() != "2ms" {
 		t.Errorf("recorded definition of sampling-2ms: %+v", sp)
 	}
 	for w := range want {
@@ -117,7 +118,7 @@ workloads:
 		if err != nil {
 			t.Fatalf("%s/sampling-2ms: %v", w, err)
 		}
-		if p.Mode != results.EngineSampling || p.IntervalNs != 2_000_000 || p.Samples == 0 || !sampled(p, "PlainApp.Primes.CountBelow") {
+		if p.Mode != modes.EngineSampling || p.IntervalNs != 2_000_000 || p.Samples == 0 || !sampled(p, "PlainApp.Primes.CountBelow") {
 			t.Errorf("%s/sampling-2ms: mode %s, interval %dns, %d samples, saw CountBelow %v", w, p.Mode, p.IntervalNs, p.Samples, sampled(p, "PlainApp.Primes.CountBelow"))
 		}
 		// The library attached by hand really loaded: it wrote its profile
@@ -126,7 +127,7 @@ workloads:
 		if err != nil {
 			t.Fatalf("%s/by-hand: the hand-attached profiler left no profile: %v", w, err)
 		}
-		if p.Mode != results.EngineTracing || calls(p, "PlainApp.Primes.CountBelow") != 12 || calls(p, "PlainApp.Program.Main") != 1 {
+		if p.Mode != modes.EngineTracing || calls(p, "PlainApp.Primes.CountBelow") != 12 || calls(p, "PlainApp.Program.Main") != 1 {
 			t.Errorf("%s/by-hand: mode %s, CountBelow called %d times, Main %d, want 12 and 1", w, p.Mode, calls(p, "PlainApp.Primes.CountBelow"), calls(p, "PlainApp.Program.Main"))
 		}
 	}

@@ -36,13 +36,13 @@ each mode loads, instead — or only the cells of one shard, to check how
 			}
 			opts := runner.Options{Modes: modeNames(modes), Workloads: workloads, Warmup: -1}
 			if shard != "" {
-				if opts.Shard, err = runner.ParseShard(shard); err != nil {
+				if opts.Shard, err = parseShard(shard); err != nil {
 					return usageErr(err)
 				}
 			}
 			plan, err := runner.NewPlan(s, opts)
 			if err != nil {
-				return usageErr(err)
+				return planErr(err)
 			}
 			if !cells {
 				// A workload is listed when any of its cells is selected.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"vbench/internal/modes"
 	"vbench/internal/profile"
 	"vbench/internal/results"
 	"vbench/internal/testapp"
@@ -41,11 +42,11 @@ workloads:
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := f.Find("tree", results.ModeTracing)
+	tr := f.Find("tree", modes.Tracing)
 	if tr == nil || tr.Failed() || tr.Accuracy == nil || tr.Accuracy.Checked != 4 || tr.Accuracy.Exact != 4 {
 		t.Fatalf("tree/tracing: %+v", tr)
 	}
-	if s := f.Find("tree", results.ModeSampling); s == nil || s.Failed() || s.Coverage == nil || s.Coverage.Of == 0 {
+	if s := f.Find("tree", modes.Sampling); s == nil || s.Failed() || s.Coverage == nil || s.Coverage.Of == 0 {
 		t.Errorf("tree/sampling: %+v", s)
 	}
 	kept, err := profile.ReadTree(filepath.Join(dir, "out", "profiles", "tree", "tracing"))
@@ -55,14 +56,14 @@ workloads:
 	if _, err := os.Stat(filepath.Join(dir, "out", "profiles", "tree", "tracing", profile.PprofFile)); err != nil {
 		t.Errorf("no merged pprof next to the kept profiles: %v", err)
 	}
-	for _, m := range []results.Mode{results.ModeTracing, results.ModeSampling} {
+	for _, m := range []modes.Mode{modes.Tracing, modes.Sampling} {
 		c := f.Find("killed", m)
 		if c == nil || !c.Failed() || !strings.Contains(c.Failure, "1 of the workload's processes started profiling and wrote no profile (pid ") ||
 			!strings.Contains(c.Failure, "VbTestApp.dll hang)") {
 			t.Errorf("killed/%s: %+v", m, c)
 		}
 	}
-	if c := f.Find("killed", results.ModeNone); c == nil || c.Failed() {
+	if c := f.Find("killed", modes.None); c == nil || c.Failed() {
 		t.Errorf("killed/none (nothing profiled, nothing missing): %+v", c)
 	}
 }

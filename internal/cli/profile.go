@@ -15,6 +15,7 @@ import (
 	"vbench/internal/atomicfile"
 	"vbench/internal/attach"
 	"vbench/internal/child"
+	"vbench/internal/modes"
 	"vbench/internal/profile"
 	"vbench/internal/results"
 	"vbench/reports"
@@ -98,8 +99,8 @@ the program's code, if non-zero).`,
 	}
 	fl := cmd.Flags()
 	fl.SetInterspersed(false) // everything after COMMAND belongs to it
-	fl.StringVar(&f.mode, "mode", string(results.EngineTracing), "tracing | instrumentation | sampling | null")
-	fl.DurationVar(&f.interval, "interval", 10*time.Millisecond, "sampling interval, 1ms..1s")
+	fl.StringVar(&f.mode, "mode", string(modes.EngineTracing), "tracing | instrumentation | sampling | null")
+	fl.DurationVar(&f.interval, "interval", modes.Interval.Default, "sampling interval, "+modes.Interval.Want())
 	fl.StringSliceVar(&f.include, "include", nil, "assembly or namespace patterns to profile (repeatable, comma-separated)")
 	fl.StringSliceVar(&f.exclude, "exclude", nil, "assembly or namespace patterns not to profile (repeatable, comma-separated)")
 	fl.StringVar(&f.out, "out", "", "directory for the profiles, one <pid>/ per process (default: a new temporary directory)")
@@ -109,27 +110,29 @@ the program's code, if non-zero).`,
 	fl.StringVar(&f.format, "format", "table", "table (on stderr) | json (on stdout, after the program's output)")
 	fl.StringVar(&f.lib, "profiler", "", "profiler library (default: libvbenchprof.so next to vbench)")
 	fl.BoolVar(&f.noInline, "no-inline", false, "sampling: keep user methods (but tiny ones) from being inlined, so samples land on them")
-	fl.IntVar(&f.maxStack, "max-stack", attach.DefaultMaxStack, fmt.Sprintf("sampling: frames kept per stack (%d..%d); deeper stacks keep both ends around one %q frame", attach.MinMaxStack, attach.MaxMaxStack, profile.ElidedFrames))
+	fl.IntVar(&f.maxStack, "max-stack", modes.MaxStack.Default, fmt.Sprintf("sampling: frames kept per stack (%s); deeper stacks keep both ends around one %q frame", modes.MaxStack.Want(), profile.ElidedFrames))
 	fl.IntVar(&f.timeSamp, "time-sample", 0, "tracing, instrumentation: time ~1 in N calls of hot call paths (power of two; 1: every call; default 16, instrumentation 256)")
 	return cmd
 }
 
 func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
-	engine := results.Engine(f.mode)
+	engine := modes.Engine(f.mode)
 	if !engine.Valid() {
-		return usageErrf("--mode %q: want %s (none means no profiler: run the program directly)", f.mode, results.OneOf(results.Engines))
+		return usageErrf("--mode %q: want %s (none means no profiler: run the program directly)", f.mode, modes.OneOf(modes.Engines))
 	}
-	if f.interval < attach.MinInterval || f.interval > attach.MaxInterval {
-		return usageErrf("--interval %v: want %v..%v", f.interval, attach.MinInterval, attach.MaxInterval)
+	// A typed 0 is a value here, not the default it is in modes.ProfilerSettings
+	// (--time-sample's own default is 0: the engine's).
+	if f.interval == 0 || modes.Validate(modes.ProfilerSettings{Interval: modes.Duration(f.interval)}) != nil {
+		return usageErrf("--interval %v: want %s", f.interval, modes.Interval.Want())
 	}
 	if f.format != "table" && f.format != "json" {
 		return usageErrf("--format %q: want table or json", f.format)
 	}
-	if f.timeSamp != 0 && !attach.ValidTimeSample(f.timeSamp) {
-		return usageErrf("--time-sample %d: want 1 or a power of two up to %d", f.timeSamp, attach.MaxTimeSample)
+	if modes.Validate(modes.ProfilerSettings{TimeSample: f.timeSamp}) != nil {
+		return usageErrf("--time-sample %d: want %s", f.timeSamp, modes.TimeSample.Want())
 	}
-	if f.maxStack < attach.MinMaxStack || f.maxStack > attach.MaxMaxStack {
-		return usageErrf("--max-stack %d: want %d..%d frames", f.maxStack, attach.MinMaxStack, attach.MaxMaxStack)
+	if f.maxStack == 0 || modes.Validate(modes.ProfilerSettings{MaxStack: f.maxStack}) != nil {
+		return usageErrf("--max-stack %d: want %s frames", f.maxStack, modes.MaxStack.Want())
 	}
 	if err := checkTop(f.top); err != nil {
 		return err
@@ -162,10 +165,10 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 	stderr := cmd.ErrOrStderr()
 
 	opts := attach.Options{Engine: engine, ProfileDir: dir, Include: f.include, Exclude: f.exclude, TimeSample: f.timeSamp, Processes: f.processes}
-	if engine == results.EngineSampling {
+	if engine == modes.EngineSampling {
 		opts.Interval = f.interval
 		opts.NoInline = f.noInline
-		if f.maxStack != attach.DefaultMaxStack {
+		if f.maxStack != modes.MaxStack.Default {
 			opts.MaxStack = f.maxStack
 		}
 	}

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"vbench/internal/attach"
+	"vbench/internal/modes"
 	"vbench/internal/results"
 	"vbench/internal/testbin"
 )
@@ -203,7 +204,7 @@ workloads:
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, mode := range []results.Mode{results.ModeTracing, results.ModeSampling} {
+	for _, mode := range []modes.Mode{modes.Tracing, modes.Sampling} {
 		c := f.Find("refused", mode)
 		if c == nil || c.Verdict != results.VerdictFailed || c.Runs != 0 || !strings.Contains(c.Failure, reason) {
 			t.Errorf("refused/%s: want failed with %q, got %+v", mode, reason, c)
@@ -705,7 +706,7 @@ workloads:
 	}
 	base := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "KEEP_ME=yes", "OVERRIDDEN=suite", "FROM_SUITE=1", "VBENCH_TIME_SAMPLE=4",
 		"VSTEST_TESTHOST_SHUTDOWN_TIMEOUT=5"} // the workload's own, not attach.ProfiledDefaults' (profiled.txtar has those)
-	for _, m := range results.BuiltinModes {
+	for _, m := range modes.Builtins {
 		mode := string(m)
 		t.Run(mode, func(t *testing.T) {
 			os.Remove(filepath.Join(dir, "env.txt"))
@@ -724,7 +725,7 @@ workloads:
 					profDir = v
 				}
 			}
-			if m != results.ModeNone {
+			if m != modes.None {
 				if profDir == "" {
 					t.Fatalf("no VBENCH_PROFILE_DIR in a profiled run: %v", got)
 				}

@@ -11,6 +11,7 @@ import (
 
 	"vbench/baseline"
 	"vbench/internal/atomicfile"
+	"vbench/internal/modes"
 	"vbench/internal/results"
 	"vbench/reports"
 )
@@ -171,7 +172,7 @@ func reportProfile(cmd *cobra.Command, in *reports.Input, f *reportFlags) error 
 			return usageErr(err)
 		}
 	}
-	if format.NeedsCalls && p.Mode == results.EngineNull {
+	if format.NeedsCalls && p.Mode == modes.EngineNull {
 		return usageErrf("%s: %v: there is nothing to draw", in.Path, reports.ErrNoCallData)
 	}
 	view := reports.ProfileView{

@@ -17,6 +17,7 @@ import (
 	"vbench/baseline"
 	"vbench/internal/attach"
 	"vbench/internal/machine"
+	"vbench/internal/modes"
 	"vbench/internal/results"
 	"vbench/internal/suite"
 	"vbench/runner"
@@ -97,7 +98,7 @@ func prepare(cmd *cobra.Command, path string, f *runFlags) (*measurement, error)
 		opts.Seed = uint64(time.Now().UnixNano())
 	}
 	if f.shard != "" {
-		if opts.Shard, err = runner.ParseShard(f.shard); err != nil {
+		if opts.Shard, err = parseShard(f.shard); err != nil {
 			return nil, usageErr(err)
 		}
 	}
@@ -115,7 +116,7 @@ func prepare(cmd *cobra.Command, path string, f *runFlags) (*measurement, error)
 	}
 	plan, err := runner.NewPlan(s, opts)
 	if err != nil {
-		return nil, usageErr(err)
+		return nil, planErr(err)
 	}
 	m := &measurement{suite: s, plan: plan, flags: f}
 	if plan.Profiled {
@@ -124,7 +125,7 @@ func prepare(cmd *cobra.Command, path string, f *runFlags) (*measurement, error)
 			lib = attach.DefaultLibrary()
 		}
 		if m.lib, err = attach.Check(lib); err != nil {
-			return nil, usageErrf("%v\n(modes with an engine load the profiler: %s; --modes none runs without it)", err, results.List(m.plan.LibraryModes()))
+			return nil, usageErrf("%v\n(modes with an engine load the profiler: %s; --modes none runs without it)", err, modes.List(m.plan.LibraryModes()))
 		}
 	}
 	if f.jsonOut != "" {
@@ -303,13 +304,13 @@ func finish(cmd *cobra.Command, res *results.File, f *runFlags, ci *ciFlags) err
 }
 
 // modeNames types the --modes flag's values (nil stays nil: the suite's modes).
-func modeNames(names []string) []results.Mode {
+func modeNames(names []string) []modes.Mode {
 	if names == nil {
 		return nil
 	}
-	out := make([]results.Mode, len(names))
+	out := make([]modes.Mode, len(names))
 	for i, n := range names {
-		out[i] = results.Mode(n)
+		out[i] = modes.Mode(n)
 	}
 	return out
 }

@@ -17,7 +17,6 @@ import (
 	"vbench/internal/suite"
 	"vbench/internal/testbin"
 	"vbench/reports"
-	"vbench/runner"
 )
 
 // The GitHub workflow is what users copy, and nothing runs it here; this test
@@ -570,7 +569,7 @@ func parseVbench(args []string, root string) (vbenchCall, []string, error) {
 		}
 	}
 	if s := flag("shard"); s != "" {
-		if _, err := runner.ParseShard(s); err != nil {
+		if _, err := parseShard(s); err != nil {
 			return c, nil, err
 		}
 	}

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"vbench/internal/attach"
+	"vbench/internal/modes"
 	"vbench/internal/profile"
-	"vbench/internal/results"
 )
 
 func checkLibrary(path string) (string, Check) {
@@ -51,7 +51,7 @@ func checkLoads(ctx context.Context, dotnet, lib string, timeout time.Duration) 
 	defer cancel()
 	cmd := exec.CommandContext(ctx, dotnet, "--version")
 	cmd.Env = append(attach.ScrubEnv(os.Environ()),
-		attach.Env(lib, attach.Options{Engine: results.EngineNull, ProfileDir: dir})...)
+		attach.Env(lib, attach.Options{Engine: modes.EngineNull, ProfileDir: dir})...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {

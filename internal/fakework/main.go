@@ -22,8 +22,8 @@ import (
 	"syscall"
 	"time"
 
+	"vbench/internal/modes"
 	"vbench/internal/profile"
-	"vbench/internal/results"
 )
 
 func main() {
@@ -135,7 +135,7 @@ func main() {
 		e *= math.Exp(*spread * rand.NormFloat64())
 	}
 	if dir := os.Getenv("VBENCH_PROFILE_DIR"); dir != "" && mode != "" && *rawProfile != "" {
-		if err := os.WriteFile(filepath.Join(processDir(dir, results.Engine(mode)), profile.JSONFile), []byte(*rawProfile), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(processDir(dir, modes.Engine(mode)), profile.JSONFile), []byte(*rawProfile), 0o644); err != nil {
 			panic(err)
 		}
 	} else if dir != "" && mode != "" && !*noProfile {
@@ -143,7 +143,7 @@ func main() {
 		if pc == "" {
 			pc = *calls
 		}
-		writeProfile(dir, results.Engine(mode), parseCounts(pc), *profFuncs)
+		writeProfile(dir, modes.Engine(mode), parseCounts(pc), *profFuncs)
 	}
 	if *noVbench {
 		fmt.Println("fakework: done, but no VBENCH line")
@@ -198,7 +198,7 @@ func parsePairs(s string) map[string]string {
 
 // processDir makes this process's directory under the profile directory
 // and its started.json, as the profiler does when it starts.
-func processDir(dir string, mode results.Engine) string {
+func processDir(dir string, mode modes.Engine) string {
 	pd, err := profile.NewProcessDir(dir, os.Getpid())
 	if err != nil {
 		panic(err)
@@ -209,7 +209,7 @@ func processDir(dir string, mode results.Engine) string {
 	return pd
 }
 
-func writeProfile(dir string, mode results.Engine, calls map[string]int64, funcs string) {
+func writeProfile(dir string, mode modes.Engine, calls map[string]int64, funcs string) {
 	dir = processDir(dir, mode)
 	p := profile.Profile{Schema: profile.SchemaVersion, Mode: mode, PID: os.Getpid(), ParentPID: os.Getppid(), Command: os.Args, Start: time.Now(), End: time.Now(),
 		Complete: true, Functions: []profile.Function{}, Threads: []profile.Thread{}}

@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"vbench/internal/jsonpos"
-	"vbench/internal/results"
+	"vbench/internal/modes"
 )
 
 // SchemaVersion is the version of the profile.json layout this package writes.
@@ -37,25 +37,25 @@ const (
 
 // Profile is the content of profile.json.
 type Profile struct {
-	Schema         int            `json:"schema"`
-	Mode           results.Engine `json:"mode"` // tracing | instrumentation | sampling | null
-	RuntimeVersion string         `json:"runtime_version"`
-	PID            int            `json:"pid"`
-	ParentPID      int            `json:"parent_pid,omitempty"` // when the profiler started (schema 3)
-	Command        []string       `json:"command,omitempty"`    // the profilee's command line, when known
-	Start          time.Time      `json:"start"`
-	End            time.Time      `json:"end"`                   // when the profile was written (older schemas: start + duration)
-	DurationNs     int64          `json:"duration_ns"`           // profiler load to profile write
-	IntervalNs     int64          `json:"interval_ns,omitempty"` // sampling period
-	Samples        int64          `json:"samples,omitempty"`     // sampling ticks taken
-	TimeSample     int64          `json:"time_sample,omitempty"` // tracing: hot nodes timed on ~1 call in N (1: every call)
-	Include        []string       `json:"include,omitempty"`     // filter patterns in effect
-	Exclude        []string       `json:"exclude,omitempty"`
-	Complete       bool           `json:"complete"`           // written from Shutdown (false: from an exit path)
-	Warnings       []string       `json:"warnings,omitempty"` // what limits this profile's accuracy
-	Skipped        []Skipped      `json:"skipped,omitempty"`  // instrumentation: selected methods left uninstrumented
-	Functions      []Function     `json:"functions"`
-	Threads        []Thread       `json:"threads"`
+	Schema         int          `json:"schema"`
+	Mode           modes.Engine `json:"mode"` // tracing | instrumentation | sampling | null
+	RuntimeVersion string       `json:"runtime_version"`
+	PID            int          `json:"pid"`
+	ParentPID      int          `json:"parent_pid,omitempty"` // when the profiler started (schema 3)
+	Command        []string     `json:"command,omitempty"`    // the profilee's command line, when known
+	Start          time.Time    `json:"start"`
+	End            time.Time    `json:"end"`                   // when the profile was written (older schemas: start + duration)
+	DurationNs     int64        `json:"duration_ns"`           // profiler load to profile write
+	IntervalNs     int64        `json:"interval_ns,omitempty"` // sampling period
+	Samples        int64        `json:"samples,omitempty"`     // sampling ticks taken
+	TimeSample     int64        `json:"time_sample,omitempty"` // tracing: hot nodes timed on ~1 call in N (1: every call)
+	Include        []string     `json:"include,omitempty"`     // filter patterns in effect
+	Exclude        []string     `json:"exclude,omitempty"`
+	Complete       bool         `json:"complete"`           // written from Shutdown (false: from an exit path)
+	Warnings       []string     `json:"warnings,omitempty"` // what limits this profile's accuracy
+	Skipped        []Skipped    `json:"skipped,omitempty"`  // instrumentation: selected methods left uninstrumented
+	Functions      []Function   `json:"functions"`
+	Threads        []Thread     `json:"threads"`
 }
 
 // Function is one row of the flat function table: every node of every thread's
@@ -180,7 +180,7 @@ func (p *Profile) Validate() error {
 		return schemaError(p.Schema)
 	}
 	if !p.Mode.Valid() {
-		return fmt.Errorf("profile mode %q is not %s", p.Mode, results.OneOf(results.Engines))
+		return fmt.Errorf("profile mode %q is not %s", p.Mode, modes.OneOf(modes.Engines))
 	}
 	for i, f := range p.Functions {
 		if f.ID != i {

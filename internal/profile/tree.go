@@ -15,7 +15,7 @@ import (
 
 	"vbench/internal/atomicfile"
 	"vbench/internal/jsonpos"
-	"vbench/internal/results"
+	"vbench/internal/modes"
 )
 
 // Process trees. Every .NET process started with the profiling environment
@@ -38,12 +38,12 @@ const StartedFile = "started.json"
 // Process identifies one profiled process. started.json holds it; a profile
 // repeats it (Profile.Process).
 type Process struct {
-	PID            int            `json:"pid"`
-	ParentPID      int            `json:"parent_pid"`
-	Command        []string       `json:"command,omitempty"`
-	Mode           results.Engine `json:"mode"`
-	RuntimeVersion string         `json:"runtime_version,omitempty"`
-	Start          time.Time      `json:"start"`
+	PID            int          `json:"pid"`
+	ParentPID      int          `json:"parent_pid"`
+	Command        []string     `json:"command,omitempty"`
+	Mode           modes.Engine `json:"mode"`
+	RuntimeVersion string       `json:"runtime_version,omitempty"`
+	Start          time.Time    `json:"start"`
 }
 
 // CommandLine is the command line as one string, arguments joined by spaces:
@@ -235,7 +235,7 @@ func (t *Tree) checkOneMode() error {
 }
 
 // Mode is the engine every process of the tree ran.
-func (t *Tree) Mode() results.Engine {
+func (t *Tree) Mode() modes.Engine {
 	if len(t.Processes) > 0 {
 		return t.Processes[0].Mode
 	}

@@ -8,12 +8,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"vbench/internal/atomicfile"
 	"vbench/internal/jsonpos"
+	"vbench/internal/modes"
 )
 
 // Marshal renders f as the indented JSON that every vbench file uses.
@@ -175,7 +177,7 @@ func (f *File) Validate() error {
 			return fmt.Errorf("results[%d] (%s): runs %d but %d samples", i, k, c.Runs, len(c.Samples))
 		}
 		if c.Metric != "" && !c.Metric.Valid() {
-			return fmt.Errorf("results[%d] (%s): unknown metric %q (known: %s)", i, k, c.Metric, List(Metrics))
+			return fmt.Errorf("results[%d] (%s): unknown metric %q (known: %s)", i, k, c.Metric, modes.List(Metrics))
 		}
 		if first, ok := metric[c.Workload]; !ok {
 			metric[c.Workload] = c
@@ -183,14 +185,14 @@ func (f *File) Validate() error {
 			return fmt.Errorf("results[%d] (%s): metric %s, but cell %s measured %s: a workload's cells share one metric", i, k, c.Metric.OrDefault(), first.Key(), first.Metric.OrDefault())
 		}
 	}
-	defined := map[Mode]bool{}
+	defined := map[modes.Mode]bool{}
 	for i, s := range f.Settings.ModeSpecs {
 		if s.Name == "" || defined[s.Name] {
 			return fmt.Errorf("settings.mode_specs[%d]: mode %q is unnamed or defined twice", i, s.Name)
 		}
 		defined[s.Name] = true
 		if s.Engine != "" && !s.Engine.Valid() {
-			return fmt.Errorf("settings.mode_specs[%d] (%s): unknown engine %q (known: %s)", i, s.Name, s.Engine, List(Engines))
+			return fmt.Errorf("settings.mode_specs[%d] (%s): unknown engine %q (known: %s)", i, s.Name, s.Engine, modes.List(modes.Engines))
 		}
 		if s.Against == s.Name {
 			return fmt.Errorf("settings.mode_specs[%d] (%s): a mode cannot be judged against itself", i, s.Name)
@@ -203,25 +205,25 @@ func (f *File) Validate() error {
 // records, else (files from before modes were defined in suites) the
 // built-in mode's with the file's recorded interval, else a mode with no
 // engine (measured only).
-func (f *File) ModeSpec(m Mode) ModeSpec {
+func (f *File) ModeSpec(m modes.Mode) modes.Spec {
 	for _, s := range f.Settings.ModeSpecs {
 		if s.Name == m {
 			return s
 		}
 	}
-	s := BuiltinSpec(m)
-	if s.Engine == EngineSampling && f.Settings.Interval != "" {
+	s := modes.BuiltinSpec(m)
+	if s.Engine == modes.EngineSampling && f.Settings.Interval != "" {
 		if d, err := time.ParseDuration(f.Settings.Interval); err == nil {
-			s.Interval = Duration(d)
+			s.Interval = modes.Duration(d)
 		}
 	}
 	return s
 }
 
-// Modes is every mode of the file's cells in report order (OrderModes over
+// Modes is every mode of the file's cells in report order (modes.Order over
 // the recorded settings' order, then the cells').
-func (f *File) Modes() []Mode {
-	var all []Mode
+func (f *File) Modes() []modes.Mode {
+	var all []modes.Mode
 	for _, s := range f.Settings.ModeSpecs {
 		all = append(all, s.Name)
 	}
@@ -229,7 +231,7 @@ func (f *File) Modes() []Mode {
 	for _, c := range f.Results {
 		all = append(all, c.Mode)
 	}
-	return OrderModes(all)
+	return modes.Order(all)
 }
 
 // Metric is the metric of workload's cells (they share one), MetricElapsed
@@ -247,7 +249,7 @@ func (f *File) Metric(workload string) Metric {
 func (c *Cell) Key() string { return c.Workload + "/" + string(c.Mode) }
 
 // Find returns the cell for workload and mode, or nil.
-func (f *File) Find(workload string, mode Mode) *Cell {
+func (f *File) Find(workload string, mode modes.Mode) *Cell {
 	for i := range f.Results {
 		if f.Results[i].Workload == workload && f.Results[i].Mode == mode {
 			return &f.Results[i]
@@ -316,7 +318,7 @@ func (f *File) Counts() map[string]int {
 
 // SortCells orders cells by the given workload order (unknown workloads last,
 // by name) and then by mode order.
-func SortCells(cells []Cell, workloads []string, modes []Mode) {
+func SortCells(cells []Cell, workloads []string, order []modes.Mode) {
 	sort.SliceStable(cells, func(i, j int) bool {
 		a, b := cells[i], cells[j]
 		if wa, wb := index(workloads, a.Workload), index(workloads, b.Workload); wa != wb {
@@ -325,16 +327,14 @@ func SortCells(cells []Cell, workloads []string, modes []Mode) {
 		if a.Workload != b.Workload {
 			return a.Workload < b.Workload
 		}
-		return index(modes, a.Mode) < index(modes, b.Mode)
+		return index(order, a.Mode) < index(order, b.Mode)
 	})
 }
 
 // index is x's position in xs, or len(xs) when absent (sorts last).
 func index[T comparable](xs []T, x T) int {
-	for i, y := range xs {
-		if y == x {
-			return i
-		}
+	if i := slices.Index(xs, x); i >= 0 {
+		return i
 	}
 	return len(xs)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"vbench/internal/machine"
+	"vbench/internal/modes"
 )
 
 // Merge joins the results of shards of one suite. It refuses files from
@@ -28,10 +29,10 @@ func Merge(names []string, files []*File, allowPartial bool) (*File, error) {
 		Settings: first.Settings,
 		Merged:   names,
 	}
-	out.Settings.ModeSpecs = append([]ModeSpec(nil), first.Settings.ModeSpecs...)
+	out.Settings.ModeSpecs = append([]modes.Spec(nil), first.Settings.ModeSpecs...)
 	owner := map[string]string{}
-	metric := map[string]string{} // workload -> the file that first measured it
-	specs := map[Mode]string{}    // mode -> the file that first defined it
+	metric := map[string]string{}    // workload -> the file that first measured it
+	specs := map[modes.Mode]string{} // mode -> the file that first defined it
 	var warnedMachine bool
 	var bookkeeping, runs float64
 	for i, f := range files {

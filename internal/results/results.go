@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"vbench/internal/machine"
+	"vbench/internal/modes"
 )
 
 // SchemaVersion is the version of the results layout this package writes.
@@ -63,13 +64,13 @@ type Shard struct {
 
 // Settings are the effective run settings after flags override the suite.
 type Settings struct {
-	Runs      int     `json:"runs"`
-	MaxRuns   int     `json:"max_runs,omitempty"` // cap on an undecided A/B pair's runs (adaptive rounds)
-	Warmup    int     `json:"warmup"`
-	Modes     []Mode  `json:"modes"`
-	Timeout   string  `json:"timeout"`
-	Alpha     float64 `json:"alpha"`
-	Threshold float64 `json:"threshold"` // minimum relative change that counts, e.g. 0.05
+	Runs      int          `json:"runs"`
+	MaxRuns   int          `json:"max_runs,omitempty"` // cap on an undecided A/B pair's runs (adaptive rounds)
+	Warmup    int          `json:"warmup"`
+	Modes     []modes.Mode `json:"modes"`
+	Timeout   string       `json:"timeout"`
+	Alpha     float64      `json:"alpha"`
+	Threshold float64      `json:"threshold"` // minimum relative change that counts, e.g. 0.05
 
 	Seed      uint64   `json:"seed"`                // of the randomized run order
 	Workloads []string `json:"workloads,omitempty"` // --workloads filter, when given
@@ -84,7 +85,7 @@ type Settings struct {
 	// ModeSpecs defines every mode of Modes: its engine, library, settings
 	// and environment. Files written before modes were defined in suites
 	// have none; File.ModeSpec then gives the built-in definition.
-	ModeSpecs []ModeSpec `json:"mode_specs,omitempty"`
+	ModeSpecs []modes.Spec `json:"mode_specs,omitempty"`
 }
 
 // Verdicts a cell can get.
@@ -111,8 +112,8 @@ var Verdicts = []string{VerdictRegressed, VerdictFailed, VerdictInconclusive, Ve
 // Times are the cell's Metric of each run, in nanoseconds: the median, its
 // interval, the MAD, the overhead and the comparison all use it.
 type Cell struct {
-	Workload string `json:"workload"`
-	Mode     Mode   `json:"mode"`
+	Workload string     `json:"workload"`
+	Mode     modes.Mode `json:"mode"`
 	// Metric is what the times are (Metric.Of each run); "" in files
 	// written before cells recorded it, which measured MetricElapsed (Decode
 	// fills that in). All cells of one workload share a metric.
@@ -189,7 +190,7 @@ type Coverage struct {
 	Missing []string `json:"missing,omitempty"` // the hot functions never sampled, by name
 	// Tracing is the mode of the tracing cell the hot functions came from
 	// (absent in files from before suites could define several).
-	Tracing Mode `json:"tracing,omitempty"`
+	Tracing modes.Mode `json:"tracing,omitempty"`
 }
 
 // String is the coverage as a table shows it: "7/7 found".
@@ -278,10 +279,10 @@ type Change struct {
 	RatioHi   float64 `json:"ratio_hi,omitempty"`
 	OverheadP float64 `json:"overhead_p,omitempty"` // the same test on per-run overhead multiples
 	// Against is the mode the cell was judged against in its own run (an
-	// A/B comparison, ModeSpec.Against); empty for a baseline comparison.
-	Against    Mode   `json:"against,omitempty"`
-	Reason     string `json:"reason,omitempty"` // what decided the verdict, in words
-	Comparable bool   `json:"comparable"`       // both sides had enough runs to test
+	// A/B comparison, modes.Spec.Against); empty for a baseline comparison.
+	Against    modes.Mode `json:"against,omitempty"`
+	Reason     string     `json:"reason,omitempty"` // what decided the verdict, in words
+	Comparable bool       `json:"comparable"`       // both sides had enough runs to test
 
 	// PAdjusted is the p the verdict was decided by: the looks' p-values
 	// folded by their share of alpha (stats.SequentialP), then adjusted by

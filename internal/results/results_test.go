@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"vbench/internal/modes"
 )
 
 func sample(suite string, cells ...Cell) *File {
@@ -106,7 +108,7 @@ func TestMerge(t *testing.T) {
 
 func TestSortCells(t *testing.T) {
 	cells := []Cell{{Workload: "b", Mode: "tracing"}, {Workload: "a", Mode: "sampling"}, {Workload: "b", Mode: "none"}, {Workload: "a", Mode: "none"}}
-	SortCells(cells, nil, BuiltinModes)
+	SortCells(cells, nil, modes.Builtins)
 	var got []string
 	for _, c := range cells {
 		got = append(got, c.Key())
@@ -174,8 +176,8 @@ func TestOldFilesReadAsElapsedAndBuiltinModes(t *testing.T) {
 	if f.Results[0].Metric != MetricElapsed || f.Results[0].Values()[0] != 5 || f.Metric("w") != MetricElapsed {
 		t.Errorf("old cell: metric %q, values %v", f.Results[0].Metric, f.Results[0].Values())
 	}
-	sp := f.ModeSpec(ModeSampling)
-	if sp.Engine != EngineSampling || sp.Interval != Duration(5*time.Millisecond) {
+	sp := f.ModeSpec(modes.Sampling)
+	if sp.Engine != modes.EngineSampling || sp.Interval != modes.Duration(5*time.Millisecond) {
 		t.Errorf("old sampling mode: %+v", sp)
 	}
 	if sp := f.ModeSpec("eventpipe"); sp.Engine != "" || sp.Name != "eventpipe" {
@@ -187,10 +189,10 @@ func TestOldFilesReadAsElapsedAndBuiltinModes(t *testing.T) {
 // and a file's mode order puts the built-in modes first.
 func TestModeSpecsRoundTrip(t *testing.T) {
 	f := sample("s", Cell{Workload: "w", Mode: "sampling-1ms", Metric: MetricWall, Runs: 1, Samples: []Run{{WallNs: 7}}},
-		Cell{Workload: "w", Mode: ModeNone, Metric: MetricWall, Runs: 1, Samples: []Run{{WallNs: 5}}})
-	f.Settings.Modes = []Mode{"sampling-1ms", ModeNone}
-	f.Settings.ModeSpecs = []ModeSpec{{Name: "sampling-1ms", Engine: EngineSampling, ProfilerSettings: ProfilerSettings{Interval: Duration(time.Millisecond)}},
-		{Name: ModeNone}}
+		Cell{Workload: "w", Mode: modes.None, Metric: MetricWall, Runs: 1, Samples: []Run{{WallNs: 5}}})
+	f.Settings.Modes = []modes.Mode{"sampling-1ms", modes.None}
+	f.Settings.ModeSpecs = []modes.Spec{{Name: "sampling-1ms", Engine: modes.EngineSampling, ProfilerSettings: modes.ProfilerSettings{Interval: modes.Duration(time.Millisecond)}},
+		{Name: modes.None}}
 	b, err := Marshal(f)
 	if err != nil {
 		t.Fatal(err)
@@ -202,10 +204,10 @@ func TestModeSpecsRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sp := g.ModeSpec("sampling-1ms"); sp.Interval != Duration(time.Millisecond) || sp.Engine != EngineSampling {
+	if sp := g.ModeSpec("sampling-1ms"); sp.Interval != modes.Duration(time.Millisecond) || sp.Engine != modes.EngineSampling {
 		t.Errorf("read back: %+v", sp)
 	}
-	if got := List(g.Modes()); got != "none, sampling-1ms" {
+	if got := modes.List(g.Modes()); got != "none, sampling-1ms" {
 		t.Errorf("modes in report order: %s", got)
 	}
 	if g.Results[0].Values()[0] != 7 {
@@ -231,15 +233,15 @@ func TestValidateMetricsAndModeSpecs(t *testing.T) {
 // Merge refuses a workload measured by two metrics, keeps every mode's
 // definition, and warns when a mode is defined differently in two files.
 func TestMergeMetricsAndModeSpecs(t *testing.T) {
-	a := sample("s", Cell{Workload: "w", Mode: ModeNone, Metric: MetricWall})
-	a.Settings.ModeSpecs = []ModeSpec{{Name: ModeNone}, {Name: "ep", Env: map[string]string{"A": "1"}}}
+	a := sample("s", Cell{Workload: "w", Mode: modes.None, Metric: MetricWall})
+	a.Settings.ModeSpecs = []modes.Spec{{Name: modes.None}, {Name: "ep", Env: map[string]string{"A": "1"}}}
 	b := sample("s", Cell{Workload: "w", Mode: "ep", Metric: MetricWall}, Cell{Workload: "v", Mode: "fast"})
-	b.Settings.ModeSpecs = []ModeSpec{{Name: "ep", Env: map[string]string{"A": "2"}}, {Name: "fast", Engine: EngineSampling}}
+	b.Settings.ModeSpecs = []modes.Spec{{Name: "ep", Env: map[string]string{"A": "2"}}, {Name: "fast", Engine: modes.EngineSampling}}
 	m, err := Merge([]string{"a.json", "b.json"}, []*File{a, b}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := len(m.Settings.ModeSpecs); got != 3 || m.ModeSpec("fast").Engine != EngineSampling || m.ModeSpec("ep").Env["A"] != "1" {
+	if got := len(m.Settings.ModeSpecs); got != 3 || m.ModeSpec("fast").Engine != modes.EngineSampling || m.ModeSpec("ep").Env["A"] != "1" {
 		t.Errorf("merged definitions: %+v", m.Settings.ModeSpecs)
 	}
 	if len(a.Settings.ModeSpecs) != 2 {

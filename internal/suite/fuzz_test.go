@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"vbench/internal/attach"
-	"vbench/internal/results"
+	"vbench/internal/modes"
 )
 
 // FuzzParse feeds the suite reader arbitrary bytes, starting from the
@@ -95,26 +96,20 @@ func checkSuite(t *testing.T, s *Suite) {
 	if !(s.MinChange >= 0 && s.MinChange < 1) || !(s.Alpha > 0 && s.Alpha < 0.5) {
 		fail("min_change %v alpha %v", s.MinChange, s.Alpha)
 	}
-	checkSettings := func(ps results.ProfilerSettings, what string) {
-		if iv := time.Duration(ps.Interval); iv != 0 && (iv < attach.MinInterval || iv > attach.MaxInterval) {
-			fail("%s.interval %v outside what the profiler accepts (%v..%v)", what, iv, attach.MinInterval, attach.MaxInterval)
-		}
-		if ps.TimeSample != 0 && !attach.ValidTimeSample(ps.TimeSample) {
-			fail("%s.time_sample %d", what, ps.TimeSample)
-		}
-		if ps.MaxStack != 0 && (ps.MaxStack < attach.MinMaxStack || ps.MaxStack > attach.MaxMaxStack) {
-			fail("%s.max_stack %d", what, ps.MaxStack)
+	checkSettings := func(ps modes.ProfilerSettings, what string) {
+		if err := modes.Validate(ps); err != nil {
+			fail("%s: %v", what, err)
 		}
 	}
 	checkSettings(s.Profiler, "profiler")
 	if !s.Metric.Valid() {
 		fail("suite metric %q", s.Metric)
 	}
-	checkModes := func(ms []results.Mode, what string) {
+	checkModes := func(ms []modes.Mode, what string) {
 		if len(ms) == 0 {
 			fail("%s: no modes", what)
 		}
-		seen := map[results.Mode]bool{}
+		seen := map[modes.Mode]bool{}
 		for _, m := range ms {
 			if _, ok := s.Spec(m); !ok || seen[m] || !ValidName(string(m)) {
 				fail("%s: modes %v", what, ms)
@@ -180,7 +175,7 @@ func checkSuite(t *testing.T, s *Suite) {
 		if w.Modes != nil {
 			checkModes(w.Modes, "workload "+w.Name)
 			for _, m := range w.Modes {
-				if !contains(s.Modes, m) {
+				if !slices.Contains(s.Modes, m) {
 					fail("workload %s: mode %s not among the suite's %v", w.Name, m, s.Modes)
 				}
 			}
@@ -203,7 +198,7 @@ func encode(t *testing.T, s *Suite) []byte {
 	t.Helper()
 	// Settings as a mapping: a given empty list (which a mode does not
 	// inherit over) must stay given.
-	settings := func(ps results.ProfilerSettings) map[string]any {
+	settings := func(ps modes.ProfilerSettings) map[string]any {
 		m := map[string]any{}
 		if ps.Interval != 0 {
 			m["interval"] = ps.Interval.String()
@@ -240,7 +235,7 @@ func encode(t *testing.T, s *Suite) []byte {
 		Metric   string            `yaml:"metric"`
 		Runs     int               `yaml:"runs,omitempty"`
 		Timeout  string            `yaml:"timeout,omitempty"`
-		Modes    []results.Mode    `yaml:"modes,omitempty"`
+		Modes    []modes.Mode      `yaml:"modes,omitempty"`
 	}
 	type doc struct {
 		Name       string         `yaml:"name"`

@@ -3,6 +3,8 @@ package suite
 // The suite's modes: built-in names and modes defined in the suite (a name,
 // an optional engine of vbench's profiler with its settings, another build
 // of the profiler, an environment), and the metric a workload is measured by.
+// What a mode is, and the settings' ranges, live in internal/modes: this
+// file reads them from YAML, with line and field in every error.
 
 import (
 	"errors"
@@ -14,6 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"vbench/internal/attach"
+	"vbench/internal/modes"
 	"vbench/internal/results"
 )
 
@@ -33,20 +36,20 @@ func (p *parser) suiteModes(n *yaml.Node, field string, s *Suite) {
 		return
 	}
 	if len(n.Content) == 0 {
-		p.fail(n, field, "must list at least one mode (%s, or a mapping defining one)", results.List(results.BuiltinModes))
+		p.fail(n, field, "must list at least one mode (%s, or a mapping defining one)", modes.List(modes.Builtins))
 		return
 	}
 	s.Modes, s.Specs = nil, nil
-	lines := map[results.Mode]int{}
+	lines := map[modes.Mode]int{}
 	type against struct {
 		node  *yaml.Node
 		field string
-		owner results.Mode
+		owner modes.Mode
 	}
 	var againsts []against // the against: fields, checked once every mode is known
 	for i, e := range n.Content {
 		f := fmt.Sprintf("%s[%d]", field, i)
-		var spec results.ModeSpec
+		var spec modes.Spec
 		if e.Kind == yaml.MappingNode {
 			var an *yaml.Node
 			spec, an = p.modeSpec(e, f)
@@ -58,11 +61,11 @@ func (p *parser) suiteModes(n *yaml.Node, field string, s *Suite) {
 			if e.Kind == yaml.ScalarNode && e.Tag == "!!null" && e.Value == "null" {
 				e.Tag = "!!str"
 			}
-			m := results.Mode(p.str(e, f))
+			m := modes.Mode(p.str(e, f))
 			if p.err == nil && !m.Builtin() {
-				p.fail(e, f, "unknown mode %q (known: %s; define other modes as a mapping with a name)", m, results.List(results.BuiltinModes))
+				p.fail(e, f, "unknown mode %q (known: %s; define other modes as a mapping with a name)", m, modes.List(modes.Builtins))
 			}
-			spec = results.BuiltinSpec(m)
+			spec = modes.BuiltinSpec(m)
 		}
 		if p.err != nil {
 			return
@@ -78,12 +81,12 @@ func (p *parser) suiteModes(n *yaml.Node, field string, s *Suite) {
 	// A mode is judged against another of the same run: one the suite lists,
 	// and not itself.
 	for _, a := range againsts {
-		switch m := results.Mode(a.node.Value); {
+		switch m := modes.Mode(a.node.Value); {
 		case m == a.owner:
-			p.fail(a.node, a.field, "a mode cannot be judged against itself: name another mode of the suite (its modes: %s)", results.List(s.Modes))
+			p.fail(a.node, a.field, "a mode cannot be judged against itself: name another mode of the suite (its modes: %s)", modes.List(s.Modes))
 			return
 		case !slices.Contains(s.Modes, m):
-			p.fail(a.node, a.field, "unknown mode %q: a mode is judged against another mode of the suite (its modes: %s)", m, results.List(s.Modes))
+			p.fail(a.node, a.field, "unknown mode %q: a mode is judged against another mode of the suite (its modes: %s)", m, modes.List(s.Modes))
 			return
 		}
 	}
@@ -98,22 +101,22 @@ type modeNodes struct {
 
 // modeSpec reads a mode defined in the suite, and the node of its against
 // field (nil without one), which suiteModes checks once every mode is known.
-func (p *parser) modeSpec(n *yaml.Node, field string) (results.ModeSpec, *yaml.Node) {
-	var spec results.ModeSpec
+func (p *parser) modeSpec(n *yaml.Node, field string) (modes.Spec, *yaml.Node) {
+	var spec modes.Spec
 	var nodes modeNodes
 	p.fields(n, field, modeFields, func(key string, k, v *yaml.Node) {
 		f := join(field, key)
 		switch key {
 		case "name":
 			nodes.name = v
-			spec.Name = results.Mode(p.name(v, f))
+			spec.Name = modes.Mode(p.name(v, f))
 		case "engine":
 			nodes.engine = v
 			// A bare null is YAML's "no value"; here it is the null engine.
 			if v.Kind == yaml.ScalarNode && v.Tag == "!!null" && v.Value == "null" {
 				v.Tag = "!!str"
 			}
-			spec.Engine = results.Engine(p.str(v, f))
+			spec.Engine = modes.Engine(p.str(v, f))
 		case "profiler":
 			nodes.profiler = v
 			spec.Profiler = p.str(v, f)
@@ -123,7 +126,7 @@ func (p *parser) modeSpec(n *yaml.Node, field string) (results.ModeSpec, *yaml.N
 			p.envMap(v, f, spec.Env)
 		case "against":
 			nodes.against = v
-			spec.Against = results.Mode(p.str(v, f))
+			spec.Against = modes.Mode(p.str(v, f))
 		default:
 			if nodes.setting == nil {
 				nodes.setting, nodes.settingKey = k, key
@@ -145,10 +148,10 @@ func (p *parser) modeSpec(n *yaml.Node, field string) (results.ModeSpec, *yaml.N
 	field = fmt.Sprintf("%s(%s)", field, spec.Name)
 	switch {
 	case nodes.engine == nil:
-	case spec.Engine == results.Engine(results.ModeNone):
+	case spec.Engine == modes.Engine(modes.None):
 		p.fail(nodes.engine, field+".engine", "%q is not an engine: leave engine out for a mode that loads no vbench profiler", spec.Engine)
 	case !spec.Engine.Valid():
-		p.fail(nodes.engine, field+".engine", "unknown engine %q (known: %s)", spec.Engine, results.List(results.Engines))
+		p.fail(nodes.engine, field+".engine", "unknown engine %q (known: %s)", spec.Engine, modes.List(modes.Engines))
 	}
 	if p.err != nil {
 		return spec, nodes.against
@@ -203,33 +206,33 @@ func (p *parser) engineEnv(n *yaml.Node, field string) {
 	}
 }
 
-// setting reads one profiler setting into ps, with the ranges the profiler
-// accepts: it declines to load with anything else, which would fail every
-// run after the build.
-func (p *parser) setting(key string, v *yaml.Node, f string, ps *results.ProfilerSettings) {
+// setting reads one profiler setting into ps, checked with modes.Validate:
+// the profiler declines to load with anything else, which would fail every
+// run after the build. (Durations and integers are already > 0 here.)
+func (p *parser) setting(key string, v *yaml.Node, f string, ps *modes.ProfilerSettings) {
 	switch key {
 	case "interval":
 		d := p.duration(v, f)
-		if p.err == nil && (d < attach.MinInterval || d > attach.MaxInterval) {
-			p.fail(v, f, "must be between %v and %v (what the profiler accepts), got %s", attach.MinInterval, attach.MaxInterval, v.Value)
+		if p.err == nil && modes.Validate(modes.ProfilerSettings{Interval: modes.Duration(d)}) != nil {
+			p.fail(v, f, "must be between %v and %v (what the profiler accepts), got %s", modes.Interval.Min, modes.Interval.Max, v.Value)
 		}
-		ps.Interval = results.Duration(d)
+		ps.Interval = modes.Duration(d)
 	case "include":
 		ps.Include = p.strList(v, f)
 	case "exclude":
 		ps.Exclude = p.strList(v, f)
 	case "time_sample":
-		n := p.integer(v, f, 1)
-		if p.err == nil && !attach.ValidTimeSample(n) {
-			p.fail(v, f, "must be 1 or a power of two up to %d (what the profiler accepts), got %d", attach.MaxTimeSample, n)
+		n := p.integer(v, f, modes.TimeSample.Min)
+		if p.err == nil && modes.Validate(modes.ProfilerSettings{TimeSample: n}) != nil {
+			p.fail(v, f, "must be %s (what the profiler accepts), got %d", modes.TimeSample.Want(), n)
 		}
 		ps.TimeSample = n
 	case "no_inline":
 		ps.NoInline = p.boolean(v, f)
 	case "max_stack":
-		n := p.integer(v, f, attach.MinMaxStack)
-		if p.err == nil && n > attach.MaxMaxStack {
-			p.fail(v, f, "must be at most %d frames (what the profiler accepts), got %d", attach.MaxMaxStack, n)
+		n := p.integer(v, f, modes.MaxStack.Min)
+		if p.err == nil && modes.Validate(modes.ProfilerSettings{MaxStack: n}) != nil {
+			p.fail(v, f, "must be at most %d frames (what the profiler accepts), got %d", modes.MaxStack.Max, n)
 		}
 		ps.MaxStack = n
 	}
@@ -250,7 +253,7 @@ func (s *Suite) resolveModes() {
 }
 
 // inherit is own with every setting it leaves out taken from base.
-func inherit(own, base results.ProfilerSettings) results.ProfilerSettings {
+func inherit(own, base modes.ProfilerSettings) modes.ProfilerSettings {
 	if own.Interval == 0 {
 		own.Interval = base.Interval
 	}
@@ -275,16 +278,16 @@ func inherit(own, base results.ProfilerSettings) results.ProfilerSettings {
 // Spec is the definition of mode m: the suite's, or a built-in mode's with
 // the suite's profiler settings (a built-in mode the suite does not list can
 // still be chosen with --modes). ok is false for a mode the suite does not know.
-func (s *Suite) Spec(m results.Mode) (spec results.ModeSpec, ok bool) {
+func (s *Suite) Spec(m modes.Mode) (spec modes.Spec, ok bool) {
 	for _, sp := range s.Specs {
 		if sp.Name == m {
 			return sp, true
 		}
 	}
 	if !m.Builtin() {
-		return results.ModeSpec{}, false
+		return modes.Spec{}, false
 	}
-	sp := results.BuiltinSpec(m)
+	sp := modes.BuiltinSpec(m)
 	if sp.Engine != "" {
 		sp.ProfilerSettings = s.Profiler
 	}
@@ -293,8 +296,8 @@ func (s *Suite) Spec(m results.Mode) (spec results.ModeSpec, ok bool) {
 
 // KnownModes is every mode name the suite can run: the built-in ones, then
 // the ones it defines.
-func (s *Suite) KnownModes() []results.Mode {
-	all := append([]results.Mode(nil), results.BuiltinModes...)
+func (s *Suite) KnownModes() []modes.Mode {
+	all := append([]modes.Mode(nil), modes.Builtins...)
 	for _, sp := range s.Specs {
 		if !slices.Contains(all, sp.Name) {
 			all = append(all, sp.Name)
@@ -307,7 +310,7 @@ func (s *Suite) KnownModes() []results.Mode {
 func (p *parser) metric(n *yaml.Node, field string) results.Metric {
 	m := results.Metric(p.str(n, field))
 	if p.err == nil && !m.Valid() {
-		p.fail(n, field, "unknown metric %q (known: %s)", m, results.List(results.Metrics))
+		p.fail(n, field, "unknown metric %q (known: %s)", m, modes.List(results.Metrics))
 	}
 	return m
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"vbench/internal/modes"
 	"vbench/internal/results"
 	"vbench/internal/testbin"
 )
@@ -56,15 +57,15 @@ workloads:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := results.List(s.Modes); got != "none, tracing, sampling-1ms, hooks, tracing-base, eventpipe, other-profiler" {
+	if got := modes.List(s.Modes); got != "none, tracing, sampling-1ms, hooks, tracing-base, eventpipe, other-profiler" {
 		t.Errorf("modes %s", got)
 	}
-	want := []results.ModeSpec{
-		{Name: results.ModeNone},
-		{Name: results.ModeTracing, Engine: results.EngineTracing, ProfilerSettings: results.ProfilerSettings{Include: []string{"Fib"}, Interval: results.Duration(10 * time.Millisecond)}},
-		{Name: "sampling-1ms", Engine: results.EngineSampling, ProfilerSettings: results.ProfilerSettings{Include: []string{"Fib"}, Interval: results.Duration(time.Millisecond)}},
-		{Name: "hooks", Engine: results.EngineNull, ProfilerSettings: results.ProfilerSettings{Include: []string{"Fib"}, Interval: results.Duration(10 * time.Millisecond)}},
-		{Name: "tracing-base", Engine: results.EngineTracing, Profiler: lib, ProfilerSettings: results.ProfilerSettings{Include: []string{"Fib"}, Interval: results.Duration(10 * time.Millisecond), TimeSample: 1}},
+	want := []modes.Spec{
+		{Name: modes.None},
+		{Name: modes.Tracing, Engine: modes.EngineTracing, ProfilerSettings: modes.ProfilerSettings{Include: []string{"Fib"}, Interval: modes.Duration(10 * time.Millisecond)}},
+		{Name: "sampling-1ms", Engine: modes.EngineSampling, ProfilerSettings: modes.ProfilerSettings{Include: []string{"Fib"}, Interval: modes.Duration(time.Millisecond)}},
+		{Name: "hooks", Engine: modes.EngineNull, ProfilerSettings: modes.ProfilerSettings{Include: []string{"Fib"}, Interval: modes.Duration(10 * time.Millisecond)}},
+		{Name: "tracing-base", Engine: modes.EngineTracing, Profiler: lib, ProfilerSettings: modes.ProfilerSettings{Include: []string{"Fib"}, Interval: modes.Duration(10 * time.Millisecond), TimeSample: 1}},
 		{Name: "eventpipe", Env: map[string]string{"DOTNET_EnableEventPipe": "1", "DOTNET_EventPipeOutputPath": "{rundir}/trace.nettrace",
 			"DOTNET_EventPipeConfig": "Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:4c14fccbd:5"}},
 		{Name: "other-profiler", Env: map[string]string{"CORECLR_ENABLE_PROFILING": "1", "CORECLR_PROFILER": "{11111111-2222-3333-4444-555555555555}", "CORECLR_PROFILER_PATH": "/opt/x/libx.so"}},
@@ -75,18 +76,18 @@ workloads:
 	if s.Metric != results.MetricWall || s.Workloads[0].Metric != results.MetricCPU || s.Workloads[1].Metric != results.MetricWall {
 		t.Errorf("metrics: suite %s, fib %s, other %s", s.Metric, s.Workloads[0].Metric, s.Workloads[1].Metric)
 	}
-	if got := results.List(s.Workloads[0].EffectiveModes(s)); got != "none, sampling-1ms, eventpipe" {
+	if got := modes.List(s.Workloads[0].EffectiveModes(s)); got != "none, sampling-1ms, eventpipe" {
 		t.Errorf("fib's modes %s", got)
 	}
 	// A built-in mode the suite does not list is still known (--modes), with
 	// the suite's settings; a name the suite never defined is not.
-	if sp, ok := s.Spec(results.ModeSampling); !ok || sp.Engine != results.EngineSampling || sp.Interval != results.Duration(10*time.Millisecond) {
+	if sp, ok := s.Spec(modes.Sampling); !ok || sp.Engine != modes.EngineSampling || sp.Interval != modes.Duration(10*time.Millisecond) {
 		t.Errorf("Spec(sampling) = %+v, %v", sp, ok)
 	}
 	if _, ok := s.Spec("sampling-2ms"); ok {
 		t.Errorf("Spec knows a mode the suite never defined")
 	}
-	if got := results.List(s.KnownModes()); got != "none, null, tracing, instrumentation, sampling, sampling-1ms, hooks, tracing-base, eventpipe, other-profiler" {
+	if got := modes.List(s.KnownModes()); got != "none, null, tracing, instrumentation, sampling, sampling-1ms, hooks, tracing-base, eventpipe, other-profiler" {
 		t.Errorf("known modes %s", got)
 	}
 }
@@ -98,7 +99,7 @@ func TestModesDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if results.List(s.Modes) != "none, null, tracing, instrumentation, sampling" || len(s.Specs) != 5 || s.Metric != results.MetricElapsed || s.Workloads[0].Metric != results.MetricElapsed {
+	if modes.List(s.Modes) != "none, null, tracing, instrumentation, sampling" || len(s.Specs) != 5 || s.Metric != results.MetricElapsed || s.Workloads[0].Metric != results.MetricElapsed {
 		t.Errorf("defaults: modes %v, specs %v, metric %s/%s", s.Modes, s.Specs, s.Metric, s.Workloads[0].Metric)
 	}
 	for _, sp := range s.Specs {

@@ -11,7 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"vbench/internal/results"
+	"vbench/internal/modes"
 )
 
 func (p *parser) fail(n *yaml.Node, field, format string, args ...any) {
@@ -142,7 +142,7 @@ func (p *parser) strList(n *yaml.Node, field string) []string {
 
 // modeNames reads a workload's modes: names, each once (whether the suite
 // has them is checked once the workload is read).
-func (p *parser) modeNames(n *yaml.Node, field string) []results.Mode {
+func (p *parser) modeNames(n *yaml.Node, field string) []modes.Mode {
 	// YAML reads a bare null as "no value"; in a mode list it is the null mode.
 	if n.Kind == yaml.SequenceNode {
 		for _, e := range n.Content {
@@ -159,10 +159,10 @@ func (p *parser) modeNames(n *yaml.Node, field string) []results.Mode {
 		p.fail(n, field, "must list at least one of the suite's modes")
 		return nil
 	}
-	ms := make([]results.Mode, len(names))
-	seen := map[results.Mode]bool{}
+	ms := make([]modes.Mode, len(names))
+	seen := map[modes.Mode]bool{}
 	for i, name := range names {
-		m := results.Mode(name)
+		m := modes.Mode(name)
 		ms[i] = m
 		if seen[m] {
 			p.fail(n.Content[i], fmt.Sprintf("%s[%d]", field, i), "mode %q listed twice", m)

@@ -27,6 +27,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"vbench/internal/modes"
 	"vbench/internal/results"
 )
 
@@ -59,8 +60,8 @@ type Suite struct {
 	MaxRuns int
 	// Modes are the suite's modes by name, as listed; Specs their
 	// definitions in the same order (see Spec for any mode by name).
-	Modes     []results.Mode
-	Specs     []results.ModeSpec
+	Modes     []modes.Mode
+	Specs     []modes.Spec
 	Metric    results.Metric // the workloads' default
 	Timeout   time.Duration
 	Profiler  Profiler
@@ -72,7 +73,7 @@ type Suite struct {
 
 // Profiler holds the suite's profiler settings: the built-in engine modes'
 // settings, and the defaults of the engine modes the suite defines.
-type Profiler = results.ProfilerSettings
+type Profiler = modes.ProfilerSettings
 
 // Workload is one program to measure.
 type Workload struct {
@@ -87,11 +88,11 @@ type Workload struct {
 	Metric   results.Metric // what its cells measure: its own, else the suite's
 	Runs     int            // 0: the suite's
 	Timeout  time.Duration  // 0: the suite's
-	Modes    []results.Mode // nil: the suite's
+	Modes    []modes.Mode   // nil: the suite's
 }
 
 // EffectiveModes is the workload's own subset, or the suite's modes.
-func (w *Workload) EffectiveModes(s *Suite) []results.Mode {
+func (w *Workload) EffectiveModes(s *Suite) []modes.Mode {
 	if w.Modes != nil {
 		return w.Modes
 	}

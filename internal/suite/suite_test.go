@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"vbench/internal/results"
+	"vbench/internal/modes"
 )
 
 func write(t *testing.T, dir, name, content string) string {
@@ -62,8 +62,8 @@ workloads:
 		t.Fatal(err)
 	}
 	if s.Name != "default" || s.Runs != 12 || s.Warmup != 2 || s.Timeout != 90*time.Second ||
-		s.MinChange != 0.03 || s.Alpha != 0.05 || s.Profiler.Interval != results.Duration(5*time.Millisecond) ||
-		len(s.Profiler.Include) != 1 || results.List(s.Modes) != "none, null, tracing" {
+		s.MinChange != 0.03 || s.Alpha != 0.05 || s.Profiler.Interval != modes.Duration(5*time.Millisecond) ||
+		len(s.Profiler.Include) != 1 || modes.List(s.Modes) != "none, null, tracing" {
 		t.Errorf("suite fields: %+v", s)
 	}
 	if want := filepath.Join(dir, "baselines", "default.json"); s.Baseline != want {
@@ -72,7 +72,7 @@ workloads:
 	w := s.Workloads[0]
 	if w.Project != filepath.Join(dir, "fib/Fib.csproj") || w.Runs != 4 || w.Timeout != time.Minute ||
 		strings.Join(w.Env, " ") != "A=b DOTNET_TieredPGO=0" || w.Cwd != dir || w.Checksum != "832040" ||
-		results.List(w.EffectiveModes(s)) != "tracing" {
+		modes.List(w.EffectiveModes(s)) != "tracing" {
 		t.Errorf("workload 0: %+v", w)
 	}
 	if !filepath.IsAbs(s.Workloads[1].Command[0]) || s.Workloads[1].Cwd != filepath.Join(dir, "benchmarks") {
@@ -94,7 +94,7 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if s.Runs != DefaultRuns || s.Warmup != DefaultWarmup || s.Timeout != DefaultTimeout ||
-		s.MinChange != DefaultMinChange || s.Alpha != DefaultAlpha || len(s.Modes) != len(results.BuiltinModes) ||
+		s.MinChange != DefaultMinChange || s.Alpha != DefaultAlpha || len(s.Modes) != len(modes.Builtins) ||
 		s.Baseline != filepath.Join(dir, "b/q.json") {
 		t.Errorf("defaults: %+v", s)
 	}

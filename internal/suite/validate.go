@@ -8,6 +8,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"vbench/internal/modes"
 	"vbench/internal/results"
 )
 
@@ -16,9 +17,9 @@ func (p *parser) suite(root *yaml.Node, s *Suite) {
 	s.Runs, s.Warmup, s.Timeout = DefaultRuns, DefaultWarmup, DefaultTimeout
 	s.MinChange, s.Alpha = DefaultMinChange, DefaultAlpha
 	s.Metric = results.MetricElapsed
-	for _, m := range results.BuiltinModes {
+	for _, m := range modes.Builtins {
 		s.Modes = append(s.Modes, m)
-		s.Specs = append(s.Specs, results.BuiltinSpec(m))
+		s.Specs = append(s.Specs, modes.BuiltinSpec(m))
 	}
 	var nameNode, workloadsNode, maxRunsNode *yaml.Node
 	baseline := ""

@@ -8,13 +8,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"vbench/internal/attach"
-	"vbench/internal/results"
+	"vbench/internal/modes"
 )
 
 func (p *parser) workloads(n *yaml.Node, s *Suite) {
@@ -171,8 +172,8 @@ func (p *parser) modeSubset(n *yaml.Node, field string, s *Suite, w *Workload) {
 		return
 	}
 	for i, m := range w.Modes {
-		if !contains(s.Modes, m) {
-			p.fail(w.modeNode(n, i), fmt.Sprintf("%s.modes[%d]", field, i), "mode %q is not among the suite's modes [%s]", m, results.List(s.Modes))
+		if !slices.Contains(s.Modes, m) {
+			p.fail(w.modeNode(n, i), fmt.Sprintf("%s.modes[%d]", field, i), "mode %q is not among the suite's modes [%s]", m, modes.List(s.Modes))
 			return
 		}
 	}
@@ -249,13 +250,4 @@ func (p *parser) resolveCommand(n *yaml.Node, field, name string) string {
 		p.fail(n, field, "command %s is not an executable file", path)
 	}
 	return path
-}
-
-func contains[T comparable](xs []T, x T) bool {
-	for _, y := range xs {
-		if x == y {
-			return true
-		}
-	}
-	return false
 }

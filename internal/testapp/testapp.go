@@ -18,8 +18,8 @@ import (
 	"testing"
 
 	"vbench/internal/attach"
+	"vbench/internal/modes"
 	"vbench/internal/profile"
-	"vbench/internal/results"
 	"vbench/internal/testbin"
 )
 
@@ -98,7 +98,7 @@ func Run(t testing.TB, env []string, args ...string) Result {
 
 // Profiled runs the program under the profiler library lib with engine, writing
 // into a fresh directory; extra env (VBENCH_INCLUDE=...) is appended.
-func Profiled(t testing.TB, lib string, engine results.Engine, extra []string, args ...string) Result {
+func Profiled(t testing.TB, lib string, engine modes.Engine, extra []string, args ...string) Result {
 	t.Helper()
 	dir := t.TempDir()
 	env := attach.Env(lib, attach.Options{Engine: engine, ProfileDir: dir})

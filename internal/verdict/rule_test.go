@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"vbench/internal/modes"
 
 	"vbench/internal/results"
 	"vbench/stats"
@@ -49,7 +50,7 @@ func TestApplyAB(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	run := func(n int, factor float64) *results.File {
 		f := &results.File{Settings: results.Settings{Alpha: 0.01, Threshold: 0.05,
-			ModeSpecs: []results.ModeSpec{{Name: "tracing", Engine: results.EngineTracing, Against: "tracing@old"}, {Name: "tracing@old", Engine: results.EngineTracing}}}}
+			ModeSpecs: []modes.Spec{{Name: "tracing", Engine: modes.EngineTracing, Against: "tracing@old"}, {Name: "tracing@old", Engine: modes.EngineTracing}}}}
 		old, new := results.Cell{Workload: "w", Mode: "tracing@old", PlannedRuns: n, MaxRuns: n}, results.Cell{Workload: "w", Mode: "tracing", PlannedRuns: n, MaxRuns: n}
 		for i := 0; i < n; i++ {
 			round := 1e8 * (1 + 0.3*rng.Float64()) // a round-wide disturbance both sides share
@@ -84,7 +85,7 @@ func TestApplyAB(t *testing.T) {
 // alone, and not among twenty pairs with nothing to show (Holm: 0.004 x 20).
 func TestApplyFamily(t *testing.T) {
 	f := &results.File{Settings: results.Settings{Alpha: 0.01, Threshold: 0.05}}
-	f.Settings.ModeSpecs = []results.ModeSpec{{Name: "tracing", Engine: results.EngineTracing, Against: "tracing@old"}, {Name: "tracing@old", Engine: results.EngineTracing}}
+	f.Settings.ModeSpecs = []modes.Spec{{Name: "tracing", Engine: modes.EngineTracing, Against: "tracing@old"}, {Name: "tracing@old", Engine: modes.EngineTracing}}
 	// 9 rounds, 8 slower and one 1% faster: W+ = 44 of 45, p = 4/512.
 	pair := func(w string, slower bool) []results.Cell {
 		old, new := results.Cell{Workload: w, Mode: "tracing@old"}, results.Cell{Workload: w, Mode: "tracing"}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"sync"
 	"testing"
+	"vbench/internal/modes"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -81,7 +82,7 @@ func TestSimulatedAAErrorControl(t *testing.T) {
 		}
 		file := func(cells []results.Cell) *results.File {
 			f := &results.File{Settings: results.Settings{Alpha: opts.Alpha, Threshold: opts.MinChange,
-				ModeSpecs: []results.ModeSpec{{Name: "tracing", Engine: results.EngineTracing, Against: "tracing@old"}, {Name: "tracing@old", Engine: results.EngineTracing}}},
+				ModeSpecs: []modes.Spec{{Name: "tracing", Engine: modes.EngineTracing, Against: "tracing@old"}, {Name: "tracing@old", Engine: modes.EngineTracing}}},
 				Results: cells}
 			Apply(f, nil, opts)
 			return f

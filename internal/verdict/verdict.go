@@ -32,6 +32,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"vbench/internal/modes"
 
 	"vbench/internal/machine"
 	"vbench/internal/results"
@@ -169,7 +170,7 @@ func baselineTests(base, cur *results.File, c *results.Cell, opts Options) []*te
 	t.p = t.j.P
 	c.Compare = &results.Change{BaselineMedianNs: stats.Median(oldX)}
 	out := []*test{t}
-	if c.Mode != results.ModeNone {
+	if c.Mode != modes.None {
 		oa, na := stats.OverheadSamples(base, old), stats.OverheadSamples(cur, c)
 		if len(oa) > 0 && len(na) > 0 {
 			o := &test{cell: c, what: "overhead", overhead: true, j: stats.Judge(oa, na, opts.Alpha), n: [2]int{len(oa), len(na)}}

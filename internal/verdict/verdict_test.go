@@ -3,6 +3,7 @@ package verdict
 import (
 	"strings"
 	"testing"
+	"vbench/internal/modes"
 
 	"vbench/internal/machine"
 	"vbench/internal/results"
@@ -11,7 +12,7 @@ import (
 
 // cell makes a cell whose runs report base*(1+k/1000) for k=0..n-1: a little
 // spread, so the test has something to shuffle.
-func cell(w string, mode results.Mode, base float64, n int) results.Cell {
+func cell(w string, mode modes.Mode, base float64, n int) results.Cell {
 	c := results.Cell{Workload: w, Mode: mode}
 	for k := 0; k < n; k++ {
 		c.Samples = append(c.Samples, results.Run{Seq: k, ElapsedNs: int64(base * (1 + float64(k)/1000))})

@@ -22,6 +22,7 @@ import (
 
 	"vbench/baseline"
 	"vbench/internal/machine"
+	"vbench/internal/modes"
 	"vbench/internal/profile"
 	"vbench/internal/results"
 	"vbench/stats"
@@ -29,20 +30,20 @@ import (
 
 const dir = "reports/testdata"
 
-var modes = results.BuiltinModes
+var modes = modes.Builtins
 
 // workload is one workload's true speed and its profiler multiples.
 type workload struct {
 	name   string
 	noneNs float64
-	mult   map[results.Mode]float64
+	mult   map[modes.Mode]float64
 	rss    float64
 }
 
 var workloads = []workload{
-	{"fibonacci", 412e6, map[results.Mode]float64{results.ModeNone: 1, results.ModeNull: 3.05, results.ModeTracing: 110.1, results.ModeSampling: 1.13}, 31e6},
-	{"mandelbrot", 1.52e9, map[results.Mode]float64{results.ModeNone: 1, results.ModeNull: 1.04, results.ModeTracing: 1.77, results.ModeSampling: 1.09}, 58e6},
-	{"exceptions", 231e6, map[results.Mode]float64{results.ModeNone: 1, results.ModeNull: 1.38, results.ModeTracing: 6.2, results.ModeSampling: 1.21}, 36e6},
+	{"fibonacci", 412e6, map[modes.Mode]float64{modes.None: 1, modes.Null: 3.05, modes.Tracing: 110.1, modes.Sampling: 1.13}, 31e6},
+	{"mandelbrot", 1.52e9, map[modes.Mode]float64{modes.None: 1, modes.Null: 1.04, modes.Tracing: 1.77, modes.Sampling: 1.09}, 58e6},
+	{"exceptions", 231e6, map[modes.Mode]float64{modes.None: 1, modes.Null: 1.38, modes.Tracing: 6.2, modes.Sampling: 1.21}, 36e6},
 }
 
 var fp = machine.Fingerprint{
@@ -64,7 +65,7 @@ func main() {
 	start := time.Date(2025, 6, 2, 9, 14, 0, 0, time.UTC)
 	// baseline.json: what the suite measured when the baseline was recorded.
 	base := gen(1, start.Add(-72*time.Hour), drift{"mandelbrot/sampling": 1.075}, nil)
-	base.Results = dropCell(base.Results, "exceptions", results.ModeNull) // so that cell is "new"
+	base.Results = dropCell(base.Results, "exceptions", modes.Null) // so that cell is "new"
 	write("baseline.json", base)
 
 	// History: three runs a day apart. The last one is the "current" run:
@@ -145,13 +146,13 @@ func gen(seed int64, started time.Time, d drift, failures map[string]string) *re
 	return f
 }
 
-func profRSS(mode results.Mode) float64 {
+func profRSS(mode modes.Mode) float64 {
 	switch mode {
-	case results.ModeTracing:
+	case modes.Tracing:
 		return 1.6
-	case results.ModeSampling:
+	case modes.Sampling:
 		return 1.2
-	case results.ModeNull:
+	case modes.Null:
 		return 1.1
 	}
 	return 1
@@ -163,7 +164,7 @@ func compare(f, base *results.File, name string) {
 	verdict.Apply(f, base, verdict.OptionsOf(f))
 }
 
-func dropCell(cs []results.Cell, w string, m results.Mode) []results.Cell {
+func dropCell(cs []results.Cell, w string, m modes.Mode) []results.Cell {
 	var out []results.Cell
 	for _, c := range cs {
 		if c.Workload != w || c.Mode != m {
@@ -231,7 +232,7 @@ func fibCalls(n int) []int64 {
 // prints; a worker thread fills a generic list; the finalizer thread runs once.
 func tracingProfile() *profile.Profile {
 	p := &profile.Profile{
-		Schema: profile.SchemaVersion, Mode: results.EngineTracing, RuntimeVersion: "10.0.0", PID: 48213,
+		Schema: profile.SchemaVersion, Mode: modes.EngineTracing, RuntimeVersion: "10.0.0", PID: 48213,
 		Command:    []string{"dotnet", "benchmarks/bin/Fibonacci.dll", "--iterations", "25"},
 		Start:      time.Date(2025, 6, 4, 10, 2, 11, 0, time.UTC),
 		DurationNs: 2_913_000_000, Complete: true,
@@ -292,7 +293,7 @@ func tracingProfile() *profile.Profile {
 // period, two render threads and the main thread.
 func samplingProfile() *profile.Profile {
 	p := &profile.Profile{
-		Schema: profile.SchemaVersion, Mode: results.EngineSampling, RuntimeVersion: "10.0.0", PID: 51007,
+		Schema: profile.SchemaVersion, Mode: modes.EngineSampling, RuntimeVersion: "10.0.0", PID: 51007,
 		Command:    []string{"dotnet", "benchmarks/bin/Mandelbrot.dll"},
 		Start:      time.Date(2025, 6, 4, 10, 5, 40, 0, time.UTC),
 		DurationNs: 1_744_000_000, IntervalNs: 1_000_000, Complete: true,

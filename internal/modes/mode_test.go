@@ -1,4 +1,4 @@
-package results
+package modes
 
 import "testing"
 
@@ -9,16 +9,16 @@ func TestModesAndEngines(t *testing.T) {
 		engine Engine
 		counts bool
 	}{
-		ModeNone:            {"", false},
-		ModeNull:            {EngineNull, false},
-		ModeTracing:         {EngineTracing, true},
-		ModeInstrumentation: {EngineInstrumentation, true},
-		ModeSampling:        {EngineSampling, false},
+		None:            {"", false},
+		Null:            {EngineNull, false},
+		Tracing:         {EngineTracing, true},
+		Instrumentation: {EngineInstrumentation, true},
+		Sampling:        {EngineSampling, false},
 	}
-	if len(BuiltinModes) != len(want) {
-		t.Fatalf("BuiltinModes %v, want the %d modes below", BuiltinModes, len(want))
+	if len(Builtins) != len(want) {
+		t.Fatalf("Builtins %v, want the %d modes below", Builtins, len(want))
 	}
-	for _, m := range BuiltinModes {
+	for _, m := range Builtins {
 		w, ok := want[m]
 		if !ok {
 			t.Fatalf("unexpected built-in mode %q", m)
@@ -27,7 +27,7 @@ func TestModesAndEngines(t *testing.T) {
 		if e != w.engine {
 			t.Errorf("%s.Engine() = %q, want %q", m, e, w.engine)
 		}
-		if m == ModeNone {
+		if m == None {
 			continue
 		}
 		if !e.Valid() || e.CountsCalls() != w.counts || e.Samples() != (e == EngineSampling) {

@@ -1,0 +1,99 @@
+package modes
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Spec defines a mode: what a cell of that mode loads into its workload.
+// The built-in modes are ModeSpecs too (BuiltinSpec); a suite defines more,
+// and a results file records every mode it ran (Settings.ModeSpecs), so
+// reports, merge, compare and baselines know each mode without the suite.
+//
+// A mode with an Engine is vbench's profiler: the library at Profiler (or the
+// run's library when empty) with the settings, and every run must leave a
+// profile. A mode without one loads nothing of vbench's: only Env, which may
+// load any profiler (or none), and its runs are measured only.
+type Spec struct {
+	Name     Mode              `json:"name"`
+	Engine   Engine            `json:"engine,omitempty"`
+	Profiler string            `json:"profiler,omitempty"` // absolute path of another vbench build
+	Env      map[string]string `json:"env,omitempty"`      // added to the child's environment; "{rundir}" expands
+	// Against names the mode this one is judged against, cell by cell, in
+	// the same run (an A/B comparison): a suite's `against:`, or the OLD
+	// build's twin of an engine mode under `vbench run --against`.
+	Against Mode `json:"against,omitempty"`
+	ProfilerSettings
+}
+
+// BuiltinSpec is the definition of a built-in mode (with no settings: the
+// profiler's defaults), or of an unknown mode: measured only, no engine.
+func BuiltinSpec(m Mode) Spec { return Spec{Name: m, Engine: m.Engine()} }
+
+// RunDir is what a mode's (or a workload's) environment values may contain
+// to name the run's own directory: fresh for every run, removed after it
+// unless the run's profiles are kept.
+const RunDir = "{rundir}"
+
+// EnvList is the mode's environment as KEY=VALUE, sorted by key.
+func (s *Spec) EnvList() []string {
+	out := make([]string, 0, len(s.Env))
+	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+		out = append(out, k+"="+s.Env[k])
+	}
+	return out
+}
+
+// Description is the mode in a few words for tables and reports: "vbench
+// sampling, interval 1ms", "vbench tracing (/opt/base/libvbenchprof.so)",
+// "env DOTNET_EnableEventPipe=1 …", "no profiler".
+func (s *Spec) Description() string {
+	if s.Engine == "" {
+		if len(s.Env) == 0 {
+			return "no profiler"
+		}
+		return "env " + strings.Join(s.EnvList(), " ")
+	}
+	d := "vbench " + string(s.Engine)
+	var set []string
+	// Only the settings the engine reads: a suite's profiler block gives
+	// every engine mode all of them.
+	sampling, tracing := s.Engine.Samples(), s.Engine.CountsCalls()
+	if s.Interval > 0 && sampling {
+		set = append(set, "interval "+s.Interval.String())
+	}
+	if len(s.Include) > 0 {
+		set = append(set, "include "+strings.Join(s.Include, ","))
+	}
+	if len(s.Exclude) > 0 {
+		set = append(set, "exclude "+strings.Join(s.Exclude, ","))
+	}
+	if s.TimeSample > 0 && tracing {
+		set = append(set, fmt.Sprintf("time_sample %d", s.TimeSample))
+	}
+	if s.NoInline && sampling {
+		set = append(set, "no_inline")
+	}
+	if s.MaxStack > 0 && sampling {
+		set = append(set, fmt.Sprintf("max_stack %d", s.MaxStack))
+	}
+	if len(s.Env) > 0 {
+		set = append(set, "env "+strings.Join(s.EnvList(), " "))
+	}
+	if len(set) > 0 {
+		d += ", " + strings.Join(set, ", ")
+	}
+	if s.Profiler != "" {
+		d += " (" + s.Profiler + ")"
+	}
+	return d
+}
+
+// Equal reports whether two definitions load the same thing.
+func (s *Spec) Equal(o *Spec) bool {
+	return s.Name == o.Name && s.Engine == o.Engine && s.Profiler == o.Profiler && s.Against == o.Against &&
+		maps.Equal(s.Env, o.Env) && s.Interval == o.Interval && slices.Equal(s.Include, o.Include) &&
+		slices.Equal(s.Exclude, o.Exclude) && s.TimeSample == o.TimeSample && s.NoInline == o.NoInline && s.MaxStack == o.MaxStack
+}
