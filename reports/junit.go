@@ -48,7 +48,14 @@ type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	Time      string        `xml:"time,attr"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
+	Skipped   *junitSkipped `xml:"skipped,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+// junitSkipped marks a cell that is neither a pass nor a failure: never
+// run, or inconclusive (CI shows it as skipped, with the reason).
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
 }
 
 type junitFailure struct {
@@ -116,6 +123,11 @@ func (m *Matrix) WriteJUnit(w io.Writer) error {
 				Message: fmt.Sprintf("%s failed: %s", c.Key(), c.failureReason()),
 				Text:    c.FailureText() + "\n" + runErrors(c.Cell),
 			}
+		case results.VerdictNotRun:
+			tc.Skipped = &junitSkipped{Message: c.Key() + " not run: no measured run (the run was interrupted or stopped before it)"}
+		case results.VerdictInconclusive:
+			tc.Skipped = &junitSkipped{Message: fmt.Sprintf("%s inconclusive against %s: %s", c.Key(), c.Versus(m.BaselineName), c.Compare.Reason)}
+			tc.SystemOut = summary
 		default:
 			tc.SystemOut = summary
 			if c.Compare != nil {
@@ -124,6 +136,9 @@ func (m *Matrix) WriteJUnit(w io.Writer) error {
 		}
 		if tc.Failure != nil {
 			s.Failures++
+		}
+		if tc.Skipped != nil {
+			s.Skipped++
 		}
 		s.Tests++
 		s.Cases = append(s.Cases, tc)

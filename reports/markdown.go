@@ -125,10 +125,12 @@ var markdownHead = head{
 
 // verdictEmoji marks verdicts that need a reader's eye.
 var verdictEmoji = map[string]string{
-	results.VerdictRegressed: "🔴",
-	results.VerdictImproved:  "🟢",
-	results.VerdictFailed:    "❌",
-	results.VerdictNew:       "🆕",
+	results.VerdictRegressed:    "🔴",
+	results.VerdictImproved:     "🟢",
+	results.VerdictFailed:       "❌",
+	results.VerdictNew:          "🆕",
+	results.VerdictInconclusive: "🟡",
+	results.VerdictNotRun:       "⏭️",
 }
 
 // mdEscape keeps text from breaking a Markdown table row or turning into markup.

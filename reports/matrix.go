@@ -306,7 +306,9 @@ func (m *Matrix) Headline() string {
 	add(n[results.VerdictFailed], "failure", "failures")
 	add(n[results.VerdictImproved], "improvement", "improvements")
 	add(n[results.VerdictSame], "unchanged", "unchanged")
+	add(n[results.VerdictInconclusive], "inconclusive", "inconclusive")
 	add(n[results.VerdictNew], "new", "new")
+	add(n[results.VerdictNotRun], "not run", "not run")
 	if m.BaselineName == "" && !m.AB {
 		s := fmt.Sprintf("%d cells, no baseline", cells)
 		if f := n[results.VerdictFailed]; f > 0 {

@@ -109,7 +109,7 @@ func ResultsRows(f *results.File) (header []string, rows [][]string) {
 		if hasAcc {
 			row = append(row, orNA(r.Accuracy))
 		}
-		rows = append(rows, append(row, orNA(r.Verdict)))
+		rows = append(rows, append(row, orNA(r.VerdictText)))
 	}
 	return header, rows
 }
@@ -174,6 +174,9 @@ func notes(w io.Writer, f *results.File, bullet string) error {
 	if f.Partial {
 		fmt.Fprintf(w, "%swarning: partial results: the run was interrupted\n", bullet)
 	}
+	for _, line := range Legend(f) {
+		fmt.Fprintf(w, "%s%s\n", bullet, line)
+	}
 	_, err := fmt.Fprintf(w, "%s%s\n", bullet, ResultsSummary(f))
 	return err
 }
@@ -181,9 +184,8 @@ func notes(w io.Writer, f *results.File, bullet string) error {
 // ResultsSummary is the one-line tally, e.g. "2 regressed, 1 failed, 14 same".
 func ResultsSummary(f *results.File) string {
 	counts := f.Counts()
-	order := []string{results.VerdictRegressed, results.VerdictFailed, results.VerdictImproved, results.VerdictSame, results.VerdictNew}
 	var parts []string
-	for _, v := range order {
+	for _, v := range results.Verdicts {
 		if n := counts[v]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, v))
 			delete(counts, v)

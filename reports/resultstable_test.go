@@ -16,6 +16,8 @@ func TestResultsSummaryAndColumns(t *testing.T) {
 		{Workload: "b", Mode: modes.None, Verdict: results.VerdictFailed, Failure: "boom"},
 		{Workload: "c", Mode: modes.Sampling, Runs: 2, MedianNs: 2e6, Overhead: 121.4, Outliers: 1},
 	}}
+	// c never got a verdict and has runs: new; a cell without runs and
+	// without a verdict would be "not run".
 	if got := ResultsSummary(f); got != "1 regressed, 1 failed, 1 same, 1 new" {
 		t.Errorf("ResultsSummary = %q", got)
 	}

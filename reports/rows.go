@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"vbench/internal/modes"
 
@@ -48,6 +49,9 @@ type CellRow struct {
 
 	Accuracy string // "20/20 exact", "2/2 shares, 7/7 found"
 	Verdict  string // results.Verdict*, "" when nothing was compared
+	// VerdictText is the verdict as a table prints it: an inconclusive
+	// one with the change it could still hide, "inconclusive ±8.1%".
+	VerdictText string
 }
 
 // NewCellRow is c's row with verdict and change ch: a report can judge a
@@ -61,7 +65,10 @@ func NewCellRow(c *results.Cell, verdict string, ch *results.Change) CellRow {
 		Wall: ns(c.WallMedianNs), User: ns(c.UserMedianNs), Sys: ns(c.SysMedianNs),
 		MaxRSS:   numfmt.OrMissing(c.MaxRSSMedian, numfmt.Bytes),
 		Accuracy: c.AccuracyText(),
-		Verdict:  verdict,
+		Verdict:  verdict, VerdictText: verdict,
+	}
+	if verdict == results.VerdictInconclusive && ch != nil && ch.Hides > 0 {
+		r.VerdictText = fmt.Sprintf("%s ±%.1f%%", verdict, 100*ch.Hides)
 	}
 	if c.Outliers > 0 {
 		r.Outliers = fmt.Sprint(c.Outliers)
@@ -79,9 +86,9 @@ func NewCellRow(c *results.Cell, verdict string, ch *results.Change) CellRow {
 	case ch == nil:
 	case ch.Against != "":
 		r.AB = true
-		r.Versus = numfmt.ChangeCIP(ch.Ratio, ch.RatioLo, ch.RatioHi, ch.P) + " vs " + string(ch.Against)
+		r.Versus = numfmt.ChangeCIPAdj(ch.Ratio, ch.RatioLo, ch.RatioHi, ch.P, adjusted(ch)) + " vs " + string(ch.Against)
 	default:
-		r.Versus = numfmt.ChangeP(ch.Ratio, ch.P)
+		r.Versus = numfmt.ChangeCIPAdj(ch.Ratio, 0, 0, ch.P, adjusted(ch))
 		if ch.BaselineMedianNs == 0 {
 			r.FromZero = "from 0 (" + numfmt.P(ch.P) + ")"
 		}
@@ -90,6 +97,15 @@ func NewCellRow(c *results.Cell, verdict string, ch *results.Change) CellRow {
 		}
 	}
 	return r
+}
+
+// adjusted is the p a change was decided by when it differs from its own
+// (several tests in the run, or several looks), else NaN: nothing to add.
+func adjusted(ch *results.Change) float64 {
+	if ch.Family > 1 || len(ch.Looks) > 1 {
+		return ch.PAdjusted
+	}
+	return math.NaN()
 }
 
 // Row is the cell's row with the report's verdict and change.

@@ -115,6 +115,12 @@ func writeChanges(w io.Writer, m *Matrix, name func(*Cell) string) {
 			fmt.Fprintf(w, "  %s  %s\n", name(c), c.ChangeText())
 		}
 	}
+	if cs := m.WithVerdict(results.VerdictInconclusive); len(cs) > 0 {
+		fmt.Fprintf(w, "\nInconclusive (the runs cannot tell no change from the minimum change):\n")
+		for _, c := range cs {
+			fmt.Fprintf(w, "  %s  %s\n", name(c), c.Compare.Reason)
+		}
+	}
 	if cs := m.WithVerdict(results.VerdictFailed); len(cs) > 0 {
 		fmt.Fprintf(w, "\nFailed:\n")
 		for _, c := range cs {
@@ -124,20 +130,24 @@ func writeChanges(w io.Writer, m *Matrix, name func(*Cell) string) {
 }
 
 var verdictTitle = map[string]string{
-	results.VerdictRegressed: "Regressed",
-	results.VerdictImproved:  "Improved",
-	results.VerdictFailed:    "Failed",
-	results.VerdictSame:      "Unchanged",
-	results.VerdictNew:       "New",
+	results.VerdictRegressed:    "Regressed",
+	results.VerdictImproved:     "Improved",
+	results.VerdictFailed:       "Failed",
+	results.VerdictSame:         "Unchanged",
+	results.VerdictNew:          "New",
+	results.VerdictInconclusive: "Inconclusive",
+	results.VerdictNotRun:       "Not run",
 }
 
 // verdictMark is a verdict in a few characters, for tables.
 var verdictMark = map[string]string{
-	results.VerdictRegressed: "▲ regressed",
-	results.VerdictImproved:  "▼ improved",
-	results.VerdictFailed:    "✗ failed",
-	results.VerdictSame:      "same",
-	results.VerdictNew:       "new",
+	results.VerdictRegressed:    "▲ regressed",
+	results.VerdictImproved:     "▼ improved",
+	results.VerdictFailed:       "✗ failed",
+	results.VerdictSame:         "same",
+	results.VerdictNew:          "new",
+	results.VerdictInconclusive: "? inconclusive",
+	results.VerdictNotRun:       "– not run",
 }
 
 // Subtitle is the run's date, duration, settings and baseline in one line.

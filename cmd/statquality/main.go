@@ -91,9 +91,18 @@ func main() {
 	flag.StringVar(&c.slow, "slow", "", "the slow build of the profiler (make slow-profiler): also measure --against with it")
 	flag.StringVar(&c.only, "only", "", "run only this experiment: within, across or against (needs -slow)")
 	flag.StringVar(&c.runLevel, "run-level", "", "the run-level experiment: run this whole suite --against the same build (A/A) and the slow build (A/B), -reps times each")
+	summarize := flag.String("summarize", "", "print the run-level experiment's line from the results files kept in this directory (-keep)")
 	abMode := flag.String("ab-mode", string(modes.Tracing), "with -slow: the mode the --against experiment runs under")
 	flag.Parse()
 	c.mode, c.abMode = modes.Mode(mode), modes.Mode(*abMode)
+	if *summarize != "" {
+		files, _ := filepath.Glob(filepath.Join(*summarize, "*-run-a[ab].json"))
+		if err := tallyRunLevel(os.Stdout, files, filepath.Base(c.slow)); err != nil {
+			fmt.Fprintln(os.Stderr, "statquality:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if c.only == "suite" {
 		if c.runLevel == "" || c.slow == "" {
 			fmt.Fprintln(os.Stderr, "statquality: -only suite needs -run-level SUITE and -slow LIB")

@@ -719,18 +719,36 @@ workloads:
 			}
 			got := strings.Fields(strings.TrimSpace(string(b)))
 			want := append([]string(nil), base...)
-			var profDir string
+			var profDir, lib, pad string
 			for _, kv := range got {
 				if v, ok := strings.CutPrefix(kv, "VBENCH_PROFILE_DIR="); ok {
 					profDir = v
 				}
+				if v, ok := strings.CutPrefix(kv, "CORECLR_PROFILER_PATH="); ok {
+					lib = v
+				}
+				if v, ok := strings.CutPrefix(kv, "VBENCH_ENV_PAD="); ok {
+					pad = v
+				}
 			}
+			// Every run: a pad of random length, so that no side of an A/B
+			// pair keeps one stack offset for a whole run.
+			if len(pad) > 255 || strings.Trim(pad, "x") != "" {
+				t.Errorf("VBENCH_ENV_PAD=%q: want 0-255 x's", pad)
+			}
+			want = append(want, "VBENCH_ENV_PAD="+pad)
 			if m != modes.None {
 				if profDir == "" {
 					t.Fatalf("no VBENCH_PROFILE_DIR in a profiled run: %v", got)
 				}
-				want = append(want, attach.Env(fp, attach.Options{Engine: m.Engine(), ProfileDir: profDir,
+				// A fresh copy of the build for the run, at one path
+				// length whatever the build's; the build in VBENCH_PROFILER_BUILD.
+				if filepath.Base(lib) != "libvbenchprof.so" || !strings.HasPrefix(filepath.Base(filepath.Dir(lib)), "lib-") {
+					t.Errorf("the run loaded %s, not a copy of the build", lib)
+				}
+				want = append(want, attach.Env(lib, attach.Options{Engine: m.Engine(), ProfileDir: profDir,
 					Interval: 7 * time.Millisecond, Include: []string{"Fib", "Other"}, Exclude: []string{"Skip"}})...)
+				want = append(want, attach.EnvBuild+"="+fp)
 			}
 			sort.Strings(got)
 			sort.Strings(want)

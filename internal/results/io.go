@@ -307,7 +307,7 @@ func (f *File) Counts() map[string]int {
 		v := c.Verdict
 		if v == "" {
 			v = VerdictNew
-			if len(c.Measured()) == 0 && !c.Failed() {
+			if c.Runs == 0 && len(c.Measured()) == 0 && !c.Failed() {
 				v = VerdictNotRun
 			}
 		}

@@ -283,7 +283,7 @@ func hides(j stats.Judgement) float64 {
 func describe(t *test, verdict string, family int, opts Options) string {
 	d := t.what + " " + numfmt.Change(t.j.Ratio) + " (" + numfmt.P(t.j.P)
 	if family > 1 || len(t.cell.Compare.Looks) > 1 {
-		d += fmt.Sprintf("; adjusted %s over %d tests", numfmt.P(t.p), family)
+		d += fmt.Sprintf("; adjusted %s over %d %s", numfmt.P(t.p), family, plural(family, "test", "tests"))
 		if k := len(t.cell.Compare.Looks); k > 1 && !t.overhead {
 			d += fmt.Sprintf(" and %d looks", k)
 		}
@@ -302,6 +302,13 @@ func describe(t *test, verdict string, family int, opts Options) string {
 	default:
 		return d + fmt.Sprintf(" within ±%g%%", 100*opts.MinChange)
 	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // warn replaces the warnings an earlier comparison left with this one's.

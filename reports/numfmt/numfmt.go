@@ -142,6 +142,17 @@ func ChangeCIP(ratio, lo, hi, p float64) string {
 	return Change(ratio) + " " + Range(Change(lo), Change(hi)) + " (" + P(p) + ")"
 }
 
+// ChangeCIPAdj is ChangeCIP with the adjusted p the verdict was decided by
+// (a run's many tests, a pair's looks) after the change's own:
+// "+3.7% [+1.0%, +6.5%] (p=0.007, adj. p=0.105)"; a NaN adj adds nothing.
+func ChangeCIPAdj(ratio, lo, hi, p, adj float64) string {
+	s := ChangeCIP(ratio, lo, hi, p)
+	if math.IsNaN(adj) {
+		return s
+	}
+	return strings.TrimSuffix(s, ")") + ", adj. " + P(adj) + ")"
+}
+
 // Percent prints a fraction of a whole with one decimal: 0.1234 → "12.3%".
 func Percent(fraction float64) string {
 	if math.IsNaN(fraction) || math.IsInf(fraction, 0) {
