@@ -25,6 +25,7 @@ import (
 	"vbench/internal/modes"
 	"vbench/internal/results"
 	"vbench/internal/testbin"
+	"vbench/stats"
 )
 
 // vbRun runs vbench in dir with env (nil: the test's own environment) and
@@ -756,5 +757,42 @@ workloads:
 				t.Errorf("child environment under %s:\n got %v\nwant %v", mode, got, want)
 			}
 		})
+	}
+}
+
+// compare judges a partial NEW file (an interrupted run's) and exits by
+// its verdicts: the cell that never ran is "not run", never "new" or a
+// pass, and compare itself was not interrupted (it used to exit 130).
+func TestCompareOfPartialFileExitsByVerdicts(t *testing.T) {
+	dir := t.TempDir()
+	cell := func(mode modes.Mode, n int) results.Cell {
+		c := results.Cell{Workload: "w", Mode: mode, Samples: []results.Run{}}
+		for i := 0; i < n; i++ {
+			c.Samples = append(c.Samples, results.Run{Seq: i, ElapsedNs: int64(1e6 * (1 + float64(i%3)/1000))})
+		}
+		return c
+	}
+	file := func(partial bool, cells ...results.Cell) string {
+		f := &results.File{Schema: results.SchemaVersion, Suite: results.Suite{Name: "s"}, Partial: partial,
+			Settings: results.Settings{Runs: 10, Alpha: 0.01, Threshold: 0.05, Modes: []modes.Mode{modes.None, modes.Tracing}}, Results: cells}
+		stats.Fill(f)
+		path := filepath.Join(dir, map[bool]string{true: "new.json", false: "old.json"}[partial])
+		if err := results.WriteFile(path, f); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	old := file(false, cell(modes.None, 10), cell(modes.Tracing, 10))
+	cur := file(true, cell(modes.None, 10), cell(modes.Tracing, 0))
+	out, stderr, code := vbRun(t, dir, nil, "compare", old, cur, "--junit", filepath.Join(dir, "j.xml"))
+	if code != 0 {
+		t.Fatalf("compare of a partial file: exit %d, want 0 (by its verdicts)\n%s%s", code, out, stderr)
+	}
+	if !strings.Contains(out, "1 not run, 1 same") || !strings.Contains(out, "not run: the cell has no measured run") {
+		t.Errorf("table:\n%s", out)
+	}
+	j, _ := os.ReadFile(filepath.Join(dir, "j.xml"))
+	if !strings.Contains(string(j), `<skipped message="w/tracing not run: no measured run`) {
+		t.Errorf("JUnit does not skip the cell that never ran:\n%s", j)
 	}
 }
