@@ -27,18 +27,21 @@ type abPair struct{ new, old *cellState }
 // adaptive decides the extra rounds of a run's A/B pairs.
 type adaptive struct {
 	pairs []abPair
+	done  map[abPair]bool // pairs once settled stay settled: a pair is never reopened
 	opts  verdict.Options
 	rng   *rand.Rand
+	round int // the last round number given out (schedule's are 1 … its measured rounds)
 }
 
 func newAdaptive(cells []*cellState, plan *Plan) *adaptive {
-	a := &adaptive{opts: verdict.Options{Alpha: plan.Suite.Alpha, MinChange: plan.Suite.MinChange},
+	a := &adaptive{done: map[abPair]bool{}, opts: verdict.Options{Alpha: plan.Suite.Alpha, MinChange: plan.Suite.MinChange},
 		rng: rand.New(rand.NewPCG(plan.Options.Seed, 0x6d6f7265))} // "more"
 	byKey := map[string]*cellState{}
 	for _, c := range cells {
 		byKey[c.Key()] = c
 	}
 	for _, c := range cells {
+		a.round = max(a.round, c.Runs)
 		if against := c.Spec.Against; against != "" {
 			if old := byKey[c.keyOf(against)]; old != nil {
 				a.pairs = append(a.pairs, abPair{c, old})
@@ -56,7 +59,8 @@ func (a *adaptive) next() []step {
 	var open []*cellState
 	batch := 0
 	for _, p := range a.pairs {
-		if !a.undecided(p) {
+		if a.done[p] || !a.undecided(p) {
+			a.done[p] = true
 			continue
 		}
 		n := measured(p.new)
@@ -78,8 +82,9 @@ func (a *adaptive) next() []step {
 			}
 		}
 		a.rng.Shuffle(len(round), func(i, j int) { round[i], round[j] = round[j], round[i] })
+		a.round++
 		for _, c := range round {
-			out = append(out, step{c, false})
+			out = append(out, step{c, false, a.round})
 		}
 	}
 	return out
@@ -102,11 +107,9 @@ func (a *adaptive) undecided(p abPair) bool {
 	if p.new.failure != "" || p.old.failure != "" {
 		return false
 	}
-	return verdict.Undecided(values(p.old), values(p.new), p.new.Runs, p.new.MaxRuns, len(a.pairs), a.opts)
+	old, new := verdict.Rounds(p.old.runsSoFar(), p.new.runsSoFar())
+	return verdict.Undecided(old, new, p.new.Runs, p.new.MaxRuns, len(a.pairs), a.opts)
 }
-
-// values are a cell's measured runs in its metric, as the verdict sees them.
-func values(c *cellState) []float64 { return c.runsSoFar().Values() }
 
 // measured is how many successful measured runs the cell has (results.Cell.Measured).
 func measured(c *cellState) int { return len(c.runsSoFar().Measured()) }

@@ -50,7 +50,7 @@ func newLaunch(plan *Plan, env *Env, cells []*cellState) (*launch, func()) {
 // launch was interrupted (Outcome.Interrupted; the record is then void).
 func (l *launch) run(ctx context.Context, st step, seq int) (results.Run, Outcome) {
 	c := st.cell
-	r := results.Run{Seq: seq, Warmup: st.warmup}
+	r := results.Run{Seq: seq, Warmup: st.warmup, Round: st.round}
 	var runDir string
 	if c.needsRunDir() {
 		var err error

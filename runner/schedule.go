@@ -6,6 +6,9 @@ import "math/rand/v2"
 type step struct {
 	cell   *cellState
 	warmup bool
+	// round numbers the measured rounds from 1 (0 for warmups): the runs of
+	// an A/B pair are paired by it (results.Run.Round).
+	round int
 }
 
 // schedule orders every launch: all warmups first, then the measured runs in
@@ -15,6 +18,7 @@ type step struct {
 func schedule(cells []*cellState, seed uint64) []step {
 	rng := rand.New(rand.NewPCG(seed, 0x76626e6368))
 	var out []step
+	measured := 0
 	rounds := func(count func(*cellState) int, warmup bool) {
 		for r := 0; ; r++ {
 			var round []*cellState
@@ -27,8 +31,13 @@ func schedule(cells []*cellState, seed uint64) []step {
 				return
 			}
 			rng.Shuffle(len(round), func(i, j int) { round[i], round[j] = round[j], round[i] })
+			n := 0
+			if !warmup {
+				measured++
+				n = measured
+			}
 			for _, c := range round {
-				out = append(out, step{c, warmup})
+				out = append(out, step{c, warmup, n})
 			}
 		}
 	}

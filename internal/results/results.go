@@ -303,8 +303,12 @@ type Change struct {
 
 // Run is one launch of a workload.
 type Run struct {
-	Seq       int   `json:"seq"` // position in the whole run's schedule
-	Warmup    bool  `json:"warmup,omitempty"`
+	Seq    int  `json:"seq"` // position in the whole run's schedule
+	Warmup bool `json:"warmup,omitempty"`
+	// Round is the measured round the run belongs to (1, 2, …): within a
+	// round every cell that still needs a run runs once, in random order.
+	// An A/B pair's runs are paired by it. 0 in warmups and older files.
+	Round     int   `json:"round,omitempty"`
 	WallNs    int64 `json:"wall_ns"`    // whole process, as the harness saw it
 	ElapsedNs int64 `json:"elapsed_ns"` // the workload's own measurement
 	// CPUNs is the CPU time of the whole process during the kernel, as the

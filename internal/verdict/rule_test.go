@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -203,4 +204,26 @@ func noisy(rng *rand.Rand, n int, scale float64) []float64 {
 		xs[i] = x
 	}
 	return xs
+}
+
+// An A/B pair's runs are paired by the round they ran in: a run of one
+// side in a round the other missed (an interruption; a shared OLD cell
+// that stopped earlier) is left out, never paired with another round's.
+func TestRoundsPairByRound(t *testing.T) {
+	runs := func(rounds ...int) *results.Cell {
+		c := &results.Cell{}
+		for _, r := range rounds {
+			c.Samples = append(c.Samples, results.Run{Round: r, ElapsedNs: int64(100 * r)})
+		}
+		return c
+	}
+	old, new := Rounds(runs(1, 2, 3, 5), runs(1, 2, 4, 5))
+	if fmt.Sprint(old, new) != "[100 200 500] [100 200 500]" {
+		t.Errorf("paired %v with %v", old, new)
+	}
+	// Files without rounds: the k-th runs, as many as both sides have.
+	old, new = Rounds(runs(0, 0, 0), runs(0, 0))
+	if len(old) != 2 || len(new) != 2 {
+		t.Errorf("without rounds: %v, %v", old, new)
+	}
 }

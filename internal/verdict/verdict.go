@@ -88,6 +88,7 @@ type test struct {
 	overhead bool   // the overhead multiple's test: it may regress a cell, never leave it inconclusive
 	j        stats.Judgement
 	p        float64 // the p-value adjusted: the looks folded (SequentialP), then Holm
+	minP     float64 // the smallest p the test could give, its looks folded (before Holm)
 	n        [2]int  // runs of the reference and of the cell
 }
 
@@ -99,15 +100,65 @@ func abTests(f *results.File, c *results.Cell, opts Options) []*test {
 	if old == nil || old.Failed() || len(old.Values()) == 0 {
 		return nil // new: nothing to judge against (failed, or a shard of another split)
 	}
-	oldX, newX := old.Values(), c.Values()
+	oldX, newX := Rounds(old, c)
 	t := &test{cell: c, what: fmt.Sprintf("%s vs %s", c.Metric.OrDefault(), against), n: [2]int{len(oldX), len(newX)}}
+	// Files written before cells recorded their plan: the run's settings
+	// (every pair was planned at the suite's runs, capped at its max_runs).
+	planned, maxRuns := c.PlannedRuns, c.MaxRuns
+	if planned == 0 && f.Settings.MaxRuns > f.Settings.Runs && len(newX) > f.Settings.Runs {
+		planned, maxRuns = f.Settings.Runs, f.Settings.MaxRuns
+	}
 	var looks []int
-	t.j, t.p, looks = pair(oldX, newX, c.PlannedRuns, c.MaxRuns, opts.Alpha)
+	t.j, t.p, looks = pair(oldX, newX, planned, maxRuns, opts.Alpha)
+	t.minP = t.j.MinP / lastShare(looks, max(maxRuns, len(newX)))
 	c.Compare = &results.Change{Against: against, BaselineMedianNs: stats.Median(oldX), Paired: t.j.Paired}
 	if len(looks) > 1 {
 		c.Compare.Looks = looks
 	}
 	return []*test{t}
+}
+
+// Rounds are the measured runs of an A/B pair in its metric, paired: the
+// runs of old and new that ran in the same round (results.Run.Round), in
+// round order. Runs of one side in a round the other did not run (an
+// interruption, a cell judged by two modes that stopped at different
+// looks) are left out. Files without rounds pair the k-th runs.
+func Rounds(old, new *results.Cell) (oldX, newX []float64) {
+	o, n := old.Measured(), new.Measured()
+	byRound := map[int]*results.Run{}
+	for i := range o {
+		if o[i].Round == 0 {
+			byRound = nil
+			break
+		}
+		byRound[o[i].Round] = &o[i]
+	}
+	for i := range n {
+		if byRound == nil || n[i].Round == 0 {
+			k := min(len(o), len(n))
+			oldX, newX = oldX[:0], newX[:0]
+			for j := 0; j < k; j++ {
+				oldX = append(oldX, float64(old.Metric.Of(&o[j])))
+				newX = append(newX, float64(new.Metric.Of(&n[j])))
+			}
+			return oldX, newX
+		}
+		if r, ok := byRound[n[i].Round]; ok {
+			oldX = append(oldX, float64(old.Metric.Of(r)))
+			newX = append(newX, float64(new.Metric.Of(&n[i])))
+		}
+	}
+	return oldX, newX
+}
+
+// lastShare is the share of alpha the last of looks could spend: what the
+// smallest p the pair could have is divided by at best.
+func lastShare(looks []int, maxRuns int) float64 {
+	prev := 0.0
+	if k := len(looks); k > 1 {
+		prev = stats.Spent(looks[k-2], maxRuns)
+	}
+	return stats.Spent(looks[len(looks)-1], maxRuns) - prev
 }
 
 // pair judges an A/B pair's runs (paired by round) and folds the p-values
@@ -167,14 +218,14 @@ func baselineTests(base, cur *results.File, c *results.Cell, opts Options) []*te
 	}
 	oldX, newX := old.Values(), c.Values()
 	t := &test{cell: c, what: string(c.Metric.OrDefault()), j: stats.Judge(oldX, newX, opts.Alpha), n: [2]int{len(oldX), len(newX)}}
-	t.p = t.j.P
+	t.p, t.minP = t.j.P, t.j.MinP
 	c.Compare = &results.Change{BaselineMedianNs: stats.Median(oldX)}
 	out := []*test{t}
 	if c.Mode != modes.None {
 		oa, na := stats.OverheadSamples(base, old), stats.OverheadSamples(cur, c)
 		if len(oa) > 0 && len(na) > 0 {
 			o := &test{cell: c, what: "overhead", overhead: true, j: stats.Judge(oa, na, opts.Alpha), n: [2]int{len(oa), len(na)}}
-			o.p = o.j.P
+			o.p, o.minP = o.j.P, o.j.MinP
 			c.Compare.BaselineOverhead = old.Overhead
 			if c.Compare.BaselineOverhead == 0 {
 				c.Compare.BaselineOverhead = finite(stats.Median(oa))
@@ -212,7 +263,9 @@ func decide(tests []*test, opts Options) {
 		ch := c.Compare
 		ch.Ratio, ch.RatioLo, ch.RatioHi = finite(time.j.Ratio), finite(time.j.Lo), finite(time.j.Hi)
 		ch.P, ch.PAdjusted, ch.Family = time.j.P, time.p, len(tests)
-		ch.Comparable = time.j.MinP < opts.Alpha
+		// Comparable: the sizes could reach significance after the
+		// adjustment (Holm's first step multiplies by the family).
+		ch.Comparable = time.minP*float64(len(tests)) < opts.Alpha
 		verdicts := make([]string, len(ts))
 		var reasons []string
 		for i, t := range ts {
@@ -222,16 +275,18 @@ func decide(tests []*test, opts Options) {
 		switch {
 		case slices.Contains(verdicts, results.VerdictRegressed):
 			c.Verdict = results.VerdictRegressed
-		case slices.Contains(verdicts, results.VerdictImproved):
-			c.Verdict = results.VerdictImproved
 		case verdicts[0] == results.VerdictInconclusive:
+			// The time's test decides whether the cell is settled; an
+			// overhead improvement does not settle it.
 			c.Verdict = results.VerdictInconclusive
 			ch.Hides = hides(time.j)
+		case slices.Contains(verdicts, results.VerdictImproved):
+			c.Verdict = results.VerdictImproved
 		default:
 			c.Verdict = results.VerdictSame
 		}
 		if !ch.Comparable {
-			reasons = append(reasons, fmt.Sprintf("too few runs (%d vs %d) to reach p < %g", time.n[0], time.n[1], opts.Alpha))
+			reasons = append(reasons, fmt.Sprintf("too few runs (%d vs %d) to reach p < %g over %d %s", time.n[0], time.n[1], opts.Alpha, len(tests), plural(len(tests), "test", "tests")))
 		}
 		ch.Reason = strings.Join(reasons, "; ")
 	}
