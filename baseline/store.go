@@ -110,7 +110,7 @@ func Guard(flag, path string, suiteBaselines ...string) error {
 		return nil
 	}
 	for _, b := range suiteBaselines {
-		if b != "" && samePath(path, b) {
+		if b != "" && SamePath(path, b) {
 			return fmt.Errorf("%s %s is the baseline file; only 'vbench baseline update' writes baselines", flag, path)
 		}
 	}
@@ -129,7 +129,10 @@ func isBaseline(f *results.File) bool {
 	return len(f.Results) > 0 && f.Baseline == ""
 }
 
-func samePath(a, b string) bool {
+// SamePath reports whether a and b name the same file (after making both
+// absolute): the check every output makes before it could overwrite an
+// input or a baseline.
+func SamePath(a, b string) bool {
 	aa, err1 := filepath.Abs(a)
 	bb, err2 := filepath.Abs(b)
 	return err1 == nil && err2 == nil && aa == bb

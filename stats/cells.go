@@ -34,7 +34,7 @@ func Fill(f *results.File) {
 			continue
 		}
 		r, lo, hi := RatioCI(c.Values(), none.Values())
-		c.Overhead, c.OverheadLo, c.OverheadHi = finite(r), finite(lo), finite(hi)
+		c.Overhead, c.OverheadLo, c.OverheadHi = Finite(r), Finite(lo), Finite(hi)
 		if c.OverheadLo == 0 {
 			c.Warnings = append(c.Warnings, "too few runs for an overhead interval")
 		}
@@ -68,7 +68,7 @@ func fillCell(c *results.Cell) {
 	}
 	s := Summarize(el)
 	c.MedianNs, c.MADNs = s.Median, s.MAD
-	c.CILoNs, c.CIHiNs = finite(s.Lo), finite(s.Hi)
+	c.CILoNs, c.CIHiNs = Finite(s.Lo), Finite(s.Hi)
 	if c.CILoNs == 0 || c.CIHiNs == 0 { // half an interval would mislead
 		c.CILoNs, c.CIHiNs = 0, 0
 	}
@@ -113,8 +113,8 @@ func OverheadSamples(f *results.File, c *results.Cell) []float64 {
 	return out
 }
 
-// finite maps ±Inf and NaN (which JSON cannot carry) to 0, meaning "none".
-func finite(x float64) float64 {
+// Finite maps ±Inf and NaN (which JSON cannot carry) to 0, meaning "none".
+func Finite(x float64) float64 {
 	if math.IsInf(x, 0) || math.IsNaN(x) {
 		return 0
 	}

@@ -63,7 +63,7 @@ results, shard results and results with failed cells are refused.
 			if path == "" {
 				path = m.suite.Baseline
 			}
-			if f.jsonOut != "" && samePath(f.jsonOut, path) {
+			if f.jsonOut != "" && baseline.SamePath(f.jsonOut, path) {
 				return usageErrf("--json %s is the baseline this update writes; give the run's results another file", f.jsonOut)
 			}
 			var res *results.File

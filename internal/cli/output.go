@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"vbench/baseline"
 
 	"github.com/spf13/cobra"
 
@@ -71,7 +72,7 @@ func (c *ciFlags) check(keep ...string) error {
 		return nil
 	}
 	for _, k := range keep {
-		if k != "" && samePath(c.junit, k) {
+		if k != "" && baseline.SamePath(c.junit, k) {
 			return usageErrf("--junit %s would overwrite %s", c.junit, k)
 		}
 	}

@@ -237,7 +237,7 @@ exits 130.
 					return err
 				}
 			}
-			if base != nil && f.jsonOut != "" && samePath(f.jsonOut, basePath) {
+			if base != nil && f.jsonOut != "" && baseline.SamePath(f.jsonOut, basePath) {
 				return usageErrf("--json %s is the baseline file; only 'vbench baseline update' writes baselines", f.jsonOut)
 			}
 			if base != nil {
@@ -313,21 +313,6 @@ func modeNames(names []string) []modes.Mode {
 		out[i] = modes.Mode(n)
 	}
 	return out
-}
-
-func samePath(a, b string) bool {
-	aa, err1 := filepath.Abs(a)
-	bb, err2 := filepath.Abs(b)
-	return err1 == nil && err2 == nil && aa == bb
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if x == y {
-			return true
-		}
-	}
-	return false
 }
 
 // exactArgs is cobra.ExactArgs with a usage error naming what is missing.

@@ -228,9 +228,9 @@ func baselineTests(base, cur *results.File, c *results.Cell, opts Options) []*te
 			o.p, o.minP = o.j.P, o.j.MinP
 			c.Compare.BaselineOverhead = old.Overhead
 			if c.Compare.BaselineOverhead == 0 {
-				c.Compare.BaselineOverhead = finite(stats.Median(oa))
+				c.Compare.BaselineOverhead = stats.Finite(stats.Median(oa))
 			}
-			c.Compare.OverheadRatio = finite(o.j.Ratio)
+			c.Compare.OverheadRatio = stats.Finite(o.j.Ratio)
 			c.Compare.OverheadP = o.j.P
 			out = append(out, o)
 		}
@@ -261,7 +261,7 @@ func decide(tests []*test, opts Options) {
 		ts := byCell[c]
 		time := ts[0]
 		ch := c.Compare
-		ch.Ratio, ch.RatioLo, ch.RatioHi = finite(time.j.Ratio), finite(time.j.Lo), finite(time.j.Hi)
+		ch.Ratio, ch.RatioLo, ch.RatioHi = stats.Finite(time.j.Ratio), stats.Finite(time.j.Lo), stats.Finite(time.j.Hi)
 		ch.P, ch.PAdjusted, ch.Family = time.j.P, time.p, len(tests)
 		// Comparable: the sizes could reach significance after the
 		// adjustment (Holm's first step multiplies by the family).
@@ -390,14 +390,6 @@ const (
 	mismatchWarning = "baseline was measured on a different machine"
 	suiteWarning    = "baseline was recorded from another version of the suite file"
 )
-
-// finite maps ±Inf and NaN (which JSON cannot carry) to 0, meaning "none".
-func finite(x float64) float64 {
-	if math.IsInf(x, 0) || math.IsNaN(x) {
-		return 0
-	}
-	return x
-}
 
 // CheckMetrics refuses to judge cur against base when a workload both
 // measured was measured by different metrics: a wall time against an
