@@ -260,7 +260,7 @@ func TestHelp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Exit codes:", "0  no regression", "1  regression found", "2  usage or configuration error", "3  a workload failed"} {
+	for _, want := range []string{"Exit codes:", "0  no regression", "1  a cell regressed", "2  usage or configuration error", "3  a workload failed"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("vbench --help lacks %q", want)
 		}

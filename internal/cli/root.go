@@ -12,7 +12,8 @@ import (
 
 const exitCodesHelp = `Exit codes:
   0  no regression
-  1  regression found (against a baseline)
+  1  a cell regressed (against a baseline, or in an A/B run against its
+     OLD twin); with --fail-on inconclusive, also an inconclusive cell
   2  usage or configuration error
   3  a workload failed (non-zero exit, crash, timeout, checksum mismatch,
      profiler call counts wrong)
@@ -36,7 +37,10 @@ stored baselines and exits non-zero on a regression. It ships its own profiler
   vbench report results.json -o report.html`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       versionString(),
 	}
+	// `vbench --version` says what `vbench version` says.
+	root.SetVersionTemplate("vbench {{.Version}}\n")
 	root.AddCommand(
 		newRunCmd(),
 		newListCmd(),

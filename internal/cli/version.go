@@ -15,12 +15,18 @@ func newVersionCmd() *cobra.Command {
 		Example: "  vbench version",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, d := machine.Version()
-			if d {
-				c += "+dirty"
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), "vbench", c)
+			fmt.Fprintln(cmd.OutOrStdout(), "vbench", versionString())
 			return nil
 		},
 	}
+}
+
+// versionString is the commit vbench was built from, "+dirty" when the
+// tree had changes.
+func versionString() string {
+	c, d := machine.Version()
+	if d {
+		c += "+dirty"
+	}
+	return c
 }
