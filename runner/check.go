@@ -14,14 +14,19 @@ import (
 )
 
 // check is everything a finished run must show, in this order: a clean
-// exit, its VBENCH line (exactly one under metric elapsed, at most one
-// otherwise), the workload's checksum, and in an engine mode a readable
+// exit, in an engine-less mode whose env names a profiler (lib) that
+// library mapped by the process (loaded.go), its VBENCH line (exactly one
+// under metric elapsed, at most one otherwise), the workload's checksum, and in an engine mode a readable
 // profile of the mode's engine. It sets r.Error to the first problem. A
 // measured run's profile then feeds the cell (call counts checked, shares
 // and coverage noted), and its directory is kept when profiles are.
-func (l *launch) check(c *cellState, st step, r *results.Run, out Outcome, runDir string) {
+func (l *launch) check(c *cellState, st step, r *results.Run, out Outcome, lib, runDir string) {
 	if msg := out.Failure(c.Timeout); msg != "" {
 		r.Error = msg
+		return
+	}
+	if lib != "" && !out.Loaded {
+		r.Error = notLoaded(lib, out.Pid, c.Spec.Env)
 		return
 	}
 	rep, ok, msg := vbenchLine(out, c.Metric)

@@ -19,6 +19,9 @@ type Spec struct {
 	Env     []string // the complete environment
 	Dir     string
 	Timeout time.Duration
+	// Library, when set, is a profiler library the process must map
+	// (Outcome.Loaded): see loaded.go.
+	Library string
 }
 
 // Outcome is what one launch did.
@@ -35,6 +38,8 @@ type Outcome struct {
 	Stderr      string   // its last lines
 	Profiler    []string // the profiler's own stderr lines ("vbench-profiler: ..."), the first few
 	StartErr    error    // the process could not be started
+	Pid         int      // the process's id (and its group's)
+	Loaded      bool     // with Spec.Library: the process or a descendant mapped it
 }
 
 // Exec runs spec in a new process group and waits for it. On timeout or
@@ -76,6 +81,12 @@ func Exec(ctx context.Context, spec Spec) Outcome {
 		return out
 	}
 	pgid := cmd.Process.Pid
+	out.Pid = pgid
+	exited := make(chan struct{})
+	var loaded <-chan bool
+	if spec.Library != "" {
+		loaded = watchLoaded(pgid, newLibrary(spec.Library, spec.Dir), exited)
+	}
 	copied := make(chan struct{}, 2)
 	go func() { io.Copy(&stdout, rd); copied <- struct{}{} }()
 	go func() { io.Copy(&stderr, erd); copied <- struct{}{} }()
@@ -87,7 +98,6 @@ func Exec(ctx context.Context, spec Spec) Outcome {
 		killedTimeout
 		killedInterrupt
 	)
-	exited := make(chan struct{})
 	killedBy := make(chan int, 1)
 	go func() {
 		var timer <-chan time.Time
@@ -113,6 +123,9 @@ func Exec(ctx context.Context, spec Spec) Outcome {
 	out.Wall = time.Since(start)
 	close(exited)
 	why := <-killedBy
+	if loaded != nil {
+		out.Loaded = <-loaded
+	}
 	unix.Kill(-pgid, unix.SIGKILL) // stragglers; ESRCH when none
 
 	// The pipes close when the last holder dies; a process that escaped the

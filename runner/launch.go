@@ -70,14 +70,20 @@ func (l *launch) run(ctx context.Context, st step, seq int) (results.Run, Outcom
 		defer cleanup()
 		env = setLibrary(env, lib)
 	}
-	out := Exec(ctx, Spec{Argv: c.argv, Env: env, Dir: c.Workload.Cwd, Timeout: c.Timeout})
+	spec := Spec{Argv: c.argv, Env: env, Dir: c.Workload.Cwd, Timeout: c.Timeout}
+	if c.Spec.Engine == "" {
+		// Another profiler has no profile to show: its library must
+		// at least be seen in the process (loaded.go).
+		spec.Library = foreignProfiler(env)
+	}
+	out := Exec(ctx, spec)
 	if out.Interrupted {
 		return r, out
 	}
 	r.WallNs = int64(out.Wall)
 	r.UserNs, r.SysNs, r.MaxRSS = int64(out.User), int64(out.Sys), out.MaxRSS
 	r.ExitCode, r.Signal = out.ExitCode, out.Signal
-	l.check(c, st, &r, out, runDir)
+	l.check(c, st, &r, out, spec.Library, runDir)
 	return r, out
 }
 

@@ -51,6 +51,10 @@ const (
 	EnvSafepointLeaves = "VBENCH_SAMPLING_SAFEPOINT_LEAVES"
 )
 
+// The variables naming the library CoreCLR loads as its profiler, in the
+// order it reads them on 64-bit Linux: the first one set wins.
+var ProfilerPathVars = []string{"CORECLR_PROFILER_PATH_64", "CORECLR_PROFILER_PATH"}
+
 // Options are the profiler settings a caller may choose. Their values are
 // checked where they are read (a suite, `vbench profile`'s flags) with
 // modes.Validate, which holds the ranges the profiler accepts: attach only
@@ -177,7 +181,9 @@ func DefaultLibrary() string {
 var ErrLibrary = errors.New("profiler library unusable")
 
 // Check verifies that path is a profiler library this machine can load: it
-// exists, is a 64-bit x86-64 ELF shared object and exports the COM entry point.
+// exists, is a regular file, a 64-bit x86-64 ELF shared object and exports
+// the COM entry point. The suite checks another profiler named in a mode's
+// env (CORECLR_PROFILER_PATH) with it too.
 // It returns an absolute path, since CoreCLR resolves the path from the child's cwd.
 func Check(path string) (string, error) {
 	abs, err := filepath.Abs(path)
@@ -212,11 +218,24 @@ func Check(path string) (string, error) {
 // architecture is named as such (a 32-bit file read with 64-bit headers fails
 // with an obscure section error).
 func checkIdent(path string) error {
-	f, err := os.Open(path)
+	// Stat before opening: opening a FIFO would block, and a directory's
+	// "no ELF header" would hide what it is.
+	fi, err := os.Stat(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("%w: %s does not exist (build it with `make build`, or pass --profiler PATH)", ErrLibrary, path)
 		}
+		return fmt.Errorf("%w: %s: %v", ErrLibrary, path, errors.Unwrap(err))
+	}
+	if !fi.Mode().IsRegular() {
+		what := "not a regular file"
+		if fi.IsDir() {
+			what = "a directory"
+		}
+		return fmt.Errorf("%w: %s is %s, not a shared library", ErrLibrary, path, what)
+	}
+	f, err := os.Open(path)
+	if err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrLibrary, path, errors.Unwrap(err))
 	}
 	defer f.Close()

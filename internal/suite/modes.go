@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -163,6 +164,8 @@ func (p *parser) modeSpec(n *yaml.Node, field string) (modes.Spec, *yaml.Node) {
 			p.fail(nodes.profiler, field+".profiler", "needs an engine: a mode without engine loads no vbench profiler (load another profiler through env)")
 		} else if nodes.setting != nil {
 			p.fail(nodes.setting, field+"."+nodes.settingKey, "a profiler setting needs an engine: a mode without engine loads no vbench profiler")
+		} else if nodes.env != nil {
+			p.foreignProfiler(nodes.env, field+".env")
 		}
 		return spec, nodes.against
 	}
@@ -192,6 +195,40 @@ func (p *parser) profilerLibrary(n *yaml.Node, field, path string) string {
 		p.fail(n, field, "%v", err)
 	}
 	return lib
+}
+
+// foreignProfiler checks the library an engine-less mode's env names as
+// the CoreCLR profiler (CORECLR_PROFILER_PATH, CORECLR_PROFILER_PATH_64) as
+// attach.Check checks vbench's own: the runtime silently runs without a
+// profiler it cannot load, and the mode would then measure nothing while
+// printing a believable overhead. A value with a placeholder ({rundir})
+// names a file that exists only once a run starts: the runner checks at
+// run time that every run mapped the library (runner's loaded.go).
+func (p *parser) foreignProfiler(n *yaml.Node, field string) {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if !slices.Contains(attach.ProfilerPathVars, k.Value) {
+			continue
+		}
+		f := field + "." + k.Value
+		switch path := v.Value; {
+		case path == "":
+			p.fail(v, f, "must name the profiler library: with an empty path the runtime loads no profiler")
+		case strings.Contains(path, "{") && strings.Contains(path, "}"):
+			// a placeholder: checked when each run starts
+		case !filepath.IsAbs(path):
+			p.fail(v, f, "%q is a relative path: give the profiler library's absolute path (the runtime would look for it from each workload's directory)", path)
+		default:
+			if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+				p.fail(v, f, "%s: no such file: the runtime would silently run without the profiler, and the mode would measure nothing", path)
+			} else if _, err := attach.Check(path); err != nil {
+				p.fail(v, f, "%v", err)
+			}
+		}
+		if p.err != nil {
+			return
+		}
+	}
 }
 
 // engineEnv refuses, in an engine mode's env, the variables vbench sets to

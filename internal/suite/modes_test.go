@@ -44,7 +44,7 @@ modes:
     env: {DOTNET_EnableEventPipe: "1", DOTNET_EventPipeOutputPath: "{rundir}/trace.nettrace",
           DOTNET_EventPipeConfig: "Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:4c14fccbd:5"}
   - name: other-profiler
-    env: {CORECLR_ENABLE_PROFILING: "1", CORECLR_PROFILER: "{11111111-2222-3333-4444-555555555555}", CORECLR_PROFILER_PATH: /opt/x/libx.so}
+    env: {CORECLR_ENABLE_PROFILING: "1", CORECLR_PROFILER: "{11111111-2222-3333-4444-555555555555}", CORECLR_PROFILER_PATH: `+lib+`}
 workloads:
   - name: fib
     command: [true]
@@ -68,7 +68,7 @@ workloads:
 		{Name: "tracing-base", Engine: modes.EngineTracing, Profiler: lib, ProfilerSettings: modes.ProfilerSettings{Include: []string{"Fib"}, Interval: modes.Duration(10 * time.Millisecond), TimeSample: 1}},
 		{Name: "eventpipe", Env: map[string]string{"DOTNET_EnableEventPipe": "1", "DOTNET_EventPipeOutputPath": "{rundir}/trace.nettrace",
 			"DOTNET_EventPipeConfig": "Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:4c14fccbd:5"}},
-		{Name: "other-profiler", Env: map[string]string{"CORECLR_ENABLE_PROFILING": "1", "CORECLR_PROFILER": "{11111111-2222-3333-4444-555555555555}", "CORECLR_PROFILER_PATH": "/opt/x/libx.so"}},
+		{Name: "other-profiler", Env: map[string]string{"CORECLR_ENABLE_PROFILING": "1", "CORECLR_PROFILER": "{11111111-2222-3333-4444-555555555555}", "CORECLR_PROFILER_PATH": lib}},
 	}
 	if d := cmp.Diff(want, s.Specs); d != "" {
 		t.Errorf("definitions (-want +got):\n%s", d)
@@ -156,12 +156,15 @@ func TestModesRefused(t *testing.T) {
 // Profiler-loading variables are what an engine-less mode is for: someone
 // else's profiler. VBENCH_* variables too (vbench's library loaded by hand).
 func TestModeEnvMayLoadAProfiler(t *testing.T) {
+	lib := testbin.FakeProfiler(t)
 	p := write(t, t.TempDir(), "s.yaml", `name: s
 baseline: b.json
 modes:
   - none
   - name: by-hand
-    env: {CORECLR_ENABLE_PROFILING: "1", CORECLR_PROFILER_PATH: /x.so, VBENCH_PROFILE_DIR: "{rundir}", DOTNET_gcServer: "1"}
+    env: {CORECLR_ENABLE_PROFILING: "1", CORECLR_PROFILER_PATH: `+lib+`, VBENCH_PROFILE_DIR: "{rundir}", DOTNET_gcServer: "1"}
+  - name: from-rundir
+    env: {CORECLR_ENABLE_PROFILING: "1", CORECLR_PROFILER_PATH_64: "{rundir}/lib.so"}
 workloads:
   - name: a
     command: [true]
@@ -171,7 +174,41 @@ workloads:
 		t.Fatal(err)
 	}
 	sp, _ := s.Spec("by-hand")
-	if got := strings.Join(sp.EnvList(), " "); got != "CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER_PATH=/x.so DOTNET_gcServer=1 VBENCH_PROFILE_DIR={rundir}" {
+	if got := strings.Join(sp.EnvList(), " "); got != "CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER_PATH="+lib+" DOTNET_gcServer=1 VBENCH_PROFILE_DIR={rundir}" {
 		t.Errorf("env %s", got)
+	}
+}
+
+// A mode's env naming a profiler library the runtime could not load is
+// refused when the suite is read: the runtime would silently run without
+// it, and the mode would print an overhead of nothing. Both variables
+// CoreCLR reads are checked; a placeholder is left to the run.
+func TestModeEnvProfilerRefused(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "text.so", "not a library\n")
+	os.Mkdir(filepath.Join(dir, "libdir.so"), 0o755)
+	exe := testbin.Fakework(t) // an ELF executable, not a shared object
+	const head = "name: s\nbaseline: b.json\nmodes:\n  - none\n  - name: other\n    env:\n      CORECLR_ENABLE_PROFILING: \"1\"\n"
+	const tail = "workloads:\n  - name: a\n    command: [true]\n"
+	cases := []struct{ name, env, want string }{
+		{"missing", "CORECLR_PROFILER_PATH: " + dir + "/gone.so", `s.yaml:8: modes[1](other).env.CORECLR_PROFILER_PATH: ` + dir + `/gone.so: no such file: the runtime would silently run without the profiler, and the mode would measure nothing`},
+		{"missing 64", "CORECLR_PROFILER_PATH_64: /nowhere/lib.so", `s.yaml:8: modes[1](other).env.CORECLR_PROFILER_PATH_64: /nowhere/lib.so: no such file`},
+		{"not ELF", "CORECLR_PROFILER_PATH: " + dir + "/text.so", `s.yaml:8: modes[1](other).env.CORECLR_PROFILER_PATH: profiler library unusable: ` + dir + `/text.so is not an ELF shared library (no ELF header)`},
+		{"directory", "CORECLR_PROFILER_PATH: " + dir + "/libdir.so", `s.yaml:8: modes[1](other).env.CORECLR_PROFILER_PATH: profiler library unusable: ` + dir + `/libdir.so is a directory, not a shared library`},
+		{"executable", "CORECLR_PROFILER_PATH: " + exe, `s.yaml:8: modes[1](other).env.CORECLR_PROFILER_PATH: profiler library unusable: ` + exe + ` is ET_EXEC, not a shared object`},
+		{"relative", "CORECLR_PROFILER_PATH: lib/x.so", `s.yaml:8: modes[1](other).env.CORECLR_PROFILER_PATH: "lib/x.so" is a relative path: give the profiler library's absolute path`},
+		{"empty", `CORECLR_PROFILER_PATH: ""`, `s.yaml:8: modes[1](other).env.CORECLR_PROFILER_PATH: must name the profiler library`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			y := head + "      " + c.env + "\n" + tail
+			_, err := Load(write(t, dir, "s.yaml", y))
+			if err == nil {
+				t.Fatalf("accepted\n%s", y)
+			}
+			if got := strings.TrimPrefix(err.Error(), dir+"/"); !strings.HasPrefix(got, c.want) {
+				t.Errorf("error\n  %s\nwant prefix\n  %s", got, c.want)
+			}
+		})
 	}
 }
