@@ -97,6 +97,16 @@ func runReport(cmd *cobra.Command, args []string, f *reportFlags) error {
 	if err := baseline.Guard("--junit", f.junit); err != nil {
 		return usageErr(err)
 	}
+	// Checked (and a missing directory created) before anything is read or
+	// rendered, as for every other output.
+	for _, out := range []string{f.output, f.junit} {
+		if out == "" {
+			continue
+		}
+		if err := results.CheckWritable(out); err != nil {
+			return usageErr(err)
+		}
+	}
 	var inputs []*reports.Input
 	for _, a := range args {
 		in, err := reports.ReadInput(a)
