@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -326,6 +327,37 @@ func TestUnwritableOutputsRefusedUpFront(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "baselines")); err == nil {
 		t.Errorf("a baselines directory appeared")
+	}
+}
+
+// An unusable TMPDIR (a regular file, a directory that does not exist) is a
+// configuration error found before anything runs: exit 2 naming TMPDIR. It
+// used to fail every cell ("cannot create a work directory"), exit 3, as if
+// the workloads had failed.
+func TestUnusableTmpdirRefusedUpFront(t *testing.T) {
+	dir := t.TempDir()
+	suite := fakeSuite(t, dir, "tmpdir", "none")
+	plain := filepath.Join(dir, "plainfile")
+	writeFile(t, plain, "I am a file, not a directory\n")
+	for _, tmp := range []string{plain, filepath.Join(dir, "nowhere")} {
+		env := append(slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") }), "TMPDIR="+tmp)
+		for _, args := range [][]string{
+			{"run", suite, "--quiet", "--json", "r.json"},
+			{"baseline", "update", suite, "--quiet", "--baseline", "b.json"},
+		} {
+			_, stderr, code := vbRun(t, dir, env, args...)
+			if code != 2 || !strings.Contains(stderr, "TMPDIR="+tmp) {
+				t.Errorf("%v with TMPDIR=%s: exit %d, want 2 naming TMPDIR:\n%s", args[:2], tmp, code, stderr)
+			}
+			if n := launches(dir); n != "" {
+				t.Errorf("%v with TMPDIR=%s: launched the workload %s times", args[:2], tmp, n)
+			}
+		}
+		for _, f := range []string{"r.json", "b.json"} {
+			if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+				t.Errorf("TMPDIR=%s: %s was written", tmp, f)
+			}
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -85,6 +86,9 @@ func prepare(cmd *cobra.Command, path string, f *runFlags) (*measurement, error)
 	if err != nil {
 		return nil, usageErr(err)
 	}
+	if err := checkTempDir(); err != nil {
+		return nil, err
+	}
 	// One behaviour for one setting: the suite's max_runs below its runs is
 	// refused, and so is the flag (it was raised to the runs silently).
 	if runs := cmp.Or(f.runs, s.Runs); cmd.Flags().Changed("max-runs") && f.maxRuns < runs {
@@ -137,6 +141,26 @@ func prepare(cmd *cobra.Command, path string, f *runFlags) (*measurement, error)
 		}
 	}
 	return m, nil
+}
+
+// checkTempDir refuses, before anything runs, a temporary directory in which
+// the runner cannot make its work directory (os.MkdirTemp in runner's
+// newLaunch): a TMPDIR naming a file or a missing directory would otherwise
+// fail every cell, exit 3, as if the workloads had failed.
+func checkTempDir() error {
+	d, err := os.MkdirTemp("", "vbench-check-")
+	if err == nil {
+		return os.Remove(d)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	where := "TMPDIR=" + os.Getenv("TMPDIR")
+	if os.Getenv("TMPDIR") == "" {
+		where = "the temporary directory " + os.TempDir() + " (TMPDIR is unset)"
+	}
+	return usageErrf("%s is unusable: cannot create a directory in it (%v); vbench makes each run's work directory there: point TMPDIR at a writable directory", where, err)
 }
 
 // otherCPUWarn is how much CPU (in cores, averaged over a run) other
