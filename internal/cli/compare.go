@@ -31,9 +31,9 @@ step that compares merged shards with the baseline is the one whose verdicts
 belong in the job summary). Both are written whatever the exit code.
 
 ` + exitCodesHelp,
-		Example: `  vbench compare baselines/default.json out/results.json
+		Example: `  vbench compare benchmarks/baselines/default.json out/results.json
   vbench compare old.json new.json --alpha 0.05 --min-change 3 --format markdown
-  vbench compare baselines/default.json results.json --junit junit.xml`,
+  vbench compare benchmarks/baselines/default.json results.json --junit junit.xml`,
 		Args: exactArgs(2, "OLD.json and NEW.json"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(format); err != nil {

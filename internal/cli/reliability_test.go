@@ -325,7 +325,7 @@ func TestUnwritableOutputsRefusedUpFront(t *testing.T) {
 			})
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "baselines")); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, "bench", "baselines")); err == nil {
 		t.Errorf("a baselines directory appeared")
 	}
 }
@@ -366,9 +366,9 @@ func TestUnusableTmpdirRefusedUpFront(t *testing.T) {
 func TestBaselineDirectoryBlocked(t *testing.T) {
 	dir := t.TempDir()
 	suite := fakeSuite(t, dir, "blocked", "none")
-	writeFile(t, filepath.Join(dir, "baselines"), "not a directory\n")
+	writeFile(t, filepath.Join(dir, "bench", "baselines"), "not a directory\n")
 	_, stderr, code := vbRun(t, dir, nil, "baseline", "update", suite, "--quiet")
-	if code != 2 || !strings.Contains(stderr, filepath.Join(dir, "baselines")) {
+	if code != 2 || !strings.Contains(stderr, filepath.Join(dir, "bench", "baselines")) {
 		t.Errorf("exit %d, want 2 naming the baselines directory:\n%s", code, stderr)
 	}
 	if n := launches(dir); n != "" {
@@ -441,7 +441,7 @@ func TestBadBaselineStopsTheRun(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			suite := fakeSuite(t, dir, "bad", "none")
-			base := filepath.Join(dir, "baselines", "bad.json")
+			base := filepath.Join(dir, "bench", "baselines", "bad.json")
 			writeFile(t, base, c.content)
 			before := fileHash(t, base)
 			_, stderr, code := vbRun(t, dir, nil, "run", suite, "--quiet", "--json", "r.json")
@@ -452,7 +452,7 @@ func TestBadBaselineStopsTheRun(t *testing.T) {
 				t.Errorf("launched %s times before refusing the baseline", n)
 			}
 			// compare and report read baselines the same way.
-			if _, stderr, code := vbRun(t, dir, nil, "compare", "baselines/bad.json", "baselines/bad.json"); code != 2 || !strings.Contains(stderr, "baselines/bad.json") {
+			if _, stderr, code := vbRun(t, dir, nil, "compare", "bench/baselines/bad.json", "bench/baselines/bad.json"); code != 2 || !strings.Contains(stderr, "baselines/bad.json") {
 				t.Errorf("vbench compare: exit %d:\n%s", code, stderr)
 			}
 			if fileHash(t, base) != before {
@@ -467,7 +467,7 @@ func TestBadBaselineStopsTheRun(t *testing.T) {
 func TestBaselineOnlyChangedByUpdate(t *testing.T) {
 	dir := t.TempDir()
 	suite := fakeSuite(t, dir, "guarded", "none")
-	base := filepath.Join(dir, "baselines", "guarded.json")
+	base := filepath.Join(dir, "bench", "baselines", "guarded.json")
 	if _, stderr, code := vbRun(t, dir, nil, "baseline", "update", suite, "--quiet"); code != 0 {
 		t.Fatalf("baseline update: exit %d %s", code, stderr)
 	}
@@ -476,13 +476,13 @@ func TestBaselineOnlyChangedByUpdate(t *testing.T) {
 		t.Fatalf("run: exit %d %s", code, stderr)
 	}
 	refused := [][]string{
-		{"run", suite, "--quiet", "--json", "baselines/guarded.json"},
-		{"run", suite, "--quiet", "--no-baseline", "--json", "baselines/guarded.json"},
-		{"run", suite, "--quiet", "--baseline", "r.json", "--json", "baselines/guarded.json"},
-		{"baseline", "update", suite, "--quiet", "--json", "baselines/guarded.json"},
-		{"merge", "r.json", "-o", "baselines/guarded.json"},
-		{"report", "r.json", "--format", "markdown", "-o", "baselines/guarded.json"},
-		{"report", "r.json", "--junit", "baselines/guarded.json"},
+		{"run", suite, "--quiet", "--json", "bench/baselines/guarded.json"},
+		{"run", suite, "--quiet", "--no-baseline", "--json", "bench/baselines/guarded.json"},
+		{"run", suite, "--quiet", "--baseline", "r.json", "--json", "bench/baselines/guarded.json"},
+		{"baseline", "update", suite, "--quiet", "--json", "bench/baselines/guarded.json"},
+		{"merge", "r.json", "-o", "bench/baselines/guarded.json"},
+		{"report", "r.json", "--format", "markdown", "-o", "bench/baselines/guarded.json"},
+		{"report", "r.json", "--junit", "bench/baselines/guarded.json"},
 	}
 	for _, args := range refused {
 		_, stderr, code := vbRun(t, dir, nil, args...)
@@ -497,13 +497,13 @@ func TestBaselineOnlyChangedByUpdate(t *testing.T) {
 	fw := testbin.Fakework(t)
 	writeFile(t, filepath.Join(dir, "failing.json"), "")
 	bad := filepath.Join(dir, "bench", "failing.yaml")
-	writeFile(t, bad, "name: guarded\nruns: 2\nwarmup: 0\nmodes: [none]\nbaseline: ../baselines/guarded.json\nworkloads:\n  - name: a\n    command: ["+fw+", -exit, \"4\"]\n")
+	writeFile(t, bad, "name: guarded\nruns: 2\nwarmup: 0\nmodes: [none]\nbaseline: baselines/guarded.json\nworkloads:\n  - name: a\n    command: ["+fw+", -exit, \"4\"]\n")
 	for _, c := range []struct {
 		args []string
 		code int
 	}{
 		{[]string{"run", suite, "--quiet"}, 0},
-		{[]string{"compare", "baselines/guarded.json", "r.json"}, 0},
+		{[]string{"compare", "bench/baselines/guarded.json", "r.json"}, 0},
 		{[]string{"baseline", "update", bad, "--quiet"}, 3},                  // a failed cell
 		{[]string{"baseline", "update", suite, "--from", "failing.json"}, 2}, // unreadable results
 	} {
@@ -517,7 +517,7 @@ func TestBaselineOnlyChangedByUpdate(t *testing.T) {
 	}
 	// An interrupted update leaves the old baseline in place.
 	stuck := filepath.Join(dir, "bench", "stuck.yaml")
-	writeFile(t, stuck, "name: guarded\nruns: 2\nwarmup: 0\nmodes: [none]\nbaseline: ../baselines/guarded.json\ntimeout: 10m\nworkloads:\n  - name: a\n    command: ["+fw+", -hang, -pidfile, pids.txt]\n")
+	writeFile(t, stuck, "name: guarded\nruns: 2\nwarmup: 0\nmodes: [none]\nbaseline: baselines/guarded.json\ntimeout: 10m\nworkloads:\n  - name: a\n    command: ["+fw+", -hang, -pidfile, pids.txt]\n")
 	cmd := exec.Command(testbin.Vbench(t), "baseline", "update", stuck, "--quiet")
 	cmd.Dir = dir
 	var se bytes.Buffer

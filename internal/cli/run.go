@@ -217,8 +217,11 @@ verdict (see 'vbench compare --help': a permutation test at the suite's
 alpha AND the suite's minimum change). Modes are the built-in ones (none,
 null, tracing, instrumentation, sampling) and those the suite defines.
 
-The baseline is --baseline FILE, else the suite's baseline file when it exists.
-Run never writes a baseline: use 'vbench baseline update'.
+The baseline is --baseline FILE, else the suite's baseline file when it
+exists: the suite's baseline field, by default baselines/<suite name>.json in
+the suite's own folder (benchmarks/suite.yaml, named default:
+benchmarks/baselines/default.json). Run never writes a baseline: use
+'vbench baseline update'.
 
 A/B: --against OLD.so measures every mode that loads vbench's profiler twice
 in the same interleaved rounds, with the run's library (--profiler, NEW) and
@@ -244,7 +247,7 @@ exits 130.
 ` + exitCodesHelp,
 		Example: `  vbench run benchmarks/suite.yaml
   vbench run benchmarks/suite.yaml --runs 5 --modes none,tracing --json out/results.json
-  vbench run benchmarks/suite.yaml --format markdown --baseline baselines/default.json
+  vbench run benchmarks/suite.yaml --format markdown --baseline benchmarks/baselines/default.json
   vbench run benchmarks/suite.yaml --against base/libvbenchprof.so --modes none,tracing
   vbench run benchmarks/suite.yaml --shard 2/4 --json out/shard2.json --quiet
   vbench run benchmarks/suite.yaml --junit out/junit.xml --json out/results.json
@@ -282,7 +285,7 @@ exits 130.
 	}
 	f.register(cmd)
 	ci.register(cmd)
-	cmd.Flags().StringVar(&basePath, "baseline", "", "compare with this baseline (default: the suite's baseline file, when it exists)")
+	cmd.Flags().StringVar(&basePath, "baseline", "", "compare with this baseline `FILE` (default: the suite's baseline file, baselines/<suite name>.json in the suite's folder, when it exists)")
 	cmd.Flags().BoolVar(&noBaseline, "no-baseline", false, "do not compare with any baseline")
 	cmd.Flags().StringVar(&f.against, "against", "", "A/B run: also measure every mode that loads vbench's profiler with this OLD build, in the same rounds, and judge each against it")
 	return cmd
