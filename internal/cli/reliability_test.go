@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -25,6 +26,7 @@ import (
 	"vbench/internal/attach"
 	"vbench/internal/modes"
 	"vbench/internal/results"
+	"vbench/internal/testapp"
 	"vbench/internal/testbin"
 	"vbench/stats"
 )
@@ -826,5 +828,56 @@ func TestCompareOfPartialFileExitsByVerdicts(t *testing.T) {
 	j, _ := os.ReadFile(filepath.Join(dir, "j.xml"))
 	if !strings.Contains(string(j), `<skipped message="w/tracing not run: no measured run`) {
 		t.Errorf("JUnit does not skip the cell that never ran:\n%s", j)
+	}
+}
+
+// A .NET program that dies of an unhandled exception or Environment.FailFast
+// deep in its own code (the test program's throw-deep and failfast-deep: 41
+// recursive frames under LINQ) fails its cell with the runtime's error line
+// and the program's frames, not with the last lines of the stack (Main and
+// the framework frames above it), which said nothing of what failed.
+func TestCrashMessageKeepsTheErrorLine(t *testing.T) {
+	dll, dotnet := testapp.DLL(t), testbin.Dotnet(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "suite.yaml"), `name: crash
+runs: 1
+warmup: 0
+modes: [none]
+workloads:
+  - name: throws
+    command: [`+dotnet+`, `+dll+`, throw-deep]
+  - name: failfast
+    command: [`+dotnet+`, `+dll+`, failfast-deep]
+`)
+	stdout, stderr, code := vbRun(t, dir, ciEnv(), "run", "suite.yaml", "--quiet", "--no-baseline", "--json", "out/r.json")
+	if code != 3 {
+		t.Fatalf("exit %d, want 3\n%s%s", code, stdout, stderr)
+	}
+	f, err := results.ReadFile(filepath.Join(dir, "out", "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ cell, want string }{
+		{"throws", `^crashed: killed by SIGABRT: Unhandled exception\. System\.InvalidOperationException: boom at the bottom ` +
+			`at VbTest\.Crasher\.Bottom\(Boolean fail\) in Crash\.cs:\d+ ` +
+			`at VbTest\.Crasher\.Down\(Int32 depth, Boolean fail\) in Crash\.cs:\d+ ×41 ` +
+			`at VbTest\.Crasher\S*<Throw>\S*\(Int32 _\) in Crash\.cs:\d+$`}, // the lambda in Throw
+		{"failfast", `^crashed: killed by SIGABRT: Process terminated\. vbtest: giving up on purpose ` +
+			`at VbTest\.Crasher\.Bottom\(Boolean\) at VbTest\.Crasher\.Down\(Int32, Boolean\) ×41 at VbTest\.Crasher\S*<FailFast>\S*\(Int32\)$`},
+	} {
+		cell := f.Find(c.cell, modes.None)
+		if cell == nil {
+			t.Fatalf("no cell %s/none", c.cell)
+		}
+		msg := cell.Failure
+		if msg == "" && len(cell.Samples) > 0 {
+			msg = cell.Samples[0].Error
+		}
+		if !regexp.MustCompile(c.want).MatchString(msg) {
+			t.Errorf("%s/none failed with\n  %s\nwant the error line and the program's frames:\n  %s", c.cell, msg, c.want)
+		}
+		if !strings.Contains(stdout, "FAILED "+c.cell+"/none: "+msg) {
+			t.Errorf("the table's FAILED line for %s/none is not the cell's failure:\n%s", c.cell, stdout)
+		}
 	}
 }
