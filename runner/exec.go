@@ -35,7 +35,7 @@ type Outcome struct {
 	Interrupted bool     // ctx was cancelled (Ctrl-C)
 	VBENCH      []string // VBENCH lines from stdout
 	Stdout      string   // its last lines
-	Stderr      string   // its last lines
+	Stderr      string   // a .NET error line and the program's frames, else its last lines
 	Profiler    []string // the profiler's own stderr lines ("vbench-profiler: ..."), the first few
 	StartErr    error    // the process could not be started
 	Pid         int      // the process's id (and its group's)
@@ -146,7 +146,7 @@ func Exec(ctx context.Context, spec Spec) Outcome {
 	out.TimedOut, out.Interrupted = why == killedTimeout, why == killedInterrupt
 	out.VBENCH = stdout.vbench
 	out.Stdout = stdout.tail.LastLines(5)
-	out.Stderr = stderr.LastLines(5)
+	out.Stderr = stderr.Text()
 	out.Profiler = stderr.profiler
 	ps := cmd.ProcessState
 	if ps == nil {

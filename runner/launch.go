@@ -26,7 +26,8 @@ type launch struct {
 // newLaunch prepares the plan's launches. expected holds each workload's
 // checksum: the suite's, else the first run's (see checkChecksum). The
 // cleanup removes the work directory; when it cannot be made, every cell
-// fails, since no profiled run could write its profile.
+// fails, since no profiled run could write its profile (vbench run checks
+// TMPDIR before it starts, so this is the case of a TMPDIR broken meanwhile).
 func newLaunch(plan *Plan, env *Env, cells []*cellState) (*launch, func()) {
 	l := &launch{seed: plan.Options.Seed, env: env, expected: map[string]string{}}
 	for _, c := range cells {

@@ -168,6 +168,7 @@ type stderrScanner struct {
 	tailBuffer
 	lines    lineSplitter
 	profiler []string
+	crash    crashText
 }
 
 const maxProfilerLines = 5
@@ -179,12 +180,23 @@ func (s *stderrScanner) Write(p []byte) (int, error) {
 }
 
 func (s *stderrScanner) line(b []byte) {
+	s.crash.line(string(b))
 	if i := bytes.Index(b, []byte("vbench-profiler: ")); i >= 0 && len(s.profiler) < maxProfilerLines {
 		s.profiler = append(s.profiler, strings.TrimSpace(string(b[i:])))
 	}
 }
 
 func (s *stderrScanner) flush() { s.lines.flush(s.line) }
+
+// Text is what a failure message quotes of stderr: a .NET program's error
+// line and its own frames (crashText) when it printed one, else the last
+// lines.
+func (s *stderrScanner) Text() string {
+	if t := s.crash.String(); t != "" {
+		return t
+	}
+	return s.LastLines(5)
+}
 
 // tailBuffer keeps the last few KiB written to it.
 type tailBuffer struct{ b []byte }

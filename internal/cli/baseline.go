@@ -16,8 +16,8 @@ func newBaselineCmd() *cobra.Command {
 		Use:   "baseline",
 		Short: "Record the results that later runs are compared with",
 		Long: `A baseline is a results file (every raw sample and the machine fingerprint)
-stored at the suite's baseline path, by default baselines/<suite>.json next to
-the suite's directory. Only 'vbench baseline update' writes it: atomically,
+stored at the suite's baseline path: its baseline field, by default
+baselines/<suite name>.json in the suite's own folder. Only 'vbench baseline update' writes it: atomically,
 under a lock, and only from a complete run in which no cell failed.`,
 		Example: `  vbench baseline update benchmarks/suite.yaml
   vbench baseline update benchmarks/suite.yaml --from out/results.json`,
@@ -34,14 +34,16 @@ func newBaselineUpdateCmd() *cobra.Command {
 		Short: "Write the suite's baseline from a new run or from saved results",
 		Long: `Update runs the suite (accepting the same flags as 'vbench run') or takes
 --from RESULTS.json, and writes it as the suite's baseline (or --baseline
-FILE). The write is atomic and holds an exclusive lock on the baseline
+FILE): the suite's baseline field, by default baselines/<suite name>.json in
+the suite's own folder (benchmarks/suite.yaml, named default, writes
+benchmarks/baselines/default.json; the directory is created). The write is atomic and holds an exclusive lock on the baseline
 directory, so two updates never interleave; a second update waits. Partial
 results, shard results and results with failed cells are refused.
 
 ` + exitCodesHelp,
 		Example: `  vbench baseline update benchmarks/suite.yaml
   vbench baseline update benchmarks/suite.yaml --from out/results.json
-  vbench baseline update benchmarks/quick.yaml --runs 20 --baseline baselines/quick.json`,
+  vbench baseline update benchmarks/quick.yaml --runs 20 --baseline ci/baselines/quick.json`,
 		Args: exactArgs(1, "SUITE.yaml"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			stderr := cmd.ErrOrStderr()
@@ -122,7 +124,7 @@ results, shard results and results with failed cells are refused.
 	}
 	f.register(cmd)
 	cmd.Flags().StringVar(&from, "from", "", "take the results from this file instead of running the suite")
-	cmd.Flags().StringVar(&out, "baseline", "", "baseline file to write (default: the suite's baseline)")
+	cmd.Flags().StringVar(&out, "baseline", "", "baseline `FILE` to write (default: the suite's baseline, baselines/<suite name>.json in the suite's folder)")
 	return cmd
 }
 

@@ -128,7 +128,7 @@ workloads:
 	if out, err := run.CombinedOutput(); err != nil {
 		t.Fatalf("run: %v\n%s", err, out)
 	}
-	basePath := filepath.Join(dir, "baselines", "locked.json")
+	basePath := filepath.Join(dir, "bench", "baselines", "locked.json")
 	unlock, err := baseline.Lock(basePath, nil) // what a concurrent update holds
 	if err != nil {
 		t.Fatal(err)
@@ -269,6 +269,15 @@ func TestHelp(t *testing.T) {
 		out, err := exec.Command(vb, append(c, "--help")...).CombinedOutput()
 		if err != nil || !strings.Contains(string(out), "Examples:") || !strings.Contains(string(out), "vbench "+strings.Join(c, " ")) {
 			t.Errorf("vbench %s --help: %v\n%s", strings.Join(c, " "), err, out)
+		}
+	}
+	// Where the default baseline lives: in the suite's own folder.
+	for _, c := range [][]string{{"run"}, {"baseline", "update"}} {
+		out, _ := exec.Command(vb, append(c, "--help")...).CombinedOutput()
+		for _, want := range []string{"baselines/<suite name>.json in the suite's folder", "benchmarks/baselines/default.json"} {
+			if !strings.Contains(string(out), want) {
+				t.Errorf("vbench %s --help does not say where the default baseline is (%q):\n%s", strings.Join(c, " "), want, out)
+			}
 		}
 	}
 }

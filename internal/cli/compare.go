@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"vbench/internal/results"
@@ -18,7 +21,9 @@ func newCompareCmd() *cobra.Command {
 regressed or improved when the change is significant (a permutation test of
 the ratio of the faster halves' means, p < alpha) AND not shown to be smaller
 than the minimum change (its 1-alpha interval reaches it); same otherwise;
-new when OLD lacks the cell; failed when it failed in NEW. Overhead
+new when OLD lacks the cell; failed when it failed in NEW; not run when
+NEW holds it without a run. Cells OLD has and NEW lacks get no verdict: a
+warning under the table names them. Overhead
 multiples (each mode over none) are compared the same way. Each cell is
 judged by its metric (elapsed, wall, cpu or kernel-cpu); files that measured
 a workload by different metrics are refused. Alpha and the minimum
@@ -31,9 +36,9 @@ step that compares merged shards with the baseline is the one whose verdicts
 belong in the job summary). Both are written whatever the exit code.
 
 ` + exitCodesHelp,
-		Example: `  vbench compare baselines/default.json out/results.json
+		Example: `  vbench compare benchmarks/baselines/default.json out/results.json
   vbench compare old.json new.json --alpha 0.05 --min-change 3 --format markdown
-  vbench compare baselines/default.json results.json --junit junit.xml`,
+  vbench compare benchmarks/baselines/default.json results.json --junit junit.xml`,
 		Args: exactArgs(2, "OLD.json and NEW.json"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(format); err != nil {
@@ -75,6 +80,14 @@ belong in the job summary). Both are written whatever the exit code.
 			cur.Baseline = args[0]
 			cur.Settings.Alpha, cur.Settings.Threshold = opts.Alpha, opts.MinChange
 			verdict.Apply(cur, old, opts)
+			if miss := lacking(old, cur); len(miss) > 0 {
+				noun := "cells"
+				if len(miss) == 1 {
+					noun = "cell"
+				}
+				cur.Warnings = append(cur.Warnings, fmt.Sprintf("%s lacks %d %s that %s has (not compared): %s",
+					args[1], len(miss), noun, args[0], strings.Join(miss, ", ")))
+			}
 			var errs []error
 			if err := ci.write(cmd, cur); err != nil {
 				errs = append(errs, err)
@@ -92,4 +105,17 @@ belong in the job summary). Both are written whatever the exit code.
 	cmd.Flags().Float64Var(&minChange, "min-change", 0, "minimum change that counts, in percent (default: NEW's suite setting)")
 	ci.register(cmd)
 	return cmd
+}
+
+// lacking names the cells of old that cur does not have at all (a run of
+// fewer workloads or modes, one shard): no verdict can say so, since only
+// cur's cells get one. Cells cur has without runs are "not run" already.
+func lacking(old, cur *results.File) []string {
+	var miss []string
+	for _, c := range old.Results {
+		if cur.Find(c.Workload, c.Mode) == nil {
+			miss = append(miss, c.Key())
+		}
+	}
+	return miss
 }

@@ -14,6 +14,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,6 +26,7 @@ import (
 	"vbench/internal/attach"
 	"vbench/internal/modes"
 	"vbench/internal/results"
+	"vbench/internal/testapp"
 	"vbench/internal/testbin"
 	"vbench/stats"
 )
@@ -324,8 +327,39 @@ func TestUnwritableOutputsRefusedUpFront(t *testing.T) {
 			})
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "baselines")); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, "bench", "baselines")); err == nil {
 		t.Errorf("a baselines directory appeared")
+	}
+}
+
+// An unusable TMPDIR (a regular file, a directory that does not exist) is a
+// configuration error found before anything runs: exit 2 naming TMPDIR. It
+// used to fail every cell ("cannot create a work directory"), exit 3, as if
+// the workloads had failed.
+func TestUnusableTmpdirRefusedUpFront(t *testing.T) {
+	dir := t.TempDir()
+	suite := fakeSuite(t, dir, "tmpdir", "none")
+	plain := filepath.Join(dir, "plainfile")
+	writeFile(t, plain, "I am a file, not a directory\n")
+	for _, tmp := range []string{plain, filepath.Join(dir, "nowhere")} {
+		env := append(slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") }), "TMPDIR="+tmp)
+		for _, args := range [][]string{
+			{"run", suite, "--quiet", "--json", "r.json"},
+			{"baseline", "update", suite, "--quiet", "--baseline", "b.json"},
+		} {
+			_, stderr, code := vbRun(t, dir, env, args...)
+			if code != 2 || !strings.Contains(stderr, "TMPDIR="+tmp) {
+				t.Errorf("%v with TMPDIR=%s: exit %d, want 2 naming TMPDIR:\n%s", args[:2], tmp, code, stderr)
+			}
+			if n := launches(dir); n != "" {
+				t.Errorf("%v with TMPDIR=%s: launched the workload %s times", args[:2], tmp, n)
+			}
+		}
+		for _, f := range []string{"r.json", "b.json"} {
+			if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+				t.Errorf("TMPDIR=%s: %s was written", tmp, f)
+			}
+		}
 	}
 }
 
@@ -334,9 +368,9 @@ func TestUnwritableOutputsRefusedUpFront(t *testing.T) {
 func TestBaselineDirectoryBlocked(t *testing.T) {
 	dir := t.TempDir()
 	suite := fakeSuite(t, dir, "blocked", "none")
-	writeFile(t, filepath.Join(dir, "baselines"), "not a directory\n")
+	writeFile(t, filepath.Join(dir, "bench", "baselines"), "not a directory\n")
 	_, stderr, code := vbRun(t, dir, nil, "baseline", "update", suite, "--quiet")
-	if code != 2 || !strings.Contains(stderr, filepath.Join(dir, "baselines")) {
+	if code != 2 || !strings.Contains(stderr, filepath.Join(dir, "bench", "baselines")) {
 		t.Errorf("exit %d, want 2 naming the baselines directory:\n%s", code, stderr)
 	}
 	if n := launches(dir); n != "" {
@@ -409,7 +443,7 @@ func TestBadBaselineStopsTheRun(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			suite := fakeSuite(t, dir, "bad", "none")
-			base := filepath.Join(dir, "baselines", "bad.json")
+			base := filepath.Join(dir, "bench", "baselines", "bad.json")
 			writeFile(t, base, c.content)
 			before := fileHash(t, base)
 			_, stderr, code := vbRun(t, dir, nil, "run", suite, "--quiet", "--json", "r.json")
@@ -420,7 +454,7 @@ func TestBadBaselineStopsTheRun(t *testing.T) {
 				t.Errorf("launched %s times before refusing the baseline", n)
 			}
 			// compare and report read baselines the same way.
-			if _, stderr, code := vbRun(t, dir, nil, "compare", "baselines/bad.json", "baselines/bad.json"); code != 2 || !strings.Contains(stderr, "baselines/bad.json") {
+			if _, stderr, code := vbRun(t, dir, nil, "compare", "bench/baselines/bad.json", "bench/baselines/bad.json"); code != 2 || !strings.Contains(stderr, "baselines/bad.json") {
 				t.Errorf("vbench compare: exit %d:\n%s", code, stderr)
 			}
 			if fileHash(t, base) != before {
@@ -435,7 +469,7 @@ func TestBadBaselineStopsTheRun(t *testing.T) {
 func TestBaselineOnlyChangedByUpdate(t *testing.T) {
 	dir := t.TempDir()
 	suite := fakeSuite(t, dir, "guarded", "none")
-	base := filepath.Join(dir, "baselines", "guarded.json")
+	base := filepath.Join(dir, "bench", "baselines", "guarded.json")
 	if _, stderr, code := vbRun(t, dir, nil, "baseline", "update", suite, "--quiet"); code != 0 {
 		t.Fatalf("baseline update: exit %d %s", code, stderr)
 	}
@@ -444,13 +478,13 @@ func TestBaselineOnlyChangedByUpdate(t *testing.T) {
 		t.Fatalf("run: exit %d %s", code, stderr)
 	}
 	refused := [][]string{
-		{"run", suite, "--quiet", "--json", "baselines/guarded.json"},
-		{"run", suite, "--quiet", "--no-baseline", "--json", "baselines/guarded.json"},
-		{"run", suite, "--quiet", "--baseline", "r.json", "--json", "baselines/guarded.json"},
-		{"baseline", "update", suite, "--quiet", "--json", "baselines/guarded.json"},
-		{"merge", "r.json", "-o", "baselines/guarded.json"},
-		{"report", "r.json", "--format", "markdown", "-o", "baselines/guarded.json"},
-		{"report", "r.json", "--junit", "baselines/guarded.json"},
+		{"run", suite, "--quiet", "--json", "bench/baselines/guarded.json"},
+		{"run", suite, "--quiet", "--no-baseline", "--json", "bench/baselines/guarded.json"},
+		{"run", suite, "--quiet", "--baseline", "r.json", "--json", "bench/baselines/guarded.json"},
+		{"baseline", "update", suite, "--quiet", "--json", "bench/baselines/guarded.json"},
+		{"merge", "r.json", "-o", "bench/baselines/guarded.json"},
+		{"report", "r.json", "--format", "markdown", "-o", "bench/baselines/guarded.json"},
+		{"report", "r.json", "--junit", "bench/baselines/guarded.json"},
 	}
 	for _, args := range refused {
 		_, stderr, code := vbRun(t, dir, nil, args...)
@@ -465,13 +499,13 @@ func TestBaselineOnlyChangedByUpdate(t *testing.T) {
 	fw := testbin.Fakework(t)
 	writeFile(t, filepath.Join(dir, "failing.json"), "")
 	bad := filepath.Join(dir, "bench", "failing.yaml")
-	writeFile(t, bad, "name: guarded\nruns: 2\nwarmup: 0\nmodes: [none]\nbaseline: ../baselines/guarded.json\nworkloads:\n  - name: a\n    command: ["+fw+", -exit, \"4\"]\n")
+	writeFile(t, bad, "name: guarded\nruns: 2\nwarmup: 0\nmodes: [none]\nbaseline: baselines/guarded.json\nworkloads:\n  - name: a\n    command: ["+fw+", -exit, \"4\"]\n")
 	for _, c := range []struct {
 		args []string
 		code int
 	}{
 		{[]string{"run", suite, "--quiet"}, 0},
-		{[]string{"compare", "baselines/guarded.json", "r.json"}, 0},
+		{[]string{"compare", "bench/baselines/guarded.json", "r.json"}, 0},
 		{[]string{"baseline", "update", bad, "--quiet"}, 3},                  // a failed cell
 		{[]string{"baseline", "update", suite, "--from", "failing.json"}, 2}, // unreadable results
 	} {
@@ -485,7 +519,7 @@ func TestBaselineOnlyChangedByUpdate(t *testing.T) {
 	}
 	// An interrupted update leaves the old baseline in place.
 	stuck := filepath.Join(dir, "bench", "stuck.yaml")
-	writeFile(t, stuck, "name: guarded\nruns: 2\nwarmup: 0\nmodes: [none]\nbaseline: ../baselines/guarded.json\ntimeout: 10m\nworkloads:\n  - name: a\n    command: ["+fw+", -hang, -pidfile, pids.txt]\n")
+	writeFile(t, stuck, "name: guarded\nruns: 2\nwarmup: 0\nmodes: [none]\nbaseline: baselines/guarded.json\ntimeout: 10m\nworkloads:\n  - name: a\n    command: ["+fw+", -hang, -pidfile, pids.txt]\n")
 	cmd := exec.Command(testbin.Vbench(t), "baseline", "update", stuck, "--quiet")
 	cmd.Dir = dir
 	var se bytes.Buffer
@@ -794,5 +828,56 @@ func TestCompareOfPartialFileExitsByVerdicts(t *testing.T) {
 	j, _ := os.ReadFile(filepath.Join(dir, "j.xml"))
 	if !strings.Contains(string(j), `<skipped message="w/tracing not run: no measured run`) {
 		t.Errorf("JUnit does not skip the cell that never ran:\n%s", j)
+	}
+}
+
+// A .NET program that dies of an unhandled exception or Environment.FailFast
+// deep in its own code (the test program's throw-deep and failfast-deep: 41
+// recursive frames under LINQ) fails its cell with the runtime's error line
+// and the program's frames, not with the last lines of the stack (Main and
+// the framework frames above it), which said nothing of what failed.
+func TestCrashMessageKeepsTheErrorLine(t *testing.T) {
+	dll, dotnet := testapp.DLL(t), testbin.Dotnet(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "suite.yaml"), `name: crash
+runs: 1
+warmup: 0
+modes: [none]
+workloads:
+  - name: throws
+    command: [`+dotnet+`, `+dll+`, throw-deep]
+  - name: failfast
+    command: [`+dotnet+`, `+dll+`, failfast-deep]
+`)
+	stdout, stderr, code := vbRun(t, dir, ciEnv(), "run", "suite.yaml", "--quiet", "--no-baseline", "--json", "out/r.json")
+	if code != 3 {
+		t.Fatalf("exit %d, want 3\n%s%s", code, stdout, stderr)
+	}
+	f, err := results.ReadFile(filepath.Join(dir, "out", "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ cell, want string }{
+		{"throws", `^crashed: killed by SIGABRT: Unhandled exception\. System\.InvalidOperationException: boom at the bottom ` +
+			`at VbTest\.Crasher\.Bottom\(Boolean fail\) in Crash\.cs:\d+ ` +
+			`at VbTest\.Crasher\.Down\(Int32 depth, Boolean fail\) in Crash\.cs:\d+ ×41 ` +
+			`at VbTest\.Crasher\S*<Throw>\S*\(Int32 _\) in Crash\.cs:\d+$`}, // the lambda in Throw
+		{"failfast", `^crashed: killed by SIGABRT: Process terminated\. vbtest: giving up on purpose ` +
+			`at VbTest\.Crasher\.Bottom\(Boolean\) at VbTest\.Crasher\.Down\(Int32, Boolean\) ×41 at VbTest\.Crasher\S*<FailFast>\S*\(Int32\)$`},
+	} {
+		cell := f.Find(c.cell, modes.None)
+		if cell == nil {
+			t.Fatalf("no cell %s/none", c.cell)
+		}
+		msg := cell.Failure
+		if msg == "" && len(cell.Samples) > 0 {
+			msg = cell.Samples[0].Error
+		}
+		if !regexp.MustCompile(c.want).MatchString(msg) {
+			t.Errorf("%s/none failed with\n  %s\nwant the error line and the program's frames:\n  %s", c.cell, msg, c.want)
+		}
+		if !strings.Contains(stdout, "FAILED "+c.cell+"/none: "+msg) {
+			t.Errorf("the table's FAILED line for %s/none is not the cell's failure:\n%s", c.cell, stdout)
+		}
 	}
 }

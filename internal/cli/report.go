@@ -57,7 +57,7 @@ only process N.
 With -o the format follows the file's extension (.txt, .md, .html, .svg,
 .xml for JUnit); --format overrides it. Outputs are written atomically.`,
 		Example: `  vbench report out/results.json
-  vbench report out/results.json --baseline baselines/default.json -o report.html
+  vbench report out/results.json --baseline benchmarks/baselines/default.json -o report.html
   vbench report day1.json day2.json day3.json -o trend.html
   vbench report out/results.json --format markdown >> "$GITHUB_STEP_SUMMARY"
   vbench report old.json --format gobench > old.txt && vbench report new.json --format gobench > new.txt && benchstat old.txt new.txt
@@ -96,6 +96,16 @@ func runReport(cmd *cobra.Command, args []string, f *reportFlags) error {
 	}
 	if err := baseline.Guard("--junit", f.junit); err != nil {
 		return usageErr(err)
+	}
+	// Checked (and a missing directory created) before anything is read or
+	// rendered, as for every other output.
+	for _, out := range []string{f.output, f.junit} {
+		if out == "" {
+			continue
+		}
+		if err := results.CheckWritable(out); err != nil {
+			return usageErr(err)
+		}
 	}
 	var inputs []*reports.Input
 	for _, a := range args {

@@ -32,7 +32,7 @@ stored baselines and exits non-zero on a regression. It ships its own profiler
 
 ` + exitCodesHelp,
 		Example: `  vbench run benchmarks/suite.yaml
-  vbench run benchmarks/quick.yaml --runs 5 --baseline baselines/quick.json
+  vbench run benchmarks/quick.yaml --runs 5 --baseline benchmarks/baselines/quick.json
   vbench profile --mode tracing -- dotnet app.dll
   vbench report results.json -o report.html`,
 		SilenceUsage:  true,

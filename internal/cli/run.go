@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -85,6 +86,9 @@ func prepare(cmd *cobra.Command, path string, f *runFlags) (*measurement, error)
 	if err != nil {
 		return nil, usageErr(err)
 	}
+	if err := checkTempDir(); err != nil {
+		return nil, err
+	}
 	// One behaviour for one setting: the suite's max_runs below its runs is
 	// refused, and so is the flag (it was raised to the runs silently).
 	if runs := cmp.Or(f.runs, s.Runs); cmd.Flags().Changed("max-runs") && f.maxRuns < runs {
@@ -137,6 +141,26 @@ func prepare(cmd *cobra.Command, path string, f *runFlags) (*measurement, error)
 		}
 	}
 	return m, nil
+}
+
+// checkTempDir refuses, before anything runs, a temporary directory in which
+// the runner cannot make its work directory (os.MkdirTemp in runner's
+// newLaunch): a TMPDIR naming a file or a missing directory would otherwise
+// fail every cell, exit 3, as if the workloads had failed.
+func checkTempDir() error {
+	d, err := os.MkdirTemp("", "vbench-check-")
+	if err == nil {
+		return os.Remove(d)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	where := "TMPDIR=" + os.Getenv("TMPDIR")
+	if os.Getenv("TMPDIR") == "" {
+		where = "the temporary directory " + os.TempDir() + " (TMPDIR is unset)"
+	}
+	return usageErrf("%s is unusable: cannot create a directory in it (%v); vbench makes each run's work directory there: point TMPDIR at a writable directory", where, err)
 }
 
 // otherCPUWarn is how much CPU (in cores, averaged over a run) other
@@ -193,8 +217,11 @@ verdict (see 'vbench compare --help': a permutation test at the suite's
 alpha AND the suite's minimum change). Modes are the built-in ones (none,
 null, tracing, instrumentation, sampling) and those the suite defines.
 
-The baseline is --baseline FILE, else the suite's baseline file when it exists.
-Run never writes a baseline: use 'vbench baseline update'.
+The baseline is --baseline FILE, else the suite's baseline file when it
+exists: the suite's baseline field, by default baselines/<suite name>.json in
+the suite's own folder (benchmarks/suite.yaml, named default:
+benchmarks/baselines/default.json). Run never writes a baseline: use
+'vbench baseline update'.
 
 A/B: --against OLD.so measures every mode that loads vbench's profiler twice
 in the same interleaved rounds, with the run's library (--profiler, NEW) and
@@ -220,7 +247,7 @@ exits 130.
 ` + exitCodesHelp,
 		Example: `  vbench run benchmarks/suite.yaml
   vbench run benchmarks/suite.yaml --runs 5 --modes none,tracing --json out/results.json
-  vbench run benchmarks/suite.yaml --format markdown --baseline baselines/default.json
+  vbench run benchmarks/suite.yaml --format markdown --baseline benchmarks/baselines/default.json
   vbench run benchmarks/suite.yaml --against base/libvbenchprof.so --modes none,tracing
   vbench run benchmarks/suite.yaml --shard 2/4 --json out/shard2.json --quiet
   vbench run benchmarks/suite.yaml --junit out/junit.xml --json out/results.json
@@ -258,7 +285,7 @@ exits 130.
 	}
 	f.register(cmd)
 	ci.register(cmd)
-	cmd.Flags().StringVar(&basePath, "baseline", "", "compare with this baseline (default: the suite's baseline file, when it exists)")
+	cmd.Flags().StringVar(&basePath, "baseline", "", "compare with this baseline `FILE` (default: the suite's baseline file, baselines/<suite name>.json in the suite's folder, when it exists)")
 	cmd.Flags().BoolVar(&noBaseline, "no-baseline", false, "do not compare with any baseline")
 	cmd.Flags().StringVar(&f.against, "against", "", "A/B run: also measure every mode that loads vbench's profiler with this OLD build, in the same rounds, and judge each against it")
 	return cmd

@@ -65,7 +65,7 @@ func TestWorkflowCheckCatchesMistakes(t *testing.T) {
 		{"-o report.html", "-o report.pdf", "report.pdf"},
 		{"--json shard-${{ matrix.shard }}.json", "--json out/shard-${{ matrix.shard }}.json", "nothing before it writes shard-1.json"},
 		{"shard: [1, 2, 3]", "shard: [1, 2]", "matrix shards [1 2], want 1..SHARDS = 1..3"},
-		{"BASELINE: baselines/default.json", "BASELINE: baselines/suite.json", "writes baselines/default.json"},
+		{"BASELINE: benchmarks/baselines/default.json", "BASELINE: baselines/default.json", "writes benchmarks/baselines/default.json"},
 		{"name: vbench-shard-${{ matrix.shard }}", "name: shard-${{ matrix.shard }}", `pattern "vbench-shard-*" matches no artifact`},
 		{"name: vbench-bin\n          path: bin/\n\n  bench:", "name: vbench-binaries\n          path: bin/\n\n  bench:", `artifact "vbench-bin" is not uploaded`},
 		{"  merge:\n    needs: bench", "  merge:\n    needs: build-test", "merge must need bench"},

@@ -42,12 +42,18 @@ func WriteFile(path string, f *File) error {
 }
 
 // CheckWritable fails early, before a long run, when path's directory cannot
-// take a new file.
+// take a new file. A missing directory is created (like mkdir -p): asking
+// for out/r.json is asking for out/.
 func CheckWritable(path string) error {
 	dir := filepath.Dir(path)
 	fi, err := os.Stat(dir)
 	if err != nil {
-		return fmt.Errorf("%s: output directory %s does not exist", path, dir)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("%s: cannot create output directory %s: %v", path, dir, err)
+		}
+		if fi, err = os.Stat(dir); err != nil {
+			return fmt.Errorf("%s: output directory %s: %v", path, dir, err)
+		}
 	}
 	if !fi.IsDir() {
 		return fmt.Errorf("%s: %s is not a directory", path, dir)

@@ -67,7 +67,7 @@ type Suite struct {
 	Profiler  Profiler
 	MinChange float64 // e.g. 0.05
 	Alpha     float64 // e.g. 0.01
-	Baseline  string  // absolute; defaults to <suite dir>/../baselines/<name>.json
+	Baseline  string  // absolute; defaults to <suite dir>/baselines/<name>.json
 	Workloads []Workload
 }
 

@@ -66,7 +66,8 @@ workloads:
 		len(s.Profiler.Include) != 1 || modes.List(s.Modes) != "none, null, tracing" {
 		t.Errorf("suite fields: %+v", s)
 	}
-	if want := filepath.Join(dir, "baselines", "default.json"); s.Baseline != want {
+	// In the suite's own folder, not its parent's (it used to be dir/baselines).
+	if want := filepath.Join(dir, "benchmarks", "baselines", "default.json"); s.Baseline != want {
 		t.Errorf("default baseline %s, want %s", s.Baseline, want)
 	}
 	w := s.Workloads[0]

@@ -70,7 +70,7 @@ func (p *parser) suite(root *yaml.Node, s *Suite) {
 		return
 	}
 	if baseline == "" {
-		baseline = filepath.Join("..", "baselines", s.Name+".json")
+		baseline = filepath.Join("baselines", s.Name+".json")
 	}
 	s.Baseline = p.abs(baseline)
 	s.resolveModes()

@@ -52,6 +52,8 @@ namespace VbTest
                 case "spawn": return Spawner.Run(n, args[2..]);
                 case "spawnbench": return Spawner.Run(n, args[2..], bench: true);
                 case "hang": Spawner.Hang(); break;
+                case "throw-deep": return Crasher.Throw(n > 0 ? n : 40);
+                case "failfast-deep": return Crasher.FailFast(n > 0 ? n : 40);
                 default: Console.Error.WriteLine("unknown scenario " + scenario); return 2;
             }
             return 0;
