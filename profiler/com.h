@@ -12,7 +12,7 @@ typedef int32_t HRESULT;
 typedef uint32_t ULONG;
 typedef int32_t BOOL;
 typedef uint16_t WCHAR; // CoreCLR's WCHAR is UTF-16 on Linux too
-typedef uintptr_t FunctionID, ClassID, ModuleID, AssemblyID, ThreadID, AppDomainID;
+typedef uintptr_t FunctionID, ObjectID, ClassID, ModuleID, AssemblyID, ThreadID, AppDomainID;
 typedef uint32_t mdToken;
 typedef uintptr_t HCORENUM; // a metadata enumeration's cursor (0: start)
 
@@ -64,6 +64,7 @@ typedef ULONG (*Release_t)(void *);
 
 // ICorProfilerInfo..Info10 vtable slots.
 enum {
+	INFO_GetClassFromObject = 3,
 	INFO_GetFunctionFromIP = 7,
 	INFO_GetThreadInfo = 12,
 	INFO_GetCurrentThreadID = 13,
@@ -87,6 +88,7 @@ enum {
 	INFO_SuspendRuntime = 97,            // Info10
 	INFO_ResumeRuntime = 98,
 };
+typedef HRESULT (*GetClassFromObject_t)(void *, ObjectID, ClassID *);
 typedef HRESULT (*GetFunctionFromIP_t)(void *, const uint8_t *, FunctionID *);
 typedef HRESULT (*GetThreadInfo_t)(void *, ThreadID, uint32_t *);
 typedef HRESULT (*GetFunctionInfo_t)(void *, FunctionID, ClassID *, ModuleID *, mdToken *);
@@ -172,6 +174,8 @@ enum {
 	CB_JITInlining = 28,
 	CB_ThreadDestroyed = 30,
 	CB_ThreadAssignedToOSThread = 31,
+	CB_ExceptionThrown = 54,
+	CB_ExceptionSearchCatcherFound = 59,
 	CB_ExceptionUnwindFunctionEnter = 62,
 	CB_ExceptionUnwindFunctionLeave = 63,
 	CB_SLOTS = 83, // through ICorProfilerCallback3::ProfilerDetachSucceeded

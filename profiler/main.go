@@ -80,15 +80,18 @@ func vbGoStarted() {
 
 // vbGoWrite writes profile.json and profile.pb.gz into this process's
 // directory (once; C guards it). complete is 1 from Shutdown, 0 from the
-// exit-path fallback.
+// exit-path fallback and a crash (crash.c), which say why in cause.
 //
 //export vbGoWrite
-func vbGoWrite(complete C.int) {
+func vbGoWrite(complete C.int, cause *C.char) {
 	if current == nil || current.procDir == "" {
 		return
 	}
 	t0 := time.Now()
 	p := snapshot(current, complete != 0)
+	if complete == 0 {
+		p.Cause = C.GoString(cause)
+	}
 	t1 := time.Now()
 	if err := writeProfile(current.procDir, p); err != nil {
 		logf("writing the profile: %v", err)

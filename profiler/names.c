@@ -202,6 +202,24 @@ static module *module_for(ModuleID mid) {
 	return m;
 }
 
+// vb_class_name writes the namespace-qualified name of class cls (a crash's
+// exception) into out. It takes no lock of ours: the crash writer calls it
+// while the crashed thread may hold one.
+int vb_class_name(ClassID cls, char *out, size_t n) {
+	ModuleID mid = 0;
+	mdToken td = 0;
+	if (FAILED(VCALL(vb_info, INFO_GetClassIDInfo2, GetClassIDInfo2_t)(vb_info, cls, &mid, &td, 0, 0, 0, 0)) || !mid || !td) return -1;
+	IUnknown *md = 0;
+	if (FAILED(VCALL(vb_info, INFO_GetModuleMetaData, GetModuleMetaData_t)(vb_info, mid, ofRead, &IID_IMetaDataImport2_, &md)) || !md) return -1;
+	buf b = {0};
+	type_name(md, td, &b, 1, 0);
+	VCALL(md, UNK_Release, Release_t)(md);
+	if (!b.s) return -1;
+	snprintf(out, n, "%s", b.s);
+	free(b.s);
+	return 0;
+}
+
 // il_size reads the IL method header: tiny (2 low bits 10: size in the upper
 // 6 bits) or fat (11: size in the 32-bit word at offset 4).
 static uint32_t il_size(ModuleID mid, mdToken tok) {

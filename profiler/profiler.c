@@ -54,7 +54,8 @@ void vb_set_time_sample(int n) {
 // vb_write writes the profile once (from Shutdown, or from the exit path).
 static uint64_t unwind_pops;
 
-static void vb_write(int complete) {
+// cause: NULL from Shutdown; why the profile is incomplete otherwise.
+static void vb_write(int complete, const char *cause, int crash) {
 	if (!initialized || __atomic_exchange_n(&written, 1, __ATOMIC_ACQ_REL)) return;
 	vb_log("hooks handed to C: %lu enters, %lu leaves; frames popped by unwind callbacks %lu, by a mismatched leave %lu; arena used %lu bytes",
 		(unsigned long)vb_slow_enters, (unsigned long)vb_slow_leaves, (unsigned long)unwind_pops,
@@ -65,14 +66,20 @@ static void vb_write(int complete) {
 			(unsigned long)vb_instr_rewritten, (unsigned long)(vb_instr_rewrite_ns / 1000000), (unsigned long)vb_instr_sig_hits,
 			(unsigned long)vb_instr_sig_misses, (unsigned long)vb_instr_skipped, (unsigned long)vb_instr_refused_r2r,
 			(unsigned long)vb_instr_refused_inlines, (unsigned long)vb_iunwinds);
-	if (vb_mode == VB_MODE_SAMPLING) vb_sampler_stop();
+	if (vb_mode == VB_MODE_SAMPLING) {
+		if (crash)
+			vb_sampler_stop_within(2000);
+		else
+			vb_sampler_stop();
+	}
 	sigset_t old;
 	mask_rtmin(&old);
-	vbGoWrite(complete);
+	vbGoWrite(complete, (char *)(cause ? cause : ""));
 	unmask(&old);
 }
 
-static void at_exit(void) { vb_write(0); }
+static void at_exit(void) { vb_write(0, "exit before the runtime's Shutdown (exit() called outside the runtime's exit path)", 0); }
+static void at_crash(const char *cause) { vb_write(0, cause, 1); }
 
 // ---- FunctionIDMapper2: decide once per function whether to hook it. The
 // client ID is the function's record, so the hooks need no lookup.
@@ -209,6 +216,7 @@ static HRESULT cb_initialize(void *self, IUnknown *unk) {
 	}
 	initialized = 1;
 	atexit(at_exit);
+	vb_crash_init(at_crash); // without it (logged), a crash loses the profile
 	mask_rtmin(&old);
 	vbGoStarted(); // this process's directory and started.json
 	unmask(&old);
@@ -219,7 +227,7 @@ static HRESULT cb_initialize(void *self, IUnknown *unk) {
 static HRESULT cb_shutdown(void *self) {
 	(void)self;
 	vb_log("Shutdown");
-	vb_write(1);
+	vb_write(1, 0, 0);
 	return S_OK;
 }
 
@@ -273,6 +281,19 @@ static HRESULT cb_cache_search(void *self, FunctionID fid, BOOL *use) {
 static HRESULT cb_module_unload_started(void *self, ModuleID mid) {
 	(void)self;
 	if (vb_mode == VB_MODE_INSTRUMENTATION) vb_instr_module_unloaded(mid);
+	return S_OK;
+}
+
+// Tracing's exception callbacks also tell a crash's cause: the class of an
+// exception thrown with no catcher found is what an abort() then reports.
+static HRESULT cb_exception_thrown(void *self, ObjectID obj) {
+	(void)self;
+	vb_crash_thrown(obj);
+	return S_OK;
+}
+static HRESULT cb_catcher_found(void *self, FunctionID fid) {
+	(void)self, (void)fid;
+	vb_crash_caught();
 	return S_OK;
 }
 
@@ -331,6 +352,8 @@ __attribute__((constructor)) static void init_vtables(void) {
 	callback_vtbl[CB_JITCompilationFinished] = (void *)cb_jit_finished;
 	callback_vtbl[CB_JITCachedFunctionSearchStarted] = (void *)cb_cache_search;
 	callback_vtbl[CB_ModuleUnloadStarted] = (void *)cb_module_unload_started;
+	callback_vtbl[CB_ExceptionThrown] = (void *)cb_exception_thrown;
+	callback_vtbl[CB_ExceptionSearchCatcherFound] = (void *)cb_catcher_found;
 	callback_vtbl[CB_ExceptionUnwindFunctionEnter] = (void *)cb_unwind_enter;
 	callback_vtbl[CB_ExceptionUnwindFunctionLeave] = (void *)cb_unwind_leave;
 }

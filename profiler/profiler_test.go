@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"vbench/internal/attach"
@@ -523,4 +524,40 @@ func TestSamplingSeesLeavesWithoutSafePoints(t *testing.T) {
 // samplesOf sums the exclusive samples of nodes named name in a thread's tree.
 func samplesOf(p *profile.Profile, nodes []profile.Node, name string) int64 {
 	return sumNamed(p, nodes, name, func(x profile.Node) int64 { return x.ExclusiveSamples })
+}
+
+// A program the runtime ends with abort() (an unhandled exception,
+// Environment.FailFast) still leaves its profile: written by crash.c's
+// writer before the process dies of SIGABRT, marked incomplete with the
+// cause, holding every call made before the crash (tracing: exactly).
+func TestCrashKeepsProfile(t *testing.T) {
+	l := lib(t)
+	const depth = 5
+	for _, c := range []struct {
+		engine   modes.Engine
+		scenario string
+		cause    string
+	}{
+		{modes.EngineTracing, "throw-deep", "unhandled exception System.InvalidOperationException"},
+		{modes.EngineTracing, "failfast-deep", "runtime abort (SIGABRT): Environment.FailFast or a fatal runtime error"},
+		{modes.EngineInstrumentation, "throw-deep", "runtime abort (SIGABRT): an unhandled exception, Environment.FailFast or a fatal runtime error"},
+		{modes.EngineSampling, "failfast-deep", "runtime abort (SIGABRT): an unhandled exception, Environment.FailFast or a fatal runtime error"},
+	} {
+		r := testapp.Profiled(t, l, c.engine, nil, c.scenario, strconv.Itoa(depth))
+		if r.Code != 128+int(syscall.SIGABRT) {
+			t.Fatalf("%s under %s: exit %d, want death by SIGABRT\nstderr:\n%s", c.scenario, c.engine, r.Code, r.Stderr)
+		}
+		p := readProfile(t, r)
+		if p.Complete || p.Cause != c.cause || p.Mode != c.engine {
+			t.Errorf("%s under %s: complete %v cause %q mode %s, want complete false cause %q", c.scenario, c.engine, p.Complete, p.Cause, p.Mode, c.cause)
+		}
+		if !c.engine.CountsCalls() {
+			continue
+		}
+		for name, want := range map[string]int64{"VbTest.Crasher.Down": depth + 1, "VbTest.Crasher.Bottom": 1, "VbTest.Program.Main": 1} {
+			if f := p.Function(name); f == nil || f.Calls != want {
+				t.Errorf("%s under %s: %s %+v, want %d calls", c.scenario, c.engine, name, f, want)
+			}
+		}
+	}
 }

@@ -242,10 +242,28 @@ int vb_sampler_start(void) {
 }
 
 // Stop and join: after this returns the sampler never touches the CLR again.
-void vb_sampler_stop(void) {
-	if (!running) return;
+void vb_sampler_stop(void) { vb_sampler_stop_within(-1); }
+
+// vb_sampler_stop_within stops the sampler, waiting at most ms (< 0: for
+// ever). A crash's writer does not wait for ever: the sampler may be stuck
+// suspending the runtime for the thread that is crashing. -1: it still runs
+// (its trees are read as they stand, as live threads' are).
+int vb_sampler_stop_within(int ms) {
+	if (!running) return 0;
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
-	pthread_join(thread, 0);
+	if (ms < 0)
+		pthread_join(thread, 0);
+	else {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += ms / 1000;
+		ts.tv_nsec += (long)(ms % 1000) * 1000000;
+		if (ts.tv_nsec >= 1000000000) ts.tv_sec++, ts.tv_nsec -= 1000000000;
+		if (pthread_timedjoin_np(thread, 0, &ts) != 0) {
+			vb_log("sampler: still running after %d ms; its trees are read as they stand", ms);
+			return -1;
+		}
+	}
 	running = 0;
 	if (vb_samples_taken)
 		vb_log("sampler: %ld ticks, mean %ld us to suspend, %ld us suspended; stacks: %ld cut in the middle, %ld dropped (tick buffer full), %ld failed walks",
@@ -255,4 +273,5 @@ void vb_sampler_stop(void) {
 		vb_log("sampler: stacks' leaves by the first interruption: %ld cut back to it (or its caller), %ld put back (it had returned), %ld stopped there; "
 			"by a GC's hijack: %ld; as walked: %ld first interrupted where its caller is not found, %ld not interrupted (a safe point reached without)",
 			(long)vb_leaf.cut, (long)vb_leaf.put_back, (long)vb_leaf.exact, (long)vb_leaf.parked, (long)vb_leaf.unplaced, (long)vb_leaf.uninterrupted);
+	return 0;
 }

@@ -133,6 +133,7 @@ static inline uint64_t vb_rdtsc(void) {
 // Names and filter (names.c).
 vb_fn *vb_fn_for_function(FunctionID fid);   // resolve (once) and cache
 vb_fn *vb_fn_lookup(FunctionID fid);         // cached only, NULL if unknown
+int vb_class_name(ClassID cls, char *out, size_t n); // Namespace.Type; 0 on success
 vb_fn *vb_fn_for_method(ModuleID mid, mdToken methoddef, IUnknown *md); // md: the module's IMetaDataImport2
 uint32_t vb_fn_count(void);
 vb_fn *vb_fn_at(uint32_t i);
@@ -163,6 +164,7 @@ extern int64_t vb_samples_taken;
 extern int vb_leaf_recovery;     // interrupted leaves put back: 1, not asked for: 0, impossible: -1
 int vb_sampler_start(void);
 void vb_sampler_stop(void);
+int vb_sampler_stop_within(int ms); // -1: still running after ms (left running)
 
 // The leaf the suspension hid (interrupted.c).
 typedef struct {
@@ -184,6 +186,13 @@ uint32_t vb_interrupts_open(void);
 void vb_interrupts_close(void);
 void vb_interrupt_read(uint32_t gen, int32_t os_tid, vb_interrupt *q);
 FunctionID vb_interrupted_leaf(const vb_interrupt *q, uintptr_t leaf_ip, uintptr_t leaf_sp, int32_t caller_at, uint32_t *drop);
+
+// A crash's profile (crash.c): libcoreclr.so's abort() wakes a writer
+// thread that calls write(cause) first. Tracing feeds it the thread's
+// in-flight exception.
+int vb_crash_init(void (*write)(const char *cause));
+void vb_crash_thrown(ObjectID obj);
+void vb_crash_caught(void);
 
 // Signals (signals.c).
 void vb_signals_fix(void);

@@ -51,7 +51,8 @@ type Profile struct {
 	TimeSample     int64        `json:"time_sample,omitempty"` // tracing: hot nodes timed on ~1 call in N (1: every call)
 	Include        []string     `json:"include,omitempty"`     // filter patterns in effect
 	Exclude        []string     `json:"exclude,omitempty"`
-	Complete       bool         `json:"complete"`           // written from Shutdown (false: from an exit path)
+	Complete       bool         `json:"complete"`           // written from Shutdown (false: from an exit path or a crash)
+	Cause          string       `json:"cause,omitempty"`    // why not complete: "unhandled exception System.X", "runtime abort (SIGABRT): …", an exit path
 	Warnings       []string     `json:"warnings,omitempty"` // what limits this profile's accuracy
 	Skipped        []Skipped    `json:"skipped,omitempty"`  // instrumentation: selected methods left uninstrumented
 	Functions      []Function   `json:"functions"`
