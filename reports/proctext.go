@@ -71,7 +71,7 @@ func TreeText(w io.Writer, t *profile.Tree, opts ProfileOptions) error {
 		parts := []string{fmt.Sprintf("  pid %d (parent %d)", p.PID, p.ParentPID), ".NET " + p.RuntimeVersion,
 			numfmt.Duration(float64(p.DurationNs)), threadCount(len(p.Threads)), fmt.Sprintf("%d functions", len(p.Functions))}
 		if !p.Complete {
-			parts = append(parts, "written from an exit path")
+			parts = append(parts, "incomplete: "+incompleteWhy(p))
 		}
 		fmt.Fprintln(ew, strings.Join(append(parts, strings.Join(p.Command, " ")), " · "))
 	}

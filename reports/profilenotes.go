@@ -36,7 +36,11 @@ func relTo(dir, path string) string {
 func ProfileWarnings(t *profile.Tree) []string {
 	var out []string
 	for _, p := range t.Processes {
-		for _, w := range p.Warnings {
+		ws := p.Warnings
+		if !p.Complete {
+			ws = append([]string{IncompleteNote(p)}, ws...)
+		}
+		for _, w := range ws {
 			if len(t.Processes) > 1 {
 				w = fmt.Sprintf("pid %d: %s", p.PID, w)
 			}
@@ -53,6 +57,21 @@ func (m MissingProcess) Note() string {
 		return fmt.Sprintf("%v is still running: its profile will be in %s when it exits", m.Process, m.Dir)
 	}
 	return fmt.Sprintf("%v started profiling and wrote no profile: it was killed or crashed before it exited", m.Process)
+}
+
+// IncompleteNote says why p (complete=false) is incomplete and what that
+// means for its numbers: the process crashed or left by an exit path, and
+// the profile holds what ran until then.
+func IncompleteNote(p *profile.Profile) string {
+	return "incomplete profile, written when the process " + incompleteWhy(p) + ", not at shutdown: it holds the calls made until then; frames still on a stack then are closed at that instant"
+}
+
+// incompleteWhy is the process's end as the profile's cause names it.
+func incompleteWhy(p *profile.Profile) string {
+	if p.Cause == "" {
+		return "took an exit path"
+	}
+	return "ended (" + p.Cause + ")"
 }
 
 // NoneWritten lists t's processes that started profiling and wrote no

@@ -117,7 +117,7 @@ func ProfileHeader(w io.Writer, name string, p *profile.Profile) {
 	}
 	fmt.Fprintln(w, strings.Join(parts, " · "))
 	if !p.Complete {
-		fmt.Fprintln(w, "warning: written from an exit path, not at shutdown: frames still on a stack then may be missing")
+		fmt.Fprintln(w, "warning: "+IncompleteNote(p))
 	}
 }
 

@@ -23,6 +23,7 @@ import (
 func (l *launch) check(c *cellState, st step, r *results.Run, out Outcome, lib, runDir string) {
 	if msg := out.Failure(c.Timeout); msg != "" {
 		r.Error = msg
+		l.keepCrashed(c, st, r, runDir)
 		return
 	}
 	if lib != "" && !out.Loaded {
@@ -62,6 +63,28 @@ func (l *launch) check(c *cellState, st step, r *results.Run, out Outcome, lib, 
 		}
 		l.keep(c, runDir, tree)
 	}
+}
+
+// keepCrashed keeps the profile a failed run of an engine mode still wrote
+// (the profiler writes one, incomplete, when the runtime aborts: an
+// unhandled exception, FailFast), so the crash can be read; the run stays
+// failed, its error the program's own, with where the profile went.
+func (l *launch) keepCrashed(c *cellState, st step, r *results.Run, runDir string) {
+	if c.Spec.Engine == "" || runDir == "" || st.warmup {
+		return
+	}
+	t, err := profile.ReadTree(runDir)
+	if err != nil || len(t.Processes) == 0 {
+		return
+	}
+	prev := c.profile
+	c.profile = ""
+	l.keep(c, runDir, t)
+	if c.profile == "" {
+		c.profile = prev
+		return
+	}
+	r.Error += fmt.Sprintf(" [its profile, incomplete, is in %s]", c.profile)
 }
 
 // vbenchLine is the run's VBENCH line, read; ok is false when there is none,

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -187,6 +188,9 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 		msg := fmt.Sprintf("no profile was written to %s: %v", dir, perr)
 		if r := reasons.String(); r != "" {
 			msg += "\nthe profiler said:\n" + r
+		} else if tree != nil && len(tree.Missing) > 0 {
+			// started.json proves the profiler loaded: say how the program ended.
+			msg += fmt.Sprintf("\n(the profiler started (%s), then the program %s before writing its profile)", profile.StartedFile, childEnd(code))
 		} else if f.processes != "" {
 			msg += fmt.Sprintf("\n(no process's command line matched --processes %q, or the runtime did not load the profiler: is %q a .NET program? see `vbench doctor`)", f.processes, args[0])
 		} else {
@@ -231,6 +235,18 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 		return withCode(code, nil)
 	}
 	return nil
+}
+
+// childEnd says how the profiled program ended, from child.Run's code
+// (128+n: killed by signal n).
+func childEnd(code int) string {
+	switch {
+	case code > 128 && code < 128+65:
+		return fmt.Sprintf("died of signal %d (%v)", code-128, syscall.Signal(code-128))
+	case code != 0:
+		return fmt.Sprintf("exited with code %d", code)
+	}
+	return "exited with code 0"
 }
 
 // checkTop refuses a --top that shows no functions (report and profile).

@@ -157,3 +157,29 @@ func TestProfileUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// A program that dies of an unhandled exception keeps its profile: `vbench
+// profile` exits with the program's code (134: SIGABRT), says the profile is
+// incomplete and why, and `vbench report DIR` reads it the same way. One
+// killed outright (SIGKILL) leaves only started.json: the error then says the
+// profiler started and the program died, not that the runtime never loaded it.
+func TestProfileOfACrash(t *testing.T) {
+	dll := testapp.DLL(t)
+	out := t.TempDir()
+	_, stderr, code := runVbench(t, "profile", "--out", out, "--", "dotnet", dll, "throw-deep", "3")
+	const note = "incomplete profile, written when the process ended (unhandled exception System.InvalidOperationException)"
+	if code != 134 || !strings.Contains(stderr, "vbench: warning: "+note) || !regexp.MustCompile(`(?m)^ +\S+ +\S+ +\S+ +\S+ +4  VbTest\.Crasher\.Down$`).MatchString(stderr) {
+		t.Fatalf("exit %d (want 134), stderr:\n%s", code, stderr)
+	}
+	report, rerr, code := runVbench(t, "report", out)
+	if code != 0 || !strings.Contains(report, "warning: "+note) {
+		t.Errorf("vbench report %s: exit %d\n%s%s", out, code, report, rerr)
+	}
+
+	out = t.TempDir()
+	_, stderr, code = runVbench(t, "profile", "--out", out, "--", "dotnet", dll, "crash-kill")
+	if code != 137 || !strings.Contains(stderr, "(the profiler started (started.json), then the program died of signal 9 (killed) before writing its profile)") ||
+		strings.Contains(stderr, "did not load") {
+		t.Errorf("killed program: exit %d (want 137), stderr:\n%s", code, stderr)
+	}
+}
