@@ -23,6 +23,7 @@
 //   - sampler.c: the sampling thread; interrupted.c: the SIGRTMIN wrapper
 //     that finds the leaf a suspension hid.
 //   - signals.c: the signal handlers Go's runtime changed, put back.
+//   - crash.c: the profile of a process the runtime aborts (below).
 //   - state.c (the mode, the runtime's ICorProfilerInfo10, the interval),
 //     log.c, clock.c: what every file uses. They depend on no other file, and
 //     no file depends on profiler.c: the files call each other in no cycle
@@ -121,6 +122,25 @@
 // pushed on a lock-free list; a pthread key destructor records the thread's
 // final CPU time, live threads are read through their per-thread CPU clock.
 //
+// Crashes: an unhandled exception, Environment.FailFast, a stack overflow or
+// a fatal runtime error end in CoreCLR's PROCAbort, which calls no profiler
+// callback and no atexit handler and resets SIGABRT to SIG_DFL before it
+// calls abort(), so no SIGABRT handler of ours would run either. crash.c
+// points libcoreclr.so's GOT slot for abort at a hook that does only
+// async-signal-safe things (PROCAbort can run inside a signal handler, on a
+// thread holding any lock): it notes the thread's in-flight exception class
+// (TLS), writes a byte to a pipe and polls for the answer, 20 s at most. The
+// profile is written by a C writer thread made at Initialize with every
+// signal blocked, parked in read() until then, through the exit path's
+// trampoline into Go (complete=false, the cause); then the real abort()
+// runs and the process dies of SIGABRT as it would have. Writing from the
+// handler itself would not be safe; a periodic writer would lose the calls
+// of the last period. If the writer is stuck on something the crashed thread
+// holds (malloc after heap corruption, a sampler tick suspending the
+// runtime: the crash writer waits 2 s for the sampler, not for ever), the
+// wait ends and the process dies without a profile, as it did before.
+// SIGKILL and faults CoreCLR hands back to the kernel are not covered.
+//
 // # Names
 //
 // Every function resolves once to Namespace.Type.Method: nested types joined
@@ -150,8 +170,8 @@
 // successful Initialize the library makes it (an exclusive mkdir) and writes
 // started.json (pid, parent pid, command line, mode, runtime, start), so a
 // process killed before it writes is still known; at Shutdown, or from an
-// atexit handler when Shutdown never comes (Environment.Exit and other exit
-// paths; complete=false then), it writes profile.pb.gz (pprof) and then
+// atexit handler when Shutdown never comes (exit paths), or from the crash
+// writer when the runtime aborts (complete=false and a cause then), it writes profile.pb.gz (pprof) and then
 // profile.json, each atomically. A missing or unwritable directory is
 // reported once on stderr at startup and nothing is written; a bad
 // VBENCH_MODE, VBENCH_INTERVAL or VBENCH_PROCESSES makes Initialize fail (the
