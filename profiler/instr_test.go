@@ -143,16 +143,12 @@ func TestInstrumentationSkipsWhatItCannotRewrite(t *testing.T) {
 // framework's ReadyToRun code. With tiering off every method is compiled at
 // most once, and the program reports how many the runtime JIT-compiled.
 // Measured 2026-11-22: none 47, instrumentation 49, tracing ~730.
+// A run the engine never profiled would JIT as few methods as an unprofiled
+// one, so both profiled runs must also have counted JitCount.Triple exactly.
 func TestInstrumentationKeepsReadyToRun(t *testing.T) {
-	l := lib(t)
-	jitted := func(engine modes.Engine) int {
-		env := []string{"DOTNET_TieredCompilation=0"}
-		var r testapp.Result
-		if engine == "" {
-			r = testapp.Run(t, env, "jitcount")
-		} else {
-			r = testapp.Profiled(t, l, engine, env, "jitcount")
-		}
+	env := []string{"DOTNET_TieredCompilation=0"}
+	jitted := func(r testapp.Result, engine modes.Engine) int {
+		t.Helper()
 		m := regexp.MustCompile(`(?m)^VBENCH jit (\d+)$`).FindStringSubmatch(r.Stdout)
 		if r.Code != 0 || m == nil {
 			t.Fatalf("jitcount under %q: exit %d\n%s\n%s", engine, r.Code, r.Stdout, r.Stderr)
@@ -160,7 +156,24 @@ func TestInstrumentationKeepsReadyToRun(t *testing.T) {
 		n, _ := strconv.Atoi(m[1])
 		return n
 	}
-	none, instr, tracing := jitted(""), jitted(modes.EngineInstrumentation), jitted(modes.EngineTracing)
+	profiledJit := func(engine modes.Engine) int {
+		t.Helper()
+		r, p := profiled(t, engine, env, 0, "jitcount")
+		const triple = "VbTest.JitCount.Triple"
+		want, ok := testapp.Expectations(r.Stdout)[triple]
+		if !ok {
+			t.Fatalf("jitcount printed no expectation for %s:\n%s", triple, r.Stdout)
+		}
+		if f := p.Function(triple); p.Mode != engine || f == nil || f.Calls != want {
+			t.Fatalf("under %s: profile mode %q, %s %+v, want %d calls: the engine did not count the run\nstderr:\n%s", engine, p.Mode, triple, f, want, r.Stderr)
+		}
+		if len(p.Skipped) != 0 {
+			t.Errorf("under %s: methods left uninstrumented: %+v", engine, p.Skipped)
+		}
+		return jitted(r, engine)
+	}
+	none := jitted(testapp.Run(t, env, "jitcount"), "")
+	instr, tracing := profiledJit(modes.EngineInstrumentation), profiledJit(modes.EngineTracing)
 	t.Logf("methods JIT-compiled: none %d, instrumentation %d, tracing %d", none, instr, tracing)
 	if instr > none+5 {
 		t.Errorf("instrumentation JIT-compiled %d methods, unprofiled %d: precompiled framework code was refused", instr, none)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"vbench/internal/modes"
+	"vbench/internal/results"
 	"vbench/internal/suite"
 	"vbench/internal/testbin"
 )
@@ -90,9 +91,39 @@ workloads:
 	}
 }
 
+// The cores other processes kept busy are recorded only from a loop long
+// enough for /proc/stat's 10ms ticks to mean anything (minBusyLoop), and
+// never as a negative figure. Constructed accounts, so each rule is checked
+// whatever the machine is doing; TestShortLoopRecordsNoOtherCPU checks the
+// same through a real loop.
+func TestRecordOtherCPUOnlyFromALongLoop(t *testing.T) {
+	long := minBusyLoop()
+	for _, c := range []struct {
+		name        string
+		a           account
+		bookkeeping float64
+		otherCPU    float64
+	}{
+		{"short loop, busy machine", account{launches: 2, loop: long / 100, childWall: long / 200, others: long / 100, othersOK: true}, float64(long / 400), 0},
+		{"long loop", account{launches: 4, loop: long, childWall: long / 2, others: long / 4, othersOK: true}, float64(long / 8), 0.25},
+		{"long loop, /proc/stat unread", account{launches: 4, loop: long, childWall: long / 2, others: long / 4}, float64(long / 8), 0},
+		{"long loop, ticks short of the children's rusage", account{launches: 1, loop: 2 * long, childWall: long, others: -long / 10, othersOK: true}, float64(long), 0},
+		{"no launch", account{loop: long, others: long, othersOK: true}, 0, 0},
+	} {
+		var f results.File
+		c.a.record(&f)
+		if f.BookkeepingNs != c.bookkeeping || f.OtherCPU != c.otherCPU {
+			t.Errorf("%s: bookkeeping %v ns, other CPU %v cores; want %v ns, %v cores", c.name, f.BookkeepingNs, f.OtherCPU, c.bookkeeping, c.otherCPU)
+		}
+	}
+}
+
 // A loop too short for /proc/stat's 10ms ticks records no other-CPU figure
 // (so the run cannot warn that the machine was busy), even while another
-// process keeps a core busy.
+// process keeps a core busy: Run hands its real account to record. Without
+// the length check this run recorded 0.4 to 2.2 cores. It skips only on a
+// machine so slow that two launches reach minBusyLoop;
+// TestRecordOtherCPUOnlyFromALongLoop checks the rule itself.
 func TestShortLoopRecordsNoOtherCPU(t *testing.T) {
 	fw := testbin.Fakework(t)
 	spin := exec.Command("/bin/sh", "-c", "while :; do :; done")
