@@ -4,8 +4,8 @@
 //   - The results table of `vbench run`, `compare`, `merge` and `baseline
 //     update` (WriteResults: aligned text, Markdown, CSV, the JSON file,
 //     and the benchstat and JUnit formats).
-//   - The report of `vbench report RESULTS.json`: the overhead matrix (thesis
-//     table 7.1) as text, Markdown for pull requests and a self-contained
+//   - The report of `vbench report RESULTS.json`: the overhead matrix
+//     (workloads × modes, overhead multiples) as text, Markdown for pull requests and a self-contained
 //     HTML page with charts; Go benchmark format for benchstat; JUnit XML for
 //     CI. Every one draws the same model, Matrix, built from one results file
 //     or a history of them (oldest first) and optionally a baseline.

@@ -35,8 +35,8 @@ func matrixRow(t *testing.T, md, w string) []string {
 }
 
 // The matrix holds the fixture's medians (none) and overhead multiples with
-// their intervals, marked by verdict: fibonacci/tracing is the thesis's ×110
-// grown by the fixture's regression (median 120.87 in [119.62, 121.90]).
+// their intervals, marked by verdict: fibonacci/tracing is the Visual Profiler's ×110
+// (see genfixtures) grown by the fixture's regression (median 120.87 in [119.62, 121.90]).
 func TestMarkdownMatrixShowsFixtureOverheads(t *testing.T) {
 	files := history(t)
 	md := renderString(t, func(b *strings.Builder) error { return Markdown(b, files, baselineOpts(t)) })

@@ -122,7 +122,7 @@ func ProfileHeader(w io.Writer, name string, p *profile.Profile) {
 }
 
 // ProfileText writes the top functions and each thread's call tree as
-// indented text, the thesis's textual trees:
+// indented text:
 //
 //	└─ Fibonacci.Program.Main(string[])  calls=1  incl=4.742ms (100.0%)  excl=1.250ms
 //	   └─ Fibonacci.Program.Run(int)  calls=25  incl=3.492ms (73.6%)  excl=75.00µs

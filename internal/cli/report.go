@@ -36,9 +36,10 @@ func newReportCmd() *cobra.Command {
 		Short: "Render results (overhead matrix, charts, benchstat, JUnit) or a profile (call tree, flame graph)",
 		Long: `Report renders what a run or a profile produced, in the forms other tools read.
 
-Results files (vbench run --json) render as the overhead matrix (thesis table
-7.1: workloads × modes, overhead multiples with 95% intervals), absolute
-medians, verdicts and the machine fingerprint:
+Results files (vbench run --json) render as the overhead matrix (a row per
+workload, a column per mode: each mode's median as a multiple of the
+unprofiled none mode's, with its 95% interval), absolute medians, verdicts
+and the machine fingerprint:
 ` + reportFormatList() + `
 Several results files are a history, oldest first: the newest is reported and
 the others feed the trend charts and history table. --baseline recomputes the

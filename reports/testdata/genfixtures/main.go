@@ -1,8 +1,10 @@
 // Command genfixtures writes the hand-made inputs of the reports tests:
 // results files shaped like `vbench run --json` output and profile.json files
 // shaped like the profiler's. Nothing in them comes from a real run; the
-// numbers are made up to resemble the thesis's table 7.1 (Fibonacci: tracing
-// ×110, sampling ×1.13; Mandelbrot: tracing ×1.77, sampling ×1.09), with
+// numbers are made up to resemble the overheads the Visual Profiler measured
+// (J. Vratislav, "Performance Profiling for .NET Platform", master's thesis,
+// CTU Prague, 2012, table 7.1: Fibonacci: tracing ×110, sampling ×1.13;
+// Mandelbrot: tracing ×1.77, sampling ×1.09), with
 // deterministic noise so every summary is consistent with its samples.
 //
 // Run from the repository root: scripts/go run ./reports/testdata/genfixtures
