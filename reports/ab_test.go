@@ -59,9 +59,10 @@ func TestReportsOfAnABRun(t *testing.T) {
 	for _, c := range []struct{ name, out, want string }{
 		{"text headline", txt, "1 regression"},
 		{"text subtitle", txt, "A/B against /base/libvbenchprof.so"},
-		{"text changes", txt, "Regressed:\n  fib/tracing  tracing@old 3.003ms → tracing 3.603ms (+20.0% [+20.0%, +20.0%], p=0.008)"},
+		{"text changes", txt, "Regressed:\n  fib/tracing  tracing@old 3.003ms → tracing 3.603ms (medians); change +20.0% [+20.0%, +20.0%] per round (p=0.008)"},
 		{"markdown changes", md, "| `fib/tracing` | `tracing@old` |"},
-		{"markdown header", md, "change [95% CI]"},
+		{"markdown header", md, "then (median)"},
+		{"markdown change", md, "**+20.0%** [+20.0%, +20.0%] per round"},
 		{"html cell", html, "+20.0% vs tracing@old</span>"},
 		{"junit", junit, `message="fib/tracing regressed +20.0% (p=0.008) against tracing@old"`},
 		// Paired by round: every one of the 8 rounds 20% slower, p = 2/2^8.

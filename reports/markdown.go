@@ -45,6 +45,9 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 			if ch := c.Compare; ch.Against != "" && (ch.RatioLo != 0 || ch.RatioHi != 0) {
 				change += " " + numfmt.Range(numfmt.Change(ch.RatioLo), numfmt.Change(ch.RatioHi))
 			}
+			if m.AB {
+				change += " " + ChangeBasis(c.Compare) // rows may mix A/B pairs and baselines
+			}
 			row := []string{verdictEmoji[c.Verdict], mdCode(c.Key())}
 			if m.AB {
 				row = append(row, mdCode(c.Versus(m.BaselineName)))
@@ -53,9 +56,9 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 				change, numfmt.P(c.Compare.P), ov))
 		}
 		if m.AB {
-			ew.table([]string{"", "cell", "against", "then", "now", "change [95% CI]", "p", "overhead"}, rows, Center, Left, Left, Right, Right, Right, Right, Right)
+			ew.table([]string{"", "cell", "against", "then (median)", "now (median)", "change [95% CI]", "p", "overhead"}, rows, Center, Left, Left, Right, Right, Right, Right, Right)
 		} else {
-			ew.table([]string{"", "cell", "baseline", "now", "change", "p", "overhead"}, rows, Center, Left, Right, Right, Right, Right, Right)
+			ew.table([]string{"", "cell", "baseline (median)", "now (median)", "change (fast-half means)", "p", "overhead"}, rows, Center, Left, Right, Right, Right, Right, Right)
 		}
 		fmt.Fprintln(ew)
 	}

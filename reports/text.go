@@ -206,27 +206,41 @@ func (c *Cell) matrixText() string {
 	return s
 }
 
-// ChangeText describes a cell's change against the baseline:
-// "45.4s → 49.7s (+9.3%, p<0.001); overhead ×111 → ×121", or against the
-// mode it is judged against in its run (A/B), with the change's interval:
-// "tracing@old 1.52s → tracing 1.60s (+5.1% [+3.2%, +7.0%], p<0.001)".
+// ChangeText says what changed and what the change is measured on: the
+// medians a reader sees elsewhere, then the change the verdict was decided
+// by, which is not their ratio. An A/B pair's (Paired) is the Hodges–Lehmann
+// estimate of the per-round ratio NEW/OLD (stats.JudgePaired):
+// "tracing@old 1.52s → tracing 1.60s (medians); change +5.1% [+3.2%, +7.0%] per round (p<0.001)";
+// a stored baseline's is the ratio of the fast-half means (stats.Judge):
+// "45.4s → 49.7s (medians); change +9.3% in fast-half means (p<0.001); overhead ×111 → ×121".
 func (c *Cell) ChangeText() string {
 	ch := c.Compare
 	if ch == nil {
 		return ""
 	}
+	medians := numfmt.Duration(ch.BaselineMedianNs) + " → " + numfmt.Duration(c.MedianNs)
 	if ch.Against != "" {
-		change := numfmt.Change(ch.Ratio)
-		if ch.RatioLo != 0 || ch.RatioHi != 0 {
-			change += " " + numfmt.Range(numfmt.Change(ch.RatioLo), numfmt.Change(ch.RatioHi))
-		}
-		return fmt.Sprintf("%s %s → %s %s (%s, %s)", ch.Against, numfmt.Duration(ch.BaselineMedianNs), c.Mode, numfmt.Duration(c.MedianNs), change, numfmt.P(ch.P))
+		medians = fmt.Sprintf("%s %s → %s %s", ch.Against, numfmt.Duration(ch.BaselineMedianNs), c.Mode, numfmt.Duration(c.MedianNs))
 	}
-	s := fmt.Sprintf("%s → %s (%s, %s)", numfmt.Duration(ch.BaselineMedianNs), numfmt.Duration(c.MedianNs), numfmt.Change(ch.Ratio), numfmt.P(ch.P))
-	if ch.BaselineOverhead != 0 && c.Mode != modes.None {
+	change := numfmt.Change(ch.Ratio)
+	if ch.RatioLo != 0 || ch.RatioHi != 0 {
+		change += " " + numfmt.Range(numfmt.Change(ch.RatioLo), numfmt.Change(ch.RatioHi))
+	}
+	s := fmt.Sprintf("%s (medians); change %s %s (%s)", medians, change, ChangeBasis(ch), numfmt.P(ch.P))
+	if ch.Against == "" && ch.BaselineOverhead != 0 && c.Mode != modes.None {
 		s += fmt.Sprintf("; overhead %s → %s", numfmt.Multiple(ch.BaselineOverhead), numfmt.Multiple(c.Overhead))
 	}
 	return s
+}
+
+// ChangeBasis names what a change is a ratio of: "per round" for an A/B
+// pair judged round by round, "in fast-half means" for a stored baseline
+// (the mean of each side's faster half of runs).
+func ChangeBasis(ch *results.Change) string {
+	if ch.Paired {
+		return "per round"
+	}
+	return "in fast-half means"
 }
 
 // FailureText says why a cell failed and how many runs still succeeded.
