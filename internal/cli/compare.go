@@ -101,6 +101,7 @@ belong in the job summary). Both are written whatever the exit code.
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "table", formatHelp)
+	registerCompletion(cmd, "format", completeResultsFormats)
 	cmd.Flags().Float64Var(&alpha, "alpha", 0, "significance level (default: NEW's suite setting)")
 	cmd.Flags().Float64Var(&minChange, "min-change", 0, "minimum change that counts, in percent (default: NEW's suite setting)")
 	ci.register(cmd)

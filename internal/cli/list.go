@@ -74,6 +74,8 @@ each mode loads, instead — or only the cells of one shard, to check how
 	}
 	cmd.Flags().StringSliceVar(&modes, "modes", nil, "only these modes")
 	cmd.Flags().StringSliceVar(&workloads, "workloads", nil, "only these workloads")
+	registerCompletion(cmd, "modes", completeSuiteModes)
+	registerCompletion(cmd, "workloads", completeSuiteWorkloads)
 	cmd.Flags().StringVar(&shard, "shard", "", "only the cells of shard i/n")
 	cmd.Flags().BoolVar(&cells, "cells", false, "print every (workload, mode) cell with its runs, timeout and program")
 	return cmd

@@ -85,6 +85,7 @@ With -o the format follows the file's extension (.txt, .md, .html, .svg,
 	fl.IntVar(&f.thread, "thread", 0, "profiles: only the thread with this OS `id`")
 	fl.IntVar(&f.pid, "pid", 0, "profiles: only the process with this `pid` (a profile directory of several processes)")
 	fl.BoolVar(&f.perThread, "per-thread", false, "profiles: flame graph with one tower per thread instead of merging call paths")
+	registerCompletion(cmd, "format", completeFormats(reports.ForReport, reports.ForProfile))
 	return cmd
 }
 

@@ -54,6 +54,9 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
 	fl.StringVar(&f.profiler, "profiler", "", "profiler library for profiled modes (default: libvbenchprof.so next to vbench)")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the randomized run order (default: from the clock; recorded in the results)")
+	registerCompletion(cmd, "modes", completeSuiteModes)
+	registerCompletion(cmd, "workloads", completeSuiteWorkloads)
+	registerCompletion(cmd, "format", completeResultsFormats)
 }
 
 // measurement is a suite ready to run.
