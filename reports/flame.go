@@ -170,6 +170,9 @@ func FlameGraph(w io.Writer, p *profile.Profile, opts FlameOptions) error {
 	if opts.PerThread {
 		scope = "one tower per thread"
 	}
+	if p.Focus != nil {
+		scope += ", from the calls of functions matching --focus " + p.Focus.String()
+	}
 	width := opts.Width
 	height := flameTop + float64(root.depth())*flameFrameH + flameMargin
 	scale := (width - 2*flameMargin) / float64(root.incl)

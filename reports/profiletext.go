@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -116,6 +117,9 @@ func ProfileHeader(w io.Writer, name string, p *profile.Profile) {
 		parts = append(parts, "exclude "+strings.Join(p.Exclude, ","))
 	}
 	fmt.Fprintln(w, strings.Join(parts, " · "))
+	if p.Focus != nil {
+		fmt.Fprintf(w, "focus %s: only the calls of matching functions and what they called; percentages are of those calls\n", p.Focus)
+	}
 	if !p.Complete {
 		fmt.Fprintln(w, "warning: "+IncompleteNote(p))
 	}
@@ -141,6 +145,9 @@ func ProfileText(w io.Writer, name string, p *profile.Profile, opts ProfileOptio
 			if t.OSID == opts.Thread {
 				threads = append(threads, t)
 			}
+		}
+		if len(threads) == 0 && p.Focus != nil {
+			return fmt.Errorf("%s: no thread with OS id %d calls a function matching --focus %s", name, opts.Thread, p.Focus)
 		}
 		if len(threads) == 0 {
 			return fmt.Errorf("%s: no thread with OS id %d", name, opts.Thread)
@@ -187,6 +194,7 @@ type funcRow struct {
 	name       string
 	calls      int64
 	excl, incl int64
+	hidden     bool // outside the focus
 }
 
 // writeTop prints the functions with the most exclusive weight, like
@@ -197,16 +205,20 @@ type funcRow struct {
 func writeTop(w io.Writer, wt weigh, srcs []topSource, n int) {
 	var total int64
 	var rows []funcRow
+	var focus *profile.Focus
 	threads := 0
 	for _, src := range srcs {
 		p := src.p
+		focus = p.Focus
 		threads += len(src.threads)
 		for i := range src.threads {
 			total += wt.threadTotal(&src.threads[i])
 		}
 		base := len(rows)
-		for _, f := range p.Functions {
-			rows = append(rows, funcRow{pid: p.PID, name: f.Name})
+		for i, f := range p.Functions {
+			// A focused view's rows are its matching functions only; their
+			// callees (in the walk below) are in the call tree.
+			rows = append(rows, funcRow{pid: p.PID, name: f.Name, hidden: p.Focus != nil && !p.Focus.Matches(&p.Functions[i])})
 		}
 		open := make([]int, len(p.Functions)) // frames of each function on the current path
 		for ti := range src.threads {
@@ -222,6 +234,7 @@ func writeTop(w io.Writer, wt weigh, srcs []topSource, n int) {
 			}, func(n *profile.Node, _ int) { open[n.Fn]-- })
 		}
 	}
+	rows = slices.DeleteFunc(rows, func(r funcRow) bool { return r.hidden })
 	sort.SliceStable(rows, func(i, j int) bool {
 		if rows[i].excl != rows[j].excl {
 			return rows[i].excl > rows[j].excl
@@ -235,12 +248,16 @@ func writeTop(w io.Writer, wt weigh, srcs []topSource, n int) {
 	if len(srcs) > 1 {
 		on += fmt.Sprintf(" of %d processes", len(srcs))
 	}
+	matching := ""
+	if focus != nil {
+		matching = " matching --focus " + focus.String()
+	}
 	if len(rows) == 0 {
-		fmt.Fprintf(w, "\nNo functions with recorded %s on %s.\n", wt.unit(), on)
+		fmt.Fprintf(w, "\nNo functions%s with recorded %s on %s.\n", matching, wt.unit(), on)
 		return
 	}
 	shown := min(n, len(rows))
-	fmt.Fprintf(w, "\nTop %d of %d functions by exclusive %s (total %s on %s)\n", shown, len(rows), wt.unit(), wt.fmt(total), on)
+	fmt.Fprintf(w, "\nTop %d of %d functions%s by exclusive %s (total %s on %s)\n", shown, len(rows), matching, wt.unit(), wt.fmt(total), on)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head := "excl\texcl%\tincl\tincl%\t"
 	if !wt.sampling {

@@ -36,6 +36,7 @@ type profileFlags struct {
 	maxStack  int
 	processes string
 	jsonOut   string
+	focus     []string
 }
 
 func newProfileCmd() *cobra.Command {
@@ -64,10 +65,20 @@ instead of enter/leave hooks, so framework code keeps its precompiled code;
 methods it cannot rewrite are listed in the profile as skipped), sampling
 (stack snapshots every --interval; the JIT's inlined methods count as their
 caller unless --no-inline), null (the hooks, doing nothing: the floor of
-any enter/leave tracer). By default only user code is reported; --include and
---exclude take assembly or namespace patterns (glob '*'); --include '*'
-profiles everything. Explicit excludes win over includes, includes over the
-default exclusion of framework code.
+any enter/leave tracer).
+
+--include and --exclude choose what is profiled, not what is shown: by
+default every function of user code is, framework code (System.*,
+Microsoft.*) is not. They take assembly or namespace patterns (glob '*'):
+--include adds framework code (--include System.Text.Json; --include '*'
+profiles everything), --exclude leaves code out. Explicit excludes win over
+includes, includes over the default exclusion of framework code.
+
+--focus PATTERN narrows what is shown, not what is profiled: the top table
+lists only the matching functions (namespace, type, method or assembly, glob
+'*'; a pattern without '*' also matches the names under it), and the JSON
+summary too; vbench report DIR --focus draws their call trees and flame
+graph. The profiles on disk keep everything.
 
 The program's stdin, stdout and stderr are its own: stdout is passed through
 byte for byte. vbench prints its table and messages on stderr (the table has a
@@ -92,7 +103,8 @@ process wrote a profile (the runtime declined the profiler, COMMAND is not a
 the program's code, if non-zero).`,
 		Example: `  vbench profile --mode tracing -- dotnet bin/app.dll
   vbench profile --mode sampling --interval 1ms --top 10 -- dotnet app.dll --size 100
-  vbench profile --mode tracing --include 'MyLib.*' --json top.json -- dotnet app.dll
+  vbench profile --mode tracing --focus 'MyLib.*' --json top.json -- dotnet app.dll
+  vbench profile --mode tracing --include System.Text.Json -- dotnet app.dll
   vbench profile --mode tracing --processes testhost --out prof/ -- dotnet test
   vbench profile --mode tracing --include '*' --out prof/ -- dotnet csc.dll Hello.cs`,
 		Args: cobra.MinimumNArgs(1),
@@ -102,8 +114,9 @@ the program's code, if non-zero).`,
 	fl.SetInterspersed(false) // everything after COMMAND belongs to it
 	fl.StringVar(&f.mode, "mode", string(modes.EngineTracing), "tracing | instrumentation | sampling | null")
 	fl.DurationVar(&f.interval, "interval", modes.Interval.Default, "sampling interval, "+modes.Interval.Want())
-	fl.StringSliceVar(&f.include, "include", nil, "assembly or namespace patterns to profile (repeatable, comma-separated)")
-	fl.StringSliceVar(&f.exclude, "exclude", nil, "assembly or namespace patterns not to profile (repeatable, comma-separated)")
+	fl.StringSliceVar(&f.include, "include", nil, "also profile framework code matching these assembly or namespace `patterns` (user code is by default; repeatable, comma-separated)")
+	fl.StringSliceVar(&f.exclude, "exclude", nil, "assembly or namespace `patterns` not to profile (repeatable, comma-separated)")
+	fl.StringSliceVar(&f.focus, "focus", nil, "show only functions matching these `patterns` (namespace, type, method or assembly, glob '*'); everything is still profiled")
 	fl.StringVar(&f.out, "out", "", "directory for the profiles, one <pid>/ per process (default: a new temporary directory)")
 	fl.StringVar(&f.processes, "processes", "", "profile only processes whose command line matches this Go `regexp` (default: every .NET process)")
 	fl.StringVar(&f.jsonOut, "json", "", "also write the JSON summary to `FILE`, atomically (stdout stays the program's own)")
@@ -140,6 +153,10 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 	if err := checkTop(f.top); err != nil {
 		return err
 	}
+	focus, err := focusFlag(cmd, f.focus)
+	if err != nil {
+		return err
+	}
 	if f.processes != "" {
 		if _, err := attach.CheckProcesses(f.processes); err != nil {
 			return usageErrf("--processes %v", err)
@@ -157,7 +174,7 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 	if lib == "" {
 		lib = attach.DefaultLibrary()
 	}
-	lib, err := attach.Check(lib)
+	lib, err = attach.Check(lib)
 	if err != nil {
 		return usageErr(err)
 	}
@@ -210,6 +227,13 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 	for _, w := range reports.ProfileWarnings(tree) {
 		fmt.Fprintf(stderr, "vbench: warning: %s\n", w)
 	}
+	// The view narrows; the profiles and the merged pprof file keep everything.
+	if tree, err = tree.Focused(focus); err != nil {
+		if code == 0 {
+			code = ExitUsage
+		}
+		return withCode(code, fmt.Errorf("%v\n(the profiles are in %s: vbench report %s --top 30 shows what they hold)", err, dir, dir))
+	}
 	if f.format == "table" {
 		if err := reports.TreeTop(stderr, tree, f.top); err != nil {
 			return err
@@ -257,4 +281,17 @@ func checkTop(top int) error {
 		return usageErrf("--top %d: must be >= 1", top)
 	}
 	return nil
+}
+
+// focusFlag reads --focus (profile, report); a --focus given empty is an
+// error, not no focus.
+func focusFlag(cmd *cobra.Command, patterns []string) (*profile.Focus, error) {
+	if cmd.Flags().Changed("focus") && len(patterns) == 0 {
+		patterns = []string{""}
+	}
+	focus, err := profile.NewFocus(patterns)
+	if err != nil {
+		return nil, usageErrf("--focus: %v", err)
+	}
+	return focus, nil
 }

@@ -27,6 +27,7 @@ type reportFlags struct {
 	thread     int
 	pid        int
 	perThread  bool
+	focus      []string
 }
 
 func newReportCmd() *cobra.Command {
@@ -53,7 +54,12 @@ below in one "… N more levels" line or frame. A profile directory of several
 processes (vbench profile of a process tree, such as dotnet test) renders as
 a line per process, the top functions of all of them (with a pid column),
 then each process's own report; its flame graph merges them. --pid N keeps
-only process N.
+only process N. --focus PATTERN narrows every view to the functions it
+matches: the top table lists only them, the call tree and the flame graph
+start at their outermost calls and show what those called (percentages are
+of those calls). A pattern is a glob over a function's namespace-qualified
+name, type or assembly ('MyLib.*', 'MyApp.Parser.Parse', 'MyLib'); a pattern
+without '*' also matches the names under it.
 
 With -o the format follows the file's extension (.txt, .md, .html, .svg,
 .xml for JUnit); --format overrides it. Outputs are written atomically.`,
@@ -66,7 +72,8 @@ With -o the format follows the file's extension (.txt, .md, .html, .svg,
   vbench report out/profile --top 20 --min-percent 1
   vbench report out/profile/profile.json -o flame.svg
   vbench report out/profile --depth 20 --min-percent 0
-  vbench report out/profile --pid 4242 -o flame.svg`,
+  vbench report out/profile --pid 4242 -o flame.svg
+  vbench report out/profile --focus 'MyLib.*' -o mylib.svg`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runReport(cmd, args, &f)
@@ -85,6 +92,7 @@ With -o the format follows the file's extension (.txt, .md, .html, .svg,
 	fl.IntVar(&f.thread, "thread", 0, "profiles: only the thread with this OS `id`")
 	fl.IntVar(&f.pid, "pid", 0, "profiles: only the process with this `pid` (a profile directory of several processes)")
 	fl.BoolVar(&f.perThread, "per-thread", false, "profiles: flame graph with one tower per thread instead of merging call paths")
+	fl.StringSliceVar(&f.focus, "focus", nil, "profiles: show only functions matching these `patterns` (namespace, type, method or assembly, glob '*'), in the tree and flame graph with what they called")
 	registerCompletion(cmd, "format", completeFormats(reports.ForReport, reports.ForProfile))
 	return cmd
 }
@@ -177,10 +185,17 @@ func reportProfile(cmd *cobra.Command, in *reports.Input, f *reportFlags) error 
 	if f.depth < 0 || f.depth > reports.MaxTreeDepth {
 		return usageErrf("report: --depth %d is outside 0..%d (deeper paths are summarised)", f.depth, reports.MaxTreeDepth)
 	}
-	p := in.Profile
+	focus, err := focusFlag(cmd, f.focus)
+	if err != nil {
+		return err
+	}
+	tree, err := in.Tree.Focused(focus)
+	if err != nil {
+		return usageErrf("%s: %v", in.Path, err)
+	}
+	p := in.Profile.Focused(focus)
 	if f.pid != 0 {
-		var err error
-		if p, _, err = in.Tree.Find(f.pid); err != nil {
+		if p, _, err = tree.Find(f.pid); err != nil {
 			return usageErr(err)
 		}
 	}
@@ -188,7 +203,7 @@ func reportProfile(cmd *cobra.Command, in *reports.Input, f *reportFlags) error 
 		return usageErrf("%s: %v: there is nothing to draw", in.Path, reports.ErrNoCallData)
 	}
 	view := reports.ProfileView{
-		Tree: in.Tree, Profile: p,
+		Tree: tree, Profile: p,
 		Text:  reports.ProfileOptions{Top: f.top, MaxDepth: f.depth, MinPercent: f.minPercent, Thread: f.thread, PID: f.pid},
 		Flame: reports.FlameOptions{PerThread: f.perThread, MaxDepth: f.depth},
 	}

@@ -74,9 +74,15 @@ func (p *Profile) Sampled() bool { return p.Mode.Samples() }
 
 // Top returns the n functions with the most exclusive time (tracing) or
 // exclusive samples (sampling), ties broken by inclusive figures then name.
-// n <= 0 returns all of them.
+// n <= 0 returns all of them. A focused view (Focused) lists only the
+// functions its focus matches.
 func (p *Profile) Top(n int) []Function {
-	fs := append([]Function(nil), p.Functions...)
+	var fs []Function
+	for i := range p.Functions {
+		if p.Focus == nil || p.Focus.Matches(&p.Functions[i]) {
+			fs = append(fs, p.Functions[i])
+		}
+	}
 	key := func(f Function) (int64, int64) {
 		if p.Sampled() {
 			return f.ExclusiveSamples, f.InclusiveSamples

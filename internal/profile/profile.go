@@ -57,6 +57,12 @@ type Profile struct {
 	Skipped        []Skipped    `json:"skipped,omitempty"`  // instrumentation: selected methods left uninstrumented
 	Functions      []Function   `json:"functions"`
 	Threads        []Thread     `json:"threads"`
+
+	// Focus is set on a view of a profile narrowed by --focus (Focused): its
+	// threads start at the matching functions, and Top lists only them.
+	// Whole is the profile the view was cut from. Neither is in profile.json.
+	Focus *Focus   `json:"-"`
+	Whole *Profile `json:"-"`
 }
 
 // Function is one row of the flat function table: every node of every thread's

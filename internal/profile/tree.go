@@ -296,6 +296,16 @@ func (t *Tree) Merge() *Profile {
 	if len(t.Processes) == 1 {
 		return t.Processes[0]
 	}
+	if f := t.Processes[0].Focus; f != nil {
+		// Merged whole, then focused: the merged functions' callers outside
+		// the focus stay theirs.
+		whole := *t
+		whole.Processes = make([]*Profile, len(t.Processes))
+		for i, p := range t.Processes {
+			whole.Processes[i] = p.Whole
+		}
+		return whole.Merge().Focused(f)
+	}
 	first := t.Processes[0]
 	m := &Profile{Schema: SchemaVersion, Mode: first.Mode, RuntimeVersion: first.RuntimeVersion,
 		PID: first.PID, ParentPID: first.ParentPID, Command: first.Command, Start: first.Start, End: first.End,
