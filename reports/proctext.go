@@ -67,9 +67,16 @@ func TreeText(w io.Writer, t *profile.Tree, opts ProfileOptions) error {
 		fmt.Fprintf(ew, "; %d more started and wrote none", len(t.Missing))
 	}
 	fmt.Fprintln(ew)
+	if t.Processes[0].FoldedBy != nil {
+		fmt.Fprintln(ew, FoldedNote)
+	}
 	for _, p := range t.Processes {
+		threads := threadCount(len(p.Threads))
+		if p.FoldedBy != nil && len(p.Threads) == 0 {
+			threads = "runner frames only"
+		}
 		parts := []string{fmt.Sprintf("  pid %d (parent %d)", p.PID, p.ParentPID), ".NET " + p.RuntimeVersion,
-			numfmt.Duration(float64(p.DurationNs)), threadCount(len(p.Threads)), fmt.Sprintf("%d functions", len(p.Functions))}
+			numfmt.Duration(float64(p.DurationNs)), threads, fmt.Sprintf("%d functions", len(p.Functions))}
 		if !p.Complete {
 			parts = append(parts, "incomplete: "+incompleteWhy(p))
 		}
@@ -89,6 +96,10 @@ func TreeText(w io.Writer, t *profile.Tree, opts ProfileOptions) error {
 	}
 	writeTop(ew, weigh{t.Mode().Samples()}, topSources(t), top)
 	for i, p := range t.Processes {
+		if p.FoldedBy != nil && len(p.Threads) == 0 {
+			fmt.Fprintf(ew, "\n=== process %d: only framework and test-runner frames (--all-frames shows them) ===\n", p.PID)
+			continue
+		}
 		fmt.Fprintf(ew, "\n=== process %d ===\n", p.PID)
 		if err := ProfileText(ew, t.Paths[i], p, opts); err != nil {
 			return err

@@ -117,6 +117,9 @@ func ProfileHeader(w io.Writer, name string, p *profile.Profile) {
 		parts = append(parts, "exclude "+strings.Join(p.Exclude, ","))
 	}
 	fmt.Fprintln(w, strings.Join(parts, " · "))
+	if p.FoldedBy != nil {
+		fmt.Fprintln(w, FoldedNote)
+	}
 	if p.Focus != nil {
 		fmt.Fprintf(w, "focus %s: only the calls of matching functions and what they called; percentages are of those calls\n", p.Focus)
 	}
@@ -124,6 +127,9 @@ func ProfileHeader(w io.Writer, name string, p *profile.Profile) {
 		fmt.Fprintln(w, "warning: "+IncompleteNote(p))
 	}
 }
+
+// FoldedNote says what a dotnet test profile's default view left out.
+const FoldedNote = "a test run: framework and test-runner frames (System, Microsoft, xunit, NUnit, MSTest, testhost, vstest, …) folded into the test code that called them (--all-frames shows them)"
 
 // ProfileText writes the top functions and each thread's call tree as
 // indented text:

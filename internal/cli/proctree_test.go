@@ -293,8 +293,10 @@ func TestProfileProcessesFlag(t *testing.T) {
 
 // A real `dotnet test` of a small xunit project (testdata/csharp/xunit):
 // three .NET processes (the SDK's, vstest.console, the test host), the test
-// method with its exact calls in the test host's profile. With --processes
-// testhost only the test host is profiled.
+// method with its exact calls in the test host's profile. The table shows the
+// test's own functions (runner frames folded, the test host first);
+// --all-frames shows the runner's. With --processes testhost only the test
+// host is profiled.
 func TestProfileDotnetTest(t *testing.T) {
 	dotnet := testbin.Dotnet(t)
 	proj := t.TempDir()
@@ -348,6 +350,27 @@ func TestProfileDotnetTest(t *testing.T) {
 		t.Errorf("%d processes profiled, missing %v: want the SDK's and the test host at least", len(tr.Processes), tr.Missing)
 	}
 	exact(t, testHost(t, tr))
+	// The default view: the test's own code, found in one look.
+	host := strconv.Itoa(testHost(t, tr).PID)
+	if !strings.Contains(stderr, "framework and test-runner frames") ||
+		!regexp.MustCompile(`(?m)^ +\S+ +\S+ +\S+ +\S+ +1 +`+host+`  XunitTree.Tests.CountsSteps$`).MatchString(stderr) ||
+		!regexp.MustCompile(`(?m) 1000 +`+host+`  XunitTree.Work.Step$`).MatchString(stderr) ||
+		regexp.MustCompile(`(?m)  (Xunit|Newtonsoft|NuGet|System|Microsoft)\.`).MatchString(stderr) {
+		t.Errorf("the table of dotnet test does not show the test's own functions alone:\n%s", stderr)
+	}
+	rep, _, code := runVbench(t, "report", prof, "--min-percent", "0")
+	if code != 0 {
+		t.Fatalf("report: exit %d\n%s", code, rep)
+	}
+	first := regexp.MustCompile(`(?m)^=== process (\d+)`).FindStringSubmatch(rep)
+	if first == nil || first[1] != host ||
+		!regexp.MustCompile(`(?m)^[├└]─ XunitTree.Tests.CountsSteps  calls=1 .*\n[│ ]  └─ XunitTree.Work.Step  calls=1000 `).MatchString(rep) {
+		t.Errorf("report: the test host (pid %s) is not first, or its tree does not start at the test:\n%s", host, rep)
+	}
+	all, _, _ := runVbench(t, "report", prof, "--all-frames")
+	if !strings.Contains(all, "Xunit.") || strings.Contains(all, "framework and test-runner frames") {
+		t.Errorf("report --all-frames folds the runner's frames:\n%s", all)
+	}
 
 	prof = filepath.Join(t.TempDir(), "prof")
 	_, stderr, code = runVbench(t, "profile", "--mode", "tracing", "--processes", "testhost", "--out", prof, "--", "dotnet", "test", proj, "--no-build")

@@ -37,6 +37,7 @@ type profileFlags struct {
 	processes string
 	jsonOut   string
 	focus     []string
+	allFrames bool
 }
 
 func newProfileCmd() *cobra.Command {
@@ -73,6 +74,12 @@ Microsoft.*) is not. They take assembly or namespace patterns (glob '*'):
 --include adds framework code (--include System.Text.Json; --include '*'
 profiles everything), --exclude leaves code out. Explicit excludes win over
 includes, includes over the default exclusion of framework code.
+
+dotnet test: the table shows the test's own code. Framework and test-runner
+frames (System, Microsoft, xunit, NUnit, MSTest, testhost, vstest,
+Newtonsoft.Json, NuGet, MSBuild) are folded into the test code that called
+them (their time is their caller's) and the test host comes first;
+--all-frames shows every frame. The profiles keep every frame.
 
 --focus PATTERN narrows what is shown, not what is profiled: the top table
 lists only the matching functions (namespace, type, method or assembly, glob
@@ -125,6 +132,7 @@ the program's code, if non-zero).`,
 	fl.StringVar(&f.lib, "profiler", "", "profiler library (default: libvbenchprof.so next to vbench)")
 	fl.BoolVar(&f.noInline, "no-inline", false, "sampling: keep user methods (but tiny ones) from being inlined, so samples land on them")
 	fl.IntVar(&f.maxStack, "max-stack", modes.MaxStack.Default, fmt.Sprintf("sampling: frames kept per stack (%s); deeper stacks keep both ends around one %q frame", modes.MaxStack.Want(), profile.ElidedFrames))
+	fl.BoolVar(&f.allFrames, "all-frames", false, "dotnet test: also show framework and test-runner frames (folded by default)")
 	registerCompletion(cmd, "mode", completeEngines)
 	registerCompletion(cmd, "format", cobra.FixedCompletions([]string{"table\ton stderr", "json\ton stdout, after the program's output"}, cobra.ShellCompDirectiveNoFileComp))
 	fl.IntVar(&f.timeSamp, "time-sample", 0, "tracing, instrumentation: time ~1 in N calls of hot call paths (power of two; 1: every call; default 16, instrumentation 256)")
@@ -228,6 +236,9 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 		fmt.Fprintf(stderr, "vbench: warning: %s\n", w)
 	}
 	// The view narrows; the profiles and the merged pprof file keep everything.
+	if tree = testView(tree, f.allFrames); tree.Processes[0].FoldedBy != nil && f.format == "table" {
+		fmt.Fprintf(stderr, "vbench: %s\n", reports.FoldedNote)
+	}
 	if tree, err = tree.Focused(focus); err != nil {
 		if code == 0 {
 			code = ExitUsage
@@ -294,4 +305,14 @@ func focusFlag(cmd *cobra.Command, patterns []string) (*profile.Focus, error) {
 		return nil, usageErrf("--focus: %v", err)
 	}
 	return focus, nil
+}
+
+// testView is the default view of a dotnet test run's profiles: framework
+// and test-runner frames folded, the test host first (profile.Tree.Folded);
+// other trees, and every tree with --all-frames, as they are.
+func testView(t *profile.Tree, allFrames bool) *profile.Tree {
+	if allFrames || !t.TestRun() {
+		return t
+	}
+	return t.Folded(&profile.Focus{Patterns: profile.TestRunnerFrames})
 }

@@ -28,6 +28,7 @@ type reportFlags struct {
 	pid        int
 	perThread  bool
 	focus      []string
+	allFrames  bool
 }
 
 func newReportCmd() *cobra.Command {
@@ -54,7 +55,16 @@ below in one "… N more levels" line or frame. A profile directory of several
 processes (vbench profile of a process tree, such as dotnet test) renders as
 a line per process, the top functions of all of them (with a pid column),
 then each process's own report; its flame graph merges them. --pid N keeps
-only process N. --focus PATTERN narrows every view to the functions it
+only process N.
+
+A profile of dotnet test (a process tree with a test host) shows the test's
+own code: the test host first, and framework and test-runner frames (System,
+Microsoft, xunit, NUnit, MSTest, testhost, vstest, Newtonsoft.Json, NuGet,
+MSBuild) folded into the test code that called them: their time counts as
+their caller's, their callees are their caller's. --all-frames shows every
+frame.
+
+--focus PATTERN narrows every view to the functions it
 matches: the top table lists only them, the call tree and the flame graph
 start at their outermost calls and show what those called (percentages are
 of those calls). A pattern is a glob over a function's namespace-qualified
@@ -93,6 +103,7 @@ With -o the format follows the file's extension (.txt, .md, .html, .svg,
 	fl.IntVar(&f.pid, "pid", 0, "profiles: only the process with this `pid` (a profile directory of several processes)")
 	fl.BoolVar(&f.perThread, "per-thread", false, "profiles: flame graph with one tower per thread instead of merging call paths")
 	fl.StringSliceVar(&f.focus, "focus", nil, "profiles: show only functions matching these `patterns` (namespace, type, method or assembly, glob '*'), in the tree and flame graph with what they called")
+	fl.BoolVar(&f.allFrames, "all-frames", false, "profiles of dotnet test: also show framework and test-runner frames (folded by default)")
 	registerCompletion(cmd, "format", completeFormats(reports.ForReport, reports.ForProfile))
 	return cmd
 }
@@ -189,11 +200,14 @@ func reportProfile(cmd *cobra.Command, in *reports.Input, f *reportFlags) error 
 	if err != nil {
 		return err
 	}
-	tree, err := in.Tree.Focused(focus)
-	if err != nil {
+	tree := testView(in.Tree, f.allFrames)
+	if tree, err = tree.Focused(focus); err != nil {
 		return usageErrf("%s: %v", in.Path, err)
 	}
-	p := in.Profile.Focused(focus)
+	p := in.Profile
+	if tree != in.Tree {
+		p = tree.Merge()
+	}
 	if f.pid != 0 {
 		if p, _, err = tree.Find(f.pid); err != nil {
 			return usageErr(err)

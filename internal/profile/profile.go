@@ -63,6 +63,10 @@ type Profile struct {
 	// Whole is the profile the view was cut from. Neither is in profile.json.
 	Focus *Focus   `json:"-"`
 	Whole *Profile `json:"-"`
+	// FoldedBy is set on a view whose frames it matches were folded into
+	// their callers (Folded: a dotnet test run's runner frames). Not in
+	// profile.json.
+	FoldedBy *Focus `json:"-"`
 }
 
 // Function is one row of the flat function table: every node of every thread's

@@ -343,6 +343,7 @@ func (t *Tree) Merge() *Profile {
 		}
 	}
 	m.DurationNs = m.End.Sub(m.Start).Nanoseconds()
+	m.FoldedBy = first.FoldedBy
 	m.Derive()
 	return m
 }
