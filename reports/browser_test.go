@@ -41,6 +41,12 @@ const browserWidth, browserHeight = 1400, 2000
 // its stdout.
 func runChromium(t *testing.T, page string, args ...string) []byte {
 	t.Helper()
+	return runChromiumAt(t, browserWidth, page, args...)
+}
+
+// runChromiumAt is runChromium with a window width other than browserWidth.
+func runChromiumAt(t *testing.T, width int, page string, args ...string) []byte {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	base := []string{
@@ -48,7 +54,7 @@ func runChromium(t *testing.T, page string, args ...string) []byte {
 		"--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
 		"--hide-scrollbars", "--force-device-scale-factor=1",
 		"--user-data-dir=" + t.TempDir(),
-		"--window-size=" + strconv.Itoa(browserWidth) + "," + strconv.Itoa(browserHeight),
+		"--window-size=" + strconv.Itoa(width) + "," + strconv.Itoa(browserHeight),
 	}
 	cmd := exec.CommandContext(ctx, chromium(t), append(append(base, args...), "file://"+page)...)
 	var stderr strings.Builder

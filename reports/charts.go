@@ -145,8 +145,10 @@ func render(p *plot.Plot, w, h vg.Length, id, class, label string) (template.HTM
 		return "", fmt.Errorf("chart %s: gonum/plot wrote no <svg> element", id)
 	}
 	s = s[i:]
-	s = strings.Replace(s, "<svg", fmt.Sprintf(`<svg id=%q class=%q role="img" aria-label=%q`,
-		id, class, template.HTMLEscapeString(label)), 1)
+	// max-width: the page may shrink a chart to fit, never blow it up (a
+	// 300-point chart stretched over a one-column grid was huge).
+	s = strings.Replace(s, "<svg", fmt.Sprintf(`<svg id=%q class=%q role="img" aria-label=%q style="max-width:%.0fpx"`,
+		id, class, template.HTMLEscapeString(label), w.Dots(96)), 1)
 	s = fontFamily.ReplaceAllString(s, `font-family:'$1',Arial,Helvetica,sans-serif;`)
 	return template.HTML(s), nil
 }
@@ -155,22 +157,73 @@ var fontFamily = regexp.MustCompile(`font-family:([^;"']+);`)
 
 // log10 axis: overhead multiples span ×1.1 to ×100 and more in one chart, so
 // bars are drawn in log10 space from ×1 (where "no overhead" sits) and the
-// ticks are labelled with multiples.
-func multipleTicks(lo, hi float64) plot.ConstantTicks {
-	steps := []float64{1, 2, 5}
+// ticks are labelled with multiples: one per doubling (×1, ×2, ×4, …), or
+// finer steps where the chart spans less than ×4 (finer still below ×1.6).
+// Ticks only every ×1, ×2, ×5 left a bar of ×3.5 with ticks at ×1 and ×2
+// alone.
+func multipleTickValues(lo, hi float64) []float64 {
+	var vs []float64
 	if hi-lo < math.Log10(4) {
-		steps = []float64{1, 1.1, 1.2, 1.3, 1.5, 1.7, 2, 2.5, 3, 4, 5, 7}
-	}
-	var ticks plot.ConstantTicks
-	for d := math.Floor(lo) - 1; d <= math.Ceil(hi); d++ {
-		for _, s := range steps {
-			v := d + math.Log10(s)
-			if v >= lo-1e-9 && v <= hi+1e-9 {
-				ticks = append(ticks, plot.Tick{Value: v, Label: numfmt.MultipleTick(math.Pow(10, v))})
+		steps := []float64{1, 1.2, 1.5, 2, 3, 4, 5, 7}
+		if hi-lo < math.Log10(1.6) {
+			steps = []float64{1, 1.1, 1.2, 1.3, 1.5, 1.7, 2, 2.5, 3, 4, 5, 7}
+		}
+		for d := math.Floor(lo) - 1; d <= math.Ceil(hi)+1; d++ {
+			for _, s := range steps {
+				vs = append(vs, d+math.Log10(s))
 			}
 		}
+		return vs
 	}
-	return ticks
+	for k := math.Floor(lo/math.Log10(2)) - 1; k <= math.Ceil(hi/math.Log10(2))+1; k++ {
+		vs = append(vs, k*math.Log10(2))
+	}
+	return vs
+}
+
+// multipleAxis sets p's y axis for data from lo to hi (log10 multiples) with
+// pad below and above: it reaches up at least to the first tick at or above
+// the data, so the ticks cover every bar and whisker, and labels every tick
+// in range.
+func multipleAxis(p *plot.Plot, lo, hi, padLo, padHi float64) {
+	vs := multipleTickValues(lo, hi)
+	thi := hi
+	for i := len(vs) - 1; i >= 0; i-- {
+		if vs[i] >= hi-1e-9 {
+			thi = vs[i]
+		}
+	}
+	p.Y.Min, p.Y.Max = lo-padLo, math.Max(thi, hi+padHi)
+	var ticks plot.ConstantTicks
+	for _, v := range vs {
+		if v >= p.Y.Min-1e-9 && v <= p.Y.Max+1e-9 {
+			ticks = append(ticks, plot.Tick{Value: v, Label: numfmt.MultipleTick(math.Pow(10, v))})
+		}
+	}
+	p.Y.Tick.Marker = ticks
+}
+
+// fitXLabels turns a nominal x axis's labels upright when, side by side, they
+// would run together ("instrumentationsampling") in the width w points the
+// chart's data area has; it returns how much taller the chart must be to
+// hold them.
+func fitXLabels(p *plot.Plot, labels []string, w vg.Length) vg.Length {
+	if len(labels) == 0 {
+		return 0
+	}
+	slot := w / vg.Length(len(labels))
+	widest := vg.Length(0)
+	for _, l := range labels {
+		widest = max(widest, p.X.Tick.Label.Width(l))
+	}
+	if widest <= slot*0.9 {
+		return 0
+	}
+	p.X.Tick.Label.Rotation = math.Pi / 2
+	p.X.Tick.Label.XAlign = draw.XRight
+	p.X.Tick.Label.YAlign = draw.YCenter
+	p.Y.Padding = 0 // NominalX padded for a label lying flat
+	return widest - p.X.Tick.Label.Height(labels[0])
 }
 
 // OverheadChart draws one bar per (workload, mode) cell with a measured
@@ -253,10 +306,9 @@ func OverheadChart(m *Matrix) (*Chart, error) {
 		p.Add(label(fails.XYs[i], "✗ failed", failOffsets[i], vg.Points(3), failColor))
 	}
 	pad := (hi - lo) * 0.12
-	p.Y.Min, p.Y.Max = lo-pad/3, hi+pad
-	p.Y.Tick.Marker = multipleTicks(p.Y.Min, p.Y.Max)
+	multipleAxis(p, lo, hi, pad/3, pad)
 	p.X.Min, p.X.Max = -0.5, float64(len(m.Workloads))-0.5
-	svg, err := render(p, w, h, "overhead-chart", "chart overhead-chart",
+	svg, err := render(p, w, h+fitXLabels(p, m.Workloads, w-80), "overhead-chart", "chart overhead-chart",
 		"Overhead multiple per workload and mode, bars with 95% interval whiskers")
 	if err != nil {
 		return nil, err
@@ -309,6 +361,7 @@ func DistributionCharts(m *Matrix) ([]*Chart, error) {
 		p := newPlot()
 		p.Y.Label.Text = "run vs cell median (%)"
 		var names []string
+		ylo, yhi := math.Inf(1), math.Inf(-1)
 		for j, mode := range m.Modes {
 			names = append(names, string(mode))
 			c := m.Cell(wl, mode)
@@ -321,6 +374,7 @@ func DistributionCharts(m *Matrix) ([]*Chart, error) {
 			for _, r := range c.Measured() {
 				v := (float64(c.Metric.Of(&r))/c.MedianNs - 1) * 100
 				vals = append(vals, v)
+				ylo, yhi = math.Min(ylo, v), math.Max(yhi, v)
 				// Deterministic jitter (golden-ratio sequence) so runs with
 				// equal times stay visible.
 				jit := (math.Mod(float64(k)*0.618034, 1) - 0.5) * 0.3
@@ -364,7 +418,13 @@ func DistributionCharts(m *Matrix) ([]*Chart, error) {
 		}
 		p.NominalX(names...)
 		p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4
-		c, err := smallChart(p, "dist-chart", wi, wl, "Runs of "+wl+" relative to each cell's median")
+		if ylo <= yhi {
+			// The axis spans every run with room to spare, so no marker
+			// (an outlier is often the extreme) sits on or past its end.
+			pad := math.Max((yhi-ylo)*0.08, 0.5)
+			p.Y.Min, p.Y.Max = ylo-pad, yhi+pad
+		}
+		c, err := smallChart(p, "dist-chart", wi, wl, "Runs of "+wl+" relative to each cell's median", fitXLabels(p, names, smallW-50))
 		if err != nil {
 			return nil, err
 		}
@@ -373,11 +433,15 @@ func DistributionCharts(m *Matrix) ([]*Chart, error) {
 	return out, nil
 }
 
+// The per-workload charts' size in points.
+const smallW, smallH = 300, 220
+
 // smallChart renders one of the per-workload charts laid out in a grid:
 // id "<kind>-<index>", classes "chart <kind>".
-func smallChart(p *plot.Plot, kind string, i int, workload, label string) (*Chart, error) {
+// extraH is added to its height for upright x labels.
+func smallChart(p *plot.Plot, kind string, i int, workload, label string, extraH vg.Length) (*Chart, error) {
 	id := fmt.Sprintf("%s-%d", kind, i)
-	svg, err := render(p, 300, 220, id, "chart "+kind, label)
+	svg, err := render(p, smallW, smallH+extraH, id, "chart "+kind, label)
 	if err != nil {
 		return nil, err
 	}
@@ -465,7 +529,11 @@ func TrendCharts(m *Matrix) ([]*Chart, error) {
 		p.Add(zero)
 		p.X.Tick.Marker = ticks
 		p.X.Min, p.X.Max = -0.3, float64(len(m.Files))-0.7
-		c, err := smallChart(p, "trend-chart", wi, wl, "Median of "+wl+" per mode over the history")
+		var names []string
+		for _, tk := range ticks {
+			names = append(names, tk.Label)
+		}
+		c, err := smallChart(p, "trend-chart", wi, wl, "Median of "+wl+" per mode over the history", fitXLabels(p, names, smallW-50))
 		if err != nil {
 			return nil, err
 		}

@@ -29,6 +29,9 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"color":    func(m *Matrix, mode modes.Mode) string { return hexColor(m.ModeColor(mode)) },
 	"date":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 MST") },
 	"base":     filepath.Base,
+	// absoluteHeader heads the cells table and labels its values in the
+	// narrow layout.
+	"absoluteHeader": func() []string { return absoluteHeader },
 }).Parse(htmlSource))
 
 // htmlPage is what the template draws.

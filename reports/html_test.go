@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"gonum.org/v1/plot"
 	"html/template"
 	"math"
 	"regexp"
@@ -205,12 +206,17 @@ func TestMultipleTicks(t *testing.T) {
 		lo, hi float64
 		want   string
 	}{
-		{1, 150, "×1 ×2 ×5 ×10 ×20 ×50 ×100"},
-		// A narrow range gets finer steps.
-		{1, 2.2, "×1 ×1.1 ×1.2 ×1.3 ×1.5 ×1.7 ×2"},
+		// A tick per doubling, up to one at or above the highest value.
+		{1, 150, "×1 ×2 ×4 ×8 ×16 ×32 ×64 ×128 ×256"},
+		{1, 5, "×1 ×2 ×4 ×8"},
+		// A narrow range gets finer steps, still covering the data.
+		{1, 3.5, "×1 ×1.2 ×1.5 ×2 ×3 ×4"},
+		{1, 1.4, "×1 ×1.1 ×1.2 ×1.3 ×1.5"},
 	} {
+		p := plot.New()
+		multipleAxis(p, math.Log10(tc.lo), math.Log10(tc.hi), 0, 0)
 		var labels []string
-		for _, tk := range multipleTicks(math.Log10(tc.lo), math.Log10(tc.hi)) {
+		for _, tk := range p.Y.Tick.Marker.Ticks(p.Y.Min, p.Y.Max) {
 			labels = append(labels, tk.Label)
 			if got := math.Pow(10, tk.Value); strings.TrimPrefix(tk.Label, "×") != strconv.FormatFloat(math.Round(got*100)/100, 'f', -1, 64) {
 				t.Errorf("tick at ×%v labelled %q", got, tk.Label)
