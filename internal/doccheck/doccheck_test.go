@@ -130,7 +130,8 @@ func quoteAll(xs []string) []string {
 // generated are paths that exist only after a build or run, never in a clean clone.
 func generated(p string) bool {
 	for _, part := range strings.Split(p, "/") {
-		if part == "bin" || part == "obj" || part == "out" || part == "profiles" {
+		// baselines/ holds what `vbench baseline update` writes: never committed.
+		if part == "bin" || part == "obj" || part == "out" || part == "profiles" || part == "baselines" {
 			return true
 		}
 	}

@@ -7,7 +7,7 @@ import (
 )
 
 // Focus narrows what a profile's views show to the functions its patterns
-// match (vbench profile/report --focus), without changing what was profiled:
+// match (--focus of vbench profile and vbench report), without changing what was profiled:
 // the top functions are only the matching ones, and each thread's call tree
 // starts at the outermost calls of matching functions, with everything they
 // called (their callers are left out, so the percentages are of the
