@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -45,69 +44,7 @@ func newProfileCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "profile [flags] -- COMMAND [ARGS...]",
 		Short: "Run a .NET program under the vbench profiler and show where its time goes",
-		Long: `profile runs COMMAND (any command that starts a .NET 8+ process, e.g.
-"dotnet app.dll", or "dotnet test") with the vbench profiler attached and
-shows the top functions: the table vbench report PROFILE starts with.
-
-Every .NET process COMMAND starts loads the profiler (dotnet test: the SDK's
-processes, then the test host; an application's workers) and writes its own
-profile into --out: <pid>/profile.json and <pid>/profile.pb.gz per process.
-vbench then writes profile.pb.gz there, every process merged (each sample
-labelled with its pid: go tool pprof -tagfocus pid=N for one). --processes
-REGEXP profiles only the processes whose command line matches it (unanchored
-Go regexp, on the arguments joined by spaces: --processes testhost for a test
-run's test host only); the others run unprofiled, without a word.
-
-Modes: tracing (every call of user code: exact counts, and wall times measured
-on every call of rarely called paths and on a random sample of ~1 in 16 calls
-of hot ones; --time-sample 1 times every call), instrumentation (the same
-exact counts and times, counted by rewriting the IL of the selected methods
-instead of enter/leave hooks, so framework code keeps its precompiled code;
-methods it cannot rewrite are listed in the profile as skipped), sampling
-(stack snapshots every --interval; the JIT's inlined methods count as their
-caller unless --no-inline), null (the hooks, doing nothing: the floor of
-any enter/leave tracer).
-
---include and --exclude choose what is profiled, not what is shown: by
-default every function of user code is, framework code (System.*,
-Microsoft.*) is not. They take assembly or namespace patterns (glob '*'):
---include adds framework code (--include System.Text.Json; --include '*'
-profiles everything), --exclude leaves code out. Explicit excludes win over
-includes, includes over the default exclusion of framework code.
-
-dotnet test: the table shows the test's own code. Framework and test-runner
-frames (System, Microsoft, xunit, NUnit, MSTest, testhost, vstest,
-Newtonsoft.Json, NuGet, MSBuild) are folded into the test code that called
-them (their time is their caller's) and the test host comes first;
---all-frames shows every frame. The profiles keep every frame.
-
---focus PATTERN narrows what is shown, not what is profiled: the top table
-lists only the matching functions (namespace, type, method or assembly, glob
-'*'; a pattern without '*' also matches the names under it), and the JSON
-summary too; vbench report DIR --focus draws their call trees and flame
-graph. The profiles on disk keep everything.
-
-The program's stdin, stdout and stderr are its own: stdout is passed through
-byte for byte. vbench prints its table and messages on stderr (the table has a
-pid column when several processes were profiled). --json FILE writes one JSON
-object to FILE (atomically); --format json prints it on stdout after the
-program's own output:
-` + reports.ProfileJSONOutline + `"functions" is summed over every process (same name and module), each
-process's own list is under "processes"; both hold the top --top functions,
-by exclusive time or exclusive samples (callers are direct callers, "<root>"
-when the caller is not profiled). Every function is in profile.json.
-"missing" names the processes that started profiling and wrote no profile
-(killed before they could, or still running when COMMAND exited).
-
---out must not hold another run's profiles (vbench refuses it: two runs never
-mix); without --out a new temporary directory is used.
-
-vbench exits with the program's own exit code (128+n if it died of signal n);
-SIGINT and SIGTERM are forwarded to it. If the profiler library is missing or
-unusable vbench exits 2 without running anything; if the program ran but no
-process wrote a profile (the runtime declined the profiler, COMMAND is not a
-.NET program, or --processes matched nothing) vbench says why and exits 3 (or
-the program's code, if non-zero).`,
+		Long:  profileLong,
 		Example: `  vbench profile --mode tracing -- dotnet bin/app.dll
   vbench profile --mode sampling --interval 1ms --top 10 -- dotnet app.dll --size 100
   vbench profile --mode tracing --focus 'MyLib.*' --json top.json -- dotnet app.dll
@@ -272,47 +209,4 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 		return withCode(code, nil)
 	}
 	return nil
-}
-
-// childEnd says how the profiled program ended, from child.Run's code
-// (128+n: killed by signal n).
-func childEnd(code int) string {
-	switch {
-	case code > 128 && code < 128+65:
-		return fmt.Sprintf("died of signal %d (%v)", code-128, syscall.Signal(code-128))
-	case code != 0:
-		return fmt.Sprintf("exited with code %d", code)
-	}
-	return "exited with code 0"
-}
-
-// checkTop refuses a --top that shows no functions (report and profile).
-func checkTop(top int) error {
-	if top < 1 {
-		return usageErrf("--top %d: must be >= 1", top)
-	}
-	return nil
-}
-
-// focusFlag reads --focus (profile, report); a --focus given empty is an
-// error, not no focus.
-func focusFlag(cmd *cobra.Command, patterns []string) (*profile.Focus, error) {
-	if cmd.Flags().Changed("focus") && len(patterns) == 0 {
-		patterns = []string{""}
-	}
-	focus, err := profile.NewFocus(patterns)
-	if err != nil {
-		return nil, usageErrf("--focus: %v", err)
-	}
-	return focus, nil
-}
-
-// testView is the default view of a dotnet test run's profiles: framework
-// and test-runner frames folded, the test host first (profile.Tree.Folded);
-// other trees, and every tree with --all-frames, as they are.
-func testView(t *profile.Tree, allFrames bool) *profile.Tree {
-	if allFrames || !t.TestRun() {
-		return t
-	}
-	return t.Folded(&profile.Focus{Patterns: profile.TestRunnerFrames})
 }
