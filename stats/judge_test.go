@@ -2,7 +2,6 @@ package stats
 
 import (
 	"math"
-	"math/rand/v2"
 	"testing"
 )
 
@@ -68,19 +67,4 @@ func TestMinP(t *testing.T) {
 	if j := Judge(make([]float64, 20), make([]float64, 20), 0.05); j.MinP != 1.0/(1+MorePermutations) {
 		t.Errorf("MinP of 20 vs 20 = %v", j.MinP)
 	}
-}
-
-// noisy draws n run times the way a shared machine gives them: a floor with
-// 1% jitter, and in a third of the runs a delay of up to 60% (another
-// process took the core).
-func noisy(rng *rand.Rand, n int, scale float64) []float64 {
-	xs := make([]float64, n)
-	for i := range xs {
-		x := scale * (1 + 0.01*rng.NormFloat64())
-		if rng.IntN(3) == 0 {
-			x *= 1 + 0.6*rng.Float64()
-		}
-		xs[i] = x
-	}
-	return xs
 }

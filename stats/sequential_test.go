@@ -152,3 +152,35 @@ func TestHolm(t *testing.T) {
 		t.Errorf("capped at 1: %v", got)
 	}
 }
+
+// With ties the p-value is still exact: brute force over every sign
+// pattern of the mean ranks agrees.
+func TestSignedRankPExactWithTies(t *testing.T) {
+	d := []float64{1, -1, 2, 3, 3, -3, 4, 0}
+	ranks := []float64{1.5, 1.5, 3, 5, 5, 5, 7} // of |d| without the zero
+	signs := []bool{true, false, true, true, true, false, true}
+	w := 0.0
+	for i, r := range ranks {
+		if signs[i] {
+			w += r
+		}
+	}
+	total := 28.0
+	lo := math.Min(w, total-w)
+	hits := 0
+	for mask := 0; mask < 1<<len(ranks); mask++ {
+		s := 0.0
+		for i, r := range ranks {
+			if mask&(1<<i) != 0 {
+				s += r
+			}
+		}
+		if s <= lo+1e-9 {
+			hits++
+		}
+	}
+	want := math.Min(1, 2*float64(hits)/float64(int(1)<<len(ranks)))
+	if got := SignedRankP(d); math.Abs(got-want) > 1e-12 {
+		t.Errorf("SignedRankP with ties = %v, brute force %v", got, want)
+	}
+}

@@ -8,6 +8,8 @@ import (
 
 // The Wilcoxon signed-rank test, its Hodges-Lehmann estimate and the
 // interval that inverts it, exactly (no normal approximation, no resampling).
+// (cmd/noisestudy, which first measured this test on recorded noise, calls
+// SignedRankP too.)
 // The A/B rule (JudgePaired) uses them on the per-round log ratios of two
 // cells that ran in the same rounds.
 //
@@ -55,23 +57,11 @@ func signedRankOf(n int) *signedRank {
 	return d
 }
 
-// atMost is P(W+ <= w).
-func (d *signedRank) atMost(w float64) float64 {
-	i := int(math.Floor(w + 1e-9))
-	switch {
-	case i < 0:
-		return 0
-	case i >= len(d.cdf):
-		return 1
-	}
-	return d.cdf[i]
-}
-
 // SignedRankP is the exact two-sided p-value of the signed-rank test that
 // the differences are symmetric about 0. Zeros are dropped (Wilcoxon's
-// rule); tied magnitudes get their average rank, and the distribution of
-// untied ranks is used (exact without ties, close with few). 1 when no
-// difference is nonzero.
+// rule); tied magnitudes get their mean rank, and the null distribution is
+// counted over those very ranks (doubled to stay integers), so it is exact
+// with ties too. 1 when no difference is nonzero.
 func SignedRankP(d []float64) float64 {
 	var nz []float64
 	for _, x := range d {
@@ -88,25 +78,42 @@ func SignedRankP(d []float64) float64 {
 		idx[i] = i
 	}
 	sort.Slice(idx, func(a, b int) bool { return math.Abs(nz[idx[a]]) < math.Abs(nz[idx[b]]) })
-	wPlus := 0.0
+	rank2 := make([]int, n) // twice the (mean) rank
 	for i := 0; i < n; {
 		j := i
 		for j+1 < n && math.Abs(nz[idx[j+1]]) == math.Abs(nz[idx[i]]) {
 			j++
 		}
-		rank := float64(i+j)/2 + 1 // average rank of the tied run i..j
 		for k := i; k <= j; k++ {
-			if nz[idx[k]] > 0 {
-				wPlus += rank
-			}
+			rank2[idx[k]] = i + j + 2
 		}
 		i = j + 1
 	}
-	dist := signedRankOf(n)
-	top := float64(n * (n + 1) / 2)
-	// By symmetry P(W+ >= w) = P(W+ <= top - w).
-	lower, upper := dist.atMost(wPlus), dist.atMost(top-wPlus)
-	return math.Min(1, 2*math.Min(lower, upper))
+	total, w := 0, 0
+	for i, x := range nz {
+		total += rank2[i]
+		if x > 0 {
+			w += rank2[i]
+		}
+	}
+	// p[s]: the share of the 2^n sign patterns whose positive ranks sum to
+	// s, halved at each step so that it never holds 2^n.
+	p := make([]float64, total+1)
+	p[0] = 1
+	for _, r := range rank2 {
+		for s := total; s >= 0; s-- {
+			v := p[s]
+			if s >= r {
+				v += p[s-r]
+			}
+			p[s] = v / 2
+		}
+	}
+	tail := 0.0
+	for s := 0; s <= min(w, total-w); s++ {
+		tail += p[s]
+	}
+	return math.Min(1, 2*tail)
 }
 
 // MinSignedRankP is the smallest two-sided p-value the test can give n

@@ -144,61 +144,8 @@ var signedRank = rule{name: "per-round ratio, signed-rank, paired", paired: true
 	for k := range a {
 		d[k] = math.Log(b[k] / a[k])
 	}
-	return math.Exp(quantile(sortedCopy(d), 0.5)), math.NaN(), math.NaN(), signedRankP(d)
+	return math.Exp(quantile(sortedCopy(d), 0.5)), math.NaN(), math.NaN(), stats.SignedRankP(d)
 }}
-
-// signedRankP is the exact two-sided p-value of the signed-rank statistic
-// (zeros dropped; tied magnitudes get their mean rank, doubled to stay integer).
-func signedRankP(d []float64) float64 {
-	var nz []float64
-	for _, x := range d {
-		if x != 0 {
-			nz = append(nz, x)
-		}
-	}
-	n := len(nz)
-	if n == 0 {
-		return 1
-	}
-	idx := make([]int, n)
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.Slice(idx, func(i, j int) bool { return math.Abs(nz[idx[i]]) < math.Abs(nz[idx[j]]) })
-	rank2 := make([]int, n) // twice the rank
-	for i := 0; i < n; {
-		j := i
-		for j+1 < n && math.Abs(nz[idx[j+1]]) == math.Abs(nz[idx[i]]) {
-			j++
-		}
-		for k := i; k <= j; k++ {
-			rank2[idx[k]] = i + j + 2
-		}
-		i = j + 1
-	}
-	total, w := 0, 0
-	for i, x := range nz {
-		total += rank2[i]
-		if x > 0 {
-			w += rank2[i]
-		}
-	}
-	// count[s]: sign assignments whose positive ranks sum to s.
-	count := make([]float64, total+1)
-	count[0] = 1
-	for _, r := range rank2 {
-		for s := total; s >= r; s-- {
-			count[s] += count[s-r]
-		}
-	}
-	all := math.Pow(2, float64(n))
-	lo := min(w, total-w)
-	tail := 0.0
-	for s := 0; s <= lo; s++ {
-		tail += count[s]
-	}
-	return math.Min(1, 2*tail/all)
-}
 
 // rules lists every candidate the study evaluates.
 func rules() []rule {
