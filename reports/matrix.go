@@ -15,7 +15,7 @@ import (
 // Options shape a results report.
 type Options struct {
 	// Baseline, when set, is compared with the newest file: verdicts are
-	// recomputed against it as vbench compare gives them (baseline.Compare,
+	// recomputed against it as vbench compare gives them (verdict.Apply,
 	// alpha and threshold from the newest file's settings) instead of taken
 	// from the file. The file itself is not changed.
 	Baseline *results.File

@@ -9,7 +9,7 @@ import (
 )
 
 // Adaptive rounds. An A/B pair — a cell judged against another cell of the
-// same run (ModeSpec.Against) — whose verdict is still undecided after its
+// same run (modes.Spec.Against) — whose verdict is still undecided after its
 // planned runs gets more rounds, both cells interleaved in each round as
 // before, until the verdict is decided or the pair reaches its MaxRuns.
 // The pair is looked at only at the run counts stats.Looks fixes before
@@ -30,18 +30,19 @@ type adaptive struct {
 	done  map[abPair]bool // pairs once settled stay settled: a pair is never reopened
 	opts  verdict.Options
 	rng   *rand.Rand
-	round int // the last round number given out (schedule's are 1 … its measured rounds)
+	round int // the last round number given out
 }
 
-func newAdaptive(cells []*cellState, plan *Plan) *adaptive {
-	a := &adaptive{done: map[abPair]bool{}, opts: verdict.Options{Alpha: plan.Suite.Alpha, MinChange: plan.Suite.MinChange},
+// newAdaptive finds the run's A/B pairs; round is the schedule's last
+// measured round, after which adaptive rounds are numbered.
+func newAdaptive(cells []*cellState, plan *Plan, round int) *adaptive {
+	a := &adaptive{round: round, done: map[abPair]bool{}, opts: verdict.Options{Alpha: plan.Suite.Alpha, MinChange: plan.Suite.MinChange},
 		rng: rand.New(rand.NewPCG(plan.Options.Seed, 0x6d6f7265))} // "more"
 	byKey := map[string]*cellState{}
 	for _, c := range cells {
 		byKey[c.Key()] = c
 	}
 	for _, c := range cells {
-		a.round = max(a.round, c.Runs)
 		if against := c.Spec.Against; against != "" {
 			if old := byKey[c.keyOf(against)]; old != nil {
 				a.pairs = append(a.pairs, abPair{c, old})

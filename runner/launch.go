@@ -61,16 +61,17 @@ func (l *launch) run(ctx context.Context, st step, seq int) (results.Run, Outcom
 		}
 		defer os.RemoveAll(runDir)
 	}
-	env := l.childEnv(c, runDir, seq)
+	var lib string // the run's own copy of an engine mode's build
 	if c.Spec.Engine != "" {
-		lib, cleanup, err := l.libraryCopy(c)
-		if err != nil {
+		var cleanup func()
+		var err error
+		if lib, cleanup, err = l.libraryCopy(c); err != nil {
 			r.Error = "cannot copy the profiler library for the run: " + err.Error()
 			return r, Outcome{}
 		}
 		defer cleanup()
-		env = setLibrary(env, lib)
 	}
+	env := l.childEnv(c, runDir, seq, lib)
 	spec := Spec{Argv: c.argv, Env: env, Dir: c.Workload.Cwd, Timeout: c.Timeout}
 	if c.Spec.Engine == "" {
 		// Another profiler has no profile to show: its library must
@@ -110,8 +111,9 @@ func (c *cellState) needsRunDir() bool {
 // settings and where to write the profiles (the run's directory), after
 // attach.ProfiledDefaults (first, so the parent's, the workload's or the
 // mode's value wins). {rundir} in the workload's and the mode's values is
-// the run's directory.
-func (l *launch) childEnv(c *cellState, runDir string, seq int) []string {
+// the run's directory. lib is the run's copy of the build (libraryCopy);
+// the build itself is named in VBENCH_PROFILER_BUILD.
+func (l *launch) childEnv(c *cellState, runDir string, seq int, lib string) []string {
 	env := append(attach.ScrubEnv(os.Environ()), envPad(l.seed, seq))
 	env = append(env, expandRunDir(c.Workload.Env, runDir)...)
 	env = append(env, expandRunDir(c.Spec.EnvList(), runDir)...)
@@ -120,14 +122,19 @@ func (l *launch) childEnv(c *cellState, runDir string, seq int) []string {
 		return env
 	}
 	env = append(slices.Clone(attach.ProfiledDefaults), env...)
-	lib := sp.Profiler
-	if lib == "" {
-		lib = l.env.Profiler
-	}
-	return append(env, attach.Env(lib, attach.Options{
+	env = append(env, attach.Env(lib, attach.Options{
 		Engine: sp.Engine, ProfileDir: runDir, Interval: time.Duration(sp.Interval),
 		Include: sp.Include, Exclude: sp.Exclude, TimeSample: sp.TimeSample, NoInline: sp.NoInline, MaxStack: sp.MaxStack,
 	})...)
+	return append(env, attach.EnvBuild+"="+l.build(c))
+}
+
+// build is the profiler library an engine cell's mode names, else the run's.
+func (l *launch) build(c *cellState) string {
+	if c.Spec.Profiler != "" {
+		return c.Spec.Profiler
+	}
+	return l.env.Profiler
 }
 
 // Two cells that differ only in which copy of one library they load must
@@ -151,36 +158,17 @@ func (l *launch) childEnv(c *cellState, runDir string, seq int) []string {
 // stays in VBENCH_PROFILER_BUILD for the profile and for tools that tell
 // builds apart by path.
 func (l *launch) libraryCopy(c *cellState) (string, func(), error) {
-	src := c.Spec.Profiler
-	if src == "" {
-		src = l.env.Profiler
-	}
 	dir, err := os.MkdirTemp(l.workDir, "lib-")
 	if err != nil {
 		return "", func() {}, err
 	}
 	cleanup := func() { os.RemoveAll(dir) }
 	dst := filepath.Join(dir, "libvbenchprof.so")
-	if err := copyFile(src, dst); err != nil {
+	if err := copyFile(l.build(c), dst); err != nil {
 		cleanup()
 		return "", func() {}, err
 	}
 	return dst, cleanup, nil
-}
-
-// setLibrary points the profiler variables at lib and records the build it
-// was copied from.
-func setLibrary(env []string, lib string) []string {
-	for i, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		if k == "CORECLR_PROFILER_PATH" || k == "CORECLR_PROFILER_PATH_64" {
-			if k == "CORECLR_PROFILER_PATH" {
-				env = append(env, attach.EnvBuild+"="+v)
-			}
-			env[i] = k + "=" + lib
-		}
-	}
-	return env
 }
 
 // envPad is VBENCH_ENV_PAD=<0-255 x's>, the length drawn from the plan's

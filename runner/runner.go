@@ -53,7 +53,8 @@ func Run(ctx context.Context, plan *Plan, env Env) *results.File {
 	buildAll(ctx, cells, &env)
 	l, cleanup := newLaunch(plan, &env, cells)
 	defer cleanup()
-	acct, complete := measure(ctx, l, schedule(cells, plan.Options.Seed), newAdaptive(cells, plan).next, env.Progress)
+	order := schedule(cells, plan.Options.Seed)
+	acct, complete := measure(ctx, l, order, newAdaptive(cells, plan, lastRound(order)).next, env.Progress)
 	f.Partial = !complete
 	acct.record(f)
 	f.Finished = time.Now().UTC()

@@ -18,7 +18,6 @@ type step struct {
 func schedule(cells []*cellState, seed uint64) []step {
 	rng := rand.New(rand.NewPCG(seed, 0x76626e6368))
 	var out []step
-	measured := 0
 	rounds := func(count func(*cellState) int, warmup bool) {
 		for r := 0; ; r++ {
 			var round []*cellState
@@ -31,10 +30,9 @@ func schedule(cells []*cellState, seed uint64) []step {
 				return
 			}
 			rng.Shuffle(len(round), func(i, j int) { round[i], round[j] = round[j], round[i] })
-			n := 0
+			n := 0 // warmups have no round
 			if !warmup {
-				measured++
-				n = measured
+				n = r + 1
 			}
 			for _, c := range round {
 				out = append(out, step{c, warmup, n})
@@ -44,4 +42,14 @@ func schedule(cells []*cellState, seed uint64) []step {
 	rounds(func(c *cellState) int { return c.Warmup }, true)
 	rounds(func(c *cellState) int { return c.Runs }, false)
 	return out
+}
+
+// lastRound is the number of the schedule's last measured round (0 when it
+// has none): where adaptive rounds go on numbering.
+func lastRound(order []step) int {
+	last := 0
+	for _, st := range order {
+		last = max(last, st.round)
+	}
+	return last
 }

@@ -9,9 +9,12 @@ import (
 )
 
 // The verdict rule's statistics: how a new sample compares with an old one.
-// One rule for `compare`, `run --baseline` and `run --against`, chosen by
-// its false alarms and its power on run times recorded on a shared 2-core
-// machine (docs/harness.md, "Statistical quality"; testdata/noise.json):
+// Two tests, one per kind of comparison (internal/verdict picks and
+// decides): JudgePaired for an A/B pair, whose runs ran in the same rounds
+// (below), and Judge for a stored baseline, which ran in another
+// invocation. Judge was chosen by its false alarms and its power on run
+// times recorded on a shared 2-core machine (docs/harness.md, "Statistical
+// quality"; testdata/noise.json):
 //
 //   - estimate: the ratio of the two samples' FastHalf means (the mean of
 //     the faster half of the runs: a disturbed run only ever adds time, so
@@ -24,12 +27,12 @@ import (
 //     too short for the clock — is still judged). Under "no change" a
 //     shuffle leaves the samples' distribution unchanged, so p is
 //     calibrated whatever the shape of the noise (heavy tails, several
-//     modes). Pairing the runs by round (within one run) was measured too
-//     and did not help once the metric is CPU time;
+//     modes) — as long as the runs are exchangeable, which a run's A/B
+//     pairs, sharing host episodes round by round, are not (JudgePaired);
 //   - intervals: a percentile bootstrap of the same ratio (each side
 //     resampled on its own): at 95% to report, and at 1 - alpha, the
 //     level of the test, to decide whether a change can be as large as
-//     the minimum change (Verdict).
+//     the minimum change (internal/verdict).
 //
 // Hand-written here: the estimator, the permutation loop and the bootstrap
 // loop (a few lines each; no library in reach has a permutation test or a

@@ -77,15 +77,23 @@ func LooksTaken(runs, maxRuns, n int) []int {
 // alpha rejects at some look k with p_k below that look's share of alpha,
 // which the union bound keeps at alpha overall.
 func SequentialP(looks []int, ps []float64, maxRuns int) float64 {
-	best, prev := 1.0, 0.0
-	for k, n := range looks {
-		s := Spent(n, maxRuns)
-		if share := s - prev; share > 0 {
+	best := 1.0
+	for k := range looks {
+		if share := Share(looks, k, maxRuns); share > 0 {
 			best = math.Min(best, ps[k]/share)
 		}
-		prev = s
 	}
 	return best
+}
+
+// Share is the share of alpha look k of looks may spend: Spent(n_k) -
+// Spent(n_{k-1}).
+func Share(looks []int, k, maxRuns int) float64 {
+	prev := 0.0
+	if k > 0 {
+		prev = Spent(looks[k-1], maxRuns)
+	}
+	return Spent(looks[k], maxRuns) - prev
 }
 
 // Holm returns Holm's step-down adjusted p-values, in the order of ps: the

@@ -47,8 +47,8 @@ atomically.
 					return err
 				}
 			}
-			if failOn != "" && failOn != results.VerdictInconclusive {
-				return usageErrf("--fail-on %q: the one value is inconclusive (regressions always fail)", failOn)
+			if err := checkFailOn(failOn); err != nil {
+				return err
 			}
 			if err := baseline.Guard("-o", out); err != nil {
 				return usageErr(err)

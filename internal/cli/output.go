@@ -65,8 +65,8 @@ func (c *ciFlags) register(cmd *cobra.Command) {
 // check refuses, before anything runs, a JUnit file that cannot be written
 // or that would replace one of the inputs or outputs named in keep.
 func (c *ciFlags) check(keep ...string) error {
-	if c.failOn != "" && c.failOn != results.VerdictInconclusive {
-		return usageErrf("--fail-on %q: the one value is inconclusive (regressions always fail)", c.failOn)
+	if err := checkFailOn(c.failOn); err != nil {
+		return err
 	}
 	if c.junit == "" {
 		return nil
@@ -97,6 +97,14 @@ func (c *ciFlags) write(cmd *cobra.Command, res *results.File) error {
 		}
 	}
 	return err
+}
+
+// checkFailOn refuses a --fail-on other than inconclusive (run, compare, merge).
+func checkFailOn(v string) error {
+	if v != "" && v != results.VerdictInconclusive {
+		return usageErrf("--fail-on %q: the one value is inconclusive (regressions always fail)", v)
+	}
+	return nil
 }
 
 // outcome is the exit code of a command that produced res, after the

@@ -110,7 +110,8 @@ func abTests(f *results.File, c *results.Cell, opts Options) []*test {
 	}
 	var looks []int
 	t.j, t.p, looks = pair(oldX, newX, planned, maxRuns, opts.Alpha)
-	t.minP = t.j.MinP / lastShare(looks, max(maxRuns, len(newX)))
+	// At best the smallest p comes at the last look, divided by its share.
+	t.minP = t.j.MinP / stats.Share(looks, len(looks)-1, max(maxRuns, len(newX)))
 	c.Compare = &results.Change{Against: against, BaselineMedianNs: stats.Median(oldX), Paired: t.j.Paired}
 	if len(looks) > 1 {
 		c.Compare.Looks = looks
@@ -125,40 +126,32 @@ func abTests(f *results.File, c *results.Cell, opts Options) []*test {
 // looks) are left out. Files without rounds pair the k-th runs.
 func Rounds(old, new *results.Cell) (oldX, newX []float64) {
 	o, n := old.Measured(), new.Measured()
-	byRound := map[int]*results.Run{}
-	for i := range o {
-		if o[i].Round == 0 {
-			byRound = nil
-			break
+	if !hasRounds(o) || !hasRounds(n) {
+		k := min(len(o), len(n))
+		o, n = o[:k], n[:k]
+	} else {
+		byRound := map[int]results.Run{}
+		for _, r := range o {
+			byRound[r.Round] = r
 		}
-		byRound[o[i].Round] = &o[i]
-	}
-	for i := range n {
-		if byRound == nil || n[i].Round == 0 {
-			k := min(len(o), len(n))
-			oldX, newX = oldX[:0], newX[:0]
-			for j := 0; j < k; j++ {
-				oldX = append(oldX, float64(old.Metric.Of(&o[j])))
-				newX = append(newX, float64(new.Metric.Of(&n[j])))
+		var oo, nn []results.Run
+		for _, r := range n {
+			if or, ok := byRound[r.Round]; ok {
+				oo, nn = append(oo, or), append(nn, r)
 			}
-			return oldX, newX
 		}
-		if r, ok := byRound[n[i].Round]; ok {
-			oldX = append(oldX, float64(old.Metric.Of(r)))
-			newX = append(newX, float64(new.Metric.Of(&n[i])))
-		}
+		o, n = oo, nn
+	}
+	for i := range o {
+		oldX = append(oldX, float64(old.Metric.Of(&o[i])))
+		newX = append(newX, float64(new.Metric.Of(&n[i])))
 	}
 	return oldX, newX
 }
 
-// lastShare is the share of alpha the last of looks could spend: what the
-// smallest p the pair could have is divided by at best.
-func lastShare(looks []int, maxRuns int) float64 {
-	prev := 0.0
-	if k := len(looks); k > 1 {
-		prev = stats.Spent(looks[k-2], maxRuns)
-	}
-	return stats.Spent(looks[len(looks)-1], maxRuns) - prev
+// hasRounds reports whether every run records its round.
+func hasRounds(runs []results.Run) bool {
+	return !slices.ContainsFunc(runs, func(r results.Run) bool { return r.Round == 0 })
 }
 
 // pair judges an A/B pair's runs (paired by round) and folds the p-values
@@ -239,8 +232,9 @@ func baselineTests(base, cur *results.File, c *results.Cell, opts Options) []*te
 }
 
 // decide adjusts every test's p over the family and gives each tested
-// cell its verdict: regressed if any of its tests regressed, else improved
-// if any improved, else inconclusive if its time test is, else same.
+// cell its verdict: regressed if any of its tests regressed, else
+// inconclusive if its time test is, else improved if any improved, else
+// same.
 func decide(tests []*test, opts Options) {
 	ps := make([]float64, len(tests))
 	for i, t := range tests {
