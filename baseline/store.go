@@ -54,7 +54,7 @@ func Check(f *results.File) error {
 func Lock(path string, waiting func(dir string)) (unlock func(), err error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("%s: cannot create the baseline's directory: %w", path, err)
+		return nil, fmt.Errorf("%s: cannot create its directory: %w", path, err)
 	}
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {

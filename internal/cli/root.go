@@ -46,6 +46,7 @@ stored baselines and exits non-zero on a regression. It ships its own profiler
 		newListCmd(),
 		newCompareCmd(),
 		newBaselineCmd(),
+		newHistoryCmd(),
 		newMergeCmd(),
 		newProfileCmd(),
 		newReportCmd(),

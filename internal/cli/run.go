@@ -202,7 +202,7 @@ func (m *measurement) measure(cmd *cobra.Command) *results.File {
 func newRunCmd() *cobra.Command {
 	var f runFlags
 	var ci ciFlags
-	var basePath string
+	var basePath, historyPath string
 	var noBaseline bool
 	cmd := &cobra.Command{
 		Use:   "run SUITE.yaml",
@@ -219,6 +219,11 @@ multiple against mode none, and — when a baseline exists — the change and a
 verdict (see 'vbench compare --help': a permutation test at the suite's
 alpha AND the suite's minimum change). Modes are the built-in ones (none,
 null, tracing, instrumentation, sampling) and those the suite defines.
+
+--history FILE judges the run against a history (vbench history) instead:
+per cell, the raw runs of its latest appended runs since its last change
+point (at most 10 appended runs), pooled as one baseline cell and
+judged by the same rule.
 
 The baseline is --baseline FILE, else the suite's baseline file when it
 exists: the suite's baseline field, by default baselines/<suite name>.json in
@@ -262,7 +267,16 @@ exits 130.
 				return err
 			}
 			var base *results.File
-			if !noBaseline {
+			switch {
+			case historyPath != "":
+				if basePath != "" || noBaseline {
+					return usageErrf("--history judges against the history: give it without --baseline or --no-baseline")
+				}
+				if base, err = historyBase(historyPath, m.suite); err != nil {
+					return err
+				}
+				basePath = historyPath
+			case !noBaseline:
 				if base, basePath, err = loadBaseline(cmd, m.suite, basePath); err != nil {
 					return err
 				}
@@ -290,6 +304,7 @@ exits 130.
 	ci.register(cmd)
 	cmd.Flags().StringVar(&basePath, "baseline", "", "compare with this baseline `FILE` (default: the suite's baseline file, baselines/<suite name>.json in the suite's folder, when it exists)")
 	cmd.Flags().BoolVar(&noBaseline, "no-baseline", false, "do not compare with any baseline")
+	cmd.Flags().StringVar(&historyPath, "history", "", "judge against this history `FILE`'s last stable stretch of each cell (vbench history) instead of a baseline")
 	cmd.Flags().StringVar(&f.against, "against", "", "A/B run: also measure every mode that loads vbench's profiler with this OLD build, in the same rounds, and judge each against it")
 	return cmd
 }

@@ -68,6 +68,9 @@ type Suite struct {
 	MinChange float64 // e.g. 0.05
 	Alpha     float64 // e.g. 0.01
 	Baseline  string  // absolute; defaults to <suite dir>/baselines/<name>.json
+	// History is the file `vbench history` appends runs to; absolute;
+	// defaults to <name>.history.jsonl beside the baseline.
+	History   string
 	Workloads []Workload
 }
 

@@ -22,8 +22,8 @@ func (p *parser) suite(root *yaml.Node, s *Suite) {
 		s.Specs = append(s.Specs, modes.BuiltinSpec(m))
 	}
 	var nameNode, workloadsNode, maxRunsNode *yaml.Node
-	baseline := ""
-	p.fields(root, "", []string{"name", "runs", "max_runs", "warmup", "modes", "metric", "timeout", "profiler", "thresholds", "baseline", "workloads"}, func(key string, k, v *yaml.Node) {
+	baseline, history := "", ""
+	p.fields(root, "", []string{"name", "runs", "max_runs", "warmup", "modes", "metric", "timeout", "profiler", "thresholds", "baseline", "history", "workloads"}, func(key string, k, v *yaml.Node) {
 		switch key {
 		case "name":
 			nameNode = v
@@ -50,6 +50,11 @@ func (p *parser) suite(root *yaml.Node, s *Suite) {
 			if p.err == nil && baseline == "" {
 				p.fail(v, key, "must not be empty")
 			}
+		case "history":
+			history = p.str(v, key)
+			if p.err == nil && history == "" {
+				p.fail(v, key, "must not be empty")
+			}
 		case "workloads":
 			workloadsNode = v
 		}
@@ -73,6 +78,10 @@ func (p *parser) suite(root *yaml.Node, s *Suite) {
 		baseline = filepath.Join("baselines", s.Name+".json")
 	}
 	s.Baseline = p.abs(baseline)
+	if history == "" {
+		history = filepath.Join(filepath.Dir(s.Baseline), s.Name+".history.jsonl")
+	}
+	s.History = p.abs(history)
 	s.resolveModes()
 	p.workloads(workloadsNode, s)
 }

@@ -1,0 +1,157 @@
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"vbench/history"
+	"vbench/reports/numfmt"
+)
+
+// The history's views: `vbench history show` as text, Markdown or JSON,
+// and `vbench history report` as a page (historyhtml.go).
+
+// HistoryFormats are show's formats.
+var HistoryFormats = []string{"text", "markdown", "json"}
+
+// WriteHistory writes a history's change points in format.
+func WriteHistory(w io.Writer, name string, a *history.Analysis, format string) error {
+	switch format {
+	case "text":
+		return historyText(w, name, a)
+	case "markdown":
+		return historyMarkdown(w, name, a)
+	case "json":
+		return historyJSON(w, name, a)
+	}
+	return fmt.Errorf("unknown format %q: want one of %s", format, strings.Join(HistoryFormats, ", "))
+}
+
+// SeriesValue prints a series' value: a duration for a time, a multiple
+// for an overhead.
+func SeriesValue(kind string, x float64) string {
+	if kind == history.KindOverhead {
+		return numfmt.Multiple(x)
+	}
+	return numfmt.OrMissing(x, numfmt.Duration)
+}
+
+// ChangeText is a change point's change with its interval and p:
+// "+4.6% [+3.9%, +5.3%] (p=0.002)".
+func ChangeText(c *history.Change) string {
+	return numfmt.ChangeCIP(1+c.Change, nonZero(c.ChangeLo), nonZero(c.ChangeHi), c.P)
+}
+
+// nonZero turns a change bound back into a ratio, 0 (none) staying 0.
+func nonZero(change float64) float64 {
+	if change == 0 {
+		return 0
+	}
+	return 1 + change
+}
+
+func short(commit string) string {
+	if len(commit) > 10 {
+		return commit[:10]
+	}
+	return commit
+}
+
+func span(a *history.Analysis) string {
+	n := len(a.Entries)
+	switch n {
+	case 0:
+		return "no runs"
+	case 1:
+		return "1 run (" + short(a.Entries[0].Commit) + ")"
+	}
+	return fmt.Sprintf("%d runs (%s … %s, %s … %s)", n, short(a.Entries[0].Commit), short(a.Entries[n-1].Commit),
+		a.Entries[0].Date.UTC().Format("2006-01-02"), a.Entries[n-1].Date.UTC().Format("2006-01-02"))
+}
+
+func historyText(w io.Writer, name string, a *history.Analysis) error {
+	all := a.All()
+	fmt.Fprintf(w, "history %s: %s, %d series, %s\n", name, span(a), len(a.Series), plural(len(all), "change point"))
+	if len(all) == 0 {
+		_, err := fmt.Fprintln(w, "no series shifted for good")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "\nseries\tindex\tcommits\tbefore → after\tchange\t")
+	for _, c := range all {
+		mark := ""
+		if c.New {
+			mark = "new"
+		}
+		fmt.Fprintf(tw, "%s/%s %s (%s)\t%d\t%s..%s\t%s → %s\t%s\t%s\n", c.Workload, c.Mode, c.Series, c.Metric,
+			c.Index, short(c.CommitBefore), short(c.Commit), SeriesValue(c.Series, c.Before), SeriesValue(c.Series, c.After), ChangeText(&c), mark)
+	}
+	return tw.Flush()
+}
+
+func historyMarkdown(w io.Writer, name string, a *history.Analysis) error {
+	all := a.All()
+	fmt.Fprintf(w, "### vbench history\n\n`%s`: %s, %d series, %s.\n\n", name, span(a), len(a.Series), plural(len(all), "change point"))
+	if len(all) == 0 {
+		_, err := fmt.Fprintln(w, "No series shifted for good.")
+		return err
+	}
+	fmt.Fprintln(w, "| series | index | commits | before → after | change | |\n|---|---:|---|---|---|---|")
+	for _, c := range all {
+		mark := ""
+		if c.New {
+			mark = "**new**"
+			if c.Slower() {
+				mark = "**new, slower**"
+			}
+		}
+		fmt.Fprintf(w, "| %s/%s %s (%s) | %d | `%s..%s` | %s → %s | %s | %s |\n", c.Workload, c.Mode, c.Series, c.Metric,
+			c.Index, short(c.CommitBefore), short(c.Commit), SeriesValue(c.Series, c.Before), SeriesValue(c.Series, c.After), ChangeText(&c), mark)
+	}
+	return nil
+}
+
+// historyDoc is show's JSON.
+type historyDoc struct {
+	History      string           `json:"history"`
+	Runs         int              `json:"runs"`
+	Series       []seriesDoc      `json:"series"`
+	ChangePoints []history.Change `json:"change_points"`
+}
+
+type seriesDoc struct {
+	Workload string  `json:"workload"`
+	Mode     string  `json:"mode"`
+	Series   string  `json:"series"`
+	Metric   string  `json:"metric"`
+	Runs     int     `json:"runs"`
+	Last     float64 `json:"last"` // the newest value
+}
+
+func historyJSON(w io.Writer, name string, a *history.Analysis) error {
+	doc := historyDoc{History: name, Runs: len(a.Entries), ChangePoints: a.All()}
+	if doc.ChangePoints == nil {
+		doc.ChangePoints = []history.Change{}
+	}
+	for _, s := range a.Series {
+		d := seriesDoc{Workload: s.Workload, Mode: string(s.Mode), Series: s.Kind, Metric: string(s.Metric), Runs: len(s.Points)}
+		if len(s.Points) > 0 {
+			d.Last = s.Points[len(s.Points)-1].Value
+		}
+		doc.Series = append(doc.Series, d)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(doc)
+}
+
+func plural(n int, one string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %ss", n, one)
+}
