@@ -34,11 +34,11 @@ type Series struct {
 
 // Point is one run's value with its 95% interval (0s when there is none).
 type Point struct {
-	Entry     int // index of the entry in the history
-	Commit    string
-	Date      time.Time
-	Value     float64
-	Lo, Hi    float64
+	Entry  int // index of the entry in the history
+	Commit string
+	Date   time.Time
+	Value  float64
+	Lo, Hi float64
 	Runs   int
 }
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"vbench/history"
+	hist "vbench/history"
 	"vbench/reports/numfmt"
 )
 
@@ -18,7 +18,7 @@ import (
 var HistoryFormats = []string{"text", "markdown", "json"}
 
 // WriteHistory writes a history's change points in format.
-func WriteHistory(w io.Writer, name string, a *history.Analysis, format string) error {
+func WriteHistory(w io.Writer, name string, a *hist.Analysis, format string) error {
 	switch format {
 	case "text":
 		return historyText(w, name, a)
@@ -33,7 +33,7 @@ func WriteHistory(w io.Writer, name string, a *history.Analysis, format string) 
 // SeriesValue prints a series' value: a duration for a time, a multiple
 // for an overhead.
 func SeriesValue(kind string, x float64) string {
-	if kind == history.KindOverhead {
+	if kind == hist.KindOverhead {
 		return numfmt.Multiple(x)
 	}
 	return numfmt.OrMissing(x, numfmt.Duration)
@@ -41,7 +41,7 @@ func SeriesValue(kind string, x float64) string {
 
 // ChangeText is a change point's change with its interval and p:
 // "+4.6% [+3.9%, +5.3%] (p=0.002)".
-func ChangeText(c *history.Change) string {
+func ChangeText(c *hist.Change) string {
 	return numfmt.ChangeCIP(1+c.Change, nonZero(c.ChangeLo), nonZero(c.ChangeHi), c.P)
 }
 
@@ -60,7 +60,7 @@ func short(commit string) string {
 	return commit
 }
 
-func span(a *history.Analysis) string {
+func span(a *hist.Analysis) string {
 	n := len(a.Entries)
 	switch n {
 	case 0:
@@ -72,7 +72,7 @@ func span(a *history.Analysis) string {
 		a.Entries[0].Date.UTC().Format("2006-01-02"), a.Entries[n-1].Date.UTC().Format("2006-01-02"))
 }
 
-func historyText(w io.Writer, name string, a *history.Analysis) error {
+func historyText(w io.Writer, name string, a *hist.Analysis) error {
 	all := a.All()
 	fmt.Fprintf(w, "history %s: %s, %d series, %s\n", name, span(a), len(a.Series), plural(len(all), "change point"))
 	if len(all) == 0 {
@@ -92,7 +92,7 @@ func historyText(w io.Writer, name string, a *history.Analysis) error {
 	return tw.Flush()
 }
 
-func historyMarkdown(w io.Writer, name string, a *history.Analysis) error {
+func historyMarkdown(w io.Writer, name string, a *hist.Analysis) error {
 	all := a.All()
 	fmt.Fprintf(w, "### vbench history\n\n`%s`: %s, %d series, %s.\n\n", name, span(a), len(a.Series), plural(len(all), "change point"))
 	if len(all) == 0 {
@@ -119,7 +119,7 @@ type historyDoc struct {
 	History      string           `json:"history"`
 	Runs         int              `json:"runs"`
 	Series       []seriesDoc      `json:"series"`
-	ChangePoints []history.Change `json:"change_points"`
+	ChangePoints []hist.Change `json:"change_points"`
 }
 
 type seriesDoc struct {
@@ -131,10 +131,10 @@ type seriesDoc struct {
 	Last     float64 `json:"last"` // the newest value
 }
 
-func historyJSON(w io.Writer, name string, a *history.Analysis) error {
+func historyJSON(w io.Writer, name string, a *hist.Analysis) error {
 	doc := historyDoc{History: name, Runs: len(a.Entries), ChangePoints: a.All()}
 	if doc.ChangePoints == nil {
-		doc.ChangePoints = []history.Change{}
+		doc.ChangePoints = []hist.Change{}
 	}
 	for _, s := range a.Series {
 		d := seriesDoc{Workload: s.Workload, Mode: string(s.Mode), Series: s.Kind, Metric: string(s.Metric), Runs: len(s.Points)}

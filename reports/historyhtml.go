@@ -13,7 +13,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"vbench/history"
+	hist "vbench/history"
 	"vbench/internal/modes"
 	"vbench/reports/numfmt"
 	"vbench/stats"
@@ -26,25 +26,25 @@ var historyTemplate = template.Must(template.New("history").Funcs(template.FuncM
 	"date":   func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 MST") },
 	"short":  short,
 	"value":  SeriesValue,
-	"change": func(c history.Change) string { return ChangeText(&c) },
+	"change": func(c hist.Change) string { return ChangeText(&c) },
 }).Parse(historySource))
 
 // historyPage is what history.html.tmpl draws.
 type historyPage struct {
 	Name    string
 	Suite   string
-	Entries []history.Entry
+	Entries []hist.Entry
 	Cells   []*historyCell
 	Changes int
 	// First and Last are the oldest and newest runs (nil when none).
-	First, Last *history.Entry
+	First, Last *hist.Entry
 }
 
 // historyCell is one series drawn, with its change points.
 type historyCell struct {
 	ID      string
-	Series  *history.Series
-	Changes []history.Change
+	Series  *hist.Series
+	Changes []hist.Change
 	SVG     template.HTML
 }
 
@@ -56,7 +56,7 @@ var changeColor = color.RGBA{0xdc, 0x26, 0x26, 0xff}
 // and series, the values over the appended runs with their 95% intervals,
 // each stable stretch's median, the change points marked; then every run's
 // commit and date. Inline CSS and SVG (gonum/plot), no scripts or URLs.
-func HistoryHTML(w io.Writer, name string, a *history.Analysis) error {
+func HistoryHTML(w io.Writer, name string, a *hist.Analysis) error {
 	page := &historyPage{Name: name, Entries: a.Entries, Changes: len(a.All())}
 	if n := len(a.Entries); n > 0 {
 		page.First, page.Last = &a.Entries[0], &a.Entries[n-1]
@@ -99,7 +99,7 @@ func historyChart(c *historyCell, runs int, col color.RGBA) (template.HTML, erro
 	s := c.Series
 	p := newPlot()
 	scale, unit := 1.0, "×"
-	if s.Kind == history.KindTime {
+	if s.Kind == hist.KindTime {
 		scale, unit = timeScale(s.Values())
 		p.Y.Label.Text = fmt.Sprintf("%s median (%s)", s.Metric.Phrase(), unit)
 	} else {
@@ -187,7 +187,7 @@ func timeScale(xs []float64) (float64, string) {
 }
 
 // commitTicks labels at most about 16 runs with "index commit".
-func commitTicks(s *history.Series, runs int) plot.ConstantTicks {
+func commitTicks(s *hist.Series, runs int) plot.ConstantTicks {
 	step := max(1, (runs+15)/16)
 	var ticks plot.ConstantTicks
 	for _, pt := range s.Points {

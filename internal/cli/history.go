@@ -243,7 +243,6 @@ commit and date.`,
 	return cmd
 }
 
-
 // historyBase is what `run --history FILE` judges against: each cell's
 // last stable stretch of the history, as a baseline (history.Base).
 func historyBase(path string, s *suite.Suite) (*results.File, error) {
