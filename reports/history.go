@@ -116,9 +116,9 @@ func historyMarkdown(w io.Writer, name string, a *hist.Analysis) error {
 
 // historyDoc is show's JSON.
 type historyDoc struct {
-	History      string           `json:"history"`
-	Runs         int              `json:"runs"`
-	Series       []seriesDoc      `json:"series"`
+	History      string        `json:"history"`
+	Runs         int           `json:"runs"`
+	Series       []seriesDoc   `json:"series"`
 	ChangePoints []hist.Change `json:"change_points"`
 }
 
