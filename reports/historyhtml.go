@@ -101,7 +101,7 @@ func historyChart(c *historyCell, runs int, col color.RGBA) (template.HTML, erro
 	scale, unit := 1.0, "×"
 	if s.Kind == hist.KindTime {
 		scale, unit = timeScale(s.Values())
-		p.Y.Label.Text = fmt.Sprintf("%s median (%s)", s.Metric.Phrase(), unit)
+		p.Y.Label.Text = fmt.Sprintf("%s (%s)", s.Metric.Phrase(), unit)
 	} else {
 		p.Y.Label.Text = "overhead multiple (× none)"
 	}
@@ -136,7 +136,7 @@ func historyChart(c *historyCell, runs int, col color.RGBA) (template.HTML, erro
 		if err != nil {
 			return "", err
 		}
-		l.LineStyle = draw.LineStyle{Color: withAlpha(col, 0xb0), Width: vg.Points(2.5)}
+		l.LineStyle = draw.LineStyle{Color: col, Width: vg.Points(2.5)}
 		p.Add(l)
 	}
 	if len(pts) > 0 {
