@@ -1,0 +1,130 @@
+package history
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"vbench/internal/results"
+)
+
+// step.jsonl is a real history: 12 invocations of `vbench run` of a C#
+// program that knows nothing of vbench (8 at one amount of work, 4 at 5%
+// more), each appended by `vbench history append`.
+func readStep(t *testing.T) []Entry {
+	t.Helper()
+	es, err := Read(filepath.Join("testdata", "step.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != 12 {
+		t.Fatalf("testdata/step.jsonl holds %d runs, want 12", len(es))
+	}
+	return es
+}
+
+// Appends from many writers at once all land, whole: the lock serialises
+// them and each rewrite is atomic, so the history ends with every entry
+// and every line parses.
+func TestAppendConcurrent(t *testing.T) {
+	base := readStep(t)
+	path := filepath.Join(t.TempDir(), "h", "history.jsonl")
+	const writers, each = 4, 5
+	var wg sync.WaitGroup
+	errs := make(chan error, writers*each)
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				e := base[(w*each+i)%len(base)]
+				e.Commit = strings.Repeat(string(rune('a'+w)), 3) + string(rune('0'+i))
+				if _, err := Append(path, &e, nil); err != nil {
+					errs <- err
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	got, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != writers*each {
+		t.Fatalf("%d entries after %d appends", len(got), writers*each)
+	}
+	seen := map[string]bool{}
+	for _, e := range got {
+		seen[e.Commit] = true
+	}
+	if len(seen) != writers*each {
+		t.Errorf("%d distinct commits in the history, want %d", len(seen), writers*each)
+	}
+	// No temporary file is left beside it.
+	if ents, _ := os.ReadDir(filepath.Dir(path)); len(ents) != 1 {
+		t.Errorf("the history's directory holds %d files, want the history alone", len(ents))
+	}
+}
+
+// A history that cannot be read is left as it was, and the error names
+// the line and the field.
+func TestAppendRefusesBrokenHistory(t *testing.T) {
+	e := readStep(t)[0]
+	path := filepath.Join(t.TempDir(), "history.jsonl")
+	if _, err := Append(path, &e, nil); err != nil {
+		t.Fatal(err)
+	}
+	good, _ := os.ReadFile(path)
+	for _, tc := range []struct{ line, want string }{
+		{`{"schema": 2, "commit": "x", "suite": {"name": "histstep"}}`, "history.jsonl:2: schema: 2, this vbench reads history schema 1"},
+		{`{"schema": 1, "suite": {"name": "histstep"}}`, "history.jsonl:2: commit: missing"},
+		{`{"schema": 1, "commit": "x", "suite": {"name": "histstep"}, "cells": [{"workload": "w", "mode": "none", "metric": "speed"}]}`, `history.jsonl:2: cells[0].metric: unknown metric "speed"`},
+		{`{"schema": 1, "commit": "x",`, "truncated JSON"},
+		{`{"schema": 1, "commit": ["x"]}`, "history.jsonl:2:"},
+	} {
+		broken := append(append([]byte{}, good...), tc.line+"\n"...)
+		if err := os.WriteFile(path, broken, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Append(path, &e, nil)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "nothing was appended") {
+			t.Errorf("appending to a history with line %s: %v, want %q and nothing appended", tc.line, err, tc.want)
+		}
+		if after, _ := os.ReadFile(path); string(after) != string(broken) {
+			t.Errorf("the broken history was changed")
+		}
+	}
+}
+
+func TestFromResultsRefuses(t *testing.T) {
+	f := &results.File{Suite: results.Suite{Name: "s"}, Results: []results.Cell{{Workload: "w", Mode: "none", Runs: 1, Samples: []results.Run{{WallNs: 1, ElapsedNs: 1}}}}}
+	for _, tc := range []struct {
+		edit func(f *results.File)
+		want string
+	}{
+		{func(f *results.File) { f.Partial = true }, "partial"},
+		{func(f *results.File) { f.Shard = &results.Shard{Index: 1, Count: 2} }, "merge the shards first"},
+		{func(f *results.File) { f.Settings.Against = "old.so" }, "A/B run"},
+		{func(f *results.File) { f.Results[0].Failure = "exit 1" }, "no cell with a measured run"},
+	} {
+		g := *f
+		g.Results = append([]results.Cell(nil), f.Results...)
+		tc.edit(&g)
+		if _, err := FromResults(&g, "c"); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("FromResults: %v, want %q", err, tc.want)
+		}
+	}
+	if _, err := FromResults(f, ""); err == nil {
+		t.Error("an entry without a commit was made")
+	}
+	e, err := FromResults(f, "c")
+	if err != nil || len(e.Cells) != 1 || e.Commit != "c" {
+		t.Errorf("FromResults of a whole run: %+v, %v", e, err)
+	}
+}
