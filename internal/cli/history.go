@@ -41,6 +41,7 @@ searched again. A shift is found once 3 runs after it are in.`,
   vbench history append results.json
   vbench history show benchmarks/suite.yaml
   vbench history report --history ci/default.history.jsonl -o history.html`,
+		Args: cobra.NoArgs, // a misspelt subcommand is an error, not an argument
 	}
 	cmd.AddCommand(newHistoryAppendCmd(), newHistoryShowCmd(), newHistoryReportCmd())
 	return cmd

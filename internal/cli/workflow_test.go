@@ -76,6 +76,9 @@ func TestWorkflowCheckCatchesMistakes(t *testing.T) {
 		{"--against bin/base/libvbenchprof.so", "--againts bin/base/libvbenchprof.so", "unknown flag: --againts"},
 		{"--against bin/base/libvbenchprof.so", "--against base/libvbenchprof.so", "--against base/libvbenchprof.so: no earlier step of bench puts it there"},
 		{"id: merge\n", "id: merged\n", `no earlier step of merge has id "merge"`},
+		{"bin/vbench history show", "bin/vbench history shwo", "history shwo --history history-branch/default.history.jsonl --format markdown --fail-on slower: unknown flag"},
+		{"--format markdown --fail-on slower", "--format html --fail-on slower", `--format "html"`},
+		{"-o history.html", "-o histroy.html", "nothing before it writes history.html"},
 	} {
 		if !strings.Contains(good, tc.from) {
 			t.Errorf("the workflow no longer contains %q; update this test", tc.from)
@@ -563,7 +566,11 @@ func parseVbench(args []string, root string) (vbenchCall, []string, error) {
 		}
 		return ""
 	}
-	if f := flag("format"); f != "" && cmd.Name() != "report" {
+	if cmd.HasParent() && cmd.Parent().Name() == "history" {
+		if f := flag("format"); f != "" && !slices.Contains(reports.HistoryFormats, f) {
+			return c, nil, fmt.Errorf("--format %q: want one of %v", f, reports.HistoryFormats)
+		}
+	} else if f := flag("format"); f != "" && cmd.Name() != "report" {
 		if err := checkFormat(f); err != nil {
 			return c, nil, err
 		}
