@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	hist "vbench/history"
+	hist "vbench/internal/history"
 	"vbench/reports/numfmt"
 )
 

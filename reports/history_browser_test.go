@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	hist "vbench/history"
+	hist "vbench/internal/history"
 	"vbench/stats"
 )
 

@@ -13,7 +13,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	hist "vbench/history"
+	hist "vbench/internal/history"
 	"vbench/internal/modes"
 	"vbench/reports/numfmt"
 	"vbench/stats"

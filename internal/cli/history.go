@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"vbench/history"
 	"vbench/internal/atomicfile"
+	"vbench/internal/history"
 	"vbench/internal/results"
 	"vbench/internal/suite"
 	"vbench/reports"
