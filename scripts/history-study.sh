@@ -1,0 +1,49 @@
+#!/bin/bash
+# Records the histories internal/history/recorded_test.go measures (issue 24,
+# docs/measurements.md "History"): real invocations of a C# program that
+# knows nothing of vbench (internal/cli/testdata/csharp/plainapp, a sieve
+# run ROUNDS times), metric wall, each `vbench run` appended by `vbench
+# history append`. Per repetition: 8 invocations at 100 rounds then 4 at 105
+# (5% more work) into step-N.jsonl, then 8 more at 100 into unchanged-N.jsonl.
+# The machine is shared: each invocation waits until the 1-minute load
+# average is below MAXLOAD (default 3). Usage:
+#   scripts/history-study.sh OUTDIR [REPETITIONS] [MINUTES]
+set -euo pipefail
+out=$(realpath -m "${1:?usage: scripts/history-study.sh OUTDIR [REPETITIONS] [MINUTES]}")
+reps=${2:-3}
+end=$(( $(date +%s) + 60 * ${3:-45} ))
+maxload=${MAXLOAD:-3}
+root=$(cd "$(dirname "$0")/.." && pwd)
+vbench=${VBENCH:-$root/bin/vbench}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$out"
+cp "$root"/internal/cli/testdata/csharp/plainapp/* "$work"/
+dotnet build -c Release -o "$work/out" "$work/PlainApp.csproj" >/dev/null
+for amount in 100 105; do
+  cat > "$work/suite-$amount.yaml" <<YAML
+name: histstep
+runs: 5
+warmup: 1
+metric: wall
+modes: [none]
+timeout: 1m
+workloads:
+  - name: primes
+    command: [dotnet, out/PlainApp.dll, "2000000", "$amount"]
+YAML
+done
+invoke() { # amount history commit
+  while [ "$(cut -d. -f1 /proc/loadavg)" -ge "$maxload" ]; do
+    [ "$(date +%s)" -ge "$end" ] && exit 0
+    sleep 5
+  done
+  [ "$(date +%s)" -ge "$end" ] && exit 0
+  "$vbench" run "$work/suite-$1.yaml" --quiet --no-baseline --json "$work/r.json" --format json >/dev/null
+  "$vbench" history append "$work/r.json" --history "$2" --commit "$3"
+}
+for rep in $(seq "$reps"); do
+  for k in $(seq 8); do invoke 100 "$out/step-$rep.jsonl" "s$rep-$k"; done
+  for k in $(seq 9 12); do invoke 105 "$out/step-$rep.jsonl" "s$rep-$k"; done
+  for k in $(seq 8); do invoke 100 "$out/unchanged-$rep.jsonl" "u$rep-$k"; done
+done
