@@ -176,15 +176,22 @@ func energyQ(left, right, across float64, n1, n2 int) float64 {
 	return a * b / (a + b) * e
 }
 
-// splitP is the permutation p-value of a best split with statistic q. It
-// stops as soon as the split cannot be significant (Besag and Clifford's
-// sequential p-value): a stable segment costs a few dozen shuffles, not
-// Permutations.
+// splitP is the permutation p-value of a best split with statistic q,
+// computed sequentially (Besag and Clifford): it stops as soon as the
+// answer is known either way. A split that enough shuffles reach cannot be
+// significant: a stable segment costs a few dozen shuffles. A split that
+// none of the first quickShuffles reaches is significant at p =
+// 1/(quickShuffles+1), below any alpha above that; the chance that a
+// stable segment does so is that p. Otherwise all Permutations run.
 func splitP(xs []float64, q float64, opts ChangeOptions, seed uint64) float64 {
 	rng := rand.New(rand.NewPCG(changeSeed, seed))
 	ys := slices.Clone(xs)
 	sp := newSplitter(len(ys))
 	limit := int(math.Ceil(opts.Alpha * float64(opts.Permutations+1)))
+	quick := 0.0
+	if q := 1 / float64(quickShuffles+1); q < opts.Alpha {
+		quick = q
+	}
 	at := 0
 	for i := 1; i <= opts.Permutations; i++ {
 		rng.Shuffle(len(ys), func(a, b int) { ys[a], ys[b] = ys[b], ys[a] })
@@ -195,6 +202,13 @@ func splitP(xs []float64, q float64, opts ChangeOptions, seed uint64) float64 {
 				return float64(at+1) / float64(i+1)
 			}
 		}
+		if i == quickShuffles && at == 0 && quick > 0 {
+			return quick
+		}
 	}
 	return float64(at+1) / float64(opts.Permutations+1)
 }
+
+// quickShuffles: see splitP. A series of 300 runs with one shift takes
+// 0.2 s instead of 1 s on this machine.
+const quickShuffles = 199
