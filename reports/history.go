@@ -72,6 +72,22 @@ func span(a *hist.Analysis) string {
 		a.Entries[0].Date.UTC().Format("2006-01-02"), a.Entries[n-1].Date.UTC().Format("2006-01-02"))
 }
 
+// changeRow is a change point's cells in show's text and Markdown tables:
+// series, index, commits, before → after, change, and whether it is new
+// (and slower).
+func changeRow(c *hist.Change) []string {
+	mark := ""
+	if c.New {
+		mark = "new"
+		if c.Slower() {
+			mark = "new, slower"
+		}
+	}
+	return []string{fmt.Sprintf("%s/%s %s (%s)", c.Workload, c.Mode, c.Series, c.Metric), fmt.Sprint(c.Index),
+		short(c.CommitBefore) + ".." + short(c.Commit), SeriesValue(c.Series, c.Before) + " → " + SeriesValue(c.Series, c.After),
+		ChangeText(c), mark}
+}
+
 func historyText(w io.Writer, name string, a *hist.Analysis) error {
 	all := a.All()
 	fmt.Fprintf(w, "history %s: %s, %d series, %s\n", name, span(a), len(a.Series), plural(len(all), "change point"))
@@ -82,12 +98,7 @@ func historyText(w io.Writer, name string, a *hist.Analysis) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "\nseries\tindex\tcommits\tbefore → after\tchange\t")
 	for _, c := range all {
-		mark := ""
-		if c.New {
-			mark = "new"
-		}
-		fmt.Fprintf(tw, "%s/%s %s (%s)\t%d\t%s..%s\t%s → %s\t%s\t%s\n", c.Workload, c.Mode, c.Series, c.Metric,
-			c.Index, short(c.CommitBefore), short(c.Commit), SeriesValue(c.Series, c.Before), SeriesValue(c.Series, c.After), ChangeText(&c), mark)
+		fmt.Fprintln(tw, strings.Join(changeRow(&c), "\t"))
 	}
 	return tw.Flush()
 }
@@ -101,15 +112,12 @@ func historyMarkdown(w io.Writer, name string, a *hist.Analysis) error {
 	}
 	fmt.Fprintln(w, "| series | index | commits | before → after | change | |\n|---|---:|---|---|---|---|")
 	for _, c := range all {
-		mark := ""
-		if c.New {
-			mark = "**new**"
-			if c.Slower() {
-				mark = "**new, slower**"
-			}
+		r := changeRow(&c)
+		r[2] = "`" + r[2] + "`"
+		if r[5] != "" {
+			r[5] = "**" + r[5] + "**"
 		}
-		fmt.Fprintf(w, "| %s/%s %s (%s) | %d | `%s..%s` | %s → %s | %s | %s |\n", c.Workload, c.Mode, c.Series, c.Metric,
-			c.Index, short(c.CommitBefore), short(c.Commit), SeriesValue(c.Series, c.Before), SeriesValue(c.Series, c.After), ChangeText(&c), mark)
+		fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
 	}
 	return nil
 }
