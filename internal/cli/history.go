@@ -36,7 +36,9 @@ history's last stable stretch instead of one baseline.
 Change points are found by E-divisive means with a permutation test (as
 MongoDB's and Apache Otava's histories do): a split of a series is kept when
 fewer than 1 in 100 shuffles of its values split as well, and each side is
-searched again. A shift is found once 3 runs after it are in.`,
+searched again. Each side of a split holds at least 3 runs, so a shift can
+be reported from the third run after it on (with 20 runs before it, a clean
+shift is; with 8, the fourth: fewer orderings are as extreme).`,
 		Example: `  vbench run benchmarks/suite.yaml --json results.json
   vbench history append results.json
   vbench history show benchmarks/suite.yaml

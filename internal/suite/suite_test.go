@@ -70,6 +70,10 @@ workloads:
 	if want := filepath.Join(dir, "benchmarks", "baselines", "default.json"); s.Baseline != want {
 		t.Errorf("default baseline %s, want %s", s.Baseline, want)
 	}
+	// The history sits beside the baseline.
+	if want := filepath.Join(dir, "benchmarks", "baselines", "default.history.jsonl"); s.History != want {
+		t.Errorf("default history %s, want %s", s.History, want)
+	}
 	w := s.Workloads[0]
 	if w.Project != filepath.Join(dir, "fib/Fib.csproj") || w.Runs != 4 || w.Timeout != time.Minute ||
 		strings.Join(w.Env, " ") != "A=b DOTNET_TieredPGO=0" || w.Cwd != dir || w.Checksum != "832040" ||
@@ -101,6 +105,17 @@ func TestDefaults(t *testing.T) {
 	}
 	if len(s.SHA256) != 64 {
 		t.Errorf("sha256 %q", s.SHA256)
+	}
+	if s.History != filepath.Join(dir, "b/q.history.jsonl") {
+		t.Errorf("history beside a moved baseline: %s", s.History)
+	}
+	p = write(t, dir, "h.yaml", "name: q\nhistory: ci/q.jsonl\nworkloads:\n  - {name: a, command: [true]}\n")
+	if s, err = Load(p); err != nil || s.History != filepath.Join(dir, "ci/q.jsonl") {
+		t.Errorf("history field: %v %+v", err, s)
+	}
+	p = write(t, dir, "e.yaml", "name: q\nhistory: \"\"\nworkloads:\n  - {name: a, command: [true]}\n")
+	if _, err = Load(p); err == nil || !strings.Contains(err.Error(), "e.yaml:2: history: must not be empty") {
+		t.Errorf("empty history: %v", err)
 	}
 }
 
