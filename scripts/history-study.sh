@@ -5,14 +5,14 @@
 # run ROUNDS times), metric wall, each `vbench run` appended by `vbench
 # history append`. Per repetition: 8 invocations at 100 rounds then 4 at 105
 # (5% more work) into step-N.jsonl, then 8 more at 100 into unchanged-N.jsonl.
-# The machine is shared: each invocation waits until the 1-minute load
-# average is below MAXLOAD (default 3). Usage:
+# The machine is shared: each invocation waits until both cores were at
+# least MINIDLE percent idle over the last 2 seconds (default 80). Usage:
 #   scripts/history-study.sh OUTDIR [REPETITIONS] [MINUTES]
 set -euo pipefail
 out=$(realpath -m "${1:?usage: scripts/history-study.sh OUTDIR [REPETITIONS] [MINUTES]}")
 reps=${2:-3}
 end=$(( $(date +%s) + 60 * ${3:-45} ))
-maxload=${MAXLOAD:-3}
+minidle=${MINIDLE:-80}
 root=$(cd "$(dirname "$0")/.." && pwd)
 vbench=${VBENCH:-$root/bin/vbench}
 work=$(mktemp -d)
@@ -33,10 +33,16 @@ workloads:
     command: [dotnet, out/PlainApp.dll, "2000000", "$amount"]
 YAML
 done
+idle() { # percent of the CPUs' time idle over 2 seconds
+  local a b
+  a=($(head -1 /proc/stat)); sleep 2; b=($(head -1 /proc/stat))
+  local total=0 i
+  for i in 1 2 3 4 5 6 7 8; do total=$((total + b[i] - a[i])); done
+  echo $(( 100 * (b[4] - a[4]) / (total > 0 ? total : 1) ))
+}
 invoke() { # amount history commit
-  while [ "$(cut -d. -f1 /proc/loadavg)" -ge "$maxload" ]; do
+  while [ "$(idle)" -lt "$minidle" ]; do
     [ "$(date +%s)" -ge "$end" ] && exit 0
-    sleep 5
   done
   [ "$(date +%s)" -ge "$end" ] && exit 0
   "$vbench" run "$work/suite-$1.yaml" --quiet --no-baseline --json "$work/r.json" --format json >/dev/null
