@@ -84,7 +84,20 @@ func (l *launch) keepCrashed(c *cellState, st step, r *results.Run, runDir strin
 		c.profile = prev
 		return
 	}
-	r.Error += fmt.Sprintf(" [its profile, incomplete, is in %s]", c.profile)
+	r.Error += fmt.Sprintf(" [its profile, incomplete%s, is in %s]", crashCause(t), c.profile)
+}
+
+// crashCause is what the profiler wrote down as the crash's cause (the
+// exception's class, or the fatal signal and its address, which a program
+// dying in native code does not print), as " (cause)"; "" when no process
+// of the tree recorded one.
+func crashCause(t *profile.Tree) string {
+	for _, p := range t.Processes {
+		if !p.Complete && p.Cause != "" {
+			return " (" + p.Cause + ")"
+		}
+	}
+	return ""
 }
 
 // vbenchLine is the run's VBENCH line, read; ok is false when there is none,
