@@ -66,9 +66,11 @@ func (l *launch) check(c *cellState, st step, r *results.Run, out Outcome, lib, 
 }
 
 // keepCrashed keeps the profile a failed run of an engine mode still wrote
-// (the profiler writes one, incomplete, when the runtime aborts: an
-// unhandled exception, FailFast), so the crash can be read; the run stays
-// failed, its error the program's own, with where the profile went.
+// (the profiler writes one, incomplete, when the runtime aborts or the
+// program faults in native code; a program that exits non-zero writes a
+// complete one), so the failure can be read; the run stays failed, its error
+// the program's own, with where the profile went and, when it is
+// incomplete, the cause the profiler recorded.
 func (l *launch) keepCrashed(c *cellState, st step, r *results.Run, runDir string) {
 	if c.Spec.Engine == "" || runDir == "" || st.warmup {
 		return
@@ -84,20 +86,23 @@ func (l *launch) keepCrashed(c *cellState, st step, r *results.Run, runDir strin
 		c.profile = prev
 		return
 	}
-	r.Error += fmt.Sprintf(" [its profile, incomplete%s, is in %s]", crashCause(t), c.profile)
+	r.Error += fmt.Sprintf(" [%s is in %s]", keptProfile(t), c.profile)
 }
 
-// crashCause is what the profiler wrote down as the crash's cause (the
+// keptProfile says what a failed run left: "its profile", or "its profile,
+// incomplete (cause)" when a process's profile was written at a crash (the
 // exception's class, or the fatal signal and its address, which a program
-// dying in native code does not print), as " (cause)"; "" when no process
-// of the tree recorded one.
-func crashCause(t *profile.Tree) string {
+// dying in native code does not print).
+func keptProfile(t *profile.Tree) string {
 	for _, p := range t.Processes {
-		if !p.Complete && p.Cause != "" {
-			return " (" + p.Cause + ")"
+		if !p.Complete {
+			if p.Cause == "" {
+				return "its profile, incomplete,"
+			}
+			return "its profile, incomplete (" + p.Cause + "),"
 		}
 	}
-	return ""
+	return "its profile"
 }
 
 // vbenchLine is the run's VBENCH line, read; ok is false when there is none,

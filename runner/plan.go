@@ -154,8 +154,11 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 			continue
 		}
 		for _, m := range p.Modes { // report order
-			// A twin runs wherever its mode does.
-			if runs := w.EffectiveModes(s); !slices.Contains(runs, m) && !slices.Contains(runs, twinOf[m]) {
+			// A workload's own modes: subset limits every run's modes (a twin
+			// runs wherever its mode does); without one, a workload runs
+			// under all of them, --modes included: a mode --modes names is
+			// run, even when the suite's modes: list leaves it out.
+			if w.Modes != nil && !slices.Contains(w.Modes, m) && !slices.Contains(w.Modes, twinOf[m]) {
 				continue
 			}
 			c := Cell{Workload: w, Mode: m, Spec: specs[m], Metric: w.Metric.OrDefault(), Runs: p.Runs, Warmup: p.Warmup, Timeout: p.Timeout}
@@ -171,6 +174,15 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 	}
 	if len(all) == 0 {
 		return nil, fmt.Errorf("nothing to run: no workload of %s runs under modes %v", s.Path, p.Modes)
+	}
+	// A mode asked for by name that no selected workload runs under would
+	// be recorded as run and show nothing: refused, naming who limits it.
+	for _, m := range o.Modes {
+		if !slices.ContainsFunc(all, func(c Cell) bool { return c.Mode == m }) {
+			return nil, optionErr("Modes", func(name string) string {
+				return fmt.Sprintf("%s: no selected workload of %s runs under mode %q: each limits its modes (modes: in the workload)", name, s.Path, m)
+			})
+		}
 	}
 	p.Cells = all
 	if o.Shard != nil {
