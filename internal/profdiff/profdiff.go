@@ -16,7 +16,11 @@
 // managed frame), and the interval and p of a change are a test of two
 // proportions over the pooled counts. Self figures add up to the side's
 // total, so their changes are each function's contribution to the total
-// change: rows are ordered by it, largest magnitude first.
+// change: rows are ordered by it, largest magnitude first. Shares always
+// add up to one, so their changes cannot say where more work went (a
+// function doing more work takes share from all the others); a sampled
+// function's contribution is the change of its self samples per run (a
+// time: samples × interval), which can.
 package profdiff
 
 import (
@@ -112,9 +116,12 @@ func (s *Side) Runs() int { return len(s.runs) }
 // Row is one function's change from OLD to NEW. Self and inclusive figures
 // are in the Diff's unit (mean ns per run, or share of samples).
 type Row struct {
-	Function         string
-	Old, New         float64 // self
-	Change           float64 // New - Old: the function's contribution to the total change
+	Function string
+	Old, New float64 // self
+	Change   float64 // New - Old
+	// Contribution is the function's part in the change of the total: its
+	// Change (time), or the change of its self samples per run (sampling).
+	Contribution     float64
 	OldIncl, NewIncl float64
 	// Lo and Hi bound Change at Level, and P is the two-sided p-value of
 	// no change; HasInterval is false when they cannot be computed (one run
@@ -162,8 +169,10 @@ func Compare(old, new *Side) (*Diff, error) {
 		var r Row
 		if d.Unit == Share {
 			r = shareRow(name, osum, nsum)
+			r.Contribution = float64(nsum.fns[name].Self)/float64(new.Runs()) - float64(osum.fns[name].Self)/float64(old.Runs())
 		} else {
 			r = timeRow(name, old, new)
+			r.Contribution = r.Change
 		}
 		if r.Old == 0 && r.New == 0 && r.OldIncl == 0 && r.NewIncl == 0 {
 			continue
@@ -171,7 +180,7 @@ func Compare(old, new *Side) (*Diff, error) {
 		d.Rows = append(d.Rows, r)
 	}
 	sort.Slice(d.Rows, func(i, j int) bool {
-		a, b := math.Abs(d.Rows[i].Change), math.Abs(d.Rows[j].Change)
+		a, b := math.Abs(d.Rows[i].Contribution), math.Abs(d.Rows[j].Contribution)
 		if a != b {
 			return a > b
 		}
@@ -272,7 +281,7 @@ func (s *Side) perRun(name string) (self, incl []float64) {
 func (d *Diff) Top(n int) []Row {
 	var out []Row
 	for _, r := range d.Rows {
-		if r.Change == 0 {
+		if r.Change == 0 && r.Contribution == 0 {
 			continue
 		}
 		if n > 0 && len(out) == n {
