@@ -44,7 +44,7 @@ func (v DiffView) head() []string {
 	if d.Unit == profdiff.Share {
 		lines = append(lines, fmt.Sprintf("samples: %.0f in %d %s → %.0f in %d %s; figures are shares of each side's samples (those with a managed frame), change in percentage points; interval and p: a test of two proportions",
 			d.OldTotal, d.OldRuns, plural(d.OldRuns, "run", "runs"), d.NewTotal, d.NewRuns, plural(d.NewRuns, "run", "runs")),
-			"functions by contribution: the change of their self samples per run (shares alone cannot say where more work went)")
+			"functions by contribution: the change of their share times the side's CPU time per run, an estimate of their self CPU time (shares alone cannot say where more work went)")
 	} else {
 		total := fmt.Sprintf("total self time per run: %s → %s (%s", numfmt.Duration(d.OldTotal), numfmt.Duration(d.NewTotal), signed(d.NewTotal-d.OldTotal, numfmt.Duration))
 		if d.OldTotal > 0 {
@@ -147,7 +147,8 @@ type DiffFunction struct {
 	New      float64 `json:"new"`
 	Change   float64 `json:"change"`
 	// Contribution orders the functions: Change (ns), or the change of
-	// self samples per run (share).
+	// share × CPU time per run, in ns (share; self samples per run for a
+	// pprof file, which records no CPU time).
 	Contribution float64  `json:"contribution"`
 	Lo           *float64 `json:"lo,omitempty"`
 	Hi           *float64 `json:"hi,omitempty"`

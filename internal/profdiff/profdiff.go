@@ -19,8 +19,12 @@
 // change: rows are ordered by it, largest magnitude first. Shares always
 // add up to one, so their changes cannot say where more work went (a
 // function doing more work takes share from all the others); a sampled
-// function's contribution is the change of its self samples per run (a
-// time: samples × interval), which can.
+// function's contribution is the change of its share times its side's CPU
+// time per run (the threads' CPU time the profile records): an estimate of
+// its self CPU time per run. The count of samples is no such estimate: on a
+// busy machine a run doing more work was seen to take fewer samples. Where
+// a profile records no CPU time (a pprof file) it is the change of its self
+// samples per run.
 package profdiff
 
 import (
@@ -68,6 +72,7 @@ type Side struct {
 
 type run struct {
 	total int64 // the sum of every function's self weight
+	cpu   int64 // the threads' CPU time, ns; 0 when unknown
 	fns   map[string]Weight
 }
 
@@ -94,7 +99,13 @@ func (s *Side) Add(p *profile.Profile) error {
 		fns[f.Name] = Weight{old.Self + w.Self, old.Incl + w.Incl}
 		total += w.Self
 	}
-	return s.AddRun(u, total, fns)
+	if err := s.AddRun(u, total, fns); err != nil {
+		return err
+	}
+	for _, t := range p.Threads {
+		s.runs[len(s.runs)-1].cpu += t.CPUNs
+	}
+	return nil
 }
 
 // AddRun adds one run given as function weights (a pprof file's, which has
@@ -106,7 +117,7 @@ func (s *Side) AddRun(u Unit, total int64, fns map[string]Weight) error {
 	if u != s.Unit {
 		return fmt.Errorf("cannot add a profile in %s to profiles in %s (tracing and sampling do not compare)", u, s.Unit)
 	}
-	s.runs = append(s.runs, run{total, fns})
+	s.runs = append(s.runs, run{total: total, fns: fns})
 	return nil
 }
 
@@ -169,7 +180,11 @@ func Compare(old, new *Side) (*Diff, error) {
 		var r Row
 		if d.Unit == Share {
 			r = shareRow(name, osum, nsum)
-			r.Contribution = float64(nsum.fns[name].Self)/float64(new.Runs()) - float64(osum.fns[name].Self)/float64(old.Runs())
+			if osum.cpu > 0 && nsum.cpu > 0 && old.knowCPU() && new.knowCPU() {
+				r.Contribution = r.New*float64(nsum.cpu)/float64(new.Runs()) - r.Old*float64(osum.cpu)/float64(old.Runs())
+			} else {
+				r.Contribution = float64(nsum.fns[name].Self)/float64(new.Runs()) - float64(osum.fns[name].Self)/float64(old.Runs())
+			}
 		} else {
 			r = timeRow(name, old, new)
 			r.Contribution = r.Change
@@ -197,12 +212,23 @@ func (s *Side) sums() run {
 	out := run{fns: map[string]Weight{}}
 	for _, r := range s.runs {
 		out.total += r.total
+		out.cpu += r.cpu
 		for n, w := range r.fns {
 			o := out.fns[n]
 			out.fns[n] = Weight{o.Self + w.Self, o.Incl + w.Incl}
 		}
 	}
 	return out
+}
+
+// knowCPU reports whether every run recorded its CPU time.
+func (s *Side) knowCPU() bool {
+	for _, r := range s.runs {
+		if r.cpu == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // shareRow compares a function's shares of samples by a test of two
