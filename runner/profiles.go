@@ -49,11 +49,11 @@ func (l *launch) useProfile(c *cellState, seq int, p *profile.Profile, rep Repor
 // keep copies a measured run's directory (an engine mode's profiles, given
 // their tree t, or whatever a mode's {rundir} received: a trace, another
 // profiler's output) to Env.ProfilesDir/<workload>/<mode>, replacing the
-// previous run's. An engine mode's measured run (seq > 0) is also kept in
+// previous run's. An engine mode's measured run (measured) is also kept in
 // runs/<seq>/ there, beside every earlier one: what `vbench diff` and the
 // report compare. An engine-less mode's directory that received nothing
 // keeps nothing.
-func (l *launch) keep(c *cellState, seq int, runDir string, t *profile.Tree) {
+func (l *launch) keep(c *cellState, measured bool, seq int, runDir string, t *profile.Tree) {
 	if l.env.ProfilesDir == "" {
 		return
 	}
@@ -63,7 +63,11 @@ func (l *launch) keep(c *cellState, seq int, runDir string, t *profile.Tree) {
 		}
 	}
 	dst := filepath.Join(l.env.ProfilesDir, c.Workload.Name, string(c.Mode))
-	if err := keepProfile(runDir, dst, t, seq); err != nil {
+	run := ""
+	if measured {
+		run = strconv.Itoa(seq)
+	}
+	if err := keepProfile(runDir, dst, t, run); err != nil {
 		l.env.logf("keeping the profile of %s: %v", c.Key(), err)
 		return
 	}
@@ -77,9 +81,9 @@ func (l *launch) keep(c *cellState, seq int, runDir string, t *profile.Tree) {
 // sees the previous run's profiles or this run's, never a mix of the two nor
 // half of either; an interrupted or failed copy leaves dst as it was.
 // dst's runs/ moves into the copy before the swap (a reader may find it
-// missing for that moment); seq > 0 adds the copy itself as runs/<seq>,
+// missing for that moment); a run name adds the copy itself as runs/<run>,
 // hard-linked (the files are never written again).
-func keepProfile(src, dst string, t *profile.Tree, seq int) (err error) {
+func keepProfile(src, dst string, t *profile.Tree, runName string) (err error) {
 	parent := filepath.Dir(dst)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return err
@@ -110,8 +114,8 @@ func keepProfile(src, dst string, t *profile.Tree, seq int) (err error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	if seq > 0 {
-		run := filepath.Join(tmpRuns, strconv.Itoa(seq))
+	if runName != "" {
+		run := filepath.Join(tmpRuns, runName)
 		if err := os.MkdirAll(run, 0o755); err != nil {
 			return err
 		}
