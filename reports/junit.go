@@ -115,7 +115,7 @@ func (m *Matrix) WriteJUnit(w io.Writer) error {
 			tc.Failure = &junitFailure{
 				Type:    "regression",
 				Message: fmt.Sprintf("%s regressed %s against %s", c.Key(), numfmt.ChangeP(c.Compare.Ratio, c.Compare.P), c.Versus(m.BaselineName)),
-				Text:    c.ChangeText() + "\n" + summary,
+				Text:    c.ChangeText() + "\n" + summary + whyText(c),
 			}
 		case results.VerdictFailed:
 			tc.Failure = &junitFailure{
@@ -187,4 +187,17 @@ func runErrors(c *results.Cell) string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// whyText is a regressed A/B pair's explain for its failure text, one
+// function a line; "" when it has none.
+func whyText(c *Cell) string {
+	if !Explained(c.Verdict, c.Compare) {
+		return ""
+	}
+	s := "\nwhy (" + ExplainBasis(c.Compare.ExplainUnit) + "):"
+	for _, f := range c.Compare.Explain {
+		s += "\n  " + f.Function + " " + ContributionText(c.Compare.ExplainUnit, f)
+	}
+	return s
 }

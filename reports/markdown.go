@@ -61,6 +61,7 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 			ew.table([]string{"", "cell", "baseline (median)", "now (median)", "change (fast-half means)", "p", "overhead"}, rows, Center, Left, Right, Right, Right, Right, Right)
 		}
 		fmt.Fprintln(ew)
+		writeWhy(ew, changed)
 	}
 	if failed := m.WithVerdict(results.VerdictFailed); len(failed) > 0 {
 		fmt.Fprintf(ew, "**Failed**\n\n")
@@ -203,4 +204,26 @@ func AppendStepSummary(files []*results.File, opts Options) error {
 		return fmt.Errorf("GITHUB_STEP_SUMMARY %s: %w", path, err)
 	}
 	return nil
+}
+
+// writeWhy lists, under the changed cells, the functions each changed A/B
+// pair's profiles say the change went to (its explain).
+func writeWhy(w io.Writer, changed []*Cell) {
+	started := false
+	for _, c := range changed {
+		if !Explained(c.Verdict, c.Compare) {
+			continue
+		}
+		if !started {
+			fmt.Fprintf(w, "**Why** (%s)\n\n", ExplainBasis(c.Compare.ExplainUnit))
+			started = true
+		}
+		fmt.Fprintf(w, "- %s:\n", mdCode(c.Key()))
+		for _, f := range c.Compare.Explain {
+			fmt.Fprintf(w, "  - %s %s\n", mdCode(f.Function), mdEscape(ContributionText(c.Compare.ExplainUnit, f)))
+		}
+	}
+	if started {
+		fmt.Fprintln(w)
+	}
 }

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/csv"
 	"fmt"
@@ -122,7 +123,8 @@ func orNA(s string) string { return cmp.Or(s, "-") }
 // ResultsTable writes the aligned text table, then failures, warnings and a summary.
 func ResultsTable(w io.Writer, f *results.File) error {
 	header, rows := ResultsRows(f)
-	t := tablewriter.NewTable(w,
+	var buf bytes.Buffer
+	t := tablewriter.NewTable(&buf,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
 			Borders: tw.BorderNone,
 			Symbols: tw.NewSymbols(tw.StyleNone),
@@ -143,7 +145,47 @@ func ResultsTable(w io.Writer, f *results.File) error {
 	if err := t.Render(); err != nil {
 		return err
 	}
+	if _, err := w.Write(withExplains(buf.Bytes(), f)); err != nil {
+		return err
+	}
 	return notes(w, f, "")
+}
+
+// withExplains puts each changed A/B pair's explain on a line under its
+// row of the rendered table (the header's line, then one line per row). A
+// table whose rows did not render one line each keeps its lines, and the
+// explains follow it.
+func withExplains(table []byte, f *results.File) []byte {
+	var under []string
+	for i := range f.Results {
+		c := &f.Results[i]
+		if Explained(c.Verdict, c.Compare) {
+			under = append(under, fmt.Sprintf("    why %s: %s", c.Key(), ExplainText(c.Compare, ExplainShown)))
+		} else {
+			under = append(under, "")
+		}
+	}
+	if strings.Join(under, "") == "" {
+		return table
+	}
+	lines := strings.SplitAfter(strings.TrimSuffix(string(table), "\n"), "\n")
+	var b strings.Builder
+	if len(lines) != len(under)+1 {
+		b.Write(table)
+		for _, u := range under {
+			if u != "" {
+				b.WriteString(u + "\n")
+			}
+		}
+		return []byte(b.String())
+	}
+	for i, l := range lines {
+		b.WriteString(strings.TrimSuffix(l, "\n") + "\n")
+		if i > 0 && under[i-1] != "" {
+			b.WriteString(under[i-1] + "\n")
+		}
+	}
+	return []byte(b.String())
 }
 
 // ResultsMarkdown writes the results table as GitHub-flavoured Markdown.
@@ -158,6 +200,11 @@ func ResultsMarkdown(w io.Writer, f *results.File) error {
 		return err
 	}
 	fmt.Fprintln(w)
+	for i := range f.Results {
+		if c := &f.Results[i]; Explained(c.Verdict, c.Compare) {
+			fmt.Fprintf(w, "- why %s: %s\n", mdCode(c.Key()), mdEscape(ExplainText(c.Compare, ExplainShown)))
+		}
+	}
 	return notes(w, f, "- ")
 }
 

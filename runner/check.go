@@ -47,7 +47,7 @@ func (l *launch) check(c *cellState, st step, r *results.Run, out Outcome, lib, 
 	}
 	if c.Spec.Engine == "" {
 		if runDir != "" && !st.warmup {
-			l.keep(c, runDir, nil)
+			l.keep(c, false, 0, runDir, nil)
 		}
 		return
 	}
@@ -61,7 +61,7 @@ func (l *launch) check(c *cellState, st step, r *results.Run, out Outcome, lib, 
 			r.Error = msg
 			return
 		}
-		l.keep(c, runDir, tree)
+		l.keep(c, true, r.Seq, runDir, tree)
 	}
 }
 
@@ -81,7 +81,7 @@ func (l *launch) keepCrashed(c *cellState, st step, r *results.Run, runDir strin
 	}
 	prev := c.profile
 	c.profile = ""
-	l.keep(c, runDir, t)
+	l.keep(c, false, 0, runDir, t)
 	if c.profile == "" {
 		c.profile = prev
 		return

@@ -160,7 +160,8 @@ type Cell struct {
 	Shares []ShareCheck `json:"shares,omitempty"`
 	// Warnings about the statistics, e.g. too few runs for a 95% interval.
 	Warnings []string `json:"warnings,omitempty"`
-	// Profile is where the last measured run's profile was kept, if anywhere.
+	// Profile is where the last measured run's profile was kept, if
+	// anywhere; its runs/<seq>/ hold every measured run's.
 	Profile string `json:"profile,omitempty"`
 }
 
@@ -299,6 +300,22 @@ type Change struct {
 	// Hides is, for an inconclusive verdict, the largest relative change
 	// (e.g. 0.08 for 8%) the interval at 1 - alpha still allows.
 	Hides float64 `json:"hides,omitempty"`
+	// Explain lists, for an A/B pair whose mode has an engine, the
+	// functions that contributed most to the change between the two
+	// sides' profiles (every measured run of each), largest magnitude
+	// first; ExplainUnit says what their figures are.
+	Explain     []Contribution `json:"explain,omitempty"`
+	ExplainUnit string         `json:"explain_unit,omitempty"` // "ns": self time per run (mean); "share": share of samples (0 to 1)
+}
+
+// Contribution is one function's part in an A/B pair's change: its self
+// figure on the reference side (Old) and the judged side (New), and New -
+// Old (see internal/profdiff).
+type Contribution struct {
+	Function string  `json:"function"`
+	Old      float64 `json:"old"`
+	New      float64 `json:"new"`
+	Change   float64 `json:"change"`
 }
 
 // Run is one launch of a workload.

@@ -62,6 +62,7 @@ func Apply(cur, base *results.File, opts Options) {
 	var tests []*test
 	for i := range cur.Results {
 		c := &cur.Results[i]
+		prev := c.Compare
 		c.Compare, c.Verdict = nil, ""
 		switch {
 		case c.Failed():
@@ -70,6 +71,7 @@ func Apply(cur, base *results.File, opts Options) {
 			c.Verdict = results.VerdictNotRun
 		case cur.ModeSpec(c.Mode).Against != "":
 			tests = append(tests, abTests(cur, c, opts)...)
+			keepExplain(prev, c.Compare)
 		case base != nil:
 			tests = append(tests, baselineTests(base, cur, c, opts)...)
 		}
@@ -78,6 +80,15 @@ func Apply(cur, base *results.File, opts Options) {
 		}
 	}
 	decide(tests, opts)
+}
+
+// keepExplain carries an A/B pair's explain over to its new comparison:
+// the runner computed it from both sides' profiles, which a later judgement
+// (merge, report) no longer has.
+func keepExplain(prev, ch *results.Change) {
+	if prev != nil && ch != nil {
+		ch.Explain, ch.ExplainUnit = prev.Explain, prev.ExplainUnit
+	}
 }
 
 // test is one hypothesis of the family: a cell's time (or overhead)
