@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -159,6 +160,8 @@ func waitReady(ctx context.Context, url string, timeout time.Duration, exited fu
 			var op *net.OpError
 			if errors.As(err, &op) {
 				last = op.Err.Error()
+			} else if errors.Is(err, context.DeadlineExceeded) || os.IsTimeout(err) {
+				last = "no answer within " + client.Timeout.String()
 			}
 		default:
 			resp.Body.Close()
