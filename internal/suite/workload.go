@@ -113,8 +113,8 @@ func (p *parser) workload(n *yaml.Node, field string, s *Suite) Workload {
 		return w
 	}
 	field = fmt.Sprintf("%s(%s)", field, w.Name)
-	p.target(n, field, nodes, &w)
 	p.service(n, field, nodes, &w, ownMetric)
+	p.target(n, field, nodes, &w)
 	p.modeSubset(n, field, s, &w)
 	p.cwd(nodes.cwd, field+".cwd", &w)
 	if p.err != nil {
