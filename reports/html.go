@@ -20,6 +20,7 @@ var htmlSource string
 
 var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"ns":       func(ns float64) string { return numfmt.OrMissing(ns, numfmt.Duration) },
+	"val":      Value,
 	"mult":     numfmt.Multiple,
 	"interval": numfmt.Interval,
 	"change":   numfmt.Change,

@@ -101,9 +101,10 @@ func (m *Matrix) WriteJUnit(w io.Writer) error {
 		secs := cellSeconds(c.Cell)
 		total += secs
 		tc := junitCase{Classname: f.Suite.Name, Name: c.Key(), Time: seconds(secs)}
-		summary := fmt.Sprintf("median %s (%s) over %d runs", numfmt.Duration(c.MedianNs), c.Metric.OrDefault(), c.Runs)
+		summary := fmt.Sprintf("median %s (%s) over %d runs", Value(c.Metric, c.MedianNs), c.Metric.OrDefault(), c.Runs)
 		if c.CILoNs != 0 {
-			summary += ", 95% CI " + numfmt.Range(numfmt.Duration(c.CILoNs), numfmt.Duration(c.CIHiNs))
+			lo, hi := c.Metric.Interval(c.CILoNs, c.CIHiNs)
+			summary += ", 95% CI " + numfmt.Range(Value(c.Metric, lo), Value(c.Metric, hi))
 		} else {
 			summary += ", too few runs for a 95% CI"
 		}

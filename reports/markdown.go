@@ -52,7 +52,7 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 			if m.AB {
 				row = append(row, mdCode(c.Versus(m.BaselineName)))
 			}
-			rows = append(rows, append(row, numfmt.Duration(c.Compare.BaselineMedianNs), numfmt.Duration(c.MedianNs),
+			rows = append(rows, append(row, Value(c.Metric, c.Compare.BaselineMedianNs), Value(c.Metric, c.MedianNs),
 				change, numfmt.P(c.Compare.P), ov))
 		}
 		if m.AB {

@@ -54,6 +54,12 @@ type CellRow struct {
 	VerdictText string
 }
 
+// Value is a value of metric m (a median, a bound) as a person reads it:
+// requests/s for rps, else a duration; "" for 0 is "-".
+func Value(m results.Metric, ns float64) string {
+	return numfmt.OrMissing(ns, func(x float64) string { return m.Format(x, numfmt.Duration) })
+}
+
 // NewCellRow is c's row with verdict and change ch: a report can judge a
 // cell again (against another baseline), so they need not be c's own.
 func NewCellRow(c *results.Cell, verdict string, ch *results.Change) CellRow {
@@ -61,7 +67,7 @@ func NewCellRow(c *results.Cell, verdict string, ch *results.Change) CellRow {
 	r := CellRow{
 		Key: c.Key(), Workload: c.Workload, Mode: string(c.Mode), Metric: string(c.Metric.OrDefault()),
 		Runs:   strconv.Itoa(c.Runs),
-		Median: ns(c.MedianNs), MAD: ns(c.MADNs),
+		Median: Value(c.Metric, c.MedianNs), MAD: ns(c.MADNs),
 		Wall: ns(c.WallMedianNs), User: ns(c.UserMedianNs), Sys: ns(c.SysMedianNs),
 		MaxRSS:   numfmt.OrMissing(c.MaxRSSMedian, numfmt.Bytes),
 		Accuracy: c.AccuracyText(),
@@ -74,10 +80,11 @@ func NewCellRow(c *results.Cell, verdict string, ch *results.Change) CellRow {
 		r.Outliers = fmt.Sprint(c.Outliers)
 	}
 	if c.Runs > 0 {
-		r.MedianSpread = numfmt.Duration(c.MedianNs) + " " + numfmt.Spread(c.MedianNs, c.CILoNs, c.CIHiNs)
+		r.MedianSpread = Value(c.Metric, c.MedianNs) + " " + numfmt.Spread(c.MedianNs, c.CILoNs, c.CIHiNs)
 	}
 	if c.CILoNs != 0 {
-		r.CI = numfmt.Range(numfmt.Duration(c.CILoNs), numfmt.Duration(c.CIHiNs))
+		lo, hi := c.Metric.Interval(c.CILoNs, c.CIHiNs)
+		r.CI = numfmt.Range(Value(c.Metric, lo), Value(c.Metric, hi))
 	}
 	if c.Mode != modes.None && c.Overhead != 0 {
 		r.Overhead = numfmt.MultipleCI(c.Overhead, c.OverheadLo, c.OverheadHi)

@@ -191,7 +191,7 @@ func (c *Cell) matrixText() string {
 	if c.Failed() {
 		return "✗ failed"
 	}
-	s := numfmt.Duration(c.MedianNs)
+	s := Value(c.Metric, c.MedianNs)
 	if c.HasOverhead() {
 		s = numfmt.MultipleCI(c.Overhead, c.OverheadLo, c.OverheadHi)
 	}
@@ -218,9 +218,9 @@ func (c *Cell) ChangeText() string {
 	if ch == nil {
 		return ""
 	}
-	medians := numfmt.Duration(ch.BaselineMedianNs) + " → " + numfmt.Duration(c.MedianNs)
+	medians := Value(c.Metric, ch.BaselineMedianNs) + " → " + Value(c.Metric, c.MedianNs)
 	if ch.Against != "" {
-		medians = fmt.Sprintf("%s %s → %s %s", ch.Against, numfmt.Duration(ch.BaselineMedianNs), c.Mode, numfmt.Duration(c.MedianNs))
+		medians = fmt.Sprintf("%s %s → %s %s", ch.Against, Value(c.Metric, ch.BaselineMedianNs), c.Mode, Value(c.Metric, c.MedianNs))
 	}
 	change := numfmt.Change(ch.Ratio)
 	if ch.RatioLo != 0 || ch.RatioHi != 0 {

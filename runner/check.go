@@ -45,6 +45,10 @@ func (l *launch) check(c *cellState, st step, r *results.Run, out Outcome, lib, 
 		r.Error = fmt.Sprintf("printed no VBENCH line, so its checksum (the suite expects %q) cannot be checked", c.Workload.Checksum)
 		return
 	}
+	if ld := c.Workload.Load; ld != nil && ld.Handler != "" && r.Service != nil {
+		// A service's exact count: one handler call per request completed.
+		rep.Calls = map[string]int64{ld.Handler: r.WarmupRequests + r.Requests}
+	}
 	if c.Spec.Engine == "" {
 		if runDir != "" && !st.warmup {
 			l.keep(c, false, 0, runDir, nil)

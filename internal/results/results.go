@@ -340,4 +340,18 @@ type Run struct {
 	Checksum string `json:"checksum,omitempty"`
 	Outlier  bool   `json:"outlier,omitempty"`
 	Error    string `json:"error,omitempty"` // timeout, checksum mismatch, no VBENCH line, ...
+	*Service
+}
+
+// Service is what a service workload's run measured (runner/service.go):
+// the load generator's requests and latencies during the measured load,
+// the requests of its warm-up, and the port the server listened on.
+type Service struct {
+	Port           int     `json:"port,omitempty"`
+	WarmupRequests int64   `json:"warmup_requests,omitempty"`
+	Requests       int64   `json:"requests,omitempty"` // completed during the measured load
+	LoadNs         int64   `json:"load_ns,omitempty"`  // first request sent to last response read
+	RPS            float64 `json:"rps,omitempty"`      // Requests over LoadNs
+	LatencyP50Ns   int64   `json:"latency_p50_ns,omitempty"`
+	LatencyP99Ns   int64   `json:"latency_p99_ns,omitempty"`
 }

@@ -89,6 +89,10 @@ type Workload struct {
 	Runs     int            // 0: the suite's
 	Timeout  time.Duration  // 0: the suite's
 	Modes    []modes.Mode   // nil: the suite's
+	// Server and Load are set together on a service workload (service.go):
+	// Project/Args/Command start its server, which Load drives.
+	Server *Server
+	Load   *LoadSpec
 }
 
 // EffectiveModes is the workload's own subset, or the suite's modes.

@@ -51,18 +51,27 @@ func (p *parser) workload(n *yaml.Node, field string, s *Suite) Workload {
 	var nodes workloadNodes
 	env := map[string]string{}
 	w.Metric = s.Metric
-	p.fields(n, field, []string{"name", "project", "args", "command", "env", "cwd", "checksum", "metric", "runs", "timeout", "modes"}, func(key string, k, v *yaml.Node) {
+	ownMetric := false
+	p.fields(n, field, []string{"name", "project", "args", "command", "server", "load", "env", "cwd", "checksum", "metric", "runs", "timeout", "modes"}, func(key string, k, v *yaml.Node) {
 		f := join(field, key)
 		switch key {
 		case "name":
 			w.Name = p.name(v, f)
 		case "project":
+			if nodes.server != nil {
+				p.fail(v, f, "a service's project goes under server:")
+				return
+			}
 			nodes.project = v
 			w.Project = p.str(v, f)
 		case "args":
 			nodes.args = v
 			w.Args = p.strList(v, f)
 		case "command":
+			if nodes.server != nil {
+				p.fail(v, f, "a service's command goes under server:")
+				return
+			}
 			nodes.command = v
 			w.Command = p.strList(v, f)
 			if p.err == nil && len(w.Command) == 0 {
@@ -73,9 +82,20 @@ func (p *parser) workload(n *yaml.Node, field string, s *Suite) Workload {
 		case "cwd":
 			nodes.cwd = v
 			w.Cwd = p.str(v, f)
+		case "server":
+			if nodes.project != nil || nodes.command != nil {
+				p.fail(v, f, "a service's command goes under server: (server: {command: […]} or {project: …, args: […]}), not beside it")
+				return
+			}
+			nodes.prefix = ".server"
+			p.server(v, f, &nodes, &w)
+		case "load":
+			p.load(v, f, &w)
 		case "checksum":
+			nodes.checksum = v
 			w.Checksum = p.str(v, f)
 		case "metric":
+			ownMetric = true
 			w.Metric = p.metric(v, f)
 		case "runs":
 			w.Runs = p.integer(v, f, 1)
@@ -93,6 +113,7 @@ func (p *parser) workload(n *yaml.Node, field string, s *Suite) Workload {
 		return w
 	}
 	field = fmt.Sprintf("%s(%s)", field, w.Name)
+	p.service(n, field, nodes, &w, ownMetric)
 	p.target(n, field, nodes, &w)
 	p.modeSubset(n, field, s, &w)
 	p.cwd(nodes.cwd, field+".cwd", &w)
@@ -109,7 +130,8 @@ func (p *parser) workload(n *yaml.Node, field string, s *Suite) Workload {
 // workloadNodes are the nodes of a workload's fields that checks after the
 // field loop point at (nil: the field is absent).
 type workloadNodes struct {
-	project, args, command, cwd *yaml.Node
+	project, args, command, cwd, checksum, server *yaml.Node
+	prefix                                        string // ".server" when the command is a server's
 }
 
 // env reads a workload's environment variables into env. Variables that
@@ -151,6 +173,10 @@ func (p *parser) envMap(v *yaml.Node, f string, env map[string]string) {
 // target checks what the workload runs: a project to build (with args) or
 // a command, exactly one of them.
 func (p *parser) target(n *yaml.Node, field string, nodes workloadNodes, w *Workload) {
+	field += nodes.prefix
+	if nodes.server != nil {
+		n = nodes.server
+	}
 	switch {
 	case nodes.project != nil && nodes.command != nil:
 		p.fail(nodes.command, field+".command", "give either project or command, not both")
