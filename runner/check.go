@@ -61,6 +61,7 @@ func (l *launch) check(c *cellState, st step, r *results.Run, out Outcome, lib, 
 			r.Error = msg
 			return
 		}
+		r.Calls, r.SamplesTaken = events(c.Spec.Engine, p)
 		l.keep(c, runDir, tree)
 	}
 }
@@ -204,4 +205,19 @@ func checkCalls(c *cellState, seq int, p *profile.Profile, want map[string]int64
 			c.accuracy.Mismatches = append(c.accuracy.Mismatches, results.CallMismatch{Seq: seq, Function: n, Expected: want[n], Actual: got[n]})
 		}
 	}
+}
+
+// events is what a cell's cost per event divides by (stats.Fill): the calls
+// the profile counted in all, for an engine whose counts are exact, or the
+// sampling ticks taken.
+func events(e modes.Engine, p *profile.Profile) (calls, samples int64) {
+	if e.CountsCalls() {
+		for _, fn := range p.Functions {
+			calls += fn.Calls
+		}
+	}
+	if e.Samples() {
+		samples = p.Samples
+	}
+	return calls, samples
 }

@@ -78,6 +78,7 @@ func Apply(cur, base *results.File, opts Options) {
 		}
 	}
 	decide(tests, opts)
+	perEvent(cur)
 }
 
 // test is one hypothesis of the family: a cell's time (or overhead)
