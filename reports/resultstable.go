@@ -39,7 +39,9 @@ func ResultsJSON(w io.Writer, f *results.File) error {
 //
 // A cell judged against another mode of its run (an A/B pair: --against's
 // OLD build, a suite's against:) shows its change in the A/B column, a cell
-// judged against a baseline in the vs-baseline column.
+// judged against a baseline in the vs-baseline column. The profiler's cost
+// per event (stats.Fill) and an A/B pair's change per event have columns
+// only when some cell has one.
 func ResultsRows(f *results.File) (header []string, rows [][]string) {
 	hasBase, hasAB, hasAcc, hasOver, hasCost, hasCostAB := false, false, false, false, false, false
 	metrics := map[string]bool{}
@@ -67,6 +69,9 @@ func ResultsRows(f *results.File) (header []string, rows [][]string) {
 	if hasOver {
 		header = append(header, "overhead [95% CI]")
 	}
+	if hasCost {
+		header = append(header, "cost/event [95% CI]")
+	}
 	if hasBase {
 		header = append(header, "vs baseline")
 		if hasOver {
@@ -75,9 +80,6 @@ func ResultsRows(f *results.File) (header []string, rows [][]string) {
 	}
 	if hasAB {
 		header = append(header, "A/B [95% CI]")
-	}
-	if hasCost {
-		header = append(header, "cost/event [95% CI]")
 	}
 	if hasCostAB {
 		header = append(header, "A/B per event")
@@ -99,6 +101,9 @@ func ResultsRows(f *results.File) (header []string, rows [][]string) {
 		if hasOver {
 			row = append(row, orNA(r.Overhead))
 		}
+		if hasCost {
+			row = append(row, orNA(r.Cost))
+		}
 		base, ab := cmp.Or(r.FromZero, r.Versus), r.Versus
 		if r.AB {
 			base = ""
@@ -113,9 +118,6 @@ func ResultsRows(f *results.File) (header []string, rows [][]string) {
 		}
 		if hasAB {
 			row = append(row, orNA(ab))
-		}
-		if hasCost {
-			row = append(row, orNA(r.Cost))
 		}
 		if hasCostAB {
 			row = append(row, orNA(r.CostChange))

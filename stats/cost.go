@@ -52,15 +52,17 @@ func fillCost(f *results.File) {
 }
 
 // PerRun is the median over c's measured runs of a count its profiles
-// recorded, 0 when none recorded it (older files, engine-less modes).
+// recorded, 0 when none recorded it (older files, engine-less modes). A
+// run's 0 counts once some run has one (a short kernel between two ticks).
 func PerRun(c *results.Cell, count func(*results.Run) int64) float64 {
 	var xs []float64
+	some := false
 	for _, r := range c.Measured() {
-		if n := count(&r); n > 0 {
-			xs = append(xs, float64(n))
-		}
+		n := count(&r)
+		xs = append(xs, float64(n))
+		some = some || n > 0
 	}
-	if len(xs) == 0 {
+	if !some {
 		return 0
 	}
 	return Median(xs)
