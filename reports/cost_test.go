@@ -13,7 +13,8 @@ import (
 // The A/B run of abFile with profiles that counted 1000 calls a run: every
 // format shows the cost per call ((3.6035ms − 1.0035ms) / 1000 = 2.60 µs for
 // NEW, 2.00 µs for OLD) and the pair's change per call (each round 0.6 ms
-// apart: +600 ns a call); a file without counts shows neither.
+// apart: +600 ns a call), JUnit in each case's summary; a file without
+// counts shows neither.
 func TestCostPerCallInEveryFormat(t *testing.T) {
 	f := abFile()
 	for i := range f.Results {
@@ -36,6 +37,7 @@ func TestCostPerCallInEveryFormat(t *testing.T) {
 		"results markdown": renderString(t, func(b *strings.Builder) error { return ResultsMarkdown(b, f) }),
 		"csv":              renderString(t, func(b *strings.Builder) error { return ResultsCSV(b, f) }),
 		"json":             renderString(t, func(b *strings.Builder) error { return ResultsJSON(b, f) }),
+		"junit":            renderString(t, func(b *strings.Builder) error { return JUnit(b, f) }),
 	}
 	want := map[string][]string{
 		"text":             {"Cost per event", "2.60 µs/call [", "2.00 µs/call [", "+600 ns/call [+600, +600] vs tracing@old", "per round (p"},
@@ -44,6 +46,7 @@ func TestCostPerCallInEveryFormat(t *testing.T) {
 		"table":            {"cost/event [95% CI]", "A/B per event", "2.60 µs/call [", "+600 ns/call [+600, +600]"},
 		"results markdown": {"cost/event [95% CI]", "+600 ns/call [+600, +600]"},
 		"csv":              {",calls_per_run,cost_per_call_ns,", ",1000,2600,"},
+		"junit":            {"; cost 2.60 µs/call [", "+600 ns/call [+600, +600]"},
 		"json":             {`"calls_per_run": 1000`, `"cost_per_call_ns": 2600`, `"change_per_call_ns": 600`, `"calls": 1000`},
 	}
 	for name, subs := range want {
