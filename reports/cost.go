@@ -2,6 +2,7 @@ package reports
 
 import (
 	"slices"
+	"strings"
 
 	"vbench/internal/modes"
 )
@@ -16,18 +17,22 @@ type CostTable struct {
 	Rows  []CostRow
 }
 
-// CostRow is one workload's costs, one text per CostTable mode ("" where
-// that cell has none).
+// CostRow is one workload's costs, one per CostTable mode: each the
+// cell's parts (its cost, its A/B pair's change), none where it has neither.
 type CostRow struct {
 	Workload string
-	Costs    []string
+	Costs    [][]string
 }
+
+// CostText is a grid cell as one line of text: its parts joined by "; ",
+// "" for none.
+func CostText(parts []string) string { return strings.Join(parts, "; ") }
 
 // CostTable builds the grid from the newest file's cells.
 func (m *Matrix) CostTable() CostTable {
 	var t CostTable
 	for _, mode := range m.Modes {
-		if slices.ContainsFunc(m.Workloads, func(wl string) bool { return m.Cell(wl, mode).costText() != "" }) {
+		if slices.ContainsFunc(m.Workloads, func(wl string) bool { return m.Cell(wl, mode).costParts() != nil }) {
 			t.Modes = append(t.Modes, mode)
 		}
 	}
@@ -37,26 +42,27 @@ func (m *Matrix) CostTable() CostTable {
 	for _, wl := range m.Workloads {
 		r := CostRow{Workload: m.WorkloadLabel(wl)}
 		for _, mode := range t.Modes {
-			r.Costs = append(r.Costs, m.Cell(wl, mode).costText())
+			r.Costs = append(r.Costs, m.Cell(wl, mode).costParts())
 		}
 		t.Rows = append(t.Rows, r)
 	}
 	return t
 }
 
-// costText is the cell's cost per event, with its A/B pair's change per
-// event after it: "4.10 ns/call [3.90, 4.31]; +0.52 ns/call [+0.40, +0.66]
-// vs tracing@old". "" for a missing cell or one without a cost.
-func (c *Cell) costText() string {
+// costParts are the cell's cost per event and its A/B pair's change per
+// event: "4.10 ns/call [3.90, 4.31]", "+0.52 ns/call [+0.40, +0.66] vs
+// tracing@old"; nil for a missing cell or one with neither.
+func (c *Cell) costParts() []string {
 	if c == nil || c.Failed() {
-		return ""
+		return nil
 	}
+	var parts []string
 	cost, change := costTexts(c.Cell, c.Compare)
-	if change != "" {
-		if cost != "" {
-			cost += "; "
-		}
-		cost += change + " vs " + string(c.Compare.Against)
+	if cost != "" {
+		parts = append(parts, cost)
 	}
-	return cost
+	if change != "" {
+		parts = append(parts, change+" vs "+string(c.Compare.Against))
+	}
+	return parts
 }

@@ -40,9 +40,9 @@ func TestCostPerCallInEveryFormat(t *testing.T) {
 		"junit":            renderString(t, func(b *strings.Builder) error { return JUnit(b, f) }),
 	}
 	want := map[string][]string{
-		"text":             {"Cost per event", "2.60 µs/call [", "2.00 µs/call [", "+600 ns/call [+600, +600] vs tracing@old", "per round (p"},
+		"text":             {"Cost per event", "2.60 µs/call [", "2.00 µs/call [", "]; +600 ns/call [+600, +600] vs tracing@old", "per round (p"},
 		"markdown":         {"**Cost per event**", "2.60 µs/call [", "+600 ns/call [+600, +600] vs tracing@old"},
-		"html":             {`<table class="matrix" id="cost">`, "2.60 µs/call [", "&#43;600 ns/call [&#43;600, &#43;600] vs tracing@old"},
+		"html":             {`<table class="matrix" id="cost">`, `<span class="est">2.60 µs/call</span> <span class="ci">[`, `<span class="est">&#43;600 ns/call</span> <span class="ci">[&#43;600, &#43;600] vs tracing@old</span>`},
 		"table":            {"cost/event [95% CI]", "A/B per event", "2.60 µs/call [", "+600 ns/call [+600, +600]"},
 		"results markdown": {"cost/event [95% CI]", "+600 ns/call [+600, +600]"},
 		"csv":              {",calls_per_run,cost_per_call_ns,", ",1000,2600,"},

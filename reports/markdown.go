@@ -106,7 +106,7 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 		for _, r := range ct.Rows {
 			row := []string{mdEscape(r.Workload)}
 			for _, s := range r.Costs {
-				row = append(row, mdEscape(cmp.Or(s, numfmt.Missing)))
+				row = append(row, mdEscape(cmp.Or(CostText(s), numfmt.Missing)))
 			}
 			rows = append(rows, row)
 		}

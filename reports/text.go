@@ -55,7 +55,7 @@ func (m *Matrix) WriteText(w io.Writer) error {
 		for _, r := range ct.Rows {
 			row := []string{r.Workload}
 			for _, s := range r.Costs {
-				row = append(row, cmp.Or(s, "—"))
+				row = append(row, cmp.Or(CostText(s), "—"))
 			}
 			fmt.Fprintln(tab, strings.Join(row, "\t"))
 		}
