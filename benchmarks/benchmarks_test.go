@@ -266,6 +266,7 @@ var small = []struct {
 	{"nbody", "nbody/NBody.csproj", []string{"--steps", "2000", "--batch", "10"}, "calls.Vbench.NBody.NBodySystem.Advance"},
 	{"jitstorm", "jitstorm/JitStorm.csproj", []string{"--methods", "100", "--generics", "20"}, "calls.Vbench.JitStorm.Generic.Visit<T>"},
 	{"split", "split/Split.csproj", []string{"--calls", "20000", "--threads", "3"}, "calls.Vbench.Split.B.Step"},
+	{"emptycall", "emptycall/EmptyCall.csproj", []string{"--calls", "20000"}, "calls.Vbench.EmptyCall.Program.Empty"},
 }
 
 // --scale 1.05 does about 5% more work (and so changes the checksum), the

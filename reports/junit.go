@@ -111,6 +111,9 @@ func (m *Matrix) WriteJUnit(w io.Writer) error {
 		if c.HasOverhead() {
 			summary += "; overhead " + numfmt.MultipleCI(c.Overhead, c.OverheadLo, c.OverheadHi)
 		}
+		if cost, _ := costTexts(c.Cell, nil); cost != "" {
+			summary += "; cost " + cost
+		}
 		switch c.Verdict {
 		case results.VerdictRegressed:
 			tc.Failure = &junitFailure{

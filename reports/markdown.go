@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -95,6 +96,24 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 	}
 	ew.table(header, rows, align...)
 	fmt.Fprintln(ew)
+	if ct := m.CostTable(); ct.Modes != nil {
+		fmt.Fprintf(ew, "**Cost per event** (median %s minus the none mode's, per call or per sample taken, 95%% interval)\n\n", m.MetricPhrase())
+		header := []string{"workload"}
+		align := []tw.Align{Left}
+		for _, mode := range ct.Modes {
+			header, align = append(header, string(mode)), append(align, Right)
+		}
+		var rows [][]string
+		for _, r := range ct.Rows {
+			row := []string{mdEscape(r.Workload)}
+			for _, s := range r.Costs {
+				row = append(row, mdEscape(cmp.Or(CostText(s), numfmt.Missing)))
+			}
+			rows = append(rows, row)
+		}
+		ew.table(header, rows, align...)
+		fmt.Fprintln(ew)
+	}
 	if defs := m.ModeDefinitions(); defs != nil {
 		var parts []string
 		for _, d := range defs {

@@ -40,9 +40,11 @@ func ResultsJSON(w io.Writer, f *results.File) error {
 //
 // A cell judged against another mode of its run (an A/B pair: --against's
 // OLD build, a suite's against:) shows its change in the A/B column, a cell
-// judged against a baseline in the vs-baseline column.
+// judged against a baseline in the vs-baseline column. The profiler's cost
+// per event (stats.Fill) and an A/B pair's change per event have columns
+// only when some cell has one.
 func ResultsRows(f *results.File) (header []string, rows [][]string) {
-	hasBase, hasAB, hasAcc, hasOver := false, false, false, false
+	hasBase, hasAB, hasAcc, hasOver, hasCost, hasCostAB := false, false, false, false, false, false
 	metrics := map[string]bool{}
 	var cells []CellRow
 	for i := range f.Results {
@@ -53,6 +55,8 @@ func ResultsRows(f *results.File) (header []string, rows [][]string) {
 		hasAB = hasAB || r.AB
 		hasAcc = hasAcc || r.Accuracy != ""
 		hasOver = hasOver || c.Mode != modes.None
+		hasCost = hasCost || r.Cost != ""
+		hasCostAB = hasCostAB || r.CostChange != ""
 		metrics[r.Metric] = true
 	}
 	header = []string{"workload", "mode"}
@@ -66,6 +70,9 @@ func ResultsRows(f *results.File) (header []string, rows [][]string) {
 	if hasOver {
 		header = append(header, "overhead [95% CI]")
 	}
+	if hasCost {
+		header = append(header, "cost/event [95% CI]")
+	}
 	if hasBase {
 		header = append(header, "vs baseline")
 		if hasOver {
@@ -74,6 +81,9 @@ func ResultsRows(f *results.File) (header []string, rows [][]string) {
 	}
 	if hasAB {
 		header = append(header, "A/B [95% CI]")
+	}
+	if hasCostAB {
+		header = append(header, "A/B per event")
 	}
 	if hasAcc {
 		header = append(header, "accuracy")
@@ -92,6 +102,9 @@ func ResultsRows(f *results.File) (header []string, rows [][]string) {
 		if hasOver {
 			row = append(row, orNA(r.Overhead))
 		}
+		if hasCost {
+			row = append(row, orNA(r.Cost))
+		}
 		base, ab := cmp.Or(r.FromZero, r.Versus), r.Versus
 		if r.AB {
 			base = ""
@@ -106,6 +119,9 @@ func ResultsRows(f *results.File) (header []string, rows [][]string) {
 		}
 		if hasAB {
 			row = append(row, orNA(ab))
+		}
+		if hasCostAB {
+			row = append(row, orNA(r.CostChange))
 		}
 		if hasAcc {
 			row = append(row, orNA(r.Accuracy))
@@ -261,7 +277,11 @@ func ResultsCSV(w io.Writer, f *results.File) error {
 		"overhead", "overhead_lo", "overhead_hi", "wall_median_ns", "user_median_ns", "sys_median_ns",
 		"max_rss_median_bytes", "outliers", "baseline_median_ns", "ratio", "ratio_lo", "ratio_hi", "p", "against",
 		"overhead_ratio", "overhead_p", "calls_checked", "calls_exact", "coverage_found", "coverage_of", "verdict", "failure", "metric",
-		"shares_checked", "shares_passed"})
+		"shares_checked", "shares_passed",
+		"calls_per_run", "cost_per_call_ns", "cost_per_call_lo_ns", "cost_per_call_hi_ns",
+		"samples_per_run", "cost_per_sample_ns", "cost_per_sample_lo_ns", "cost_per_sample_hi_ns",
+		"change_per_call_ns", "change_per_call_lo_ns", "change_per_call_hi_ns",
+		"change_per_sample_ns", "change_per_sample_lo_ns", "change_per_sample_hi_ns"})
 	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	for _, c := range f.Results {
 		row := []string{c.Workload, string(c.Mode), strconv.Itoa(c.Runs), num(c.MedianNs), num(c.CILoNs), num(c.CIHiNs), num(c.MADNs),
@@ -293,6 +313,14 @@ func ResultsCSV(w io.Writer, f *results.File) error {
 			row = append(row, strconv.Itoa(len(c.Shares)), strconv.Itoa(passed))
 		} else {
 			row = append(row, "", "")
+		}
+		row = append(row, num(c.CallsPerRun), num(c.CostPerCallNs), num(c.CostPerCallLoNs), num(c.CostPerCallHiNs),
+			num(c.SamplesPerRun), num(c.CostPerSampleNs), num(c.CostPerSampleLoNs), num(c.CostPerSampleHiNs))
+		if ch := c.Compare; ch != nil {
+			row = append(row, num(ch.ChangePerCallNs), num(ch.ChangePerCallLoNs), num(ch.ChangePerCallHiNs),
+				num(ch.ChangePerSampleNs), num(ch.ChangePerSampleLoNs), num(ch.ChangePerSampleHiNs))
+		} else {
+			row = append(row, "", "", "", "", "", "")
 		}
 		cw.Write(row)
 	}

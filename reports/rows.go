@@ -35,6 +35,12 @@ type CellRow struct {
 	MaxRSS       string
 
 	Overhead string // "×5.35 [5.06, 5.95]", "" for the none mode or when not measured
+	// Cost is the profiler's cost per event over none, "3.21 ns/call
+	// [3.05, 3.40]" or "1.24 ms/sample […]", "" when the cell has none.
+	// CostChange is an A/B pair's change per event, "+0.52 ns/call
+	// [+0.40, +0.66]" (docs/harness.md, "Cost per event").
+	Cost       string
+	CostChange string
 
 	// Versus is the change against what the cell was judged against: a
 	// baseline, "+9.3% (p<0.001)", or another mode of its run (AB, an A/B
@@ -89,6 +95,7 @@ func NewCellRow(c *results.Cell, verdict string, ch *results.Change) CellRow {
 	if c.Mode != modes.None && c.Overhead != 0 {
 		r.Overhead = numfmt.MultipleCI(c.Overhead, c.OverheadLo, c.OverheadHi)
 	}
+	r.Cost, r.CostChange = costTexts(c, ch)
 	switch {
 	case ch == nil:
 	case ch.Against != "":
@@ -117,3 +124,22 @@ func adjusted(ch *results.Change) float64 {
 
 // Row is the cell's row with the report's verdict and change.
 func (c *Cell) Row() CellRow { return NewCellRow(c.Cell, c.Verdict, c.Compare) }
+
+// costTexts are a cell's cost per event and its A/B pair's change per
+// event as tables print them, "" where the cell has none.
+func costTexts(c *results.Cell, ch *results.Change) (cost, change string) {
+	switch {
+	case c.CostPerCallNs != 0:
+		cost = numfmt.PerEvent(c.CostPerCallNs, c.CostPerCallLoNs, c.CostPerCallHiNs, "call", false)
+	case c.CostPerSampleNs != 0:
+		cost = numfmt.PerEvent(c.CostPerSampleNs, c.CostPerSampleLoNs, c.CostPerSampleHiNs, "sample", false)
+	}
+	switch {
+	case ch == nil:
+	case ch.ChangePerCallNs != 0 || ch.ChangePerCallLoNs != 0:
+		change = numfmt.PerEvent(ch.ChangePerCallNs, ch.ChangePerCallLoNs, ch.ChangePerCallHiNs, "call", true)
+	case ch.ChangePerSampleNs != 0 || ch.ChangePerSampleLoNs != 0:
+		change = numfmt.PerEvent(ch.ChangePerSampleNs, ch.ChangePerSampleLoNs, ch.ChangePerSampleHiNs, "sample", true)
+	}
+	return cost, change
+}

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -46,6 +47,20 @@ func (m *Matrix) WriteText(w io.Writer) error {
 		fmt.Fprintln(tab, strings.Join(row, "\t"))
 	}
 	tab.Flush()
+
+	if ct := m.CostTable(); ct.Modes != nil {
+		fmt.Fprintf(ew, "\nCost per event (median %s minus the none mode's, per call or per sample taken, 95%% interval)\n", m.MetricPhrase())
+		tab := tabwriter.NewWriter(ew, 0, 0, 3, ' ', 0)
+		fmt.Fprintf(tab, "workload\t%s\n", strings.ReplaceAll(modes.List(ct.Modes), ", ", "\t"))
+		for _, r := range ct.Rows {
+			row := []string{r.Workload}
+			for _, s := range r.Costs {
+				row = append(row, cmp.Or(CostText(s), "—"))
+			}
+			fmt.Fprintln(tab, strings.Join(row, "\t"))
+		}
+		tab.Flush()
+	}
 
 	writeChanges(ew, m, func(c *Cell) string { return c.Key() })
 
@@ -210,7 +225,8 @@ func (c *Cell) matrixText() string {
 // medians a reader sees elsewhere, then the change the verdict was decided
 // by, which is not their ratio. An A/B pair's (Paired) is the Hodges–Lehmann
 // estimate of the per-round ratio NEW/OLD (stats.JudgePaired):
-// "tracing@old 1.52s → tracing 1.60s (medians); change +5.1% [+3.2%, +7.0%] per round (p<0.001)";
+// "tracing@old 1.52s → tracing 1.60s (medians); change +5.1% [+3.2%, +7.0%] per round (p<0.001); +0.52 ns/call [+0.40, +0.66]"
+// (the pair's change per call, when it has one);
 // a stored baseline's is the ratio of the fast-half means (stats.Judge):
 // "45.4s → 49.7s (medians); change +9.3% in fast-half means (p<0.001); overhead ×111 → ×121".
 func (c *Cell) ChangeText() string {
@@ -229,6 +245,9 @@ func (c *Cell) ChangeText() string {
 	s := fmt.Sprintf("%s (medians); change %s %s (%s)", medians, change, ChangeBasis(ch), numfmt.P(ch.P))
 	if ch.Against == "" && ch.BaselineOverhead != 0 && c.Mode != modes.None {
 		s += fmt.Sprintf("; overhead %s → %s", numfmt.Multiple(ch.BaselineOverhead), numfmt.Multiple(c.Overhead))
+	}
+	if _, per := costTexts(c.Cell, ch); per != "" {
+		s += "; " + per
 	}
 	return s
 }

@@ -163,6 +163,21 @@ type Cell struct {
 	// Profile is where the last measured run's profile was kept, if
 	// anywhere; its runs/<seq>/ hold every measured run's.
 	Profile string `json:"profile,omitempty"`
+
+	// The profiler's cost per event (stats.Fill, docs/harness.md "Cost per
+	// event"): (median − the none cell's median) / events per run, in ns,
+	// with a 95% interval. Calls for cells whose engine counts them exactly
+	// (tracing, instrumentation; null takes its calls from the workload's
+	// tracing cell, whose hooks are the same), samples taken for sampling.
+	// Zero (absent) when there is no none cell or no event count.
+	CallsPerRun       float64 `json:"calls_per_run,omitempty"`
+	CostPerCallNs     float64 `json:"cost_per_call_ns,omitempty"`
+	CostPerCallLoNs   float64 `json:"cost_per_call_lo_ns,omitempty"`
+	CostPerCallHiNs   float64 `json:"cost_per_call_hi_ns,omitempty"`
+	SamplesPerRun     float64 `json:"samples_per_run,omitempty"`
+	CostPerSampleNs   float64 `json:"cost_per_sample_ns,omitempty"`
+	CostPerSampleLoNs float64 `json:"cost_per_sample_lo_ns,omitempty"`
+	CostPerSampleHiNs float64 `json:"cost_per_sample_hi_ns,omitempty"`
 }
 
 // Accuracy compares the call counts a tracing profile reports with the exact
@@ -306,6 +321,19 @@ type Change struct {
 	// first; ExplainUnit says what their figures are.
 	Explain     []Contribution `json:"explain,omitempty"`
 	ExplainUnit string         `json:"explain_unit,omitempty"` // "ns": self time per run (mean); "share": share of samples (0 to 1)
+
+	// ChangePerCallNs is an A/B pair's change per call (per sample taken
+	// for a sampling pair: ChangePerSampleNs), in ns, with its 95%
+	// interval: the Hodges-Lehmann estimate of the per-round differences
+	// new − old over the pair's calls (samples) per run, and the exact
+	// signed-rank interval of it (verdict.perEvent). Absent for baseline
+	// comparisons and pairs without an event count.
+	ChangePerCallNs     float64 `json:"change_per_call_ns,omitempty"`
+	ChangePerCallLoNs   float64 `json:"change_per_call_lo_ns,omitempty"`
+	ChangePerCallHiNs   float64 `json:"change_per_call_hi_ns,omitempty"`
+	ChangePerSampleNs   float64 `json:"change_per_sample_ns,omitempty"`
+	ChangePerSampleLoNs float64 `json:"change_per_sample_lo_ns,omitempty"`
+	ChangePerSampleHiNs float64 `json:"change_per_sample_hi_ns,omitempty"`
 }
 
 // Contribution is one function's part in an A/B pair's change: its self
@@ -341,6 +369,15 @@ type Run struct {
 	Outlier  bool   `json:"outlier,omitempty"`
 	Error    string `json:"error,omitempty"` // timeout, checksum mismatch, no VBENCH line, ...
 	*Service
+	// Calls is the total of the call counts in the run's profile (every
+	// process of its tree): the calls the profiler handled, in engines
+	// that count them exactly (tracing, instrumentation). SamplesTaken is
+	// the sampling ticks of a sampling run's profile taken while the
+	// cell's metric timed: under elapsed and kernel-cpu the kernel's share
+	// of them (runner.events). What a cell's cost per event divides by;
+	// 0 (absent) otherwise.
+	Calls        int64 `json:"calls,omitempty"`
+	SamplesTaken int64 `json:"samples_taken,omitempty"`
 }
 
 // Service is what a service workload's run measured (runner/service.go):

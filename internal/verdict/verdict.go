@@ -80,6 +80,7 @@ func Apply(cur, base *results.File, opts Options) {
 		}
 	}
 	decide(tests, opts)
+	perEvent(cur)
 }
 
 // keepExplain carries an A/B pair's explain over to its new comparison:
