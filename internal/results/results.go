@@ -291,9 +291,9 @@ type Change struct {
 	// AgainstWorkload is the workload the cell was judged against in its
 	// own run, in the same mode (an A/B pair of two programs: the suite's
 	// workload against:); empty otherwise.
-	AgainstWorkload string     `json:"against_workload,omitempty"`
-	Reason     string     `json:"reason,omitempty"` // what decided the verdict, in words
-	Comparable bool       `json:"comparable"`       // both sides had enough runs to test
+	AgainstWorkload string `json:"against_workload,omitempty"`
+	Reason          string `json:"reason,omitempty"` // what decided the verdict, in words
+	Comparable      bool   `json:"comparable"`       // both sides had enough runs to test
 
 	// PAdjusted is the p the verdict was decided by: the looks' p-values
 	// folded by their share of alpha (stats.SequentialP), then adjusted by
