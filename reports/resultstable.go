@@ -214,7 +214,7 @@ func ResultsCSV(w io.Writer, f *results.File) error {
 		"overhead", "overhead_lo", "overhead_hi", "wall_median_ns", "user_median_ns", "sys_median_ns",
 		"max_rss_median_bytes", "outliers", "baseline_median_ns", "ratio", "ratio_lo", "ratio_hi", "p", "against",
 		"overhead_ratio", "overhead_p", "calls_checked", "calls_exact", "coverage_found", "coverage_of", "verdict", "failure", "metric",
-		"shares_checked", "shares_passed"})
+		"shares_checked", "shares_passed", "against_workload"})
 	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	for _, c := range f.Results {
 		row := []string{c.Workload, string(c.Mode), strconv.Itoa(c.Runs), num(c.MedianNs), num(c.CILoNs), num(c.CIHiNs), num(c.MADNs),
@@ -247,6 +247,11 @@ func ResultsCSV(w io.Writer, f *results.File) error {
 		} else {
 			row = append(row, "", "")
 		}
+		againstWorkload := ""
+		if c.Compare != nil {
+			againstWorkload = c.Compare.AgainstWorkload
+		}
+		row = append(row, againstWorkload)
 		cw.Write(row)
 	}
 	cw.Flush()

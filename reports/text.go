@@ -3,6 +3,8 @@ package reports
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -177,6 +179,13 @@ func (m *Matrix) Subtitle() string {
 	if m.Against != "" {
 		parts = append(parts, "A/B against "+m.Against)
 	}
+	if wa := f.Settings.WorkloadAgainst; len(wa) > 0 {
+		var pairs []string
+		for _, w := range slices.Sorted(maps.Keys(wa)) {
+			pairs = append(pairs, wa[w]+" → "+w)
+		}
+		parts = append(parts, "A/B "+strings.Join(pairs, ", "))
+	}
 	if len(m.Files) > 1 {
 		parts = append(parts, fmt.Sprintf("history of %d files", len(m.Files)))
 	}
@@ -219,15 +228,15 @@ func (c *Cell) ChangeText() string {
 		return ""
 	}
 	medians := numfmt.Duration(ch.BaselineMedianNs) + " → " + numfmt.Duration(c.MedianNs)
-	if ch.Against != "" {
-		medians = fmt.Sprintf("%s %s → %s %s", ch.Against, numfmt.Duration(ch.BaselineMedianNs), c.Mode, numfmt.Duration(c.MedianNs))
+	if old, new := c.Cell.Sides(); old != "" {
+		medians = fmt.Sprintf("%s %s → %s %s", old, numfmt.Duration(ch.BaselineMedianNs), new, numfmt.Duration(c.MedianNs))
 	}
 	change := numfmt.Change(ch.Ratio)
 	if ch.RatioLo != 0 || ch.RatioHi != 0 {
 		change += " " + numfmt.Range(numfmt.Change(ch.RatioLo), numfmt.Change(ch.RatioHi))
 	}
 	s := fmt.Sprintf("%s (medians); change %s %s (%s)", medians, change, ChangeBasis(ch), numfmt.P(ch.P))
-	if ch.Against == "" && ch.BaselineOverhead != 0 && c.Mode != modes.None {
+	if !ch.AB() && ch.BaselineOverhead != 0 && c.Mode != modes.None {
 		s += fmt.Sprintf("; overhead %s → %s", numfmt.Multiple(ch.BaselineOverhead), numfmt.Multiple(c.Overhead))
 	}
 	return s
