@@ -91,3 +91,52 @@ func keysOf(f *results.File) []string {
 	}
 	return out
 }
+
+// Two builds of a real C# program (benchmarks/ab/checksum: head's Mix does
+// 20% more rounds) as a pair of workloads under none and sampling, with the
+// real profiler: both of head's cells regress against base; base's build
+// against itself (A/A) neither regresses nor improves. Skipped with -short:
+// about 70 CoreCLR launches.
+func TestWorkloadPairRealPrograms(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs about 70 CoreCLR processes")
+	}
+	testbin.ProfilerLib(t) // next to vbench, where run looks for it
+	dotnet := testbin.Dotnet(t)
+	base := testbin.Workload(t, "benchmarks/ab/checksum/base/Checksum.csproj")
+	head := testbin.Workload(t, "benchmarks/ab/checksum/head/Checksum.csproj")
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "suite.yaml"), `name: two-builds
+runs: 10
+warmup: 1
+metric: kernel-cpu
+modes: [none, sampling]
+profiler: {interval: 10ms}
+baseline: none.json
+workloads:
+  - name: app
+    command: [`+dotnet+`, `+head+`]
+    against: app-base
+  - name: app-again
+    command: [`+dotnet+`, `+base+`]
+    against: app-base
+  - name: app-base
+    command: [`+dotnet+`, `+base+`]
+`)
+	stdout, stderr, code := vbRun(t, dir, nil, "run", "suite.yaml", "--quiet", "--json", "r.json")
+	if code != cli.ExitRegression {
+		t.Fatalf("exit %d, want %d (regressed)\n%s\n%s", code, cli.ExitRegression, stdout, stderr)
+	}
+	f, err := results.ReadFile(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []modes.Mode{"none", "sampling"} {
+		if c := f.Find("app", m); c == nil || c.Verdict != results.VerdictRegressed || c.Compare.AgainstWorkload != "app-base" {
+			t.Errorf("head against base under %s: %+v\n%s", m, c, stdout)
+		}
+		if c := f.Find("app-again", m); c == nil || c.Failed() || c.Verdict == results.VerdictRegressed || c.Verdict == results.VerdictImproved {
+			t.Errorf("base against itself under %s: %+v\n%s", m, c, stdout)
+		}
+	}
+}
