@@ -43,7 +43,7 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 				ov = numfmt.Multiple(ch.BaselineOverhead) + " → " + numfmt.Multiple(c.Overhead)
 			}
 			change := "**" + numfmt.Change(c.Compare.Ratio) + "**"
-			if ch := c.Compare; ch.Against != "" && (ch.RatioLo != 0 || ch.RatioHi != 0) {
+			if ch := c.Compare; ch.AB() && (ch.RatioLo != 0 || ch.RatioHi != 0) {
 				change += " " + numfmt.Range(numfmt.Change(ch.RatioLo), numfmt.Change(ch.RatioHi))
 			}
 			if m.AB {

@@ -281,7 +281,8 @@ func ResultsCSV(w io.Writer, f *results.File) error {
 		"calls_per_run", "cost_per_call_ns", "cost_per_call_lo_ns", "cost_per_call_hi_ns",
 		"samples_per_run", "cost_per_sample_ns", "cost_per_sample_lo_ns", "cost_per_sample_hi_ns",
 		"change_per_call_ns", "change_per_call_lo_ns", "change_per_call_hi_ns",
-		"change_per_sample_ns", "change_per_sample_lo_ns", "change_per_sample_hi_ns"})
+		"change_per_sample_ns", "change_per_sample_lo_ns", "change_per_sample_hi_ns",
+		"against_workload"})
 	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	for _, c := range f.Results {
 		row := []string{c.Workload, string(c.Mode), strconv.Itoa(c.Runs), num(c.MedianNs), num(c.CILoNs), num(c.CIHiNs), num(c.MADNs),
@@ -322,6 +323,11 @@ func ResultsCSV(w io.Writer, f *results.File) error {
 		} else {
 			row = append(row, "", "", "", "", "", "")
 		}
+		againstWorkload := ""
+		if c.Compare != nil {
+			againstWorkload = c.Compare.AgainstWorkload
+		}
+		row = append(row, againstWorkload)
 		cw.Write(row)
 	}
 	cw.Flush()

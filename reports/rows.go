@@ -98,9 +98,10 @@ func NewCellRow(c *results.Cell, verdict string, ch *results.Change) CellRow {
 	r.Cost, r.CostChange = costTexts(c, ch)
 	switch {
 	case ch == nil:
-	case ch.Against != "":
+	case ch.AB():
 		r.AB = true
-		r.Versus = numfmt.ChangeCIPAdj(ch.Ratio, ch.RatioLo, ch.RatioHi, ch.P, adjusted(ch)) + " vs " + string(ch.Against)
+		old, _ := c.Sides()
+		r.Versus = numfmt.ChangeCIPAdj(ch.Ratio, ch.RatioLo, ch.RatioHi, ch.P, adjusted(ch)) + " vs " + old
 	default:
 		r.Versus = numfmt.ChangeCIPAdj(ch.Ratio, 0, 0, ch.P, adjusted(ch))
 		if ch.BaselineMedianNs == 0 {

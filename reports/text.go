@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -192,6 +194,13 @@ func (m *Matrix) Subtitle() string {
 	if m.Against != "" {
 		parts = append(parts, "A/B against "+m.Against)
 	}
+	if wa := f.Settings.WorkloadAgainst; len(wa) > 0 {
+		var pairs []string
+		for _, w := range slices.Sorted(maps.Keys(wa)) {
+			pairs = append(pairs, wa[w]+" → "+w)
+		}
+		parts = append(parts, "A/B "+strings.Join(pairs, ", "))
+	}
 	if len(m.Files) > 1 {
 		parts = append(parts, fmt.Sprintf("history of %d files", len(m.Files)))
 	}
@@ -235,15 +244,15 @@ func (c *Cell) ChangeText() string {
 		return ""
 	}
 	medians := Value(c.Metric, ch.BaselineMedianNs) + " → " + Value(c.Metric, c.MedianNs)
-	if ch.Against != "" {
-		medians = fmt.Sprintf("%s %s → %s %s", ch.Against, Value(c.Metric, ch.BaselineMedianNs), c.Mode, Value(c.Metric, c.MedianNs))
+	if old, new := c.Cell.Sides(); old != "" {
+		medians = fmt.Sprintf("%s %s → %s %s", old, Value(c.Metric, ch.BaselineMedianNs), new, Value(c.Metric, c.MedianNs))
 	}
 	change := numfmt.Change(ch.Ratio)
 	if ch.RatioLo != 0 || ch.RatioHi != 0 {
 		change += " " + numfmt.Range(numfmt.Change(ch.RatioLo), numfmt.Change(ch.RatioHi))
 	}
 	s := fmt.Sprintf("%s (medians); change %s %s (%s)", medians, change, ChangeBasis(ch), numfmt.P(ch.P))
-	if ch.Against == "" && ch.BaselineOverhead != 0 && c.Mode != modes.None {
+	if !ch.AB() && ch.BaselineOverhead != 0 && c.Mode != modes.None {
 		s += fmt.Sprintf("; overhead %s → %s", numfmt.Multiple(ch.BaselineOverhead), numfmt.Multiple(c.Overhead))
 	}
 	if _, per := costTexts(c.Cell, ch); per != "" {

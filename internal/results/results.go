@@ -86,6 +86,13 @@ type Settings struct {
 	// and environment. Files written before modes were defined in suites
 	// have none; File.ModeSpec then gives the built-in definition.
 	ModeSpecs []modes.Spec `json:"mode_specs,omitempty"`
+
+	// WorkloadAgainst maps each workload the suite judges against another
+	// workload of the same run (its `against:`, e.g. the base commit's
+	// build of the same program) to that workload: each of its cells is
+	// judged against the other's cell of the same mode (verdict.Reference).
+	// Absent when no workload says against.
+	WorkloadAgainst map[string]string `json:"workload_against,omitempty"`
 }
 
 // Verdicts a cell can get.
@@ -296,9 +303,13 @@ type Change struct {
 	OverheadP float64 `json:"overhead_p,omitempty"` // the same test on per-run overhead multiples
 	// Against is the mode the cell was judged against in its own run (an
 	// A/B comparison, modes.Spec.Against); empty for a baseline comparison.
-	Against    modes.Mode `json:"against,omitempty"`
-	Reason     string     `json:"reason,omitempty"` // what decided the verdict, in words
-	Comparable bool       `json:"comparable"`       // both sides had enough runs to test
+	Against modes.Mode `json:"against,omitempty"`
+	// AgainstWorkload is the workload the cell was judged against in its
+	// own run, in the same mode (an A/B pair of two programs: the suite's
+	// workload against:); empty otherwise.
+	AgainstWorkload string `json:"against_workload,omitempty"`
+	Reason          string `json:"reason,omitempty"` // what decided the verdict, in words
+	Comparable      bool   `json:"comparable"`       // both sides had enough runs to test
 
 	// PAdjusted is the p the verdict was decided by: the looks' p-values
 	// folded by their share of alpha (stats.SequentialP), then adjusted by

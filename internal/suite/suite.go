@@ -93,6 +93,11 @@ type Workload struct {
 	// Project/Args/Command start its server, which Load drives.
 	Server *Server
 	Load   *LoadSpec
+	// Against is another workload of the suite this one is judged against
+	// (e.g. the base commit's build of the same program): both run in the
+	// same rounds, and each of this workload's cells is judged against the
+	// other's cell of the same mode. Empty: judged against the baseline.
+	Against string
 }
 
 // EffectiveModes is the workload's own subset, or the suite's modes.
