@@ -34,18 +34,22 @@ $(BIN)/libvbenchprof-slow.so: FORCE
 
 # The tests build what they need themselves (internal/testbin); building here
 # first surfaces compile errors before the long-running tests start. The HTML
-# report's test opens it in headless Chromium, installed like Go is.
+# report's test opens it in headless Chromium, installed like Go is, and the
+# service tests drive a web app with hey, the load generator, installed so too.
 test: build
 	./scripts/ensure-chromium.sh
+	./scripts/ensure-loadgen.sh
 	$(GO) test -tags vbenchtest -count=1 -timeout 30m ./...
 
 # The main job: the default suite, every workload under every mode, printing
 # the overhead table and writing results and a report under out/.
 bench: build
+	./scripts/ensure-loadgen.sh
 	@mkdir -p out
 	$(BIN)/vbench run $(SUITE) --json out/results.json $(RUNFLAGS)
 
 quick: build
+	./scripts/ensure-loadgen.sh
 	@mkdir -p out
 	$(BIN)/vbench run benchmarks/quick.yaml --json out/quick.json $(RUNFLAGS)
 

@@ -59,6 +59,28 @@ type suiteWorkload struct {
 	Modes    []string          `yaml:"modes"`
 	Env      map[string]string `yaml:"env"`
 	Cwd      string            `yaml:"cwd"`
+	Metric   string            `yaml:"metric"`
+	// A service workload (web): its server and load.
+	Server *struct {
+		Project string   `yaml:"project"`
+		Args    []string `yaml:"args"`
+		Ready   string   `yaml:"ready"`
+	} `yaml:"server"`
+	Load *struct {
+		URL         string `yaml:"url"`
+		Connections int    `yaml:"connections"`
+		Warmup      string `yaml:"warmup"`
+		Duration    string `yaml:"duration"`
+		Handler     string `yaml:"handler"`
+	} `yaml:"load"`
+}
+
+// project is the workload's project: its own, or its server's.
+func (w *suiteWorkload) project() string {
+	if w.Server != nil {
+		return w.Server.Project
+	}
+	return w.Project
 }
 
 var workloadName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
@@ -190,14 +212,19 @@ func TestSuites(t *testing.T) {
 					t.Errorf("%s: bad or duplicate workload name %q", file, w.Name)
 				}
 				seen[w.Name] = true
-				if w.Project == "" || w.Checksum == "" {
+				switch {
+				case w.Server != nil:
+					if w.Server.Project == "" || w.Load == nil || w.Load.Handler == "" {
+						t.Errorf("%s: service %s needs a server project and a load with a handler", file, w.Name)
+					}
+				case w.Project == "" || w.Checksum == "":
 					t.Errorf("%s: %s needs a project and a checksum", file, w.Name)
 				}
 			}
 			if file == "suite.yaml" {
 				inSuite := map[string]bool{}
 				for _, w := range s.Workloads {
-					inSuite[filepath.Clean(w.Project)] = true
+					inSuite[filepath.Clean(w.project())] = true
 				}
 				for _, p := range projects {
 					if !inSuite[p] {
@@ -209,6 +236,9 @@ func TestSuites(t *testing.T) {
 				}
 			}
 			for _, w := range s.Workloads {
+				if w.Server != nil {
+					continue // a server prints no VBENCH line: runner's service tests run it
+				}
 				t.Run(w.Name, func(t *testing.T) {
 					dll := testbin.Workload(t, filepath.Join("benchmarks", w.Project))
 					got := vbench(t, dll, w.Args...)
@@ -236,6 +266,7 @@ var small = []struct {
 	{"nbody", "nbody/NBody.csproj", []string{"--steps", "2000", "--batch", "10"}, "calls.Vbench.NBody.NBodySystem.Advance"},
 	{"jitstorm", "jitstorm/JitStorm.csproj", []string{"--methods", "100", "--generics", "20"}, "calls.Vbench.JitStorm.Generic.Visit<T>"},
 	{"split", "split/Split.csproj", []string{"--calls", "20000", "--threads", "3"}, "calls.Vbench.Split.B.Step"},
+	{"emptycall", "emptycall/EmptyCall.csproj", []string{"--calls", "20000"}, "calls.Vbench.EmptyCall.Program.Empty"},
 }
 
 // --scale 1.05 does about 5% more work (and so changes the checksum), the

@@ -23,6 +23,20 @@
 //     after heap corruption, the sampler's suspension), the wait times out
 //     and the process dies without a profile, as it did before: never a hang.
 //
+// A fatal signal the runtime hands back to the kernel (a fault in native
+// code: a P/Invoke into a library that dereferences a bad pointer) never
+// reaches abort(): CoreCLR's SIGSEGV/SIGBUS/SIGILL/SIGFPE handler finds no
+// managed code to blame, puts the default action back (restore_signal) and
+// returns, and the faulting instruction runs again and kills the process.
+// So at Initialize a wrapper takes each of those four handlers' place, same
+// flags and mask (as interrupted.c does for SIGRTMIN): it calls CoreCLR's
+// handler first; when that returns and the signal's action is now SIG_DFL
+// for a fault the kernel raised, the process is about to die of it, and the
+// wrapper waits for the same writer as crash_abort before returning to the
+// fault. A fault CoreCLR turns into an exception never returns here (it
+// resumes in the exception's dispatch), and one it returns from with its
+// handler still in place was handled: both behave exactly as before.
+//
 // The cause names the exception class when the tracing engine's exception
 // callbacks saw the crashed thread throw and no catcher found (ExceptionThrown
 // without ExceptionSearchCatcherFound); the other engines do not ask for
@@ -65,21 +79,75 @@ static int taken;
 static ClassID crash_class;
 static void (*write_profile)(const char *cause);
 
-static void crash_abort(void) {
-	if (wake[1] >= 0 && !pthread_equal(pthread_self(), writer_thread)) {
-		if (!__atomic_exchange_n(&taken, 1, __ATOMIC_ACQ_REL)) {
-			__atomic_store_n(&crash_class, exc_class, __ATOMIC_RELEASE);
-			char c = 1;
-			ssize_t r = write(wake[1], &c, 1);
-			(void)r;
-		}
-		// Every aborting thread waits for the one profile: the first to
-		// return would end the process under the writer.
-		struct pollfd p = {answer[0], POLLIN, 0};
-		while (poll(&p, 1, CRASH_WAIT_MS) < 0 && errno == EINTR) {
-		}
+// The fatal signal that ends the process (0: the runtime aborted), and the
+// address it faulted at.
+static int crash_signal;
+static uintptr_t crash_addr;
+
+// crash_wait has the writer write the profile, once, and waits for it.
+// Async-signal-safe.
+static void crash_wait(int sig, uintptr_t addr) {
+	if (wake[1] < 0 || pthread_equal(pthread_self(), writer_thread)) return;
+	if (!__atomic_exchange_n(&taken, 1, __ATOMIC_ACQ_REL)) {
+		__atomic_store_n(&crash_class, exc_class, __ATOMIC_RELEASE);
+		__atomic_store_n(&crash_addr, addr, __ATOMIC_RELAXED);
+		__atomic_store_n(&crash_signal, sig, __ATOMIC_RELEASE);
+		char c = 1;
+		ssize_t r = write(wake[1], &c, 1);
+		(void)r;
 	}
+	// Every dying thread waits for the one profile: the first to return
+	// would end the process under the writer.
+	struct pollfd p = {answer[0], POLLIN, 0};
+	while (poll(&p, 1, CRASH_WAIT_MS) < 0 && errno == EINTR) {
+	}
+}
+
+static void crash_abort(void) {
+	crash_wait(0, 0);
 	abort(); // our own reference: glibc's abort, not the hooked slot
+}
+
+// ---- fatal signals CoreCLR hands back to the kernel
+static const int fault_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE};
+static struct sigaction clr_fault[65]; // CoreCLR's handlers, by signal
+
+static void fault_wrapper(int sig, siginfo_t *si, void *uc) {
+	int saved = errno;
+	struct sigaction *h = &clr_fault[sig];
+	if (h->sa_flags & SA_SIGINFO)
+		h->sa_sigaction(sig, si, uc);
+	else if (h->sa_handler != SIG_DFL && h->sa_handler != SIG_IGN)
+		h->sa_handler(sig);
+	struct sigaction now;
+	// si_code > 0: the kernel raised it, so returning re-runs the fault.
+	if (si && si->si_code > 0 && sigaction(sig, 0, &now) == 0 && !(now.sa_flags & SA_SIGINFO) && now.sa_handler == SIG_DFL)
+		crash_wait(sig, (uintptr_t)si->si_addr);
+	errno = saved;
+}
+
+static void wrap_faults(void) {
+	for (size_t i = 0; i < sizeof fault_signals / sizeof *fault_signals; i++) {
+		int sig = fault_signals[i];
+		struct sigaction now;
+		if (sigaction(sig, 0, &now) != 0 || !(now.sa_flags & SA_SIGINFO) || now.sa_sigaction == fault_wrapper) {
+			vb_log("crash: signal %d has no handler to sit in front of: its death loses the profile", sig);
+			continue;
+		}
+		clr_fault[sig] = now;
+		now.sa_sigaction = fault_wrapper; // same flags and mask as CoreCLR's
+		if (sigaction(sig, &now, 0) != 0) vb_log("crash: cannot wrap signal %d's handler: its death loses the profile", sig);
+	}
+}
+
+static const char *signal_name(int sig) {
+	switch (sig) {
+	case SIGSEGV: return "SIGSEGV (segmentation fault)";
+	case SIGBUS: return "SIGBUS (bus error)";
+	case SIGILL: return "SIGILL (illegal instruction)";
+	case SIGFPE: return "SIGFPE (arithmetic fault)";
+	}
+	return "a fatal signal";
 }
 
 static void *writer(void *arg) {
@@ -91,13 +159,16 @@ static void *writer(void *arg) {
 	if (r != 1) return 0;
 	char cause[512], name[400];
 	ClassID cls = __atomic_load_n(&crash_class, __ATOMIC_ACQUIRE);
-	if (cls && vb_class_name(cls, name, sizeof name) == 0)
+	int sig = __atomic_load_n(&crash_signal, __ATOMIC_ACQUIRE);
+	if (sig)
+		snprintf(cause, sizeof cause, "fatal signal %s at address %#lx outside managed code", signal_name(sig), (unsigned long)__atomic_load_n(&crash_addr, __ATOMIC_RELAXED));
+	else if (cls && vb_class_name(cls, name, sizeof name) == 0)
 		snprintf(cause, sizeof cause, "unhandled exception %s", name);
 	else if (vb_mode == VB_MODE_TRACING)
 		snprintf(cause, sizeof cause, "runtime abort (SIGABRT): Environment.FailFast or a fatal runtime error");
 	else
 		snprintf(cause, sizeof cause, "runtime abort (SIGABRT): an unhandled exception, Environment.FailFast or a fatal runtime error");
-	vb_log("crash: the runtime called abort(): writing the profile (%s)", cause);
+	vb_log("crash: writing the profile (%s)", cause);
 	write_profile(cause);
 	r = write(answer[1], &c, 1);
 	return 0;
@@ -192,5 +263,6 @@ int vb_crash_init(void (*write)(const char *cause)) {
 		vb_log("crash: cannot start the writer thread: a crash loses the profile");
 		return -1;
 	}
+	wrap_faults();
 	return hook_abort();
 }

@@ -139,7 +139,11 @@
 // holds (malloc after heap corruption, a sampler tick suspending the
 // runtime: the crash writer waits 2 s for the sampler, not for ever), the
 // wait ends and the process dies without a profile, as it did before.
-// SIGKILL and faults CoreCLR hands back to the kernel are not covered.
+// A fault in native code that CoreCLR hands back to the kernel (it puts
+// SIG_DFL back and returns, so the fault re-runs and kills) is caught by a
+// wrapper in front of CoreCLR's SIGSEGV/SIGBUS/SIGILL/SIGFPE handlers,
+// which waits for the same writer when it sees that (crash.c). SIGKILL is
+// not covered.
 //
 // # Names
 //

@@ -564,10 +564,14 @@ func samplesOf(p *profile.Profile, nodes []profile.Node, name string) int64 {
 // A program the runtime ends with abort() (an unhandled exception,
 // Environment.FailFast) still leaves its profile: written by crash.c's
 // writer before the process dies of SIGABRT, marked incomplete with the
-// cause, holding every call made before the crash (tracing: exactly).
+// cause, holding every call made before the crash (tracing: exactly). So
+// does one that faults in native code (a P/Invoke into libc reading address
+// 8), which CoreCLR hands back to the kernel: it dies of SIGSEGV as it would
+// unprofiled, after the writer.
 func TestCrashKeepsProfile(t *testing.T) {
 	l := lib(t)
 	const depth = 5
+	const segv = "fatal signal SIGSEGV (segmentation fault) at address 0x8 outside managed code"
 	for _, c := range []struct {
 		engine   modes.Engine
 		scenario string
@@ -577,10 +581,19 @@ func TestCrashKeepsProfile(t *testing.T) {
 		{modes.EngineTracing, "failfast-deep", "runtime abort (SIGABRT): Environment.FailFast or a fatal runtime error"},
 		{modes.EngineInstrumentation, "throw-deep", "runtime abort (SIGABRT): an unhandled exception, Environment.FailFast or a fatal runtime error"},
 		{modes.EngineSampling, "failfast-deep", "runtime abort (SIGABRT): an unhandled exception, Environment.FailFast or a fatal runtime error"},
+		{modes.EngineTracing, "segv-deep", segv},
+		{modes.EngineInstrumentation, "segv-deep", segv},
+		{modes.EngineSampling, "segv-deep", segv},
+		{modes.EngineNull, "segv-deep", segv},
 	} {
+		sig := syscall.SIGABRT
+		if c.scenario == "segv-deep" {
+			sig = syscall.SIGSEGV
+		}
+		unprofiled := testapp.Run(t, nil, c.scenario, strconv.Itoa(depth))
 		r := testapp.Profiled(t, l, c.engine, nil, c.scenario, strconv.Itoa(depth))
-		if r.Code != 128+int(syscall.SIGABRT) {
-			t.Fatalf("%s under %s: exit %d, want death by SIGABRT\nstderr:\n%s", c.scenario, c.engine, r.Code, r.Stderr)
+		if r.Code != 128+int(sig) || unprofiled.Code != r.Code {
+			t.Fatalf("%s under %s: exit %d (unprofiled %d), want death by %v\nstderr:\n%s", c.scenario, c.engine, r.Code, unprofiled.Code, sig, r.Stderr)
 		}
 		p := readProfile(t, r)
 		if p.Complete || p.Cause != c.cause || p.Mode != c.engine {
@@ -589,7 +602,11 @@ func TestCrashKeepsProfile(t *testing.T) {
 		if !c.engine.CountsCalls() {
 			continue
 		}
-		for name, want := range map[string]int64{"VbTest.Crasher.Down": depth + 1, "VbTest.Crasher.Bottom": 1, "VbTest.Program.Main": 1} {
+		down, bottom := "VbTest.Crasher.Down", "VbTest.Crasher.Bottom"
+		if sig == syscall.SIGSEGV {
+			down, bottom = "VbTest.Crasher.DownNative", "VbTest.Crasher.BottomNative"
+		}
+		for name, want := range map[string]int64{down: depth + 1, bottom: 1, "VbTest.Program.Main": 1} {
 			if f := p.Function(name); f == nil || f.Calls != want {
 				t.Errorf("%s under %s: %s %+v, want %d calls", c.scenario, c.engine, name, f, want)
 			}

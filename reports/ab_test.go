@@ -76,3 +76,61 @@ func TestReportsOfAnABRun(t *testing.T) {
 		t.Errorf("an A/B run's report says it has no baseline to judge against:\n%s", txt)
 	}
 }
+
+// pairFile is a run of two builds of one program as a pair of workloads
+// (app against app-base), under none and sampling: the NEW build 20% slower.
+func pairFile() *results.File {
+	f := &results.File{
+		Schema: results.SchemaVersion,
+		Suite:  results.Suite{Name: "pair"},
+		Settings: results.Settings{
+			Runs: 12, Alpha: 0.01, Threshold: 0.05, Modes: []modes.Mode{modes.None, modes.Sampling},
+			WorkloadAgainst: map[string]string{"app": "app-base"},
+		},
+	}
+	for _, w := range []struct {
+		name string
+		ns   int64
+	}{{"app-base", 1_000_000}, {"app", 1_200_000}} {
+		for _, m := range []modes.Mode{modes.None, modes.Sampling} {
+			cell := results.Cell{Workload: w.name, Mode: m}
+			for k := 0; k < 12; k++ {
+				cell.Samples = append(cell.Samples, results.Run{Seq: k, Round: k + 1, ElapsedNs: w.ns + int64(k)*1000})
+			}
+			f.Results = append(f.Results, cell)
+		}
+	}
+	stats.Fill(f)
+	verdict.Apply(f, nil, verdict.OptionsOf(f))
+	return f
+}
+
+// Every report of a run of two builds says which workload each verdict was
+// judged against, with the medians the change is computed from.
+func TestReportsOfAWorkloadPair(t *testing.T) {
+	f := pairFile()
+	files := []*results.File{f}
+	txt := renderString(t, func(b *strings.Builder) error { return Text(b, files, Options{}) })
+	md := renderString(t, func(b *strings.Builder) error { return Markdown(b, files, Options{}) })
+	html := renderString(t, func(b *strings.Builder) error { return HTML(b, files, Options{}) })
+	junit := renderString(t, func(b *strings.Builder) error { return JUnit(b, f) })
+	table := renderString(t, func(b *strings.Builder) error { return ResultsTable(b, f) })
+	csv := renderString(t, func(b *strings.Builder) error { return ResultsCSV(b, f) })
+	for _, c := range []struct{ name, out, want string }{
+		{"text headline", txt, "2 regressions"},
+		{"text subtitle", txt, "A/B app-base → app"},
+		{"text changes", txt, "  app/none  app-base 1.006ms → app 1.206ms (medians); change +19.9% [+19.8%, +19.9%] per round (p<0.001)"},
+		{"markdown changes", md, "| `app/sampling` | `app-base` |"},
+		{"html cell", html, "+19.9% vs app-base</span>"},
+		{"junit", junit, `message="app/none regressed +19.9% (p&lt;0.001) against app-base"`},
+		{"table", table, "(p<0.001, adj. p<0.001) vs app-base  regressed"},
+		{"csv", csv, ",app-base\n"},
+	} {
+		if !strings.Contains(strings.ReplaceAll(c.out, "&#43;", "+"), c.want) {
+			t.Errorf("%s lacks %q:\n%s", c.name, c.want, c.out)
+		}
+	}
+	if strings.Contains(txt, "no baseline") {
+		t.Errorf("the report says it has no baseline to judge against:\n%s", txt)
+	}
+}

@@ -175,7 +175,6 @@ func FlameGraph(w io.Writer, p *profile.Profile, opts FlameOptions) error {
 	}
 	width := opts.Width
 	height := flameTop + float64(root.depth())*flameFrameH + flameMargin
-	scale := (width - 2*flameMargin) / float64(root.incl)
 
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, `<?xml version="1.0" encoding="UTF-8"?>
@@ -186,18 +185,28 @@ func FlameGraph(w io.Writer, p *profile.Profile, opts FlameOptions) error {
 <text x="%.1f" y="44" fill="#555">width: inclusive %s (%s total), %s · hover a frame for its numbers</text>
 `, width, height, width, height, flameFontPx, width/2, html.EscapeString(title), flameMargin, wt.unit(), wt.fmt(root.incl), scope)
 
+	drawFlame(ew, root, width, height, opts.MinWidth, flameColor, func(n *flameNode) string { return flameTooltip(n, wt, root.incl) })
+	fmt.Fprintln(ew, "</svg>")
+	return ew.err
+}
+
+// drawFlame draws root's frames (the root at the bottom, as wide as the
+// graph), each with its colour and tooltip, leaving out those narrower
+// than minWidth pixels with what they called.
+func drawFlame(ew *errWriter, root *flameNode, width, height, minWidth float64, color, tooltip func(*flameNode) string) {
+	scale := (width - 2*flameMargin) / float64(root.incl)
 	var draw func(n *flameNode, x float64, level int)
 	draw = func(n *flameNode, x float64, level int) {
 		wpx := float64(n.incl) * scale
-		if wpx < opts.MinWidth {
+		if wpx < minWidth {
 			return
 		}
 		y := height - flameMargin - float64(level+1)*flameFrameH
 		fmt.Fprintf(ew, `<g class="frame" data-name="%s" data-incl="%d" data-calls="%d" data-depth="%d">`,
 			html.EscapeString(n.name), n.incl, n.calls, level)
-		fmt.Fprintf(ew, "<title>%s</title>", html.EscapeString(flameTooltip(n, wt, root.incl)))
+		fmt.Fprintf(ew, "<title>%s</title>", html.EscapeString(tooltip(n)))
 		fmt.Fprintf(ew, `<rect x="%.3f" y="%.1f" width="%.3f" height="%.1f" rx="2" fill="%s"/>`,
-			x, y, wpx, flameFrameH-1, flameColor(n))
+			x, y, wpx, flameFrameH-1, color(n))
 		if lbl := fitLabel(n.name, wpx); lbl != "" {
 			fmt.Fprintf(ew, `<text x="%.2f" y="%.1f">%s</text>`, x+3, y+flameFrameH-5.5, html.EscapeString(lbl))
 		}
@@ -209,8 +218,6 @@ func FlameGraph(w io.Writer, p *profile.Profile, opts FlameOptions) error {
 		}
 	}
 	draw(root, flameMargin, 0)
-	fmt.Fprintln(ew, "</svg>")
-	return ew.err
 }
 
 func flameTooltip(n *flameNode, wt weigh, total int64) string {

@@ -90,7 +90,7 @@ func changeRow(c *hist.Change) []string {
 
 func historyText(w io.Writer, name string, a *hist.Analysis) error {
 	all := a.All()
-	fmt.Fprintf(w, "history %s: %s, %d series, %s\n", name, span(a), len(a.Series), plural(len(all), "change point"))
+	fmt.Fprintf(w, "history %s: %s, %d series, %s\n", name, span(a), len(a.Series), fmt.Sprint(len(all), " ", plural(len(all), "change point", "change points")))
 	if len(all) == 0 {
 		_, err := fmt.Fprintln(w, "no series shifted for good")
 		return err
@@ -105,7 +105,7 @@ func historyText(w io.Writer, name string, a *hist.Analysis) error {
 
 func historyMarkdown(w io.Writer, name string, a *hist.Analysis) error {
 	all := a.All()
-	fmt.Fprintf(w, "### vbench history\n\n`%s`: %s, %d series, %s.\n\n", name, span(a), len(a.Series), plural(len(all), "change point"))
+	fmt.Fprintf(w, "### vbench history\n\n`%s`: %s, %d series, %s.\n\n", name, span(a), len(a.Series), fmt.Sprint(len(all), " ", plural(len(all), "change point", "change points")))
 	if len(all) == 0 {
 		_, err := fmt.Fprintln(w, "No series shifted for good.")
 		return err
@@ -155,11 +155,4 @@ func historyJSON(w io.Writer, name string, a *hist.Analysis) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(doc)
-}
-
-func plural(n int, one string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %ss", n, one)
 }

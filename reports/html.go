@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"time"
 
 	"vbench/internal/machine"
@@ -20,6 +21,7 @@ var htmlSource string
 
 var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"ns":       func(ns float64) string { return numfmt.OrMissing(ns, numfmt.Duration) },
+	"val":      Value,
 	"mult":     numfmt.Multiple,
 	"interval": numfmt.Interval,
 	"change":   numfmt.Change,
@@ -29,6 +31,16 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"color":    func(m *Matrix, mode modes.Mode) string { return hexColor(m.ModeColor(mode)) },
 	"date":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 MST") },
 	"base":     filepath.Base,
+	// estimate and interval of a cost per event, "3.21 ns/call [3.05, 3.40]":
+	// the interval drawn small like the overhead's, and a line break
+	// allowed only between the two
+	"splitCI": func(s string) []string {
+		est, ci, ok := strings.Cut(s, " [")
+		if !ok {
+			return []string{s, ""}
+		}
+		return []string{est, "[" + ci}
+	},
 	// absoluteHeader heads the cells table and labels its values in the
 	// narrow layout.
 	"absoluteHeader": func() []string { return absoluteHeader },

@@ -101,21 +101,25 @@ func (m *Matrix) WriteJUnit(w io.Writer) error {
 		secs := cellSeconds(c.Cell)
 		total += secs
 		tc := junitCase{Classname: f.Suite.Name, Name: c.Key(), Time: seconds(secs)}
-		summary := fmt.Sprintf("median %s (%s) over %d runs", numfmt.Duration(c.MedianNs), c.Metric.OrDefault(), c.Runs)
+		summary := fmt.Sprintf("median %s (%s) over %d runs", Value(c.Metric, c.MedianNs), c.Metric.OrDefault(), c.Runs)
 		if c.CILoNs != 0 {
-			summary += ", 95% CI " + numfmt.Range(numfmt.Duration(c.CILoNs), numfmt.Duration(c.CIHiNs))
+			lo, hi := c.Metric.Interval(c.CILoNs, c.CIHiNs)
+			summary += ", 95% CI " + numfmt.Range(Value(c.Metric, lo), Value(c.Metric, hi))
 		} else {
 			summary += ", too few runs for a 95% CI"
 		}
 		if c.HasOverhead() {
 			summary += "; overhead " + numfmt.MultipleCI(c.Overhead, c.OverheadLo, c.OverheadHi)
 		}
+		if cost, _ := costTexts(c.Cell, nil); cost != "" {
+			summary += "; cost " + cost
+		}
 		switch c.Verdict {
 		case results.VerdictRegressed:
 			tc.Failure = &junitFailure{
 				Type:    "regression",
 				Message: fmt.Sprintf("%s regressed %s against %s", c.Key(), numfmt.ChangeP(c.Compare.Ratio, c.Compare.P), c.Versus(m.BaselineName)),
-				Text:    c.ChangeText() + "\n" + summary,
+				Text:    c.ChangeText() + "\n" + summary + whyText(c),
 			}
 		case results.VerdictFailed:
 			tc.Failure = &junitFailure{
@@ -187,4 +191,17 @@ func runErrors(c *results.Cell) string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// whyText is a regressed A/B pair's explain for its failure text, one
+// function a line; "" when it has none.
+func whyText(c *Cell) string {
+	if !Explained(c.Verdict, c.Compare) {
+		return ""
+	}
+	s := "\nwhy (" + ExplainBasis(c.Compare.ExplainUnit) + "):"
+	for _, f := range c.Compare.Explain {
+		s += "\n  " + f.Function + " " + ContributionText(c.Compare.ExplainUnit, f)
+	}
+	return s
 }

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -42,7 +43,7 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 				ov = numfmt.Multiple(ch.BaselineOverhead) + " → " + numfmt.Multiple(c.Overhead)
 			}
 			change := "**" + numfmt.Change(c.Compare.Ratio) + "**"
-			if ch := c.Compare; ch.Against != "" && (ch.RatioLo != 0 || ch.RatioHi != 0) {
+			if ch := c.Compare; ch.AB() && (ch.RatioLo != 0 || ch.RatioHi != 0) {
 				change += " " + numfmt.Range(numfmt.Change(ch.RatioLo), numfmt.Change(ch.RatioHi))
 			}
 			if m.AB {
@@ -52,7 +53,7 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 			if m.AB {
 				row = append(row, mdCode(c.Versus(m.BaselineName)))
 			}
-			rows = append(rows, append(row, numfmt.Duration(c.Compare.BaselineMedianNs), numfmt.Duration(c.MedianNs),
+			rows = append(rows, append(row, Value(c.Metric, c.Compare.BaselineMedianNs), Value(c.Metric, c.MedianNs),
 				change, numfmt.P(c.Compare.P), ov))
 		}
 		if m.AB {
@@ -61,6 +62,7 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 			ew.table([]string{"", "cell", "baseline (median)", "now (median)", "change (fast-half means)", "p", "overhead"}, rows, Center, Left, Right, Right, Right, Right, Right)
 		}
 		fmt.Fprintln(ew)
+		writeWhy(ew, changed)
 	}
 	if failed := m.WithVerdict(results.VerdictFailed); len(failed) > 0 {
 		fmt.Fprintf(ew, "**Failed**\n\n")
@@ -94,6 +96,24 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 	}
 	ew.table(header, rows, align...)
 	fmt.Fprintln(ew)
+	if ct := m.CostTable(); ct.Modes != nil {
+		fmt.Fprintf(ew, "**Cost per event** (median %s minus the none mode's, per call or per sample taken, 95%% interval)\n\n", m.MetricPhrase())
+		header := []string{"workload"}
+		align := []tw.Align{Left}
+		for _, mode := range ct.Modes {
+			header, align = append(header, string(mode)), append(align, Right)
+		}
+		var rows [][]string
+		for _, r := range ct.Rows {
+			row := []string{mdEscape(r.Workload)}
+			for _, s := range r.Costs {
+				row = append(row, mdEscape(cmp.Or(CostText(s), numfmt.Missing)))
+			}
+			rows = append(rows, row)
+		}
+		ew.table(header, rows, align...)
+		fmt.Fprintln(ew)
+	}
 	if defs := m.ModeDefinitions(); defs != nil {
 		var parts []string
 		for _, d := range defs {
@@ -203,4 +223,26 @@ func AppendStepSummary(files []*results.File, opts Options) error {
 		return fmt.Errorf("GITHUB_STEP_SUMMARY %s: %w", path, err)
 	}
 	return nil
+}
+
+// writeWhy lists, under the changed cells, the functions each changed A/B
+// pair's profiles say the change went to (its explain).
+func writeWhy(w io.Writer, changed []*Cell) {
+	started := false
+	for _, c := range changed {
+		if !Explained(c.Verdict, c.Compare) {
+			continue
+		}
+		if !started {
+			fmt.Fprintf(w, "**Why** (%s)\n\n", ExplainBasis(c.Compare.ExplainUnit))
+			started = true
+		}
+		fmt.Fprintf(w, "- %s:\n", mdCode(c.Key()))
+		for _, f := range c.Compare.Explain {
+			fmt.Fprintf(w, "  - %s %s\n", mdCode(f.Function), mdEscape(ContributionText(c.Compare.ExplainUnit, f)))
+		}
+	}
+	if started {
+		fmt.Fprintln(w)
+	}
 }

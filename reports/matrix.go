@@ -58,11 +58,13 @@ type Cell struct {
 	Compare *results.Change // against the baseline or (A/B) another mode, when there is one
 }
 
-// Versus names what the cell was judged against: the mode of its own run
-// for an A/B verdict, else the baseline (its name).
+// Versus names what the cell was judged against: for an A/B verdict the
+// other cell of its own run, by what tells the two apart (the mode of a
+// pair of modes, the workload of a pair of workloads), else the baseline
+// (its name).
 func (c *Cell) Versus(baselineName string) string {
-	if c.Compare != nil && c.Compare.Against != "" {
-		return string(c.Compare.Against)
+	if old, _ := c.Cell.Sides(); old != "" {
+		return old
 	}
 	return baselineName
 }
@@ -113,7 +115,7 @@ func NewMatrix(files []*results.File, opts Options) (*Matrix, error) {
 			m.Metrics = append(m.Metrics, c.Metric.OrDefault())
 		}
 		cell := &Cell{Cell: c, Verdict: c.Verdict, Compare: c.Compare}
-		m.AB = m.AB || (c.Compare != nil && c.Compare.Against != "")
+		m.AB = m.AB || c.Compare.AB()
 		if c.Failure != "" {
 			cell.Verdict = results.VerdictFailed
 		}

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/csv"
 	"fmt"
@@ -39,9 +40,11 @@ func ResultsJSON(w io.Writer, f *results.File) error {
 //
 // A cell judged against another mode of its run (an A/B pair: --against's
 // OLD build, a suite's against:) shows its change in the A/B column, a cell
-// judged against a baseline in the vs-baseline column.
+// judged against a baseline in the vs-baseline column. The profiler's cost
+// per event (stats.Fill) and an A/B pair's change per event have columns
+// only when some cell has one.
 func ResultsRows(f *results.File) (header []string, rows [][]string) {
-	hasBase, hasAB, hasAcc, hasOver := false, false, false, false
+	hasBase, hasAB, hasAcc, hasOver, hasCost, hasCostAB := false, false, false, false, false, false
 	metrics := map[string]bool{}
 	var cells []CellRow
 	for i := range f.Results {
@@ -52,6 +55,8 @@ func ResultsRows(f *results.File) (header []string, rows [][]string) {
 		hasAB = hasAB || r.AB
 		hasAcc = hasAcc || r.Accuracy != ""
 		hasOver = hasOver || c.Mode != modes.None
+		hasCost = hasCost || r.Cost != ""
+		hasCostAB = hasCostAB || r.CostChange != ""
 		metrics[r.Metric] = true
 	}
 	header = []string{"workload", "mode"}
@@ -65,6 +70,9 @@ func ResultsRows(f *results.File) (header []string, rows [][]string) {
 	if hasOver {
 		header = append(header, "overhead [95% CI]")
 	}
+	if hasCost {
+		header = append(header, "cost/event [95% CI]")
+	}
 	if hasBase {
 		header = append(header, "vs baseline")
 		if hasOver {
@@ -73,6 +81,9 @@ func ResultsRows(f *results.File) (header []string, rows [][]string) {
 	}
 	if hasAB {
 		header = append(header, "A/B [95% CI]")
+	}
+	if hasCostAB {
+		header = append(header, "A/B per event")
 	}
 	if hasAcc {
 		header = append(header, "accuracy")
@@ -91,6 +102,9 @@ func ResultsRows(f *results.File) (header []string, rows [][]string) {
 		if hasOver {
 			row = append(row, orNA(r.Overhead))
 		}
+		if hasCost {
+			row = append(row, orNA(r.Cost))
+		}
 		base, ab := cmp.Or(r.FromZero, r.Versus), r.Versus
 		if r.AB {
 			base = ""
@@ -105,6 +119,9 @@ func ResultsRows(f *results.File) (header []string, rows [][]string) {
 		}
 		if hasAB {
 			row = append(row, orNA(ab))
+		}
+		if hasCostAB {
+			row = append(row, orNA(r.CostChange))
 		}
 		if hasAcc {
 			row = append(row, orNA(r.Accuracy))
@@ -122,7 +139,8 @@ func orNA(s string) string { return cmp.Or(s, "-") }
 // ResultsTable writes the aligned text table, then failures, warnings and a summary.
 func ResultsTable(w io.Writer, f *results.File) error {
 	header, rows := ResultsRows(f)
-	t := tablewriter.NewTable(w,
+	var buf bytes.Buffer
+	t := tablewriter.NewTable(&buf,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
 			Borders: tw.BorderNone,
 			Symbols: tw.NewSymbols(tw.StyleNone),
@@ -143,7 +161,47 @@ func ResultsTable(w io.Writer, f *results.File) error {
 	if err := t.Render(); err != nil {
 		return err
 	}
+	if _, err := w.Write(withExplains(buf.Bytes(), f)); err != nil {
+		return err
+	}
 	return notes(w, f, "")
+}
+
+// withExplains puts each changed A/B pair's explain on a line under its
+// row of the rendered table (the header's line, then one line per row). A
+// table whose rows did not render one line each keeps its lines, and the
+// explains follow it.
+func withExplains(table []byte, f *results.File) []byte {
+	var under []string
+	for i := range f.Results {
+		c := &f.Results[i]
+		if Explained(c.Verdict, c.Compare) {
+			under = append(under, fmt.Sprintf("    why %s: %s", c.Key(), ExplainText(c.Compare, ExplainShown)))
+		} else {
+			under = append(under, "")
+		}
+	}
+	if strings.Join(under, "") == "" {
+		return table
+	}
+	lines := strings.SplitAfter(strings.TrimSuffix(string(table), "\n"), "\n")
+	var b strings.Builder
+	if len(lines) != len(under)+1 {
+		b.Write(table)
+		for _, u := range under {
+			if u != "" {
+				b.WriteString(u + "\n")
+			}
+		}
+		return []byte(b.String())
+	}
+	for i, l := range lines {
+		b.WriteString(strings.TrimSuffix(l, "\n") + "\n")
+		if i > 0 && under[i-1] != "" {
+			b.WriteString(under[i-1] + "\n")
+		}
+	}
+	return []byte(b.String())
 }
 
 // ResultsMarkdown writes the results table as GitHub-flavoured Markdown.
@@ -158,6 +216,11 @@ func ResultsMarkdown(w io.Writer, f *results.File) error {
 		return err
 	}
 	fmt.Fprintln(w)
+	for i := range f.Results {
+		if c := &f.Results[i]; Explained(c.Verdict, c.Compare) {
+			fmt.Fprintf(w, "- why %s: %s\n", mdCode(c.Key()), mdEscape(ExplainText(c.Compare, ExplainShown)))
+		}
+	}
 	return notes(w, f, "- ")
 }
 
@@ -214,7 +277,12 @@ func ResultsCSV(w io.Writer, f *results.File) error {
 		"overhead", "overhead_lo", "overhead_hi", "wall_median_ns", "user_median_ns", "sys_median_ns",
 		"max_rss_median_bytes", "outliers", "baseline_median_ns", "ratio", "ratio_lo", "ratio_hi", "p", "against",
 		"overhead_ratio", "overhead_p", "calls_checked", "calls_exact", "coverage_found", "coverage_of", "verdict", "failure", "metric",
-		"shares_checked", "shares_passed"})
+		"shares_checked", "shares_passed",
+		"calls_per_run", "cost_per_call_ns", "cost_per_call_lo_ns", "cost_per_call_hi_ns",
+		"samples_per_run", "cost_per_sample_ns", "cost_per_sample_lo_ns", "cost_per_sample_hi_ns",
+		"change_per_call_ns", "change_per_call_lo_ns", "change_per_call_hi_ns",
+		"change_per_sample_ns", "change_per_sample_lo_ns", "change_per_sample_hi_ns",
+		"against_workload"})
 	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	for _, c := range f.Results {
 		row := []string{c.Workload, string(c.Mode), strconv.Itoa(c.Runs), num(c.MedianNs), num(c.CILoNs), num(c.CIHiNs), num(c.MADNs),
@@ -247,6 +315,19 @@ func ResultsCSV(w io.Writer, f *results.File) error {
 		} else {
 			row = append(row, "", "")
 		}
+		row = append(row, num(c.CallsPerRun), num(c.CostPerCallNs), num(c.CostPerCallLoNs), num(c.CostPerCallHiNs),
+			num(c.SamplesPerRun), num(c.CostPerSampleNs), num(c.CostPerSampleLoNs), num(c.CostPerSampleHiNs))
+		if ch := c.Compare; ch != nil {
+			row = append(row, num(ch.ChangePerCallNs), num(ch.ChangePerCallLoNs), num(ch.ChangePerCallHiNs),
+				num(ch.ChangePerSampleNs), num(ch.ChangePerSampleLoNs), num(ch.ChangePerSampleHiNs))
+		} else {
+			row = append(row, "", "", "", "", "", "")
+		}
+		againstWorkload := ""
+		if c.Compare != nil {
+			againstWorkload = c.Compare.AgainstWorkload
+		}
+		row = append(row, againstWorkload)
 		cw.Write(row)
 	}
 	cw.Flush()

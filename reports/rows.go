@@ -35,6 +35,12 @@ type CellRow struct {
 	MaxRSS       string
 
 	Overhead string // "×5.35 [5.06, 5.95]", "" for the none mode or when not measured
+	// Cost is the profiler's cost per event over none, "3.21 ns/call
+	// [3.05, 3.40]" or "1.24 ms/sample […]", "" when the cell has none.
+	// CostChange is an A/B pair's change per event, "+0.52 ns/call
+	// [+0.40, +0.66]" (docs/harness.md, "Cost per event").
+	Cost       string
+	CostChange string
 
 	// Versus is the change against what the cell was judged against: a
 	// baseline, "+9.3% (p<0.001)", or another mode of its run (AB, an A/B
@@ -54,6 +60,12 @@ type CellRow struct {
 	VerdictText string
 }
 
+// Value is a value of metric m (a median, a bound) as a person reads it:
+// requests/s for rps, else a duration; "" for 0 is "-".
+func Value(m results.Metric, ns float64) string {
+	return numfmt.OrMissing(ns, func(x float64) string { return m.Format(x, numfmt.Duration) })
+}
+
 // NewCellRow is c's row with verdict and change ch: a report can judge a
 // cell again (against another baseline), so they need not be c's own.
 func NewCellRow(c *results.Cell, verdict string, ch *results.Change) CellRow {
@@ -61,7 +73,7 @@ func NewCellRow(c *results.Cell, verdict string, ch *results.Change) CellRow {
 	r := CellRow{
 		Key: c.Key(), Workload: c.Workload, Mode: string(c.Mode), Metric: string(c.Metric.OrDefault()),
 		Runs:   strconv.Itoa(c.Runs),
-		Median: ns(c.MedianNs), MAD: ns(c.MADNs),
+		Median: Value(c.Metric, c.MedianNs), MAD: ns(c.MADNs),
 		Wall: ns(c.WallMedianNs), User: ns(c.UserMedianNs), Sys: ns(c.SysMedianNs),
 		MaxRSS:   numfmt.OrMissing(c.MaxRSSMedian, numfmt.Bytes),
 		Accuracy: c.AccuracyText(),
@@ -74,19 +86,22 @@ func NewCellRow(c *results.Cell, verdict string, ch *results.Change) CellRow {
 		r.Outliers = fmt.Sprint(c.Outliers)
 	}
 	if c.Runs > 0 {
-		r.MedianSpread = numfmt.Duration(c.MedianNs) + " " + numfmt.Spread(c.MedianNs, c.CILoNs, c.CIHiNs)
+		r.MedianSpread = Value(c.Metric, c.MedianNs) + " " + numfmt.Spread(c.MedianNs, c.CILoNs, c.CIHiNs)
 	}
 	if c.CILoNs != 0 {
-		r.CI = numfmt.Range(numfmt.Duration(c.CILoNs), numfmt.Duration(c.CIHiNs))
+		lo, hi := c.Metric.Interval(c.CILoNs, c.CIHiNs)
+		r.CI = numfmt.Range(Value(c.Metric, lo), Value(c.Metric, hi))
 	}
 	if c.Mode != modes.None && c.Overhead != 0 {
 		r.Overhead = numfmt.MultipleCI(c.Overhead, c.OverheadLo, c.OverheadHi)
 	}
+	r.Cost, r.CostChange = costTexts(c, ch)
 	switch {
 	case ch == nil:
-	case ch.Against != "":
+	case ch.AB():
 		r.AB = true
-		r.Versus = numfmt.ChangeCIPAdj(ch.Ratio, ch.RatioLo, ch.RatioHi, ch.P, adjusted(ch)) + " vs " + string(ch.Against)
+		old, _ := c.Sides()
+		r.Versus = numfmt.ChangeCIPAdj(ch.Ratio, ch.RatioLo, ch.RatioHi, ch.P, adjusted(ch)) + " vs " + old
 	default:
 		r.Versus = numfmt.ChangeCIPAdj(ch.Ratio, 0, 0, ch.P, adjusted(ch))
 		if ch.BaselineMedianNs == 0 {
@@ -110,3 +125,22 @@ func adjusted(ch *results.Change) float64 {
 
 // Row is the cell's row with the report's verdict and change.
 func (c *Cell) Row() CellRow { return NewCellRow(c.Cell, c.Verdict, c.Compare) }
+
+// costTexts are a cell's cost per event and its A/B pair's change per
+// event as tables print them, "" where the cell has none.
+func costTexts(c *results.Cell, ch *results.Change) (cost, change string) {
+	switch {
+	case c.CostPerCallNs != 0:
+		cost = numfmt.PerEvent(c.CostPerCallNs, c.CostPerCallLoNs, c.CostPerCallHiNs, "call", false)
+	case c.CostPerSampleNs != 0:
+		cost = numfmt.PerEvent(c.CostPerSampleNs, c.CostPerSampleLoNs, c.CostPerSampleHiNs, "sample", false)
+	}
+	switch {
+	case ch == nil:
+	case ch.ChangePerCallNs != 0 || ch.ChangePerCallLoNs != 0:
+		change = numfmt.PerEvent(ch.ChangePerCallNs, ch.ChangePerCallLoNs, ch.ChangePerCallHiNs, "call", true)
+	case ch.ChangePerSampleNs != 0 || ch.ChangePerSampleLoNs != 0:
+		change = numfmt.PerEvent(ch.ChangePerSampleNs, ch.ChangePerSampleLoNs, ch.ChangePerSampleHiNs, "sample", true)
+	}
+	return cost, change
+}

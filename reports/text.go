@@ -1,8 +1,11 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -46,6 +49,20 @@ func (m *Matrix) WriteText(w io.Writer) error {
 		fmt.Fprintln(tab, strings.Join(row, "\t"))
 	}
 	tab.Flush()
+
+	if ct := m.CostTable(); ct.Modes != nil {
+		fmt.Fprintf(ew, "\nCost per event (median %s minus the none mode's, per call or per sample taken, 95%% interval)\n", m.MetricPhrase())
+		tab := tabwriter.NewWriter(ew, 0, 0, 3, ' ', 0)
+		fmt.Fprintf(tab, "workload\t%s\n", strings.ReplaceAll(modes.List(ct.Modes), ", ", "\t"))
+		for _, r := range ct.Rows {
+			row := []string{r.Workload}
+			for _, s := range r.Costs {
+				row = append(row, cmp.Or(CostText(s), "—"))
+			}
+			fmt.Fprintln(tab, strings.Join(row, "\t"))
+		}
+		tab.Flush()
+	}
 
 	writeChanges(ew, m, func(c *Cell) string { return c.Key() })
 
@@ -177,6 +194,13 @@ func (m *Matrix) Subtitle() string {
 	if m.Against != "" {
 		parts = append(parts, "A/B against "+m.Against)
 	}
+	if wa := f.Settings.WorkloadAgainst; len(wa) > 0 {
+		var pairs []string
+		for _, w := range slices.Sorted(maps.Keys(wa)) {
+			pairs = append(pairs, wa[w]+" → "+w)
+		}
+		parts = append(parts, "A/B "+strings.Join(pairs, ", "))
+	}
 	if len(m.Files) > 1 {
 		parts = append(parts, fmt.Sprintf("history of %d files", len(m.Files)))
 	}
@@ -191,7 +215,7 @@ func (c *Cell) matrixText() string {
 	if c.Failed() {
 		return "✗ failed"
 	}
-	s := numfmt.Duration(c.MedianNs)
+	s := Value(c.Metric, c.MedianNs)
 	if c.HasOverhead() {
 		s = numfmt.MultipleCI(c.Overhead, c.OverheadLo, c.OverheadHi)
 	}
@@ -210,7 +234,8 @@ func (c *Cell) matrixText() string {
 // medians a reader sees elsewhere, then the change the verdict was decided
 // by, which is not their ratio. An A/B pair's (Paired) is the Hodges–Lehmann
 // estimate of the per-round ratio NEW/OLD (stats.JudgePaired):
-// "tracing@old 1.52s → tracing 1.60s (medians); change +5.1% [+3.2%, +7.0%] per round (p<0.001)";
+// "tracing@old 1.52s → tracing 1.60s (medians); change +5.1% [+3.2%, +7.0%] per round (p<0.001); +0.52 ns/call [+0.40, +0.66]"
+// (the pair's change per call, when it has one);
 // a stored baseline's is the ratio of the fast-half means (stats.Judge):
 // "45.4s → 49.7s (medians); change +9.3% in fast-half means (p<0.001); overhead ×111 → ×121".
 func (c *Cell) ChangeText() string {
@@ -218,17 +243,20 @@ func (c *Cell) ChangeText() string {
 	if ch == nil {
 		return ""
 	}
-	medians := numfmt.Duration(ch.BaselineMedianNs) + " → " + numfmt.Duration(c.MedianNs)
-	if ch.Against != "" {
-		medians = fmt.Sprintf("%s %s → %s %s", ch.Against, numfmt.Duration(ch.BaselineMedianNs), c.Mode, numfmt.Duration(c.MedianNs))
+	medians := Value(c.Metric, ch.BaselineMedianNs) + " → " + Value(c.Metric, c.MedianNs)
+	if old, new := c.Cell.Sides(); old != "" {
+		medians = fmt.Sprintf("%s %s → %s %s", old, Value(c.Metric, ch.BaselineMedianNs), new, Value(c.Metric, c.MedianNs))
 	}
 	change := numfmt.Change(ch.Ratio)
 	if ch.RatioLo != 0 || ch.RatioHi != 0 {
 		change += " " + numfmt.Range(numfmt.Change(ch.RatioLo), numfmt.Change(ch.RatioHi))
 	}
 	s := fmt.Sprintf("%s (medians); change %s %s (%s)", medians, change, ChangeBasis(ch), numfmt.P(ch.P))
-	if ch.Against == "" && ch.BaselineOverhead != 0 && c.Mode != modes.None {
+	if !ch.AB() && ch.BaselineOverhead != 0 && c.Mode != modes.None {
 		s += fmt.Sprintf("; overhead %s → %s", numfmt.Multiple(ch.BaselineOverhead), numfmt.Multiple(c.Overhead))
+	}
+	if _, per := costTexts(c.Cell, ch); per != "" {
+		s += "; " + per
 	}
 	return s
 }

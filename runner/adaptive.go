@@ -9,7 +9,7 @@ import (
 )
 
 // Adaptive rounds. An A/B pair — a cell judged against another cell of the
-// same run (modes.Spec.Against) — whose verdict is still undecided after its
+// same run (verdict.ReferenceKey: another mode's, or another workload's) — whose verdict is still undecided after its
 // planned runs gets more rounds, both cells interleaved in each round as
 // before, until the verdict is decided or the pair reaches its MaxRuns.
 // The pair is looked at only at the run counts stats.Looks fixes before
@@ -42,9 +42,10 @@ func newAdaptive(cells []*cellState, plan *Plan, round int) *adaptive {
 	for _, c := range cells {
 		byKey[c.Key()] = c
 	}
+	pairs := newPairing(plan.Cells)
 	for _, c := range cells {
-		if against := c.Spec.Against; against != "" {
-			if old := byKey[c.keyOf(against)]; old != nil {
+		if k, ok := pairs.reference(&c.Cell); ok {
+			if old := byKey[k]; old != nil {
 				a.pairs = append(a.pairs, abPair{c, old})
 			}
 		}

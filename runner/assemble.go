@@ -23,8 +23,10 @@ func newFile(plan *Plan, env *Env) *results.File {
 			Workloads: plan.Options.Workloads, ModeSpecs: plan.Specs, Against: plan.Options.Against,
 		},
 	}
-	for _, c := range plan.Cells {
-		if c.Spec.Against != "" { // only A/B pairs take adaptive rounds
+	pairs := newPairing(plan.Cells)
+	f.Settings.WorkloadAgainst = pairs.workloadAgainst()
+	for i := range plan.Cells {
+		if _, ok := pairs.reference(&plan.Cells[i]); ok { // only A/B pairs take adaptive rounds
 			f.Settings.MaxRuns = plan.MaxRuns
 		}
 	}

@@ -56,6 +56,11 @@ func buildAll(ctx context.Context, cells []*cellState, env *Env) {
 	buildErr := map[string]error{}
 	dotnet, dotnetErr := exec.LookPath("dotnet")
 	for _, c := range cells {
+		// Interrupted (Ctrl-C while building): the cells left are not run,
+		// not failed; the build the interrupt killed says nothing about them.
+		if ctx.Err() != nil {
+			return
+		}
 		w := c.Workload
 		if w.Project == "" {
 			c.argv = append([]string(nil), w.Command...)
@@ -67,6 +72,9 @@ func buildAll(ctx context.Context, cells []*cellState, env *Env) {
 			} else {
 				env.logf("building %s", w.Project)
 				dll, err := BuildProject(ctx, dotnet, w.Project)
+				if ctx.Err() != nil {
+					return
+				}
 				if err != nil {
 					buildErr[w.Project] = err
 				} else {

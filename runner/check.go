@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"sort"
 	"strings"
 
@@ -45,9 +46,13 @@ func (l *launch) check(c *cellState, st step, r *results.Run, out Outcome, lib, 
 		r.Error = fmt.Sprintf("printed no VBENCH line, so its checksum (the suite expects %q) cannot be checked", c.Workload.Checksum)
 		return
 	}
+	if ld := c.Workload.Load; ld != nil && ld.Handler != "" && r.Service != nil {
+		// A service's exact count: one handler call per request completed.
+		rep.Calls = map[string]int64{ld.Handler: r.WarmupRequests + r.Requests}
+	}
 	if c.Spec.Engine == "" {
 		if runDir != "" && !st.warmup {
-			l.keep(c, runDir, nil)
+			l.keep(c, false, 0, runDir, nil)
 		}
 		return
 	}
@@ -61,14 +66,17 @@ func (l *launch) check(c *cellState, st step, r *results.Run, out Outcome, lib, 
 			r.Error = msg
 			return
 		}
-		l.keep(c, runDir, tree)
+		r.Calls, r.SamplesTaken = events(c.Spec.Engine, c.Metric, len(tree.Processes), p, r.ElapsedNs)
+		l.keep(c, true, r.Seq, runDir, tree)
 	}
 }
 
 // keepCrashed keeps the profile a failed run of an engine mode still wrote
-// (the profiler writes one, incomplete, when the runtime aborts: an
-// unhandled exception, FailFast), so the crash can be read; the run stays
-// failed, its error the program's own, with where the profile went.
+// (the profiler writes one, incomplete, when the runtime aborts or the
+// program faults in native code; a program that exits non-zero writes a
+// complete one), so the failure can be read; the run stays failed, its error
+// the program's own, with where the profile went and, when it is
+// incomplete, the cause the profiler recorded.
 func (l *launch) keepCrashed(c *cellState, st step, r *results.Run, runDir string) {
 	if c.Spec.Engine == "" || runDir == "" || st.warmup {
 		return
@@ -79,12 +87,28 @@ func (l *launch) keepCrashed(c *cellState, st step, r *results.Run, runDir strin
 	}
 	prev := c.profile
 	c.profile = ""
-	l.keep(c, runDir, t)
+	l.keep(c, false, 0, runDir, t)
 	if c.profile == "" {
 		c.profile = prev
 		return
 	}
-	r.Error += fmt.Sprintf(" [its profile, incomplete, is in %s]", c.profile)
+	r.Error += fmt.Sprintf(" [%s is in %s]", keptProfile(t), c.profile)
+}
+
+// keptProfile says what a failed run left: "its profile", or "its profile,
+// incomplete (cause)" when a process's profile was written at a crash (the
+// exception's class, or the fatal signal and its address, which a program
+// dying in native code does not print).
+func keptProfile(t *profile.Tree) string {
+	for _, p := range t.Processes {
+		if !p.Complete {
+			if p.Cause == "" {
+				return "its profile, incomplete,"
+			}
+			return "its profile, incomplete (" + p.Cause + "),"
+		}
+	}
+	return "its profile"
 }
 
 // vbenchLine is the run's VBENCH line, read; ok is false when there is none,
@@ -204,4 +228,30 @@ func checkCalls(c *cellState, seq int, p *profile.Profile, want map[string]int64
 			c.accuracy.Mismatches = append(c.accuracy.Mismatches, results.CallMismatch{Seq: seq, Function: n, Expected: want[n], Actual: got[n]})
 		}
 	}
+}
+
+// events is what a cell's cost per event divides by (stats.Fill): the calls
+// the profile counted in all, for an engine whose counts are exact, or the
+// sampling ticks taken while the metric was timing. The sampler ticks
+// steadily through the process's life (profile duration_ns), so under a
+// metric that times only the workload's kernel (elapsed, kernel-cpu) the
+// kernel's ticks are the profile's times the kernel's share of that life;
+// the profile of a process tree has no one life, and counts whole.
+// The calls are counted whole: the few a workload makes around its kernel
+// (its Main, argument parsing: ~150 in the benchmarks) are no time of a
+// kernel metric, a bias below 0.01% in a workload of a million calls.
+func events(e modes.Engine, metric results.Metric, processes int, p *profile.Profile, kernelNs int64) (calls, samples int64) {
+	if e.CountsCalls() {
+		for _, fn := range p.Functions {
+			calls += fn.Calls
+		}
+	}
+	if e.Samples() {
+		samples = p.Samples
+		m := metric.OrDefault()
+		if (m == results.MetricElapsed || m == results.MetricKernelCPU) && processes == 1 && p.DurationNs > 0 && kernelNs > 0 {
+			samples = int64(math.Round(float64(p.Samples) * min(1, float64(kernelNs)/float64(p.DurationNs))))
+		}
+	}
+	return calls, samples
 }

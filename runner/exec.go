@@ -22,6 +22,11 @@ type Spec struct {
 	// Library, when set, is a profiler library the process must map
 	// (Outcome.Loaded): see loaded.go.
 	Library string
+	// Stop, when closed, asks the process to end (a service's server):
+	// SIGTERM to its group, then SIGKILL after Grace (Outcome.Stopped,
+	// Outcome.Killed).
+	Stop  <-chan struct{}
+	Grace time.Duration
 }
 
 // Outcome is what one launch did.
@@ -40,6 +45,8 @@ type Outcome struct {
 	StartErr    error    // the process could not be started
 	Pid         int      // the process's id (and its group's)
 	Loaded      bool     // with Spec.Library: the process or a descendant mapped it
+	Stopped     bool     // ended after Spec.Stop asked it to
+	Killed      bool     // Stopped, but only by SIGKILL after the grace period
 }
 
 // Exec runs spec in a new process group and waits for it. On timeout or
@@ -97,6 +104,8 @@ func Exec(ctx context.Context, spec Spec) Outcome {
 		killedNone = iota
 		killedTimeout
 		killedInterrupt
+		killedStop  // asked to stop, ended within the grace period
+		killedGrace // asked to stop, SIGKILLed after it
 	)
 	killedBy := make(chan int, 1)
 	go func() {
@@ -115,6 +124,20 @@ func Exec(ctx context.Context, spec Spec) Outcome {
 			why = killedTimeout
 		case <-ctx.Done():
 			why = killedInterrupt
+		case <-spec.Stop:
+			why = killedStop
+			unix.Kill(-pgid, unix.SIGTERM)
+			grace := time.NewTimer(spec.Grace)
+			defer grace.Stop()
+			select {
+			case <-exited:
+				killedBy <- why
+				return
+			case <-grace.C:
+				why = killedGrace
+			case <-ctx.Done():
+				why = killedInterrupt
+			}
 		}
 		unix.Kill(-pgid, unix.SIGKILL)
 		killedBy <- why
@@ -144,6 +167,7 @@ func Exec(ctx context.Context, spec Spec) Outcome {
 	stderr.flush()
 
 	out.TimedOut, out.Interrupted = why == killedTimeout, why == killedInterrupt
+	out.Stopped, out.Killed = why == killedStop || why == killedGrace, why == killedGrace
 	out.VBENCH = stdout.vbench
 	out.Stdout = stdout.tail.LastLines(5)
 	out.Stderr = stderr.Text()

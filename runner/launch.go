@@ -78,13 +78,22 @@ func (l *launch) run(ctx context.Context, st step, seq int) (results.Run, Outcom
 		// at least be seen in the process (loaded.go).
 		spec.Library = foreignProfiler(env)
 	}
-	out := Exec(ctx, spec)
+	var out Outcome
+	if c.Workload.Server != nil {
+		out = l.serve(ctx, c, spec, &r) // service.go
+	} else {
+		out = Exec(ctx, spec)
+	}
 	if out.Interrupted {
 		return r, out
 	}
 	r.WallNs = int64(out.Wall)
 	r.UserNs, r.SysNs, r.MaxRSS = int64(out.User), int64(out.Sys), out.MaxRSS
 	r.ExitCode, r.Signal = out.ExitCode, out.Signal
+	if r.Error != "" { // the service's own failure
+		l.keepCrashed(c, st, &r, runDir)
+		return r, out
+	}
 	l.check(c, st, &r, out, spec.Library, runDir)
 	return r, out
 }

@@ -49,11 +49,7 @@ type Cell struct {
 }
 
 // Key is "workload/mode".
-func (c *Cell) Key() string { return c.keyOf(c.Mode) }
-
-// keyOf is the key of the cell of mode m of the same workload (the cell an
-// A/B pair judges it against).
-func (c *Cell) keyOf(m modes.Mode) string { return c.Workload.Name + "/" + string(m) }
+func (c *Cell) Key() string { return c.Workload.Name + "/" + string(c.Mode) }
 
 // Plan is the cells a run will measure.
 type Plan struct {
@@ -98,6 +94,12 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 		}
 	}
 	if o.Against != "" {
+		if i := slices.IndexFunc(s.Workloads, func(w suite.Workload) bool { return w.Against != "" }); i >= 0 {
+			w := s.Workloads[i]
+			return nil, optionErr("Against", func(name string) string {
+				return fmt.Sprintf("%s: workload %s of %s is judged against workload %s (its against: at line %d): a run judges two builds of the profiler or two workloads, not both (run without %s, or with a suite whose workloads say no against:)", name, w.Name, s.Path, w.Against, w.Line, name)
+			})
+		}
 		// Every mode that loads vbench's profiler also runs with the OLD
 		// build, and is judged against that twin (over a suite's against:,
 		// which the command line overrides).
@@ -147,6 +149,13 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 		}
 		want[name] = true
 	}
+	// A workload judged against another brings it along: its verdict needs
+	// the other's cells, measured in the same rounds.
+	for _, w := range s.Workloads {
+		if want[w.Name] && w.Against != "" {
+			want[w.Against] = true
+		}
+	}
 	var all []Cell
 	for i := range s.Workloads {
 		w := &s.Workloads[i]
@@ -154,8 +163,11 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 			continue
 		}
 		for _, m := range p.Modes { // report order
-			// A twin runs wherever its mode does.
-			if runs := w.EffectiveModes(s); !slices.Contains(runs, m) && !slices.Contains(runs, twinOf[m]) {
+			// A workload's own modes: subset limits every run's modes (a twin
+			// runs wherever its mode does); without one, a workload runs
+			// under all of them, --modes included: a mode --modes names is
+			// run, even when the suite's modes: list leaves it out.
+			if w.Modes != nil && !slices.Contains(w.Modes, m) && !slices.Contains(w.Modes, twinOf[m]) {
 				continue
 			}
 			c := Cell{Workload: w, Mode: m, Spec: specs[m], Metric: w.Metric.OrDefault(), Runs: p.Runs, Warmup: p.Warmup, Timeout: p.Timeout}
@@ -172,6 +184,16 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 	if len(all) == 0 {
 		return nil, fmt.Errorf("nothing to run: no workload of %s runs under modes %v", s.Path, p.Modes)
 	}
+	// A mode asked for by name that no selected workload runs under would
+	// be recorded as run and show nothing: refused, naming who limits it.
+	for _, m := range o.Modes {
+		if !slices.ContainsFunc(all, func(c Cell) bool { return c.Mode == m }) {
+			return nil, optionErr("Modes", func(name string) string {
+				return fmt.Sprintf("%s: no selected workload of %s runs under mode %q: each limits its modes (modes: in the workload)", name, s.Path, m)
+			})
+		}
+	}
+	evenPairs(all)
 	p.Cells = all
 	if o.Shard != nil {
 		p.Cells = ShardCells(all, o.Shard.Index, o.Shard.Count)
@@ -180,6 +202,27 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 		p.Profiled = p.Profiled || (c.Spec.Engine != "" && c.Spec.Profiler == "")
 	}
 	return p, nil
+}
+
+// evenPairs gives both cells of each A/B pair the larger of their runs and
+// caps: the pair is judged round by round, so a round one side skips is
+// lost to the verdict (workloads of a pair may give different runs:).
+func evenPairs(cells []Cell) {
+	pairs := newPairing(cells)
+	at := map[string]int{}
+	for i := range cells {
+		at[cells[i].Key()] = i
+	}
+	for i := range cells {
+		k, ok := pairs.reference(&cells[i])
+		j, have := at[k]
+		if !ok || !have {
+			continue
+		}
+		a, b := &cells[i], &cells[j]
+		a.Runs, a.MaxRuns = max(a.Runs, b.Runs), max(a.MaxRuns, b.MaxRuns)
+		b.Runs, b.MaxRuns = a.Runs, a.MaxRuns
+	}
 }
 
 // maxRuns is the cap on a cell's runs when its A/B verdict is undecided:
@@ -219,7 +262,8 @@ func (p *Plan) LibraryModes() []modes.Mode {
 // ShardCells returns shard i (1-based) of n: the cells sorted by workload
 // name and mode (built-in modes in their order, then the others by name),
 // every n-th one starting at i-1 — where a cell judged against another
-// (modes.Spec.Against: an A/B pair) travels with it as one, since an A/B
+// (verdict.ReferenceKey: an A/B pair of modes or of workloads) travels
+// with it as one, since an A/B
 // comparison holds only within one run. The assignment depends only on the
 // cell names, so each machine of a CI matrix computes the same split, and
 // the shards are disjoint and together complete. A shard may be empty when
@@ -250,11 +294,10 @@ func ShardCells(cells []Cell, i, n int) []Cell {
 	for _, c := range cells {
 		have[c.Key()] = true
 	}
-	for _, c := range cells {
-		if a := c.Spec.Against; a != "" {
-			if t := c.keyOf(a); have[t] {
-				parent[root(c.Key())] = root(t)
-			}
+	pairs := newPairing(cells)
+	for i := range cells {
+		if t, ok := pairs.reference(&cells[i]); ok && have[t] {
+			parent[root(cells[i].Key())] = root(t)
 		}
 	}
 	group := map[string]int{} // root -> its index in sorted order

@@ -6,11 +6,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 
 	"vbench/internal/atomicfile"
 	"vbench/internal/modes"
+	"vbench/internal/profdiff"
 	"vbench/internal/profile"
 )
 
@@ -30,6 +32,11 @@ func (l *launch) useProfile(c *cellState, seq int, p *profile.Profile, rep Repor
 			return msg
 		}
 	}
+	if e != modes.EngineNull {
+		if err := c.side.Add(p); err != nil {
+			l.env.logf("%s: run %d's profile is left out of its explain: %v", c.Key(), seq, err)
+		}
+	}
 	switch e {
 	case modes.EngineTracing:
 		c.cover.addTracing(p)
@@ -42,9 +49,11 @@ func (l *launch) useProfile(c *cellState, seq int, p *profile.Profile, rep Repor
 // keep copies a measured run's directory (an engine mode's profiles, given
 // their tree t, or whatever a mode's {rundir} received: a trace, another
 // profiler's output) to Env.ProfilesDir/<workload>/<mode>, replacing the
-// previous run's. An engine-less mode's directory that received nothing
+// previous run's. An engine mode's measured run (measured) is also kept in
+// runs/<seq>/ there, beside every earlier one: what `vbench diff` and the
+// report compare. An engine-less mode's directory that received nothing
 // keeps nothing.
-func (l *launch) keep(c *cellState, runDir string, t *profile.Tree) {
+func (l *launch) keep(c *cellState, measured bool, seq int, runDir string, t *profile.Tree) {
 	if l.env.ProfilesDir == "" {
 		return
 	}
@@ -54,7 +63,11 @@ func (l *launch) keep(c *cellState, runDir string, t *profile.Tree) {
 		}
 	}
 	dst := filepath.Join(l.env.ProfilesDir, c.Workload.Name, string(c.Mode))
-	if err := keepProfile(runDir, dst, t); err != nil {
+	run := ""
+	if measured {
+		run = strconv.Itoa(seq)
+	}
+	if err := keepProfile(runDir, dst, t, run); err != nil {
 		l.env.logf("keeping the profile of %s: %v", c.Key(), err)
 		return
 	}
@@ -67,7 +80,10 @@ func (l *launch) keep(c *cellState, runDir string, t *profile.Tree) {
 // swapped in with one rename (RENAME_EXCHANGE when dst exists), so a reader
 // sees the previous run's profiles or this run's, never a mix of the two nor
 // half of either; an interrupted or failed copy leaves dst as it was.
-func keepProfile(src, dst string, t *profile.Tree) error {
+// dst's runs/ moves into the copy before the swap (a reader may find it
+// missing for that moment); a run name adds the copy itself as runs/<run>,
+// hard-linked (the files are never written again).
+func keepProfile(src, dst string, t *profile.Tree, runName string) (err error) {
 	parent := filepath.Dir(dst)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return err
@@ -80,12 +96,36 @@ func keepProfile(src, dst string, t *profile.Tree) error {
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return err
 	}
-	if err := copyTree(src, tmp); err != nil {
+	if err := copyTree(src, tmp, copyFile); err != nil {
 		return err
 	}
 	if t != nil {
 		if err := t.WritePprofFile(filepath.Join(tmp, profile.PprofFile)); err != nil {
 			return err
+		}
+	}
+	runs, tmpRuns := filepath.Join(dst, profdiff.RunsDir), filepath.Join(tmp, profdiff.RunsDir)
+	if err := os.Rename(runs, tmpRuns); err == nil {
+		defer func() {
+			if err != nil { // put the earlier runs back
+				os.Rename(tmpRuns, runs)
+			}
+		}()
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if runName != "" {
+		run := filepath.Join(tmpRuns, runName)
+		if err := os.MkdirAll(run, 0o755); err != nil {
+			return err
+		}
+		if err := copyTree(src, run, linkFile(tmp, src)); err != nil {
+			return err
+		}
+		if t != nil {
+			if err := linkOrCopy(filepath.Join(tmp, profile.PprofFile), filepath.Join(run, profile.PprofFile)); err != nil {
+				return err
+			}
 		}
 	}
 	err = unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, dst, unix.RENAME_EXCHANGE)
@@ -95,9 +135,30 @@ func keepProfile(src, dst string, t *profile.Tree) error {
 	return err
 }
 
+// linkFile copies a file of src by hard-linking its copy already made under
+// tmp.
+func linkFile(tmp, src string) func(from, to string) error {
+	return func(from, to string) error {
+		rel, err := filepath.Rel(src, from)
+		if err != nil {
+			return err
+		}
+		return linkOrCopy(filepath.Join(tmp, rel), to)
+	}
+}
+
+// linkOrCopy hard-links from to to, or copies it where links fail.
+func linkOrCopy(from, to string) error {
+	if os.Link(from, to) == nil {
+		return nil
+	}
+	return copyFile(from, to)
+}
+
 // copyTree copies the directories and regular files under src into dst,
-// which exists. Files are streamed: a mode's trace may be large.
-func copyTree(src, dst string) error {
+// which exists, each file with copy (copyFile streams: a mode's trace may
+// be large).
+func copyTree(src, dst string, copy func(from, to string) error) error {
 	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -110,7 +171,7 @@ func copyTree(src, dst string) error {
 		case d.IsDir():
 			return os.Mkdir(to, 0o755)
 		case d.Type().IsRegular():
-			return copyFile(path, to)
+			return copy(path, to)
 		}
 		return nil
 	})

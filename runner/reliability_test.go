@@ -49,7 +49,7 @@ func TestKeepProfileReplacesAtomically(t *testing.T) {
 	os.WriteFile(filepath.Join(src, "222", "profile.json"), []byte("new"), 0o644)
 	os.WriteFile(filepath.Join(src, "222", "started.json"), []byte("{}"), 0o644)
 	os.WriteFile(filepath.Join(src, "profile.pb.gz"), []byte("pb"), 0o644)
-	if err := keepProfile(src, dst, nil); err != nil {
+	if err := keepProfile(src, dst, nil, ""); err != nil {
 		t.Fatal(err)
 	}
 	var names []string
@@ -64,7 +64,7 @@ func TestKeepProfileReplacesAtomically(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dst, "222", "profile.json")); string(b) != "new" {
 		t.Errorf("profile.json = %q", b)
 	}
-	if err := keepProfile(filepath.Join(src, "missing"), dst, nil); err == nil {
+	if err := keepProfile(filepath.Join(src, "missing"), dst, nil, ""); err == nil {
 		t.Errorf("copying from a missing directory succeeded")
 	}
 	if b, _ := os.ReadFile(filepath.Join(dst, "222", "profile.json")); string(b) != "new" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"vbench/internal/profdiff"
 	"vbench/internal/results"
 )
 
@@ -59,6 +60,7 @@ func Run(ctx context.Context, plan *Plan, env Env) *results.File {
 	acct.record(f)
 	f.Finished = time.Now().UTC()
 	assemble(f, cells)
+	explainPairs(f, cells)
 	return f
 }
 
@@ -73,6 +75,7 @@ type cellState struct {
 	shares   shareTally        // sampling cells: what the share checks need of the measured profiles
 	coverage *results.Coverage // sampling cells: set after the last run
 	profile  string            // where its last measured profile was kept
+	side     profdiff.Side     // engine modes: every measured run's function totals, for explain
 }
 
 func newCells(plan *Plan) []*cellState {

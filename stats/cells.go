@@ -39,6 +39,7 @@ func Fill(f *results.File) {
 			c.Warnings = append(c.Warnings, "too few runs for an overhead interval")
 		}
 	}
+	fillCost(f)
 }
 
 func fillCell(c *results.Cell) {

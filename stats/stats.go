@@ -149,19 +149,14 @@ func RatioCI(num, den []float64) (ratio, lo, hi float64) {
 	if len(num) < 2 || len(den) < 2 {
 		return ratio, math.NaN(), math.NaN()
 	}
-	rng := rand.New(rand.NewPCG(bootstrapSeed1, bootstrapSeed2))
-	rs := make([]float64, BootstrapResamples)
-	bn := make([]float64, len(num))
-	bd := make([]float64, len(den))
-	for i := range rs {
-		resample(rng, num, bn)
-		resample(rng, den, bd)
-		rs[i] = sortedMedian(bn) / sortedMedian(bd)
+	lo, hi = medianBootstrap(num, den, func(x, y float64) float64 { return x / y })
+	if lo == 0 && hi == 0 {
+		return ratio, math.NaN(), math.NaN()
 	}
-	sort.Float64s(rs)
-	lo, hi = percentiles(rs, Confidence)
 	return ratio, lo, hi
 }
+
+func newBootstrapRand() *rand.Rand { return rand.New(rand.NewPCG(bootstrapSeed1, bootstrapSeed2)) }
 
 func resample(rng *rand.Rand, src, dst []float64) {
 	for i := range dst {

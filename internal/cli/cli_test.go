@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"vbench/baseline"
 	"vbench/internal/results"
@@ -279,5 +280,66 @@ func TestHelp(t *testing.T) {
 				t.Errorf("vbench %s --help does not say where the default baseline is (%q):\n%s", strings.Join(c, " "), want, out)
 			}
 		}
+	}
+}
+
+// Ctrl-C while a workload's project builds: the build the interrupt killed
+// fails no cell. Every cell is `not run` (it used to be `failed: build
+// failed … signal: killed`), the exit is 130, the results are saved.
+func TestInterruptDuringBuild(t *testing.T) {
+	vb := testbin.Vbench(t)
+	testbin.Dotnet(t)
+	dir := t.TempDir()
+	for _, name := range []string{"Tiny.csproj", "Program.cs"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "csharp", "tiny", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, "tiny", name), string(b))
+	}
+	writeFile(t, filepath.Join(dir, "suite.yaml"), `name: csharp
+runs: 3
+warmup: 0
+modes: [none]
+baseline: none.json
+workloads:
+  - name: tiny
+    project: tiny/Tiny.csproj
+    args: ["100000"]
+`)
+	cmd := exec.Command(vb, "run", "suite.yaml", "--json", "r.json")
+	cmd.Dir = dir
+	cmd.Env = ciEnv()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var said strings.Builder
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		said.WriteString(sc.Text() + "\n")
+		if strings.Contains(sc.Text(), "building ") {
+			time.Sleep(300 * time.Millisecond) // dotnet build under way
+			if err := cmd.Process.Signal(os.Interrupt); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	rest, _ := io.ReadAll(stderr)
+	said.Write(rest)
+	if code := exitCode(t, cmd.Wait()); code != 130 {
+		t.Fatalf("exit %d, want 130\n%s", code, said.String())
+	}
+	f, err := results.ReadFile(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := f.Find("tiny", "none")
+	if !f.Partial || c == nil || c.Verdict != results.VerdictNotRun || c.Failure != "" || strings.Contains(said.String(), "build failed") {
+		t.Errorf("partial %v, cell %+v\nstderr:\n%s", f.Partial, c, said.String())
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"vbench/internal/results"
+	"vbench/reports"
 	"vbench/reports/numfmt"
 	"vbench/runner"
 )
@@ -77,13 +78,24 @@ func (p *lineProgress) Step(e runner.Event) {
 	case e.Message != "":
 		fmt.Fprintf(p.w, "vbench: [%d/%d] %s %s FAILED: %s\n", e.Done, e.Total, e.Cell, kind, e.Message)
 	default:
-		fmt.Fprintf(p.w, "vbench: [%d/%d] %s %s %s%s\n", e.Done, e.Total, e.Cell, kind, numfmt.Duration(float64(e.Metric.Of(e.Run))), metricNote(e.Metric))
+		fmt.Fprintf(p.w, "vbench: [%d/%d] %s %s %s%s\n", e.Done, e.Total, e.Cell, kind, reports.Value(e.Metric, float64(e.Metric.Of(e.Run))), metricNote(e.Metric)+serviceNote(e.Run))
 	}
 }
 
 func (p *lineProgress) End() {}
 
 // metricNote names a run's metric after its time, unless it is the default.
+// serviceNote is a service run's load in brief: every service metric, the
+// requests served.
+func serviceNote(r *results.Run) string {
+	sv := r.Service
+	if sv == nil {
+		return ""
+	}
+	return fmt.Sprintf(" [%.0f req/s, p50 %s, p99 %s; %d warm-up + %d measured requests]", sv.RPS,
+		numfmt.Duration(float64(sv.LatencyP50Ns)), numfmt.Duration(float64(sv.LatencyP99Ns)), sv.WarmupRequests, sv.Requests)
+}
+
 func metricNote(m results.Metric) string {
 	if m.OrDefault() == results.MetricElapsed {
 		return ""

@@ -25,6 +25,7 @@ import (
 
 	"vbench/internal/attach"
 	"vbench/internal/modes"
+	"vbench/internal/profile"
 	"vbench/internal/results"
 	"vbench/internal/testapp"
 	"vbench/internal/testbin"
@@ -878,6 +879,73 @@ workloads:
 		}
 		if !strings.Contains(stdout, "FAILED "+c.cell+"/none: "+msg) {
 			t.Errorf("the table's FAILED line for %s/none is not the cell's failure:\n%s", c.cell, stdout)
+		}
+	}
+}
+
+// A profiled cell whose program crashes keeps the crashed run's profile:
+// the cell fails with the program's own message (for a fault in native
+// code, where the program prints nothing, the cause the profiler recorded:
+// the signal and the address) and where the profile went; the profile there
+// is marked incomplete with that cause and `vbench report DIR` reads it.
+func TestRunKeepsACrashedRunsProfile(t *testing.T) {
+	dll, dotnet := testapp.DLL(t), testbin.Dotnet(t)
+	testbin.ProfilerLib(t) // next to vbench, where run looks for it
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "suite.yaml"), `name: crash
+runs: 1
+warmup: 0
+modes: [tracing]
+workloads:
+  - name: throws
+    command: [`+dotnet+`, `+dll+`, throw-deep, "3"]
+  - name: segv
+    command: [`+dotnet+`, `+dll+`, segv-deep, "3"]
+  - name: exit7
+    command: [`+dotnet+`, `+dll+`, exitcode, "7"]
+`)
+	stdout, stderr, code := vbRun(t, dir, ciEnv(), "run", "suite.yaml", "--quiet", "--no-baseline", "--json", "out/r.json")
+	if code != 3 {
+		t.Fatalf("exit %d, want 3\n%s%s", code, stdout, stderr)
+	}
+	f, err := results.ReadFile(filepath.Join(dir, "out", "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ cell, message, cause, fn string }{
+		{"throws", "crashed: killed by SIGABRT: Unhandled exception. System.InvalidOperationException: boom at the bottom",
+			"unhandled exception System.InvalidOperationException", "VbTest.Crasher.Bottom"},
+		{"segv", "crashed: killed by SIGSEGV",
+			"fatal signal SIGSEGV (segmentation fault) at address 0x8 outside managed code", "VbTest.Crasher.BottomNative"},
+		// Exiting non-zero is no crash: the profile is complete, and says so.
+		{"exit7", "exited with status 7", "", "VbTest.Program.Main"},
+	} {
+		cell := f.Find(c.cell, modes.Mode("tracing"))
+		if cell == nil || len(cell.Samples) == 0 {
+			t.Fatalf("no run of %s/tracing in the results", c.cell)
+		}
+		msg := cell.Samples[0].Error
+		kept := `its profile, incomplete \(` + regexp.QuoteMeta(c.cause) + `\),`
+		if c.cause == "" {
+			kept = `its profile`
+		}
+		m := regexp.MustCompile(`^` + regexp.QuoteMeta(c.message) + `.* \[` + kept + ` is in (\S+)\]$`).FindStringSubmatch(msg)
+		if m == nil {
+			t.Errorf("%s/tracing failed with\n  %s\nwant the program's message, the cause %q and where its profile is", c.cell, msg, c.cause)
+			continue
+		}
+		tree, err := profile.ReadTree(filepath.Join(dir, m[1])) // relative to where vbench ran
+		if err != nil || len(tree.Processes) != 1 {
+			t.Fatalf("%s: the kept profile %s: %v", c.cell, m[1], err)
+		}
+		p := tree.Processes[0]
+		if p.Complete != (c.cause == "") || p.Cause != c.cause || p.Function(c.fn) == nil || p.Function(c.fn).Calls != 1 {
+			t.Errorf("%s: kept profile complete %v cause %q, %s %+v; want cause %q, 1 call", c.cell, p.Complete, p.Cause, c.fn, p.Function(c.fn), c.cause)
+		}
+		report, rerr, code := vbRun(t, dir, ciEnv(), "report", m[1])
+		warned := strings.Contains(report, "warning: incomplete profile")
+		if code != 0 || warned != (c.cause != "") || !strings.Contains(report, "warning: incomplete profile, written when the process ended ("+c.cause+")") && c.cause != "" || !strings.Contains(report, c.fn) {
+			t.Errorf("vbench report %s: exit %d\n%s%s", m[1], code, report, rerr)
 		}
 	}
 }

@@ -50,6 +50,7 @@ stored baselines and exits non-zero on a regression. It ships its own profiler
 		newMergeCmd(),
 		newProfileCmd(),
 		newReportCmd(),
+		newDiffCmd(),
 		newDoctorCmd(),
 		newVersionCmd(),
 	)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -202,6 +203,11 @@ func (f *File) Validate() error {
 		}
 		if s.Against == s.Name {
 			return fmt.Errorf("settings.mode_specs[%d] (%s): a mode cannot be judged against itself", i, s.Name)
+		}
+	}
+	for _, w := range slices.Sorted(maps.Keys(f.Settings.WorkloadAgainst)) {
+		if a := f.Settings.WorkloadAgainst[w]; w == "" || a == "" || a == w {
+			return fmt.Errorf("settings.workload_against.%s: %q: a workload is judged against another, named workload", w, a)
 		}
 	}
 	return nil

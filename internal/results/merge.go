@@ -30,6 +30,7 @@ func Merge(names []string, files []*File, allowPartial bool) (*File, error) {
 		Merged:   names,
 	}
 	out.Settings.ModeSpecs = append([]modes.Spec(nil), first.Settings.ModeSpecs...)
+	out.Settings.WorkloadAgainst = nil
 	owner := map[string]string{}
 	metric := map[string]string{}    // workload -> the file that first measured it
 	specs := map[modes.Mode]string{} // mode -> the file that first defined it
@@ -93,6 +94,12 @@ func Merge(names []string, files []*File, allowPartial bool) (*File, error) {
 		bookkeeping += f.BookkeepingNs * float64(countSamples(f))
 		out.Settings.Modes = union(out.Settings.Modes, f.Settings.Modes)
 		out.Settings.Workloads = union(out.Settings.Workloads, f.Settings.Workloads)
+		for w, a := range f.Settings.WorkloadAgainst { // one suite: the shards agree
+			if out.Settings.WorkloadAgainst == nil {
+				out.Settings.WorkloadAgainst = map[string]string{}
+			}
+			out.Settings.WorkloadAgainst[w] = a
+		}
 		out.Warnings = append(out.Warnings, f.Warnings...)
 	}
 	if runs > 0 {

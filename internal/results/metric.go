@@ -1,6 +1,10 @@
 package results
 
-import "slices"
+import (
+	"math"
+	"slices"
+	"strconv"
+)
 
 // Metric is what a cell's statistics are computed from: which number of
 // each run is "the time". Every statistic, overhead, verdict and report of
@@ -17,10 +21,30 @@ const (
 	// workload's kernel (cpu_ns on its VBENCH line): what a shared machine
 	// disturbs least (docs/harness.md, "Statistical quality").
 	MetricKernelCPU Metric = "kernel-cpu"
+	// The service metrics, from a service workload's load generator
+	// (runner/service.go). RPS is higher-is-better; every statistic keeps
+	// lower-is-better by taking its value as the time per request
+	// (1/rps, Of), so a median, an interval, an overhead (none's rps over
+	// the mode's: x1.20 is 20% worse) and a verdict need no direction of
+	// their own; only what a person reads turns it back into requests/s
+	// (Format, Interval).
+	MetricRPS        Metric = "rps"
+	MetricLatencyP50 Metric = "latency-p50"
+	MetricLatencyP99 Metric = "latency-p99"
 )
 
 // Metrics lists the metrics.
-var Metrics = []Metric{MetricElapsed, MetricWall, MetricCPU, MetricKernelCPU}
+var Metrics = []Metric{MetricElapsed, MetricWall, MetricCPU, MetricKernelCPU, MetricRPS, MetricLatencyP50, MetricLatencyP99}
+
+// Service reports whether m is measured by a service workload's load
+// generator (and only there).
+func (m Metric) Service() bool {
+	return m == MetricRPS || m == MetricLatencyP50 || m == MetricLatencyP99
+}
+
+// HigherIsBetter reports whether a larger reading of m is better (rps).
+// Values (Of) are lower-is-better for every metric.
+func (m Metric) HigherIsBetter() bool { return m == MetricRPS }
 
 // Valid reports whether m is one of Metrics.
 func (m Metric) Valid() bool { return slices.Contains(Metrics, m) }
@@ -43,6 +67,12 @@ func (m Metric) Phrase() string {
 		return "CPU time"
 	case MetricKernelCPU:
 		return "kernel CPU time"
+	case MetricRPS:
+		return "requests per second"
+	case MetricLatencyP50:
+		return "median latency"
+	case MetricLatencyP99:
+		return "99th-percentile latency"
 	}
 	return "elapsed time"
 }
@@ -56,13 +86,32 @@ func (m Metric) Meaning() string {
 		return "user + system CPU of the process and the children it waited for"
 	case MetricKernelCPU:
 		return "the process's CPU time during the workload's own measurement, from its VBENCH line"
+	case MetricRPS:
+		return "requests the load generator completed per second (higher is better; overhead is none's over the mode's)"
+	case MetricLatencyP50:
+		return "the load generator's median request latency"
+	case MetricLatencyP99:
+		return "the load generator's 99th-percentile request latency"
 	}
 	return "the workload's own measurement, from its VBENCH line"
 }
 
-// Of is run r's value of the metric, in nanoseconds.
+// Of is run r's value of the metric, in nanoseconds; for rps the time per
+// request, 1e9/rps (0 when the run completed none).
 func (m Metric) Of(r *Run) int64 {
+	if m.Service() && r.Service == nil {
+		return 0
+	}
 	switch m.OrDefault() {
+	case MetricRPS:
+		if r.RPS <= 0 {
+			return 0
+		}
+		return int64(math.Round(1e9 / r.RPS))
+	case MetricLatencyP50:
+		return r.LatencyP50Ns
+	case MetricLatencyP99:
+		return r.LatencyP99Ns
 	case MetricWall:
 		return r.WallNs
 	case MetricCPU:
@@ -71,4 +120,27 @@ func (m Metric) Of(r *Run) int64 {
 		return r.CPUNs
 	}
 	return r.ElapsedNs
+}
+
+// Format is a value of the metric (Of, a median of them) as a person
+// reads it: requests/s for rps ("5210 req/s"), else a duration through
+// duration (the caller's number format). 0 is "".
+func (m Metric) Format(ns float64, duration func(float64) string) string {
+	if ns <= 0 {
+		return ""
+	}
+	if m.HigherIsBetter() {
+		return strconv.FormatFloat(1e9/ns, 'f', 0, 64) + " req/s"
+	}
+	return duration(ns)
+}
+
+// Interval is an interval of values [lo, hi] in the metric's reading
+// order: for rps the bounds turn over (the shorter time per request is
+// the higher rate).
+func (m Metric) Interval(lo, hi float64) (float64, float64) {
+	if m.HigherIsBetter() {
+		return hi, lo
+	}
+	return lo, hi
 }

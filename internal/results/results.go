@@ -86,6 +86,13 @@ type Settings struct {
 	// and environment. Files written before modes were defined in suites
 	// have none; File.ModeSpec then gives the built-in definition.
 	ModeSpecs []modes.Spec `json:"mode_specs,omitempty"`
+
+	// WorkloadAgainst maps each workload the suite judges against another
+	// workload of the same run (its `against:`, e.g. the base commit's
+	// build of the same program) to that workload: each of its cells is
+	// judged against the other's cell of the same mode (verdict.Reference).
+	// Absent when no workload says against.
+	WorkloadAgainst map[string]string `json:"workload_against,omitempty"`
 }
 
 // Verdicts a cell can get.
@@ -160,8 +167,24 @@ type Cell struct {
 	Shares []ShareCheck `json:"shares,omitempty"`
 	// Warnings about the statistics, e.g. too few runs for a 95% interval.
 	Warnings []string `json:"warnings,omitempty"`
-	// Profile is where the last measured run's profile was kept, if anywhere.
+	// Profile is where the last measured run's profile was kept, if
+	// anywhere; its runs/<seq>/ hold every measured run's.
 	Profile string `json:"profile,omitempty"`
+
+	// The profiler's cost per event (stats.Fill, docs/harness.md "Cost per
+	// event"): (median − the none cell's median) / events per run, in ns,
+	// with a 95% interval. Calls for cells whose engine counts them exactly
+	// (tracing, instrumentation; null takes its calls from the workload's
+	// tracing cell, whose hooks are the same), samples taken for sampling.
+	// Zero (absent) when there is no none cell or no event count.
+	CallsPerRun       float64 `json:"calls_per_run,omitempty"`
+	CostPerCallNs     float64 `json:"cost_per_call_ns,omitempty"`
+	CostPerCallLoNs   float64 `json:"cost_per_call_lo_ns,omitempty"`
+	CostPerCallHiNs   float64 `json:"cost_per_call_hi_ns,omitempty"`
+	SamplesPerRun     float64 `json:"samples_per_run,omitempty"`
+	CostPerSampleNs   float64 `json:"cost_per_sample_ns,omitempty"`
+	CostPerSampleLoNs float64 `json:"cost_per_sample_lo_ns,omitempty"`
+	CostPerSampleHiNs float64 `json:"cost_per_sample_hi_ns,omitempty"`
 }
 
 // Accuracy compares the call counts a tracing profile reports with the exact
@@ -280,9 +303,13 @@ type Change struct {
 	OverheadP float64 `json:"overhead_p,omitempty"` // the same test on per-run overhead multiples
 	// Against is the mode the cell was judged against in its own run (an
 	// A/B comparison, modes.Spec.Against); empty for a baseline comparison.
-	Against    modes.Mode `json:"against,omitempty"`
-	Reason     string     `json:"reason,omitempty"` // what decided the verdict, in words
-	Comparable bool       `json:"comparable"`       // both sides had enough runs to test
+	Against modes.Mode `json:"against,omitempty"`
+	// AgainstWorkload is the workload the cell was judged against in its
+	// own run, in the same mode (an A/B pair of two programs: the suite's
+	// workload against:); empty otherwise.
+	AgainstWorkload string `json:"against_workload,omitempty"`
+	Reason          string `json:"reason,omitempty"` // what decided the verdict, in words
+	Comparable      bool   `json:"comparable"`       // both sides had enough runs to test
 
 	// PAdjusted is the p the verdict was decided by: the looks' p-values
 	// folded by their share of alpha (stats.SequentialP), then adjusted by
@@ -299,6 +326,35 @@ type Change struct {
 	// Hides is, for an inconclusive verdict, the largest relative change
 	// (e.g. 0.08 for 8%) the interval at 1 - alpha still allows.
 	Hides float64 `json:"hides,omitempty"`
+	// Explain lists, for an A/B pair whose mode has an engine, the
+	// functions that contributed most to the change between the two
+	// sides' profiles (every measured run of each), largest magnitude
+	// first; ExplainUnit says what their figures are.
+	Explain     []Contribution `json:"explain,omitempty"`
+	ExplainUnit string         `json:"explain_unit,omitempty"` // "ns": self time per run (mean); "share": share of samples (0 to 1)
+
+	// ChangePerCallNs is an A/B pair's change per call (per sample taken
+	// for a sampling pair: ChangePerSampleNs), in ns, with its 95%
+	// interval: the Hodges-Lehmann estimate of the per-round differences
+	// new − old over the pair's calls (samples) per run, and the exact
+	// signed-rank interval of it (verdict.perEvent). Absent for baseline
+	// comparisons and pairs without an event count.
+	ChangePerCallNs     float64 `json:"change_per_call_ns,omitempty"`
+	ChangePerCallLoNs   float64 `json:"change_per_call_lo_ns,omitempty"`
+	ChangePerCallHiNs   float64 `json:"change_per_call_hi_ns,omitempty"`
+	ChangePerSampleNs   float64 `json:"change_per_sample_ns,omitempty"`
+	ChangePerSampleLoNs float64 `json:"change_per_sample_lo_ns,omitempty"`
+	ChangePerSampleHiNs float64 `json:"change_per_sample_hi_ns,omitempty"`
+}
+
+// Contribution is one function's part in an A/B pair's change: its self
+// figure on the reference side (Old) and the judged side (New), and New -
+// Old (see internal/profdiff).
+type Contribution struct {
+	Function string  `json:"function"`
+	Old      float64 `json:"old"`
+	New      float64 `json:"new"`
+	Change   float64 `json:"change"`
 }
 
 // Run is one launch of a workload.
@@ -323,4 +379,27 @@ type Run struct {
 	Checksum string `json:"checksum,omitempty"`
 	Outlier  bool   `json:"outlier,omitempty"`
 	Error    string `json:"error,omitempty"` // timeout, checksum mismatch, no VBENCH line, ...
+	*Service
+	// Calls is the total of the call counts in the run's profile (every
+	// process of its tree): the calls the profiler handled, in engines
+	// that count them exactly (tracing, instrumentation). SamplesTaken is
+	// the sampling ticks of a sampling run's profile taken while the
+	// cell's metric timed: under elapsed and kernel-cpu the kernel's share
+	// of them (runner.events). What a cell's cost per event divides by;
+	// 0 (absent) otherwise.
+	Calls        int64 `json:"calls,omitempty"`
+	SamplesTaken int64 `json:"samples_taken,omitempty"`
+}
+
+// Service is what a service workload's run measured (runner/service.go):
+// the load generator's requests and latencies during the measured load,
+// the requests of its warm-up, and the port the server listened on.
+type Service struct {
+	Port           int     `json:"port,omitempty"`
+	WarmupRequests int64   `json:"warmup_requests,omitempty"`
+	Requests       int64   `json:"requests,omitempty"` // completed during the measured load
+	LoadNs         int64   `json:"load_ns,omitempty"`  // first request sent to last response read
+	RPS            float64 `json:"rps,omitempty"`      // Requests over LoadNs
+	LatencyP50Ns   int64   `json:"latency_p50_ns,omitempty"`
+	LatencyP99Ns   int64   `json:"latency_p99_ns,omitempty"`
 }

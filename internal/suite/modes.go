@@ -229,6 +229,19 @@ func (p *parser) foreignProfiler(n *yaml.Node, field string) {
 			return
 		}
 	}
+	env := map[string]string{}
+	keyNode := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		env[n.Content[i].Value] = n.Content[i+1].Value
+		keyNode[n.Content[i].Value] = n.Content[i]
+	}
+	if pr := attach.CheckProfilerEnv(env); pr != nil {
+		if pr.Var == "" {
+			p.fail(n, field, "%s", pr.Msg)
+		} else {
+			p.fail(keyNode[pr.Var], field+"."+pr.Var, "%s", pr.Msg)
+		}
+	}
 }
 
 // engineEnv refuses, in an engine mode's env, the variables vbench sets to

@@ -135,7 +135,7 @@ func TestModesRefused(t *testing.T) {
 		{"engine env", head + "modes:\n  - name: x\n    engine: sampling\n    env: {VBENCH_INTERVAL: 1ms}\n" + tail, `s.yaml:6: modes[0](x).env.VBENCH_INTERVAL: set by vbench for a mode with an engine`},
 		{"unknown field", head + "modes: [{name: x, engines: tracing}]\n" + tail, `s.yaml:3: modes[0].engines: unknown field (known: name, engine, profiler, env, against, interval, include, exclude, time_sample, no_inline, max_stack)`},
 		{"workload mode undefined", head + "modes: [none]\n" + "workloads:\n  - name: a\n    command: [true]\n    modes: [eventpipe]\n", `s.yaml:7: workloads[0](a).modes[0]: mode "eventpipe" is not among the suite's modes [none]`},
-		{"unknown metric", head + "metric: cycles\n" + tail, `s.yaml:3: metric: unknown metric "cycles" (known: elapsed, wall, cpu, kernel-cpu)`},
+		{"unknown metric", head + "metric: cycles\n" + tail, `s.yaml:3: metric: unknown metric "cycles" (known: elapsed, wall, cpu, kernel-cpu, rps, latency-p50, latency-p99)`},
 		{"workload metric", head + "workloads:\n  - name: a\n    command: [true]\n    metric: [wall]\n", `s.yaml:6: workloads[0].metric: must be a string, got a list`},
 		{"empty modes", head + "modes: []\n" + tail, `s.yaml:3: modes: must list at least one mode`},
 	}
@@ -162,9 +162,11 @@ baseline: b.json
 modes:
   - none
   - name: by-hand
-    env: {CORECLR_ENABLE_PROFILING: "1", CORECLR_PROFILER_PATH: `+lib+`, VBENCH_PROFILE_DIR: "{rundir}", DOTNET_gcServer: "1"}
+    env: {CORECLR_ENABLE_PROFILING: "1", CORECLR_PROFILER: "{11111111-2222-3333-4444-555555555555}", CORECLR_PROFILER_PATH: `+lib+`, VBENCH_PROFILE_DIR: "{rundir}", DOTNET_gcServer: "1"}
   - name: from-rundir
-    env: {CORECLR_ENABLE_PROFILING: "1", CORECLR_PROFILER_PATH_64: "{rundir}/lib.so"}
+    env: {CORECLR_ENABLE_PROFILING: "1", CORECLR_PROFILER: "{11111111-2222-3333-4444-555555555555}", CORECLR_PROFILER_PATH_64: "{rundir}/lib.so"}
+  - name: switched-off
+    env: {CORECLR_ENABLE_PROFILING: "0"}
 workloads:
   - name: a
     command: [true]
@@ -174,7 +176,7 @@ workloads:
 		t.Fatal(err)
 	}
 	sp, _ := s.Spec("by-hand")
-	if got := strings.Join(sp.EnvList(), " "); got != "CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER_PATH="+lib+" DOTNET_gcServer=1 VBENCH_PROFILE_DIR={rundir}" {
+	if got := strings.Join(sp.EnvList(), " "); got != "CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER={11111111-2222-3333-4444-555555555555} CORECLR_PROFILER_PATH="+lib+" DOTNET_gcServer=1 VBENCH_PROFILE_DIR={rundir}" {
 		t.Errorf("env %s", got)
 	}
 }
@@ -188,6 +190,8 @@ func TestModeEnvProfilerRefused(t *testing.T) {
 	write(t, dir, "text.so", "not a library\n")
 	os.Mkdir(filepath.Join(dir, "libdir.so"), 0o755)
 	exe := testbin.Fakework(t) // an ELF executable, not a shared object
+	lib, vb := testbin.FakeProfiler(t), testbin.ProfilerLib(t)
+	const clsid = "{11111111-2222-3333-4444-555555555555}"
 	const head = "name: s\nbaseline: b.json\nmodes:\n  - none\n  - name: other\n    env:\n      CORECLR_ENABLE_PROFILING: \"1\"\n"
 	const tail = "workloads:\n  - name: a\n    command: [true]\n"
 	cases := []struct{ name, env, want string }{
@@ -198,6 +202,13 @@ func TestModeEnvProfilerRefused(t *testing.T) {
 		{"executable", "CORECLR_PROFILER_PATH: " + exe, `s.yaml:8: modes[1](other).env.CORECLR_PROFILER_PATH: profiler library unusable: ` + exe + ` is ET_EXEC, not a shared object`},
 		{"relative", "CORECLR_PROFILER_PATH: lib/x.so", `s.yaml:8: modes[1](other).env.CORECLR_PROFILER_PATH: "lib/x.so" is a relative path: give the profiler library's absolute path`},
 		{"empty", `CORECLR_PROFILER_PATH: ""`, `s.yaml:8: modes[1](other).env.CORECLR_PROFILER_PATH: must name the profiler library`},
+		// The set as a whole: what makes the runtime start without the
+		// profiler, silently (each ran and printed an overhead of nothing).
+		{"misspelt variable", "CORECLR_PROFILER: \"" + clsid + "\"\n      CORECLR_PROFILR_PATH: " + lib, `s.yaml:9: modes[1](other).env.CORECLR_PROFILR_PATH: unknown CoreCLR variable: the runtime ignores it`},
+		{"no path", "CORECLR_PROFILER: \"" + clsid + "\"", `s.yaml:7: modes[1](other).env: sets CORECLR_ENABLE_PROFILING=1 without CORECLR_PROFILER_PATH (or _64)`},
+		{"no CLSID", "CORECLR_PROFILER_PATH: " + lib, `s.yaml:7: modes[1](other).env: sets CORECLR_ENABLE_PROFILING=1 without CORECLR_PROFILER (the profiler's CLSID)`},
+		{"not a CLSID", "CORECLR_PROFILER: \"8C2F5D8A\"\n      CORECLR_PROFILER_PATH: " + lib, `s.yaml:8: modes[1](other).env.CORECLR_PROFILER: "8C2F5D8A" is not a CLSID`},
+		{"vbench under another CLSID", "CORECLR_PROFILER: \"" + clsid + "\"\n      CORECLR_PROFILER_PATH: " + vb, `s.yaml:8: modes[1](other).env.CORECLR_PROFILER: ` + vb + ` is vbench's profiler, whose CLSID is {8C2F5D8A-6C1E-4B7A-9A57-3F0E2B1D7C41}, not ` + clsid},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -92,6 +92,15 @@ type Workload struct {
 	Runs     int            // 0: the suite's
 	Timeout  time.Duration  // 0: the suite's
 	Modes    []modes.Mode   // nil: the suite's
+	// Server and Load are set together on a service workload (service.go):
+	// Project/Args/Command start its server, which Load drives.
+	Server *Server
+	Load   *LoadSpec
+	// Against is another workload of the suite this one is judged against
+	// (e.g. the base commit's build of the same program): both run in the
+	// same rounds, and each of this workload's cells is judged against the
+	// other's cell of the same mode. Empty: judged against the baseline.
+	Against string
 }
 
 // EffectiveModes is the workload's own subset, or the suite's modes.

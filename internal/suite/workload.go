@@ -41,6 +41,69 @@ func (p *parser) workloads(n *yaml.Node, s *Suite) {
 		seen[w.Name] = wn.Line
 		s.Workloads = append(s.Workloads, w)
 	}
+	for i, wn := range n.Content {
+		p.workloadAgainst(wn, fmt.Sprintf("workloads[%d](%s).against", i, s.Workloads[i].Name), s, &s.Workloads[i])
+		if p.err != nil {
+			return
+		}
+	}
+}
+
+// workloadAgainst checks a workload's against: once every workload is
+// known. The other workload must be another of the suite, itself judged
+// against nothing (a pair is two workloads: no chains, so no cycles), with
+// the same metric (a pair compares one metric round by round), running
+// under every mode this one does; and the suite's modes must not say
+// against: too (which cell a cell is judged against would be ambiguous:
+// verdict.ReferenceKey).
+func (p *parser) workloadAgainst(n *yaml.Node, field string, s *Suite, w *Workload) {
+	if w.Against == "" {
+		return
+	}
+	an := valueOf(n, "against")
+	var names []string
+	for _, o := range s.Workloads {
+		names = append(names, o.Name)
+	}
+	i := slices.IndexFunc(s.Workloads, func(o Workload) bool { return o.Name == w.Against })
+	if i < 0 {
+		p.fail(an, field, "unknown workload %q: a workload is judged against another workload of the suite (its workloads: %s)", w.Against, strings.Join(names, ", "))
+		return
+	}
+	o := &s.Workloads[i]
+	switch {
+	case o.Name == w.Name:
+		p.fail(an, field, "a workload cannot be judged against itself: name another workload of the suite (e.g. the base build of the same program)")
+	case o.Against != "":
+		p.fail(an, field, "workload %s is itself judged against %s: a pair is two workloads, so point %s at %s too, or drop one against:", o.Name, o.Against, w.Name, o.Against)
+	case o.Metric.OrDefault() != w.Metric.OrDefault():
+		p.fail(an, field, "workload %s is measured by %s and %s by %s: a pair is judged round by round on one metric", o.Name, o.Metric.OrDefault(), w.Name, w.Metric.OrDefault())
+	}
+	if p.err != nil {
+		return
+	}
+	for _, m := range w.EffectiveModes(s) {
+		if !slices.Contains(o.EffectiveModes(s), m) {
+			p.fail(an, field, "workload %s does not run under mode %s, which %s does: a pair runs under the same modes", o.Name, m, w.Name)
+			return
+		}
+	}
+	for _, sp := range s.Specs {
+		if sp.Against != "" {
+			p.fail(an, field, "mode %s of the suite is judged against mode %s: a suite judges modes against each other or workloads, not both (split it into two suites)", sp.Name, sp.Against)
+			return
+		}
+	}
+}
+
+// valueOf is the value node of key in mapping n (n itself when absent).
+func valueOf(n *yaml.Node, key string) *yaml.Node {
+	for j := 0; j+1 < len(n.Content); j += 2 {
+		if n.Content[j].Value == key {
+			return n.Content[j+1]
+		}
+	}
+	return n
 }
 
 // workload reads one workload: its fields first, then what only the whole
@@ -51,18 +114,27 @@ func (p *parser) workload(n *yaml.Node, field string, s *Suite) Workload {
 	var nodes workloadNodes
 	env := map[string]string{}
 	w.Metric = s.Metric
-	p.fields(n, field, []string{"name", "project", "args", "command", "env", "cwd", "checksum", "metric", "runs", "timeout", "modes"}, func(key string, k, v *yaml.Node) {
+	ownMetric := false
+	p.fields(n, field, []string{"name", "project", "args", "command", "server", "load", "env", "cwd", "checksum", "metric", "runs", "timeout", "modes", "against"}, func(key string, k, v *yaml.Node) {
 		f := join(field, key)
 		switch key {
 		case "name":
 			w.Name = p.name(v, f)
 		case "project":
+			if nodes.server != nil {
+				p.fail(v, f, "a service's project goes under server:")
+				return
+			}
 			nodes.project = v
 			w.Project = p.str(v, f)
 		case "args":
 			nodes.args = v
 			w.Args = p.strList(v, f)
 		case "command":
+			if nodes.server != nil {
+				p.fail(v, f, "a service's command goes under server:")
+				return
+			}
 			nodes.command = v
 			w.Command = p.strList(v, f)
 			if p.err == nil && len(w.Command) == 0 {
@@ -73,9 +145,20 @@ func (p *parser) workload(n *yaml.Node, field string, s *Suite) Workload {
 		case "cwd":
 			nodes.cwd = v
 			w.Cwd = p.str(v, f)
+		case "server":
+			if nodes.project != nil || nodes.command != nil {
+				p.fail(v, f, "a service's command goes under server: (server: {command: […]} or {project: …, args: […]}), not beside it")
+				return
+			}
+			nodes.prefix = ".server"
+			p.server(v, f, &nodes, &w)
+		case "load":
+			p.load(v, f, &w)
 		case "checksum":
+			nodes.checksum = v
 			w.Checksum = p.str(v, f)
 		case "metric":
+			ownMetric = true
 			w.Metric = p.metric(v, f)
 		case "runs":
 			w.Runs = p.integer(v, f, 1)
@@ -83,6 +166,8 @@ func (p *parser) workload(n *yaml.Node, field string, s *Suite) Workload {
 			w.Timeout = p.duration(v, f)
 		case "modes":
 			w.Modes = p.modeNames(v, f)
+		case "against":
+			w.Against = p.name(v, f)
 		}
 	})
 	if p.err != nil {
@@ -93,6 +178,7 @@ func (p *parser) workload(n *yaml.Node, field string, s *Suite) Workload {
 		return w
 	}
 	field = fmt.Sprintf("%s(%s)", field, w.Name)
+	p.service(n, field, nodes, &w, ownMetric)
 	p.target(n, field, nodes, &w)
 	p.modeSubset(n, field, s, &w)
 	p.cwd(nodes.cwd, field+".cwd", &w)
@@ -109,7 +195,8 @@ func (p *parser) workload(n *yaml.Node, field string, s *Suite) Workload {
 // workloadNodes are the nodes of a workload's fields that checks after the
 // field loop point at (nil: the field is absent).
 type workloadNodes struct {
-	project, args, command, cwd *yaml.Node
+	project, args, command, cwd, checksum, server *yaml.Node
+	prefix                                        string // ".server" when the command is a server's
 }
 
 // env reads a workload's environment variables into env. Variables that
@@ -151,6 +238,10 @@ func (p *parser) envMap(v *yaml.Node, f string, env map[string]string) {
 // target checks what the workload runs: a project to build (with args) or
 // a command, exactly one of them.
 func (p *parser) target(n *yaml.Node, field string, nodes workloadNodes, w *Workload) {
+	field += nodes.prefix
+	if nodes.server != nil {
+		n = nodes.server
+	}
 	switch {
 	case nodes.project != nil && nodes.command != nil:
 		p.fail(nodes.command, field+".command", "give either project or command, not both")

@@ -76,3 +76,11 @@ func buildWorkload(dotnet, project string) (string, []byte, error) {
 	}
 	return dll, nil, nil
 }
+
+// WebApp builds internal/testbin/webapp, a small ASP.NET Core app the
+// service tests drive (its Program.cs says what it serves and how it fails
+// on request), and returns the DLL to run as `dotnet <dll> --urls URL`.
+func WebApp(t testing.TB) string {
+	t.Helper()
+	return Workload(t, filepath.Join(RepoRoot(), "internal", "testbin", "webapp", "TestWeb.csproj"))
+}

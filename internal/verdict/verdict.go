@@ -62,14 +62,16 @@ func Apply(cur, base *results.File, opts Options) {
 	var tests []*test
 	for i := range cur.Results {
 		c := &cur.Results[i]
+		prev := c.Compare
 		c.Compare, c.Verdict = nil, ""
 		switch {
 		case c.Failed():
 			c.Verdict = results.VerdictFailed
 		case len(c.Values()) == 0:
 			c.Verdict = results.VerdictNotRun
-		case cur.ModeSpec(c.Mode).Against != "":
+		case IsAB(cur, c.Workload, c.Mode):
 			tests = append(tests, abTests(cur, c, opts)...)
+			keepExplain(prev, c.Compare)
 		case base != nil:
 			tests = append(tests, baselineTests(base, cur, c, opts)...)
 		}
@@ -78,6 +80,16 @@ func Apply(cur, base *results.File, opts Options) {
 		}
 	}
 	decide(tests, opts)
+	perEvent(cur)
+}
+
+// keepExplain carries an A/B pair's explain over to its new comparison:
+// the runner computed it from both sides' profiles, which a later judgement
+// (merge, report) no longer has.
+func keepExplain(prev, ch *results.Change) {
+	if prev != nil && ch != nil {
+		ch.Explain, ch.ExplainUnit = prev.Explain, prev.ExplainUnit
+	}
 }
 
 // test is one hypothesis of the family: a cell's time (or overhead)
@@ -92,15 +104,65 @@ type test struct {
 	n        [2]int  // runs of the reference and of the cell
 }
 
-// abTests judges cell c against the cell of its mode's `against` in the
-// same file: paired by round, over the looks its adaptive rounds took.
+// ReferenceKey names the cell that the cell (workload, mode) of f is
+// judged against in its own run — an A/B pair — and ok is false when there
+// is none (it is judged against a stored baseline, or nothing). It is the
+// one rule every caller pairs cells by (verdicts, adaptive rounds, shards,
+// reports, explain):
+//
+//   - its mode's twin: the mode says against: (a suite's mode, or --against's
+//     OLD build), and the cell is judged against the same workload's cell of
+//     that mode ("tracing@old" → "tracing");
+//   - else its workload's twin: the workload says against: (a suite's
+//     workload, e.g. the base commit's build of the same program), and the
+//     cell is judged against that workload's cell of the same mode
+//     ("app-base" → "app").
+//
+// A suite cannot give both (internal/suite refuses it, and `run --against`
+// refuses a suite whose workloads say against:); a file that somehow does
+// is judged by the mode's.
+func ReferenceKey(f *results.File, workload string, mode modes.Mode) (refWorkload string, refMode modes.Mode, ok bool) {
+	if a := f.ModeSpec(mode).Against; a != "" {
+		return workload, a, true
+	}
+	if a := f.Settings.WorkloadAgainst[workload]; a != "" {
+		return a, mode, true
+	}
+	return "", "", false
+}
+
+// IsAB reports whether the cell (workload, mode) is judged against another
+// cell of its own run (ReferenceKey), whether or not that cell is in f.
+func IsAB(f *results.File, workload string, mode modes.Mode) bool {
+	_, _, ok := ReferenceKey(f, workload, mode)
+	return ok
+}
+
+// Reference is the cell of f that c is judged against in its own run
+// (ReferenceKey), nil when c is not part of an A/B pair or f lacks the
+// other cell (a shard of another split, a --workloads or --modes filter).
+func Reference(f *results.File, c *results.Cell) *results.Cell {
+	w, m, ok := ReferenceKey(f, c.Workload, c.Mode)
+	if !ok {
+		return nil
+	}
+	return f.Find(w, m)
+}
+
+// abTests judges cell c against its Reference in the same file: paired by
+// round, over the looks its adaptive rounds took.
 func abTests(f *results.File, c *results.Cell, opts Options) []*test {
-	against := f.ModeSpec(c.Mode).Against
-	old := f.Find(c.Workload, against)
+	old := Reference(f, c)
 	if old == nil || old.Failed() || len(old.Values()) == 0 {
 		return nil // new: nothing to judge against (failed, or a shard of another split)
 	}
 	oldX, newX := Rounds(old, c)
+	ch := &results.Change{Against: f.ModeSpec(c.Mode).Against}
+	against := string(ch.Against)
+	if ch.Against == "" {
+		ch.AgainstWorkload = old.Workload
+		against = old.Workload
+	}
 	t := &test{cell: c, what: fmt.Sprintf("%s vs %s", c.Metric.OrDefault(), against), n: [2]int{len(oldX), len(newX)}}
 	// Files written before cells recorded their plan: the run's settings
 	// (every pair was planned at the suite's runs, capped at its max_runs).
@@ -112,7 +174,8 @@ func abTests(f *results.File, c *results.Cell, opts Options) []*test {
 	t.j, t.p, looks = pair(oldX, newX, planned, maxRuns, opts.Alpha)
 	// At best the smallest p comes at the last look, divided by its share.
 	t.minP = t.j.MinP / stats.Share(looks, len(looks)-1, max(maxRuns, len(newX)))
-	c.Compare = &results.Change{Against: against, BaselineMedianNs: stats.Median(oldX), Paired: t.j.Paired}
+	ch.BaselineMedianNs, ch.Paired = stats.Median(oldX), t.j.Paired
+	c.Compare = ch
 	if len(looks) > 1 {
 		c.Compare.Looks = looks
 	}

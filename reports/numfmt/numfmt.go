@@ -177,3 +177,36 @@ func Spread(center, lo, hi float64) string {
 	}
 	return "± " + benchmath.Summary{Center: center, Lo: lo, Hi: hi}.PctRangeString()
 }
+
+// PerEvent prints a time per event (a profiler's cost per call or per
+// sample) with its 95% interval in one unit, the estimate's: "3.21 ns/call
+// [3.05, 3.40]", "1.24 ms/sample [1.10, 1.41]"; signed (a change) with a
+// sign on every number, "+0.52 ns/call [+0.40, +0.66]". Without an interval
+// (lo and hi 0) only the estimate; Missing when x is NaN or infinite.
+func PerEvent(x, lo, hi float64, event string, signed bool) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return Missing
+	}
+	scale, unit := 1.0, "ns"
+	for _, u := range []struct {
+		s    float64
+		name string
+	}{{1e9, "s"}, {1e6, "ms"}, {1e3, "µs"}} {
+		if math.Abs(x) >= u.s*0.9995 {
+			scale, unit = u.s, u.name
+			break
+		}
+	}
+	num := func(v float64) string {
+		s := sig3(v / scale)
+		if signed && v >= 0 {
+			s = "+" + s
+		}
+		return s
+	}
+	s := num(x) + " " + unit + "/" + event
+	if lo != 0 || hi != 0 {
+		s += " " + Range(num(lo), num(hi))
+	}
+	return s
+}

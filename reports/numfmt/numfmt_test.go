@@ -133,3 +133,23 @@ func TestOrMissing(t *testing.T) {
 		}
 	}
 }
+
+func TestPerEvent(t *testing.T) {
+	for _, c := range []struct {
+		x, lo, hi float64
+		event     string
+		signed    bool
+		want      string
+	}{
+		{3.214, 3.05, 3.4, "call", false, "3.21 ns/call [3.05, 3.40]"},
+		{1240e3, 1100e3, 1410e3, "sample", false, "1.24 ms/sample [1.10, 1.41]"},
+		{0.52, 0.4, 0.66, "call", true, "+0.52 ns/call [+0.40, +0.66]"},
+		{-0.3, -0.9, 0.2, "call", true, "-0.30 ns/call [-0.90, +0.20]"},
+		{12.5, 0, 0, "call", false, "12.5 ns/call"},
+		{math.NaN(), 0, 0, "call", false, Missing},
+	} {
+		if got := PerEvent(c.x, c.lo, c.hi, c.event, c.signed); got != c.want {
+			t.Errorf("PerEvent(%g, %g, %g, %q, %v) = %q, want %q", c.x, c.lo, c.hi, c.event, c.signed, got, c.want)
+		}
+	}
+}

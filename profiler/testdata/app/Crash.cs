@@ -29,5 +29,20 @@ namespace VbTest
             }
             throw new InvalidOperationException("boom at the bottom");
         }
+
+        // A fault in native code (libc's strlen reading address 8), under the
+        // same kind of stack: CoreCLR cannot turn it into an exception, puts
+        // SIGSEGV back to the default and lets the fault kill the process.
+        public static int Segv(int depth) =>
+            Enumerable.Range(0, 1).Select(_ => DownNative(depth)).Sum();
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static int DownNative(int depth) => depth > 0 ? 1 + DownNative(depth - 1) : BottomNative();
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static int BottomNative() => (int)strlen((IntPtr)8);
+
+        [System.Runtime.InteropServices.DllImport("libc")]
+        static extern nint strlen(IntPtr s);
     }
 }

@@ -54,6 +54,7 @@ namespace VbTest
                 case "hang": Spawner.Hang(); break;
                 case "throw-deep": return Crasher.Throw(n > 0 ? n : 40);
                 case "failfast-deep": return Crasher.FailFast(n > 0 ? n : 40);
+                case "segv-deep": return Crasher.Segv(n > 0 ? n : 40);
                 // Killed by SIGKILL: no profile can be written; the harness must say so.
                 case "crash-kill": System.Diagnostics.Process.GetCurrentProcess().Kill(); return 99;
                 default: Console.Error.WriteLine("unknown scenario " + scenario); return 2;

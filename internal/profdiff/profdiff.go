@@ -1,0 +1,319 @@
+// Package profdiff compares two sets of profiles of one program, function by
+// function: where a change in time went. It is what `vbench diff` prints,
+// what the differential flame graph colours, and what an A/B pair's explain
+// lists.
+//
+// A Side is one build's profiles: one or more runs, each the merged profile
+// of a run's processes. Functions are matched by name alone (namespace,
+// type, method), not by module: two builds of a program may name their
+// assemblies differently.
+//
+// The figures are a function's self (exclusive) and inclusive weight.
+// Tracing and instrumentation weigh time: the mean per run, in ns, so sides
+// with different numbers of runs compare; the interval of a change is
+// Welch's, over the runs' per-run figures (needs two runs a side). Sampling
+// weighs samples: a function's share of the side's samples (those with a
+// managed frame), and the interval and p of a change are a test of two
+// proportions over the pooled counts. Self figures add up to the side's
+// total, so their changes are each function's contribution to the total
+// change: rows are ordered by it, largest magnitude first. Shares always
+// add up to one, so their changes cannot say where more work went (a
+// function doing more work takes share from all the others); a sampled
+// function's contribution is the change of its share times its side's CPU
+// time per run (the threads' CPU time the profile records): an estimate of
+// its self CPU time per run. The count of samples is no such estimate: on a
+// busy machine a run doing more work was seen to take fewer samples. Where
+// a profile records no CPU time (a pprof file) it is the change of its self
+// samples per run.
+package profdiff
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"vbench/internal/modes"
+	"vbench/internal/profile"
+)
+
+// Unit is what a Diff's figures are.
+type Unit string
+
+const (
+	// Nanoseconds: time per run (the mean over a side's runs).
+	Nanoseconds Unit = "ns"
+	// Share: a share (0 to 1) of the side's samples.
+	Share Unit = "share"
+)
+
+// UnitOf is the unit profiles of engine e are compared in.
+func UnitOf(e modes.Engine) Unit {
+	if e.Samples() {
+		return Share
+	}
+	return Nanoseconds
+}
+
+// Level is the confidence of every interval.
+const Level = 0.95
+
+// Weight is one function's figures in one run (ns or samples).
+type Weight struct{ Self, Incl int64 }
+
+// Side is one build's profiles, run by run. The zero value is empty; its
+// unit is set by the first profile added.
+type Side struct {
+	Unit Unit
+	runs []run
+}
+
+type run struct {
+	total int64 // the sum of every function's self weight
+	cpu   int64 // the threads' CPU time, ns; 0 when unknown
+	fns   map[string]Weight
+}
+
+// Add adds one run's profile (the merged profile of its processes). Only
+// the function table is read: O(functions), cheap enough for every run of
+// a benchmark. A profile of another unit than the side's is an error.
+func (s *Side) Add(p *profile.Profile) error {
+	u := UnitOf(p.Mode)
+	if p.Mode == modes.EngineNull {
+		return fmt.Errorf("a %s profile has no times or samples to compare", p.Mode)
+	}
+	fns := make(map[string]Weight, len(p.Functions))
+	var total int64
+	for i := range p.Functions {
+		f := &p.Functions[i]
+		w := Weight{f.ExclusiveNs, f.InclusiveNs}
+		if u == Share {
+			w = Weight{f.ExclusiveSamples, f.InclusiveSamples}
+		}
+		if w == (Weight{}) {
+			continue
+		}
+		old := fns[f.Name] // a name in two modules: one row
+		fns[f.Name] = Weight{old.Self + w.Self, old.Incl + w.Incl}
+		total += w.Self
+	}
+	if err := s.AddRun(u, total, fns); err != nil {
+		return err
+	}
+	for _, t := range p.Threads {
+		s.runs[len(s.runs)-1].cpu += t.CPUNs
+	}
+	return nil
+}
+
+// AddRun adds one run given as function weights (a pprof file's, which has
+// no vbench function table) and their self total.
+func (s *Side) AddRun(u Unit, total int64, fns map[string]Weight) error {
+	if s.Unit == "" {
+		s.Unit = u
+	}
+	if u != s.Unit {
+		return fmt.Errorf("cannot add a profile in %s to profiles in %s (tracing and sampling do not compare)", u, s.Unit)
+	}
+	s.runs = append(s.runs, run{total: total, fns: fns})
+	return nil
+}
+
+// Runs is the number of runs added.
+func (s *Side) Runs() int { return len(s.runs) }
+
+// Row is one function's change from OLD to NEW. Self and inclusive figures
+// are in the Diff's unit (mean ns per run, or share of samples).
+type Row struct {
+	Function string
+	Old, New float64 // self
+	Change   float64 // New - Old
+	// Contribution is the function's part in the change of the total: its
+	// Change (time), or the change of its self samples per run (sampling).
+	Contribution     float64
+	OldIncl, NewIncl float64
+	// Lo and Hi bound Change at Level, and P is the two-sided p-value of
+	// no change; HasInterval is false when they cannot be computed (one run
+	// a side when timing).
+	Lo, Hi, P   float64
+	HasInterval bool
+}
+
+// InclChange is the change of the inclusive figure.
+func (r Row) InclChange() float64 { return r.NewIncl - r.OldIncl }
+
+// Diff is two sides compared.
+type Diff struct {
+	Unit             Unit
+	OldRuns, NewRuns int
+	// OldTotal and NewTotal are the sides' totals: ns per run, or samples
+	// (all runs). In unit Share every row's figures are of these.
+	OldTotal, NewTotal float64
+	Rows               []Row // by |Change|, largest first; ties by name
+}
+
+// Compare compares old with new.
+func Compare(old, new *Side) (*Diff, error) {
+	if old.Runs() == 0 || new.Runs() == 0 {
+		return nil, fmt.Errorf("nothing to compare: %d old and %d new profiles", old.Runs(), new.Runs())
+	}
+	if old.Unit != new.Unit {
+		return nil, fmt.Errorf("OLD is in %s and NEW in %s: a tracing profile and a sampling one do not compare", old.Unit, new.Unit)
+	}
+	d := &Diff{Unit: old.Unit, OldRuns: old.Runs(), NewRuns: new.Runs()}
+	osum, nsum := old.sums(), new.sums()
+	d.OldTotal, d.NewTotal = float64(osum.total), float64(nsum.total)
+	if d.Unit == Nanoseconds {
+		d.OldTotal /= float64(old.Runs())
+		d.NewTotal /= float64(new.Runs())
+	}
+	names := map[string]bool{}
+	for n := range osum.fns {
+		names[n] = true
+	}
+	for n := range nsum.fns {
+		names[n] = true
+	}
+	for name := range names {
+		var r Row
+		if d.Unit == Share {
+			r = shareRow(name, osum, nsum)
+			if osum.cpu > 0 && nsum.cpu > 0 && old.knowCPU() && new.knowCPU() {
+				r.Contribution = r.New*float64(nsum.cpu)/float64(new.Runs()) - r.Old*float64(osum.cpu)/float64(old.Runs())
+			} else {
+				r.Contribution = float64(nsum.fns[name].Self)/float64(new.Runs()) - float64(osum.fns[name].Self)/float64(old.Runs())
+			}
+		} else {
+			r = timeRow(name, old, new)
+			r.Contribution = r.Change
+		}
+		if r.Old == 0 && r.New == 0 && r.OldIncl == 0 && r.NewIncl == 0 {
+			continue
+		}
+		d.Rows = append(d.Rows, r)
+	}
+	sort.Slice(d.Rows, func(i, j int) bool {
+		a, b := math.Abs(d.Rows[i].Contribution), math.Abs(d.Rows[j].Contribution)
+		if a != b {
+			return a > b
+		}
+		if ai, bi := math.Abs(d.Rows[i].InclChange()), math.Abs(d.Rows[j].InclChange()); ai != bi {
+			return ai > bi
+		}
+		return d.Rows[i].Function < d.Rows[j].Function
+	})
+	return d, nil
+}
+
+// sums adds a side's runs up.
+func (s *Side) sums() run {
+	out := run{fns: map[string]Weight{}}
+	for _, r := range s.runs {
+		out.total += r.total
+		out.cpu += r.cpu
+		for n, w := range r.fns {
+			o := out.fns[n]
+			out.fns[n] = Weight{o.Self + w.Self, o.Incl + w.Incl}
+		}
+	}
+	return out
+}
+
+// knowCPU reports whether every run recorded its CPU time.
+func (s *Side) knowCPU() bool {
+	for _, r := range s.runs {
+		if r.cpu == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// shareRow compares a function's shares of samples by a test of two
+// proportions: the pooled proportion's standard error for p (z test), the
+// unpooled one for the interval (Wald).
+func shareRow(name string, old, new run) Row {
+	o, n := old.fns[name], new.fns[name]
+	r := Row{Function: name}
+	share := func(x, total int64) float64 {
+		if total == 0 {
+			return 0
+		}
+		return float64(x) / float64(total)
+	}
+	r.Old, r.New = share(o.Self, old.total), share(n.Self, new.total)
+	r.OldIncl, r.NewIncl = share(o.Incl, old.total), share(n.Incl, new.total)
+	r.Change = r.New - r.Old
+	n1, n2 := float64(old.total), float64(new.total)
+	if n1 == 0 || n2 == 0 {
+		return r
+	}
+	pool := float64(o.Self+n.Self) / (n1 + n2)
+	se0 := math.Sqrt(pool * (1 - pool) * (1/n1 + 1/n2))
+	r.P = 1
+	if se0 > 0 {
+		r.P = 2 * distuv.UnitNormal.Survival(math.Abs(r.Change)/se0)
+	}
+	se := math.Sqrt(r.Old*(1-r.Old)/n1 + r.New*(1-r.New)/n2)
+	z := distuv.UnitNormal.Quantile(1 - (1-Level)/2)
+	r.Lo, r.Hi, r.HasInterval = r.Change-z*se, r.Change+z*se, true
+	return r
+}
+
+// timeRow compares a function's mean self time per run, with Welch's
+// interval and t test over the runs when both sides have two or more.
+func timeRow(name string, old, new *Side) Row {
+	os, oi := old.perRun(name)
+	ns, ni := new.perRun(name)
+	r := Row{Function: name, Old: stat.Mean(os, nil), New: stat.Mean(ns, nil),
+		OldIncl: stat.Mean(oi, nil), NewIncl: stat.Mean(ni, nil)}
+	r.Change = r.New - r.Old
+	if len(os) < 2 || len(ns) < 2 {
+		return r
+	}
+	v1, v2 := stat.Variance(os, nil)/float64(len(os)), stat.Variance(ns, nil)/float64(len(ns))
+	se := math.Sqrt(v1 + v2)
+	if se == 0 {
+		r.Lo, r.Hi, r.P, r.HasInterval = r.Change, r.Change, 1, true
+		if r.Change != 0 {
+			r.P = 0
+		}
+		return r
+	}
+	// Welch–Satterthwaite degrees of freedom.
+	df := (v1 + v2) * (v1 + v2) / (v1*v1/float64(len(os)-1) + v2*v2/float64(len(ns)-1))
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
+	q := t.Quantile(1 - (1-Level)/2)
+	r.Lo, r.Hi = r.Change-q*se, r.Change+q*se
+	r.P = 2 * t.Survival(math.Abs(r.Change)/se)
+	r.HasInterval = true
+	return r
+}
+
+// perRun is a function's self and inclusive weight in each run (0 where
+// the run never saw it).
+func (s *Side) perRun(name string) (self, incl []float64) {
+	for _, r := range s.runs {
+		w := r.fns[name]
+		self = append(self, float64(w.Self))
+		incl = append(incl, float64(w.Incl))
+	}
+	return self, incl
+}
+
+// Top returns the first n rows whose self figure changed (all when n <= 0).
+func (d *Diff) Top(n int) []Row {
+	var out []Row
+	for _, r := range d.Rows {
+		if r.Change == 0 && r.Contribution == 0 {
+			continue
+		}
+		if n > 0 && len(out) == n {
+			break
+		}
+		out = append(out, r)
+	}
+	return out
+}

@@ -1,0 +1,186 @@
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+
+	"vbench/internal/profdiff"
+	"vbench/reports/numfmt"
+)
+
+// A profile diff (`vbench diff`) as text, Markdown and JSON: a header
+// saying what was compared and the total change, then a row per function,
+// largest contribution to the total change first.
+
+// DiffView is what the three formats show.
+type DiffView struct {
+	Diff     *profdiff.Diff
+	Old, New string // what each side is ("3 runs of profiles/fib/tracing")
+	Top      int    // rows shown (at least 1)
+}
+
+func (v DiffView) value(x float64) string {
+	if v.Diff.Unit == profdiff.Share {
+		return numfmt.Percent(x)
+	}
+	return numfmt.Duration(x)
+}
+
+func (v DiffView) change(x float64) string {
+	if v.Diff.Unit == profdiff.Share {
+		return signed(100*x, func(a float64) string { return fmt.Sprintf("%.2f", a) }) + " pts"
+	}
+	return signed(x, numfmt.Duration)
+}
+
+// head is the lines above the table.
+func (v DiffView) head() []string {
+	d := v.Diff
+	lines := []string{"OLD: " + v.Old, "NEW: " + v.New}
+	if d.Unit == profdiff.Share {
+		lines = append(lines, fmt.Sprintf("samples: %.0f in %d %s → %.0f in %d %s; figures are shares of each side's samples (those with a managed frame), change in percentage points; interval and p: a test of two proportions",
+			d.OldTotal, d.OldRuns, plural(d.OldRuns, "run", "runs"), d.NewTotal, d.NewRuns, plural(d.NewRuns, "run", "runs")),
+			"functions by contribution: the change of their share times the side's CPU time per run, an estimate of their self CPU time (shares alone cannot say where more work went)")
+	} else {
+		total := fmt.Sprintf("total self time per run: %s → %s (%s", numfmt.Duration(d.OldTotal), numfmt.Duration(d.NewTotal), signed(d.NewTotal-d.OldTotal, numfmt.Duration))
+		if d.OldTotal > 0 {
+			total += ", " + numfmt.Change(d.NewTotal/d.OldTotal)
+		}
+		lines = append(lines, total+")")
+		basis := fmt.Sprintf("figures are mean time per run over %d old and %d new runs; ", d.OldRuns, d.NewRuns)
+		if d.OldRuns < 2 || d.NewRuns < 2 {
+			basis += "no interval: it needs two runs a side"
+		} else {
+			basis += "interval and p: Welch's t over the runs"
+		}
+		lines = append(lines, basis)
+	}
+	return lines
+}
+
+var diffHeader = []string{"function", "self old", "self new", "change", "95% CI", "p", "incl old", "incl new", "incl change"}
+
+// rows are the table's cells.
+func (v DiffView) rows() [][]string {
+	var out [][]string
+	for _, r := range v.Diff.Top(v.Top) {
+		ci, p := "-", "-"
+		if r.HasInterval {
+			ci = numfmt.Range(v.change(r.Lo), v.change(r.Hi))
+			p = numfmt.P(r.P)
+		}
+		out = append(out, []string{r.Function, v.value(r.Old), v.value(r.New), v.change(r.Change), ci, p,
+			v.value(r.OldIncl), v.value(r.NewIncl), v.change(r.InclChange())})
+	}
+	return out
+}
+
+// DiffText writes the diff as aligned text.
+func DiffText(w io.Writer, v DiffView) error {
+	ew := &errWriter{w: w}
+	for _, l := range v.head() {
+		fmt.Fprintln(ew, l)
+	}
+	fmt.Fprintln(ew)
+	rows := v.rows()
+	if len(rows) == 0 {
+		fmt.Fprintln(ew, "no function's self figure changed")
+		return ew.err
+	}
+	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(diffHeader, "\t"))
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return ew.err
+}
+
+// DiffMarkdown writes the diff as GitHub-flavoured Markdown.
+func DiffMarkdown(w io.Writer, v DiffView) error {
+	ew := &errWriter{w: w}
+	for _, l := range v.head() {
+		fmt.Fprintf(ew, "- %s\n", mdEscape(l))
+	}
+	fmt.Fprintln(ew)
+	rows := v.rows()
+	for _, r := range rows {
+		r[0] = mdCode(r[0])
+		for i := 1; i < len(r); i++ {
+			r[i] = mdEscape(r[i])
+		}
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(ew, "No function's self figure changed.")
+		return ew.err
+	}
+	if err := WriteMarkdownTable(ew, diffHeader, rows); err != nil {
+		return err
+	}
+	return ew.err
+}
+
+// DiffJSON is the JSON form of a diff: unit "ns" (mean time per run) or
+// "share" (of a side's samples); lo, hi and p only where known.
+type DiffJSON struct {
+	Unit      string         `json:"unit"`
+	Old       string         `json:"old"`
+	New       string         `json:"new"`
+	OldRuns   int            `json:"old_runs"`
+	NewRuns   int            `json:"new_runs"`
+	OldTotal  float64        `json:"old_total"` // ns per run, or samples
+	NewTotal  float64        `json:"new_total"`
+	Level     float64        `json:"level"` // of every interval
+	Functions []DiffFunction `json:"functions"`
+}
+
+// DiffFunction is one row of DiffJSON.
+type DiffFunction struct {
+	Function string  `json:"function"`
+	Old      float64 `json:"old"` // self
+	New      float64 `json:"new"`
+	Change   float64 `json:"change"`
+	// Contribution orders the functions: Change (ns), or the change of
+	// share × CPU time per run, in ns (share; self samples per run for a
+	// pprof file, which records no CPU time).
+	Contribution float64  `json:"contribution"`
+	Lo           *float64 `json:"lo,omitempty"`
+	Hi           *float64 `json:"hi,omitempty"`
+	P            *float64 `json:"p,omitempty"`
+	OldIncl      float64  `json:"old_inclusive"`
+	NewIncl      float64  `json:"new_inclusive"`
+	InclChange   float64  `json:"inclusive_change"`
+}
+
+// WriteDiffJSON writes the diff as DiffJSON, indented.
+func WriteDiffJSON(w io.Writer, v DiffView) error {
+	d := v.Diff
+	doc := DiffJSON{Unit: string(d.Unit), Old: v.Old, New: v.New, OldRuns: d.OldRuns, NewRuns: d.NewRuns,
+		OldTotal: d.OldTotal, NewTotal: d.NewTotal, Level: profdiff.Level, Functions: []DiffFunction{}}
+	for _, r := range d.Top(v.Top) {
+		f := DiffFunction{Function: r.Function, Old: r.Old, New: r.New, Change: r.Change, Contribution: r.Contribution,
+			OldIncl: r.OldIncl, NewIncl: r.NewIncl, InclChange: r.InclChange()}
+		if r.HasInterval && !math.IsNaN(r.P) {
+			lo, hi, p := r.Lo, r.Hi, r.P
+			f.Lo, f.Hi, f.P = &lo, &hi, &p
+		}
+		doc.Functions = append(doc.Functions, f)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(doc)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,62 @@
+package reports
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"vbench/internal/results"
+	"vbench/reports/numfmt"
+)
+
+// An A/B pair's explain (results.Change.Explain): the functions whose self
+// figures changed most between its two sides' profiles. Every output that
+// shows a changed pair shows its first ExplainShown under it.
+
+// ExplainShown is how many of a pair's explain functions a table line shows.
+const ExplainShown = 3
+
+// Explained reports whether a cell's explain is shown: a changed A/B pair
+// (regressed or improved) that has one.
+func Explained(verdict string, ch *results.Change) bool {
+	return ch != nil && len(ch.Explain) > 0 && (verdict == results.VerdictRegressed || verdict == results.VerdictImproved)
+}
+
+// ExplainText is the first n functions of ch's explain in one line:
+// "Vbench.Split.A.Step +1.20ms (4.50ms → 5.70ms), …" (self time per run),
+// or "… +4.5 pts (50.0% → 54.5% of samples)".
+func ExplainText(ch *results.Change, n int) string {
+	var parts []string
+	for i, c := range ch.Explain {
+		if i == n {
+			break
+		}
+		parts = append(parts, c.Function+" "+ContributionText(ch.ExplainUnit, c))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ContributionText is one function's change: "+1.20ms (4.50ms → 5.70ms)".
+func ContributionText(unit string, c results.Contribution) string {
+	if unit == "share" {
+		return fmt.Sprintf("%s pts (%s → %s of samples)", signed(100*c.Change, func(x float64) string { return fmt.Sprintf("%.1f", x) }),
+			numfmt.Percent(c.Old), numfmt.Percent(c.New))
+	}
+	return fmt.Sprintf("%s (%s → %s)", signed(c.Change, numfmt.Duration), numfmt.Duration(c.Old), numfmt.Duration(c.New))
+}
+
+// ExplainBasis says what an explain's figures are, for a note under a table.
+func ExplainBasis(unit string) string {
+	if unit == "share" {
+		return "share of the samples with a managed frame, all measured runs of each side"
+	}
+	return "self time per run (mean over each side's measured runs)"
+}
+
+// signed prints x with its sign ("+", "−") before format's text of |x|.
+func signed(x float64, format func(float64) string) string {
+	if x < 0 {
+		return "−" + format(math.Abs(x))
+	}
+	return "+" + format(x)
+}

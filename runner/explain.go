@@ -1,0 +1,49 @@
+package runner
+
+import (
+	"vbench/internal/profdiff"
+	"vbench/internal/results"
+	"vbench/internal/verdict"
+)
+
+// ExplainTop is how many functions an A/B pair's explain lists.
+const ExplainTop = 5
+
+// explainPairs gives every A/B pair whose two sides both have profiles
+// (an engine mode's measured runs) its explain: the functions that
+// contributed most to the change between them (profdiff over every
+// measured run of each side, from the function totals useProfile kept, so
+// nothing is read again). It is set on the cell's Compare, which
+// verdict.Apply keeps when it judges the pair.
+func explainPairs(f *results.File, cells []*cellState) {
+	sides := map[*results.Cell]*profdiff.Side{}
+	for _, c := range cells {
+		if c.side.Runs() > 0 {
+			if rc := f.Find(c.Workload.Name, c.Mode); rc != nil {
+				sides[rc] = &c.side
+			}
+		}
+	}
+	for i := range f.Results {
+		c := &f.Results[i]
+		ref := verdict.ExplainReference(f, c)
+		if ref == nil || sides[ref] == nil || sides[c] == nil {
+			continue
+		}
+		d, err := profdiff.Compare(sides[ref], sides[c])
+		if err != nil {
+			continue
+		}
+		c.Compare = &results.Change{Explain: Contributions(d, ExplainTop), ExplainUnit: string(d.Unit)}
+	}
+}
+
+// Contributions are a diff's first n changed functions as explain lists
+// them.
+func Contributions(d *profdiff.Diff, n int) []results.Contribution {
+	var out []results.Contribution
+	for _, r := range d.Top(n) {
+		out = append(out, results.Contribution{Function: r.Function, Old: r.Old, New: r.New, Change: r.Change})
+	}
+	return out
+}

@@ -1,0 +1,136 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"vbench/internal/modes"
+	"vbench/internal/results"
+	"vbench/internal/testbin"
+)
+
+// webSuite is a suite of one service workload: the test web app
+// (internal/testbin/webapp) with extra server arguments, driven for 1 s
+// after 300 ms of warm-up. marker, in the server's arguments and the load's
+// URL, finds the run's processes in /proc.
+func webSuite(t *testing.T, modeList, serverArgs, marker string) string {
+	dll := testbin.WebApp(t)
+	return fmt.Sprintf(`name: web
+runs: 2
+warmup: 0
+modes: [%s]
+timeout: 1m
+profiler: {interval: 10ms}
+workloads:
+  - name: web
+    server:
+      command: [dotnet, %s, --marker=%s, %s]
+      ready: "http://127.0.0.1:{port}/ready"
+      ready_timeout: 20s
+    load: {url: "http://127.0.0.1:{port}/ping?m=%s", connections: 4, warmup: 300ms, duration: 1s, handler: TestWeb.Api.Handle}
+`, modeList, dll, marker, quoted(serverArgs), marker)
+}
+
+// quoted is the words of args as YAML strings, comma-separated.
+func quoted(args string) string {
+	var q []string
+	for _, a := range strings.Fields(args) {
+		q = append(q, fmt.Sprintf("%q", a))
+	}
+	return strings.Join(q, ", ")
+}
+
+// processesWith lists the live processes whose command line holds s.
+func processesWith(s string) []string {
+	var out []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(b), s) {
+			out = append(out, e.Name()+": "+strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	return out
+}
+
+// A web app under none, tracing and sampling: every run has its rps and
+// both latency percentiles from the real load generator, the tracing runs'
+// handler calls equal the requests completed (warm-up included), and
+// nothing of the run is left: no process, nothing listening on its ports.
+func TestServiceUnderEachMode(t *testing.T) {
+	marker := "svc-" + filepath.Base(t.TempDir())
+	plan := planFor(t, t.TempDir(), webSuite(t, "none, tracing, sampling", "--urls=http://127.0.0.1:{port}", marker))
+	f := Run(context.Background(), plan, Env{Profiler: testbin.ProfilerLib(t)})
+	for _, c := range f.Results {
+		if c.Failure != "" || c.Runs != 2 || c.Metric != results.MetricRPS {
+			t.Fatalf("%s: failure %q, %d runs, metric %s", c.Key(), c.Failure, c.Runs, c.Metric)
+		}
+		for _, r := range c.Samples {
+			sv := r.Service
+			if sv == nil || sv.Requests <= 0 || sv.WarmupRequests <= 0 || sv.RPS <= 0 || sv.LoadNs <= 0 ||
+				sv.LatencyP50Ns <= 0 || sv.LatencyP99Ns < sv.LatencyP50Ns || r.ExitCode != 0 || r.Signal != "" {
+				t.Errorf("%s run %d: %+v %+v", c.Key(), r.Seq, r, sv)
+				continue
+			}
+			if got := results.MetricRPS.Of(&r); got <= 0 {
+				t.Errorf("%s run %d: rps metric %d", c.Key(), r.Seq, got)
+			}
+			if addr := stillListening(sv.Port); addr != "" {
+				t.Errorf("%s run %d: %s still listening after the run", c.Key(), r.Seq, addr)
+			}
+		}
+		if c.Mode == modes.Tracing && (c.Accuracy == nil || c.Accuracy.Checked != 2 || c.Accuracy.Exact != 2) {
+			t.Errorf("tracing: the handler's calls against the requests completed: %+v", c.Accuracy)
+		}
+		if c.Mode != modes.Tracing && c.Accuracy != nil {
+			t.Errorf("%s counted calls: %+v", c.Key(), c.Accuracy)
+		}
+	}
+	if left := processesWith(marker); len(left) > 0 {
+		t.Errorf("processes left after the run: %v", left)
+	}
+}
+
+// A service that fails fails its cell with the reason in words, and leaves
+// nothing behind: a server that never gets ready, one that crashes under
+// load, one whose port is taken.
+func TestServiceFailures(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	port := taken.Addr().(*net.TCPAddr).Port
+	for _, tc := range []struct {
+		name, args string
+		want       []string
+	}{
+		{"never-ready", "--urls=http://127.0.0.1:{port} --never-ready", []string{"server not ready after 2s (http://127.0.0.1:", "/ready: answered 503 Service Unavailable) (then stopped)"}},
+		{"crash", "--urls=http://127.0.0.1:{port} --crash-after 200", []string{"server died under load", "the server crashed: killed by SIGABRT", "crashing under load as asked"}},
+		{"port-taken", fmt.Sprintf("--urls=http://127.0.0.1:%d", port), []string{"server exited before it was ready", fmt.Sprintf("Failed to bind to address http://127.0.0.1:%d: address already in use", port)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			marker := "svc-" + filepath.Base(t.TempDir())
+			yaml := strings.Replace(webSuite(t, "none", tc.args, marker), "ready_timeout: 20s", "ready_timeout: 2s", 1)
+			if tc.name == "port-taken" {
+				yaml = strings.ReplaceAll(yaml, "127.0.0.1:{port}/", fmt.Sprintf("127.0.0.1:%d/", port))
+			}
+			plan := planFor(t, t.TempDir(), yaml)
+			f := Run(context.Background(), plan, Env{})
+			c := f.Results[0]
+			for _, w := range tc.want {
+				if !strings.Contains(c.Failure, w) {
+					t.Errorf("failure %q\nlacks %q", c.Failure, w)
+				}
+			}
+			if left := processesWith(marker); len(left) > 0 {
+				t.Errorf("processes left after the run: %v", left)
+			}
+		})
+	}
+}

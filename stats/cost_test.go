@@ -1,0 +1,74 @@
+package stats
+
+import (
+	"math"
+	"testing"
+
+	"vbench/internal/modes"
+	"vbench/internal/results"
+)
+
+// A cell of n runs at ns + k·step, each with the given profile counts.
+func costCell(m modes.Mode, ns, step int64, calls, samples int64) results.Cell {
+	c := results.Cell{Workload: "w", Mode: m, Metric: results.MetricElapsed}
+	for k := int64(0); k < 9; k++ {
+		c.Samples = append(c.Samples, results.Run{Seq: int(k), ElapsedNs: ns + k*step, Calls: calls, SamplesTaken: samples})
+	}
+	return c
+}
+
+// Cost per event: (median − none's median) / events per run, inside its
+// bootstrap interval; null divides by its tracing cell's calls (its own
+// profile counts none), sampling by its samples; none and an engine-less
+// mode get none.
+func TestFillCost(t *testing.T) {
+	f := &results.File{Results: []results.Cell{
+		costCell(modes.None, 1_000_000, 1000, 0, 0),
+		costCell(modes.Null, 1_500_000, 1000, 0, 0),
+		costCell(modes.Tracing, 3_000_000, 1000, 1000, 0),
+		costCell(modes.Sampling, 1_100_000, 1000, 0, 50),
+		costCell("other", 2_000_000, 1000, 0, 0),
+	}}
+	Fill(f)
+	for _, c := range []struct {
+		mode        modes.Mode
+		calls, cost float64
+		samples     float64
+		perSample   float64
+	}{
+		{modes.None, 0, 0, 0, 0},
+		{modes.Null, 1000, 500, 0, 0},
+		{modes.Tracing, 1000, 2000, 0, 0},
+		{modes.Sampling, 0, 0, 50, 2000},
+		{"other", 0, 0, 0, 0},
+	} {
+		got := f.Find("w", c.mode)
+		if got.CallsPerRun != c.calls || math.Abs(got.CostPerCallNs-c.cost) > 1e-9 || got.SamplesPerRun != c.samples || math.Abs(got.CostPerSampleNs-c.perSample) > 1e-9 {
+			t.Errorf("%s: calls %v cost %v, samples %v cost %v; want %v %v, %v %v", c.mode,
+				got.CallsPerRun, got.CostPerCallNs, got.SamplesPerRun, got.CostPerSampleNs, c.calls, c.cost, c.samples, c.perSample)
+		}
+		if c.cost != 0 && !(got.CostPerCallLoNs < got.CostPerCallNs && got.CostPerCallNs < got.CostPerCallHiNs) {
+			t.Errorf("%s: cost %v outside [%v, %v]", c.mode, got.CostPerCallNs, got.CostPerCallLoNs, got.CostPerCallHiNs)
+		}
+	}
+}
+
+// DiffCI's interval covers a known difference of medians about 95% of the
+// time (the overhead's RatioCI is checked the same way).
+func TestDiffCICoverage(t *testing.T) {
+	rng := newBootstrapRand()
+	hits, n := 0, 200
+	for i := 0; i < n; i++ {
+		a, b := make([]float64, 15), make([]float64, 15)
+		for k := range a {
+			a[k] = 105 + 10*rng.NormFloat64()
+			b[k] = 100 + 10*rng.NormFloat64()
+		}
+		if _, lo, hi := DiffCI(a, b); lo <= 5 && 5 <= hi {
+			hits++
+		}
+	}
+	if c := float64(hits) / float64(n); c < 0.88 || c > 0.995 {
+		t.Errorf("coverage %.3f over %d experiments, want about 0.95", c, n)
+	}
+}
