@@ -166,38 +166,3 @@ func resample(rng *rand.Rand, src, dst []float64) {
 }
 
 func clone(xs []float64) []float64 { return append([]float64(nil), xs...) }
-
-// EstimateCI is the verdict rule's estimate of num (Estimate, the fast-half
-// mean) over den's, or of num alone when den is nil, with a 95%
-// percentile-bootstrap interval (each side resampled on its own, as
-// RatioCI): a history's value of one run, on a machine where a disturbed
-// run only ever adds time. With fewer than 2 values on a side there is no
-// interval (NaN).
-func EstimateCI(num, den []float64) (est, lo, hi float64) {
-	ratio := func(n, d []float64) float64 {
-		if den == nil {
-			return Estimate(n)
-		}
-		return Estimate(n) / Estimate(d)
-	}
-	sn, sd := clone(num), clone(den)
-	sort.Float64s(sn)
-	sort.Float64s(sd)
-	est = ratio(sn, sd)
-	if len(num) < 2 || (den != nil && len(den) < 2) {
-		return est, math.NaN(), math.NaN()
-	}
-	rng := rand.New(rand.NewPCG(bootstrapSeed1, bootstrapSeed2))
-	rs := make([]float64, BootstrapResamples)
-	bn, bd := make([]float64, len(num)), make([]float64, len(den))
-	for i := range rs {
-		resample(rng, num, bn)
-		if den != nil {
-			resample(rng, den, bd)
-		}
-		rs[i] = ratio(bn, bd)
-	}
-	sort.Float64s(rs)
-	lo, hi = percentiles(rs, Confidence)
-	return est, lo, hi
-}
