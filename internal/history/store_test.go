@@ -10,12 +10,12 @@ import (
 	"vbench/internal/results"
 )
 
-// recorded/step-1.jsonl is a real history: 12 invocations of `vbench run` of a C#
+// recorded/quiet/step-0.jsonl is a real history: 12 invocations of `vbench run` of a C#
 // program that knows nothing of vbench (8 at one amount of work, 4 at 5%
 // more), each appended by `vbench history append`.
 func readStep(t *testing.T) []Entry {
 	t.Helper()
-	es, err := Read(filepath.Join("testdata", "recorded", "step-1.jsonl"))
+	es, err := Read(filepath.Join("testdata", "recorded", "quiet", "step-0.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
