@@ -26,7 +26,7 @@ const (
 // overhead: the mode's fastest over none's): on a shared machine a disturbed
 // run only ever adds time, often to most runs of an invocation, and of the
 // minimum, the fast-half mean and the median of each invocation the minimum
-// let a 5% step be found soonest with the fewest false change points here
+// left the fewest 5% steps unfound here, at as few false change points
 // (docs/measurements.md, "History"; BenchmarkTools.jl judges by the minimum
 // for the same reason, Chen and Revels, arXiv 1608.04295).
 type Series struct {
