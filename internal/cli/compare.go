@@ -37,7 +37,7 @@ when GITHUB_STEP_SUMMARY is set the Markdown report is appended to it (the
 step that compares merged shards with the baseline is the one whose verdicts
 belong in the job summary). Both are written whatever the exit code.
 
-` + exitCodesHelp,
+` + exitCodesHelp(ExitOK, ExitRegression, ExitUsage, ExitFailed),
 		Example: `  vbench compare benchmarks/baselines/default.json out/results.json
   vbench compare old.json new.json --alpha 0.05 --min-change 3% --format markdown
   vbench compare benchmarks/baselines/default.json results.json --junit junit.xml`,

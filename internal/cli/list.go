@@ -24,7 +24,9 @@ its workload names, one per line, for scripts. With --cells it prints every
 each mode loads, instead — or only the cells of one shard, to check how
 --shard i/n splits a suite.
 
-` + exitCodesHelp,
+Exit codes:
+  0  the suite is valid
+  2  it is not (the error names file, line and field), or a usage error`,
 		Example: `  vbench list benchmarks/suite.yaml
   vbench list benchmarks/suite.yaml --cells --shard 1/3
   for w in $(vbench list benchmarks/suite.yaml); do vbench run benchmarks/suite.yaml --workloads $w; done`,
