@@ -27,6 +27,10 @@ const Confidence = 0.95
 // outlier (Iglewicz and Hoaglin): |x - median| / (1.4826 * MAD) > 3.5.
 const OutlierZ = 3.5
 
+// OutlierFloor is the least scale of the outlier rule, as a fraction of
+// the median (Outliers).
+const OutlierFloor = 0.01
+
 // madScale makes the MAD a consistent estimator of the standard deviation
 // for normal data.
 const madScale = 1.4826
@@ -87,23 +91,22 @@ func MAD(xs []float64, median float64) float64 {
 	return Median(dev)
 }
 
-// Outliers flags the values whose modified z-score exceeds OutlierZ. When the
-// MAD is zero (more than half the values equal), every value different from
-// the median is an outlier.
+// Outliers flags the values whose modified z-score exceeds OutlierZ, with
+// the scale (1.4826·MAD) never below OutlierFloor of the median: so a run
+// is an outlier only when it is also more than OutlierZ·OutlierFloor (3.5%)
+// off the median. Without the floor a MAD of zero (more than half the runs
+// equal: two of three at n=3) made any run off the median an outlier, a
+// 1.7% difference included; a shared machine's timings are not that precise.
 func Outliers(xs []float64) []bool {
 	out := make([]bool, len(xs))
 	if len(xs) < 3 {
 		return out
 	}
 	med := Median(xs)
-	mad := MAD(xs, med)
+	scale := math.Max(madScale*MAD(xs, med), OutlierFloor*math.Abs(med))
 	for i, x := range xs {
 		d := math.Abs(x - med)
-		if mad == 0 {
-			out[i] = d > 0
-		} else {
-			out[i] = d/(madScale*mad) > OutlierZ
-		}
+		out[i] = d > 0 && (scale == 0 || d/scale > OutlierZ)
 	}
 	return out
 }

@@ -46,6 +46,18 @@ func TestOutliers(t *testing.T) {
 	if !got[4] || got[0] {
 		t.Errorf("MAD 0: %v", got)
 	}
+	// MAD 0 at small n: a run 1.7% off the other two is no outlier (it
+	// used to be flagged: every value off the median was); 10% off is.
+	if got := Outliers([]float64{101.2, 101.2, 102.9}); got[2] {
+		t.Errorf("101.2, 101.2, 102.9: flagged 102.9 (1.7%% off): %v", got)
+	}
+	if got := Outliers([]float64{100, 100, 110}); !got[2] || got[0] {
+		t.Errorf("100, 100, 110: %v", got)
+	}
+	// A tight spread (MAD 0.1%) flags only what is beyond 3.5% as well.
+	if got := Outliers([]float64{1000, 1001, 999, 1000, 1002, 998, 1030, 1040}); got[6] || !got[7] {
+		t.Errorf("tight spread: %v", got)
+	}
 	// Normal spread: no flags.
 	for _, o := range Outliers([]float64{100, 101, 99, 102, 98, 100, 101}) {
 		if o {
