@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"vbench/internal/results"
+	"vbench/stats"
 )
 
 // Legend says, under a results table, what the symbols it shows mean: only
@@ -15,8 +16,8 @@ func Legend(f *results.File) []string {
 		return slices.ContainsFunc(f.Results, func(c results.Cell) bool { return pred(&c) })
 	}
 	var out []string
-	if has(func(c *results.Cell) bool { return c.Runs > 0 && c.CILoNs == 0 && c.CIHiNs == 0 }) {
-		out = append(out, "± ∞: fewer than 6 runs, too few for a 95% interval of the median (--runs 6 or more)")
+	if has(func(c *results.Cell) bool { return c.Runs > 0 && (c.CILoNs == 0 && c.CIHiNs == 0 || noOverheadInterval(c)) }) {
+		out = append(out, fmt.Sprintf("± ∞: fewer than %d runs (for an overhead: in its cell or the none cell), too few for a 95%% interval (--runs %d or more)", stats.MinRunsForInterval, stats.MinRunsForInterval))
 	}
 	if has(func(c *results.Cell) bool { return c.Compare != nil && !math.IsNaN(adjusted(c.Compare)) }) {
 		family := 0

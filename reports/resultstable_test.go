@@ -29,7 +29,7 @@ func TestResultsSummaryAndColumns(t *testing.T) {
 		{"a", "none", "10", "412.3ms ± 3%", "-", "-", "same"},
 		{"a", "tracing", "10", "1.237s ± 5%", "×3.00 [2.90, 3.10]", "4/4 exact", "regressed"},
 		{"b", "none", "0", "-", "-", "-", "failed"},
-		{"c", "sampling", "2 (1 out)", "2.000ms ± ∞", "×121", "-", "-"},
+		{"c", "sampling", "2 (1 out)", "2.000ms ± ∞", "×121 ± ∞", "-", "-"},
 	}
 	for i := range want {
 		if strings.Join(rows[i], "|") != strings.Join(want[i], "|") {

@@ -81,6 +81,9 @@ func NewCellRow(c *results.Cell, verdict string, ch *results.Change) CellRow {
 	}
 	if c.Mode != modes.None && c.Overhead != 0 {
 		r.Overhead = numfmt.MultipleCI(c.Overhead, c.OverheadLo, c.OverheadHi)
+		if noOverheadInterval(c) {
+			r.Overhead += " ± ∞" // as the median's: the legend says why
+		}
 	}
 	switch {
 	case ch == nil:
@@ -97,6 +100,13 @@ func NewCellRow(c *results.Cell, verdict string, ch *results.Change) CellRow {
 		}
 	}
 	return r
+}
+
+// noOverheadInterval reports whether c has an overhead multiple but no
+// interval for it (fewer than stats.MinRunsForInterval runs in c or in its
+// none cell).
+func noOverheadInterval(c *results.Cell) bool {
+	return c.Mode != modes.None && c.Overhead != 0 && c.OverheadLo == 0 && c.OverheadHi == 0
 }
 
 // adjusted is the p a change was decided by when it differs from its own

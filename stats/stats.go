@@ -23,6 +23,11 @@ import (
 // Confidence is the level of every interval vbench reports.
 const Confidence = 0.95
 
+// MinRunsForInterval is the fewest runs a 95% interval is given from: a
+// median's (order statistics: below 6 none reaches 95%) and, by the same
+// rule, an overhead multiple's (each side).
+const MinRunsForInterval = 6
+
 // OutlierZ is the modified z-score beyond which a run is flagged as an
 // outlier (Iglewicz and Hoaglin): |x - median| / (1.4826 * MAD) > 3.5.
 const OutlierZ = 3.5
@@ -146,10 +151,13 @@ const (
 // ratios are taken. The samples are independent runs of two cells, so
 // resampling them independently is the right model; the percentile method
 // needs no assumption about the shape of either distribution. With fewer
-// than 2 values on either side there is no interval (NaN).
+// than MinRunsForInterval values on either side there is no interval (NaN),
+// as for a median's: a bootstrap of 3 vs 3 runs can draw only a few
+// medians, and its "95%" interval covered the true ratio 89% of the time
+// (n=4: 93%; 1000 simulated log-normal experiments, σ 5%).
 func RatioCI(num, den []float64) (ratio, lo, hi float64) {
 	ratio = Median(num) / Median(den)
-	if len(num) < 2 || len(den) < 2 {
+	if len(num) < MinRunsForInterval || len(den) < MinRunsForInterval {
 		return ratio, math.NaN(), math.NaN()
 	}
 	rng := rand.New(rand.NewPCG(bootstrapSeed1, bootstrapSeed2))

@@ -96,6 +96,14 @@ func TestRatioCI(t *testing.T) {
 	if _, lo, _ := RatioCI([]float64{1}, den); !math.IsNaN(lo) {
 		t.Errorf("one value should give no interval")
 	}
+	// Below 6 runs a side, as for a median: no interval (3 vs 3 used to get
+	// a "95%" one that covers about 89% of the time).
+	if r, lo, hi := RatioCI(num[:5], den); r == 0 || !math.IsNaN(lo) || !math.IsNaN(hi) {
+		t.Errorf("5 vs 10 runs: RatioCI = %v [%v, %v], want no interval", r, lo, hi)
+	}
+	if _, lo, _ := RatioCI(num[:6], den[:6]); math.IsNaN(lo) {
+		t.Errorf("6 vs 6 runs: no interval")
+	}
 }
 
 // The bootstrap interval must cover the true ratio of medians about 95% of
