@@ -309,6 +309,7 @@ func (m *Matrix) Headline() string {
 	add(n[results.VerdictInconclusive], "inconclusive", "inconclusive")
 	add(n[results.VerdictNew], "new", "new")
 	add(n[results.VerdictNotRun], "not run", "not run")
+	add(n[results.VerdictReference], "reference", "references")
 	if m.BaselineName == "" && !m.AB {
 		s := fmt.Sprintf("%d cells, no baseline", cells)
 		if f := n[results.VerdictFailed]; f > 0 {

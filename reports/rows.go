@@ -67,8 +67,11 @@ func NewCellRow(c *results.Cell, verdict string, ch *results.Change) CellRow {
 		Accuracy: c.AccuracyText(),
 		Verdict:  verdict, VerdictText: verdict,
 	}
-	if verdict == results.VerdictInconclusive && ch != nil && ch.Hides > 0 {
-		r.VerdictText = fmt.Sprintf("%s ±%.1f%%", verdict, 100*ch.Hides)
+	if verdict == results.VerdictInconclusive && ch != nil {
+		r.VerdictText = verdict + " ±∞" // no interval at all: too few runs (the legend)
+		if ch.Hides > 0 {
+			r.VerdictText = fmt.Sprintf("%s ±%.1f%%", verdict, 100*ch.Hides)
+		}
 	}
 	if c.Outliers > 0 {
 		r.Outliers = fmt.Sprint(c.Outliers)

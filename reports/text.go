@@ -137,6 +137,7 @@ var verdictTitle = map[string]string{
 	results.VerdictNew:          "New",
 	results.VerdictInconclusive: "Inconclusive",
 	results.VerdictNotRun:       "Not run",
+	results.VerdictReference:    "Reference",
 }
 
 // verdictMark is a verdict in a few characters, for tables.
@@ -148,6 +149,7 @@ var verdictMark = map[string]string{
 	results.VerdictNew:          "new",
 	results.VerdictInconclusive: "? inconclusive",
 	results.VerdictNotRun:       "– not run",
+	results.VerdictReference:    "reference",
 }
 
 // Subtitle is the run's date, duration, settings and baseline in one line.

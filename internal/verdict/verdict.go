@@ -9,6 +9,8 @@
 //   - failed       when it failed;
 //   - not run      when it has no measured run (interrupted before it ran);
 //   - new          when there is nothing to judge it against;
+//   - reference    when, judged against nothing, it is what an A/B pair's
+//     other cell was judged against (tracing@old);
 //   - regressed or improved when the change is significant for the run as
 //     a whole and not shown to be smaller than the minimum change;
 //   - same         when the change is shown to be within ±min_change (or
@@ -78,6 +80,21 @@ func Apply(cur, base *results.File, opts Options) {
 		}
 	}
 	decide(tests, opts)
+	markReferences(cur)
+}
+
+// markReferences calls reference, not new, a cell judged against nothing
+// that an A/B pair of the file was judged against: "new" said of
+// tracing@old (the OLD build) read as if it were the new side.
+func markReferences(f *results.File) {
+	for i := range f.Results {
+		c := &f.Results[i]
+		if ch := c.Compare; ch != nil && ch.Against != "" {
+			if old := f.Find(c.Workload, ch.Against); old != nil && old.Verdict == results.VerdictNew {
+				old.Verdict = results.VerdictReference
+			}
+		}
+	}
 }
 
 // test is one hypothesis of the family: a cell's time (or overhead)
@@ -280,10 +297,25 @@ func decide(tests []*test, opts Options) {
 			c.Verdict = results.VerdictSame
 		}
 		if !ch.Comparable {
-			reasons = append(reasons, fmt.Sprintf("too few runs (%d vs %d) to reach p < %g over %d %s", time.n[0], time.n[1], opts.Alpha, len(tests), plural(len(tests), "test", "tests")))
+			reasons = append(reasons, fmt.Sprintf("%s (%d vs %d) to reach p < %g over %d %s", tooFewRuns, time.n[0], time.n[1], opts.Alpha, len(tests), plural(len(tests), "test", "tests")))
 		}
 		ch.Reason = strings.Join(reasons, "; ")
 	}
+}
+
+// tooFewRuns opens the part of a Change.Reason that says the runs could
+// not reach significance whatever they measured (Comparable false).
+const tooFewRuns = "too few runs"
+
+// TooFewRuns is that part of a Change.Reason, "too few runs (3 vs 3) to
+// reach p < 0.01 over 7 tests", or "" when the runs could have decided.
+func TooFewRuns(reason string) string {
+	for _, part := range strings.Split(reason, "; ") {
+		if strings.HasPrefix(part, tooFewRuns+" (") {
+			return part
+		}
+	}
+	return ""
 }
 
 // verdictOf is one test's verdict from its adjusted p and its interval at
