@@ -18,7 +18,9 @@ func Legend(f *results.File) []string {
 		return slices.ContainsFunc(f.Results, func(c results.Cell) bool { return pred(&c) })
 	}
 	var out []string
-	if has(func(c *results.Cell) bool { return c.Runs > 0 && (c.CILoNs == 0 && c.CIHiNs == 0 || noOverheadInterval(c)) }) {
+	if has(func(c *results.Cell) bool {
+		return c.Runs > 0 && (c.CILoNs == 0 && c.CIHiNs == 0 || noOverheadInterval(c))
+	}) {
 		out = append(out, fmt.Sprintf("± ∞: fewer than %d runs (for an overhead: in its cell or the none cell), too few for a 95%% interval (vbench run --runs %d or more)", stats.MinRunsForInterval, stats.MinRunsForInterval))
 	}
 	if has(func(c *results.Cell) bool { return c.Compare != nil && !math.IsNaN(adjusted(c.Compare)) }) {
