@@ -11,6 +11,11 @@ import (
 	"vbench/stats"
 )
 
+// BaselineNote says what a change against a stored baseline is computed
+// from, wherever one is shown beside medians (the results table's legend,
+// the report's table of all cells).
+const BaselineNote = "vs baseline (and overhead vs base): the change of the " + BaselineBasis + ", the mean of each side's faster half of runs, which the verdict tests; not the ratio of the medians shown"
+
 // Legend says, under a results table, what the symbols it shows mean: only
 // those this file's table prints, each in one line a reader can act on.
 func Legend(f *results.File) []string {
@@ -22,6 +27,9 @@ func Legend(f *results.File) []string {
 		return c.Runs > 0 && (c.CILoNs == 0 && c.CIHiNs == 0 || noOverheadInterval(c))
 	}) {
 		out = append(out, fmt.Sprintf("± ∞: fewer than %d runs (for an overhead: in its cell or the none cell), too few for a 95%% interval (vbench run --runs %d or more)", stats.MinRunsForInterval, stats.MinRunsForInterval))
+	}
+	if has(func(c *results.Cell) bool { return c.Compare != nil && c.Compare.Against == "" }) {
+		out = append(out, "baseline: the baseline's median (and overhead multiple) the change is measured from; "+BaselineNote)
 	}
 	if has(func(c *results.Cell) bool { return c.Compare != nil && !math.IsNaN(adjusted(c.Compare)) }) {
 		family, looks := 0, false
@@ -77,4 +85,10 @@ func Legend(f *results.File) []string {
 		out = append(out, "not run: the cell has no measured run (the run was interrupted before it); never a pass")
 	}
 	return out
+}
+
+// HasBaselineChanges reports whether a cell of the matrix shows a change
+// against a stored baseline (BaselineNote says what it is computed from).
+func (m *Matrix) HasBaselineChanges() bool {
+	return slices.ContainsFunc(m.Cells(), func(c *Cell) bool { return c.Compare != nil && c.Compare.Against == "" })
 }

@@ -66,7 +66,9 @@ func ResultsRows(f *results.File) (header []string, rows [][]string) {
 		header = append(header, "overhead [95% CI]")
 	}
 	if hasBase {
-		header = append(header, "vs baseline")
+		// The baseline's own numbers, then the change the verdict tests,
+		// named: it is not the ratio of the two medians (Legend).
+		header = append(header, "baseline", "vs baseline ("+BaselineBasis+")")
 		if hasOver {
 			header = append(header, "overhead vs base")
 		}
@@ -98,7 +100,7 @@ func ResultsRows(f *results.File) (header []string, rows [][]string) {
 			ab = ""
 		}
 		if hasBase {
-			row = append(row, orNA(base))
+			row = append(row, orNA(r.Baseline), orNA(base))
 			if hasOver {
 				row = append(row, orNA(r.OverheadVersus))
 			}

@@ -46,6 +46,10 @@ type CellRow struct {
 	FromZero string
 	// OverheadVersus is the change of the overhead against a baseline.
 	OverheadVersus string
+	// Baseline is what a baseline change is computed against, the
+	// baseline's median and (a profiled mode) overhead: "115.7ms ×1.11".
+	// "" for an A/B pair, whose reference is a row of the same table.
+	Baseline string
 
 	Accuracy string // "20/20 exact", "2/2 shares, 7/7 found"
 	Verdict  string // results.Verdict*, "" when nothing was compared
@@ -94,6 +98,10 @@ func NewCellRow(c *results.Cell, verdict string, ch *results.Change) CellRow {
 		r.AB = true
 		r.Versus = numfmt.ChangeCIPAdj(ch.Ratio, ch.RatioLo, ch.RatioHi, ch.P, adjusted(ch)) + " vs " + string(ch.Against)
 	default:
+		r.Baseline = numfmt.Duration(ch.BaselineMedianNs)
+		if c.Mode != modes.None && ch.BaselineOverhead != 0 {
+			r.Baseline += " " + numfmt.Multiple(ch.BaselineOverhead)
+		}
 		r.Versus = numfmt.ChangeCIPAdj(ch.Ratio, 0, 0, ch.P, adjusted(ch))
 		if ch.BaselineMedianNs == 0 {
 			r.FromZero = "from 0 (" + numfmt.P(ch.P) + ")"
