@@ -85,3 +85,31 @@ func TestLegendOfAComparison(t *testing.T) {
 		t.Errorf("verdicts %q, %q", rows[0][len(rows[0])-1], rows[1][len(rows[1])-1])
 	}
 }
+
+// CSV leaves an interval that does not exist empty: below 6 runs it used
+// to write ci_lo_ns,ci_hi_ns = 0,0 (and overhead_lo,overhead_hi = 0,0),
+// which reads as the interval [0, 0].
+func TestCSVNoIntervalIsEmpty(t *testing.T) {
+	f := &results.File{Results: []results.Cell{
+		measured("cpu", modes.None, 102.2, 98.1, 110.4),
+		measured("cpu", modes.Tracing, 113.0, 120.5, 109.9),
+	}}
+	stats.Fill(f)
+	var b strings.Builder
+	if err := ResultsCSV(&b, f); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	if !strings.HasPrefix(lines[0], "workload,mode,runs,median_ns,ci_lo_ns,ci_hi_ns,mad_ns,overhead,overhead_lo,overhead_hi,") {
+		t.Fatalf("header %q", lines[0])
+	}
+	for _, l := range lines[1:3] {
+		col := strings.Split(l, ",")
+		if col[4] != "" || col[5] != "" {
+			t.Errorf("ci of %s: %q,%q, want empty", col[1], col[4], col[5])
+		}
+		if col[1] == "tracing" && (col[7] == "" || col[8] != "" || col[9] != "") {
+			t.Errorf("overhead of tracing: %q [%q, %q], want a multiple and no interval", col[7], col[8], col[9])
+		}
+	}
+}

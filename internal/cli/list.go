@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"vbench/internal/suite"
+	"vbench/reports/numfmt"
 	"vbench/runner"
 )
 
@@ -67,7 +68,7 @@ Exit codes:
 				fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%s\t%s\n", c.Workload.Name, c.Mode, c.Metric, c.Runs, c.Warmup, c.Timeout, prog)
 			}
 			w.Flush()
-			fmt.Fprintf(cmd.OutOrStdout(), "suite %s: %d cells, baseline %s\n", s.Name, len(plan.Cells), s.Baseline)
+			fmt.Fprintf(cmd.OutOrStdout(), "suite %s: %s, baseline %s\n", s.Name, numfmt.Count(len(plan.Cells), "cell", "cells"), s.Baseline)
 			for _, sp := range plan.Specs {
 				fmt.Fprintf(cmd.OutOrStdout(), "mode %s: %s\n", sp.Name, sp.Description())
 			}

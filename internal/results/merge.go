@@ -3,6 +3,7 @@ package results
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"vbench/internal/machine"
 	"vbench/internal/modes"
@@ -93,7 +94,12 @@ func Merge(names []string, files []*File, allowPartial bool) (*File, error) {
 		bookkeeping += f.BookkeepingNs * float64(countSamples(f))
 		out.Settings.Modes = union(out.Settings.Modes, f.Settings.Modes)
 		out.Settings.Workloads = union(out.Settings.Workloads, f.Settings.Workloads)
-		out.Warnings = append(out.Warnings, f.Warnings...)
+		for _, w := range f.Warnings {
+			// Shards that saw the same thing (a busy machine) say it once.
+			if !slices.Contains(out.Warnings, w) {
+				out.Warnings = append(out.Warnings, w)
+			}
+		}
 	}
 	if runs > 0 {
 		out.BookkeepingNs = bookkeeping / runs

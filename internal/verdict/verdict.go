@@ -297,7 +297,7 @@ func decide(tests []*test, opts Options) {
 			c.Verdict = results.VerdictSame
 		}
 		if !ch.Comparable {
-			reasons = append(reasons, fmt.Sprintf("%s (%d vs %d) to reach p < %g over %d %s", tooFewRuns, time.n[0], time.n[1], opts.Alpha, len(tests), plural(len(tests), "test", "tests")))
+			reasons = append(reasons, fmt.Sprintf("%s (%d vs %d) to reach p < %g over %d %s", tooFewRuns, time.n[0], time.n[1], opts.Alpha, len(tests), numfmt.Plural(len(tests), "test", "tests")))
 		}
 		ch.Reason = strings.Join(reasons, "; ")
 	}
@@ -364,7 +364,7 @@ func hides(j stats.Judgement) float64 {
 func describe(t *test, verdict string, family int, opts Options) string {
 	d := t.what + " " + numfmt.Change(t.j.Ratio) + " (" + numfmt.P(t.j.P)
 	if family > 1 || len(t.cell.Compare.Looks) > 1 {
-		d += fmt.Sprintf("; adjusted %s over %d %s", numfmt.P(t.p), family, plural(family, "test", "tests"))
+		d += fmt.Sprintf("; adjusted %s over %d %s", numfmt.P(t.p), family, numfmt.Plural(family, "test", "tests"))
 		if k := len(t.cell.Compare.Looks); k > 1 && !t.overhead {
 			d += fmt.Sprintf(" and %d looks", k)
 		}
@@ -383,13 +383,6 @@ func describe(t *test, verdict string, family int, opts Options) string {
 	default:
 		return d + fmt.Sprintf(" within ±%g%%", 100*opts.MinChange)
 	}
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // warn replaces the warnings an earlier comparison left with this one's.
