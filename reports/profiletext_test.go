@@ -225,3 +225,18 @@ func hasRow(text, row string) bool {
 	}
 	return false
 }
+
+// One thread and one function are counted in the singular ("1 threads · 1
+// functions" it used to say), and the null-mode note names every engine
+// that records calls, instrumentation included.
+func TestProfileTextSingularAndNullNote(t *testing.T) {
+	p := readProfile(t, "profile-tracing.json")
+	p.Threads = p.Threads[:1]
+	if text := profileText(t, p, ProfileOptions{Top: 10}); !strings.Contains(text, " · 1 thread · 9 functions") {
+		t.Errorf("header of a one-thread, one-function profile:\n%s", strings.SplitN(text, "\n", 3)[1])
+	}
+	p.Mode, p.Threads, p.Functions = "null", nil, nil
+	if text := profileText(t, p, ProfileOptions{Top: 10}); !strings.Contains(text, "Profile in tracing, instrumentation or sampling mode") {
+		t.Errorf("null profile report:\n%s", text)
+	}
+}

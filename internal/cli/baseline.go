@@ -40,7 +40,7 @@ benchmarks/baselines/default.json; the directory is created). The write is atomi
 directory, so two updates never interleave; a second update waits. Partial
 results, shard results and results with failed cells are refused.
 
-` + exitCodesHelp,
+` + exitCodesHelpOK("the baseline was written", ExitOK, ExitUsage, ExitFailed, ExitInterrupted),
 		Example: `  vbench baseline update benchmarks/suite.yaml
   vbench baseline update benchmarks/suite.yaml --from out/results.json
   vbench baseline update benchmarks/quick.yaml --runs 20 --baseline ci/baselines/quick.json`,

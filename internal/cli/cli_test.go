@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -341,5 +342,36 @@ workloads:
 	c := f.Find("tiny", "none")
 	if !f.Partial || c == nil || c.Verdict != results.VerdictNotRun || c.Failure != "" || strings.Contains(said.String(), "build failed") {
 		t.Errorf("partial %v, cell %+v\nstderr:\n%s", f.Partial, c, said.String())
+	}
+
+// Each command's help lists the exit codes it can return and no other:
+// list judges nothing and is never interrupted mid-run, compare and merge
+// run nothing (no 130, and no --json to save partial results to), baseline
+// update judges no regression. They all used to copy run's list.
+func TestHelpListsOnlyItsExitCodes(t *testing.T) {
+	vb := testbin.Vbench(t)
+	codes := map[string]string{"0": "0  ", "1": "1  a cell regressed", "2": "2  ", "3": "3  a workload failed", "130": "130 interrupted"}
+	for cmd, want := range map[string][]string{
+		"run":             {"0", "1", "2", "3", "130"},
+		"compare":         {"0", "1", "2", "3"},
+		"merge":           {"0", "1", "2", "3"},
+		"baseline update": {"0", "2", "3", "130"},
+		"list":            {"0", "2"},
+	} {
+		out, err := exec.Command(vb, append(strings.Fields(cmd), "--help")...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("vbench %s --help: %v\n%s", cmd, err, out)
+		}
+		_, block, ok := strings.Cut(string(out), "Exit codes:\n")
+		if !ok {
+			t.Errorf("vbench %s --help has no exit codes", cmd)
+			continue
+		}
+		block, _, _ = strings.Cut(block, "\n\n")
+		for code, line := range codes {
+			if has := strings.Contains(block, "\n  "+line) || strings.HasPrefix(block, "  "+line); has != slices.Contains(want, code) {
+				t.Errorf("vbench %s --help: exit code %s listed %v, want %v:\n%s", cmd, code, has, !has, block)
+			}
+		}
 	}
 }

@@ -247,7 +247,7 @@ Ctrl-C (or SIGTERM) kills the running workload and its children, saves what
 was measured so far to --json FILE (and --junit FILE) marked partial, and
 exits 130.
 
-` + exitCodesHelp,
+` + exitCodesHelp(allExitCodes...),
 		Example: `  vbench run benchmarks/suite.yaml
   vbench run benchmarks/suite.yaml --runs 5 --modes none,tracing --json out/results.json
   vbench run benchmarks/suite.yaml --format markdown --baseline benchmarks/baselines/default.json
