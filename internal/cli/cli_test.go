@@ -343,6 +343,7 @@ workloads:
 	if !f.Partial || c == nil || c.Verdict != results.VerdictNotRun || c.Failure != "" || strings.Contains(said.String(), "build failed") {
 		t.Errorf("partial %v, cell %+v\nstderr:\n%s", f.Partial, c, said.String())
 	}
+}
 
 // Each command's help lists the exit codes it can return and no other:
 // list judges nothing and is never interrupted mid-run, compare and merge
