@@ -62,7 +62,10 @@ when the caller is not profiled). Every function is in profile.json.
 mix); without --out a new temporary directory is used.
 
 vbench exits with the program's own exit code (128+n if it died of signal n);
-SIGINT and SIGTERM are forwarded to it. If the profiler library is missing or
+SIGINT and SIGTERM are forwarded to it. A program stopped that way (Ctrl-C,
+kill) keeps its profile: written as the signal ends it, marked incomplete
+("interrupted by SIGINT"); one that handles Ctrl-C itself and exits normally
+gets its complete profile. If the profiler library is missing or
 unusable vbench exits 2 without running anything; if the program ran but no
 process wrote a profile (the runtime declined the profiler, COMMAND is not a
 .NET program, or --processes matched nothing) vbench says why and exits 3 (or

@@ -1,15 +1,20 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"vbench/internal/profile"
 	"vbench/internal/testapp"
@@ -181,5 +186,48 @@ func TestProfileOfACrash(t *testing.T) {
 	if code != 137 || !strings.Contains(stderr, "(the profiler started (started.json), then the program died of signal 9 (killed) before writing its profile)") ||
 		strings.Contains(stderr, "did not load") {
 		t.Errorf("killed program: exit %d (want 137), stderr:\n%s", code, stderr)
+	}
+}
+
+// Ctrl-C in a terminal sends SIGINT to the whole foreground process group:
+// vbench and the program both get it (and vbench forwards it once more). The
+// program keeps its profile: vbench exits 130 (the program's), says the
+// profile is incomplete because of SIGINT and shows its table; SIGTERM to
+// vbench alone (forwarded) does the same with 143.
+func TestProfileKeepsProfileOnCtrlC(t *testing.T) {
+	dll := testapp.DLL(t)
+	testbin.ProfilerLib(t)
+	for _, c := range []struct {
+		sig   syscall.Signal
+		group bool
+		code  int
+	}{{syscall.SIGINT, true, 130}, {syscall.SIGTERM, false, 143}} {
+		out := t.TempDir()
+		cmd := exec.Command(testbin.Vbench(t), "profile", "--out", out, "--", "dotnet", dll, "stop-sleep", "7")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var se bytes.Buffer
+		cmd.Stderr = &se
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() && sc.Text() != "ready" {
+		}
+		if c.group {
+			syscall.Kill(-cmd.Process.Pid, c.sig)
+		} else {
+			cmd.Process.Signal(c.sig)
+		}
+		io.Copy(io.Discard, stdout)
+		cmd.Wait()
+		note := "incomplete profile, written when the process ended (interrupted by " + unix.SignalName(c.sig) + ")"
+		if code := cmd.ProcessState.ExitCode(); code != c.code || !strings.Contains(se.String(), "vbench: warning: "+note) ||
+			!regexp.MustCompile(`(?m)  7  VbTest\.Loop\.Step$`).MatchString(se.String()) {
+			t.Errorf("%v: exit %d (want %d), stderr:\n%s", c.sig, code, c.code, se.String())
+		}
 	}
 }
