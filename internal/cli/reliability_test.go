@@ -940,3 +940,40 @@ workloads:
 		}
 	}
 }
+
+// Two results files in one directory keep their own profiles: out/a.json's
+// cells point into out/a.profiles/, out/b.json's into out/b.profiles/, and
+// the second run leaves the first one's profiles as they were (a shared
+// out/profiles/ was silently replaced by whichever run came last).
+func TestResultsFilesKeepTheirOwnProfiles(t *testing.T) {
+	fw, fp := testbin.Fakework(t), testbin.FakeProfiler(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "suite.yaml"), `name: own
+runs: 1
+warmup: 0
+modes: [tracing]
+workloads:
+  - name: w
+    command: [`+fw+`, -calls, "F.G=3", -profile-calls, "F.G=3"]
+`)
+	pids := map[string][]string{}
+	for _, name := range []string{"a", "b"} {
+		stdout, stderr, code := vbRun(t, dir, ciEnv(), "run", "suite.yaml", "--quiet", "--no-baseline", "--profiler", fp, "--json", "out/"+name+".json")
+		if code != 0 {
+			t.Fatalf("run %s: exit %d\n%s%s", name, code, stdout, stderr)
+		}
+		f, err := results.ReadFile(filepath.Join(dir, "out", name+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := filepath.Join("out", name+".profiles", "w", "tracing")
+		if c := f.Find("w", modes.Mode("tracing")); c == nil || c.Profile != want {
+			t.Fatalf("%s.json: w/tracing's profile %+v, want %s", name, c, want)
+		}
+		pids[name], _ = filepath.Glob(filepath.Join(dir, want, "[0-9]*"))
+	}
+	again, _ := filepath.Glob(filepath.Join(dir, "out", "a.profiles", "w", "tracing", "[0-9]*"))
+	if len(again) != 1 || !slices.Equal(again, pids["a"]) || slices.Equal(pids["a"], pids["b"]) {
+		t.Errorf("a.json's profile after b's run: %v (before: %v, b's: %v)", again, pids["a"], pids["b"])
+	}
+}

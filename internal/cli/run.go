@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 	"vbench/internal/verdict"
@@ -186,7 +187,7 @@ func (m *measurement) measure(cmd *cobra.Command) *results.File {
 		},
 	}
 	if m.flags.jsonOut != "" {
-		env.ProfilesDir = filepath.Join(filepath.Dir(m.flags.jsonOut), "profiles")
+		env.ProfilesDir = ProfilesDirFor(m.flags.jsonOut)
 	}
 	fp := machine.Collect(context.WithoutCancel(ctx))
 	load := machine.LoadAverage()
@@ -353,4 +354,12 @@ func exactArgs(n int, what string) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// ProfilesDirFor is where a run writing results to jsonOut keeps its cells'
+// profiles: out/r.json's in out/r.profiles/<workload>/<mode>/. Each results
+// file has its own, so two results files in one directory never replace
+// each other's (a shared out/profiles/ did, silently).
+func ProfilesDirFor(jsonOut string) string {
+	return strings.TrimSuffix(jsonOut, filepath.Ext(jsonOut)) + ".profiles"
 }
