@@ -50,7 +50,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringSliceVar(&f.workloads, "workloads", nil, "only these workloads (comma-separated names)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "timeout per run, e.g. 2m (overrides the suite and its workloads)")
 	fl.StringVar(&f.format, "format", "table", formatHelp)
-	fl.StringVar(&f.jsonOut, "json", "", "write the full results (every raw sample) to this file, atomically")
+	fl.StringVar(&f.jsonOut, "json", "", "write the full results (every raw sample) to this file, atomically; each cell's last profiles are kept beside it (out/r.json: out/r.profiles/)")
 	fl.StringVar(&f.shard, "shard", "", "run only shard i of n of the (workload, mode) cells, e.g. 2/4")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
 	fl.StringVar(&f.profiler, "profiler", "", "profiler library for profiled modes (default: libvbenchprof.so next to vbench)")
