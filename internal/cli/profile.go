@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"vbench/internal/atomicfile"
 	"vbench/internal/attach"
 	"vbench/internal/child"
+	"vbench/internal/machine"
 	"vbench/internal/modes"
 	"vbench/internal/profile"
 	"vbench/internal/results"
@@ -139,10 +141,12 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 	}
 	env := append(append(slices.Clone(attach.ProfiledDefaults), attach.ScrubEnv(os.Environ())...), attach.Env(lib, opts)...)
 	reasons := attach.NewProfilerLines(stderr)
+	mark := machine.MarkBusy()
 	code, err := child.Run(args, env, os.Stdin, cmd.OutOrStdout(), reasons)
 	if err != nil {
 		return usageErr(err)
 	}
+	busy := busyWarning(mark)
 
 	tree, perr := profile.ReadTree(dir)
 	if perr == nil && len(tree.Processes) == 0 {
@@ -171,6 +175,9 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 	fmt.Fprintf(stderr, "vbench: %s\n", reports.ProfilesWritten(tree, dir))
 	for _, w := range reports.ProfileWarnings(tree) {
 		fmt.Fprintf(stderr, "vbench: warning: %s\n", w)
+	}
+	if busy != "" {
+		fmt.Fprintf(stderr, "vbench: warning: %s\n", busy)
 	}
 	// The view narrows; the profiles and the merged pprof file keep everything.
 	if tree = testView(tree, f.allFrames); tree.Processes[0].FoldedBy != nil && f.format == "table" {
@@ -209,4 +216,21 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 		return withCode(code, nil)
 	}
 	return nil
+}
+
+// busyWarning is `vbench run`'s warning about a busy machine, for the span
+// the program ran since mark: its times are wall-clock, so other processes'
+// CPU shows in them. A short program is judged by the load average when it
+// started (the tick-based figure would be noise); "" when the machine was
+// quiet or nothing can be read.
+func busyWarning(mark machine.Mark) string {
+	cores, measured := mark.Others()
+	n := runtime.NumCPU()
+	switch {
+	case measured && cores > machine.BusyWarnCores:
+		return fmt.Sprintf("the machine was busy: other processes kept %.1f of its %d cores busy while the program ran, so its wall-clock times are noisier than usual", cores, n)
+	case !measured && cores >= 1:
+		return fmt.Sprintf("the machine was busy: its load average was %.1f on %d cores when the program started, so its wall-clock times are noisier than usual", cores, n)
+	}
+	return ""
 }

@@ -53,7 +53,7 @@ object to FILE (atomically); --format json prints it on stdout after the
 program's own output:
 ` + reports.ProfileJSONOutline + `"functions" is summed over every process (same name and module), each
 process's own list is under "processes"; both hold the top --top functions,
-by exclusive time or exclusive samples (callers are direct callers, "<root>"
+by exclusive wall-clock time or exclusive samples (callers are direct callers, "<root>"
 when the caller is not profiled). Every function is in profile.json.
 "missing" names the processes that started profiling and wrote no profile
 (killed before they could, or still running when COMMAND exited).

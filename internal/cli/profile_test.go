@@ -10,12 +10,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
+	"vbench/internal/machine"
 	"vbench/internal/profile"
 	"vbench/internal/testapp"
 	"vbench/internal/testbin"
@@ -66,7 +69,7 @@ func TestProfileTableOnStderr(t *testing.T) {
 	}
 	// The table `vbench report PROFILE` starts with: the same header, and
 	// Step's exact call count in the calls column before its name.
-	for _, want := range []string{"\n\nTop ", " functions by exclusive time (total ", "  excl  excl%", "incl%  calls  function\n"} {
+	for _, want := range []string{"\n\nTop ", " functions by exclusive wall-clock time (total ", "  excl  excl%", "incl%  calls  function\n"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("table on stderr lacks %q:\n%s", want, stderr)
 		}
@@ -229,5 +232,48 @@ func TestProfileKeepsProfileOnCtrlC(t *testing.T) {
 			!regexp.MustCompile(`(?m)  7  VbTest\.Loop\.Step$`).MatchString(se.String()) {
 			t.Errorf("%v: exit %d (want %d), stderr:\n%s", c.sig, code, c.code, se.String())
 		}
+	}
+}
+
+// vbench profile's times are wall-clock, so it warns of a busy machine as
+// `vbench run` does: here the test itself keeps every core busy while the
+// program runs (longer than machine.MinBusySpan, so the figure is measured,
+// not the load average), then stops it with SIGTERM.
+func TestProfileWarnsOfABusyMachine(t *testing.T) {
+	dll := testapp.DLL(t)
+	testbin.ProfilerLib(t)
+	out := t.TempDir()
+	cmd := exec.Command(testbin.Vbench(t), "profile", "--out", out, "--", "dotnet", dll, "stop-sleep", "1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var se bytes.Buffer
+	cmd.Stderr = &se
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	for i := 0; i < runtime.NumCPU(); i++ {
+		go func() {
+			for n := 0; ; n++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+			}
+		}()
+	}
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() && sc.Text() != "ready" {
+	}
+	time.Sleep(machine.MinBusySpan() + time.Second)
+	cmd.Process.Signal(syscall.SIGTERM)
+	io.Copy(io.Discard, stdout)
+	cmd.Wait()
+	close(stop)
+	if !regexp.MustCompile(`vbench: warning: the machine was busy: other processes kept \d+\.\d of its \d+ cores busy while the program ran, so its wall-clock times are noisier than usual`).MatchString(se.String()) {
+		t.Errorf("no busy-machine warning, stderr:\n%s", se.String())
 	}
 }

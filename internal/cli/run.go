@@ -167,10 +167,6 @@ func checkTempDir() error {
 	return usageErrf("%s is unusable: cannot create a directory in it (%v); vbench makes each run's work directory there: point TMPDIR at a writable directory", where, err)
 }
 
-// otherCPUWarn is how much CPU (in cores, averaged over a run) other
-// processes may use before a run warns that its times are disturbed.
-const otherCPUWarn = 0.25
-
 // measure runs the plan until done or interrupted (SIGINT, SIGTERM), which
 // kills the running child's process group and returns partial results.
 func (m *measurement) measure(cmd *cobra.Command) *results.File {
@@ -194,7 +190,7 @@ func (m *measurement) measure(cmd *cobra.Command) *results.File {
 	f := runner.Run(ctx, m.plan, env)
 	f.Machine = fp
 	f.LoadAverage = []float64{load, machine.LoadAverage()}
-	if f.OtherCPU > otherCPUWarn {
+	if f.OtherCPU > machine.BusyWarnCores {
 		f.Warnings = append(f.Warnings, fmt.Sprintf("the machine was busy: other processes kept %.1f of its %d cores busy while workloads ran, so times are noisier than usual", f.OtherCPU, fp.Cores))
 	}
 	return f
