@@ -186,9 +186,14 @@ func TestProfileOfACrash(t *testing.T) {
 
 	out = t.TempDir()
 	_, stderr, code = runVbench(t, "profile", "--out", out, "--", "dotnet", dll, "crash-kill")
-	if code != 137 || !strings.Contains(stderr, "(the profiler started (started.json), then the program died of signal 9 (killed) before writing its profile)") ||
-		strings.Contains(stderr, "did not load") {
+	const died = ") started and wrote none: it died of signal 9 (killed) before writing its profile"
+	if code != 137 || !strings.Contains(stderr, died) || strings.Contains(stderr, "did not load") {
 		t.Errorf("killed program: exit %d (want 137), stderr:\n%s", code, stderr)
+	}
+	// vbench report DIR says it too: vbench profile recorded it (ended.json).
+	_, rerr, code = runVbench(t, "report", out)
+	if code != ExitUsage || !strings.Contains(rerr, "no process wrote its profile (pid ") || !strings.Contains(rerr, died) {
+		t.Errorf("vbench report of the killed program's directory: exit %d\n%s", code, rerr)
 	}
 }
 
@@ -275,5 +280,21 @@ func TestProfileWarnsOfABusyMachine(t *testing.T) {
 	close(stop)
 	if !regexp.MustCompile(`vbench: warning: the machine was busy: other processes kept \d+\.\d of its \d+ cores busy while the program ran, so its wall-clock times are noisier than usual`).MatchString(se.String()) {
 		t.Errorf("no busy-machine warning, stderr:\n%s", se.String())
+	}
+}
+
+// The hint of a run that left no profile names the program: the assembly of
+// `dotnet X.dll`, never "dotnet" (which is .NET); and when --processes
+// matched nothing it says so, without asking whether the program is .NET.
+func TestProfileNoProfileHintNamesTheProgram(t *testing.T) {
+	dll := testapp.DLL(t)
+	_, stderr, code := runVbench(t, "profile", "--processes", "nomatch", "--", "dotnet", dll, "exitcode", "0")
+	want := `(--processes "nomatch" matched the command line of no process of "VbTestApp.dll": each declined the profiler; leave --processes out to profile every .NET process, or match the command line of the one you want)`
+	if code != ExitFailed || !strings.Contains(stderr, want) || strings.Contains(stderr, ".NET program?") {
+		t.Errorf("--processes matching nothing: exit %d, stderr:\n%s\nwant %s", code, stderr, want)
+	}
+	_, stderr, code = runVbench(t, "profile", "--", "true")
+	if want := `(the runtime did not load the profiler: is "true" a .NET program? see ` + "`vbench doctor`)"; code != ExitFailed || !strings.Contains(stderr, want) {
+		t.Errorf("not .NET: exit %d, stderr:\n%s\nwant %s", code, stderr, want)
 	}
 }
