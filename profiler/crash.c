@@ -52,6 +52,8 @@
 // "interrupted by SIGINT" (complete=false); if the process lives on after
 // all (a host's own handler behind CoreCLR's), Shutdown's complete profile
 // replaces it (profiler.c), so the sampler is left running for that one.
+// (The writer writes once: a crash after such a survival keeps the
+// interrupted profile, with its cause.)
 //
 // The cause names the exception class when the tracing engine's exception
 // callbacks saw the crashed thread throw and no catcher found (ExceptionThrown
@@ -128,13 +130,17 @@ static void crash_abort(void) {
 static const int fault_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE};
 static struct sigaction clr_fault[65]; // CoreCLR's handlers, by signal
 
-static void fault_wrapper(int sig, siginfo_t *si, void *uc) {
-	int saved = errno;
-	struct sigaction *h = &clr_fault[sig];
+// chain calls the handler a wrapper sits in front of.
+static void chain(const struct sigaction *h, int sig, siginfo_t *si, void *uc) {
 	if (h->sa_flags & SA_SIGINFO)
 		h->sa_sigaction(sig, si, uc);
 	else if (h->sa_handler != SIG_DFL && h->sa_handler != SIG_IGN)
 		h->sa_handler(sig);
+}
+
+static void fault_wrapper(int sig, siginfo_t *si, void *uc) {
+	int saved = errno;
+	chain(&clr_fault[sig], sig, si, uc);
 	struct sigaction now;
 	// si_code > 0: the kernel raised it, so returning re-runs the fault.
 	if (si && si->si_code > 0 && sigaction(sig, 0, &now) == 0 && !(now.sa_flags & SA_SIGINFO) && now.sa_handler == SIG_DFL)
@@ -142,17 +148,20 @@ static void fault_wrapper(int sig, siginfo_t *si, void *uc) {
 	errno = saved;
 }
 
-static void wrap_faults(void) {
-	for (size_t i = 0; i < sizeof fault_signals / sizeof *fault_signals; i++) {
-		int sig = fault_signals[i];
+// wrap puts wrapper in front of the runtime's handler of each of n signals,
+// same flags and mask, keeping the runtime's in saved[sig]. A signal with no
+// SA_SIGINFO handler (SIG_DFL, SIG_IGN: not the runtime's) is left alone.
+static void wrap(const int *sigs, size_t n, struct sigaction *saved, void (*wrapper)(int, siginfo_t *, void *)) {
+	for (size_t i = 0; i < n; i++) {
+		int sig = sigs[i];
 		struct sigaction now;
-		if (sigaction(sig, 0, &now) != 0 || !(now.sa_flags & SA_SIGINFO) || now.sa_sigaction == fault_wrapper) {
-			vb_log("crash: signal %d has no handler to sit in front of: its death loses the profile", sig);
+		if (sigaction(sig, 0, &now) != 0 || !(now.sa_flags & SA_SIGINFO) || now.sa_sigaction == wrapper) {
+			vb_log("crash: signal %d has no runtime handler to sit in front of: it ends the process without a profile", sig);
 			continue;
 		}
-		clr_fault[sig] = now;
-		now.sa_sigaction = fault_wrapper; // same flags and mask as CoreCLR's
-		if (sigaction(sig, &now, 0) != 0) vb_log("crash: cannot wrap signal %d's handler: its death loses the profile", sig);
+		saved[sig] = now;
+		now.sa_sigaction = wrapper;
+		if (sigaction(sig, &now, 0) != 0) vb_log("crash: cannot wrap signal %d's handler: it ends the process without a profile", sig);
 	}
 }
 
@@ -164,27 +173,7 @@ static void stop_wrapper(int sig, siginfo_t *si, void *uc) {
 	int saved = errno;
 	crash_wait(sig, 0);
 	errno = saved;
-	struct sigaction *h = &clr_stop[sig];
-	if (h->sa_flags & SA_SIGINFO)
-		h->sa_sigaction(sig, si, uc);
-	else if (h->sa_handler != SIG_DFL && h->sa_handler != SIG_IGN)
-		h->sa_handler(sig);
-}
-
-static void wrap_stops(void) {
-	for (size_t i = 0; i < sizeof stop_signals / sizeof *stop_signals; i++) {
-		int sig = stop_signals[i];
-		struct sigaction now;
-		// No handler (SIG_IGN inherited: the runtime installs none then, and
-		// the signal cannot stop the process; SIG_DFL: not the runtime's).
-		if (sigaction(sig, 0, &now) != 0 || !(now.sa_flags & SA_SIGINFO) || now.sa_sigaction == stop_wrapper) {
-			vb_log("crash: signal %d has no runtime handler to sit in front of: it stops the process without a profile", sig);
-			continue;
-		}
-		clr_stop[sig] = now;
-		now.sa_sigaction = stop_wrapper; // same flags and mask as CoreCLR's
-		if (sigaction(sig, &now, 0) != 0) vb_log("crash: cannot wrap signal %d's handler: it stops the process without a profile", sig);
-	}
+	chain(&clr_stop[sig], sig, si, uc);
 }
 
 static int is_stop(int sig) { return sig == SIGINT || sig == SIGQUIT || sig == SIGTERM; }
@@ -317,7 +306,9 @@ int vb_crash_init(void (*write)(const char *cause, int interrupt)) {
 		vb_log("crash: cannot start the writer thread: a crash loses the profile");
 		return -1;
 	}
-	wrap_faults();
-	wrap_stops();
+	wrap(fault_signals, sizeof fault_signals / sizeof *fault_signals, clr_fault, fault_wrapper);
+	// A stop signal inherited as SIG_IGN gets no runtime handler (and cannot
+	// end the process): left alone.
+	wrap(stop_signals, sizeof stop_signals / sizeof *stop_signals, clr_stop, stop_wrapper);
 	return hook_abort();
 }

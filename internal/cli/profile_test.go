@@ -210,30 +210,14 @@ func TestProfileKeepsProfileOnCtrlC(t *testing.T) {
 		group bool
 		code  int
 	}{{syscall.SIGINT, true, 130}, {syscall.SIGTERM, false, 143}} {
-		out := t.TempDir()
-		cmd := exec.Command(testbin.Vbench(t), "profile", "--out", out, "--", "dotnet", dll, "stop-sleep", "7")
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var se bytes.Buffer
-		cmd.Stderr = &se
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() && sc.Text() != "ready" {
-		}
+		cmd, se, wait := profileUntilReady(t, dll, "7")
 		if c.group {
 			syscall.Kill(-cmd.Process.Pid, c.sig)
 		} else {
 			cmd.Process.Signal(c.sig)
 		}
-		io.Copy(io.Discard, stdout)
-		cmd.Wait()
 		note := "incomplete profile, written when the process ended (interrupted by " + unix.SignalName(c.sig) + ")"
-		if code := cmd.ProcessState.ExitCode(); code != c.code || !strings.Contains(se.String(), "vbench: warning: "+note) ||
+		if code := wait(); code != c.code || !strings.Contains(se.String(), "vbench: warning: "+note) ||
 			!regexp.MustCompile(`(?m)  7  VbTest\.Loop\.Step$`).MatchString(se.String()) {
 			t.Errorf("%v: exit %d (want %d), stderr:\n%s", c.sig, code, c.code, se.String())
 		}
@@ -247,17 +231,6 @@ func TestProfileKeepsProfileOnCtrlC(t *testing.T) {
 func TestProfileWarnsOfABusyMachine(t *testing.T) {
 	dll := testapp.DLL(t)
 	testbin.ProfilerLib(t)
-	out := t.TempDir()
-	cmd := exec.Command(testbin.Vbench(t), "profile", "--out", out, "--", "dotnet", dll, "stop-sleep", "1")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var se bytes.Buffer
-	cmd.Stderr = &se
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
 	stop := make(chan struct{})
 	for i := 0; i < runtime.NumCPU(); i++ {
 		go func() {
@@ -270,13 +243,10 @@ func TestProfileWarnsOfABusyMachine(t *testing.T) {
 			}
 		}()
 	}
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() && sc.Text() != "ready" {
-	}
+	cmd, se, wait := profileUntilReady(t, dll, "1")
 	time.Sleep(machine.MinBusySpan() + time.Second)
 	cmd.Process.Signal(syscall.SIGTERM)
-	io.Copy(io.Discard, stdout)
-	cmd.Wait()
+	wait()
 	close(stop)
 	if !regexp.MustCompile(`vbench: warning: the machine was busy: other processes kept \d+\.\d of its \d+ cores busy while the program ran, so its wall-clock times are noisier than usual`).MatchString(se.String()) {
 		t.Errorf("no busy-machine warning, stderr:\n%s", se.String())
@@ -296,5 +266,31 @@ func TestProfileNoProfileHintNamesTheProgram(t *testing.T) {
 	_, stderr, code = runVbench(t, "profile", "--", "true")
 	if want := `(the runtime did not load the profiler: is "true" a .NET program? see ` + "`vbench doctor`)"; code != ExitFailed || !strings.Contains(stderr, want) {
 		t.Errorf("not .NET: exit %d, stderr:\n%s\nwant %s", code, stderr, want)
+	}
+}
+
+// profileUntilReady starts `vbench profile -- dotnet DLL stop-sleep n` in a
+// process group of its own (as a terminal's foreground job) and returns once
+// the program said "ready"; wait waits for vbench and returns its exit code.
+func profileUntilReady(t *testing.T, dll, n string) (cmd *exec.Cmd, stderr *bytes.Buffer, wait func() int) {
+	t.Helper()
+	cmd = exec.Command(testbin.Vbench(t), "profile", "--out", t.TempDir(), "--", "dotnet", dll, "stop-sleep", n)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr = &bytes.Buffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() && sc.Text() != "ready" {
+	}
+	return cmd, stderr, func() int {
+		io.Copy(io.Discard, stdout)
+		cmd.Wait()
+		return cmd.ProcessState.ExitCode()
 	}
 }
