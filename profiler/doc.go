@@ -79,7 +79,10 @@
 //     through a C trampoline that blocks SIGRTMIN with pthread_sigmask around
 //     the call, so CoreCLR's suspension signal never lands on a goroutine
 //     stack. Go's own threads are not managed threads and are never signalled
-//     by CoreCLR. Name resolution, filtering (FunctionIDMapper2, JITInlining),
+//     by CoreCLR. The process-wide signals that stop the program (SIGINT,
+//     SIGQUIT, SIGTERM: the kernel picks any thread not blocking them) are
+//     blocked on every Go thread (signals.c: they inherit the loading
+//     thread's mask at dlopen) and by the trampoline. Name resolution, filtering (FunctionIDMapper2, JITInlining),
 //     the exception callbacks and the IL rewriting (the JIT callbacks) are C
 //     and never enter Go.
 //  3. The hot path (enter/leave/tailcall) is assembly plus C compiled for
@@ -142,8 +145,12 @@
 // A fault in native code that CoreCLR hands back to the kernel (it puts
 // SIG_DFL back and returns, so the fault re-runs and kills) is caught by a
 // wrapper in front of CoreCLR's SIGSEGV/SIGBUS/SIGILL/SIGFPE handlers,
-// which waits for the same writer when it sees that (crash.c). SIGKILL is
-// not covered.
+// which waits for the same writer when it sees that (crash.c). SIGINT,
+// SIGQUIT and SIGTERM that reach the runtime's handler (which ends the
+// process with the signal: Ctrl-C, kill) go through a wrapper that waits for
+// the writer first; a program that cancels them never reaches it (crash.c
+// says why), and Shutdown replaces such a profile should the process live
+// on. SIGKILL is not covered.
 //
 // # Names
 //

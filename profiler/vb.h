@@ -2,6 +2,7 @@
 #ifndef VB_H
 #define VB_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stddef.h>
 #include "com.h"
@@ -187,15 +188,19 @@ void vb_interrupts_close(void);
 void vb_interrupt_read(uint32_t gen, int32_t os_tid, vb_interrupt *q);
 FunctionID vb_interrupted_leaf(const vb_interrupt *q, uintptr_t leaf_ip, uintptr_t leaf_sp, int32_t caller_at, uint32_t *drop);
 
-// A crash's profile (crash.c): libcoreclr.so's abort() wakes a writer
-// thread that calls write(cause) first. Tracing feeds it the thread's
-// in-flight exception.
-int vb_crash_init(void (*write)(const char *cause));
+// A crash's profile (crash.c): libcoreclr.so's abort(), a fault CoreCLR
+// hands back to the kernel, or SIGINT/SIGQUIT/SIGTERM reaching the runtime's
+// handler wakes a writer thread that calls write(cause, interrupt) first
+// (interrupt: a stop signal, whose profile Shutdown may still replace).
+// Tracing feeds it the thread's in-flight exception.
+int vb_crash_init(void (*write)(const char *cause, int interrupt));
 void vb_crash_thrown(ObjectID obj);
 void vb_crash_caught(void);
 
 // Signals (signals.c).
 void vb_signals_fix(void);
+void vb_add_stop_signals(sigset_t *s);
+void vb_signals_unblock_stops(void);
 int vb_sigrtmin_flags(void);
 
 // Configuration from Go, and the runtime's version (profiler.c).

@@ -69,7 +69,7 @@ func (w weigh) unit() string {
 	if w.sampling {
 		return "samples"
 	}
-	return "time"
+	return "wall-clock time" // a thread's waits and the time others took its core count too
 }
 
 // threadTotal is a thread's weight: the sum of its roots' inclusive weights.

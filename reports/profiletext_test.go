@@ -110,7 +110,7 @@ func TestProfileTextTreeIsTheFixturesTree(t *testing.T) {
 func TestProfileTextTopFunctions(t *testing.T) {
 	p := readProfile(t, "profile-tracing.json")
 	text := profileText(t, p, ProfileOptions{Top: 5})
-	_, top, _ := strings.Cut(text, "\nTop 5 of 9 functions by exclusive time (total 10.79ms on 3 threads)\n")
+	_, top, _ := strings.Cut(text, "\nTop 5 of 9 functions by exclusive wall-clock time (total 10.79ms on 3 threads)\n")
 	top, _, _ = strings.Cut(top, "\n\n")
 	want := []string{
 		"excl excl% incl incl% calls function",

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -247,8 +248,11 @@ workloads:
 		t.Fatalf("exit %d, want 3:\n%s", code, out)
 	}
 	s := string(out)
-	if !strings.Contains(s, "FAILED broken/none: build failed: dotnet build") || !strings.Contains(s, "error CS") {
-		t.Errorf("no build failure with the compiler's error:\n%s", s)
+	// The compiler's error right after "failed", once; no blank line, no
+	// path of the .dll that was not built.
+	if !regexp.MustCompile(`FAILED broken/none: build failed: dotnet build \S+ failed \(exit status 1\):\n\S+Program\.cs\(1,\d+\): error CS\d+: `).MatchString(s) ||
+		strings.Contains(s, "Broken.dll") || regexp.MustCompile(`\n\n\S+Program\.cs`).MatchString(s) {
+		t.Errorf("no build failure with the compiler's error right after it:\n%s", s)
 	}
 	if !strings.Contains(s, "fine ") || !strings.Contains(s, "1 failed, 1 new") {
 		t.Errorf("the other workload was not measured:\n%s", s)
