@@ -82,6 +82,7 @@ typedef struct {
 	uint32_t flags;    // WALK_*
 	uint32_t pad;
 	uintptr_t top[TOPWORDS];
+	uintptr_t sp0, bp0; // the interrupted stack and frame pointers
 	// OSR frames (see resolve): walk index j of a frame whose record's next
 	// frame pointer also lies higher up, and the word above that copy.
 	uint32_t nhid;
@@ -158,6 +159,8 @@ static void on_prof(int sig, siginfo_t *si, void *ucv) {
 	uint32_t n = 1, flags = 0;
 	memset(s->top, 0, sizeof s->top);
 	s->nhid = 0;
+	s->sp0 = sp;
+	s->bp0 = bp;
 	if (!hi) {
 		flags = WALK_NORANGE;
 		r->seen_sp = sp;
@@ -365,19 +368,23 @@ static uint32_t resolve(const slot *s, FunctionID *out, int *rooted) {
 			vb_cpu_unresolved++;
 			continue;
 		}
+		int same = n >= 1 && out[n - 1] == f; // the frame record is f's own (recursion, or OSR)
 		if (j == 1 && n == 1 && out[0] != f) {
 			// A leaf that keeps no frame hides its caller: RBP is still the
 			// caller's, whose own return address the chain gave. The leaf's
 			// return address is then among the words at the stack pointer:
 			// the first that names a method names the caller, unless it is
-			// the chain's (nothing hidden) or the leaf's own.
-			for (int k = 0; k < TOPWORDS; k++) {
+			// the leaf's own.
+			// Only words below the frame record the chain started from: at
+			// or above it lie the chain's own.
+			for (int k = 0; k < TOPWORDS && s->sp0 + 8 * (uintptr_t)k < s->bp0; k++) {
 				FunctionID c = s->top[k] ? function_at(s->top[k] - 1) : 0;
 				if (!c) continue;
-				if (c != out[0] && c != f) {
+				if (c != out[0]) {
 					out[n++] = c;
 					vb_cpu_leaf_callers++;
 				}
+				same = c == f; // a frameless leaf called from f: the record is f's (recursion, or OSR)
 				break;
 			}
 		}
@@ -385,7 +392,7 @@ static uint32_t resolve(const slot *s, FunctionID *out, int *rooted) {
 		// The frame of an OSR method (a loop's optimized code entered
 		// mid-method) gives as return address a stale word of its Tier0
 		// frame, in the same method: that frame is the hidden caller.
-		if (n >= 2 && out[n - 2] == f && j < LEAD)
+		if (same && j < LEAD)
 			for (uint32_t k = 0; k < s->nhid; k++)
 				if (s->hid_at[k] == j) {
 					FunctionID c = function_at(s->hid_ret[k] - 1);
