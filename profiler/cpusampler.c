@@ -364,19 +364,16 @@ static uint32_t resolve(const slot *s, FunctionID *out, int *rooted) {
 		uintptr_t ip = frame_ip(s, j);
 		FunctionID f = function_at(j == 0 ? ip : ip - 1);
 		last_managed = f != 0;
-		if (!f) {
-			vb_cpu_unresolved++;
-			continue;
-		}
-		int same = n >= 1 && out[n - 1] == f; // the frame record is f's own (recursion, or OSR)
+		int same = f && n >= 1 && out[n - 1] == f; // the frame record is f's own (recursion, or OSR)
 		if (j == 1 && n == 1 && out[0] != f) {
-			// A leaf that keeps no frame hides its caller: RBP is still the
-			// caller's, whose own return address the chain gave. The leaf's
-			// return address is then among the words at the stack pointer:
-			// the first that names a method names the caller, unless it is
-			// the leaf's own.
-			// Only words below the frame record the chain started from: at
-			// or above it lie the chain's own.
+			// A leaf that keeps no frame (or stands in its epilogue) hides
+			// its caller: RBP is still the caller's, whose own return
+			// address the chain gave (or native code's, when the caller's
+			// frame was already popped). The leaf's return address is then
+			// among the words at the stack pointer: the first that names a
+			// method names the caller, unless it is the leaf's own. Only
+			// words below the frame record the chain started from: at or
+			// above it lie the chain's own.
 			for (int k = 0; k < TOPWORDS && s->sp0 + 8 * (uintptr_t)k < s->bp0; k++) {
 				FunctionID c = s->top[k] ? function_at(s->top[k] - 1) : 0;
 				if (!c) continue;
@@ -384,9 +381,13 @@ static uint32_t resolve(const slot *s, FunctionID *out, int *rooted) {
 					out[n++] = c;
 					vb_cpu_leaf_callers++;
 				}
-				same = c == f; // a frameless leaf called from f: the record is f's (recursion, or OSR)
+				same = f && c == f; // a frameless leaf called from f: the record is f's (recursion, or OSR)
 				break;
 			}
+		}
+		if (!f) {
+			vb_cpu_unresolved++;
+			continue;
 		}
 		out[n++] = f;
 		// The frame of an OSR method (a loop's optimized code entered
@@ -559,7 +560,11 @@ int vb_cpu_sampler_stop_within(int ms) {
 		"frames unresolved %ld, samples with no managed frame %ld, not rooted %ld, leaf callers found at the stack pointer %ld, OSR callers %ld; samples lost (ring full) %ld; timers not made %ld; IP cache %ld of %ld lookups",
 		(long)vb_cpu_signals, (long)vb_cpu_weight, (long)vb_cpu_frames, (long)vb_cpu_rooted, (long)vb_cpu_broken, (long)vb_cpu_offstack, (long)vb_cpu_norange,
 		(long)vb_cpu_unresolved, (long)vb_cpu_no_managed, (long)vb_cpu_incomplete, (long)vb_cpu_leaf_callers, (long)vb_cpu_osr, (long)vb_cpu_full, (long)vb_cpu_timer_fail, (long)hits, (long)lookups);
-	if (timing && vb_cpu_handler_n)
-		vb_log("cpu sampler: handler %ld calls, mean %ld TSC ticks", (long)vb_cpu_handler_n, (long)(vb_cpu_handler_ns / vb_cpu_handler_n));
+	if (timing && vb_cpu_handler_n) {
+		uint64_t ticks = vb_tsc_now() - vb_tsc_start;
+		double ns_per_tick = ticks ? (double)(vb_mono_ns() - (int64_t)vb_mono_start_ns) / (double)ticks : 0;
+		vb_log("cpu sampler: handler (walk and record) %ld calls, mean %.0f ns, %.1f frames a walk", (long)vb_cpu_handler_n,
+			(double)vb_cpu_handler_ns / (double)vb_cpu_handler_n * ns_per_tick, vb_cpu_signals ? (double)vb_cpu_frames / (double)vb_cpu_signals : 0);
+	}
 	return 0;
 }
