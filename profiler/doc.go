@@ -21,7 +21,8 @@
 //     methods, their metadata, the new body); il.c: IL bodies decoded and
 //     rewritten, in named steps; ilsig.c: signature blobs.
 //   - sampler.c: the sampling thread; interrupted.c: the SIGRTMIN wrapper
-//     that finds the leaf a suspension hid.
+//     that finds the leaf a suspension hid; cpusampler.c: the cpu-sampling
+//     engine (timers, the SIGPROF handler, the drain thread).
 //   - signals.c: the signal handlers Go's runtime changed, put back.
 //   - crash.c: the profile of a process the runtime aborts (below).
 //   - state.c (the mode, the runtime's ICorProfilerInfo10, the interval),
@@ -44,6 +45,11 @@
 //     the profile is written. Each stack is cut back to where the suspension
 //     first interrupted the thread, not where it reached a GC safe point
 //     (interrupted.c), so methods without a safe point get their samples.
+//   - cpu-sampling (experimental): per-thread CPU-clock timers send SIGPROF
+//     to the thread they time; the handler walks that thread's frame
+//     pointers from the signal context into a per-thread ring; a drain
+//     thread resolves IPs with GetFunctionFromIP and merges into the same
+//     sampling trees (cpusampler.c). The runtime is never suspended.
 //   - null: the same mapper, inlining veto and hook registration as tracing,
 //     with hooks that just return: the floor any enter/leave tracer pays.
 //   - instrumentation: no hooks; the IL of each selected method is rewritten
@@ -76,7 +82,8 @@
 //     cold places: Initialize (wait for the runtime, read the configuration,
 //     make the process's directory), Shutdown, and the exit-path fallback
 //     (write the profile). Each goes
-//     through a C trampoline that blocks SIGRTMIN with pthread_sigmask around
+//     through a C trampoline that blocks SIGRTMIN (and cpu-sampling's
+//     SIGPROF) with pthread_sigmask around
 //     the call, so CoreCLR's suspension signal never lands on a goroutine
 //     stack. Go's own threads are not managed threads and are never signalled
 //     by CoreCLR. The process-wide signals that stop the program (SIGINT,

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include "vb.h"
 #include "clsid.h"
 #include "_cgo_export.h"
@@ -25,14 +27,16 @@ static int env_true(const char *name) {
 	return v && *v && strcmp(v, "0") != 0;
 }
 
-// ---- the trampoline into Go: SIGRTMIN blocked for the duration of the call,
-// and the signals that stop the process (a thread running Go is on a goroutine
-// stack; a process-wide SIGINT goes to a thread that does not block it).
+// ---- the trampoline into Go: SIGRTMIN (and SIGPROF, the cpu-sampling engine's
+// tick) blocked for the duration of the call, and the signals that stop the
+// process (a thread running Go is on a goroutine stack; a process-wide SIGINT
+// goes to a thread that does not block it).
 static void mask_rtmin(sigset_t *old) {
 	sigset_t s;
 	sigemptyset(&s);
 	sigaddset(&s, SIGRTMIN);
 	vb_add_stop_signals(&s);
+	sigaddset(&s, SIGPROF); // the cpu-sampling engine's tick (cpusampler.c)
 	pthread_sigmask(SIG_BLOCK, &s, old);
 }
 static void unmask(sigset_t *old) { pthread_sigmask(SIG_SETMASK, old, 0); }
@@ -94,6 +98,7 @@ static void vb_write(int complete, const char *cause, int how) {
 		else if (how != WRITE_INTERRUPT)
 			vb_sampler_stop();
 	}
+	if (vb_mode == VB_MODE_CPU_SAMPLING && how != WRITE_INTERRUPT) vb_cpu_sampler_stop_within(how == WRITE_CRASH ? 2000 : -1);
 	sigset_t old;
 	mask_rtmin(&old);
 	vbGoWrite(complete, (char *)(cause ? cause : ""));
@@ -211,6 +216,11 @@ static HRESULT cb_initialize(void *self, IUnknown *unk) {
 		mask = COR_PRF_ENABLE_STACK_SNAPSHOT;
 		if (env_true("VBENCH_SAMPLING_NOINLINE")) mask |= COR_PRF_MONITOR_JIT_COMPILATION;
 		break;
+	// cpu-sampling: the thread callbacks arm and disarm each thread's timer.
+	case VB_MODE_CPU_SAMPLING:
+		mask = COR_PRF_MONITOR_THREADS;
+		if (env_true("VBENCH_SAMPLING_NOINLINE")) mask |= COR_PRF_MONITOR_JIT_COMPILATION;
+		break;
 	}
 	// Hooking everything (--include '*') also means framework code: make the
 	// runtime JIT it (with hooks) instead of using its precompiled images.
@@ -233,6 +243,10 @@ static HRESULT cb_initialize(void *self, IUnknown *unk) {
 			vb_err("registering the enter/leave hooks failed (hr=0x%08x); running unprofiled", (unsigned)hr);
 			return E_FAIL;
 		}
+	}
+	if (vb_mode == VB_MODE_CPU_SAMPLING && vb_cpu_sampler_start() != 0) {
+		vb_err("cannot start the cpu-sampling engine; running unprofiled");
+		return E_FAIL;
 	}
 	if (vb_mode == VB_MODE_SAMPLING && vb_sampler_start() != 0) {
 		vb_err("cannot start the sampling thread; running unprofiled");
@@ -269,7 +283,7 @@ static HRESULT cb_jit_inlining(void *self, FunctionID caller, FunctionID callee,
 	}
 	vb_fn *f = vb_fn_for_function(callee);
 	if (!f || !f->user) return S_OK;
-	if (vb_mode != VB_MODE_SAMPLING) {
+	if (vb_mode != VB_MODE_SAMPLING && vb_mode != VB_MODE_CPU_SAMPLING) {
 		*should = 0;
 		return S_OK;
 	}
@@ -346,6 +360,20 @@ static HRESULT cb_unwind_leave(void *self) {
 	return S_OK;
 }
 
+// Threads (cpu-sampling): a managed thread gets its CPU timer when the
+// runtime says which OS thread runs it, loses it when the runtime is done.
+static HRESULT cb_thread_assigned(void *self, ThreadID managed, uint32_t os_tid) {
+	(void)self;
+	vb_log("thread %lx assigned to OS thread %u (on thread %ld)", (unsigned long)managed, os_tid, (long)syscall(SYS_gettid));
+	if (vb_mode == VB_MODE_CPU_SAMPLING) vb_cpu_thread_assigned(managed, (int32_t)os_tid);
+	return S_OK;
+}
+static HRESULT cb_thread_destroyed(void *self, ThreadID managed) {
+	(void)self;
+	if (vb_mode == VB_MODE_CPU_SAMPLING) vb_cpu_thread_destroyed(managed);
+	return S_OK;
+}
+
 // ---- IClassFactory
 static HRESULT cf_qi(void *self, const GUID *iid, void **out) {
 	if (guid_eq(iid, &IID_IUnknown_) || guid_eq(iid, &IID_IClassFactory_)) {
@@ -376,6 +404,8 @@ __attribute__((constructor)) static void init_vtables(void) {
 	callback_vtbl[CB_JITCompilationFinished] = (void *)cb_jit_finished;
 	callback_vtbl[CB_JITCachedFunctionSearchStarted] = (void *)cb_cache_search;
 	callback_vtbl[CB_ModuleUnloadStarted] = (void *)cb_module_unload_started;
+	callback_vtbl[CB_ThreadAssignedToOSThread] = (void *)cb_thread_assigned;
+	callback_vtbl[CB_ThreadDestroyed] = (void *)cb_thread_destroyed;
 	callback_vtbl[CB_ExceptionThrown] = (void *)cb_exception_thrown;
 	callback_vtbl[CB_ExceptionSearchCatcherFound] = (void *)cb_catcher_found;
 	callback_vtbl[CB_ExceptionUnwindFunctionEnter] = (void *)cb_unwind_enter;

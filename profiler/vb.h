@@ -8,7 +8,7 @@
 #include "com.h"
 
 // Modes (must match config.go).
-enum { VB_MODE_NULL = 1, VB_MODE_TRACING = 2, VB_MODE_SAMPLING = 3, VB_MODE_INSTRUMENTATION = 4 };
+enum { VB_MODE_NULL = 1, VB_MODE_TRACING = 2, VB_MODE_SAMPLING = 3, VB_MODE_INSTRUMENTATION = 4, VB_MODE_CPU_SAMPLING = 5 };
 
 // Instrumentation state of a function record (instr.c).
 enum { VB_INSTR_NONE = 0, VB_INSTR_DONE = 1, VB_INSTR_SKIPPED = 2 };
@@ -166,6 +166,15 @@ extern int vb_leaf_recovery;     // interrupted leaves put back: 1, not asked fo
 int vb_sampler_start(void);
 void vb_sampler_stop(void);
 int vb_sampler_stop_within(int ms); // -1: still running after ms (left running)
+
+// The cpu-sampling engine (cpusampler.c): per-thread CPU timers, SIGPROF,
+// frame-pointer walks from the signal context, resolved by a drain thread.
+extern vb_fn vb_incomplete_fn; // the root of stacks whose walk stopped in managed code
+extern int64_t vb_cpu_signals, vb_cpu_weight, vb_cpu_full, vb_cpu_incomplete, vb_cpu_no_managed, vb_cpu_timer_fail;
+int vb_cpu_sampler_start(void);
+int vb_cpu_sampler_stop_within(int ms); // ms < 0: for ever; -1: still running after ms
+void vb_cpu_thread_assigned(ThreadID managed, int32_t tid);
+void vb_cpu_thread_destroyed(ThreadID managed);
 
 // The leaf the suspension hid (interrupted.c).
 typedef struct {

@@ -134,7 +134,7 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 	stderr := cmd.ErrOrStderr()
 
 	opts := attach.Options{Engine: engine, ProfileDir: dir, Include: f.include, Exclude: f.exclude, TimeSample: f.timeSamp, Processes: f.processes}
-	if engine == modes.EngineSampling {
+	if engine.Samples() {
 		opts.Interval = f.interval
 		opts.NoInline = f.noInline
 		if f.maxStack != modes.MaxStack.Default {
