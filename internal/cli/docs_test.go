@@ -84,6 +84,13 @@ func TestDocsListEveryBuiltinMode(t *testing.T) {
 	for _, m := range modes.Builtins {
 		names = append(names, regexp.QuoteMeta(string(m)))
 	}
+	// Engines without a built-in mode of their own (cpu-sampling) may sit in
+	// a list of engines; they neither break it nor are required in it.
+	for _, e := range modes.Engines {
+		if !slices.Contains(modes.Builtins, modes.Mode(e)) {
+			names = append([]string{regexp.QuoteMeta(string(e))}, names...)
+		}
+	}
 	name := "[`\"]?(?:" + strings.Join(names, "|") + ")[`\"]?"
 	list := regexp.MustCompile(name + `(?:(?:,\s*|,?\s+(?:and|or)\s+)` + name + `){2,}`)
 	word := regexp.MustCompile(strings.Join(names, "|"))
