@@ -172,6 +172,7 @@ enum {
 	CB_JITCompilationFinished = 24,
 	CB_JITCachedFunctionSearchStarted = 25,
 	CB_JITInlining = 28,
+	CB_ThreadCreated = 29,
 	CB_ThreadDestroyed = 30,
 	CB_ThreadAssignedToOSThread = 31,
 	CB_ExceptionThrown = 54,

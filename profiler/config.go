@@ -19,6 +19,7 @@ const (
 	cModeTracing         = 2
 	cModeSampling        = 3
 	cModeInstrumentation = 4
+	cModeCPUSampling     = 5
 )
 
 // The profiler's defaults are modes.Interval.Default, modes.MaxStack.Default
@@ -29,6 +30,11 @@ const (
 	// triple its cost on call-heavy code, at 1/256 it adds ~0.1 ns a call.
 	defaultTimeSampleInstrumentation = 256
 )
+
+// IncompleteStack names the root under which the cpu-sampling engine puts
+// the frames of a stack whose walk stopped short of the thread's first
+// frame: they are real frames, their callers unknown.
+const IncompleteStack = "[vbench: stack incomplete]"
 
 // config is what the profiler was asked to do, from the environment.
 type config struct {
@@ -68,6 +74,8 @@ func configFromEnv(get func(string) (string, bool)) (*config, error) {
 		c.timeSample = defaultTimeSampleInstrumentation
 	case modes.EngineSampling:
 		c.mode = cModeSampling
+	case modes.EngineCPUSampling:
+		c.mode = cModeCPUSampling
 	case modes.EngineNull:
 		c.mode = cModeNull
 	default:

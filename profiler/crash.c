@@ -37,6 +37,24 @@
 // resumes in the exception's dispatch), and one it returns from with its
 // handler still in place was handled: both behave exactly as before.
 //
+// A signal that stops the process (SIGINT from Ctrl-C, SIGTERM, SIGQUIT)
+// ends in CoreCLR's handler for it, which puts the default action back and
+// sends the signal again (SIGINT, SIGQUIT), or asks its worker thread to do
+// so (SIGTERM): the process dies of the signal without Shutdown or atexit.
+// So at Initialize a wrapper takes those three handlers' place too, same
+// flags and mask, and waits for the same writer before it calls CoreCLR's
+// handler. Reaching the wrapper means the signal reached the runtime's
+// terminating handler: a program that handles Ctrl-C itself
+// (Console.CancelKeyPress, PosixSignalRegistration) does so in
+// System.Native's handler, installed later in front of ours, which only
+// gives the signal back to ours (restores it and sends it again) when the
+// program did not cancel it. The profile written there says
+// "interrupted by SIGINT" (complete=false); if the process lives on after
+// all (a host's own handler behind CoreCLR's), Shutdown's complete profile
+// replaces it (profiler.c), so the sampler is left running for that one.
+// (The writer writes once: a crash after such a survival keeps the
+// interrupted profile, with its cause.)
+//
 // The cause names the exception class when the tracing engine's exception
 // callbacks saw the crashed thread throw and no catcher found (ExceptionThrown
 // without ExceptionSearchCatcherFound); the other engines do not ask for
@@ -77,7 +95,7 @@ static int wake[2] = {-1, -1}, answer[2] = {-1, -1};
 static pthread_t writer_thread;
 static int taken;
 static ClassID crash_class;
-static void (*write_profile)(const char *cause);
+static void (*write_profile)(const char *cause, int interrupt);
 
 // The fatal signal that ends the process (0: the runtime aborted), and the
 // address it faulted at.
@@ -112,13 +130,17 @@ static void crash_abort(void) {
 static const int fault_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE};
 static struct sigaction clr_fault[65]; // CoreCLR's handlers, by signal
 
-static void fault_wrapper(int sig, siginfo_t *si, void *uc) {
-	int saved = errno;
-	struct sigaction *h = &clr_fault[sig];
+// chain calls the handler a wrapper sits in front of.
+static void chain(const struct sigaction *h, int sig, siginfo_t *si, void *uc) {
 	if (h->sa_flags & SA_SIGINFO)
 		h->sa_sigaction(sig, si, uc);
 	else if (h->sa_handler != SIG_DFL && h->sa_handler != SIG_IGN)
 		h->sa_handler(sig);
+}
+
+static void fault_wrapper(int sig, siginfo_t *si, void *uc) {
+	int saved = errno;
+	chain(&clr_fault[sig], sig, si, uc);
 	struct sigaction now;
 	// si_code > 0: the kernel raised it, so returning re-runs the fault.
 	if (si && si->si_code > 0 && sigaction(sig, 0, &now) == 0 && !(now.sa_flags & SA_SIGINFO) && now.sa_handler == SIG_DFL)
@@ -126,19 +148,35 @@ static void fault_wrapper(int sig, siginfo_t *si, void *uc) {
 	errno = saved;
 }
 
-static void wrap_faults(void) {
-	for (size_t i = 0; i < sizeof fault_signals / sizeof *fault_signals; i++) {
-		int sig = fault_signals[i];
+// wrap puts wrapper in front of the runtime's handler of each of n signals,
+// same flags and mask, keeping the runtime's in saved[sig]. A signal with no
+// SA_SIGINFO handler (SIG_DFL, SIG_IGN: not the runtime's) is left alone.
+static void wrap(const int *sigs, size_t n, struct sigaction *saved, void (*wrapper)(int, siginfo_t *, void *)) {
+	for (size_t i = 0; i < n; i++) {
+		int sig = sigs[i];
 		struct sigaction now;
-		if (sigaction(sig, 0, &now) != 0 || !(now.sa_flags & SA_SIGINFO) || now.sa_sigaction == fault_wrapper) {
-			vb_log("crash: signal %d has no handler to sit in front of: its death loses the profile", sig);
+		if (sigaction(sig, 0, &now) != 0 || !(now.sa_flags & SA_SIGINFO) || now.sa_sigaction == wrapper) {
+			vb_log("crash: signal %d has no runtime handler to sit in front of: it ends the process without a profile", sig);
 			continue;
 		}
-		clr_fault[sig] = now;
-		now.sa_sigaction = fault_wrapper; // same flags and mask as CoreCLR's
-		if (sigaction(sig, &now, 0) != 0) vb_log("crash: cannot wrap signal %d's handler: its death loses the profile", sig);
+		saved[sig] = now;
+		now.sa_sigaction = wrapper;
+		if (sigaction(sig, &now, 0) != 0) vb_log("crash: cannot wrap signal %d's handler: it ends the process without a profile", sig);
 	}
 }
+
+// ---- signals that stop the process: write first, then CoreCLR's handler
+static const int stop_signals[] = {SIGINT, SIGQUIT, SIGTERM};
+static struct sigaction clr_stop[65];
+
+static void stop_wrapper(int sig, siginfo_t *si, void *uc) {
+	int saved = errno;
+	crash_wait(sig, 0);
+	errno = saved;
+	chain(&clr_stop[sig], sig, si, uc);
+}
+
+static int is_stop(int sig) { return sig == SIGINT || sig == SIGQUIT || sig == SIGTERM; }
 
 static const char *signal_name(int sig) {
 	switch (sig) {
@@ -146,6 +184,9 @@ static const char *signal_name(int sig) {
 	case SIGBUS: return "SIGBUS (bus error)";
 	case SIGILL: return "SIGILL (illegal instruction)";
 	case SIGFPE: return "SIGFPE (arithmetic fault)";
+	case SIGINT: return "SIGINT";
+	case SIGQUIT: return "SIGQUIT";
+	case SIGTERM: return "SIGTERM";
 	}
 	return "a fatal signal";
 }
@@ -160,7 +201,9 @@ static void *writer(void *arg) {
 	char cause[512], name[400];
 	ClassID cls = __atomic_load_n(&crash_class, __ATOMIC_ACQUIRE);
 	int sig = __atomic_load_n(&crash_signal, __ATOMIC_ACQUIRE);
-	if (sig)
+	if (is_stop(sig))
+		snprintf(cause, sizeof cause, "interrupted by %s", signal_name(sig));
+	else if (sig)
 		snprintf(cause, sizeof cause, "fatal signal %s at address %#lx outside managed code", signal_name(sig), (unsigned long)__atomic_load_n(&crash_addr, __ATOMIC_RELAXED));
 	else if (cls && vb_class_name(cls, name, sizeof name) == 0)
 		snprintf(cause, sizeof cause, "unhandled exception %s", name);
@@ -169,7 +212,7 @@ static void *writer(void *arg) {
 	else
 		snprintf(cause, sizeof cause, "runtime abort (SIGABRT): an unhandled exception, Environment.FailFast or a fatal runtime error");
 	vb_log("crash: writing the profile (%s)", cause);
-	write_profile(cause);
+	write_profile(cause, is_stop(sig));
 	r = write(answer[1], &c, 1);
 	return 0;
 }
@@ -244,7 +287,7 @@ static int hook_abort(void) {
 	return 0;
 }
 
-int vb_crash_init(void (*write)(const char *cause)) {
+int vb_crash_init(void (*write)(const char *cause, int interrupt)) {
 	write_profile = write;
 	if (pipe2(wake, O_CLOEXEC) != 0) return -1;
 	if (pipe2(answer, O_CLOEXEC) != 0) {
@@ -263,6 +306,9 @@ int vb_crash_init(void (*write)(const char *cause)) {
 		vb_log("crash: cannot start the writer thread: a crash loses the profile");
 		return -1;
 	}
-	wrap_faults();
+	wrap(fault_signals, sizeof fault_signals / sizeof *fault_signals, clr_fault, fault_wrapper);
+	// A stop signal inherited as SIG_IGN gets no runtime handler (and cannot
+	// end the process): left alone.
+	wrap(stop_signals, sizeof stop_signals / sizeof *stop_signals, clr_stop, stop_wrapper);
 	return hook_abort();
 }

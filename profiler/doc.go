@@ -21,7 +21,8 @@
 //     methods, their metadata, the new body); il.c: IL bodies decoded and
 //     rewritten, in named steps; ilsig.c: signature blobs.
 //   - sampler.c: the sampling thread; interrupted.c: the SIGRTMIN wrapper
-//     that finds the leaf a suspension hid.
+//     that finds the leaf a suspension hid; cpusampler.c: the cpu-sampling
+//     engine (timers, the SIGPROF handler, the drain thread).
 //   - signals.c: the signal handlers Go's runtime changed, put back.
 //   - crash.c: the profile of a process the runtime aborts (below).
 //   - state.c (the mode, the runtime's ICorProfilerInfo10, the interval),
@@ -44,6 +45,11 @@
 //     the profile is written. Each stack is cut back to where the suspension
 //     first interrupted the thread, not where it reached a GC safe point
 //     (interrupted.c), so methods without a safe point get their samples.
+//   - cpu-sampling (experimental): per-thread CPU-clock timers send SIGPROF
+//     to the thread they time; the handler walks that thread's frame
+//     pointers from the signal context into a per-thread ring; a drain
+//     thread resolves IPs with GetFunctionFromIP and merges into the same
+//     sampling trees (cpusampler.c). The runtime is never suspended.
 //   - null: the same mapper, inlining veto and hook registration as tracing,
 //     with hooks that just return: the floor any enter/leave tracer pays.
 //   - instrumentation: no hooks; the IL of each selected method is rewritten
@@ -76,10 +82,14 @@
 //     cold places: Initialize (wait for the runtime, read the configuration,
 //     make the process's directory), Shutdown, and the exit-path fallback
 //     (write the profile). Each goes
-//     through a C trampoline that blocks SIGRTMIN with pthread_sigmask around
+//     through a C trampoline that blocks SIGRTMIN (and cpu-sampling's
+//     SIGPROF) with pthread_sigmask around
 //     the call, so CoreCLR's suspension signal never lands on a goroutine
 //     stack. Go's own threads are not managed threads and are never signalled
-//     by CoreCLR. Name resolution, filtering (FunctionIDMapper2, JITInlining),
+//     by CoreCLR. The process-wide signals that stop the program (SIGINT,
+//     SIGQUIT, SIGTERM: the kernel picks any thread not blocking them) are
+//     blocked on every Go thread (signals.c: they inherit the loading
+//     thread's mask at dlopen) and by the trampoline. Name resolution, filtering (FunctionIDMapper2, JITInlining),
 //     the exception callbacks and the IL rewriting (the JIT callbacks) are C
 //     and never enter Go.
 //  3. The hot path (enter/leave/tailcall) is assembly plus C compiled for
@@ -142,8 +152,12 @@
 // A fault in native code that CoreCLR hands back to the kernel (it puts
 // SIG_DFL back and returns, so the fault re-runs and kills) is caught by a
 // wrapper in front of CoreCLR's SIGSEGV/SIGBUS/SIGILL/SIGFPE handlers,
-// which waits for the same writer when it sees that (crash.c). SIGKILL is
-// not covered.
+// which waits for the same writer when it sees that (crash.c). SIGINT,
+// SIGQUIT and SIGTERM that reach the runtime's handler (which ends the
+// process with the signal: Ctrl-C, kill) go through a wrapper that waits for
+// the writer first; a program that cancels them never reaches it (crash.c
+// says why), and Shutdown replaces such a profile should the process live
+// on. SIGKILL is not covered.
 //
 // # Names
 //

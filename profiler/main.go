@@ -51,6 +51,7 @@ func vbGoConfigure() C.int {
 	C.vb_set_time_sample(C.int(cfg.timeSample))
 	C.vb_max_stack = C.uint32_t(cfg.maxStack)
 	C.vb_elided_fn.name = C.CString(profile.ElidedFrames) // kept for the life of the process
+	C.vb_incomplete_fn.name = C.CString(IncompleteStack)
 	return 0
 }
 

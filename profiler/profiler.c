@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include "vb.h"
 #include "clsid.h"
 #include "_cgo_export.h"
@@ -25,11 +27,16 @@ static int env_true(const char *name) {
 	return v && *v && strcmp(v, "0") != 0;
 }
 
-// ---- the trampoline into Go: SIGRTMIN blocked for the duration of the call.
+// ---- the trampoline into Go: SIGRTMIN (and SIGPROF, the cpu-sampling engine's
+// tick) blocked for the duration of the call, and the signals that stop the
+// process (a thread running Go is on a goroutine stack; a process-wide SIGINT
+// goes to a thread that does not block it).
 static void mask_rtmin(sigset_t *old) {
 	sigset_t s;
 	sigemptyset(&s);
 	sigaddset(&s, SIGRTMIN);
+	vb_add_stop_signals(&s);
+	sigaddset(&s, SIGPROF); // the cpu-sampling engine's tick (cpusampler.c)
 	pthread_sigmask(SIG_BLOCK, &s, old);
 }
 static void unmask(sigset_t *old) { pthread_sigmask(SIG_SETMASK, old, 0); }
@@ -51,12 +58,29 @@ void vb_set_time_sample(int n) {
 	vb_time_mask = 2 * (uint64_t)n - 1;
 }
 
-// vb_write writes the profile once (from Shutdown, or from the exit path).
+// vb_write writes the profile once (from Shutdown, the exit path or a
+// crash), except that a stop signal's profile (written before the runtime's
+// SIGINT/SIGQUIT/SIGTERM handler runs, crash.c) is replaced by Shutdown's
+// if the process lives on to it. One writer at a time: a crash or a signal
+// during Shutdown's write waits for it (bounded by crash.c's wait) instead
+// of ending the process half way through it. Never called in a signal
+// handler.
 static uint64_t unwind_pops;
+static pthread_mutex_t write_mu = PTHREAD_MUTEX_INITIALIZER;
+
+enum { WRITE_SHUTDOWN, WRITE_EXIT, WRITE_CRASH, WRITE_INTERRUPT };
 
 // cause: NULL from Shutdown; why the profile is incomplete otherwise.
-static void vb_write(int complete, const char *cause, int crash) {
-	if (!initialized || __atomic_exchange_n(&written, 1, __ATOMIC_ACQ_REL)) return;
+static void vb_write(int complete, const char *cause, int how) {
+	if (!initialized) return;
+	pthread_mutex_lock(&write_mu);
+	// written: 0 nothing yet, 1 final, 2 a stop signal's (replaceable).
+	if (written == 1 || (written == 2 && how != WRITE_SHUTDOWN)) {
+		pthread_mutex_unlock(&write_mu);
+		return;
+	}
+	if (written == 2) vb_log("Shutdown came after all: its complete profile replaces the interrupted one");
+	written = how == WRITE_INTERRUPT ? 2 : 1;
 	vb_log("hooks handed to C: %lu enters, %lu leaves; frames popped by unwind callbacks %lu, by a mismatched leave %lu; arena used %lu bytes",
 		(unsigned long)vb_slow_enters, (unsigned long)vb_slow_leaves, (unsigned long)unwind_pops,
 		(unsigned long)vb_mismatch_pops, (unsigned long)vb_arena_used());
@@ -66,20 +90,24 @@ static void vb_write(int complete, const char *cause, int crash) {
 			(unsigned long)vb_instr_rewritten, (unsigned long)(vb_instr_rewrite_ns / 1000000), (unsigned long)vb_instr_sig_hits,
 			(unsigned long)vb_instr_sig_misses, (unsigned long)vb_instr_skipped, (unsigned long)vb_instr_refused_r2r,
 			(unsigned long)vb_instr_refused_inlines, (unsigned long)vb_iunwinds);
+	// A stop signal's write leaves the sampler running (its trees are read
+	// as they stand): the process may live on to Shutdown.
 	if (vb_mode == VB_MODE_SAMPLING) {
-		if (crash)
+		if (how == WRITE_CRASH)
 			vb_sampler_stop_within(2000);
-		else
+		else if (how != WRITE_INTERRUPT)
 			vb_sampler_stop();
 	}
+	if (vb_mode == VB_MODE_CPU_SAMPLING && how != WRITE_INTERRUPT) vb_cpu_sampler_stop_within(how == WRITE_CRASH ? 2000 : -1);
 	sigset_t old;
 	mask_rtmin(&old);
 	vbGoWrite(complete, (char *)(cause ? cause : ""));
 	unmask(&old);
+	pthread_mutex_unlock(&write_mu);
 }
 
-static void at_exit(void) { vb_write(0, "exit before the runtime's Shutdown (exit() called outside the runtime's exit path)", 0); }
-static void at_crash(const char *cause) { vb_write(0, cause, 1); }
+static void at_exit(void) { vb_write(0, "exit before the runtime's Shutdown (exit() called outside the runtime's exit path)", WRITE_EXIT); }
+static void at_crash(const char *cause, int interrupt) { vb_write(0, cause, interrupt ? WRITE_INTERRUPT : WRITE_CRASH); }
 
 // ---- FunctionIDMapper2: decide once per function whether to hook it. The
 // client ID is the function's record, so the hooks need no lookup.
@@ -128,6 +156,7 @@ static HRESULT cb_initialize(void *self, IUnknown *unk) {
 	mask_rtmin(&old);
 	vbGoReady();
 	unmask(&old);
+	vb_signals_unblock_stops(); // Go's threads have them blocked for good (signals.c)
 	vb_log("SIGRTMIN(%d) flags after Go init: 0x%x", SIGRTMIN, vb_sigrtmin_flags());
 	vb_signals_fix();
 	vb_log("SIGRTMIN(%d) flags now: 0x%x", SIGRTMIN, vb_sigrtmin_flags());
@@ -187,6 +216,11 @@ static HRESULT cb_initialize(void *self, IUnknown *unk) {
 		mask = COR_PRF_ENABLE_STACK_SNAPSHOT;
 		if (env_true("VBENCH_SAMPLING_NOINLINE")) mask |= COR_PRF_MONITOR_JIT_COMPILATION;
 		break;
+	// cpu-sampling: the thread callbacks arm and disarm each thread's timer.
+	case VB_MODE_CPU_SAMPLING:
+		mask = COR_PRF_MONITOR_THREADS;
+		if (env_true("VBENCH_SAMPLING_NOINLINE")) mask |= COR_PRF_MONITOR_JIT_COMPILATION;
+		break;
 	}
 	// Hooking everything (--include '*') also means framework code: make the
 	// runtime JIT it (with hooks) instead of using its precompiled images.
@@ -210,6 +244,10 @@ static HRESULT cb_initialize(void *self, IUnknown *unk) {
 			return E_FAIL;
 		}
 	}
+	if (vb_mode == VB_MODE_CPU_SAMPLING && vb_cpu_sampler_start() != 0) {
+		vb_err("cannot start the cpu-sampling engine; running unprofiled");
+		return E_FAIL;
+	}
 	if (vb_mode == VB_MODE_SAMPLING && vb_sampler_start() != 0) {
 		vb_err("cannot start the sampling thread; running unprofiled");
 		return E_FAIL;
@@ -227,7 +265,7 @@ static HRESULT cb_initialize(void *self, IUnknown *unk) {
 static HRESULT cb_shutdown(void *self) {
 	(void)self;
 	vb_log("Shutdown");
-	vb_write(1, 0, 0);
+	vb_write(1, 0, WRITE_SHUTDOWN);
 	return S_OK;
 }
 
@@ -245,7 +283,7 @@ static HRESULT cb_jit_inlining(void *self, FunctionID caller, FunctionID callee,
 	}
 	vb_fn *f = vb_fn_for_function(callee);
 	if (!f || !f->user) return S_OK;
-	if (vb_mode != VB_MODE_SAMPLING) {
+	if (vb_mode != VB_MODE_SAMPLING && vb_mode != VB_MODE_CPU_SAMPLING) {
 		*should = 0;
 		return S_OK;
 	}
@@ -322,6 +360,20 @@ static HRESULT cb_unwind_leave(void *self) {
 	return S_OK;
 }
 
+// Threads (cpu-sampling): a managed thread gets its CPU timer when the
+// runtime says which OS thread runs it, loses it when the runtime is done.
+static HRESULT cb_thread_assigned(void *self, ThreadID managed, uint32_t os_tid) {
+	(void)self;
+	vb_log("thread %lx assigned to OS thread %u (on thread %ld)", (unsigned long)managed, os_tid, (long)syscall(SYS_gettid));
+	if (vb_mode == VB_MODE_CPU_SAMPLING) vb_cpu_thread_assigned(managed, (int32_t)os_tid);
+	return S_OK;
+}
+static HRESULT cb_thread_destroyed(void *self, ThreadID managed) {
+	(void)self;
+	if (vb_mode == VB_MODE_CPU_SAMPLING) vb_cpu_thread_destroyed(managed);
+	return S_OK;
+}
+
 // ---- IClassFactory
 static HRESULT cf_qi(void *self, const GUID *iid, void **out) {
 	if (guid_eq(iid, &IID_IUnknown_) || guid_eq(iid, &IID_IClassFactory_)) {
@@ -352,6 +404,8 @@ __attribute__((constructor)) static void init_vtables(void) {
 	callback_vtbl[CB_JITCompilationFinished] = (void *)cb_jit_finished;
 	callback_vtbl[CB_JITCachedFunctionSearchStarted] = (void *)cb_cache_search;
 	callback_vtbl[CB_ModuleUnloadStarted] = (void *)cb_module_unload_started;
+	callback_vtbl[CB_ThreadAssignedToOSThread] = (void *)cb_thread_assigned;
+	callback_vtbl[CB_ThreadDestroyed] = (void *)cb_thread_destroyed;
 	callback_vtbl[CB_ExceptionThrown] = (void *)cb_exception_thrown;
 	callback_vtbl[CB_ExceptionSearchCatcherFound] = (void *)cb_catcher_found;
 	callback_vtbl[CB_ExceptionUnwindFunctionEnter] = (void *)cb_unwind_enter;

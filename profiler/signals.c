@@ -10,6 +10,17 @@
 // (NullReferenceException, DivideByZeroException), and that does not survive
 // the detour: the first DivideByZeroException kills the process with SIGFPE.
 //
+// Go's own threads block SIGINT, SIGQUIT and SIGTERM: those come to the
+// whole process, and the kernel hands such a signal to any thread that does
+// not block it, where its handler (the runtime's, crash.c's wrapper) would
+// run on whatever stack the thread is on, a goroutine's included. Every
+// thread the Go runtime makes takes the signal mask its runtime thread
+// started with (initSigmask; a c-shared library may block any signal), and
+// that thread is made during dlopen by the thread loading us. So the
+// constructor blocks the three on the loading thread and Initialize, once Go
+// is up, gives that thread back its own mask (vb_signals_unblock_stops).
+// Threads that call into Go block them for the call (profiler.c).
+//
 // We snapshot every handler in a constructor that runs before Go's (a
 // prioritised .init_array entry runs before the Go runtime's plain one). After
 // Go's initialisation, a handler Go replaced is given back to its owner whole
@@ -22,6 +33,7 @@
 // demonstrate the crash its SA_ONSTACK causes); the shipped library has no
 // such switch.
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,9 +43,34 @@
 static struct sigaction before[NSIG_];
 static int have_before[NSIG_];
 
+static sigset_t loader_mask;
+static pthread_t loader;
+static int loader_blocked;
+
+void vb_add_stop_signals(sigset_t *s) {
+	sigaddset(s, SIGINT);
+	sigaddset(s, SIGQUIT);
+	sigaddset(s, SIGTERM);
+}
+
 __attribute__((constructor(101))) static void snapshot_signals(void) {
 	for (int s = 1; s < NSIG_; s++)
 		if (sigaction(s, 0, &before[s]) == 0) have_before[s] = 1;
+	sigset_t stops;
+	sigemptyset(&stops);
+	vb_add_stop_signals(&stops);
+	loader = pthread_self();
+	loader_blocked = pthread_sigmask(SIG_BLOCK, &stops, &loader_mask) == 0;
+}
+
+void vb_signals_unblock_stops(void) {
+	if (!loader_blocked) return;
+	loader_blocked = 0;
+	if (!pthread_equal(pthread_self(), loader)) {
+		vb_log("signals: Initialize runs on another thread than dlopen did; the loading thread keeps SIGINT/SIGQUIT/SIGTERM blocked");
+		return;
+	}
+	pthread_sigmask(SIG_SETMASK, &loader_mask, 0);
 }
 
 static void *handler_of(const struct sigaction *sa) {

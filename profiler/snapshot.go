@@ -46,9 +46,12 @@ func snapshot(cfg *config, complete bool) *profile.Profile {
 		Functions:      []profile.Function{},
 		Threads:        []profile.Thread{},
 	}
-	if cfg.mode == cModeSampling {
+	if cfg.engine.Samples() {
 		p.IntervalNs = cfg.interval.Nanoseconds()
 		p.Samples = int64(C.vb_samples_taken)
+	}
+	if cfg.mode == cModeCPUSampling {
+		p.Samples = int64(C.vb_cpu_weight) // every thread's ticks: one per interval of its CPU time
 	}
 	if cfg.engine.CountsCalls() {
 		p.TimeSample = int64(cfg.timeSample)
@@ -57,7 +60,7 @@ func snapshot(cfg *config, complete bool) *profile.Profile {
 		return p
 	}
 	b := &builder{p: p, index: map[fnKey]int{}, byID: map[uint32]int{}, nsPerTick: nsPerTick,
-		sampling: cfg.mode == cModeSampling, nowTSC: nowTSC}
+		sampling: cfg.engine.Samples(), nowTSC: nowTSC}
 	for t := C.vb_threads_head(); t != nil; t = t.next_thread {
 		if th, ok := b.thread(t); ok {
 			p.Threads = append(p.Threads, th)
@@ -69,6 +72,9 @@ func snapshot(cfg *config, complete bool) *profile.Profile {
 	}
 	if n := int64(C.vb_stacks_dropped); n > 0 {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%d stacks were not sampled: a tick's stacks held more than %d frames together", n, C.VB_MAXFRAMES))
+	}
+	if cfg.mode == cModeCPUSampling {
+		p.Warnings = append(p.Warnings, cpuWarnings()...)
 	}
 	if cfg.mode == cModeSampling && C.vb_leaf_recovery < 0 {
 		p.Warnings = append(p.Warnings, "the sampler could not wrap CoreCLR's SIGRTMIN handler: each stack's leaf is where the runtime stopped the thread (a GC safe point), so methods without one (no loop, no call) get no exclusive samples")
@@ -366,4 +372,19 @@ func cmdline() []string {
 		args = append(args, string(a))
 	}
 	return args
+}
+
+// cpuWarnings says what the cpu-sampling engine could not attribute.
+func cpuWarnings() []string {
+	var w []string
+	if n := int64(C.vb_cpu_incomplete); n > 0 {
+		w = append(w, fmt.Sprintf("%d of %d sampled stacks stopped short of the thread's first frame (a frame pointer that was none): their frames lie under %q", n, int64(C.vb_cpu_signals), IncompleteStack))
+	}
+	if n := int64(C.vb_cpu_full); n > 0 {
+		w = append(w, fmt.Sprintf("%d samples were lost: a thread's ring of samples was full", n))
+	}
+	if n := int64(C.vb_cpu_timer_fail); n > 0 {
+		w = append(w, fmt.Sprintf("%d threads were not sampled: their CPU timer could not be made", n))
+	}
+	return w
 }

@@ -24,7 +24,7 @@ func TestStressShort(t *testing.T) {
 	if err != nil {
 		t.Fatalf("stress-profiler.sh 3: %v\n%s", err, out)
 	}
-	if !strings.Contains(string(out), "all 15 runs passed") {
+	if !strings.Contains(string(out), "all 18 runs passed") {
 		t.Fatalf("unexpected summary:\n%s", out)
 	}
 }

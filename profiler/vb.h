@@ -2,12 +2,13 @@
 #ifndef VB_H
 #define VB_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stddef.h>
 #include "com.h"
 
 // Modes (must match config.go).
-enum { VB_MODE_NULL = 1, VB_MODE_TRACING = 2, VB_MODE_SAMPLING = 3, VB_MODE_INSTRUMENTATION = 4 };
+enum { VB_MODE_NULL = 1, VB_MODE_TRACING = 2, VB_MODE_SAMPLING = 3, VB_MODE_INSTRUMENTATION = 4, VB_MODE_CPU_SAMPLING = 5 };
 
 // Instrumentation state of a function record (instr.c).
 enum { VB_INSTR_NONE = 0, VB_INSTR_DONE = 1, VB_INSTR_SKIPPED = 2 };
@@ -166,6 +167,15 @@ int vb_sampler_start(void);
 void vb_sampler_stop(void);
 int vb_sampler_stop_within(int ms); // -1: still running after ms (left running)
 
+// The cpu-sampling engine (cpusampler.c): per-thread CPU timers, SIGPROF,
+// frame-pointer walks from the signal context, resolved by a drain thread.
+extern vb_fn vb_incomplete_fn; // the root of stacks whose walk stopped in managed code
+extern int64_t vb_cpu_signals, vb_cpu_weight, vb_cpu_full, vb_cpu_incomplete, vb_cpu_no_managed, vb_cpu_timer_fail;
+int vb_cpu_sampler_start(void);
+int vb_cpu_sampler_stop_within(int ms); // ms < 0: for ever; -1: still running after ms
+void vb_cpu_thread_assigned(ThreadID managed, int32_t tid);
+void vb_cpu_thread_destroyed(ThreadID managed);
+
 // The leaf the suspension hid (interrupted.c).
 typedef struct {
 	uintptr_t last_ip, last_sp;                  // the latest activation
@@ -187,15 +197,19 @@ void vb_interrupts_close(void);
 void vb_interrupt_read(uint32_t gen, int32_t os_tid, vb_interrupt *q);
 FunctionID vb_interrupted_leaf(const vb_interrupt *q, uintptr_t leaf_ip, uintptr_t leaf_sp, int32_t caller_at, uint32_t *drop);
 
-// A crash's profile (crash.c): libcoreclr.so's abort() wakes a writer
-// thread that calls write(cause) first. Tracing feeds it the thread's
-// in-flight exception.
-int vb_crash_init(void (*write)(const char *cause));
+// A crash's profile (crash.c): libcoreclr.so's abort(), a fault CoreCLR
+// hands back to the kernel, or SIGINT/SIGQUIT/SIGTERM reaching the runtime's
+// handler wakes a writer thread that calls write(cause, interrupt) first
+// (interrupt: a stop signal, whose profile Shutdown may still replace).
+// Tracing feeds it the thread's in-flight exception.
+int vb_crash_init(void (*write)(const char *cause, int interrupt));
 void vb_crash_thrown(ObjectID obj);
 void vb_crash_caught(void);
 
 // Signals (signals.c).
 void vb_signals_fix(void);
+void vb_add_stop_signals(sigset_t *s);
+void vb_signals_unblock_stops(void);
 int vb_sigrtmin_flags(void);
 
 // Configuration from Go, and the runtime's version (profiler.c).

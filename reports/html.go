@@ -44,6 +44,7 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	// absoluteHeader heads the cells table and labels its values in the
 	// narrow layout.
 	"absoluteHeader": func() []string { return absoluteHeader },
+	"baselineNote":   func() string { return BaselineNote },
 }).Parse(htmlSource))
 
 // htmlPage is what the template draws.

@@ -132,6 +132,8 @@ func (m *Matrix) WriteJUnit(w io.Writer) error {
 		case results.VerdictInconclusive:
 			tc.Skipped = &junitSkipped{Message: fmt.Sprintf("%s inconclusive against %s: %s", c.Key(), c.Versus(m.BaselineName), c.Compare.Reason)}
 			tc.SystemOut = summary
+		case results.VerdictReference:
+			tc.SystemOut = summary + "\nreference: what an A/B pair is judged against; it gets no verdict of its own"
 		default:
 			tc.SystemOut = summary
 			if c.Compare != nil {

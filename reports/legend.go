@@ -4,9 +4,17 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"vbench/internal/results"
+	"vbench/internal/verdict"
+	"vbench/stats"
 )
+
+// BaselineNote says what a change against a stored baseline is computed
+// from, wherever one is shown beside medians (the results table's legend,
+// the report's table of all cells).
+const BaselineNote = "vs baseline (and overhead vs base): the change of the " + BaselineBasis + ", the mean of each side's faster half of runs, which the verdict tests; not the ratio of the medians shown"
 
 // Legend says, under a results table, what the symbols it shows mean: only
 // those this file's table prints, each in one line a reader can act on.
@@ -15,24 +23,72 @@ func Legend(f *results.File) []string {
 		return slices.ContainsFunc(f.Results, func(c results.Cell) bool { return pred(&c) })
 	}
 	var out []string
-	if has(func(c *results.Cell) bool { return c.Runs > 0 && c.CILoNs == 0 && c.CIHiNs == 0 }) {
-		out = append(out, "± ∞: fewer than 6 runs, too few for a 95% interval of the median (--runs 6 or more)")
+	if has(func(c *results.Cell) bool {
+		return c.Runs > 0 && (c.CILoNs == 0 && c.CIHiNs == 0 || noOverheadInterval(c))
+	}) {
+		out = append(out, fmt.Sprintf("± ∞: fewer than %d runs (for an overhead: in its cell or the none cell), too few for a 95%% interval (vbench run --runs %d or more)", stats.MinRunsForInterval, stats.MinRunsForInterval))
+	}
+	if has(func(c *results.Cell) bool { return c.Compare != nil && c.Compare.Against == "" }) {
+		out = append(out, "baseline: the baseline's median (and overhead multiple) the change is measured from; "+BaselineNote)
 	}
 	if has(func(c *results.Cell) bool { return c.Compare != nil && !math.IsNaN(adjusted(c.Compare)) }) {
-		family := 0
+		family, looks := 0, false
 		for _, c := range f.Results {
 			if c.Compare != nil {
 				family = max(family, c.Compare.Family)
+				looks = looks || len(c.Compare.Looks) > 1
 			}
 		}
-		out = append(out, fmt.Sprintf("adj. p: the p a verdict is decided by, adjusted for this run's %d tests (Holm) and an A/B pair's extra looks, so that a run in which nothing changed reports a change at most %g of the time", family, f.Settings.Alpha))
+		var over []string
+		if family > 1 {
+			over = append(over, fmt.Sprintf("the %d tests judged here (Holm)", family))
+		}
+		if looks {
+			over = append(over, "an A/B pair's extra looks (adaptive rounds)")
+		}
+		out = append(out, fmt.Sprintf("adj. p: the p a verdict is decided by, adjusted for %s, so that when nothing changed a change is reported at most %g of the time", strings.Join(over, " and "), f.Settings.Alpha))
 	}
 	if has(func(c *results.Cell) bool { return c.Verdict == results.VerdictInconclusive }) {
-		out = append(out, fmt.Sprintf("inconclusive ±X%%: the runs cannot tell no change from a change of %g%%; ±X%% is the largest change the %g%% interval still allows. More runs decide it (--runs, --max-runs); exit 0 unless --fail-on inconclusive",
-			100*f.Settings.Threshold, 100*(1-f.Settings.Alpha)))
+		// What decides it is said in commands, not bare flags: the table may
+		// be printed by compare or merge, which take neither.
+		more := "more runs decide it (vbench run --runs N, on both sides of a baseline)"
+		if has(func(c *results.Cell) bool {
+			return c.Verdict == results.VerdictInconclusive && c.Compare != nil && c.Compare.Against != ""
+		}) {
+			more = "more runs decide it (vbench run --runs N; an A/B pair also gets rounds up to vbench run --max-runs N)"
+		}
+		out = append(out, fmt.Sprintf("inconclusive ±X%%: the runs cannot tell no change from a change of %g%%; ±X%% is the largest change the %g%% interval still allows (±∞: too few runs for any interval); %s; exit 0 unless --fail-on inconclusive",
+			100*f.Settings.Threshold, 100*(1-f.Settings.Alpha), more))
+	}
+	// The reason a verdict could not be reached whatever the runs measured,
+	// which the JSON's compare.reason says: here once per reason.
+	var reasons []string
+	cellsOf := map[string][]string{}
+	for _, c := range f.Results {
+		if c.Verdict != results.VerdictInconclusive || c.Compare == nil {
+			continue
+		}
+		if r := verdict.TooFewRuns(c.Compare.Reason); r != "" {
+			if cellsOf[r] == nil {
+				reasons = append(reasons, r)
+			}
+			cellsOf[r] = append(cellsOf[r], c.Key())
+		}
+	}
+	for _, r := range reasons {
+		out = append(out, fmt.Sprintf("%s: %s, so inconclusive whatever they measure", strings.Join(cellsOf[r], ", "), r))
+	}
+	if has(func(c *results.Cell) bool { return c.Verdict == results.VerdictReference }) {
+		out = append(out, "reference: what an A/B pair is judged against (the mode named after \"vs\" in its row, e.g. --against's OLD build); it gets no verdict of its own")
 	}
 	if has(func(c *results.Cell) bool { return c.Verdict == results.VerdictNotRun }) {
 		out = append(out, "not run: the cell has no measured run (the run was interrupted before it); never a pass")
 	}
 	return out
+}
+
+// HasBaselineChanges reports whether a cell of the matrix shows a change
+// against a stored baseline (BaselineNote says what it is computed from).
+func (m *Matrix) HasBaselineChanges() bool {
+	return slices.ContainsFunc(m.Cells(), func(c *Cell) bool { return c.Compare != nil && c.Compare.Against == "" })
 }

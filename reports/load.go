@@ -45,7 +45,7 @@ func ReadInput(path string) (*Input, error) {
 			return nil, err
 		}
 		if len(t.Processes) == 0 {
-			return nil, fmt.Errorf("%s: no process wrote its profile (%v started and wrote none)", path, t.Missing[0].Process)
+			return nil, fmt.Errorf("%s: no process wrote its profile (%s)", path, NoneWritten(t))
 		}
 		if len(t.Processes) == 1 && len(t.Missing) == 0 {
 			path = t.Paths[0]

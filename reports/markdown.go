@@ -133,7 +133,10 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 		row[0] = mdCode(c.Key())
 		rows = append(rows, row)
 	}
-	ew.table(absoluteHeader, rows, Left, Right, Right, Right, Right, Right, Right, Right, Right, Right, Right, Right, Left)
+	ew.table(absoluteHeader, rows, Left, Right, Right, Right, Right, Right, Right, Right, Right, Right, Right, Right, Right, Left)
+	if m.HasBaselineChanges() {
+		fmt.Fprintf(ew, "\n<sub>%s</sub>\n", mdEscape(BaselineNote))
+	}
 	fmt.Fprintf(ew, "\n</details>\n")
 	return ew.err
 }

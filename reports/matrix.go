@@ -10,6 +10,7 @@ import (
 	"vbench/internal/modes"
 	"vbench/internal/results"
 	"vbench/internal/verdict"
+	"vbench/reports/numfmt"
 )
 
 // Options shape a results report.
@@ -311,15 +312,16 @@ func (m *Matrix) Headline() string {
 	add(n[results.VerdictInconclusive], "inconclusive", "inconclusive")
 	add(n[results.VerdictNew], "new", "new")
 	add(n[results.VerdictNotRun], "not run", "not run")
+	add(n[results.VerdictReference], "reference", "references")
 	if m.BaselineName == "" && !m.AB {
-		s := fmt.Sprintf("%d cells, no baseline", cells)
+		s := numfmt.Count(cells, "cell", "cells") + ", no baseline"
 		if f := n[results.VerdictFailed]; f > 0 {
 			s += fmt.Sprintf(", %d failed", f)
 		}
 		return s
 	}
 	if len(parts) == 0 {
-		return fmt.Sprintf("%d cells", cells)
+		return numfmt.Count(cells, "cell", "cells")
 	}
 	return strings.Join(parts, ", ")
 }

@@ -76,7 +76,7 @@ func TreeText(w io.Writer, t *profile.Tree, opts ProfileOptions) error {
 			threads = "runner frames only"
 		}
 		parts := []string{fmt.Sprintf("  pid %d (parent %d)", p.PID, p.ParentPID), ".NET " + p.RuntimeVersion,
-			numfmt.Duration(float64(p.DurationNs)), threads, fmt.Sprintf("%d functions", len(p.Functions))}
+			numfmt.Duration(float64(p.DurationNs)), threads, numfmt.Count(len(p.Functions), "function", "functions")}
 		if !p.Complete {
 			parts = append(parts, "incomplete: "+incompleteWhy(p))
 		}

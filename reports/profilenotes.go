@@ -79,7 +79,11 @@ func incompleteWhy(p *profile.Profile) string {
 func NoneWritten(t *profile.Tree) string {
 	var s []string
 	for _, m := range t.Missing {
-		s = append(s, m.Process.String()+" started and wrote none")
+		w := m.Process.String() + " started and wrote none"
+		if m.Ended != nil {
+			w += ": it " + m.Ended.String() + " before writing its profile"
+		}
+		s = append(s, w)
 	}
 	return strings.Join(s, "; ")
 }

@@ -69,7 +69,7 @@ func (w weigh) unit() string {
 	if w.sampling {
 		return "samples"
 	}
-	return "time"
+	return "wall-clock time" // a thread's waits and the time others took its core count too
 }
 
 // threadTotal is a thread's weight: the sum of its roots' inclusive weights.
@@ -109,7 +109,7 @@ func ProfileHeader(w io.Writer, name string, p *profile.Profile) {
 	if p.Mode.Samples() && p.IntervalNs > 0 {
 		parts = append(parts, fmt.Sprintf("%d samples every %s", p.Samples, numfmt.Duration(float64(p.IntervalNs))))
 	}
-	parts = append(parts, fmt.Sprintf("%d threads", len(p.Threads)), fmt.Sprintf("%d functions", len(p.Functions)))
+	parts = append(parts, numfmt.Count(len(p.Threads), "thread", "threads"), numfmt.Count(len(p.Functions), "function", "functions"))
 	if len(p.Include) > 0 {
 		parts = append(parts, "include "+strings.Join(p.Include, ","))
 	}
@@ -186,7 +186,7 @@ func ProfileTop(w io.Writer, p *profile.Profile, n int) error {
 
 // nullNote stands in for a null profile's tables: it has nothing to show.
 const nullNote = "\nThis is a null-mode profile: the null engine runs the enter/leave hooks and records nothing,\n" +
-	"so there are no functions or calls to show. Profile in tracing or sampling mode for a call tree.\n"
+	"so there are no functions or calls to show. Profile in tracing, instrumentation or sampling mode for a call tree.\n"
 
 // topSource is one process's threads that a top table covers.
 type topSource struct {
@@ -287,12 +287,7 @@ func writeTop(w io.Writer, wt weigh, srcs []topSource, n int) {
 	tw.Flush()
 }
 
-func threadCount(n int) string {
-	if n == 1 {
-		return "1 thread"
-	}
-	return fmt.Sprintf("%d threads", n)
-}
+func threadCount(n int) string { return numfmt.Count(n, "thread", "threads") }
 
 // writeTree prints one thread's call tree with box-drawing branches, down to
 // the depth limit (its recursion is bounded by it).

@@ -110,7 +110,7 @@ func TestProfileTextTreeIsTheFixturesTree(t *testing.T) {
 func TestProfileTextTopFunctions(t *testing.T) {
 	p := readProfile(t, "profile-tracing.json")
 	text := profileText(t, p, ProfileOptions{Top: 5})
-	_, top, _ := strings.Cut(text, "\nTop 5 of 9 functions by exclusive time (total 10.79ms on 3 threads)\n")
+	_, top, _ := strings.Cut(text, "\nTop 5 of 9 functions by exclusive wall-clock time (total 10.79ms on 3 threads)\n")
 	top, _, _ = strings.Cut(top, "\n\n")
 	want := []string{
 		"excl excl% incl incl% calls function",
@@ -224,4 +224,19 @@ func hasRow(text, row string) bool {
 		}
 	}
 	return false
+}
+
+// One thread and one function are counted in the singular ("1 threads · 1
+// functions" it used to say), and the null-mode note names every engine
+// that records calls, instrumentation included.
+func TestProfileTextSingularAndNullNote(t *testing.T) {
+	p := readProfile(t, "profile-tracing.json")
+	p.Threads = p.Threads[:1]
+	if text := profileText(t, p, ProfileOptions{Top: 10}); !strings.Contains(text, " · 1 thread · 9 functions") {
+		t.Errorf("header of a one-thread, one-function profile:\n%s", strings.SplitN(text, "\n", 3)[1])
+	}
+	p.Mode, p.Threads, p.Functions = "null", nil, nil
+	if text := profileText(t, p, ProfileOptions{Top: 10}); !strings.Contains(text, "Profile in tracing, instrumentation or sampling mode") {
+		t.Errorf("null profile report:\n%s", text)
+	}
 }

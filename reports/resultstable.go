@@ -74,7 +74,9 @@ func ResultsRows(f *results.File) (header []string, rows [][]string) {
 		header = append(header, "cost/event [95% CI]")
 	}
 	if hasBase {
-		header = append(header, "vs baseline")
+		// The baseline's own numbers, then the change the verdict tests,
+		// named: it is not the ratio of the two medians (Legend).
+		header = append(header, "baseline", "vs baseline ("+BaselineBasis+")")
 		if hasOver {
 			header = append(header, "overhead vs base")
 		}
@@ -112,7 +114,7 @@ func ResultsRows(f *results.File) (header []string, rows [][]string) {
 			ab = ""
 		}
 		if hasBase {
-			row = append(row, orNA(base))
+			row = append(row, orNA(r.Baseline), orNA(base))
 			if hasOver {
 				row = append(row, orNA(r.OverheadVersus))
 			}
@@ -269,7 +271,8 @@ func ResultsSummary(f *results.File) string {
 }
 
 // ResultsCSV writes one row per cell with raw numbers (nanoseconds, ratios);
-// median_ns and its interval are the cell's metric (the metric column).
+// median_ns and its interval are the cell's metric (the metric column); an
+// interval too few runs give none of is empty.
 // Columns are only ever added at the end.
 func ResultsCSV(w io.Writer, f *results.File) error {
 	cw := csv.NewWriter(w)
@@ -284,9 +287,19 @@ func ResultsCSV(w io.Writer, f *results.File) error {
 		"change_per_sample_ns", "change_per_sample_lo_ns", "change_per_sample_hi_ns",
 		"against_workload"})
 	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	// An interval that does not exist (too few runs) is empty, as any
+	// other number that does not apply: "0,0" read as the interval [0, 0].
+	interval := func(lo, hi float64) (string, string) {
+		if lo == 0 && hi == 0 {
+			return "", ""
+		}
+		return num(lo), num(hi)
+	}
 	for _, c := range f.Results {
-		row := []string{c.Workload, string(c.Mode), strconv.Itoa(c.Runs), num(c.MedianNs), num(c.CILoNs), num(c.CIHiNs), num(c.MADNs),
-			num(c.Overhead), num(c.OverheadLo), num(c.OverheadHi), num(c.WallMedianNs), num(c.UserMedianNs), num(c.SysMedianNs),
+		ciLo, ciHi := interval(c.CILoNs, c.CIHiNs)
+		ovLo, ovHi := interval(c.OverheadLo, c.OverheadHi)
+		row := []string{c.Workload, string(c.Mode), strconv.Itoa(c.Runs), num(c.MedianNs), ciLo, ciHi, num(c.MADNs),
+			num(c.Overhead), ovLo, ovHi, num(c.WallMedianNs), num(c.UserMedianNs), num(c.SysMedianNs),
 			num(c.MaxRSSMedian), strconv.Itoa(c.Outliers)}
 		if ch := c.Compare; ch != nil {
 			row = append(row, num(ch.BaselineMedianNs), num(ch.Ratio), num(ch.RatioLo), num(ch.RatioHi), num(ch.P), string(ch.Against), num(ch.OverheadRatio), num(ch.OverheadP))

@@ -29,7 +29,7 @@ func TestResultsSummaryAndColumns(t *testing.T) {
 		{"a", "none", "10", "412.3ms ± 3%", "-", "-", "same"},
 		{"a", "tracing", "10", "1.237s ± 5%", "×3.00 [2.90, 3.10]", "4/4 exact", "regressed"},
 		{"b", "none", "0", "-", "-", "-", "failed"},
-		{"c", "sampling", "2 (1 out)", "2.000ms ± ∞", "×121", "-", "-"},
+		{"c", "sampling", "2 (1 out)", "2.000ms ± ∞", "×121 ± ∞", "-", "-"},
 	}
 	for i := range want {
 		if strings.Join(rows[i], "|") != strings.Join(want[i], "|") {
@@ -43,29 +43,36 @@ func TestResultsSummaryAndColumns(t *testing.T) {
 }
 
 // The change columns: p-values as benchstat prints them, a baseline median
-// of 0 has no ratio.
+// of 0 has no ratio. A change against a baseline shows the baseline's
+// median (and overhead) it is measured from, and its header names the
+// estimate, which is not the ratio of the medians: `compare` used to print
+// "121.9ms ± 7%  +14.8%" for medians 115.7 → 121.9 ms (+5.4%) and never the
+// 115.7 ms.
 func TestResultsChangeColumns(t *testing.T) {
 	f := &results.File{Results: []results.Cell{
 		{Workload: "a", Mode: modes.None, Runs: 8, MedianNs: 1.2e6, CILoNs: 1.2e6, CIHiNs: 1.2e6, Verdict: results.VerdictRegressed,
 			Compare: &results.Change{BaselineMedianNs: 1e6, Ratio: 1.2, P: 0.00016}},
 		{Workload: "a", Mode: modes.Tracing, Runs: 8, MedianNs: 3e6, CILoNs: 3e6, CIHiNs: 3e6, Overhead: 2.5, OverheadLo: 2.5, OverheadHi: 2.5,
-			Verdict: results.VerdictSame, Compare: &results.Change{BaselineMedianNs: 2.9e6, Ratio: 1.0345, P: 0.012, OverheadRatio: 0.9996, OverheadP: 0.5}},
+			Verdict: results.VerdictSame, Compare: &results.Change{BaselineMedianNs: 2.9e6, BaselineOverhead: 2.6, Ratio: 1.0345, P: 0.012, OverheadRatio: 0.9996, OverheadP: 0.5}},
 		{Workload: "z", Mode: modes.None, Runs: 8, MedianNs: 1e6, CILoNs: 1e6, CIHiNs: 1e6, Verdict: results.VerdictSame,
 			Compare: &results.Change{P: 0.002}},
 	}}
 	header, rows := ResultsRows(f)
-	if got := strings.Join(header, "|"); got != "workload|mode|runs|median (elapsed) ± 95% CI|overhead [95% CI]|vs baseline|overhead vs base|verdict" {
+	if got := strings.Join(header, "|"); got != "workload|mode|runs|median (elapsed) ± 95% CI|overhead [95% CI]|baseline|vs baseline (fast-half means)|overhead vs base|verdict" {
 		t.Errorf("header %q", got)
 	}
 	want := [][]string{
-		{"a", "none", "8", "1.200ms ± 0%", "-", "+20.0% (p<0.001)", "-", "regressed"},
-		{"a", "tracing", "8", "3.000ms ± 0%", "×2.50 [2.50, 2.50]", "+3.4% (p=0.012)", "+0.0% (p=0.500)", "same"},
-		{"z", "none", "8", "1.000ms ± 0%", "-", "from 0 (p=0.002)", "-", "same"},
+		{"a", "none", "8", "1.200ms ± 0%", "-", "1.000ms", "+20.0% (p<0.001)", "-", "regressed"},
+		{"a", "tracing", "8", "3.000ms ± 0%", "×2.50 [2.50, 2.50]", "2.900ms ×2.60", "+3.4% (p=0.012)", "+0.0% (p=0.500)", "same"},
+		{"z", "none", "8", "1.000ms ± 0%", "-", "0s", "from 0 (p=0.002)", "-", "same"},
 	}
 	for i := range want {
 		if strings.Join(rows[i], "|") != strings.Join(want[i], "|") {
 			t.Errorf("row %d:\n got %q\nwant %q", i, rows[i], want[i])
 		}
+	}
+	if legend := strings.Join(Legend(f), "\n"); !strings.Contains(legend, "baseline: the baseline's median (and overhead multiple) the change is measured from; vs baseline (and overhead vs base): the change of the fast-half means, the mean of each side's faster half of runs, which the verdict tests; not the ratio of the medians shown") {
+		t.Errorf("the legend does not say what vs baseline is:\n%s", legend)
 	}
 }
 

@@ -52,6 +52,10 @@ type CellRow struct {
 	FromZero string
 	// OverheadVersus is the change of the overhead against a baseline.
 	OverheadVersus string
+	// Baseline is what a baseline change is computed against, the
+	// baseline's median and (a profiled mode) overhead: "115.7ms ×1.11".
+	// "" for an A/B pair, whose reference is a row of the same table.
+	Baseline string
 
 	Accuracy string // "20/20 exact", "2/2 shares, 7/7 found"
 	Verdict  string // results.Verdict*, "" when nothing was compared
@@ -79,8 +83,11 @@ func NewCellRow(c *results.Cell, verdict string, ch *results.Change) CellRow {
 		Accuracy: c.AccuracyText(),
 		Verdict:  verdict, VerdictText: verdict,
 	}
-	if verdict == results.VerdictInconclusive && ch != nil && ch.Hides > 0 {
-		r.VerdictText = fmt.Sprintf("%s ±%.1f%%", verdict, 100*ch.Hides)
+	if verdict == results.VerdictInconclusive && ch != nil {
+		r.VerdictText = verdict + " ±∞" // no interval at all: too few runs (the legend)
+		if ch.Hides > 0 {
+			r.VerdictText = fmt.Sprintf("%s ±%.1f%%", verdict, 100*ch.Hides)
+		}
 	}
 	if c.Outliers > 0 {
 		r.Outliers = fmt.Sprint(c.Outliers)
@@ -94,6 +101,9 @@ func NewCellRow(c *results.Cell, verdict string, ch *results.Change) CellRow {
 	}
 	if c.Mode != modes.None && c.Overhead != 0 {
 		r.Overhead = numfmt.MultipleCI(c.Overhead, c.OverheadLo, c.OverheadHi)
+		if noOverheadInterval(c) {
+			r.Overhead += " ± ∞" // as the median's: the legend says why
+		}
 	}
 	r.Cost, r.CostChange = costTexts(c, ch)
 	switch {
@@ -103,6 +113,10 @@ func NewCellRow(c *results.Cell, verdict string, ch *results.Change) CellRow {
 		old, _ := c.Sides()
 		r.Versus = numfmt.ChangeCIPAdj(ch.Ratio, ch.RatioLo, ch.RatioHi, ch.P, adjusted(ch)) + " vs " + old
 	default:
+		r.Baseline = numfmt.Duration(ch.BaselineMedianNs)
+		if c.Mode != modes.None && ch.BaselineOverhead != 0 {
+			r.Baseline += " " + numfmt.Multiple(ch.BaselineOverhead)
+		}
 		r.Versus = numfmt.ChangeCIPAdj(ch.Ratio, 0, 0, ch.P, adjusted(ch))
 		if ch.BaselineMedianNs == 0 {
 			r.FromZero = "from 0 (" + numfmt.P(ch.P) + ")"
@@ -112,6 +126,13 @@ func NewCellRow(c *results.Cell, verdict string, ch *results.Change) CellRow {
 		}
 	}
 	return r
+}
+
+// noOverheadInterval reports whether c has an overhead multiple but no
+// interval for it (fewer than stats.MinRunsForInterval runs in c or in its
+// none cell).
+func noOverheadInterval(c *results.Cell) bool {
+	return c.Mode != modes.None && c.Overhead != 0 && c.OverheadLo == 0 && c.OverheadHi == 0
 }
 
 // adjusted is the p a change was decided by when it differs from its own

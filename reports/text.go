@@ -67,6 +67,9 @@ func (m *Matrix) WriteText(w io.Writer) error {
 	writeChanges(ew, m, func(c *Cell) string { return c.Key() })
 
 	fmt.Fprintf(ew, "\nAll cells (median: %s)\n", m.MetricMeaning())
+	if m.HasBaselineChanges() {
+		fmt.Fprintf(ew, "%s\n", BaselineNote)
+	}
 	tab = tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 	// AlignRight suits numbers; pad the names so they still read left-aligned.
 	width := len("cell")
@@ -135,7 +138,7 @@ func writeChanges(w io.Writer, m *Matrix, name func(*Cell) string) {
 	if cs := m.WithVerdict(results.VerdictInconclusive); len(cs) > 0 {
 		fmt.Fprintf(w, "\nInconclusive (the runs cannot tell no change from the minimum change):\n")
 		for _, c := range cs {
-			fmt.Fprintf(w, "  %s  %s\n", name(c), c.Compare.Reason)
+			fmt.Fprintf(w, "  %s  %s (medians); %s\n", name(c), c.MediansText(), c.Compare.Reason)
 		}
 	}
 	if cs := m.WithVerdict(results.VerdictFailed); len(cs) > 0 {
@@ -154,6 +157,7 @@ var verdictTitle = map[string]string{
 	results.VerdictNew:          "New",
 	results.VerdictInconclusive: "Inconclusive",
 	results.VerdictNotRun:       "Not run",
+	results.VerdictReference:    "Reference",
 }
 
 // verdictMark is a verdict in a few characters, for tables.
@@ -165,6 +169,7 @@ var verdictMark = map[string]string{
 	results.VerdictNew:          "new",
 	results.VerdictInconclusive: "? inconclusive",
 	results.VerdictNotRun:       "– not run",
+	results.VerdictReference:    "reference",
 }
 
 // Subtitle is the run's date, duration, settings and baseline in one line.
@@ -243,10 +248,7 @@ func (c *Cell) ChangeText() string {
 	if ch == nil {
 		return ""
 	}
-	medians := Value(c.Metric, ch.BaselineMedianNs) + " → " + Value(c.Metric, c.MedianNs)
-	if old, new := c.Cell.Sides(); old != "" {
-		medians = fmt.Sprintf("%s %s → %s %s", old, Value(c.Metric, ch.BaselineMedianNs), new, Value(c.Metric, c.MedianNs))
-	}
+	medians := c.MediansText()
 	change := numfmt.Change(ch.Ratio)
 	if ch.RatioLo != 0 || ch.RatioHi != 0 {
 		change += " " + numfmt.Range(numfmt.Change(ch.RatioLo), numfmt.Change(ch.RatioHi))
@@ -261,6 +263,16 @@ func (c *Cell) ChangeText() string {
 	return s
 }
 
+// MediansText is the two medians a change is between, the reference's
+// first: "45.4s → 49.7s", "tracing@old 1.52s → tracing 1.60s".
+func (c *Cell) MediansText() string {
+	ch := c.Compare
+	if old, new := c.Cell.Sides(); old != "" {
+		return fmt.Sprintf("%s %s → %s %s", old, Value(c.Metric, ch.BaselineMedianNs), new, Value(c.Metric, c.MedianNs))
+	}
+	return Value(c.Metric, ch.BaselineMedianNs) + " → " + Value(c.Metric, c.MedianNs)
+}
+
 // ChangeBasis names what a change is a ratio of: "per round" for an A/B
 // pair judged round by round, "in fast-half means" for a stored baseline
 // (the mean of each side's faster half of runs).
@@ -268,8 +280,12 @@ func ChangeBasis(ch *results.Change) string {
 	if ch.Paired {
 		return "per round"
 	}
-	return "in fast-half means"
+	return "in " + BaselineBasis
 }
+
+// BaselineBasis names the estimate a change against a stored baseline is a
+// ratio of (stats.Judge): the mean of each side's faster half of runs.
+const BaselineBasis = "fast-half means"
 
 // FailureText says why a cell failed and how many runs still succeeded.
 func (c *Cell) FailureText() string {
@@ -290,7 +306,7 @@ func (c *Cell) failureReason() string {
 }
 
 // absoluteHeader heads the table of absolute numbers, one AbsoluteRow per cell.
-var absoluteHeader = []string{"cell", "runs", "median", "95% CI", "MAD", "wall", "user", "sys", "max RSS", "outliers", "accuracy", "vs baseline", "verdict"}
+var absoluteHeader = []string{"cell", "runs", "median", "95% CI", "MAD", "wall", "user", "sys", "max RSS", "outliers", "accuracy", "vs baseline", "overhead vs base", "verdict"}
 
 // AbsoluteRow is a cell's row in the report's table of absolute numbers:
 // the columns of its CellRow that table shows.
@@ -299,7 +315,7 @@ func (c *Cell) AbsoluteRow() []string {
 	return []string{
 		r.Key, r.Runs, r.Median, r.CI, r.MAD,
 		r.Wall, r.User, r.Sys, r.MaxRSS,
-		r.Outliers, r.Accuracy, r.Versus, verdictMark[r.Verdict],
+		r.Outliers, r.Accuracy, r.Versus, r.OverheadVersus, verdictMark[r.Verdict],
 	}
 }
 

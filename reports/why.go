@@ -36,7 +36,7 @@ func (m *Matrix) Why(c *Cell) *WhyView {
 // when they are gone or were never kept (the report then shows the list
 // alone).
 func diffFlameOf(m *Matrix, c *Cell) template.HTML {
-	ref := verdict.ExplainReference(m.Current, c.Cell)
+	ref := verdict.Reference(m.Current, c.Cell)
 	if ref == nil || ref.Profile == "" || c.Profile == "" {
 		return ""
 	}

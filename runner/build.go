@@ -24,8 +24,7 @@ func BuildProject(ctx context.Context, dotnet, csproj string) (string, error) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(stdout.String() + "\n" + stderr.String())
-		return "", fmt.Errorf("dotnet build %s failed: %v\n%s", csproj, err, lastLines(msg, 15))
+		return "", fmt.Errorf("dotnet build %s failed (%v):\n%s", csproj, err, buildErrors(stdout.String()+"\n"+stderr.String()))
 	}
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
@@ -38,6 +37,35 @@ func BuildProject(ctx context.Context, dotnet, csproj string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("dotnet build %s did not report a TargetPath (.dll):\n%s", csproj, lastLines(stdout.String(), 10))
+}
+
+// buildErrors is what a failed build said, for a person: the compiler's and
+// MSBuild's error lines first (each once: MSBuild repeats them in its
+// summary), else its last lines; never the blank lines, nor the TargetPath
+// line -getProperty prints even when the build fails (a .dll that is not
+// there).
+func buildErrors(out string) string {
+	var errs, other []string
+	seen := map[string]bool{}
+	for _, l := range strings.Split(out, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || seen[l] || (strings.HasSuffix(l, ".dll") && !strings.Contains(l, " ")) {
+			continue
+		}
+		seen[l] = true
+		if strings.Contains(l, ": error ") {
+			errs = append(errs, l)
+		} else {
+			other = append(other, l)
+		}
+	}
+	if len(errs) > 0 {
+		if len(errs) > 15 {
+			errs = append(errs[:15], fmt.Sprintf("… and %d more errors", len(errs)-15))
+		}
+		return strings.Join(errs, "\n")
+	}
+	return lastLines(strings.Join(other, "\n"), 15)
 }
 
 func lastLines(s string, n int) string {

@@ -26,7 +26,7 @@ func explainPairs(f *results.File, cells []*cellState) {
 	}
 	for i := range f.Results {
 		c := &f.Results[i]
-		ref := verdict.ExplainReference(f, c)
+		ref := verdict.Reference(f, c)
 		if ref == nil || sides[ref] == nil || sides[c] == nil {
 			continue
 		}

@@ -4,7 +4,8 @@
 #   scripts/ab-programs.sh [N] [SUITE]    (default 10, benchmarks/ab/wordfreq.yaml)
 # Needs bin/vbench and bin/libvbenchprof.so (make build) and jq. Each run's
 # results go to out/ab/run-<i>.json; the tally lists every judged cell's
-# verdicts over the runs, then its changes (ratios NEW/OLD), run by run.
+# verdicts over the runs, then its changes (ratios NEW/OLD), run by run,
+# then the function each regressed cell's explain names first, run by run.
 set -eu
 n=${1:-10}
 suite=${2:-benchmarks/ab/wordfreq.yaml}
@@ -28,3 +29,9 @@ done | sort | awk '
 			print line "; changes" r[k]
 		}
 	}' | sort
+echo "first function of explain, regressed cells:"
+i=1
+while [ "$i" -le "$n" ]; do
+	jq -r '.results[] | select(.compare.against_workload != null and .verdict == "regressed") | "\(.workload)/\(.mode) \(.compare.explain[0].function // "-")"' "out/ab/run-$i.json"
+	i=$((i + 1))
+done | sort | uniq -c

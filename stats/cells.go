@@ -82,7 +82,7 @@ func fillCell(c *results.Cell) {
 		}
 	}
 	if c.Outliers > 0 {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("%d of %d runs are outliers (beyond %.1f scaled MADs of the median)", c.Outliers, c.Runs, OutlierZ))
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%d of %d runs are outliers (beyond %.1f scaled MADs, and %g%%, of the median)", c.Outliers, c.Runs, OutlierZ, 100*OutlierZ*OutlierFloor))
 	}
 }
 

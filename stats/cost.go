@@ -98,11 +98,12 @@ func callsPerRun(f *results.File, c *results.Cell) float64 {
 
 // DiffCI estimates median(a) − median(b) and a 95% percentile-bootstrap
 // interval, each sample resampled on its own BootstrapResamples times (the
-// model and method of RatioCI). With fewer than 2 values on either side
-// there is no interval (0, 0).
+// model and method of RatioCI). With fewer than MinRunsForInterval values
+// on either side there is no interval (0, 0), as for RatioCI: a percentile
+// bootstrap of 3 runs covers far less than 95%.
 func DiffCI(a, b []float64) (diff, lo, hi float64) {
 	diff = Median(a) - Median(b)
-	if len(a) < 2 || len(b) < 2 {
+	if len(a) < MinRunsForInterval || len(b) < MinRunsForInterval {
 		return diff, 0, 0
 	}
 	lo, hi = medianBootstrap(a, b, func(x, y float64) float64 { return x - y })

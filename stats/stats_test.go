@@ -46,6 +46,18 @@ func TestOutliers(t *testing.T) {
 	if !got[4] || got[0] {
 		t.Errorf("MAD 0: %v", got)
 	}
+	// MAD 0 at small n: a run 1.7% off the other two is no outlier (it
+	// used to be flagged: every value off the median was); 10% off is.
+	if got := Outliers([]float64{101.2, 101.2, 102.9}); got[2] {
+		t.Errorf("101.2, 101.2, 102.9: flagged 102.9 (1.7%% off): %v", got)
+	}
+	if got := Outliers([]float64{100, 100, 110}); !got[2] || got[0] {
+		t.Errorf("100, 100, 110: %v", got)
+	}
+	// A tight spread (MAD 0.1%) flags only what is beyond 3.5% as well.
+	if got := Outliers([]float64{1000, 1001, 999, 1000, 1002, 998, 1030, 1040}); got[6] || !got[7] {
+		t.Errorf("tight spread: %v", got)
+	}
 	// Normal spread: no flags.
 	for _, o := range Outliers([]float64{100, 101, 99, 102, 98, 100, 101}) {
 		if o {
@@ -83,6 +95,14 @@ func TestRatioCI(t *testing.T) {
 	}
 	if _, lo, _ := RatioCI([]float64{1}, den); !math.IsNaN(lo) {
 		t.Errorf("one value should give no interval")
+	}
+	// Below 6 runs a side, as for a median: no interval (3 vs 3 used to get
+	// a "95%" one that covers about 89% of the time).
+	if r, lo, hi := RatioCI(num[:5], den); r == 0 || !math.IsNaN(lo) || !math.IsNaN(hi) {
+		t.Errorf("5 vs 10 runs: RatioCI = %v [%v, %v], want no interval", r, lo, hi)
+	}
+	if _, lo, _ := RatioCI(num[:6], den[:6]); math.IsNaN(lo) {
+		t.Errorf("6 vs 6 runs: no interval")
 	}
 }
 

@@ -107,7 +107,7 @@ workloads:
 		t.Errorf("recorded definition of sampling-2ms: %+v", sp)
 	}
 	for w := range want {
-		kept := filepath.Join(dir, "out", "profiles", w)
+		kept := filepath.Join(dir, "out", "r.profiles", w)
 		// The runtime's own sampler wrote its trace into {rundir}, kept.
 		trace, err := os.ReadFile(filepath.Join(kept, "eventpipe", "trace.nettrace"))
 		if err != nil || !bytes.HasPrefix(trace, []byte("Nettrace")) || len(trace) < 10_000 {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 	"vbench/internal/verdict"
 
 	"github.com/spf13/cobra"
@@ -40,7 +41,7 @@ benchmarks/baselines/default.json; the directory is created). The write is atomi
 directory, so two updates never interleave; a second update waits. Partial
 results, shard results and results with failed cells are refused.
 
-` + exitCodesHelp,
+` + exitCodesHelpOK("the baseline was written", ExitOK, ExitUsage, ExitFailed, ExitInterrupted),
 		Example: `  vbench baseline update benchmarks/suite.yaml
   vbench baseline update benchmarks/suite.yaml --from out/results.json
   vbench baseline update benchmarks/quick.yaml --runs 20 --baseline ci/baselines/quick.json`,
@@ -77,7 +78,7 @@ results, shard results and results with failed cells are refused.
 					return usageErrf("%s holds results of suite %q, not %q", from, res.Suite.Name, m.suite.Name)
 				}
 				if res.Suite.SHA256 != m.suite.SHA256 {
-					fmt.Fprintf(stderr, "vbench: warning: %s was produced from a different version of %s\n", from, args[0])
+					fmt.Fprintf(stderr, "vbench: warning: %s\n", otherSuiteFile(from, res.Suite.Path, args[0]))
 				}
 				if err := checkSuiteMetrics(from, res, m.suite); err != nil {
 					return usageErr(err)
@@ -115,6 +116,14 @@ results, shard results and results with failed cells are refused.
 				}
 				printTable(cmd, res, f.format)
 			}
+			if dropped := droppedCells(path, m.suite.Name, res); len(dropped) > 0 {
+				what, them := "cells", "them"
+				if len(dropped) == 1 {
+					what, them = "cell", "it"
+				}
+				fmt.Fprintf(stderr, "vbench: warning: the new baseline drops %d %s the previous one had (%s): later runs will call %s new\n",
+					len(dropped), what, strings.Join(dropped, ", "), them)
+			}
 			if err := baseline.Write(path, res); err != nil {
 				return usageErr(err)
 			}
@@ -143,4 +152,32 @@ func checkSuiteMetrics(name string, res *results.File, s *suite.Suite) error {
 		now[w.Name] = w.Metric.OrDefault()
 	}
 	return verdict.CheckMetrics(name, res, s.Path, now)
+}
+
+// otherSuiteFile says how the suite file results came from differs from the
+// one given: another file (whose suite has the same name), or the same file
+// changed since.
+func otherSuiteFile(from, recorded, given string) string {
+	if recorded != "" && !baseline.SamePath(recorded, given) {
+		return fmt.Sprintf("%s was produced from another suite file, %s, not %s (both name suite the same); its cells are %s's", from, recorded, given, recorded)
+	}
+	return fmt.Sprintf("%s was produced from a different version of %s: the file changed since", from, given)
+}
+
+// droppedCells lists the cells of the baseline at path (if any, of the same
+// suite) that res does not have: an update replaces the whole baseline, so
+// they would be gone without a word.
+func droppedCells(path, suiteName string, res *results.File) []string {
+	old, err := baseline.Load(path, suiteName)
+	if err != nil {
+		return nil
+	}
+	var dropped []string
+	for i := range old.Results {
+		c := &old.Results[i]
+		if res.Find(c.Workload, c.Mode) == nil {
+			dropped = append(dropped, c.Key())
+		}
+	}
+	return dropped
 }

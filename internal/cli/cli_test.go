@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -246,8 +248,11 @@ workloads:
 		t.Fatalf("exit %d, want 3:\n%s", code, out)
 	}
 	s := string(out)
-	if !strings.Contains(s, "FAILED broken/none: build failed: dotnet build") || !strings.Contains(s, "error CS") {
-		t.Errorf("no build failure with the compiler's error:\n%s", s)
+	// The compiler's error right after "failed", once; no blank line, no
+	// path of the .dll that was not built.
+	if !regexp.MustCompile(`FAILED broken/none: build failed: dotnet build \S+ failed \(exit status 1\):\n\S+Program\.cs\(1,\d+\): error CS\d+: `).MatchString(s) ||
+		strings.Contains(s, "Broken.dll") || regexp.MustCompile(`\n\n\S+Program\.cs`).MatchString(s) {
+		t.Errorf("no build failure with the compiler's error right after it:\n%s", s)
 	}
 	if !strings.Contains(s, "fine ") || !strings.Contains(s, "1 failed, 1 new") {
 		t.Errorf("the other workload was not measured:\n%s", s)
@@ -341,5 +346,37 @@ workloads:
 	c := f.Find("tiny", "none")
 	if !f.Partial || c == nil || c.Verdict != results.VerdictNotRun || c.Failure != "" || strings.Contains(said.String(), "build failed") {
 		t.Errorf("partial %v, cell %+v\nstderr:\n%s", f.Partial, c, said.String())
+	}
+}
+
+// Each command's help lists the exit codes it can return and no other:
+// list judges nothing and is never interrupted mid-run, compare and merge
+// run nothing (no 130, and no --json to save partial results to), baseline
+// update judges no regression. They all used to copy run's list.
+func TestHelpListsOnlyItsExitCodes(t *testing.T) {
+	vb := testbin.Vbench(t)
+	codes := map[string]string{"0": "0  ", "1": "1  a cell regressed", "2": "2  ", "3": "3  a workload failed", "130": "130 interrupted"}
+	for cmd, want := range map[string][]string{
+		"run":             {"0", "1", "2", "3", "130"},
+		"compare":         {"0", "1", "2", "3"},
+		"merge":           {"0", "1", "2", "3"},
+		"baseline update": {"0", "2", "3", "130"},
+		"list":            {"0", "2"},
+	} {
+		out, err := exec.Command(vb, append(strings.Fields(cmd), "--help")...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("vbench %s --help: %v\n%s", cmd, err, out)
+		}
+		_, block, ok := strings.Cut(string(out), "Exit codes:\n")
+		if !ok {
+			t.Errorf("vbench %s --help has no exit codes", cmd)
+			continue
+		}
+		block, _, _ = strings.Cut(block, "\n\n")
+		for code, line := range codes {
+			if has := strings.Contains(block, "\n  "+line) || strings.HasPrefix(block, "  "+line); has != slices.Contains(want, code) {
+				t.Errorf("vbench %s --help: exit code %s listed %v, want %v:\n%s", cmd, code, has, !has, block)
+			}
+		}
 	}
 }

@@ -7,13 +7,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"vbench/internal/results"
+	"vbench/internal/suite"
 	"vbench/internal/verdict"
 )
 
 func newCompareCmd() *cobra.Command {
 	var format string
 	var ci ciFlags
-	var alpha, minChange float64
+	var alpha float64
+	var minChange string
 	cmd := &cobra.Command{
 		Use:   "compare OLD.json NEW.json",
 		Short: "Compare two results files cell by cell and give verdicts",
@@ -35,9 +37,9 @@ when GITHUB_STEP_SUMMARY is set the Markdown report is appended to it (the
 step that compares merged shards with the baseline is the one whose verdicts
 belong in the job summary). Both are written whatever the exit code.
 
-` + exitCodesHelp,
+` + exitCodesHelp(ExitOK, ExitRegression, ExitUsage, ExitFailed),
 		Example: `  vbench compare benchmarks/baselines/default.json out/results.json
-  vbench compare old.json new.json --alpha 0.05 --min-change 3 --format markdown
+  vbench compare old.json new.json --alpha 0.05 --min-change 3% --format markdown
   vbench compare benchmarks/baselines/default.json results.json --junit junit.xml`,
 		Args: exactArgs(2, "OLD.json and NEW.json"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -69,10 +71,11 @@ belong in the job summary). Both are written whatever the exit code.
 				opts.Alpha = alpha
 			}
 			if cmd.Flags().Changed("min-change") {
-				if !(minChange >= 0 && minChange < 100) { // NaN too
-					return usageErrf("--min-change %g: want a percentage between 0 and 100", minChange)
+				mc, err := suite.ParseMinChange(minChange)
+				if err != nil {
+					return usageErrf("--min-change %s: %v", minChange, err)
 				}
-				opts.MinChange = minChange / 100
+				opts.MinChange = mc
 			}
 			if opts.Alpha <= 0 {
 				return usageErrf("%s records no alpha; pass --alpha", args[1])
@@ -103,7 +106,7 @@ belong in the job summary). Both are written whatever the exit code.
 	cmd.Flags().StringVar(&format, "format", "table", formatHelp)
 	registerCompletion(cmd, "format", completeResultsFormats)
 	cmd.Flags().Float64Var(&alpha, "alpha", 0, "significance level (default: NEW's suite setting)")
-	cmd.Flags().Float64Var(&minChange, "min-change", 0, "minimum change that counts, in percent (default: NEW's suite setting)")
+	cmd.Flags().StringVar(&minChange, "min-change", "", "minimum change that counts, as in the suite's min_change: 5% or 0.05 (default: NEW's suite setting)")
 	ci.register(cmd)
 	return cmd
 }

@@ -98,7 +98,7 @@ func TestCostPerCallOnRealWorkload(t *testing.T) {
 					t.Errorf("%s run %d: %d calls, the cell's per run %v: not exact", c.Key(), r.Seq, r.Calls, c.CallsPerRun)
 				}
 			}
-			tree, err := profile.ReadTree(filepath.Join(dir, "out", "profiles", wl, string(m)))
+			tree, err := profile.ReadTree(filepath.Join(dir, "out", "r.profiles", wl, string(m)))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,6 +3,8 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -66,6 +68,48 @@ func TestDocsNameEveryFlagModeEngineAndMetric(t *testing.T) {
 	for _, w := range words {
 		if !strings.Contains(harness, "`"+w+"`") {
 			t.Errorf("docs/harness.md never names `%s`", w)
+		}
+	}
+}
+
+// A list of the built-in modes (or of the engines) in the docs names all
+// of them: harness.md's --modes row, "The built-in modes are definitions
+// too" and "Order" once left instrumentation out. A list is any run of
+// three or more built-in names separated by commas (and "and"/"or"); it
+// must name every built-in mode but none (a list of engines has no none).
+// A command's --modes choosing some is no such list.
+func TestDocsListEveryBuiltinMode(t *testing.T) {
+	root := testbin.RepoRoot()
+	var names []string
+	for _, m := range modes.Builtins {
+		names = append(names, regexp.QuoteMeta(string(m)))
+	}
+	// Engines without a built-in mode of their own (cpu-sampling) may sit in
+	// a list of engines; they neither break it nor are required in it.
+	for _, e := range modes.Engines {
+		if !slices.Contains(modes.Builtins, modes.Mode(e)) {
+			names = append([]string{regexp.QuoteMeta(string(e))}, names...)
+		}
+	}
+	name := "[`\"]?(?:" + strings.Join(names, "|") + ")[`\"]?"
+	list := regexp.MustCompile(name + `(?:(?:,\s*|,?\s+(?:and|or)\s+)` + name + `){2,}`)
+	word := regexp.MustCompile(strings.Join(names, "|"))
+	for _, f := range []string{"README.md", "docs/harness.md", "docs/reports.md", "docs/profiler.md"} {
+		b, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, at := range list.FindAllStringIndex(string(b), -1) {
+			l := string(b[at[0]:at[1]])
+			if strings.HasSuffix(string(b[:at[0]]), "--modes ") {
+				continue // a command choosing some modes, not a list of them
+			}
+			got := word.FindAllString(l, -1)
+			for _, m := range modes.Builtins {
+				if m != modes.None && !slices.Contains(got, string(m)) {
+					t.Errorf("%s: %q lists the built-in modes without %s", f, l, m)
+				}
+			}
 		}
 	}
 }

@@ -58,12 +58,12 @@ workloads:
 		t.Errorf("the table has no why line under the regressed row:\n%s", stdout)
 	}
 	for _, m := range []string{"tracing", "tracing@old"} {
-		runs, _ := os.ReadDir(filepath.Join(dir, "out", "profiles", "split", m, "runs"))
+		runs, _ := os.ReadDir(filepath.Join(dir, "out", "r.profiles", "split", m, "runs"))
 		if len(runs) != f.Find("split", modes.Mode(m)).Runs {
 			t.Errorf("%s: %d runs kept, want one per measured run (%d)\n%s", m, len(runs), f.Find("split", modes.Mode(m)).Runs, stderr)
 		}
 	}
-	js, stderr, code := runVbench(t, "diff", filepath.Join(dir, "out", "profiles", "split", "tracing@old"), filepath.Join(dir, "out", "profiles", "split", "tracing"), "--format", "json")
+	js, stderr, code := runVbench(t, "diff", filepath.Join(dir, "out", "r.profiles", "split", "tracing@old"), filepath.Join(dir, "out", "r.profiles", "split", "tracing"), "--format", "json")
 	if code != 0 {
 		t.Fatalf("diff: exit %d\n%s", code, stderr)
 	}

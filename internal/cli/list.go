@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"vbench/internal/suite"
+	"vbench/reports/numfmt"
 	"vbench/runner"
 )
 
@@ -24,7 +25,9 @@ its workload names, one per line, for scripts. With --cells it prints every
 each mode loads, instead — or only the cells of one shard, to check how
 --shard i/n splits a suite.
 
-` + exitCodesHelp,
+Exit codes:
+  0  the suite is valid
+  2  it is not (the error names file, line and field), or a usage error`,
 		Example: `  vbench list benchmarks/suite.yaml
   vbench list benchmarks/suite.yaml --cells --shard 1/3
   for w in $(vbench list benchmarks/suite.yaml); do vbench run benchmarks/suite.yaml --workloads $w; done`,
@@ -65,7 +68,7 @@ each mode loads, instead — or only the cells of one shard, to check how
 				fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%s\t%s\n", c.Workload.Name, c.Mode, c.Metric, c.Runs, c.Warmup, c.Timeout, prog)
 			}
 			w.Flush()
-			fmt.Fprintf(cmd.OutOrStdout(), "suite %s: %d cells, baseline %s\n", s.Name, len(plan.Cells), s.Baseline)
+			fmt.Fprintf(cmd.OutOrStdout(), "suite %s: %s, baseline %s\n", s.Name, numfmt.Count(len(plan.Cells), "cell", "cells"), s.Baseline)
 			for _, sp := range plan.Specs {
 				fmt.Fprintf(cmd.OutOrStdout(), "mode %s: %s\n", sp.Name, sp.Description())
 			}

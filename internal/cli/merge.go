@@ -28,7 +28,7 @@ of a suite's against: modes) are judged again from the samples, each pair
 having run in one shard; merge exits 1 when one regressed. OUT is written
 atomically.
 
-` + exitCodesHelp,
+` + exitCodesHelp(ExitOK, ExitRegression, ExitUsage, ExitFailed),
 		Example: `  vbench run suite.yaml --shard 1/2 --json s1.json
   vbench run suite.yaml --shard 2/2 --json s2.json
   vbench merge s1.json s2.json -o all.json`,

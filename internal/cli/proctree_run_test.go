@@ -49,11 +49,11 @@ workloads:
 	if s := f.Find("tree", modes.Sampling); s == nil || s.Failed() || s.Coverage == nil || s.Coverage.Of == 0 {
 		t.Errorf("tree/sampling: %+v", s)
 	}
-	kept, err := profile.ReadTree(filepath.Join(dir, "out", "profiles", "tree", "tracing"))
+	kept, err := profile.ReadTree(filepath.Join(dir, "out", "r.profiles", "tree", "tracing"))
 	if err != nil || len(kept.Processes) != 4 {
 		t.Fatalf("kept profiles: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "out", "profiles", "tree", "tracing", profile.PprofFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, "out", "r.profiles", "tree", "tracing", profile.PprofFile)); err != nil {
 		t.Errorf("no merged pprof next to the kept profiles: %v", err)
 	}
 	for _, m := range []modes.Mode{modes.Tracing, modes.Sampling} {

@@ -286,7 +286,7 @@ func TestProfileProcessesFlag(t *testing.T) {
 		t.Errorf("bad pattern: exit %d %s", code, stderr)
 	}
 	_, stderr, code = runVbench(t, "profile", "--processes", "^nothing$", "--", "dotnet", dll, "exitcode", "0")
-	if code != ExitFailed || !strings.Contains(stderr, `no process's command line matched --processes "^nothing$"`) {
+	if code != ExitFailed || !strings.Contains(stderr, `(--processes "^nothing$" matched the command line of no process of `) {
 		t.Errorf("nothing matched: exit %d %s", code, stderr)
 	}
 }

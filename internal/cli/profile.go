@@ -6,7 +6,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,6 +18,7 @@ import (
 	"vbench/internal/atomicfile"
 	"vbench/internal/attach"
 	"vbench/internal/child"
+	"vbench/internal/machine"
 	"vbench/internal/modes"
 	"vbench/internal/profile"
 	"vbench/internal/results"
@@ -130,7 +134,7 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 	stderr := cmd.ErrOrStderr()
 
 	opts := attach.Options{Engine: engine, ProfileDir: dir, Include: f.include, Exclude: f.exclude, TimeSample: f.timeSamp, Processes: f.processes}
-	if engine == modes.EngineSampling {
+	if engine.Samples() {
 		opts.Interval = f.interval
 		opts.NoInline = f.noInline
 		if f.maxStack != modes.MaxStack.Default {
@@ -139,12 +143,17 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 	}
 	env := append(append(slices.Clone(attach.ProfiledDefaults), attach.ScrubEnv(os.Environ())...), attach.Env(lib, opts)...)
 	reasons := attach.NewProfilerLines(stderr)
+	mark := machine.MarkBusy()
 	code, err := child.Run(args, env, os.Stdin, cmd.OutOrStdout(), reasons)
 	if err != nil {
 		return usageErr(err)
 	}
+	busy := busyWarning(mark)
 
 	tree, perr := profile.ReadTree(dir)
+	if perr == nil {
+		recordEnd(tree, code, stderr)
+	}
 	if perr == nil && len(tree.Processes) == 0 {
 		perr = fmt.Errorf("no process wrote its profile: %s", reports.NoneWritten(tree))
 	}
@@ -152,13 +161,15 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 		msg := fmt.Sprintf("no profile was written to %s: %v", dir, perr)
 		if r := reasons.String(); r != "" {
 			msg += "\nthe profiler said:\n" + r
+		} else if tree != nil && len(tree.Missing) > 0 && tree.Missing[0].Ended != nil {
+			// NoneWritten said how it ended: started.json proves the profiler loaded.
 		} else if tree != nil && len(tree.Missing) > 0 {
 			// started.json proves the profiler loaded: say how the program ended.
 			msg += fmt.Sprintf("\n(the profiler started (%s), then the program %s before writing its profile)", profile.StartedFile, childEnd(code))
 		} else if f.processes != "" {
-			msg += fmt.Sprintf("\n(no process's command line matched --processes %q, or the runtime did not load the profiler: is %q a .NET program? see `vbench doctor`)", f.processes, args[0])
+			msg += fmt.Sprintf("\n(--processes %q matched the command line of no process of %s: each declined the profiler; leave --processes out to profile every .NET process, or match the command line of the one you want)", f.processes, programName(args))
 		} else {
-			msg += fmt.Sprintf("\n(the runtime did not load the profiler: is %q a .NET program? see `vbench doctor`)", args[0])
+			msg += fmt.Sprintf("\n(the runtime did not load the profiler: is %s a .NET program? see `vbench doctor`)", programName(args))
 		}
 		if code == 0 {
 			code = ExitFailed
@@ -171,6 +182,9 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 	fmt.Fprintf(stderr, "vbench: %s\n", reports.ProfilesWritten(tree, dir))
 	for _, w := range reports.ProfileWarnings(tree) {
 		fmt.Fprintf(stderr, "vbench: warning: %s\n", w)
+	}
+	if busy != "" {
+		fmt.Fprintf(stderr, "vbench: warning: %s\n", busy)
 	}
 	// The view narrows; the profiles and the merged pprof file keep everything.
 	if tree = testView(tree, f.allFrames); tree.Processes[0].FoldedBy != nil && f.format == "table" {
@@ -209,4 +223,49 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 		return withCode(code, nil)
 	}
 	return nil
+}
+
+// busyWarning is `vbench run`'s warning about a busy machine, for the span
+// the program ran since mark: its times are wall-clock, so other processes'
+// CPU shows in them. A short program is judged by the load average when it
+// started (the tick-based figure would be noise); "" when the machine was
+// quiet or nothing can be read.
+func busyWarning(mark machine.Mark) string {
+	cores, measured := mark.Others()
+	n := runtime.NumCPU()
+	switch {
+	case measured && cores > machine.BusyWarnCores:
+		return fmt.Sprintf("the machine was busy: other processes kept %.1f of its %d cores busy while the program ran, so its wall-clock times are noisier than usual", cores, n)
+	case !measured && cores >= 1:
+		return fmt.Sprintf("the machine was busy: its load average was %.1f on %d cores when the program started, so its wall-clock times are noisier than usual", cores, n)
+	}
+	return ""
+}
+
+// programName is what a person calls the program argv runs: the assembly of
+// `dotnet X.dll …` (dotnet itself surely is .NET), else the command.
+func programName(argv []string) string {
+	if filepath.Base(argv[0]) == "dotnet" && len(argv) > 1 && strings.HasSuffix(argv[1], ".dll") {
+		return strconv.Quote(filepath.Base(argv[1]))
+	}
+	return strconv.Quote(argv[0])
+}
+
+// recordEnd writes how the program ended (code, its exit status) into the
+// directory of its own process when that process wrote no profile, so that
+// `vbench report DIR` can say it later; the profiler records its parent pid,
+// which is vbench's for the program itself.
+func recordEnd(tree *profile.Tree, code int, stderr io.Writer) {
+	for i := range tree.Missing {
+		m := &tree.Missing[i]
+		if m.ParentPID != os.Getpid() || m.Ended != nil {
+			continue
+		}
+		e := profile.Ended{ExitCode: code}
+		if err := profile.WriteEnded(m.Dir, e); err != nil {
+			fmt.Fprintf(stderr, "vbench: warning: cannot record how pid %d ended: %v\n", m.PID, err)
+			continue
+		}
+		m.Ended = &e
+	}
 }

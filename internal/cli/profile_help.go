@@ -53,7 +53,7 @@ object to FILE (atomically); --format json prints it on stdout after the
 program's own output:
 ` + reports.ProfileJSONOutline + `"functions" is summed over every process (same name and module), each
 process's own list is under "processes"; both hold the top --top functions,
-by exclusive time or exclusive samples (callers are direct callers, "<root>"
+by exclusive wall-clock time or exclusive samples (callers are direct callers, "<root>"
 when the caller is not profiled). Every function is in profile.json.
 "missing" names the processes that started profiling and wrote no profile
 (killed before they could, or still running when COMMAND exited).
@@ -62,7 +62,10 @@ when the caller is not profiled). Every function is in profile.json.
 mix); without --out a new temporary directory is used.
 
 vbench exits with the program's own exit code (128+n if it died of signal n);
-SIGINT and SIGTERM are forwarded to it. If the profiler library is missing or
+SIGINT and SIGTERM are forwarded to it. A program stopped that way (Ctrl-C,
+kill) keeps its profile: written as the signal ends it, marked incomplete
+("interrupted by SIGINT"); one that handles Ctrl-C itself and exits normally
+gets its complete profile. If the profiler library is missing or
 unusable vbench exits 2 without running anything; if the program ran but no
 process wrote a profile (the runtime declined the profiler, COMMAND is not a
 .NET program, or --processes matched nothing) vbench says why and exits 3 (or

@@ -1,16 +1,24 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"golang.org/x/sys/unix"
+
+	"vbench/internal/machine"
 	"vbench/internal/profile"
 	"vbench/internal/testapp"
 	"vbench/internal/testbin"
@@ -61,7 +69,7 @@ func TestProfileTableOnStderr(t *testing.T) {
 	}
 	// The table `vbench report PROFILE` starts with: the same header, and
 	// Step's exact call count in the calls column before its name.
-	for _, want := range []string{"\n\nTop ", " functions by exclusive time (total ", "  excl  excl%", "incl%  calls  function\n"} {
+	for _, want := range []string{"\n\nTop ", " functions by exclusive wall-clock time (total ", "  excl  excl%", "incl%  calls  function\n"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("table on stderr lacks %q:\n%s", want, stderr)
 		}
@@ -178,8 +186,111 @@ func TestProfileOfACrash(t *testing.T) {
 
 	out = t.TempDir()
 	_, stderr, code = runVbench(t, "profile", "--out", out, "--", "dotnet", dll, "crash-kill")
-	if code != 137 || !strings.Contains(stderr, "(the profiler started (started.json), then the program died of signal 9 (killed) before writing its profile)") ||
-		strings.Contains(stderr, "did not load") {
+	const died = ") started and wrote none: it died of signal 9 (killed) before writing its profile"
+	if code != 137 || !strings.Contains(stderr, died) || strings.Contains(stderr, "did not load") {
 		t.Errorf("killed program: exit %d (want 137), stderr:\n%s", code, stderr)
+	}
+	// vbench report DIR says it too: vbench profile recorded it (ended.json).
+	_, rerr, code = runVbench(t, "report", out)
+	if code != ExitUsage || !strings.Contains(rerr, "no process wrote its profile (pid ") || !strings.Contains(rerr, died) {
+		t.Errorf("vbench report of the killed program's directory: exit %d\n%s", code, rerr)
+	}
+}
+
+// Ctrl-C in a terminal sends SIGINT to the whole foreground process group:
+// vbench and the program both get it (and vbench forwards it once more). The
+// program keeps its profile: vbench exits 130 (the program's), says the
+// profile is incomplete because of SIGINT and shows its table; SIGTERM to
+// vbench alone (forwarded) does the same with 143.
+func TestProfileKeepsProfileOnCtrlC(t *testing.T) {
+	dll := testapp.DLL(t)
+	testbin.ProfilerLib(t)
+	for _, c := range []struct {
+		sig   syscall.Signal
+		group bool
+		code  int
+	}{{syscall.SIGINT, true, 130}, {syscall.SIGTERM, false, 143}} {
+		cmd, se, wait := profileUntilReady(t, dll, "7")
+		if c.group {
+			syscall.Kill(-cmd.Process.Pid, c.sig)
+		} else {
+			cmd.Process.Signal(c.sig)
+		}
+		note := "incomplete profile, written when the process ended (interrupted by " + unix.SignalName(c.sig) + ")"
+		if code := wait(); code != c.code || !strings.Contains(se.String(), "vbench: warning: "+note) ||
+			!regexp.MustCompile(`(?m)  7  VbTest\.Loop\.Step$`).MatchString(se.String()) {
+			t.Errorf("%v: exit %d (want %d), stderr:\n%s", c.sig, code, c.code, se.String())
+		}
+	}
+}
+
+// vbench profile's times are wall-clock, so it warns of a busy machine as
+// `vbench run` does: here the test itself keeps every core busy while the
+// program runs (longer than machine.MinBusySpan, so the figure is measured,
+// not the load average), then stops it with SIGTERM.
+func TestProfileWarnsOfABusyMachine(t *testing.T) {
+	dll := testapp.DLL(t)
+	testbin.ProfilerLib(t)
+	stop := make(chan struct{})
+	for i := 0; i < runtime.NumCPU(); i++ {
+		go func() {
+			for n := 0; ; n++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+			}
+		}()
+	}
+	cmd, se, wait := profileUntilReady(t, dll, "1")
+	time.Sleep(machine.MinBusySpan() + time.Second)
+	cmd.Process.Signal(syscall.SIGTERM)
+	wait()
+	close(stop)
+	if !regexp.MustCompile(`vbench: warning: the machine was busy: other processes kept \d+\.\d of its \d+ cores busy while the program ran, so its wall-clock times are noisier than usual`).MatchString(se.String()) {
+		t.Errorf("no busy-machine warning, stderr:\n%s", se.String())
+	}
+}
+
+// The hint of a run that left no profile names the program: the assembly of
+// `dotnet X.dll`, never "dotnet" (which is .NET); and when --processes
+// matched nothing it says so, without asking whether the program is .NET.
+func TestProfileNoProfileHintNamesTheProgram(t *testing.T) {
+	dll := testapp.DLL(t)
+	_, stderr, code := runVbench(t, "profile", "--processes", "nomatch", "--", "dotnet", dll, "exitcode", "0")
+	want := `(--processes "nomatch" matched the command line of no process of "VbTestApp.dll": each declined the profiler; leave --processes out to profile every .NET process, or match the command line of the one you want)`
+	if code != ExitFailed || !strings.Contains(stderr, want) || strings.Contains(stderr, ".NET program?") {
+		t.Errorf("--processes matching nothing: exit %d, stderr:\n%s\nwant %s", code, stderr, want)
+	}
+	_, stderr, code = runVbench(t, "profile", "--", "true")
+	if want := `(the runtime did not load the profiler: is "true" a .NET program? see ` + "`vbench doctor`)"; code != ExitFailed || !strings.Contains(stderr, want) {
+		t.Errorf("not .NET: exit %d, stderr:\n%s\nwant %s", code, stderr, want)
+	}
+}
+
+// profileUntilReady starts `vbench profile -- dotnet DLL stop-sleep n` in a
+// process group of its own (as a terminal's foreground job) and returns once
+// the program said "ready"; wait waits for vbench and returns its exit code.
+func profileUntilReady(t *testing.T, dll, n string) (cmd *exec.Cmd, stderr *bytes.Buffer, wait func() int) {
+	t.Helper()
+	cmd = exec.Command(testbin.Vbench(t), "profile", "--out", t.TempDir(), "--", "dotnet", dll, "stop-sleep", n)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr = &bytes.Buffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() && sc.Text() != "ready" {
+	}
+	return cmd, stderr, func() int {
+		io.Copy(io.Discard, stdout)
+		cmd.Wait()
+		return cmd.ProcessState.ExitCode()
 	}
 }

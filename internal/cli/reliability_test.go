@@ -949,3 +949,81 @@ workloads:
 		}
 	}
 }
+
+// Two results files in one directory keep their own profiles: out/a.json's
+// cells point into out/a.profiles/, out/b.json's into out/b.profiles/, and
+// the second run leaves the first one's profiles as they were (a shared
+// out/profiles/ was silently replaced by whichever run came last).
+func TestResultsFilesKeepTheirOwnProfiles(t *testing.T) {
+	fw, fp := testbin.Fakework(t), testbin.FakeProfiler(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "suite.yaml"), `name: own
+runs: 1
+warmup: 0
+modes: [tracing]
+workloads:
+  - name: w
+    command: [`+fw+`, -calls, "F.G=3", -profile-calls, "F.G=3"]
+`)
+	pids := map[string][]string{}
+	for _, name := range []string{"a", "b"} {
+		stdout, stderr, code := vbRun(t, dir, ciEnv(), "run", "suite.yaml", "--quiet", "--no-baseline", "--profiler", fp, "--json", "out/"+name+".json")
+		if code != 0 {
+			t.Fatalf("run %s: exit %d\n%s%s", name, code, stdout, stderr)
+		}
+		f, err := results.ReadFile(filepath.Join(dir, "out", name+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := filepath.Join("out", name+".profiles", "w", "tracing")
+		if c := f.Find("w", modes.Mode("tracing")); c == nil || c.Profile != want {
+			t.Fatalf("%s.json: w/tracing's profile %+v, want %s", name, c, want)
+		}
+		pids[name], _ = filepath.Glob(filepath.Join(dir, want, "[0-9]*"))
+	}
+	again, _ := filepath.Glob(filepath.Join(dir, "out", "a.profiles", "w", "tracing", "[0-9]*"))
+	if len(again) != 1 || !slices.Equal(again, pids["a"]) || slices.Equal(pids["a"], pids["b"]) {
+		t.Errorf("a.json's profile after b's run: %v (before: %v, b's: %v)", again, pids["a"], pids["b"])
+	}
+}
+
+// baseline update --from results of another suite file (with the same suite
+// name) says so and names both files; results of an earlier version of the
+// same file say that. An update whose run lacks cells the previous baseline
+// had names them: the update replaces the whole baseline.
+func TestBaselineUpdateSaysWhatItReplaces(t *testing.T) {
+	fw := testbin.Fakework(t)
+	dir := t.TempDir()
+	suiteText := func(extra string) string {
+		return `name: same
+runs: 3
+warmup: 0
+modes: [none, tracing]
+metric: wall
+workloads:
+  - name: w
+    command: [` + fw + `, -calls, "F.G=3"]
+` + extra
+	}
+	writeFile(t, filepath.Join(dir, "s1.yaml"), suiteText(""))
+	writeFile(t, filepath.Join(dir, "s2.yaml"), suiteText("# another program, the same suite name\n"))
+	fp := testbin.FakeProfiler(t)
+	for _, s := range []string{"s1", "s2"} {
+		if _, stderr, code := vbRun(t, dir, ciEnv(), "run", s+".yaml", "--quiet", "--no-baseline", "--profiler", fp, "--json", "out/"+s+".json"); code != 0 {
+			t.Fatalf("run %s: exit %d\n%s", s, code, stderr)
+		}
+	}
+	_, stderr, code := vbRun(t, dir, ciEnv(), "baseline", "update", "s1.yaml", "--from", "out/s2.json")
+	if want := "vbench: warning: out/s2.json was produced from another suite file, s2.yaml, not s1.yaml"; code != 0 || !strings.Contains(stderr, want) {
+		t.Errorf("--from another file's results: exit %d, stderr\n%s\nwant %q", code, stderr, want)
+	}
+	writeFile(t, filepath.Join(dir, "s1.yaml"), suiteText("# edited\n"))
+	_, stderr, code = vbRun(t, dir, ciEnv(), "baseline", "update", "s1.yaml", "--from", "out/s1.json")
+	if want := "vbench: warning: out/s1.json was produced from a different version of s1.yaml: the file changed since"; code != 0 || !strings.Contains(stderr, want) {
+		t.Errorf("--from an earlier version's results: exit %d, stderr\n%s\nwant %q", code, stderr, want)
+	}
+	_, stderr, code = vbRun(t, dir, ciEnv(), "baseline", "update", "s1.yaml", "--quiet", "--profiler", fp, "--modes", "none")
+	if want := "vbench: warning: the new baseline drops 1 cell the previous one had (w/tracing): later runs will call it new"; code != 0 || !strings.Contains(stderr, want) {
+		t.Errorf("update with fewer modes: exit %d, stderr\n%s\nwant %q", code, stderr, want)
+	}
+}

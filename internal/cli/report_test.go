@@ -212,7 +212,7 @@ func TestReportProfileText(t *testing.T) {
 		walk(th.Roots)
 	}
 	// The top table, with the fixture's figures as every vbench output prints them.
-	for _, want := range []string{"Top 3 of 9 functions by exclusive time (total 10.79ms on 3 threads)\n",
+	for _, want := range []string{"Top 3 of 9 functions by exclusive wall-clock time (total 10.79ms on 3 threads)\n",
 		"  2.093ms  19.4%  2.093ms  19.4%  11625  Fibonacci.Program.Fib(int)\n"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("top table lacks %q:\n%s", want, r.stdout)

@@ -6,19 +6,56 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
 
-const exitCodesHelp = `Exit codes:
-  0  no regression
-  1  a cell regressed (against a baseline, or in an A/B run against its
-     OLD twin); with --fail-on inconclusive, also an inconclusive cell
-  2  usage or configuration error
-  3  a workload failed (non-zero exit, crash, timeout, checksum mismatch,
-     profiler call counts wrong)
-  130 interrupted (Ctrl-C, SIGTERM); partial results saved with --json
-  When several apply: 2, then 130, then 3, then 1.`
+// exitCodeLines says what each exit code means, for the help of the
+// commands that can return it: each command lists only its own
+// (exitCodesHelp), the root all of them.
+var exitCodeLines = map[int]string{
+	ExitOK: "0  no regression",
+	ExitRegression: `1  a cell regressed (against a baseline, or in an A/B run against its
+     OLD twin); with --fail-on inconclusive, also an inconclusive cell`,
+	ExitUsage: "2  usage or configuration error",
+	ExitFailed: `3  a workload failed (non-zero exit, crash, timeout, checksum mismatch,
+     profiler call counts wrong)`,
+	ExitInterrupted: "130 interrupted (Ctrl-C, SIGTERM); partial results saved with --json",
+}
+
+// exitCodesHelp is the "Exit codes:" block of a command's help, listing
+// only codes, in the order given; "When several apply" is said only when
+// several can.
+func exitCodesHelp(codes ...int) string { return exitCodesHelpOK("", codes...) }
+
+// exitCodesHelpOK is exitCodesHelp where exit 0 means ok, not "no
+// regression" (a command that judges nothing).
+func exitCodesHelpOK(ok string, codes ...int) string {
+	s := "Exit codes:"
+	for _, c := range codes {
+		line := exitCodeLines[c]
+		if c == ExitOK && ok != "" {
+			line = "0  " + ok
+		}
+		s += "\n  " + line
+	}
+	var order []string
+	for _, c := range []int{ExitUsage, ExitInterrupted, ExitFailed, ExitRegression} {
+		if slices.Contains(codes, c) {
+			order = append(order, strconv.Itoa(c))
+		}
+	}
+	if len(order) > 1 {
+		s += "\n  When several apply: " + strings.Join(order, ", then ") + "."
+	}
+	return s
+}
+
+// allExitCodes are the codes vbench as a whole (and `vbench run`) returns.
+var allExitCodes = []int{ExitOK, ExitRegression, ExitUsage, ExitFailed, ExitInterrupted}
 
 // NewRootCmd builds the whole command tree.
 func NewRootCmd() *cobra.Command {
@@ -30,7 +67,8 @@ medians with confidence intervals and overhead multiples, compares them with
 stored baselines and exits non-zero on a regression. It ships its own profiler
 (tracing, instrumentation, sampling and null engines) as bin/libvbenchprof.so.
 
-` + exitCodesHelp,
+` + exitCodesHelp(allExitCodes...) + `
+  Each command's --help lists the codes it returns.`,
 		Example: `  vbench run benchmarks/suite.yaml
   vbench run benchmarks/quick.yaml --runs 5 --baseline benchmarks/baselines/quick.json
   vbench profile --mode tracing -- dotnet app.dll

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 	"vbench/internal/verdict"
@@ -49,7 +50,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringSliceVar(&f.workloads, "workloads", nil, "only these workloads (comma-separated names)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "timeout per run, e.g. 2m (overrides the suite and its workloads)")
 	fl.StringVar(&f.format, "format", "table", formatHelp)
-	fl.StringVar(&f.jsonOut, "json", "", "write the full results (every raw sample) to this file, atomically")
+	fl.StringVar(&f.jsonOut, "json", "", "write the full results (every raw sample) to this file, atomically; each cell's last profiles are kept beside it (out/r.json: out/r.profiles/)")
 	fl.StringVar(&f.shard, "shard", "", "run only shard i of n of the (workload, mode) cells, e.g. 2/4")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
 	fl.StringVar(&f.profiler, "profiler", "", "profiler library for profiled modes (default: libvbenchprof.so next to vbench)")
@@ -166,10 +167,6 @@ func checkTempDir() error {
 	return usageErrf("%s is unusable: cannot create a directory in it (%v); vbench makes each run's work directory there: point TMPDIR at a writable directory", where, err)
 }
 
-// otherCPUWarn is how much CPU (in cores, averaged over a run) other
-// processes may use before a run warns that its times are disturbed.
-const otherCPUWarn = 0.25
-
 // measure runs the plan until done or interrupted (SIGINT, SIGTERM), which
 // kills the running child's process group and returns partial results.
 func (m *measurement) measure(cmd *cobra.Command) *results.File {
@@ -186,14 +183,14 @@ func (m *measurement) measure(cmd *cobra.Command) *results.File {
 		},
 	}
 	if m.flags.jsonOut != "" {
-		env.ProfilesDir = filepath.Join(filepath.Dir(m.flags.jsonOut), "profiles")
+		env.ProfilesDir = ProfilesDirFor(m.flags.jsonOut)
 	}
 	fp := machine.Collect(context.WithoutCancel(ctx))
 	load := machine.LoadAverage()
 	f := runner.Run(ctx, m.plan, env)
 	f.Machine = fp
 	f.LoadAverage = []float64{load, machine.LoadAverage()}
-	if f.OtherCPU > otherCPUWarn {
+	if f.OtherCPU > machine.BusyWarnCores {
 		f.Warnings = append(f.Warnings, fmt.Sprintf("the machine was busy: other processes kept %.1f of its %d cores busy while workloads ran, so times are noisier than usual", f.OtherCPU, fp.Cores))
 	}
 	return f
@@ -252,7 +249,7 @@ Ctrl-C (or SIGTERM) kills the running workload and its children, saves what
 was measured so far to --json FILE (and --junit FILE) marked partial, and
 exits 130.
 
-` + exitCodesHelp,
+` + exitCodesHelp(allExitCodes...),
 		Example: `  vbench run benchmarks/suite.yaml
   vbench run benchmarks/suite.yaml --runs 5 --modes none,tracing --json out/results.json
   vbench run benchmarks/suite.yaml --format markdown --baseline benchmarks/baselines/default.json
@@ -368,4 +365,12 @@ func exactArgs(n int, what string) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// ProfilesDirFor is where a run writing results to jsonOut keeps its cells'
+// profiles: out/r.json's in out/r.profiles/<workload>/<mode>/. Each results
+// file has its own, so two results files in one directory never replace
+// each other's (a shared out/profiles/ did, silently).
+func ProfilesDirFor(jsonOut string) string {
+	return strings.TrimSuffix(jsonOut, filepath.Ext(jsonOut)) + ".profiles"
 }

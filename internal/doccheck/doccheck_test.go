@@ -209,3 +209,32 @@ func exists(p string) bool {
 	}
 	return false
 }
+
+// The README's Quick start says how to build, run the benchmark and test
+// (make build, make bench, make test), each a target of the Makefile, and
+// says how to build before its first example runs bin/vbench.
+func TestReadmeSaysHowToBuild(t *testing.T) {
+	root := testbin.RepoRoot()
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	makefile, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	_, quick, _ := strings.Cut(text, "## Quick start")
+	quick, _, _ = strings.Cut(quick, "\n## ")
+	for _, target := range []string{"build", "bench", "test"} {
+		if !strings.Contains(quick, "`make "+target+"`") && !strings.Contains(quick, "make "+target+" ") {
+			t.Errorf("README's Quick start does not name make %s", target)
+		}
+		if !regexp.MustCompile(`(?m)^` + target + `:`).Match(makefile) {
+			t.Errorf("the Makefile has no %s target", target)
+		}
+	}
+	if b, v := strings.Index(text, "make build"), strings.Index(text, "bin/vbench "); b < 0 || v < 0 || b > v {
+		t.Errorf("README runs bin/vbench (at %d) before it says make build builds it (at %d)", v, b)
+	}
+}

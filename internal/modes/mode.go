@@ -35,10 +35,13 @@ const (
 	EngineTracing         Engine = "tracing"         // enter/leave hooks: exact call counts and times
 	EngineInstrumentation Engine = "instrumentation" // rewritten IL counts and times each call itself
 	EngineSampling        Engine = "sampling"        // periodic stack snapshots
+	// Experimental: per-thread CPU-time timers and a signal that walks only
+	// the interrupted thread's frames; the runtime is never suspended.
+	EngineCPUSampling Engine = "cpu-sampling"
 )
 
 // Engines lists the profiler's engines.
-var Engines = []Engine{EngineTracing, EngineInstrumentation, EngineSampling, EngineNull}
+var Engines = []Engine{EngineTracing, EngineInstrumentation, EngineSampling, EngineCPUSampling, EngineNull}
 
 // Engine is the profiler engine a built-in mode runs, and "" for None
 // (no profiler) or a mode that is not built in.
@@ -63,7 +66,7 @@ func (m Mode) Builtin() bool { return slices.Contains(Builtins, m) }
 func (e Engine) Valid() bool { return slices.Contains(Engines, e) }
 
 // Samples reports whether the engine's profiles count samples rather than calls.
-func (e Engine) Samples() bool { return e == EngineSampling }
+func (e Engine) Samples() bool { return e == EngineSampling || e == EngineCPUSampling }
 
 // CountsCalls reports whether the engine's profiles hold exact call counts
 // (and times) per call path, the figures a workload's expected calls are

@@ -30,12 +30,14 @@ func TestModesAndEngines(t *testing.T) {
 		if m == None {
 			continue
 		}
-		if !e.Valid() || e.CountsCalls() != w.counts || e.Samples() != (e == EngineSampling) {
+		if !e.Valid() || e.CountsCalls() != w.counts || e.Samples() != (e == EngineSampling || e == EngineCPUSampling) {
 			t.Errorf("%s: valid %v, counts calls %v (want %v), samples %v", e, e.Valid(), e.CountsCalls(), w.counts, e.Samples())
 		}
 	}
-	if len(Engines) != len(want)-1 {
-		t.Errorf("Engines %v: one per profiled mode", Engines)
+	// One engine per profiled built-in mode, and cpu-sampling, experimental,
+	// which has no built-in mode of its own (a suite's mode names it).
+	if len(Engines) != len(want)-1+1 || !EngineCPUSampling.Valid() || !EngineCPUSampling.Samples() || EngineCPUSampling.CountsCalls() {
+		t.Errorf("Engines %v: one per profiled mode, and cpu-sampling", Engines)
 	}
 	if Mode("instrumented").Engine() != "" || Engine("instrumented").Valid() {
 		t.Errorf("a misspelt mode is not an engine")

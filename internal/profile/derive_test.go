@@ -102,3 +102,35 @@ func TestWriteDirAndRead(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// The sampler takes every thread's stack on the wall clock, a thread
+// blocked in a wait included: its pprof says wall time (go tool pprof's
+// "Type: wall"), never cpu.
+func TestSampledPprofIsWallClock(t *testing.T) {
+	p := &Profile{Schema: SchemaVersion, Mode: "sampling", IntervalNs: 10e6, Samples: 3, Start: time.Unix(1700000000, 0).UTC(),
+		Functions: []Function{{ID: 0, Name: "Main"}, {ID: 1, Name: "Wait"}}}
+	p.Threads = []Thread{{OSID: 1, Samples: 3, Roots: []Node{{Fn: 0, InclusiveSamples: 3, ExclusiveSamples: 1,
+		Children: []Node{{Fn: 1, InclusiveSamples: 2, ExclusiveSamples: 2}}}}}}
+	p.Derive()
+	var buf bytes.Buffer
+	if err := p.WritePprof(&buf); err != nil {
+		t.Fatal(err)
+	}
+	pp, err := profile.Parse(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pp.CheckValid(); err != nil {
+		t.Fatal(err)
+	}
+	if len(pp.SampleType) != 2 || pp.SampleType[1].Type != "wall" || pp.DefaultSampleType != "wall" || pp.PeriodType == nil || pp.PeriodType.Type != "wall" {
+		t.Fatalf("sample types %v, default %q, period type %v: want wall time", pp.SampleType, pp.DefaultSampleType, pp.PeriodType)
+	}
+	var ns int64
+	for _, s := range pp.Sample {
+		ns += s.Value[1]
+	}
+	if ns != 3*10e6 {
+		t.Errorf("wall nanoseconds %d, want samples × interval = %d", ns, int64(3*10e6))
+	}
+}

@@ -28,8 +28,9 @@ const ElidedFrames = "[vbench: frames elided]"
 // WritePprof writes p in pprof's gzipped protobuf format: one sample per call
 // path (tree node), with the node's exclusive values, so pprof's flat figures
 // are exclusive and its cumulative ones inclusive. Tracing: calls/count and
-// wall/nanoseconds; sampling: samples/count and cpu/nanoseconds (samples ×
-// interval). Every function has one location (and id: its index + 1); the
+// wall/nanoseconds; sampling: samples/count and wall/nanoseconds (samples ×
+// interval: the sampler samples every thread on the wall clock, not CPU).
+// Every function has one location (and id: its index + 1); the
 // thread and the process are labels on each sample ("thread", and the
 // numeric "pid": a profile merged from a process tree is split with
 // -tagfocus pid=N). Paths deeper than PprofMaxStack are cut
@@ -55,11 +56,13 @@ func (p *Profile) WritePprof(w io.Writer) error {
 		e.field(field)
 	}
 	if p.Sampled() {
+		// The sampler takes every thread's stack on the wall clock (a
+		// thread asleep or blocked is sampled too): wall time, not CPU.
 		valueType(1, "samples", "count")
-		valueType(1, "cpu", "nanoseconds")
-		valueType(11, "cpu", "nanoseconds")
+		valueType(1, "wall", "nanoseconds")
+		valueType(11, "wall", "nanoseconds")
 		e.top(12, p.IntervalNs)
-		e.top(14, e.str("cpu"))
+		e.top(14, e.str("wall"))
 	} else {
 		valueType(1, "calls", "count")
 		valueType(1, "wall", "nanoseconds")

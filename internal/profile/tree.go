@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"vbench/internal/atomicfile"
@@ -122,7 +123,43 @@ type Tree struct {
 // Missing is a process that started profiling and wrote no profile.
 type Missing struct {
 	Process
-	Dir string // its directory
+	Dir   string // its directory
+	Ended *Ended // how it ended, when `vbench profile` saw it (its own child)
+}
+
+// EndedFile is how a process that wrote no profile ended, written into its
+// directory by `vbench profile` (which waited for it, so knows its exit
+// status), so that `vbench report DIR` can say it too.
+const EndedFile = "ended.json"
+
+// Ended is EndedFile's content: the exit code (128+n: killed by signal n).
+type Ended struct {
+	ExitCode int `json:"exit_code"`
+}
+
+// String says how the process ended: "died of signal 11 (segmentation
+// fault)", "exited with code 3".
+func (e Ended) String() string {
+	if e.ExitCode > 128 && e.ExitCode < 128+65 {
+		return fmt.Sprintf("died of signal %d (%v)", e.ExitCode-128, syscall.Signal(e.ExitCode-128))
+	}
+	return fmt.Sprintf("exited with code %d", e.ExitCode)
+}
+
+// WriteEnded records how the process whose directory is procDir ended.
+func WriteEnded(procDir string, e Ended) error {
+	return atomicfile.Write(filepath.Join(procDir, EndedFile), 0o644, func(w io.Writer) error {
+		return json.NewEncoder(w).Encode(e)
+	})
+}
+
+func readEnded(procDir string) *Ended {
+	data, err := os.ReadFile(filepath.Join(procDir, EndedFile))
+	var e Ended
+	if err != nil || strictUnmarshal(data, &e) != nil {
+		return nil
+	}
+	return &e
 }
 
 // NoProfileError is ReadTree's error for a directory without any profile.
@@ -177,7 +214,7 @@ func ReadTree(path string) (*Tree, error) {
 			if err != nil {
 				return nil, err
 			}
-			t.Missing = append(t.Missing, Missing{pr, sub})
+			t.Missing = append(t.Missing, Missing{pr, sub, readEnded(sub)})
 		}
 	}
 	if len(t.Processes)+len(t.Missing) == 0 {

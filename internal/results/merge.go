@@ -3,6 +3,7 @@ package results
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"vbench/internal/machine"
 	"vbench/internal/modes"
@@ -100,7 +101,12 @@ func Merge(names []string, files []*File, allowPartial bool) (*File, error) {
 			}
 			out.Settings.WorkloadAgainst[w] = a
 		}
-		out.Warnings = append(out.Warnings, f.Warnings...)
+		for _, w := range f.Warnings {
+			// Shards that saw the same thing (a busy machine) say it once.
+			if !slices.Contains(out.Warnings, w) {
+				out.Warnings = append(out.Warnings, w)
+			}
+		}
 	}
 	if runs > 0 {
 		out.BookkeepingNs = bookkeeping / runs

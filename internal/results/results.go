@@ -110,10 +110,14 @@ const (
 	// VerdictNotRun: the cell has no measured run (interrupted before it
 	// ran, or not reached); never a pass.
 	VerdictNotRun = "not run"
+	// VerdictReference: the OLD side of an A/B pair (--against's twin, a
+	// mode another mode is judged `against:`), judged against nothing
+	// itself: what its pair's verdict is measured from, not a new cell.
+	VerdictReference = "reference"
 )
 
 // Verdicts lists every verdict, worst first: the order summaries count them in.
-var Verdicts = []string{VerdictRegressed, VerdictFailed, VerdictInconclusive, VerdictNotRun, VerdictImproved, VerdictSame, VerdictNew}
+var Verdicts = []string{VerdictRegressed, VerdictFailed, VerdictInconclusive, VerdictNotRun, VerdictImproved, VerdictSame, VerdictNew, VerdictReference}
 
 // Cell is one (workload, mode) pair: the summary over its measured runs.
 // Times are the cell's Metric of each run, in nanoseconds: the median, its

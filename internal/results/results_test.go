@@ -3,6 +3,7 @@ package results
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -89,6 +90,14 @@ func TestMerge(t *testing.T) {
 	if len(m.Results) != 2 || m.Results[0].Verdict != "" || m.Results[1].Verdict != VerdictFailed || !m.Started.Equal(b.Started) || m.Shard != nil {
 		t.Errorf("merged: %+v", m)
 	}
+	// The same warning from two shards is said once (a merged report used
+	// to repeat the busy-machine warning); different ones are all kept.
+	busy := "the machine was busy: other processes kept 1.6 of its 2 cores busy"
+	a.Warnings, b.Warnings = []string{busy}, []string{busy, "other"}
+	if m, err := Merge([]string{"a", "b"}, []*File{a, b}, false); err != nil || !slices.Equal(m.Warnings, []string{busy, "other"}) {
+		t.Errorf("merged warnings: %q (%v)", m.Warnings, err)
+	}
+	a.Warnings, b.Warnings = nil, nil
 	if _, err := Merge([]string{"a", "a2"}, []*File{a, a}, false); err == nil || !strings.Contains(err.Error(), "shards overlap") {
 		t.Errorf("overlap: %v", err)
 	}

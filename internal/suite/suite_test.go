@@ -139,6 +139,8 @@ func TestBadInput(t *testing.T) {
 		{"bad timeout", "name: s\ntimeout: 2 minutes\n", `s.yaml:2: timeout: must be a duration`},
 		{"bad min_change", "name: s\nthresholds:\n  min_change: lots\n", `s.yaml:3: thresholds.min_change: must be a number`},
 		{"min_change too big", "name: s\nthresholds:\n  min_change: 150%\n", `s.yaml:3: thresholds.min_change: must be between`},
+		// A bare 5 could be 5% or 500%: refused, not read either way.
+		{"min_change bare 5", "name: s\nthresholds:\n  min_change: 5\n", `s.yaml:3: thresholds.min_change: a bare number is a fraction of 1 (0.05 means 5%), so 5 would mean 500%: write 5% for 5 percent`},
 		{"alpha", "name: s\nthresholds: {alpha: 0.9}\n", `s.yaml:2: thresholds.alpha: must be a significance level`},
 		{"bad profiler key", "name: s\nprofiler:\n  intervall: 1ms\n", `s.yaml:3: profiler.intervall: unknown field`},
 		{"missing name", "workloads: []\n", `s.yaml:1: name: missing`},

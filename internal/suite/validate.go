@@ -107,10 +107,15 @@ func (p *parser) thresholds(n *yaml.Node, field string, s *Suite) {
 		f := join(field, key)
 		switch key {
 		case "min_change":
-			s.MinChange = p.fraction(v, f)
-			if p.err == nil && !(s.MinChange >= 0 && s.MinChange < 1) { // NaN too
-				p.fail(v, f, "must be between 0%% and 100%%, got %v", v.Value)
+			if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
+				p.fail(v, f, "must be a number or a percentage, got %s", kindName(v))
+				return
 			}
+			mc, err := ParseMinChange(v.Value)
+			if err != nil {
+				p.fail(v, f, "%s", err)
+			}
+			s.MinChange = mc
 		case "alpha":
 			s.Alpha = p.fraction(v, f)
 			if p.err == nil && !(s.Alpha > 0 && s.Alpha < 0.5) { // NaN too

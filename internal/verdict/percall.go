@@ -27,7 +27,7 @@ func perEvent(f *results.File) {
 		if ch == nil || ch.Against == "" {
 			continue
 		}
-		old := pairOf(f, c)
+		old := Reference(f, c)
 		if old == nil {
 			continue
 		}
@@ -52,15 +52,4 @@ func perEvent(f *results.File) {
 			ch.ChangePerSampleNs, ch.ChangePerSampleLoNs, ch.ChangePerSampleHiNs = est/n, lo/n, hi/n
 		}
 	}
-}
-
-// pairOf is the cell c was judged against in its own run (the other side
-// of its A/B pair), nil when there is none. The one place this file names
-// how a pair is found.
-func pairOf(f *results.File, c *results.Cell) *results.Cell {
-	against := f.ModeSpec(c.Mode).Against
-	if against == "" {
-		return nil
-	}
-	return f.Find(c.Workload, against)
 }

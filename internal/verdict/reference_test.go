@@ -73,8 +73,8 @@ func TestApplyWorkloadPair(t *testing.T) {
 		if old, new := c.Sides(); old != "app-base" || new != "app" || c.AgainstKey() != "app-base/"+string(m) {
 			t.Errorf("app/%s sides %q → %q, against %q", m, old, new, c.AgainstKey())
 		}
-		if v := f.Find("app-base", m).Verdict; v != results.VerdictNew {
-			t.Errorf("app-base/%s: %s, want new", m, v)
+		if v := f.Find("app-base", m).Verdict; v != results.VerdictReference {
+			t.Errorf("app-base/%s: %s, want reference (the pair's other side)", m, v)
 		}
 	}
 }

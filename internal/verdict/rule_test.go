@@ -68,14 +68,20 @@ func TestApplyAB(t *testing.T) {
 	if c.Verdict != results.VerdictRegressed || !c.Compare.Paired || math.Abs(c.Compare.Ratio-1.08) > 0.01 || c.Compare.Family != 1 {
 		t.Errorf("20 rounds 8%% slower: %s %+v", c.Verdict, c.Compare)
 	}
-	if v := f.Find("w", "tracing@old").Verdict; v != results.VerdictNew {
-		t.Errorf("the OLD twin: %s, want new", v)
+	// The OLD twin is what the pair is judged against: reference, never
+	// "new", which read as if it were the new build.
+	if v := f.Find("w", "tracing@old").Verdict; v != results.VerdictReference {
+		t.Errorf("the OLD twin: %s, want reference", v)
 	}
 	if v := f.Find("x", "tracing").Verdict; v != results.VerdictNotRun {
 		t.Errorf("a cell without runs: %s, want not run", v)
 	}
 	// Three rounds: the signed-rank test cannot reach 0.01 (2/2^3 = 0.25).
 	f = run(3, 1.08)
+	c = f.Find("w", "tracing")
+	if got := TooFewRuns(c.Compare.Reason); got != "too few runs (3 vs 3) to reach p < 0.01 over 1 test" {
+		t.Errorf("TooFewRuns(%q) = %q", c.Compare.Reason, got)
+	}
 	c = f.Find("w", "tracing")
 	if c.Verdict != results.VerdictInconclusive || !strings.Contains(c.Compare.Reason, "too few runs (3 vs 3)") {
 		t.Errorf("3 rounds: %s (%s)", c.Verdict, c.Compare.Reason)

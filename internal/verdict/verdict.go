@@ -9,6 +9,8 @@
 //   - failed       when it failed;
 //   - not run      when it has no measured run (interrupted before it ran);
 //   - new          when there is nothing to judge it against;
+//   - reference    when, judged against nothing, it is what an A/B pair's
+//     other cell was judged against (tracing@old);
 //   - regressed or improved when the change is significant for the run as
 //     a whole and not shown to be smaller than the minimum change;
 //   - same         when the change is shown to be within ±min_change (or
@@ -81,6 +83,7 @@ func Apply(cur, base *results.File, opts Options) {
 	}
 	decide(tests, opts)
 	perEvent(cur)
+	markReferences(cur)
 }
 
 // keepExplain carries an A/B pair's explain over to its new comparison:
@@ -89,6 +92,22 @@ func Apply(cur, base *results.File, opts Options) {
 func keepExplain(prev, ch *results.Change) {
 	if prev != nil && ch != nil {
 		ch.Explain, ch.ExplainUnit = prev.Explain, prev.ExplainUnit
+	}
+}
+
+// markReferences calls reference, not new, a cell judged against nothing
+// that an A/B pair of the file was judged against (a mode's twin or a
+// workload's): "new" said of tracing@old (the OLD build) read as if it
+// were the new side.
+func markReferences(f *results.File) {
+	for i := range f.Results {
+		c := &f.Results[i]
+		if c.Compare == nil {
+			continue
+		}
+		if old := Reference(f, c); old != nil && old.Verdict == results.VerdictNew {
+			old.Verdict = results.VerdictReference
+		}
 	}
 }
 
@@ -343,10 +362,25 @@ func decide(tests []*test, opts Options) {
 			c.Verdict = results.VerdictSame
 		}
 		if !ch.Comparable {
-			reasons = append(reasons, fmt.Sprintf("too few runs (%d vs %d) to reach p < %g over %d %s", time.n[0], time.n[1], opts.Alpha, len(tests), plural(len(tests), "test", "tests")))
+			reasons = append(reasons, fmt.Sprintf("%s (%d vs %d) to reach p < %g over %d %s", tooFewRuns, time.n[0], time.n[1], opts.Alpha, len(tests), numfmt.Plural(len(tests), "test", "tests")))
 		}
 		ch.Reason = strings.Join(reasons, "; ")
 	}
+}
+
+// tooFewRuns opens the part of a Change.Reason that says the runs could
+// not reach significance whatever they measured (Comparable false).
+const tooFewRuns = "too few runs"
+
+// TooFewRuns is that part of a Change.Reason, "too few runs (3 vs 3) to
+// reach p < 0.01 over 7 tests", or "" when the runs could have decided.
+func TooFewRuns(reason string) string {
+	for _, part := range strings.Split(reason, "; ") {
+		if strings.HasPrefix(part, tooFewRuns+" (") {
+			return part
+		}
+	}
+	return ""
 }
 
 // verdictOf is one test's verdict from its adjusted p and its interval at
@@ -395,7 +429,7 @@ func hides(j stats.Judgement) float64 {
 func describe(t *test, verdict string, family int, opts Options) string {
 	d := t.what + " " + numfmt.Change(t.j.Ratio) + " (" + numfmt.P(t.j.P)
 	if family > 1 || len(t.cell.Compare.Looks) > 1 {
-		d += fmt.Sprintf("; adjusted %s over %d %s", numfmt.P(t.p), family, plural(family, "test", "tests"))
+		d += fmt.Sprintf("; adjusted %s over %d %s", numfmt.P(t.p), family, numfmt.Plural(family, "test", "tests"))
 		if k := len(t.cell.Compare.Looks); k > 1 && !t.overhead {
 			d += fmt.Sprintf(" and %d looks", k)
 		}
@@ -414,13 +448,6 @@ func describe(t *test, verdict string, family int, opts Options) string {
 	default:
 		return d + fmt.Sprintf(" within ±%g%%", 100*opts.MinChange)
 	}
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // warn replaces the warnings an earlier comparison left with this one's.

@@ -153,6 +153,19 @@ func ChangeCIPAdj(ratio, lo, hi, p, adj float64) string {
 	return strings.TrimSuffix(s, ")") + ", adj. " + P(adj) + ")"
 }
 
+// Plural is one when n is 1, else many: "test", "tests".
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// Count is n and its noun: "1 thread", "2 threads", "0 cells".
+func Count(n int, one, many string) string {
+	return fmt.Sprintf("%d %s", n, Plural(n, one, many))
+}
+
 // Percent prints a fraction of a whole with one decimal: 0.1234 → "12.3%".
 func Percent(fraction float64) string {
 	if math.IsNaN(fraction) || math.IsInf(fraction, 0) {

@@ -153,3 +153,11 @@ func TestPerEvent(t *testing.T) {
 		}
 	}
 }
+
+func TestCount(t *testing.T) {
+	for n, want := range map[int]string{0: "0 tests", 1: "1 test", 7: "7 tests"} {
+		if got := Count(n, "test", "tests"); got != want {
+			t.Errorf("Count(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

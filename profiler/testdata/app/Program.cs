@@ -52,6 +52,10 @@ namespace VbTest
                 case "spawn": return Spawner.Run(n, args[2..]);
                 case "spawnbench": return Spawner.Run(n, args[2..], bench: true);
                 case "hang": Spawner.Hang(); break;
+                case "stop-sleep": Stopper.Sleep(n); break;
+                case "stop-readline": Stopper.ReadLine(n); break;
+                case "stop-busy": Stopper.Busy(n); break;
+                case "stop-cancel": return Stopper.Cancel(n);
                 case "throw-deep": return Crasher.Throw(n > 0 ? n : 40);
                 case "failfast-deep": return Crasher.FailFast(n > 0 ? n : 40);
                 case "segv-deep": return Crasher.Segv(n > 0 ? n : 40);

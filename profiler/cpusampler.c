@@ -1,0 +1,570 @@
+// The cpu-sampling engine (experimental): a sampler that never stops the
+// runtime. Each managed thread gets a timer on its own CPU clock
+// (timer_create with SIGEV_THREAD_ID) that sends SIGPROF to that thread
+// alone, every VBENCH_INTERVAL of the CPU time it used; the handler walks the
+// interrupted thread's frames by frame pointers (the RBP chain) from the
+// signal context and stores the raw instruction pointers in the thread's
+// ring of preallocated slots. A drain thread (a C pthread with every signal
+// blocked, like the sampling engine's) empties the rings every few
+// milliseconds, resolves each IP to a method with ICorProfilerInfo's
+// GetFunctionFromIP (from a normal thread, cached by IP) and merges the
+// stacks into the per-thread sampling trees the profile writer already reads.
+//
+// Why SIGPROF: neither CoreCLR (SIGRTMIN for suspension, the fault signals,
+// SIGINT/SIGQUIT/SIGTERM), System.Native (SIGINT, SIGQUIT, SIGCONT, SIGCHLD,
+// SIGWINCH, SIGTTOU, SIGURG... only when asked) nor Go's c-shared runtime
+// (in a library it installs handlers only for the synchronous signals,
+// SIGPIPE and SIGURG, its preemption signal; SIGPROF only for its own
+// pprof, which we never start) handles it. Installation refuses to take it
+// over when someone already has (the engine then fails to start and says so).
+//
+// The handler is async-signal-safe end to end: it reads the thread's record
+// (found by kernel thread id in a fixed table: no allocation, no lock), the
+// signal context and stack words inside the range recorded for the thread
+// at registration (each read checked against it), and publishes one slot
+// with a release store. Its only system call is gettid, once per thread.
+// It runs without SA_ONSTACK, on the interrupted thread's own stack (a
+// managed thread's is megabytes), so nothing of it lands on the 16 KiB
+// alternate stack CoreCLR gives each thread for its stack-overflow handler;
+// its frame is a few dozen bytes either way. The trampolines into Go block
+// SIGPROF as they block SIGRTMIN (profiler.c): a tick never lands on a
+// goroutine stack, and the timers are deleted before the profile is written.
+//
+// Walks: the leaf is the interrupted IP; each frame above it is the return
+// address at [rbp+8], the next frame at [rbp], which must lie higher on the
+// same stack. CoreCLR's JIT keeps RBP frames for all but small leaf methods
+// on Linux x64 (ETW_EBP_FRAMED) and libcoreclr is built with frame pointers.
+// A frameless leaf hides its caller (RBP is still the caller's frame): the
+// drain then looks for the caller's return address among the words at the
+// stack pointer (see resolve). A walk that stops inside managed code (an
+// RBP that is no frame pointer) is not rooted: its frames go under an
+// "[vbench: stack incomplete]" root, never grafted at the thread's root.
+// Frames GetFunctionFromIP does not know (native code, stubs) are dropped
+// and counted, like the native frames DoStackSnapshot skips.
+//
+// Ticks: the kernel checks CPU-clock timers at its scheduler tick (250 Hz
+// here), so at 1 ms a signal carries the expirations it stands for in
+// si_overrun: each sample weighs 1 + overrun, and samples times the
+// interval stay the thread's CPU time.
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include "vb.h"
+
+#define NRECORDS 4096  // threads registered at once (by kernel thread id)
+#define PROBES 64
+#define NSLOTS 64      // samples a thread may hold between two drains
+#define LEAD 128       // leaf-most frames kept in order
+#define RING 128       // root-most frames kept round a ring
+#define NHIDDEN 8     // OSR frames' hidden return addresses per walk
+#define SCAN 512      // words searched above a frame record for an OSR method's hidden one
+#define TOPWORDS 4     // words at the interrupted stack pointer (a frameless leaf's return address)
+
+enum {
+	WALK_ROOTED = 1,    // the chain ended at a zero frame pointer (the thread's first frame)
+	WALK_BROKEN = 2,    // the chain stopped at a frame pointer outside the stack or not above the last
+	WALK_OFFSTACK = 4,  // the interrupted SP is not on the thread's stack (a signal's alternate stack)
+	WALK_NORANGE = 8,   // the thread's stack range is not known yet: leaf only
+};
+
+typedef struct {
+	uint32_t seen;     // frames walked (> LEAD+RING: the middle went round the ring)
+	uint32_t weight;   // 1 + the timer's overruns
+	uint32_t flags;    // WALK_*
+	uint32_t pad;
+	uintptr_t top[TOPWORDS];
+	uintptr_t sp0, bp0; // the interrupted stack and frame pointers
+	// OSR frames (see resolve): walk index j of a frame whose record's next
+	// frame pointer also lies higher up, and the word above that copy.
+	uint32_t nhid;
+	uint32_t hid_at[NHIDDEN];
+	uintptr_t hid_ret[NHIDDEN];
+	uintptr_t ip[LEAD + RING];
+} slot;
+
+typedef struct {
+	int32_t tid;           // kernel thread id; 0: free
+	int32_t armed;         // a timer runs
+	ThreadID managed;      // the runtime's id (0: not assigned)
+	uintptr_t lo, hi;      // the thread's stack (hi 0: unknown)
+	uintptr_t seen_sp;     // a stack pointer the handler saw while hi was 0
+	uint32_t head;         // slots written (by the handler)
+	uint32_t tail;         // slots drained (by the drain thread)
+	uint64_t full;         // samples lost: every slot was taken
+	timer_t timer;
+	slot *slots;           // NSLOTS, mmap'd once per record
+	vb_thread *tree;
+} record;
+
+static record records[NRECORDS];
+static pthread_mutex_t reg = PTHREAD_MUTEX_INITIALIZER; // registration vs the drain (never the handler)
+static pthread_t drainer;
+static int running, stop;
+static __thread int32_t my_tid __attribute__((tls_model("initial-exec")));
+
+// Counters (VBENCH_DEBUG=1 logs them; the profile warns on losses).
+int64_t vb_cpu_signals, vb_cpu_weight, vb_cpu_full, vb_cpu_rooted, vb_cpu_broken, vb_cpu_offstack, vb_cpu_norange;
+int64_t vb_cpu_frames, vb_cpu_unresolved, vb_cpu_incomplete, vb_cpu_osr, vb_cpu_no_managed, vb_cpu_leaf_callers, vb_cpu_timer_fail;
+int64_t vb_cpu_handler_ns, vb_cpu_handler_n; // with VBENCH_CPU_TIMING=1: time in the handler
+static int timing, dump;
+// The root of stacks whose walk did not reach the thread's first frame; Go
+// names it (profile.IncompleteStack).
+vb_fn vb_incomplete_fn = {.id = UINT32_MAX - 1, .user = 1, .name = "", .module = "", .assembly = "", .type_name = ""};
+
+static record *find(int32_t tid, int claim) {
+	uint32_t i = (uint32_t)tid % NRECORDS;
+	for (uint32_t k = 0; k < PROBES; k++, i = (i + 1) % NRECORDS) {
+		int32_t t = __atomic_load_n(&records[i].tid, __ATOMIC_ACQUIRE);
+		if (t == tid) return &records[i];
+		if (t != 0) continue;
+		if (!claim) return 0;
+		if (__atomic_compare_exchange_n(&records[i].tid, &t, tid, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) || t == tid) return &records[i];
+	}
+	return 0;
+}
+
+// ---- the signal path
+
+static inline int on_stack(uintptr_t p, uintptr_t lo, uintptr_t hi) { return p >= lo && p + 16 <= hi && !(p & 7); }
+
+static void on_prof(int sig, siginfo_t *si, void *ucv) {
+	(void)sig;
+	int saved = errno;
+	uint64_t t0 = timing ? vb_rdtsc() : 0;
+	if (!my_tid) my_tid = (int32_t)syscall(SYS_gettid);
+	record *r = find(my_tid, 0);
+	if (!r || !r->slots) goto out;
+	uint32_t h = r->head;
+	if (h - __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE) >= NSLOTS) {
+		__atomic_fetch_add(&r->full, 1, __ATOMIC_RELAXED);
+		goto out;
+	}
+	slot *s = &r->slots[h % NSLOTS];
+	const ucontext_t *uc = ucv;
+	uintptr_t ip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+	uintptr_t sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+	uintptr_t bp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
+	uintptr_t lo = __atomic_load_n(&r->lo, __ATOMIC_RELAXED), hi = __atomic_load_n(&r->hi, __ATOMIC_ACQUIRE);
+	s->weight = 1 + (si->si_code == SI_TIMER && si->si_overrun > 0 ? (uint32_t)si->si_overrun : 0);
+	s->ip[0] = ip;
+	uint32_t n = 1, flags = 0;
+	memset(s->top, 0, sizeof s->top);
+	s->nhid = 0;
+	s->sp0 = sp;
+	s->bp0 = bp;
+	if (!hi) {
+		flags = WALK_NORANGE;
+		r->seen_sp = sp;
+	} else if (!on_stack(sp, lo, hi)) {
+		flags = WALK_OFFSTACK;
+	} else {
+		for (int i = 0; i < TOPWORDS && on_stack(sp + 8 * i, lo, hi); i++) s->top[i] = ((uintptr_t *)sp)[i];
+		uintptr_t floor = sp;
+		for (;;) {
+			if (bp == 0) {
+				flags = WALK_ROOTED;
+				break;
+			}
+			if (bp < floor || !on_stack(bp, lo, hi)) {
+				flags = WALK_BROKEN;
+				break;
+			}
+			uintptr_t next = ((uintptr_t *)bp)[0], ret = ((uintptr_t *)bp)[1];
+			if (ret == 0) {
+				flags = WALK_ROOTED;
+				break;
+			}
+			s->ip[n < LEAD ? n : LEAD + (n - LEAD) % RING] = ret;
+			// An OSR method's frame record links straight to its caller's
+			// caller: the real one (the Tier0 frame's, holding the same
+			// saved frame pointer) lies higher, beyond the Tier0 locals.
+			if (n < LEAD && s->nhid < NHIDDEN && next > bp + 16 && next <= hi - 16) {
+				uintptr_t *w = (uintptr_t *)(bp + 16), *end = (uintptr_t *)next;
+				if (end - w > SCAN) end = w + SCAN;
+				for (; w < end; w++)
+					if (*w == next) {
+						s->hid_at[s->nhid] = n;
+						s->hid_ret[s->nhid++] = w[1];
+						break;
+					}
+			}
+			n++;
+			floor = bp + 16;
+			bp = next;
+		}
+	}
+	s->seen = n;
+	s->flags = flags;
+	__atomic_store_n(&r->head, h + 1, __ATOMIC_RELEASE);
+out:
+	if (timing) {
+		__atomic_fetch_add(&vb_cpu_handler_ns, (int64_t)(vb_rdtsc() - t0), __ATOMIC_RELAXED); // TSC ticks; converted when logged
+		__atomic_fetch_add(&vb_cpu_handler_n, 1, __ATOMIC_RELAXED);
+	}
+	errno = saved;
+}
+
+// ---- registration (runtime callbacks, normal threads)
+
+// stack_of sets r's stack range when the caller is the thread itself.
+static void stack_of(record *r) {
+	pthread_attr_t a;
+	void *base;
+	size_t size;
+	if (pthread_getattr_np(pthread_self(), &a) != 0) return;
+	if (pthread_attr_getstack(&a, &base, &size) == 0) {
+		__atomic_store_n(&r->lo, (uintptr_t)base, __ATOMIC_RELAXED);
+		__atomic_store_n(&r->hi, (uintptr_t)base + size, __ATOMIC_RELEASE);
+	}
+	pthread_attr_destroy(&a);
+}
+
+static void drain_record(record *r);
+
+// vb_cpu_thread_assigned: managed thread `managed` runs on kernel thread
+// tid. Called by ThreadAssignedToOSThread (on the thread itself, measured
+// on .NET 10; from another thread the drain learns the stack range from
+// /proc/self/maps and the first samples keep only their leaf).
+void vb_cpu_thread_assigned(ThreadID managed, int32_t tid) {
+	if (!__atomic_load_n(&running, __ATOMIC_ACQUIRE) || tid <= 0) return;
+	pthread_mutex_lock(&reg);
+	record *r = find(tid, 1);
+	if (!r) goto done;
+	if (r->armed) { // a thread with this id we were not told had ended
+		timer_delete(r->timer);
+		r->armed = 0;
+	}
+	if (r->managed && r->managed != managed) drain_record(r);
+	if (!r->slots) {
+		void *p = mmap(0, NSLOTS * sizeof(slot), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p == MAP_FAILED) goto done;
+		r->slots = p;
+	}
+	if (r->managed != managed) {
+		r->tree = 0;
+		__atomic_store_n(&r->hi, 0, __ATOMIC_RELEASE);
+		r->lo = 0;
+		r->head = r->tail = 0;
+	}
+	r->managed = managed;
+	if ((int32_t)syscall(SYS_gettid) == tid) stack_of(r);
+	struct sigevent ev = {0};
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = SIGPROF;
+	ev._sigev_un._tid = tid;
+	clockid_t clock = (clockid_t)((~(unsigned)tid) << 3) | 6; // CPUCLOCK_PERTHREAD|CPUCLOCK_SCHED
+	if (timer_create(clock, &ev, &r->timer) != 0) {
+		vb_cpu_timer_fail++;
+		goto done;
+	}
+	struct itimerspec its = {{vb_interval_ns / 1000000000, vb_interval_ns % 1000000000}, {vb_interval_ns / 1000000000, vb_interval_ns % 1000000000}};
+	timer_settime(r->timer, 0, &its, 0);
+	r->armed = 1;
+done:
+	pthread_mutex_unlock(&reg);
+}
+
+// vb_cpu_thread_destroyed: the runtime is done with managed thread id.
+void vb_cpu_thread_destroyed(ThreadID managed) {
+	if (!__atomic_load_n(&running, __ATOMIC_ACQUIRE)) return;
+	pthread_mutex_lock(&reg);
+	for (int i = 0; i < NRECORDS; i++) {
+		record *r = &records[i];
+		if (r->tid && r->managed == managed && r->armed) {
+			timer_delete(r->timer);
+			r->armed = 0;
+			drain_record(r);
+			if (r->tree) vb_thread_cpu_ns(r->tree); // its last CPU time, before the id is reused
+		}
+	}
+	pthread_mutex_unlock(&reg);
+}
+
+// ---- the drain thread
+
+// An IP -> FunctionID cache (0: not managed code). Code is not freed under
+// us but for collectible assemblies, whose IPs could then name a later
+// method; the cache is cleared at each drain's start when it is half full.
+#define CACHE (1u << 16)
+static struct { uintptr_t ip; FunctionID fid; } cache[CACHE];
+static uint32_t cached;
+static int64_t lookups, hits;
+
+static FunctionID function_at(uintptr_t ip) {
+	if (!ip) return 0;
+	uint32_t i = (uint32_t)((ip * 0x9E3779B97F4A7C15ull) >> 48) % CACHE;
+	lookups++;
+	if (cache[i].ip == ip) {
+		hits++;
+		return cache[i].fid;
+	}
+	FunctionID f = 0;
+	if (FAILED(VCALL(vb_info, INFO_GetFunctionFromIP, GetFunctionFromIP_t)(vb_info, (const uint8_t *)ip, &f))) f = 0;
+	if (!cache[i].ip) cached++;
+	cache[i].ip = ip;
+	cache[i].fid = f;
+	return f;
+}
+
+// maps_range sets r's stack range from the mapping holding sp.
+static void maps_range(record *r, uintptr_t sp) {
+	FILE *f = fopen("/proc/self/maps", "r");
+	if (!f) return;
+	char line[512];
+	while (fgets(line, sizeof line, f)) {
+		unsigned long a, b;
+		if (sscanf(line, "%lx-%lx", &a, &b) == 2 && sp >= a && sp < b) {
+			__atomic_store_n(&r->lo, (uintptr_t)a, __ATOMIC_RELAXED);
+			__atomic_store_n(&r->hi, (uintptr_t)b, __ATOMIC_RELEASE);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+#define MARK_INCOMPLETE ((FunctionID)-1)
+#define MARK_ELIDED ((FunctionID)-2)
+
+static vb_node *merge(vb_thread *t, vb_node *p, FunctionID fid, uint32_t w) {
+	vb_fn *f = fid == MARK_INCOMPLETE ? &vb_incomplete_fn : fid == MARK_ELIDED ? &vb_elided_fn : vb_fn_for_function(fid);
+	if (!f) return p;
+	vb_node *c = vb_node_child(t, p, f);
+	if (c) c->incl_samples += w;
+	return c;
+}
+
+// The IP of the slot's walk frame j (0: the leaf): the first LEAD in order,
+// the rest round the ring (only the last RING of a deeper walk remain).
+static uintptr_t frame_ip(const slot *s, uint32_t j) { return s->ip[j < LEAD ? j : LEAD + (j - LEAD) % RING]; }
+
+// resolve turns a slot into FunctionIDs, leaf first, into out (unresolved
+// frames dropped, MARK_ELIDED where a deep walk lost its middle); it returns
+// how many, and whether the walk is rooted: its root-most frame is native
+// code (every managed thread starts there), so no frame is missing above
+// the managed ones. A walk whose last frame is managed stopped early (a
+// broken chain, or only the leaf was taken). Return addresses are resolved
+// at ip-1: a call that ends a method returns to the next one's first byte.
+static uint32_t resolve(const slot *s, FunctionID *out, int *rooted) {
+	uint32_t n = 0, seen = s->seen;
+	int last_managed = 0;
+	for (uint32_t j = 0; j < seen; j++) {
+		if (j == LEAD && seen > LEAD + RING) {
+			out[n++] = MARK_ELIDED;
+			j = seen - RING;
+		}
+		uintptr_t ip = frame_ip(s, j);
+		FunctionID f = function_at(j == 0 ? ip : ip - 1);
+		last_managed = f != 0;
+		int same = f && n >= 1 && out[n - 1] == f; // the frame record is f's own (recursion, or OSR)
+		if (j == 1 && n == 1 && out[0] != f) {
+			// A leaf that keeps no frame (or stands in its epilogue) hides
+			// its caller: RBP is still the caller's, whose own return
+			// address the chain gave (or native code's, when the caller's
+			// frame was already popped). The leaf's return address is then
+			// among the words at the stack pointer: the first that names a
+			// method names the caller, unless it is the leaf's own. Only
+			// words below the frame record the chain started from: at or
+			// above it lie the chain's own.
+			for (int k = 0; k < TOPWORDS && s->sp0 + 8 * (uintptr_t)k < s->bp0; k++) {
+				FunctionID c = s->top[k] ? function_at(s->top[k] - 1) : 0;
+				if (!c) continue;
+				if (c != out[0]) {
+					out[n++] = c;
+					vb_cpu_leaf_callers++;
+				}
+				same = f && c == f; // a frameless leaf called from f: the record is f's (recursion, or OSR)
+				break;
+			}
+		}
+		if (!f) {
+			vb_cpu_unresolved++;
+			continue;
+		}
+		out[n++] = f;
+		// The frame of an OSR method (a loop's optimized code entered
+		// mid-method) gives as return address a stale word of its Tier0
+		// frame, in the same method: that frame is the hidden caller.
+		if (same && j < LEAD)
+			for (uint32_t k = 0; k < s->nhid; k++)
+				if (s->hid_at[k] == j) {
+					FunctionID c = function_at(s->hid_ret[k] - 1);
+					if (c && c != f) {
+						out[n - 1] = c;
+						vb_cpu_osr++;
+					}
+					break;
+				}
+	}
+	*rooted = !last_managed;
+	return n;
+}
+
+static FunctionID resolved[LEAD + RING + 2];
+
+static void drain_record(record *r) {
+	uint32_t h = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+	for (uint32_t t = r->tail; t != h; t++) {
+		const slot *s = &r->slots[t % NSLOTS];
+		vb_cpu_signals++;
+		vb_cpu_weight += s->weight;
+		if (s->flags & WALK_ROOTED) vb_cpu_rooted++;
+		if (s->flags & WALK_BROKEN) vb_cpu_broken++;
+		if (s->flags & WALK_OFFSTACK) vb_cpu_offstack++;
+		if (s->flags & WALK_NORANGE) {
+			vb_cpu_norange++;
+			if (!__atomic_load_n(&r->hi, __ATOMIC_ACQUIRE) && r->seen_sp) maps_range(r, r->seen_sp);
+		}
+		vb_cpu_frames += s->seen;
+		int rooted = 0;
+		uint32_t n = resolve(s, resolved, &rooted);
+		if (dump > 0 && n > 0 && (vb_cpu_signals % 50) == 0) {
+			dump--;
+			vb_log("cpu sample: flags %u seen %u top %lx %lx %lx %lx", s->flags, s->seen, (unsigned long)s->top[0], (unsigned long)s->top[1], (unsigned long)s->top[2], (unsigned long)s->top[3]);
+			for (uint32_t j = 0; j < s->seen && j < 40; j++) {
+				FunctionID f = function_at(j ? frame_ip(s, j) - 1 : frame_ip(s, j));
+				vb_fn *fn = f ? vb_fn_for_function(f) : 0;
+				vb_log("  %lx %s", (unsigned long)frame_ip(s, j), fn ? fn->name : "?");
+			}
+		}
+		if (!r->tree) r->tree = vb_thread_new(r->tid, r->managed);
+		vb_thread *th = r->tree;
+		if (!th) continue;
+		th->samples += s->weight;
+		th->root.incl_samples += s->weight;
+		if (n == 0) {
+			vb_cpu_no_managed++; // no managed frame: native code, or a walk that found none
+			continue;
+		}
+		vb_node *p = &th->root;
+		if (!rooted) {
+			vb_cpu_incomplete++;
+			p = merge(th, p, MARK_INCOMPLETE, s->weight);
+		}
+		if (s->seen > LEAD + RING) vb_stacks_elided++;
+		for (uint32_t i = n; i-- > 0 && p;) p = merge(th, p, resolved[i], s->weight);
+		if (p && p != &th->root) p->excl_samples += s->weight;
+	}
+	__atomic_store_n(&r->tail, h, __ATOMIC_RELEASE);
+	vb_cpu_full += (int64_t)__atomic_exchange_n(&r->full, 0, __ATOMIC_RELAXED);
+}
+
+static void drain_all(void) {
+	pthread_mutex_lock(&reg);
+	if (cached > CACHE / 2) {
+		memset(cache, 0, sizeof cache);
+		cached = 0;
+	}
+	for (int i = 0; i < NRECORDS; i++)
+		if (records[i].tid && records[i].slots && records[i].head != records[i].tail) drain_record(&records[i]);
+	vb_samples_taken++;
+	pthread_mutex_unlock(&reg);
+}
+
+static void *drain_loop(void *arg) {
+	(void)arg;
+	struct timespec d = {0, 4000000}; // 4 ms: a slot ring holds NSLOTS ticks of one thread
+	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
+		nanosleep(&d, 0);
+		drain_all();
+	}
+	return 0;
+}
+
+// block_in_onstack_handlers adds SIGPROF to the mask of every handler that
+// runs on the alternate signal stack (CoreCLR's SIGSEGV handler, which
+// detects stack overflows there). A tick landing in such a handler is
+// delivered on the 16 KiB stack it is already using, and its signal frame
+// (the kernel's, with the xsave area, is kilobytes) overflowed it: the
+// stress program, which dereferences null every round, died of SIGSEGV in
+// 4 of 5 runs. The fault signals are blocked too, for the same reason,
+// whatever their flags; a wrapper installed later (crash.c) copies the mask.
+static void block_in_onstack_handlers(void) {
+	for (int sig = 1; sig < 65; sig++) {
+		struct sigaction a;
+		if (sig == SIGKILL || sig == SIGSTOP || sig == SIGPROF || sigaction(sig, 0, &a) != 0) continue;
+		void *h = (a.sa_flags & SA_SIGINFO) ? (void *)a.sa_sigaction : (void *)a.sa_handler;
+		if (h == (void *)SIG_DFL || h == (void *)SIG_IGN) continue;
+		int fault = sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE || sig == SIGTRAP;
+		if (!(a.sa_flags & SA_ONSTACK) && !fault) continue;
+		if (sigismember(&a.sa_mask, SIGPROF)) continue;
+		sigaddset(&a.sa_mask, SIGPROF);
+		if (sigaction(sig, &a, 0) == 0) vb_log("cpu sampler: SIGPROF blocked while signal %d's handler runs", sig);
+	}
+}
+
+int vb_cpu_sampler_start(void) {
+	struct sigaction now;
+	if (sigaction(SIGPROF, 0, &now) != 0) return -1;
+	void *h = (now.sa_flags & SA_SIGINFO) ? (void *)now.sa_sigaction : (void *)now.sa_handler;
+	if (h != (void *)SIG_DFL && h != (void *)SIG_IGN) {
+		vb_err("SIGPROF already has a handler (%p): the cpu-sampling engine will not take it over", h);
+		return -1;
+	}
+	const char *tm = getenv("VBENCH_CPU_TIMING");
+	timing = tm && *tm && strcmp(tm, "0") != 0;
+	const char *dm = getenv("VBENCH_CPU_DUMP"); // debugging: log the first N samples' frames
+	dump = dm ? atoi(dm) : 0;
+	struct sigaction sa = {0};
+	sa.sa_sigaction = on_prof;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART; // no SA_ONSTACK: see above
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGPROF, &sa, 0) != 0) return -1;
+	block_in_onstack_handlers();
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int rc = pthread_create(&drainer, 0, drain_loop, 0);
+	pthread_sigmask(SIG_SETMASK, &old, 0);
+	if (rc != 0) return -1;
+	__atomic_store_n(&running, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+// vb_cpu_sampler_stop deletes every timer, stops the drain thread (waiting
+// at most ms, < 0: for ever) and drains what is left. -1: the drain thread
+// still runs (a crash: it may wait on a lock the crashing thread holds).
+int vb_cpu_sampler_stop_within(int ms) {
+	if (!__atomic_exchange_n(&running, 0, __ATOMIC_ACQ_REL)) return 0;
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+	if (ms < 0)
+		pthread_join(drainer, 0);
+	else {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += ms / 1000;
+		ts.tv_nsec += (long)(ms % 1000) * 1000000;
+		if (ts.tv_nsec >= 1000000000) ts.tv_sec++, ts.tv_nsec -= 1000000000;
+		if (pthread_timedjoin_np(drainer, 0, &ts) != 0) {
+			vb_log("cpu sampler: drain thread still running after %d ms; its trees are read as they stand", ms);
+			return -1;
+		}
+	}
+	pthread_mutex_lock(&reg);
+	for (int i = 0; i < NRECORDS; i++)
+		if (records[i].armed) {
+			timer_delete(records[i].timer);
+			records[i].armed = 0;
+		}
+	pthread_mutex_unlock(&reg);
+	drain_all();
+	vb_log("cpu sampler: %ld signals (weight %ld), %ld frames walked; walks rooted %ld, broken %ld, off the thread's stack %ld, before its range was known %ld; "
+		"frames unresolved %ld, samples with no managed frame %ld, not rooted %ld, leaf callers found at the stack pointer %ld, OSR callers %ld; samples lost (ring full) %ld; timers not made %ld; IP cache %ld of %ld lookups",
+		(long)vb_cpu_signals, (long)vb_cpu_weight, (long)vb_cpu_frames, (long)vb_cpu_rooted, (long)vb_cpu_broken, (long)vb_cpu_offstack, (long)vb_cpu_norange,
+		(long)vb_cpu_unresolved, (long)vb_cpu_no_managed, (long)vb_cpu_incomplete, (long)vb_cpu_leaf_callers, (long)vb_cpu_osr, (long)vb_cpu_full, (long)vb_cpu_timer_fail, (long)hits, (long)lookups);
+	if (timing && vb_cpu_handler_n) {
+		uint64_t ticks = vb_tsc_now() - vb_tsc_start;
+		double ns_per_tick = ticks ? (double)(vb_mono_ns() - (int64_t)vb_mono_start_ns) / (double)ticks : 0;
+		vb_log("cpu sampler: handler (walk and record) %ld calls, mean %.0f ns, %.1f frames a walk", (long)vb_cpu_handler_n,
+			(double)vb_cpu_handler_ns / (double)vb_cpu_handler_n * ns_per_tick, vb_cpu_signals ? (double)vb_cpu_frames / (double)vb_cpu_signals : 0);
+	}
+	return 0;
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"vbench/internal/attach"
+	"vbench/internal/modes"
+	"vbench/internal/profile"
+	"vbench/internal/testapp"
+)
+
+// The cpu-sampling engine walks frame pointers from a signal: its stacks
+// must be the program's, caller for caller. Hot.Spin is an OSR method (a
+// loop entered once), whose frame record skips its caller: Hot.Run must
+// still be found as its only caller.
+func TestCPUSamplingFindsHotFunction(t *testing.T) {
+	r, p := profiled(t, modes.EngineCPUSampling, []string{attach.EnvInterval + "=5ms"}, 0, "cpu", "1500")
+	if p.Mode != modes.EngineCPUSampling || p.IntervalNs != 5e6 || p.Samples < 20 {
+		t.Fatalf("mode %s interval %d samples %d\nstderr:\n%s", p.Mode, p.IntervalNs, p.Samples, r.Stderr)
+	}
+	top := p.Top(1)
+	if len(top) == 0 || top[0].Name != "VbTest.Hot.Spin" {
+		t.Fatalf("top function %v, want VbTest.Hot.Spin", top)
+	}
+	var total int64
+	for _, f := range p.Functions {
+		total += f.ExclusiveSamples
+	}
+	if top[0].ExclusiveSamples*10 < total*8 {
+		t.Errorf("Hot.Spin has %d of %d exclusive samples, want >= 80%%", top[0].ExclusiveSamples, total)
+	}
+	if c := top[0].Callers; len(c) != 1 || c[0].Name != "VbTest.Hot.Run" || c[0].Samples != top[0].InclusiveSamples {
+		t.Errorf("Hot.Spin callers %+v, want only VbTest.Hot.Run", top[0].Callers)
+	}
+	if f := p.Function(IncompleteStack); f != nil {
+		t.Errorf("%d samples under %s: walks stopped in managed code", f.InclusiveSamples, IncompleteStack)
+	}
+	pprofTop(t, testapp.ProcessDir(t, r.Dir), "VbTest.Hot.Spin")
+}
+
+// Leafy.Mix has no safe point (no loop, no call): the suspending sampler
+// needs interrupted.c to see it; a CPU timer's signal lands in it directly.
+// Half of Spin's work is Mix's, on each of two threads; Mix is frameless
+// (its caller comes from the word at the stack pointer) and Spin an OSR
+// method (its caller from the Tier0 frame above its frame record).
+func TestCPUSamplingSeesLeavesWithoutSafePoints(t *testing.T) {
+	const spin, mix = "VbTest.Leafy.Spin", "VbTest.Leafy.Mix"
+	r, p := profiled(t, modes.EngineCPUSampling, []string{attach.EnvInterval + "=1ms", "VBENCH_DEBUG=1"}, 0, "leaf", "20", "2")
+	s, m := p.Function(spin), p.Function(mix)
+	floor, why := spinSamplesFloor(p, spin)
+	if s == nil || s.InclusiveSamples < floor {
+		t.Fatalf("%s: %+v, want >= %d inclusive samples (%s)\nstderr:\n%s", spin, s, floor, why, r.Stderr)
+	}
+	n := float64(s.InclusiveSamples)
+	// Samples weigh 1 + the timer's overruns (the kernel checks CPU timers
+	// at its tick): fewer independent draws than samples, so the band is
+	// that of n/4 draws, four standard deviations, never narrower than 0.3..0.7.
+	half := max(0.2, 4/math.Sqrt(n))
+	if m == nil || float64(m.ExclusiveSamples) < (0.5-half)*n || float64(m.ExclusiveSamples) > (0.5+half)*n {
+		t.Fatalf("%s: %+v; want %.0f%%..%.0f%% of %s's %d samples as its own\nstderr:\n%s", mix, m, 100*(0.5-half), 100*(0.5+half), spin, s.InclusiveSamples, r.Stderr)
+	}
+	if c := m.Callers; len(c) != 1 || c[0].Name != spin || c[0].Samples != m.InclusiveSamples {
+		t.Errorf("%s callers %+v, want only %s", mix, c, spin)
+	}
+	if c := s.Callers; len(c) != 1 || !strings.HasPrefix(c[0].Name, "VbTest.Leafy.") || c[0].Samples != s.InclusiveSamples {
+		t.Errorf("%s callers %+v, want only the thread's lambda in VbTest.Leafy", spin, s.Callers)
+	}
+	threads := 0
+	for _, th := range p.Threads {
+		if samplesOf(p, th.Roots, mix) > 0 {
+			threads++
+		}
+	}
+	if threads != 2 {
+		t.Errorf("%s has samples on %d threads, want 2", mix, threads)
+	}
+}
+
+// Every stack the cpu-sampling engine records is a path the program really
+// took: in order, each of its frames is a call path the tracing engine (exact
+// enter/leave hooks) saw in the same program. A frame the walk got wrong (a
+// stale word taken for a return address, a skipped caller grafted at the
+// root) makes a path tracing never saw. Inlining is kept from hiding frames
+// from either engine by VBENCH_SAMPLING_NOINLINE (tracing never inlines
+// hooked methods); tiny methods may still be inlined into their callers
+// under sampling, so a sampled path need only be a subsequence of a traced
+// one.
+func TestCPUSamplingPathsAreTracedPaths(t *testing.T) {
+	for _, args := range [][]string{{"leaf", "10", "2"}, {"fib", "20"}, {"mandel", "800"}} {
+		_, tr := profiled(t, modes.EngineTracing, nil, 0, args...)
+		r, cs := profiled(t, modes.EngineCPUSampling, []string{attach.EnvInterval + "=1ms", attach.EnvNoInline + "=1"}, 0, args...)
+		traced := paths(tr, false)
+		sampled, bad := paths(cs, true), 0
+		if len(sampled) == 0 {
+			t.Fatalf("%v: no sampled stacks\nstderr:\n%s", args, r.Stderr)
+		}
+		for _, sp := range sampled {
+			ok := false
+			for _, tp := range traced {
+				if subsequence(sp, tp) {
+					ok = true
+					break
+				}
+			}
+			if !ok {
+				bad++
+				if bad <= 5 {
+					t.Errorf("%v: sampled path never traced: %s", args, strings.Join(sp, " > "))
+				}
+			}
+		}
+		t.Logf("%v: %d sampled paths, %d traced, %d not traced", args, len(sampled), len(traced), bad)
+	}
+}
+
+// paths lists every root-to-node path of p's threads as function names
+// (the engine's markers left out when skipMarkers).
+func paths(p *profile.Profile, skipMarkers bool) [][]string {
+	var out [][]string
+	var cur []string
+	for _, th := range p.Threads {
+		profile.Walk(th.Roots, func(n *profile.Node, _ int) bool {
+			name := p.Functions[n.Fn].Name
+			if skipMarkers && (name == IncompleteStack || name == profile.ElidedFrames) {
+				cur = append(cur, "")
+			} else {
+				cur = append(cur, name)
+			}
+			path := make([]string, 0, len(cur))
+			for _, c := range cur {
+				if c != "" {
+					path = append(path, c)
+				}
+			}
+			out = append(out, path)
+			return true
+		}, func(*profile.Node, int) { cur = cur[:len(cur)-1] })
+	}
+	return out
+}
+
+// subsequence reports whether a's names appear in b in order, and a's
+// last is b's last (the sampled leaf is the traced node).
+func subsequence(a, b []string) bool {
+	if len(a) == 0 || len(b) == 0 || a[len(a)-1] != b[len(b)-1] {
+		return len(a) == 0
+	}
+	i := 0
+	for _, x := range b {
+		if i < len(a) && a[i] == x {
+			i++
+		}
+	}
+	return i == len(a)
+}

@@ -1,0 +1,115 @@
+package reports
+
+import (
+	"strings"
+	"testing"
+
+	"vbench/internal/modes"
+	"vbench/internal/results"
+	"vbench/stats"
+)
+
+// measured is a cell of workload w in mode m whose measured runs took ms
+// milliseconds each (elapsed), its summaries left to stats.Fill.
+func measured(w string, m modes.Mode, ms ...float64) results.Cell {
+	c := results.Cell{Workload: w, Mode: m}
+	for i, x := range ms {
+		c.Samples = append(c.Samples, results.Run{Seq: i, Round: i + 1, ElapsedNs: int64(x * 1e6), WallNs: int64(x * 1e6)})
+	}
+	return c
+}
+
+// Below 6 runs an overhead has no interval, as a median has none: the
+// table prints "± ∞" for both and the legend says why. 3 vs 3 runs used to
+// get a bootstrap "95%" interval, ×1.11 [0.80, 1.33], beside a median
+// printed "± ∞".
+func TestFewRunsOverheadHasNoInterval(t *testing.T) {
+	f := &results.File{Results: []results.Cell{
+		measured("cpu", modes.None, 102.2, 98.1, 110.4),
+		measured("cpu", modes.Tracing, 113.0, 120.5, 109.9),
+	}}
+	stats.Fill(f)
+	_, rows := ResultsRows(f)
+	if got := rows[1][4]; !strings.HasSuffix(got, " ± ∞") || strings.Contains(got, "[") {
+		t.Errorf("tracing's overhead at 3 runs = %q, want a multiple with ± ∞ and no interval", got)
+	}
+	var b strings.Builder
+	if err := ResultsTable(&b, f); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "± ∞: fewer than 6 runs (for an overhead: in its cell or the none cell), too few for a 95% interval (vbench run --runs 6 or more)") {
+		t.Errorf("the legend does not explain ± ∞:\n%s", b.String())
+	}
+	// At 6 runs a side the interval is back.
+	f = &results.File{Results: []results.Cell{
+		measured("cpu", modes.None, 102, 98, 110, 101, 99, 100),
+		measured("cpu", modes.Tracing, 113, 120, 110, 112, 111, 115),
+	}}
+	stats.Fill(f)
+	if _, rows = ResultsRows(f); !strings.Contains(rows[1][4], "[") || strings.Contains(rows[1][4], "∞") {
+		t.Errorf("tracing's overhead at 6 runs = %q, want an interval", rows[1][4])
+	}
+}
+
+// The legend under a comparison of two files (compare, run against a
+// baseline) names only what decides an inconclusive cell there — more runs
+// through vbench run, not --max-runs (A/B pairs alone get rounds), not the
+// bare --runs compare does not have — gives the reason the JSON has, and
+// says what adj. p was adjusted for without claiming A/B looks.
+func TestLegendOfAComparison(t *testing.T) {
+	reason := "kernel-cpu +37.9% (p=0.095; adjusted p=0.668 over 7 tests) inconclusive: could hide a change of ±119.4% (min_change ±5%); too few runs (3 vs 3) to reach p < 0.01 over 7 tests"
+	f := &results.File{Settings: results.Settings{Alpha: 0.01, Threshold: 0.05}, Results: []results.Cell{
+		{Workload: "cpu", Mode: modes.None, Runs: 3, MedianNs: 162e6, Verdict: results.VerdictInconclusive,
+			Compare: &results.Change{BaselineMedianNs: 102e6, Ratio: 1.379, P: 0.095, PAdjusted: 0.668, Family: 7, Hides: 1.194, Reason: reason}},
+		{Workload: "cpu", Mode: modes.Tracing, Runs: 3, MedianNs: 129e6, Verdict: results.VerdictInconclusive,
+			Compare: &results.Change{BaselineMedianNs: 113e6, Ratio: 1.239, P: 0.391, PAdjusted: 1, Family: 7, Reason: reason}},
+	}}
+	legend := strings.Join(Legend(f), "\n")
+	for _, want := range []string{
+		"adj. p: the p a verdict is decided by, adjusted for the 7 tests judged here (Holm), so that",
+		"more runs decide it (vbench run --runs N, on both sides of a baseline); exit 0 unless --fail-on inconclusive",
+		"cpu/none, cpu/tracing: too few runs (3 vs 3) to reach p < 0.01 over 7 tests, so inconclusive whatever they measure",
+	} {
+		if !strings.Contains(legend, want) {
+			t.Errorf("legend lacks %q:\n%s", want, legend)
+		}
+	}
+	for _, bad := range []string{"--max-runs", "(--runs", "this run's", "A/B pair's extra looks"} {
+		if strings.Contains(legend, bad) {
+			t.Errorf("legend of a baseline comparison says %q:\n%s", bad, legend)
+		}
+	}
+	// No interval at all (the A/B row below 6 pairs): ±∞, not a bare word.
+	f.Results[1].Compare.Hides = 0
+	if _, rows := ResultsRows(f); rows[1][len(rows[1])-1] != "inconclusive ±∞" || rows[0][len(rows[0])-1] != "inconclusive ±119.4%" {
+		t.Errorf("verdicts %q, %q", rows[0][len(rows[0])-1], rows[1][len(rows[1])-1])
+	}
+}
+
+// CSV leaves an interval that does not exist empty: below 6 runs it used
+// to write ci_lo_ns,ci_hi_ns = 0,0 (and overhead_lo,overhead_hi = 0,0),
+// which reads as the interval [0, 0].
+func TestCSVNoIntervalIsEmpty(t *testing.T) {
+	f := &results.File{Results: []results.Cell{
+		measured("cpu", modes.None, 102.2, 98.1, 110.4),
+		measured("cpu", modes.Tracing, 113.0, 120.5, 109.9),
+	}}
+	stats.Fill(f)
+	var b strings.Builder
+	if err := ResultsCSV(&b, f); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	if !strings.HasPrefix(lines[0], "workload,mode,runs,median_ns,ci_lo_ns,ci_hi_ns,mad_ns,overhead,overhead_lo,overhead_hi,") {
+		t.Fatalf("header %q", lines[0])
+	}
+	for _, l := range lines[1:3] {
+		col := strings.Split(l, ",")
+		if col[4] != "" || col[5] != "" {
+			t.Errorf("ci of %s: %q,%q, want empty", col[1], col[4], col[5])
+		}
+		if col[1] == "tracing" && (col[7] == "" || col[8] != "" || col[9] != "") {
+			t.Errorf("overhead of tracing: %q [%q, %q], want a multiple and no interval", col[7], col[8], col[9])
+		}
+	}
+}
