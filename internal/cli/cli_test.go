@@ -171,11 +171,9 @@ workloads:
 	}
 }
 
-// A real C# project: the harness builds it in Release, runs it with dotnet,
-// and parses its VBENCH line.
-func TestCSharpProject(t *testing.T) {
-	vb := testbin.Vbench(t)
-	testbin.Dotnet(t)
+// tinyProject copies testdata/csharp/tiny into a fresh directory's tiny/,
+// unbuilt, and returns the directory.
+func tinyProject(t *testing.T) string {
 	dir := t.TempDir()
 	for _, name := range []string{"Tiny.csproj", "Program.cs"} {
 		b, err := os.ReadFile(filepath.Join("testdata", "csharp", "tiny", name))
@@ -184,6 +182,15 @@ func TestCSharpProject(t *testing.T) {
 		}
 		writeFile(t, filepath.Join(dir, "tiny", name), string(b))
 	}
+	return dir
+}
+
+// A real C# project: the harness builds it in Release, runs it with dotnet,
+// and parses its VBENCH line.
+func TestCSharpProject(t *testing.T) {
+	vb := testbin.Vbench(t)
+	testbin.Dotnet(t)
+	dir := tinyProject(t)
 	writeFile(t, filepath.Join(dir, "suite.yaml"), `name: csharp
 runs: 3
 warmup: 1
@@ -294,14 +301,7 @@ func TestHelp(t *testing.T) {
 func TestInterruptDuringBuild(t *testing.T) {
 	vb := testbin.Vbench(t)
 	testbin.Dotnet(t)
-	dir := t.TempDir()
-	for _, name := range []string{"Tiny.csproj", "Program.cs"} {
-		b, err := os.ReadFile(filepath.Join("testdata", "csharp", "tiny", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		writeFile(t, filepath.Join(dir, "tiny", name), string(b))
-	}
+	dir := tinyProject(t)
 	writeFile(t, filepath.Join(dir, "suite.yaml"), `name: csharp
 runs: 3
 warmup: 0
