@@ -50,6 +50,9 @@ func ExplainBasis(unit string) string {
 	if unit == "share" {
 		return "share of the samples with a managed frame, all measured runs of each side"
 	}
+	if unit == results.ExplainPerRequest {
+		return "self time per request served (mean over each side's measured runs)"
+	}
 	return "self time per run (mean over each side's measured runs)"
 }
 

@@ -62,7 +62,7 @@ func (l *launch) check(c *cellState, st step, r *results.Run, out Outcome, lib, 
 		return
 	}
 	if !st.warmup {
-		if msg := l.useProfile(c, r.Seq, p, rep); msg != "" {
+		if msg := l.useProfile(c, r, p, rep); msg != "" {
 			r.Error = msg
 			return
 		}

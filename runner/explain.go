@@ -34,7 +34,11 @@ func explainPairs(f *results.File, cells []*cellState) {
 		if err != nil {
 			continue
 		}
-		c.Compare = &results.Change{Explain: Contributions(d, ExplainTop), ExplainUnit: string(d.Unit)}
+		unit := string(d.Unit)
+		if c.Metric.Service() && d.Unit != profdiff.Share {
+			unit = results.ExplainPerRequest // useProfile divided each run by its requests
+		}
+		c.Compare = &results.Change{Explain: Contributions(d, ExplainTop), ExplainUnit: unit}
 	}
 }
 

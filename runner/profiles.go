@@ -14,6 +14,7 @@ import (
 	"vbench/internal/modes"
 	"vbench/internal/profdiff"
 	"vbench/internal/profile"
+	"vbench/internal/results"
 )
 
 // useProfile takes from a measured run's profiles what the cell keeps: the
@@ -22,7 +23,8 @@ import (
 // names sampling coverage needs, all over the merged profile of every
 // process of the run. It returns why the run fails ("" when it does not):
 // shares it cannot count.
-func (l *launch) useProfile(c *cellState, seq int, p *profile.Profile, rep Report) string {
+func (l *launch) useProfile(c *cellState, r *results.Run, p *profile.Profile, rep Report) string {
+	seq := r.Seq
 	e := c.Spec.Engine
 	if e.CountsCalls() && len(rep.Calls) > 0 {
 		checkCalls(c, seq, p, rep.Calls)
@@ -35,6 +37,8 @@ func (l *launch) useProfile(c *cellState, seq int, p *profile.Profile, rep Repor
 	if e != modes.EngineNull {
 		if err := c.side.Add(p); err != nil {
 			l.env.logf("%s: run %d's profile is left out of its explain: %v", c.Key(), seq, err)
+		} else if r.Service != nil {
+			c.side.PerRequest(r.Service.WarmupRequests + r.Service.Requests) // the profile spans the warm-up too
 		}
 	}
 	switch e {

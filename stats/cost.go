@@ -29,7 +29,9 @@ func fillCost(f *results.File) {
 		c := &f.Results[i]
 		c.CallsPerRun, c.CostPerCallNs, c.CostPerCallLoNs, c.CostPerCallHiNs = 0, 0, 0, 0
 		c.SamplesPerRun, c.CostPerSampleNs, c.CostPerSampleLoNs, c.CostPerSampleHiNs = 0, 0, 0, 0
-		if c.Runs == 0 || c.Mode == modes.None {
+		// A service's time is per request under a load of many
+		// connections, not the time its calls took: no cost per event.
+		if c.Runs == 0 || c.Mode == modes.None || c.Metric.Service() {
 			continue
 		}
 		c.CallsPerRun = callsPerRun(f, c)

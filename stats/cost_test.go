@@ -29,6 +29,12 @@ func TestFillCost(t *testing.T) {
 		costCell(modes.Sampling, 1_100_000, 1000, 0, 50),
 		costCell("other", 2_000_000, 1000, 0, 0),
 	}}
+	// A service's cells, whose time is a request's under load: none.
+	for _, m := range []modes.Mode{modes.None, modes.Tracing} {
+		c := costCell(m, 1_000_000, 1000, 1000, 0)
+		c.Workload, c.Metric = "web", results.MetricRPS
+		f.Results = append(f.Results, c)
+	}
 	Fill(f)
 	for _, c := range []struct {
 		mode        modes.Mode
@@ -50,6 +56,9 @@ func TestFillCost(t *testing.T) {
 		if c.cost != 0 && !(got.CostPerCallLoNs < got.CostPerCallNs && got.CostPerCallNs < got.CostPerCallHiNs) {
 			t.Errorf("%s: cost %v outside [%v, %v]", c.mode, got.CostPerCallNs, got.CostPerCallLoNs, got.CostPerCallHiNs)
 		}
+	}
+	if web := f.Find("web", modes.Tracing); web.CallsPerRun != 0 || web.CostPerCallNs != 0 {
+		t.Errorf("a service's tracing cell: calls %v cost %v, want no cost per event", web.CallsPerRun, web.CostPerCallNs)
 	}
 }
 

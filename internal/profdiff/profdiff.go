@@ -121,6 +121,26 @@ func (s *Side) AddRun(u Unit, total int64, fns map[string]Weight) error {
 	return nil
 }
 
+// PerRequest divides the last run added by its n requests (a service run:
+// the load lasts a fixed time, so a slower build serves fewer requests in
+// it and its time per run does not grow; per request, it does). A share of
+// samples stays a share; only the CPU time that orders sampled functions is
+// divided. n <= 0 leaves the run as it is.
+func (s *Side) PerRequest(n int64) {
+	if n <= 0 || len(s.runs) == 0 {
+		return
+	}
+	r := &s.runs[len(s.runs)-1]
+	r.cpu /= n
+	if s.Unit == Share {
+		return
+	}
+	for k, w := range r.fns {
+		r.fns[k] = Weight{w.Self / n, w.Incl / n}
+	}
+	r.total /= n
+}
+
 // Runs is the number of runs added.
 func (s *Side) Runs() int { return len(s.runs) }
 

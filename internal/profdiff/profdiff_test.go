@@ -96,3 +96,22 @@ func TestTracingAndSamplingDoNotCompare(t *testing.T) {
 		t.Error("added a sampling run to a tracing side")
 	}
 }
+
+// A service's runs, divided by their requests: the side that served the
+// same work in fewer requests per run (a slower build under a fixed-length
+// load) shows its function grown per request, though its time per run did
+// not change.
+func TestPerRequest(t *testing.T) {
+	var old, new Side
+	old.Add(flat(modes.EngineTracing, map[string]int64{"Handler": 3_000_000_000}))
+	old.PerRequest(30_000) // 100 µs a request
+	new.Add(flat(modes.EngineTracing, map[string]int64{"Handler": 3_000_000_000}))
+	new.PerRequest(25_000) // 120 µs a request
+	d, err := Compare(&old, &new)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := d.Top(1); len(r) != 1 || r[0].Function != "Handler" || r[0].Old != 100_000 || r[0].New != 120_000 || r[0].Change != 20_000 {
+		t.Errorf("per request: %+v, want Handler 100 µs → 120 µs", r)
+	}
+}

@@ -335,7 +335,7 @@ type Change struct {
 	// sides' profiles (every measured run of each), largest magnitude
 	// first; ExplainUnit says what their figures are.
 	Explain     []Contribution `json:"explain,omitempty"`
-	ExplainUnit string         `json:"explain_unit,omitempty"` // "ns": self time per run (mean); "share": share of samples (0 to 1)
+	ExplainUnit string         `json:"explain_unit,omitempty"` // "ns": self time per run (mean); ExplainPerRequest: per request served (a service); "share": share of samples (0 to 1)
 
 	// ChangePerCallNs is an A/B pair's change per call (per sample taken
 	// for a sampling pair: ChangePerSampleNs), in ns, with its 95%
@@ -350,6 +350,11 @@ type Change struct {
 	ChangePerSampleLoNs float64 `json:"change_per_sample_lo_ns,omitempty"`
 	ChangePerSampleHiNs float64 `json:"change_per_sample_hi_ns,omitempty"`
 }
+
+// ExplainPerRequest is the explain unit of a service's pair under an
+// engine that times: self time per request served (mean over the runs), as
+// a fixed-length load serves fewer requests, not longer runs, when slower.
+const ExplainPerRequest = "ns/request"
 
 // Contribution is one function's part in an A/B pair's change: its self
 // figure on the reference side (Old) and the judged side (New), and New -
