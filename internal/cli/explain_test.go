@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,13 +15,14 @@ import (
 )
 
 // --against the slow profiler build (its enter hook spins a fixed time per
-// call) under tracing: the pair's explain names fibonacci's hot method (Fib,
-// called 30 million times a run, which holds nearly all the time: whatever
-// the machine's noise, the largest change is its own), every measured run's
-// profiles are kept on both sides, and vbench diff on the kept directories
-// gives intervals over the runs. (On split, whose two hot methods hold a
-// third of the time, a loaded machine's noise in VbenchLine.Print once
-// outweighed the spin's change.)
+// call) under tracing, fibonacci: the pair carries an explain in ns, its
+// functions ordered by the size of their change, and it is exactly what
+// vbench diff says of the two sides' kept profiles (every measured run of
+// each, kept; the diff gives intervals over them): one computation, two
+// ways to reach it. Which function changed most is the machine's to say
+// (times are wall-clock, and a loaded machine moved Args.Parse more than
+// the spin moved Fib): not asserted here; the measured rate of explain
+// naming the changed method is in docs/measurements.md (10/10).
 func TestAgainstSlowBuildExplainsWithHotMethods(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the slow profiler and runs a workload under two builds")
@@ -53,9 +55,13 @@ workloads:
 		t.Fatalf("no judged tracing cell:\n%s", stdout)
 	}
 	ch := c.Compare
-	hot := map[string]bool{"Vbench.Fibonacci.Program.Fib": true}
-	if ch.ExplainUnit != "ns" || len(ch.Explain) == 0 || !hot[ch.Explain[0].Function] {
-		t.Errorf("explain %q %+v, want fibonacci's hot method first, in ns", ch.ExplainUnit, ch.Explain)
+	if ch.ExplainUnit != "ns" || len(ch.Explain) == 0 || len(ch.Explain) > 5 {
+		t.Fatalf("explain %q %+v, want 1 to 5 functions, in ns", ch.ExplainUnit, ch.Explain)
+	}
+	for k := 1; k < len(ch.Explain); k++ {
+		if math.Abs(ch.Explain[k].Change) > math.Abs(ch.Explain[k-1].Change) {
+			t.Errorf("explain not ordered by the size of the change: %+v", ch.Explain)
+		}
 	}
 	if c.Verdict == results.VerdictRegressed && !strings.Contains(stdout, "why fib/tracing: "+ch.Explain[0].Function) {
 		t.Errorf("the table has no why line under the regressed row:\n%s", stdout)
@@ -74,7 +80,17 @@ workloads:
 	if err := json.Unmarshal([]byte(js), &d); err != nil {
 		t.Fatal(err)
 	}
-	if d.OldRuns < 2 || len(d.Functions) == 0 || d.Functions[0].Lo == nil || !hot[d.Functions[0].Function] {
-		t.Errorf("diff of the kept runs: %d runs, functions %+v", d.OldRuns, d.Functions)
+	if d.OldRuns != f.Find("fib", "tracing@old").Runs || len(d.Functions) < len(ch.Explain) || d.Functions[0].Lo == nil {
+		t.Fatalf("diff of the kept runs: %d runs, functions %+v", d.OldRuns, d.Functions)
+	}
+	fib := false
+	for k, fn := range d.Functions {
+		fib = fib || fn.Function == "Vbench.Fibonacci.Program.Fib"
+		if k < len(ch.Explain) && (fn.Function != ch.Explain[k].Function || math.Abs(fn.Change-ch.Explain[k].Change) > 1e-6*math.Abs(fn.Change)+1e-9) {
+			t.Errorf("diff's function %d %s %v, explain's %s %v: the same runs must give the same answer", k, fn.Function, fn.Change, ch.Explain[k].Function, ch.Explain[k].Change)
+		}
+	}
+	if !fib {
+		t.Errorf("the diff of fibonacci's profiles has no Fib: %+v", d.Functions)
 	}
 }
