@@ -535,18 +535,9 @@ int vb_cpu_sampler_start(void) {
 int vb_cpu_sampler_stop_within(int ms) {
 	if (!__atomic_exchange_n(&running, 0, __ATOMIC_ACQ_REL)) return 0;
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
-	if (ms < 0)
-		pthread_join(drainer, 0);
-	else {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += ms / 1000;
-		ts.tv_nsec += (long)(ms % 1000) * 1000000;
-		if (ts.tv_nsec >= 1000000000) ts.tv_sec++, ts.tv_nsec -= 1000000000;
-		if (pthread_timedjoin_np(drainer, 0, &ts) != 0) {
-			vb_log("cpu sampler: drain thread still running after %d ms; its trees are read as they stand", ms);
-			return -1;
-		}
+	if (vb_join_within(drainer, ms) != 0) {
+		vb_log("cpu sampler: drain thread still running after %d ms; its trees are read as they stand", ms);
+		return -1;
 	}
 	pthread_mutex_lock(&reg);
 	for (int i = 0; i < NRECORDS; i++)

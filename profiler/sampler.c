@@ -251,18 +251,9 @@ void vb_sampler_stop(void) { vb_sampler_stop_within(-1); }
 int vb_sampler_stop_within(int ms) {
 	if (!running) return 0;
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
-	if (ms < 0)
-		pthread_join(thread, 0);
-	else {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += ms / 1000;
-		ts.tv_nsec += (long)(ms % 1000) * 1000000;
-		if (ts.tv_nsec >= 1000000000) ts.tv_sec++, ts.tv_nsec -= 1000000000;
-		if (pthread_timedjoin_np(thread, 0, &ts) != 0) {
-			vb_log("sampler: still running after %d ms; its trees are read as they stand", ms);
-			return -1;
-		}
+	if (vb_join_within(thread, ms) != 0) {
+		vb_log("sampler: still running after %d ms; its trees are read as they stand", ms);
+		return -1;
 	}
 	running = 0;
 	if (vb_samples_taken)

@@ -2,6 +2,7 @@
 #ifndef VB_H
 #define VB_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stddef.h>
@@ -88,6 +89,7 @@ void vb_err(const char *fmt, ...);
 // Clocks (clock.c). vb_clock_start sets the profile's time origin.
 extern uint64_t vb_tsc_start, vb_mono_start_ns, vb_realtime_start_ns;
 void vb_clock_start(void);
+int vb_join_within(pthread_t t, int ms); // 0 joined, -1 still running after ms (< 0: no bound)
 int64_t vb_mono_ns(void);
 uint64_t vb_tsc_now(void);
 
