@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,19 +44,6 @@ func quoted(args string) string {
 	return strings.Join(q, ", ")
 }
 
-// processesWith lists the live processes whose command line holds s.
-func processesWith(s string) []string {
-	var out []string
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && strings.Contains(string(b), s) {
-			out = append(out, e.Name()+": "+strings.ReplaceAll(string(b), "\x00", " "))
-		}
-	}
-	return out
-}
-
 // A web app under none, tracing and sampling: every run has its rps and
 // both latency percentiles from the real load generator, the tracing runs'
 // handler calls equal the requests completed (warm-up included), and
@@ -91,7 +77,7 @@ func TestServiceUnderEachMode(t *testing.T) {
 			t.Errorf("%s counted calls: %+v", c.Key(), c.Accuracy)
 		}
 	}
-	if left := processesWith(marker); len(left) > 0 {
+	if left := testbin.ProcessesWith(marker); len(left) > 0 {
 		t.Errorf("processes left after the run: %v", left)
 	}
 }
@@ -128,7 +114,7 @@ func TestServiceFailures(t *testing.T) {
 					t.Errorf("failure %q\nlacks %q", c.Failure, w)
 				}
 			}
-			if left := processesWith(marker); len(left) > 0 {
+			if left := testbin.ProcessesWith(marker); len(left) > 0 {
 				t.Errorf("processes left after the run: %v", left)
 			}
 		})

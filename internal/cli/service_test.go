@@ -32,19 +32,6 @@ workloads:
 `, dotnet, testbin.WebApp(t), marker, marker, duration)
 }
 
-// pidsWith lists the live processes whose command line holds s.
-func pidsWith(s string) []string {
-	var out []string
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && strings.Contains(string(b), s) {
-			out = append(out, e.Name()+": "+strings.ReplaceAll(string(b), "\x00", " "))
-		}
-	}
-	return out
-}
-
 // Ctrl-C while the load generator drives the server: vbench exits 130 and
 // no process of the run is left, neither the server nor the load generator.
 func TestCtrlCDuringLoadLeavesNothing(t *testing.T) {
@@ -60,7 +47,7 @@ func TestCtrlCDuringLoadLeavesNothing(t *testing.T) {
 	}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		procs := pidsWith(marker)
+		procs := testbin.ProcessesWith(marker)
 		if strings.Contains(strings.Join(procs, "\n"), "hey") && len(procs) >= 2 {
 			break // the server and the load generator, under load
 		}
@@ -75,7 +62,7 @@ func TestCtrlCDuringLoadLeavesNothing(t *testing.T) {
 	if code := exitCode(t, cmd.Wait()); code != 130 {
 		t.Fatalf("exit %d, want 130:\n%s", code, se.String())
 	}
-	if left := pidsWith(marker); len(left) > 0 {
+	if left := testbin.ProcessesWith(marker); len(left) > 0 {
 		t.Errorf("processes left after Ctrl-C: %v", left)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -101,4 +102,18 @@ func Dotnet(t testing.TB) string {
 		t.Fatalf("dotnet not found on PATH: the .NET SDK is required")
 	}
 	return p
+}
+
+// ProcessesWith lists the live processes whose command line holds s, as
+// "pid: command line": what a test expects gone after a run.
+func ProcessesWith(s string) []string {
+	var out []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(b), s) {
+			out = append(out, e.Name()+": "+strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	return out
 }
