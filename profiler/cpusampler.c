@@ -384,6 +384,25 @@ static uint32_t resolve(const slot *s, FunctionID *out, int *rooted) {
 				same = f && c == f; // a frameless leaf called from f: the record is f's (recursion, or OSR)
 				break;
 			}
+		} else if (j == 1 && n == 0 && f) {
+			// An unresolved leaf (a stub: a precode, a call-counting
+			// stub) called from f's OSR frame: the chain's return address
+			// is a stale word of f's Tier0 frame, and f's caller hides as
+			// below. The stub's return address is the first word at the
+			// stack pointer that names a method; when that is f, f is the
+			// stub's caller and its frame record f's own. Any other caller
+			// is left out (a native leaf's locals may hold stale code
+			// addresses): a dropped frame, never a wrong one.
+			for (int k = 0; k < TOPWORDS && s->sp0 + 8 * (uintptr_t)k < s->bp0; k++) {
+				FunctionID c = s->top[k] ? function_at(s->top[k] - 1) : 0;
+				if (!c) continue;
+				if (c == f) {
+					out[n++] = c;
+					same = 1;
+					vb_cpu_leaf_callers++;
+				}
+				break;
+			}
 		}
 		if (!f) {
 			vb_cpu_unresolved++;
