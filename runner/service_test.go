@@ -99,10 +99,15 @@ func TestServiceFailures(t *testing.T) {
 		{"never-ready", "--urls=http://127.0.0.1:{port} --never-ready", []string{"server not ready after 2s (http://127.0.0.1:", "/ready: answered 503 Service Unavailable) (then stopped)"}},
 		{"crash", "--urls=http://127.0.0.1:{port} --crash-after 200", []string{"server died under load", "the server crashed: killed by SIGABRT", "crashing under load as asked"}},
 		{"port-taken", fmt.Sprintf("--urls=http://127.0.0.1:%d", port), []string{"server exited before it was ready", fmt.Sprintf("Failed to bind to address http://127.0.0.1:%d: address already in use", port)}},
+		{"not-2xx", "--urls=http://127.0.0.1:{port} --fail-every 50", []string{"load of http://127.0.0.1:", "responses were not 2xx (the first: 500)"}},
+		{"no-stop", "--urls=http://127.0.0.1:{port} --hang-on-stop", []string{"server did not stop within 1s of SIGTERM and was killed"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			marker := "svc-" + filepath.Base(t.TempDir())
 			yaml := strings.Replace(webSuite(t, "none", tc.args, marker), "ready_timeout: 20s", "ready_timeout: 2s", 1)
+			if tc.name == "no-stop" {
+				yaml = strings.Replace(yaml, "ready_timeout: 2s", "ready_timeout: 20s\n      stop_grace: 1s", 1)
+			}
 			if tc.name == "port-taken" {
 				yaml = strings.ReplaceAll(yaml, "127.0.0.1:{port}/", fmt.Sprintf("127.0.0.1:%d/", port))
 			}

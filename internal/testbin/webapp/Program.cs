@@ -3,7 +3,9 @@
 //               a JSON answer.
 //   GET /ready  200 once started; 503 forever with --never-ready.
 // --crash-after N: the process aborts (FailFast) at the Nth /ping, a server
-// that crashes under load. --urls is the host's.
+// that crashes under load. --fail-every N: every Nth /ping answers 500.
+// --hang-on-stop: stopping (SIGTERM) never finishes, a server that does not
+// stop. --urls is the host's.
 using System.Runtime.CompilerServices;
 using System.Text.Json;
 
@@ -11,14 +13,17 @@ namespace TestWeb;
 
 public static class Api
 {
-    public static int CrashAfter = -1;
+    public static int CrashAfter = -1, FailEvery;
     static int served;
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     public static IResult Handle()
     {
-        if (Interlocked.Increment(ref served) == CrashAfter)
+        int n = Interlocked.Increment(ref served);
+        if (n == CrashAfter)
             Environment.FailFast("TestWeb: crashing under load as asked (--crash-after)");
+        if (FailEvery > 0 && n % FailEvery == 0)
+            return Results.StatusCode(500);
         var xs = new int[32];
         for (int i = 0; i < xs.Length; i++)
             xs[i] = (i * 7919) % 101;
@@ -31,7 +36,7 @@ public static class Program
 {
     public static void Main(string[] argv)
     {
-        bool neverReady = false;
+        bool neverReady = false, hangOnStop = false;
         var rest = new List<string>();
         for (int i = 0; i < argv.Length; i++)
         {
@@ -39,6 +44,8 @@ public static class Program
             {
                 case "--never-ready": neverReady = true; break;
                 case "--crash-after": Api.CrashAfter = int.Parse(argv[++i]); break;
+                case "--fail-every": Api.FailEvery = int.Parse(argv[++i]); break;
+                case "--hang-on-stop": hangOnStop = true; break;
                 default: rest.Add(argv[i]); break;
             }
         }
@@ -47,6 +54,8 @@ public static class Program
         var app = builder.Build();
         app.MapGet("/ready", () => neverReady ? Results.StatusCode(503) : Results.Text("ok"));
         app.MapGet("/ping", Api.Handle);
+        if (hangOnStop)
+            app.Lifetime.ApplicationStopping.Register(() => Thread.Sleep(Timeout.Infinite));
         app.Run();
     }
 }
