@@ -31,9 +31,9 @@ func WriteHistory(w io.Writer, name string, a *hist.Analysis, format string) err
 }
 
 // SeriesValue prints a series' value: a duration for a time, a multiple
-// for an overhead.
+// for an overhead or a calibrated time.
 func SeriesValue(kind string, x float64) string {
-	if kind == hist.KindOverhead {
+	if kind == hist.KindOverhead || kind == hist.KindCalibrated {
 		return numfmt.Multiple(x)
 	}
 	return numfmt.OrMissing(x, numfmt.Duration)
@@ -81,6 +81,9 @@ func changeRow(c *hist.Change) []string {
 		mark = "new"
 		if c.Slower() {
 			mark = "new, slower"
+		}
+		if c.Raw {
+			mark += " (raw time: the calibrated series is judged)"
 		}
 	}
 	return []string{fmt.Sprintf("%s/%s %s (%s)", c.Workload, c.Mode, c.Series, c.Metric), fmt.Sprint(c.Index),

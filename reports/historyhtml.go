@@ -102,6 +102,8 @@ func historyChart(c *historyCell, runs int, col color.RGBA) (template.HTML, erro
 	if s.Kind == hist.KindTime {
 		scale, unit = timeScale(s.Values())
 		p.Y.Label.Text = fmt.Sprintf("%s (%s)", s.Metric.Phrase(), unit)
+	} else if s.Kind == hist.KindCalibrated {
+		p.Y.Label.Text = "time over the calibration's (×)"
 	} else {
 		p.Y.Label.Text = "overhead multiple (× none)"
 	}

@@ -21,6 +21,7 @@ func newFile(plan *Plan, env *Env) *results.File {
 			Runs: plan.Runs, Warmup: plan.Warmup, Modes: plan.Modes, Timeout: plan.Timeout.String(),
 			Alpha: s.Alpha, Threshold: s.MinChange, Seed: plan.Options.Seed,
 			Workloads: plan.Options.Workloads, ModeSpecs: plan.Specs, Against: plan.Options.Against,
+			Calibration: s.Calibration,
 		},
 	}
 	pairs := newPairing(plan.Cells)

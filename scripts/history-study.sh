@@ -6,7 +6,10 @@
 # history append`. Per repetition: 8 invocations at 100 rounds then 4 at 105
 # (5% more work) into step-N.jsonl, then 8 more at 100 into unchanged-N.jsonl.
 # The machine is shared: each invocation waits until both cores were at
-# least MINIDLE percent idle over the last 2 seconds (default 80). Usage:
+# least MINIDLE percent idle over the last 2 seconds (default 80). With
+# CALIBRATE=1 every invocation also runs a calibration workload (the same
+# program on a fixed, other amount of work: `calibration: cal`), whose
+# series the history divides the program's by. Usage:
 #   scripts/history-study.sh OUTDIR [REPETITIONS] [MINUTES]
 set -euo pipefail
 out=$(realpath -m "${1:?usage: scripts/history-study.sh OUTDIR [REPETITIONS] [MINUTES]}")
@@ -32,6 +35,13 @@ workloads:
   - name: primes
     command: [dotnet, out/PlainApp.dll, "2000000", "$amount"]
 YAML
+  if [ "${CALIBRATE:-0}" = 1 ]; then
+    cat >> "$work/suite-$amount.yaml" <<YAML
+  - name: cal
+    command: [dotnet, out/PlainApp.dll, "1500000", "120"]
+calibration: cal
+YAML
+  fi
 done
 idle() { # percent of the CPUs' time idle over 2 seconds
   local a b

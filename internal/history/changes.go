@@ -16,7 +16,7 @@ import (
 type Change struct {
 	Workload     string         `json:"workload"`
 	Mode         modes.Mode     `json:"mode"`
-	Series       string         `json:"series"` // KindTime or KindOverhead
+	Series       string         `json:"series"` // KindTime, KindCalibrated or KindOverhead
 	Metric       results.Metric `json:"metric"`
 	Index        int            `json:"index"`
 	Commit       string         `json:"commit"`
@@ -30,6 +30,10 @@ type Change struct {
 	// New is set on a change point the history's last run brought: the
 	// history without it has none there (within one run).
 	New bool `json:"new,omitempty"`
+	// Raw is set on a time series' change point where the cell also has a
+	// calibrated series: CI judges that one (NewSlower), not the raw time,
+	// which moves with the machine.
+	Raw bool `json:"raw,omitempty"`
 }
 
 // Slower reports whether the change point says the cell got slower: its
@@ -77,10 +81,17 @@ func Analyze(entries []Entry, opts stats.ChangeOptions) *Analysis {
 			prev[s.Key()] = Changes(s, opts)
 		}
 	}
+	calibrated := map[string]bool{}
+	for _, s := range a.Series {
+		if s.Kind == KindCalibrated {
+			calibrated[s.Workload+"/"+string(s.Mode)] = true
+		}
+	}
 	for _, s := range a.Series {
 		cs := Changes(s, opts)
 		for i := range cs {
 			cs[i].New = prev != nil && !near(prev[s.Key()], cs[i].Index)
+			cs[i].Raw = s.Kind == KindTime && calibrated[s.Workload+"/"+string(s.Mode)]
 		}
 		a.Changes = append(a.Changes, cs)
 	}
@@ -106,10 +117,13 @@ func (a *Analysis) All() []Change {
 }
 
 // NewSlower lists the change points the last run brought that say slower.
+// A cell's time series is left out where the cell has a calibrated one:
+// the calibrated series is the same time with the machine's drift divided
+// out, and a shift of the raw time alone is the machine's.
 func (a *Analysis) NewSlower() []Change {
 	var out []Change
 	for _, c := range a.All() {
-		if c.New && c.Slower() {
+		if c.New && c.Slower() && !c.Raw {
 			out = append(out, c)
 		}
 	}

@@ -19,6 +19,13 @@ const (
 	// KindOverhead is the cell's median over its workload's none cell's in
 	// the same run: the machine's drift divides out. Modes other than none.
 	KindOverhead = "overhead"
+	// KindCalibrated is the cell's value over the suite's calibration
+	// workload's cell of the same mode in the same run (results.Settings'
+	// Calibration): a program that never changes, run in the same rounds,
+	// whose time moves with the machine's speed, so the invocation's drift
+	// divides out of the absolute time as none's does out of an overhead.
+	// Batch cells of suites that name a calibration, other than its own.
+	KindCalibrated = "calibrated"
 )
 
 // Series is one cell's values over the history, one point per entry that
@@ -61,7 +68,7 @@ func (s *Series) Values() []float64 {
 // Key names the series: "fibonacci/tracing overhead".
 func (s *Series) Key() string { return s.Workload + "/" + string(s.Mode) + " " + s.Kind }
 
-// SeriesOf lists every cell's series, time before overhead, in the order
+// SeriesOf lists every cell's series, time, calibrated, overhead, in the order
 // cells first appear in the history. A cell whose metric changed starts a
 // new series from the change (the old values measured something else).
 func SeriesOf(entries []Entry) []*Series {
@@ -102,6 +109,15 @@ func SeriesOf(entries []Entry) []*Series {
 				continue
 			}
 			add(key{c.Workload, c.Mode, KindTime}, m, t)
+			if cal := calibration(e, run, &c); cal != nil {
+				k := p
+				cx := cal.Values()
+				k.Value = floats.Min(xs) / floats.Min(cx)
+				k.Lo, k.Hi = spread(k.Value, stats.Median(xs)/stats.Median(cx))
+				if k.Value > 0 && !math.IsInf(k.Value, 0) {
+					add(key{c.Workload, c.Mode, KindCalibrated}, m, k)
+				}
+			}
 			none := run.Find(c.Workload, modes.None)
 			if c.Mode == modes.None || none == nil || len(none.Values()) == 0 {
 				continue
@@ -116,6 +132,21 @@ func SeriesOf(entries []Entry) []*Series {
 		}
 	}
 	return out
+}
+
+// calibration is the cell c is calibrated by in entry e: the calibration
+// workload's cell of c's mode, measured by the same metric; nil for the
+// calibration's own cells, a service's, or when the run lacks it.
+func calibration(e Entry, run *results.File, c *results.Cell) *results.Cell {
+	name := e.Settings.Calibration
+	if name == "" || c.Workload == name || c.Metric.OrDefault().Service() {
+		return nil
+	}
+	cal := run.Find(name, c.Mode)
+	if cal == nil || cal.Metric.OrDefault() != c.Metric.OrDefault() || len(cal.Values()) == 0 {
+		return nil
+	}
+	return cal
 }
 
 // spread orders a point's two statistics as its whisker's ends.

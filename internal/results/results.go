@@ -93,6 +93,11 @@ type Settings struct {
 	// judged against the other's cell of the same mode (verdict.Reference).
 	// Absent when no workload says against.
 	WorkloadAgainst map[string]string `json:"workload_against,omitempty"`
+
+	// Calibration is the suite's calibration workload (its `calibration:`):
+	// a history divides the other cells by its cell of the same mode in
+	// the same run. Empty when the suite names none.
+	Calibration string `json:"calibration,omitempty"`
 }
 
 // Verdicts a cell can get.

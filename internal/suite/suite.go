@@ -70,8 +70,14 @@ type Suite struct {
 	Baseline  string  // absolute; defaults to <suite dir>/baselines/<name>.json
 	// History is the file `vbench history` appends runs to; absolute;
 	// defaults to <name>.history.jsonl beside the baseline.
-	History   string
-	Workloads []Workload
+	History string
+	// Calibration names the workload that stands for the machine's speed
+	// in a history: every other cell's value over the calibration's cell
+	// of the same mode in the same run is a series of its own, from which
+	// a machine that got faster or slower between invocations divides out.
+	// Empty: none.
+	Calibration string
+	Workloads   []Workload
 }
 
 // Profiler holds the suite's profiler settings: the built-in engine modes'

@@ -5,6 +5,8 @@ package suite
 
 import (
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -21,9 +23,9 @@ func (p *parser) suite(root *yaml.Node, s *Suite) {
 		s.Modes = append(s.Modes, m)
 		s.Specs = append(s.Specs, modes.BuiltinSpec(m))
 	}
-	var nameNode, workloadsNode, maxRunsNode *yaml.Node
+	var nameNode, workloadsNode, maxRunsNode, calibrationNode *yaml.Node
 	baseline, history := "", ""
-	p.fields(root, "", []string{"name", "runs", "max_runs", "warmup", "modes", "metric", "timeout", "profiler", "thresholds", "baseline", "history", "workloads"}, func(key string, k, v *yaml.Node) {
+	p.fields(root, "", []string{"name", "runs", "max_runs", "warmup", "modes", "metric", "timeout", "profiler", "thresholds", "baseline", "history", "calibration", "workloads"}, func(key string, k, v *yaml.Node) {
 		switch key {
 		case "name":
 			nameNode = v
@@ -55,6 +57,9 @@ func (p *parser) suite(root *yaml.Node, s *Suite) {
 			if p.err == nil && history == "" {
 				p.fail(v, key, "must not be empty")
 			}
+		case "calibration":
+			calibrationNode = v
+			s.Calibration = p.name(v, key)
 		case "workloads":
 			workloadsNode = v
 		}
@@ -84,6 +89,38 @@ func (p *parser) suite(root *yaml.Node, s *Suite) {
 	s.History = p.abs(history)
 	s.resolveModes()
 	p.workloads(workloadsNode, s)
+	if p.err == nil && calibrationNode != nil {
+		p.calibration(calibrationNode, s)
+	}
+}
+
+// calibration checks the suite's calibration: a batch workload of the
+// suite (a service's rps is no machine speed), in no A/B pair (its cells
+// must measure the same program every run).
+func (p *parser) calibration(n *yaml.Node, s *Suite) {
+	var names []string
+	for _, w := range s.Workloads {
+		names = append(names, w.Name)
+	}
+	i := slices.IndexFunc(s.Workloads, func(w Workload) bool { return w.Name == s.Calibration })
+	if i < 0 {
+		p.fail(n, "calibration", "unknown workload %q: the calibration is a workload of the suite whose program never changes, run beside the others to measure the machine (its workloads: %s)", s.Calibration, strings.Join(names, ", "))
+		return
+	}
+	c := &s.Workloads[i]
+	switch {
+	case c.Server != nil:
+		p.fail(n, "calibration", "workload %s is a service: the calibration must be a batch program (its time stands for the machine's speed)", c.Name)
+	case c.Against != "":
+		p.fail(n, "calibration", "workload %s is judged against %s: the calibration must be one program, the same in every run", c.Name, c.Against)
+	case len(s.Workloads) == 1:
+		p.fail(n, "calibration", "workload %s is the suite's only workload: nothing is left to calibrate", c.Name)
+	}
+	for _, w := range s.Workloads {
+		if p.err == nil && w.Against == c.Name {
+			p.fail(n, "calibration", "workload %s is judged against %s: the calibration must be one program, the same in every run", w.Name, c.Name)
+		}
+	}
 }
 
 // abs resolves a path from the suite against the suite file's directory.
