@@ -81,7 +81,7 @@ func coverage(tracing, sampling *coverageSets) *results.Coverage {
 // before modes the suite defines.
 func fillCoverage(cells []*cellState) {
 	for _, c := range cells {
-		if c.Spec.Engine != modes.EngineSampling {
+		if !c.Spec.Engine.Samples() { // sampling and cpu-sampling
 			continue
 		}
 		var t *cellState
