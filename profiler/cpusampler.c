@@ -48,11 +48,14 @@
 // interval stay the thread's CPU time.
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -93,7 +96,8 @@ typedef struct {
 
 typedef struct {
 	int32_t tid;           // kernel thread id; 0: free
-	int32_t armed;         // a timer runs
+	int32_t armed;         // a timer runs (perf_fd, else timer)
+	int32_t perf_fd;       // the thread's task-clock counter (armed with perf_fd >= 0)
 	ThreadID managed;      // the runtime's id (0: not assigned)
 	uintptr_t lo, hi;      // the thread's stack (hi 0: unknown)
 	uintptr_t seen_sp;     // a stack pointer the handler saw while hi was 0
@@ -230,6 +234,92 @@ static void stack_of(record *r) {
 
 static void drain_record(record *r);
 
+// Ticks come from a perf_event task-clock counter per thread when the
+// kernel allows one (perf_event_paranoid <= 2 lets a process count its own
+// threads' user time; containers may forbid the call): the counter's
+// period is an hrtimer, so 1 ms means 1 ms of the thread's CPU, where a
+// POSIX CPU-clock timer (the fallback) is checked only at the scheduler
+// tick (4 ms at 250 Hz: a quarter of the independent samples, each
+// weighing 1 + its overruns). The counter's overflow signal goes to the
+// thread alone (F_SETOWN_EX with F_OWNER_TID, F_SETSIG SIGPROF).
+static int perf_off;      // perf_event_open refused: CPU-clock timers from then on
+static int perf_user = 0; // counting user time only (the kernel's time refused)
+int vb_cpu_ticks_perf, vb_cpu_ticks_timer; // threads armed each way
+
+static int arm_perf(record *r, int32_t tid) {
+	if (perf_off) return -1;
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.size = sizeof a;
+	a.config = PERF_COUNT_SW_TASK_CLOCK;
+	a.sample_period = (uint64_t)vb_interval_ns;
+	a.wakeup_events = 1;
+	a.disabled = 1;
+	a.exclude_kernel = perf_user;
+	a.exclude_hv = 1;
+	int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 && (errno == EACCES || errno == EPERM) && !perf_user) {
+		perf_user = 1; // paranoid 2: a process may count only its threads' user time
+		a.exclude_kernel = 1;
+		fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	}
+	if (fd < 0) {
+		if (errno != EMFILE && errno != ENFILE && errno != ESRCH) { // not this thread's problem alone
+			perf_off = 1;
+			vb_log("cpu sampler: perf_event_open: %s: ticks from CPU-clock timers (checked at the scheduler tick)", strerror(errno));
+		}
+		return -1;
+	}
+	struct f_owner_ex o = {F_OWNER_TID, tid};
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETOWN_EX, &o) != 0 || fcntl(fd, F_SETSIG, SIGPROF) != 0 || fcntl(fd, F_SETFL, fl | O_ASYNC) != 0 ||
+		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
+		close(fd);
+		return -1;
+	}
+	r->perf_fd = fd;
+	return 0;
+}
+
+// arm starts r's ticks on thread tid: a task-clock counter, else a timer on
+// the thread's CPU clock.
+static void arm(record *r, int32_t tid) {
+	r->perf_fd = -1;
+	if (arm_perf(r, tid) == 0) {
+		vb_cpu_ticks_perf++;
+		r->armed = 1;
+		return;
+	}
+	struct sigevent ev = {0};
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = SIGPROF;
+	ev._sigev_un._tid = tid;
+	clockid_t clock = (clockid_t)((~(unsigned)tid) << 3) | 6; // CPUCLOCK_PERTHREAD|CPUCLOCK_SCHED
+	if (timer_create(clock, &ev, &r->timer) != 0) {
+		vb_cpu_timer_fail++;
+		return;
+	}
+	struct itimerspec its = {{vb_interval_ns / 1000000000, vb_interval_ns % 1000000000}, {vb_interval_ns / 1000000000, vb_interval_ns % 1000000000}};
+	timer_settime(r->timer, 0, &its, 0);
+	vb_cpu_ticks_timer++;
+	r->armed = 1;
+}
+
+// disarm stops r's ticks (a signal already sent is still handled: the
+// handler finds the record, and the drain takes the slot).
+static void disarm(record *r) {
+	if (!r->armed) return;
+	if (r->perf_fd >= 0) {
+		ioctl(r->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+		close(r->perf_fd);
+		r->perf_fd = -1;
+	} else {
+		timer_delete(r->timer);
+	}
+	r->armed = 0;
+}
+
 // vb_cpu_thread_assigned: managed thread `managed` runs on kernel thread
 // tid. Called by ThreadAssignedToOSThread (on the thread itself, measured
 // on .NET 10; from another thread the drain learns the stack range from
@@ -239,10 +329,7 @@ void vb_cpu_thread_assigned(ThreadID managed, int32_t tid) {
 	pthread_mutex_lock(&reg);
 	record *r = find(tid, 1);
 	if (!r) goto done;
-	if (r->armed) { // a thread with this id we were not told had ended
-		timer_delete(r->timer);
-		r->armed = 0;
-	}
+	disarm(r); // a thread with this id we were not told had ended
 	if (r->managed && r->managed != managed) drain_record(r);
 	if (!r->slots) {
 		void *p = mmap(0, NSLOTS * sizeof(slot), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -257,18 +344,7 @@ void vb_cpu_thread_assigned(ThreadID managed, int32_t tid) {
 	}
 	r->managed = managed;
 	if ((int32_t)syscall(SYS_gettid) == tid) stack_of(r);
-	struct sigevent ev = {0};
-	ev.sigev_notify = SIGEV_THREAD_ID;
-	ev.sigev_signo = SIGPROF;
-	ev._sigev_un._tid = tid;
-	clockid_t clock = (clockid_t)((~(unsigned)tid) << 3) | 6; // CPUCLOCK_PERTHREAD|CPUCLOCK_SCHED
-	if (timer_create(clock, &ev, &r->timer) != 0) {
-		vb_cpu_timer_fail++;
-		goto done;
-	}
-	struct itimerspec its = {{vb_interval_ns / 1000000000, vb_interval_ns % 1000000000}, {vb_interval_ns / 1000000000, vb_interval_ns % 1000000000}};
-	timer_settime(r->timer, 0, &its, 0);
-	r->armed = 1;
+	arm(r, tid);
 done:
 	pthread_mutex_unlock(&reg);
 }
@@ -280,8 +356,7 @@ void vb_cpu_thread_destroyed(ThreadID managed) {
 	for (int i = 0; i < NRECORDS; i++) {
 		record *r = &records[i];
 		if (r->tid && r->managed == managed && r->armed) {
-			timer_delete(r->timer);
-			r->armed = 0;
+			disarm(r);
 			drain_record(r);
 			if (r->tree) vb_thread_cpu_ns(r->tree); // its last CPU time, before the id is reused
 		}
@@ -559,17 +634,13 @@ int vb_cpu_sampler_stop_within(int ms) {
 		return -1;
 	}
 	pthread_mutex_lock(&reg);
-	for (int i = 0; i < NRECORDS; i++)
-		if (records[i].armed) {
-			timer_delete(records[i].timer);
-			records[i].armed = 0;
-		}
+	for (int i = 0; i < NRECORDS; i++) disarm(&records[i]);
 	pthread_mutex_unlock(&reg);
 	drain_all();
 	vb_log("cpu sampler: %ld signals (weight %ld), %ld frames walked; walks rooted %ld, broken %ld, off the thread's stack %ld, before its range was known %ld; "
-		"frames unresolved %ld, samples with no managed frame %ld, not rooted %ld, leaf callers found at the stack pointer %ld, OSR callers %ld; samples lost (ring full) %ld; timers not made %ld; IP cache %ld of %ld lookups",
+		"frames unresolved %ld, samples with no managed frame %ld, not rooted %ld, leaf callers found at the stack pointer %ld, OSR callers %ld; samples lost (ring full) %ld; timers not made %ld; threads ticked by task-clock counters %d (%s), by CPU-clock timers %d; IP cache %ld of %ld lookups",
 		(long)vb_cpu_signals, (long)vb_cpu_weight, (long)vb_cpu_frames, (long)vb_cpu_rooted, (long)vb_cpu_broken, (long)vb_cpu_offstack, (long)vb_cpu_norange,
-		(long)vb_cpu_unresolved, (long)vb_cpu_no_managed, (long)vb_cpu_incomplete, (long)vb_cpu_leaf_callers, (long)vb_cpu_osr, (long)vb_cpu_full, (long)vb_cpu_timer_fail, (long)hits, (long)lookups);
+		(long)vb_cpu_unresolved, (long)vb_cpu_no_managed, (long)vb_cpu_incomplete, (long)vb_cpu_leaf_callers, (long)vb_cpu_osr, (long)vb_cpu_full, (long)vb_cpu_timer_fail, vb_cpu_ticks_perf, perf_user ? "user time" : "user and kernel time", vb_cpu_ticks_timer, (long)hits, (long)lookups);
 	if (timing && vb_cpu_handler_n) {
 		uint64_t ticks = vb_tsc_now() - vb_tsc_start;
 		double ns_per_tick = ticks ? (double)(vb_mono_ns() - (int64_t)vb_mono_start_ns) / (double)ticks : 0;
