@@ -54,9 +54,10 @@ func TestCPUSamplingSeesLeavesWithoutSafePoints(t *testing.T) {
 		t.Fatalf("%s: %+v, want >= %d inclusive samples (%s)\nstderr:\n%s", spin, s, floor, why, r.Stderr)
 	}
 	n := float64(s.InclusiveSamples)
-	// Samples weigh 1 + the timer's overruns (the kernel checks CPU timers
-	// at its tick): fewer independent draws than samples, so the band is
-	// that of n/4 draws, four standard deviations, never narrower than 0.3..0.7.
+	// Where the engine falls back to CPU-clock timers, samples weigh 1 + the
+	// timer's overruns (the kernel checks them at its tick): fewer independent
+	// draws than samples, so the band is that of n/4 draws, four standard
+	// deviations, never narrower than 0.3..0.7.
 	half := max(0.2, 4/math.Sqrt(n))
 	if m == nil || float64(m.ExclusiveSamples) < (0.5-half)*n || float64(m.ExclusiveSamples) > (0.5+half)*n {
 		t.Fatalf("%s: %+v; want %.0f%%..%.0f%% of %s's %d samples as its own\nstderr:\n%s", mix, m, 100*(0.5-half), 100*(0.5+half), spin, s.InclusiveSamples, r.Stderr)
