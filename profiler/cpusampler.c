@@ -607,6 +607,8 @@ int vb_cpu_sampler_start(void) {
 	}
 	const char *tm = getenv("VBENCH_CPU_TIMING");
 	timing = tm && *tm && strcmp(tm, "0") != 0;
+	const char *ct = getenv("VBENCH_CPU_TIMERS"); // 1: CPU-clock timers, as where perf_event_open is refused
+	perf_off = ct && *ct && strcmp(ct, "0") != 0;
 	const char *dm = getenv("VBENCH_CPU_DUMP"); // debugging: log the first N samples' frames
 	dump = dm ? atoi(dm) : 0;
 	struct sigaction sa = {0};

@@ -15,8 +15,28 @@ import (
 // must be the program's, caller for caller. Hot.Spin is an OSR method (a
 // loop entered once), whose frame record skips its caller: Hot.Run must
 // still be found as its only caller.
+//
+// Both sources of ticks: a task-clock counter per thread (perf_event_open),
+// and the CPU-clock timers the engine falls back to where the kernel
+// refuses that call (VBENCH_CPU_TIMERS=1 forces them), each named in the
+// debug log.
 func TestCPUSamplingFindsHotFunction(t *testing.T) {
-	r, p := profiled(t, modes.EngineCPUSampling, []string{attach.EnvInterval + "=5ms"}, 0, "cpu", "1500")
+	for _, ticks := range []struct{ env, log string }{
+		{"VBENCH_CPU_TIMERS=0", "time), by CPU-clock timers 0;"},
+		{"VBENCH_CPU_TIMERS=1", "threads ticked by task-clock counters 0 "},
+	} {
+		t.Run(ticks.env, func(t *testing.T) { findsHotFunction(t, ticks.env, ticks.log) })
+	}
+}
+
+func findsHotFunction(t *testing.T, env, log string) {
+	r, p := profiled(t, modes.EngineCPUSampling, []string{attach.EnvInterval + "=5ms", env, "VBENCH_DEBUG=1"}, 0, "cpu", "1500")
+	if i := strings.Index(r.Stderr, "perf_event_open: "); i >= 0 && env == "VBENCH_CPU_TIMERS=0" {
+		t.Skipf("this kernel refuses task-clock counters (%s): the engine fell back to CPU-clock timers, which the other subtest covers", strings.SplitN(r.Stderr[i:], "\n", 2)[0])
+	}
+	if !strings.Contains(r.Stderr, log) {
+		t.Errorf("the debug log does not say %q:\n%s", log, r.Stderr)
+	}
 	if p.Mode != modes.EngineCPUSampling || p.IntervalNs != 5e6 || p.Samples < 20 {
 		t.Fatalf("mode %s interval %d samples %d\nstderr:\n%s", p.Mode, p.IntervalNs, p.Samples, r.Stderr)
 	}
