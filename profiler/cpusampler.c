@@ -100,6 +100,7 @@ typedef struct {
 	int32_t tid;           // kernel thread id; 0: free
 	int32_t armed;         // a timer runs (perf_fd, else timer)
 	int32_t perf_fd;       // the thread's task-clock counter (armed with perf_fd >= 0)
+	int32_t busy;          // the drain saw a timer signal with 2+ overruns: move to a counter
 	ThreadID managed;      // the runtime's id (0: not assigned)
 	uintptr_t lo, hi;      // the thread's stack (hi 0: unknown)
 	uintptr_t seen_sp;     // a stack pointer the handler saw while hi was 0
@@ -236,17 +237,24 @@ static void stack_of(record *r) {
 
 static void drain_record(record *r);
 
-// Ticks come from a perf_event task-clock counter per thread when the
-// kernel allows one (perf_event_paranoid <= 2 lets a process count its own
-// threads' user time; containers may forbid the call): the counter's
-// period is an hrtimer, so 1 ms means 1 ms of the thread's CPU, where a
-// POSIX CPU-clock timer (the fallback) is checked only at the scheduler
-// tick (4 ms at 250 Hz: a quarter of the independent samples, each
-// weighing 1 + its overruns). The counter's overflow signal goes to the
-// thread alone (F_SETOWN_EX with F_OWNER_TID, F_SETSIG SIGPROF).
+// Ticks start from a POSIX CPU-clock timer per thread, which the kernel
+// checks only at its scheduler tick (4 ms at 250 Hz): at a shorter interval
+// a signal stands for several (its si_overrun), fewer independent samples
+// than the interval asks (at 1 ms, a quarter). A thread the drain sees busy
+// (a signal with 2 or more overruns: it ran for 3 intervals between two
+// ticks) is moved to a perf_event task-clock counter, whose period is an
+// hrtimer: 1 ms is then 1 ms of its CPU. Only busy threads move, because
+// such a counter costs at every context switch of its thread (the hrtimer
+// is stopped and started: a pipe round trip between two threads went from
+// 4-6 us to 23-57 us with one on each, measured on this VM), which a
+// thread that mostly waits would pay far more often than it is sampled.
+// perf_event_paranoid <= 2 lets a process count its own threads; where
+// the kernel refuses (paranoid 3, a seccomp filter) threads keep their
+// timers. The counter's overflow signal goes to the thread alone
+// (F_SETOWN_EX with F_OWNER_TID, F_SETSIG SIGPROF).
 static int perf_off;      // perf_event_open refused: CPU-clock timers from then on
 static int perf_user = 0; // counting user time only (the kernel's time refused)
-int vb_cpu_ticks_perf, vb_cpu_ticks_timer; // threads armed each way
+int vb_cpu_ticks_perf, vb_cpu_ticks_timer; // threads given a timer, and moved to a counter
 
 static int arm_perf(record *r, int32_t tid) {
 	if (perf_off) return -1;
@@ -284,15 +292,10 @@ static int arm_perf(record *r, int32_t tid) {
 	return 0;
 }
 
-// arm starts r's ticks on thread tid: a task-clock counter, else a timer on
-// the thread's CPU clock.
+// arm starts r's ticks on thread tid: a timer on the thread's CPU clock.
 static void arm(record *r, int32_t tid) {
 	r->perf_fd = -1;
-	if (arm_perf(r, tid) == 0) {
-		vb_cpu_ticks_perf++;
-		r->armed = 1;
-		return;
-	}
+	r->busy = 0;
 	struct sigevent ev = {0};
 	ev.sigev_notify = SIGEV_THREAD_ID;
 	ev.sigev_signo = SIGPROF;
@@ -306,6 +309,16 @@ static void arm(record *r, int32_t tid) {
 	timer_settime(r->timer, 0, &its, 0);
 	vb_cpu_ticks_timer++;
 	r->armed = 1;
+}
+
+// upgrade moves a busy thread's ticks from its timer to a task-clock
+// counter (see above); the timer stays where the counter cannot be had.
+static void upgrade(record *r) {
+	r->busy = 0;
+	if (!r->armed || r->perf_fd >= 0 || perf_off) return;
+	if (arm_perf(r, r->tid) != 0) return;
+	timer_delete(r->timer);
+	vb_cpu_ticks_perf++;
 }
 
 // disarm stops r's ticks (a signal already sent is still handled: the
@@ -520,6 +533,7 @@ static void drain_record(record *r) {
 			if (!__atomic_load_n(&r->hi, __ATOMIC_ACQUIRE) && r->seen_sp) maps_range(r, r->seen_sp);
 		}
 		vb_cpu_frames += s->seen;
+		if (s->weight >= 3 && r->perf_fd < 0) r->busy = 1;
 		int rooted = 0;
 		uint32_t n = resolve(s, resolved, &rooted);
 		if (dump > 0 && n > 0 && (vb_cpu_signals % 50) == 0) {
@@ -559,8 +573,11 @@ static void drain_all(void) {
 		memset(cache, 0, sizeof cache);
 		cached = 0;
 	}
-	for (int i = 0; i < NRECORDS; i++)
-		if (records[i].tid && records[i].slots && records[i].head != records[i].tail) drain_record(&records[i]);
+	for (int i = 0; i < NRECORDS; i++) {
+		record *r = &records[i];
+		if (r->tid && r->slots && r->head != r->tail) drain_record(r);
+		if (r->busy) upgrade(r);
+	}
 	vb_samples_taken++;
 	pthread_mutex_unlock(&reg);
 }
@@ -642,9 +659,9 @@ int vb_cpu_sampler_stop_within(int ms) {
 	pthread_mutex_unlock(&reg);
 	drain_all();
 	vb_log("cpu sampler: %ld signals (weight %ld), %ld frames walked; walks rooted %ld, broken %ld, off the thread's stack %ld, before its range was known %ld; "
-		"frames unresolved %ld, samples with no managed frame %ld, not rooted %ld, leaf callers found at the stack pointer %ld, OSR callers %ld; samples lost (ring full) %ld; timers not made %ld; threads ticked by task-clock counters %d (%s), by CPU-clock timers %d; IP cache %ld of %ld lookups",
+		"frames unresolved %ld, samples with no managed frame %ld, not rooted %ld, leaf callers found at the stack pointer %ld, OSR callers %ld; samples lost (ring full) %ld; timers not made %ld; threads given CPU-clock timers %d, busy threads moved to task-clock counters %d (%s); IP cache %ld of %ld lookups",
 		(long)vb_cpu_signals, (long)vb_cpu_weight, (long)vb_cpu_frames, (long)vb_cpu_rooted, (long)vb_cpu_broken, (long)vb_cpu_offstack, (long)vb_cpu_norange,
-		(long)vb_cpu_unresolved, (long)vb_cpu_no_managed, (long)vb_cpu_incomplete, (long)vb_cpu_leaf_callers, (long)vb_cpu_osr, (long)vb_cpu_full, (long)vb_cpu_timer_fail, vb_cpu_ticks_perf, perf_user ? "user time" : "user and kernel time", vb_cpu_ticks_timer, (long)hits, (long)lookups);
+		(long)vb_cpu_unresolved, (long)vb_cpu_no_managed, (long)vb_cpu_incomplete, (long)vb_cpu_leaf_callers, (long)vb_cpu_osr, (long)vb_cpu_full, (long)vb_cpu_timer_fail, vb_cpu_ticks_timer, vb_cpu_ticks_perf, perf_user ? "user time" : "user and kernel time", (long)hits, (long)lookups);
 	if (timing && vb_cpu_handler_n) {
 		uint64_t ticks = vb_tsc_now() - vb_tsc_start;
 		double ns_per_tick = ticks ? (double)(vb_mono_ns() - (int64_t)vb_mono_start_ns) / (double)ticks : 0;
