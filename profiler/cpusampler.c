@@ -59,6 +59,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <ucontext.h>
@@ -101,6 +102,9 @@ typedef struct {
 	int32_t armed;         // a timer runs (perf_fd, else timer)
 	int32_t perf_fd;       // the thread's task-clock counter (armed with perf_fd >= 0)
 	int32_t busy;          // the drain saw a timer signal with 2+ overruns: move to a counter
+	int32_t probed;        // sw0/cpu0 hold a reading of the thread's switches and CPU time
+	uint64_t sw0;          // its voluntary context switches at the reading
+	int64_t cpu0;          // its CPU time at the reading, ns
 	ThreadID managed;      // the runtime's id (0: not assigned)
 	uintptr_t lo, hi;      // the thread's stack (hi 0: unknown)
 	uintptr_t seen_sp;     // a stack pointer the handler saw while hi was 0
@@ -296,6 +300,7 @@ static int arm_perf(record *r, int32_t tid) {
 static void arm(record *r, int32_t tid) {
 	r->perf_fd = -1;
 	r->busy = 0;
+	r->probed = 0;
 	struct sigevent ev = {0};
 	ev.sigev_notify = SIGEV_THREAD_ID;
 	ev.sigev_signo = SIGPROF;
@@ -311,14 +316,87 @@ static void arm(record *r, int32_t tid) {
 	r->armed = 1;
 }
 
+// A thread is moved to a counter, and kept on one, only while it blocks
+// (switches voluntarily) at most MAX_SWITCHES times per second of its CPU:
+// at 5-13 us a switch (the round trip above, four switches), 500 is under
+// 0.7 % of its CPU. A thread that blocks often (a web server's workers, a
+// thread pool's) stays on its timer. Preemptions are not counted: they are
+// the machine's doing (a CPU-bound thread on this busy VM was preempted
+// 1100-3000 times a CPU-second), and what is measured is whether the
+// thread's own work makes it switch. The reading spans PROBE_NS of its CPU.
+#define MAX_SWITCHES 500
+#define PROBE_NS 10000000
+#define RECHECK_DRAINS 64 // a counter's thread is read again every 64 drains (~256 ms)
+
+// cpu_of is thread tid's CPU time so far, ns (-1: unknown).
+static int64_t cpu_of(int32_t tid) {
+	struct timespec ts;
+	clockid_t clock = (clockid_t)((~(unsigned)tid) << 3) | 6; // CPUCLOCK_PERTHREAD|CPUCLOCK_SCHED
+	if (clock_gettime(clock, &ts) != 0) return -1;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+// switches_of reads thread tid's voluntary context switches so far from
+// /proc (the drain thread's work, never the handler's).
+static int switches_of(int32_t tid, uint64_t *sw) {
+	char path[64], line[128];
+	snprintf(path, sizeof path, "/proc/self/task/%d/status", tid);
+	FILE *f = fopen(path, "re");
+	if (!f) return -1;
+	unsigned long v = 0;
+	int got = 0;
+	while (!got && fgets(line, sizeof line, f)) got = sscanf(line, "voluntary_ctxt_switches: %lu", &v) == 1;
+	fclose(f);
+	if (!got) return -1;
+	*sw = (uint64_t)v;
+	return 0;
+}
+
+// switch_rate is r's switches per second of CPU since its last reading,
+// -1 while that reading spans less than PROBE_NS of CPU (or none exists:
+// this one is taken). The reading moves on once a rate is given.
+static double switch_rate(record *r) {
+	int64_t cpu = cpu_of(r->tid);
+	uint64_t sw;
+	if (cpu < 0) return -1;
+	if (r->probed && cpu >= r->cpu0 && cpu - r->cpu0 < PROBE_NS) return -1; // no /proc read yet
+	if (switches_of(r->tid, &sw) != 0) return -1;
+	if (!r->probed || cpu < r->cpu0) {
+		r->probed = 1, r->sw0 = sw, r->cpu0 = cpu;
+		return -1;
+	}
+	double rate = (double)(sw - r->sw0) * 1e9 / (double)(cpu - r->cpu0);
+	r->sw0 = sw, r->cpu0 = cpu;
+	return rate;
+}
+
+int vb_cpu_ticks_back; // threads moved back from a counter to a timer
+
 // upgrade moves a busy thread's ticks from its timer to a task-clock
-// counter (see above); the timer stays where the counter cannot be had.
+// counter (see above) once it is seen to switch rarely; the timer stays
+// where the counter cannot be had.
 static void upgrade(record *r) {
 	r->busy = 0;
 	if (!r->armed || r->perf_fd >= 0 || perf_off) return;
+	double rate = switch_rate(r);
+	if (rate < 0 || rate > MAX_SWITCHES) return;
 	if (arm_perf(r, r->tid) != 0) return;
 	timer_delete(r->timer);
 	vb_cpu_ticks_perf++;
+}
+
+static void arm(record *r, int32_t tid);
+
+// recheck moves a counter's thread back to a timer when it has come to
+// block often.
+static void recheck(record *r) {
+	double rate = switch_rate(r);
+	if (rate < 0 || rate <= MAX_SWITCHES) return;
+	ioctl(r->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+	close(r->perf_fd);
+	arm(r, r->tid);
+	vb_cpu_ticks_timer--; // the same thread, back on a timer: counted apart
+	vb_cpu_ticks_back++;
 }
 
 // disarm stops r's ticks (a signal already sent is still handled: the
@@ -358,8 +436,18 @@ void vb_cpu_thread_assigned(ThreadID managed, int32_t tid) {
 		r->head = r->tail = 0;
 	}
 	r->managed = managed;
-	if ((int32_t)syscall(SYS_gettid) == tid) stack_of(r);
+	int self = (int32_t)syscall(SYS_gettid) == tid;
+	if (self) stack_of(r);
 	arm(r, tid);
+	struct rusage ru;
+	struct timespec ts;
+	if (self && getrusage(RUSAGE_THREAD, &ru) == 0 && clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) {
+		// The thread's first reading, cheap on the thread itself: a busy
+		// thread can then be judged at its first busy signal.
+		r->probed = 1;
+		r->sw0 = (uint64_t)ru.ru_nvcsw;
+		r->cpu0 = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	}
 done:
 	pthread_mutex_unlock(&reg);
 }
@@ -577,6 +665,7 @@ static void drain_all(void) {
 		record *r = &records[i];
 		if (r->tid && r->slots && r->head != r->tail) drain_record(r);
 		if (r->busy) upgrade(r);
+		else if (r->armed && r->perf_fd >= 0 && (vb_samples_taken + i) % RECHECK_DRAINS == 0) recheck(r); // spread over drains
 	}
 	vb_samples_taken++;
 	pthread_mutex_unlock(&reg);
@@ -659,9 +748,9 @@ int vb_cpu_sampler_stop_within(int ms) {
 	pthread_mutex_unlock(&reg);
 	drain_all();
 	vb_log("cpu sampler: %ld signals (weight %ld), %ld frames walked; walks rooted %ld, broken %ld, off the thread's stack %ld, before its range was known %ld; "
-		"frames unresolved %ld, samples with no managed frame %ld, not rooted %ld, leaf callers found at the stack pointer %ld, OSR callers %ld; samples lost (ring full) %ld; timers not made %ld; threads given CPU-clock timers %d, busy threads moved to task-clock counters %d (%s); IP cache %ld of %ld lookups",
+		"frames unresolved %ld, samples with no managed frame %ld, not rooted %ld, leaf callers found at the stack pointer %ld, OSR callers %ld; samples lost (ring full) %ld; timers not made %ld; threads given CPU-clock timers %d, busy threads moved to task-clock counters %d (%s), moved back for blocking often %d; IP cache %ld of %ld lookups",
 		(long)vb_cpu_signals, (long)vb_cpu_weight, (long)vb_cpu_frames, (long)vb_cpu_rooted, (long)vb_cpu_broken, (long)vb_cpu_offstack, (long)vb_cpu_norange,
-		(long)vb_cpu_unresolved, (long)vb_cpu_no_managed, (long)vb_cpu_incomplete, (long)vb_cpu_leaf_callers, (long)vb_cpu_osr, (long)vb_cpu_full, (long)vb_cpu_timer_fail, vb_cpu_ticks_timer, vb_cpu_ticks_perf, perf_user ? "user time" : "user and kernel time", (long)hits, (long)lookups);
+		(long)vb_cpu_unresolved, (long)vb_cpu_no_managed, (long)vb_cpu_incomplete, (long)vb_cpu_leaf_callers, (long)vb_cpu_osr, (long)vb_cpu_full, (long)vb_cpu_timer_fail, vb_cpu_ticks_timer, vb_cpu_ticks_perf, perf_user ? "user time" : "user and kernel time", vb_cpu_ticks_back, (long)hits, (long)lookups);
 	if (timing && vb_cpu_handler_n) {
 		uint64_t ticks = vb_tsc_now() - vb_tsc_start;
 		double ns_per_tick = ticks ? (double)(vb_mono_ns() - (int64_t)vb_mono_start_ns) / (double)ticks : 0;
