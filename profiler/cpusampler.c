@@ -1,8 +1,9 @@
 // The cpu-sampling engine (experimental): a sampler that never stops the
-// runtime. Each managed thread gets a counter of its own CPU time (a
-// perf_event task-clock, else a timer_create CPU-clock timer: see arm_perf)
-// that sends SIGPROF to that thread alone, every VBENCH_INTERVAL of the CPU
-// time it used; the handler walks the
+// runtime. Each managed thread gets a timer on its own CPU time (a
+// timer_create CPU-clock timer; a busy thread that rarely blocks moves to a
+// perf_event task-clock counter: see upgrade) that sends SIGPROF to that
+// thread alone, every VBENCH_INTERVAL of the CPU time it used; the handler
+// walks the
 // interrupted thread's frames by frame pointers (the RBP chain) from the
 // signal context and stores the raw instruction pointers in the thread's
 // ring of preallocated slots. A drain thread (a C pthread with every signal
@@ -43,11 +44,11 @@
 // Frames GetFunctionFromIP does not know (native code, stubs) are dropped
 // and counted, like the native frames DoStackSnapshot skips.
 //
-// Ticks: a task-clock counter overflows every interval of the thread's CPU
-// (an hrtimer): each signal weighs 1. The fallback CPU-clock timers are
-// checked at the kernel's scheduler tick (250 Hz here), so at 1 ms a signal
-// carries the expirations it stands for in si_overrun: such a sample weighs
-// 1 + overrun, and samples times the interval stay the thread's CPU time.
+// Ticks: CPU-clock timers are checked at the kernel's scheduler tick
+// (250 Hz here), so at 1 ms a signal carries the expirations it stands for
+// in si_overrun: such a sample weighs 1 + overrun, and samples times the
+// interval stay the thread's CPU time. A task-clock counter overflows every
+// interval of the thread's CPU (an hrtimer): each of its signals weighs 1.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
