@@ -102,9 +102,9 @@ typedef struct {
 	int32_t tid;           // kernel thread id; 0: free
 	int32_t armed;         // a timer runs (perf_fd, else timer)
 	int32_t perf_fd;       // the thread's task-clock counter (armed with perf_fd >= 0)
-	int32_t busy;          // the drain saw a timer signal with 2+ overruns: move to a counter
+	int32_t busy;          // the drain saw a timer signal with an overrun: move to a counter?
 	int32_t probed;        // sw0/cpu0 hold a reading of the thread's switches and CPU time
-	uint64_t sw0;          // its voluntary context switches at the reading
+	uint64_t sw0;          // its context switches (voluntary + not) at the reading
 	int64_t cpu0;          // its CPU time at the reading, ns
 	ThreadID managed;      // the runtime's id (0: not assigned)
 	uintptr_t lo, hi;      // the thread's stack (hi 0: unknown)
@@ -246,13 +246,11 @@ static void drain_record(record *r);
 // checks only at its scheduler tick (4 ms at 250 Hz): at a shorter interval
 // a signal stands for several (its si_overrun), fewer independent samples
 // than the interval asks (at 1 ms, a quarter). A thread the drain sees busy
-// (a signal with 2 or more overruns: it ran for 3 intervals between two
-// ticks) is moved to a perf_event task-clock counter, whose period is an
-// hrtimer: 1 ms is then 1 ms of its CPU. Only busy threads move, because
-// such a counter costs at every context switch of its thread (the hrtimer
-// is stopped and started: a pipe round trip between two threads went from
-// 4-6 us to 23-57 us with one on each, measured on this VM), which a
-// thread that mostly waits would pay far more often than it is sampled.
+// (a signal with an overrun: it ran for 2 intervals between two ticks) is
+// moved to a perf_event task-clock counter, whose period is an hrtimer: 1 ms
+// is then 1 ms of its CPU. Only a busy thread that rarely switches moves
+// (see MAX_SWITCHES), because such a counter costs at every context switch
+// of its thread.
 // perf_event_paranoid <= 2 lets a process count its own threads; where
 // the kernel refuses (paranoid 3, a seccomp filter) threads keep their
 // timers. The counter's overflow signal goes to the thread alone
@@ -317,15 +315,16 @@ static void arm(record *r, int32_t tid) {
 	r->armed = 1;
 }
 
-// A thread is moved to a counter, and kept on one, only while it blocks
-// (switches voluntarily) at most MAX_SWITCHES times per second of its CPU:
-// at 5-13 us a switch (the round trip above, four switches), 500 is under
-// 0.7 % of its CPU. A thread that blocks often (a web server's workers, a
-// thread pool's) stays on its timer. Preemptions are not counted: they are
-// the machine's doing (a CPU-bound thread on this busy VM was preempted
-// 1100-3000 times a CPU-second), and what is measured is whether the
-// thread's own work makes it switch. The reading spans PROBE_NS of its CPU.
-#define MAX_SWITCHES 500
+// A thread is moved to a counter, and kept on one, only while it switches
+// at most MAX_SWITCHES times per second of its CPU, blocking or preempted
+// alike: the counter's hrtimer is stopped and started at every switch, at
+// 5-13 us each here (the round trip above, four switches), so 1000 is
+// 0.5-1.3 % of its CPU. A thread that blocks often (a web server's workers,
+// a thread pool's) stays on its timer, and so does any thread of a machine
+// oversubscribed enough to preempt it that often (a CPU-bound thread on this
+// busy VM: 1100-3000 times a CPU-second): there a counter costs more than it
+// brings. The reading spans PROBE_NS of the thread's CPU.
+#define MAX_SWITCHES 1000
 #define PROBE_NS 10000000
 #define RECHECK_DRAINS 64 // a counter's thread is read again every 64 drains (~256 ms)
 
@@ -337,19 +336,21 @@ static int64_t cpu_of(int32_t tid) {
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-// switches_of reads thread tid's voluntary context switches so far from
-// /proc (the drain thread's work, never the handler's).
+// switches_of reads thread tid's context switches so far, voluntary and
+// not, from /proc (the drain thread's work, never the handler's).
 static int switches_of(int32_t tid, uint64_t *sw) {
 	char path[64], line[128];
 	snprintf(path, sizeof path, "/proc/self/task/%d/status", tid);
 	FILE *f = fopen(path, "re");
 	if (!f) return -1;
-	unsigned long v = 0;
+	unsigned long v = 0, n = 0;
 	int got = 0;
-	while (!got && fgets(line, sizeof line, f)) got = sscanf(line, "voluntary_ctxt_switches: %lu", &v) == 1;
+	while (got != 3 && fgets(line, sizeof line, f))
+		if (sscanf(line, "voluntary_ctxt_switches: %lu", &v) == 1) got |= 1;
+		else if (sscanf(line, "nonvoluntary_ctxt_switches: %lu", &n) == 1) got |= 2;
 	fclose(f);
-	if (!got) return -1;
-	*sw = (uint64_t)v;
+	if (got != 3) return -1;
+	*sw = (uint64_t)v + n;
 	return 0;
 }
 
@@ -372,6 +373,7 @@ static double switch_rate(record *r) {
 }
 
 int vb_cpu_ticks_back; // threads moved back from a counter to a timer
+static int counters_always; // VBENCH_CPU_COUNTERS=1: every busy thread moves, however often it switches
 
 // upgrade moves a busy thread's ticks from its timer to a task-clock
 // counter (see above) once it is seen to switch rarely; the timer stays
@@ -379,8 +381,10 @@ int vb_cpu_ticks_back; // threads moved back from a counter to a timer
 static void upgrade(record *r) {
 	r->busy = 0;
 	if (!r->armed || r->perf_fd >= 0 || perf_off) return;
-	double rate = switch_rate(r);
-	if (rate < 0 || rate > MAX_SWITCHES) return;
+	if (!counters_always) {
+		double rate = switch_rate(r);
+		if (rate < 0 || rate > MAX_SWITCHES) return;
+	}
 	if (arm_perf(r, r->tid) != 0) return;
 	timer_delete(r->timer);
 	vb_cpu_ticks_perf++;
@@ -389,8 +393,9 @@ static void upgrade(record *r) {
 static void arm(record *r, int32_t tid);
 
 // recheck moves a counter's thread back to a timer when it has come to
-// block often.
+// switch often.
 static void recheck(record *r) {
+	if (counters_always) return;
 	double rate = switch_rate(r);
 	if (rate < 0 || rate <= MAX_SWITCHES) return;
 	ioctl(r->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
@@ -446,7 +451,7 @@ void vb_cpu_thread_assigned(ThreadID managed, int32_t tid) {
 		// The thread's first reading, cheap on the thread itself: a busy
 		// thread can then be judged at its first busy signal.
 		r->probed = 1;
-		r->sw0 = (uint64_t)ru.ru_nvcsw;
+		r->sw0 = (uint64_t)ru.ru_nvcsw + (uint64_t)ru.ru_nivcsw;
 		r->cpu0 = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 	}
 done:
@@ -622,7 +627,7 @@ static void drain_record(record *r) {
 			if (!__atomic_load_n(&r->hi, __ATOMIC_ACQUIRE) && r->seen_sp) maps_range(r, r->seen_sp);
 		}
 		vb_cpu_frames += s->seen;
-		if (s->weight >= 3 && r->perf_fd < 0) r->busy = 1;
+		if (s->weight >= 2 && r->perf_fd < 0) r->busy = 1;
 		int rooted = 0;
 		uint32_t n = resolve(s, resolved, &rooted);
 		if (dump > 0 && n > 0 && (vb_cpu_signals % 50) == 0) {
@@ -716,6 +721,8 @@ int vb_cpu_sampler_start(void) {
 	timing = tm && *tm && strcmp(tm, "0") != 0;
 	const char *ct = getenv("VBENCH_CPU_TIMERS"); // 1: CPU-clock timers, as where perf_event_open is refused
 	perf_off = ct && *ct && strcmp(ct, "0") != 0;
+	const char *cc = getenv("VBENCH_CPU_COUNTERS"); // 1: no switch-rate gate (tests)
+	counters_always = cc && *cc && strcmp(cc, "0") != 0;
 	const char *dm = getenv("VBENCH_CPU_DUMP"); // debugging: log the first N samples' frames
 	dump = dm ? atoi(dm) : 0;
 	struct sigaction sa = {0};
@@ -749,7 +756,7 @@ int vb_cpu_sampler_stop_within(int ms) {
 	pthread_mutex_unlock(&reg);
 	drain_all();
 	vb_log("cpu sampler: %ld signals (weight %ld), %ld frames walked; walks rooted %ld, broken %ld, off the thread's stack %ld, before its range was known %ld; "
-		"frames unresolved %ld, samples with no managed frame %ld, not rooted %ld, leaf callers found at the stack pointer %ld, OSR callers %ld; samples lost (ring full) %ld; timers not made %ld; threads given CPU-clock timers %d, busy threads moved to task-clock counters %d (%s), moved back for blocking often %d; IP cache %ld of %ld lookups",
+		"frames unresolved %ld, samples with no managed frame %ld, not rooted %ld, leaf callers found at the stack pointer %ld, OSR callers %ld; samples lost (ring full) %ld; timers not made %ld; threads given CPU-clock timers %d, busy threads moved to task-clock counters %d (%s), moved back for switching often %d; IP cache %ld of %ld lookups",
 		(long)vb_cpu_signals, (long)vb_cpu_weight, (long)vb_cpu_frames, (long)vb_cpu_rooted, (long)vb_cpu_broken, (long)vb_cpu_offstack, (long)vb_cpu_norange,
 		(long)vb_cpu_unresolved, (long)vb_cpu_no_managed, (long)vb_cpu_incomplete, (long)vb_cpu_leaf_callers, (long)vb_cpu_osr, (long)vb_cpu_full, (long)vb_cpu_timer_fail, vb_cpu_ticks_timer, vb_cpu_ticks_perf, perf_user ? "user time" : "user and kernel time", vb_cpu_ticks_back, (long)hits, (long)lookups);
 	if (timing && vb_cpu_handler_n) {
