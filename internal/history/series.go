@@ -110,11 +110,7 @@ func SeriesOf(entries []Entry) []*Series {
 			}
 			add(key{c.Workload, c.Mode, KindTime}, m, t)
 			if cal := calibration(e, run, &c); cal != nil {
-				k := p
-				cx := cal.Values()
-				k.Value = floats.Min(xs) / floats.Min(cx)
-				k.Lo, k.Hi = spread(k.Value, stats.Median(xs)/stats.Median(cx))
-				if k.Value > 0 && !math.IsInf(k.Value, 0) {
+				if k, ok := ratio(p, xs, cal.Values()); ok {
 					add(key{c.Workload, c.Mode, KindCalibrated}, m, k)
 				}
 			}
@@ -122,16 +118,21 @@ func SeriesOf(entries []Entry) []*Series {
 			if c.Mode == modes.None || none == nil || len(none.Values()) == 0 {
 				continue
 			}
-			o := p
-			nx := none.Values()
-			o.Value = floats.Min(xs) / floats.Min(nx)
-			o.Lo, o.Hi = spread(o.Value, stats.Median(xs)/stats.Median(nx))
-			if o.Value > 0 && !math.IsInf(o.Value, 0) {
+			if o, ok := ratio(p, xs, none.Values()); ok {
 				add(key{c.Workload, c.Mode, KindOverhead}, m, o)
 			}
 		}
 	}
 	return out
+}
+
+// ratio is point p valued at the fastest of xs over the fastest of ys, its
+// whisker from that to the ratio of their medians; ok is false when the
+// ratio is no finite positive number.
+func ratio(p Point, xs, ys []float64) (Point, bool) {
+	p.Value = floats.Min(xs) / floats.Min(ys)
+	p.Lo, p.Hi = spread(p.Value, stats.Median(xs)/stats.Median(ys))
+	return p, p.Value > 0 && !math.IsInf(p.Value, 0)
 }
 
 // calibration is the cell c is calibrated by in entry e: the calibration

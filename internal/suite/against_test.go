@@ -36,7 +36,7 @@ func TestWorkloadAgainstRefused(t *testing.T) {
 	pair := func(extraA, extraB string) string {
 		return "workloads:\n  - name: a\n    command: [true]\n    against: b\n" + extraA + "  - name: b\n    command: [true]\n" + extraB
 	}
-	cases := []struct{ name, yaml, want string }{
+	cases := []refusal{
 		{"unknown", head + "workloads:\n  - name: a\n    command: [true]\n    against: base\n", `s.yaml:6: workloads[0](a).against: unknown workload "base": a workload is judged against another workload of the suite (its workloads: a)`},
 		{"itself", head + "workloads:\n  - name: a\n    command: [true]\n    against: a\n", `s.yaml:6: workloads[0](a).against: a workload cannot be judged against itself`},
 		{"chain", head + pair("", "    against: c\n  - name: c\n    command: [true]\n"), `s.yaml:6: workloads[0](a).against: workload b is itself judged against c: a pair is two workloads`},
@@ -46,6 +46,17 @@ func TestWorkloadAgainstRefused(t *testing.T) {
 		{"with a mode's against", head + "modes:\n  - tracing\n  - {name: t2, engine: tracing, against: tracing}\n" + pair("", ""), `s.yaml:9: workloads[0](a).against: mode t2 of the suite is judged against mode tracing: a suite judges modes against each other or workloads, not both`},
 		{"bad name", head + "workloads:\n  - name: a\n    command: [true]\n    against: [b]\n", `s.yaml:6: workloads[0].against: must be a string, got a list`},
 	}
+	refusedWithPrefix(t, dir, cases)
+}
+
+// refusal is a suite a test expects refused, and the error's start (the
+// suite file's directory cut from it).
+type refusal struct{ name, yaml, want string }
+
+// refusedWithPrefix loads each case's suite from dir and checks it is
+// refused with the error it names.
+func refusedWithPrefix(t *testing.T, dir string, cases []refusal) {
+	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Load(write(t, dir, "s.yaml", c.yaml))

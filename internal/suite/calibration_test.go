@@ -1,7 +1,6 @@
 package suite
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -21,7 +20,7 @@ func TestCalibration(t *testing.T) {
 func TestCalibrationRefused(t *testing.T) {
 	dir := t.TempDir()
 	const two = "workloads:\n  - name: app\n    command: [true]\n  - name: cal\n    command: [true]\n"
-	cases := []struct{ name, yaml, want string }{
+	cases := []refusal{
 		{"unknown", "name: s\ncalibration: base\n" + two, `s.yaml:2: calibration: unknown workload "base": the calibration is a workload of the suite whose program never changes, run beside the others to measure the machine (its workloads: app, cal)`},
 		{"alone", "name: s\ncalibration: cal\nworkloads:\n  - name: cal\n    command: [true]\n", `s.yaml:2: calibration: workload cal is the suite's only workload: nothing is left to calibrate`},
 		{"in a pair", "name: s\ncalibration: cal\n" + two + "    against: app\n", `s.yaml:2: calibration: workload cal is judged against app: the calibration must be one program, the same in every run`},
@@ -29,15 +28,5 @@ func TestCalibrationRefused(t *testing.T) {
 		{"a service", "name: s\ncalibration: web\nworkloads:\n  - name: app\n    command: [true]\n  - name: web\n    server: {command: [true], ready: \"http://127.0.0.1:{port}/\"}\n    load: {url: \"http://127.0.0.1:{port}/\", duration: 1s}\n", `s.yaml:2: calibration: workload web is a service: the calibration must be a batch program`},
 		{"not a name", "name: s\ncalibration: [cal]\n" + two, `s.yaml:2: calibration: must be a string, got a list`},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			_, err := Load(write(t, dir, "s.yaml", c.yaml))
-			if err == nil {
-				t.Fatalf("accepted\n%s", c.yaml)
-			}
-			if got := strings.TrimPrefix(err.Error(), dir+"/"); !strings.HasPrefix(got, c.want) {
-				t.Errorf("error\n  %s\nwant prefix\n  %s", got, c.want)
-			}
-		})
-	}
+	refusedWithPrefix(t, dir, cases)
 }
