@@ -74,7 +74,8 @@ func (p *lineProgress) Step(e runner.Event) {
 		kind = "warmup"
 	}
 	switch {
-	case e.Run == nil: // a failed cell's remaining runs are skipped silently
+	case e.Run == nil: // a failed cell's remaining runs: said, so the count does not jump
+		fmt.Fprintf(p.w, "vbench: [%d/%d] %s %s skipped (the cell failed)\n", e.Done, e.Total, e.Cell, kind)
 	case e.Message != "":
 		fmt.Fprintf(p.w, "vbench: [%d/%d] %s %s FAILED: %s\n", e.Done, e.Total, e.Cell, kind, e.Message)
 	default:

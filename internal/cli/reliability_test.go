@@ -328,6 +328,14 @@ func TestUnwritableOutputsRefusedUpFront(t *testing.T) {
 			})
 		}
 	}
+	// A directory that exists and takes no file: said as such, whatever errno
+	// the file system gives (/proc: ENOENT, /sys: EACCES).
+	for _, d := range []string{"/proc", "/sys"} {
+		_, stderr, code := vbRun(t, dir, nil, "run", suite, "--quiet", "--junit", d+"/x.xml")
+		if want := d + "/x.xml: cannot create a file in output directory " + d + ": "; code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("--junit %s/x.xml: exit %d, want 2 and %q:\n%s", d, code, want, stderr)
+		}
+	}
 	if _, err := os.Stat(filepath.Join(dir, "bench", "baselines")); err == nil {
 		t.Errorf("a baselines directory appeared")
 	}

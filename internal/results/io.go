@@ -61,7 +61,9 @@ func CheckWritable(path string) error {
 	}
 	tmp, err := os.CreateTemp(dir, ".vbench-write-test-*")
 	if err != nil {
-		return fmt.Errorf("%s: output directory %s is not writable: %v", path, dir, errors.Unwrap(err))
+		// "cannot create a file in", not "not writable": /proc refuses
+		// a new file with ENOENT, which "not writable: no such file" garbles.
+		return fmt.Errorf("%s: cannot create a file in output directory %s: %v", path, dir, errors.Unwrap(err))
 	}
 	tmp.Close()
 	os.Remove(tmp.Name())

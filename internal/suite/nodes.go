@@ -45,9 +45,10 @@ func (p *parser) fields(n *yaml.Node, field string, known []string, fn func(key 
 				ok = true
 			}
 		}
-		name := join(field, k.Value)
 		if !ok {
-			p.fail(k, name, "unknown field (known: %s)", strings.Join(known, ", "))
+			// A typo is found before the entry's name is read: say which
+			// entry by its name, as later errors do ("modes[1](fast).intervall").
+			p.fail(k, join(namedField(n, field), k.Value), "unknown field (known: %s)", strings.Join(known, ", "))
 			return
 		}
 		fn(k.Value, k, v)
@@ -55,6 +56,20 @@ func (p *parser) fields(n *yaml.Node, field string, known []string, fn func(key 
 			return
 		}
 	}
+}
+
+// namedField is field with the name the mapping n gives itself, if any:
+// "workloads[0]" becomes "workloads[0](fib)". A list entry's field ends in ].
+func namedField(n *yaml.Node, field string) string {
+	if !strings.HasSuffix(field, "]") {
+		return field
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k, v := n.Content[i], n.Content[i+1]; k.Value == "name" && v.Kind == yaml.ScalarNode && v.Value != "" {
+			return fmt.Sprintf("%s(%s)", field, v.Value)
+		}
+	}
+	return field
 }
 
 func join(parent, child string) string {

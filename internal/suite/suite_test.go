@@ -126,7 +126,7 @@ func TestBadInput(t *testing.T) {
 		{"malformed", "name: s\nworkloads: [\n", "s.yaml:2: malformed YAML"},
 		{"tab", "name: s\n\tworkloads: []\n", "s.yaml:2: malformed YAML"},
 		{"unknown top key", "name: s\nrunz: 3\n", "s.yaml:2: runz: unknown field"},
-		{"unknown workload key", head + "  - name: a\n    command: [true]\n    argz: [x]\n", "s.yaml:5: workloads[0].argz: unknown field"},
+		{"unknown workload key", head + "  - name: a\n    command: [true]\n    argz: [x]\n", "s.yaml:5: workloads[0](a).argz: unknown field"},
 		{"runs zero", "name: s\nruns: 0\n", "s.yaml:2: runs: must be >= 1, got 0"},
 		{"runs negative", head + "  - name: a\n    command: [true]\n    runs: -2\n", "s.yaml:5: workloads[0].runs: must be >= 1"},
 		{"runs string", "name: s\nruns: ten\n", `s.yaml:2: runs: must be an integer, got "ten"`},
