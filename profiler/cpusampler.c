@@ -1,14 +1,14 @@
 // The cpu-sampling engine (experimental): a sampler that never stops the
 // runtime. Each managed thread gets a timer on its own CPU time (a
-// timer_create CPU-clock timer; a busy thread that rarely blocks moves to a
-// perf_event task-clock counter: see upgrade) that sends SIGPROF to that
-// thread alone, every VBENCH_INTERVAL of the CPU time it used; the handler
+// timer_create CPU-clock timer; a busy thread moves to directed ticks: see
+// direct) that sends SIGPROF to that thread alone, every VBENCH_INTERVAL
+// of the CPU time it used; the handler
 // walks the
 // interrupted thread's frames by frame pointers (the RBP chain) from the
 // signal context and stores the raw instruction pointers in the thread's
 // ring of preallocated slots. A drain thread (a C pthread with every signal
 // blocked, like the sampling engine's) empties the rings every few
-// milliseconds, resolves each IP to a method with ICorProfilerInfo's
+// milliseconds (and gives the directed ticks), resolves each IP to a method with ICorProfilerInfo's
 // GetFunctionFromIP (from a normal thread, cached by IP) and merges the
 // stacks into the per-thread sampling trees the profile writer already reads.
 //
@@ -47,20 +47,18 @@
 // Ticks: CPU-clock timers are checked at the kernel's scheduler tick
 // (250 Hz here), so at 1 ms a signal carries the expirations it stands for
 // in si_overrun: such a sample weighs 1 + overrun, and samples times the
-// interval stay the thread's CPU time. A task-clock counter overflows every
-// interval of the thread's CPU (an hrtimer): each of its signals weighs 1.
+// interval stay the thread's CPU time. A directed tick (rt_tgsigqueueinfo
+// from the drain thread) carries its weight in si_value: the intervals of
+// CPU the thread used since its last one.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/perf_event.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <ucontext.h>
@@ -74,6 +72,7 @@
 #define RING 128       // root-most frames kept round a ring
 #define NHIDDEN 8     // OSR frames' hidden return addresses per walk
 #define SCAN 512      // words searched above a frame record for an OSR method's hidden one
+#define DIRECTED_TAG 0x5642 // si_value's high half: a directed tick (see direct), not someone else's sigqueue
 #define TOPWORDS 4     // words at the interrupted stack pointer (a frameless leaf's return address)
 
 enum {
@@ -100,12 +99,13 @@ typedef struct {
 
 typedef struct {
 	int32_t tid;           // kernel thread id; 0: free
-	int32_t armed;         // a timer runs (perf_fd, else timer)
-	int32_t perf_fd;       // the thread's task-clock counter (armed with perf_fd >= 0)
-	int32_t busy;          // the drain saw a timer signal with an overrun: move to a counter?
-	int32_t probed;        // sw0/cpu0 hold a reading of the thread's switches and CPU time
-	uint64_t sw0;          // its context switches (voluntary + not) at the reading
-	int64_t cpu0;          // its CPU time at the reading, ns
+	int32_t armed;         // ticks run (directed, else the timer)
+	int32_t directed;      // ticks sent by the drain thread (see direct), not by the timer
+	int32_t busy;          // the drain saw a timer signal with an overrun: direct it
+	int32_t pending;       // a directed tick was sent and its handler has not run yet
+	int64_t tick_cpu;      // directed: the thread's CPU time ticks account for so far, ns
+	int64_t win_cpu;       // directed: its CPU time at the start of the window (see MOVE_BACK)
+	int64_t win_start;     // directed: the window's start, monotonic ns
 	ThreadID managed;      // the runtime's id (0: not assigned)
 	uintptr_t lo, hi;      // the thread's stack (hi 0: unknown)
 	uintptr_t seen_sp;     // a stack pointer the handler saw while hi was 0
@@ -154,6 +154,7 @@ static void on_prof(int sig, siginfo_t *si, void *ucv) {
 	uint64_t t0 = timing ? vb_rdtsc() : 0;
 	if (!my_tid) my_tid = (int32_t)syscall(SYS_gettid);
 	record *r = find(my_tid, 0);
+	if (r) __atomic_store_n(&r->pending, 0, __ATOMIC_RELEASE); // a directed tick may be sent again
 	if (!r || !r->slots) goto out;
 	uint32_t h = r->head;
 	if (h - __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE) >= NSLOTS) {
@@ -166,7 +167,9 @@ static void on_prof(int sig, siginfo_t *si, void *ucv) {
 	uintptr_t sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
 	uintptr_t bp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
 	uintptr_t lo = __atomic_load_n(&r->lo, __ATOMIC_RELAXED), hi = __atomic_load_n(&r->hi, __ATOMIC_ACQUIRE);
-	s->weight = 1 + (si->si_code == SI_TIMER && si->si_overrun > 0 ? (uint32_t)si->si_overrun : 0);
+	s->weight = 1;
+	if (si->si_code == SI_TIMER && si->si_overrun > 0) s->weight += (uint32_t)si->si_overrun;
+	else if (si->si_code == SI_QUEUE && (si->si_value.sival_int >> 16) == DIRECTED_TAG) s->weight = (uint32_t)si->si_value.sival_int & 0xffff;
 	s->ip[0] = ip;
 	uint32_t n = 1, flags = 0;
 	memset(s->top, 0, sizeof s->top);
@@ -247,59 +250,41 @@ static void drain_record(record *r);
 // a signal stands for several (its si_overrun), fewer independent samples
 // than the interval asks (at 1 ms, a quarter). A thread the drain sees busy
 // (a signal with an overrun: it ran for 2 intervals between two ticks) is
-// moved to a perf_event task-clock counter, whose period is an hrtimer: 1 ms
-// is then 1 ms of its CPU. Only a busy thread that rarely switches moves
-// (see MAX_SWITCHES), because such a counter costs at every context switch
-// of its thread.
-// perf_event_paranoid <= 2 lets a process count its own threads; where
-// the kernel refuses (paranoid 3, a seccomp filter) threads keep their
-// timers. The counter's overflow signal goes to the thread alone
-// (F_SETOWN_EX with F_OWNER_TID, F_SETSIG SIGPROF).
-static int perf_off;      // perf_event_open refused: CPU-clock timers from then on
-static int perf_user = 0; // counting user time only (the kernel's time refused)
-int vb_cpu_ticks_perf, vb_cpu_ticks_timer; // threads given a timer, and moved to a counter
+// moved to directed ticks: its timer is deleted, and the drain thread, which
+// then wakes every interval, reads the thread's CPU clock and, each time the
+// thread has used another interval of CPU, sends it SIGPROF itself
+// (rt_tgsigqueueinfo, to that thread alone, the intervals it stands for in
+// si_value). The sampled thread pays only the signal and the walk: the
+// timer's wake-up is the drain thread's, on whichever CPU it runs (measured
+// on this VM, a busy loop of 0.72 s: unchanged with 716 directed signals,
+// where a perf_event task-clock counter, an hrtimer on the thread's own CPU,
+// cost 10-30 us a tick; and a counter also cost at every context switch).
+// A tick is not sent again while the last one is pending (the thread has
+// SIGPROF blocked, or was not scheduled since): its intervals carry over.
+// A directed thread that used less than a quarter of a CPU over a window of
+// MOVE_BACK_NS goes back to a timer, so the drain reads few clocks a tick.
+#define MAX_WEIGHT 0xffff
+#define MOVE_BACK_NS 256000000
+#define MAX_DIRECTED 256     // threads with directed ticks at once
+int vb_cpu_ticks_timer, vb_cpu_ticks_directed, vb_cpu_ticks_back; // threads given a timer, directed, back on a timer
+int64_t vb_cpu_directed_sent, vb_cpu_directed_held;                // directed ticks sent, and held while one was pending
+static int directed_off;    // VBENCH_CPU_TIMERS=1: timers only
+static int directed_always; // VBENCH_CPU_DIRECTED=1: every thread directed from its registration (tests)
+static int ndirected;
+static pid_t self_pid;
 
-static int arm_perf(record *r, int32_t tid) {
-	if (perf_off) return -1;
-	struct perf_event_attr a;
-	memset(&a, 0, sizeof a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.size = sizeof a;
-	a.config = PERF_COUNT_SW_TASK_CLOCK;
-	a.sample_period = (uint64_t)vb_interval_ns;
-	a.wakeup_events = 1;
-	a.disabled = 1;
-	a.exclude_kernel = perf_user;
-	a.exclude_hv = 1;
-	int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0 && (errno == EACCES || errno == EPERM) && !perf_user) {
-		perf_user = 1; // paranoid 2: a process may count only its threads' user time
-		a.exclude_kernel = 1;
-		fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	}
-	if (fd < 0) {
-		if (errno != EMFILE && errno != ENFILE && errno != ESRCH) { // not this thread's problem alone
-			perf_off = 1;
-			vb_log("cpu sampler: perf_event_open: %s: ticks from CPU-clock timers (checked at the scheduler tick)", strerror(errno));
-		}
-		return -1;
-	}
-	struct f_owner_ex o = {F_OWNER_TID, tid};
-	int fl = fcntl(fd, F_GETFL);
-	if (fl < 0 || fcntl(fd, F_SETOWN_EX, &o) != 0 || fcntl(fd, F_SETSIG, SIGPROF) != 0 || fcntl(fd, F_SETFL, fl | O_ASYNC) != 0 ||
-		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
-		close(fd);
-		return -1;
-	}
-	r->perf_fd = fd;
-	return 0;
+// cpu_of is thread tid's CPU time so far, ns (-1: unknown).
+static int64_t cpu_of(int32_t tid) {
+	struct timespec ts;
+	clockid_t clock = (clockid_t)((~(unsigned)tid) << 3) | 6; // CPUCLOCK_PERTHREAD|CPUCLOCK_SCHED
+	if (clock_gettime(clock, &ts) != 0) return -1;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 // arm starts r's ticks on thread tid: a timer on the thread's CPU clock.
 static void arm(record *r, int32_t tid) {
-	r->perf_fd = -1;
+	r->directed = 0;
 	r->busy = 0;
-	r->probed = 0;
 	struct sigevent ev = {0};
 	ev.sigev_notify = SIGEV_THREAD_ID;
 	ev.sigev_signo = SIGPROF;
@@ -315,104 +300,67 @@ static void arm(record *r, int32_t tid) {
 	r->armed = 1;
 }
 
-// A thread is moved to a counter, and kept on one, only while it switches
-// at most MAX_SWITCHES times per second of its CPU, blocking or preempted
-// alike: the counter's hrtimer is stopped and started at every switch, at
-// 5-13 us each here (the round trip above, four switches), so 1000 is
-// 0.5-1.3 % of its CPU. A thread that blocks often (a web server's workers,
-// a thread pool's) stays on its timer, and so does any thread of a machine
-// oversubscribed enough to preempt it that often (a CPU-bound thread on this
-// busy VM: 1100-3000 times a CPU-second): there a counter costs more than it
-// brings. The reading spans PROBE_NS of the thread's CPU.
-#define MAX_SWITCHES 1000
-#define PROBE_NS 10000000
-#define RECHECK_DRAINS 64 // a counter's thread is read again every 64 drains (~256 ms)
-
-// cpu_of is thread tid's CPU time so far, ns (-1: unknown).
-static int64_t cpu_of(int32_t tid) {
-	struct timespec ts;
-	clockid_t clock = (clockid_t)((~(unsigned)tid) << 3) | 6; // CPUCLOCK_PERTHREAD|CPUCLOCK_SCHED
-	if (clock_gettime(clock, &ts) != 0) return -1;
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-// switches_of reads thread tid's context switches so far, voluntary and
-// not, from /proc (the drain thread's work, never the handler's).
-static int switches_of(int32_t tid, uint64_t *sw) {
-	char path[64], line[128];
-	snprintf(path, sizeof path, "/proc/self/task/%d/status", tid);
-	FILE *f = fopen(path, "re");
-	if (!f) return -1;
-	unsigned long v = 0, n = 0;
-	int got = 0;
-	while (got != 3 && fgets(line, sizeof line, f))
-		if (sscanf(line, "voluntary_ctxt_switches: %lu", &v) == 1) got |= 1;
-		else if (sscanf(line, "nonvoluntary_ctxt_switches: %lu", &n) == 1) got |= 2;
-	fclose(f);
-	if (got != 3) return -1;
-	*sw = (uint64_t)v + n;
-	return 0;
-}
-
-// switch_rate is r's switches per second of CPU since its last reading,
-// -1 while that reading spans less than PROBE_NS of CPU (or none exists:
-// this one is taken). The reading moves on once a rate is given.
-static double switch_rate(record *r) {
-	int64_t cpu = cpu_of(r->tid);
-	uint64_t sw;
-	if (cpu < 0) return -1;
-	if (r->probed && cpu >= r->cpu0 && cpu - r->cpu0 < PROBE_NS) return -1; // no /proc read yet
-	if (switches_of(r->tid, &sw) != 0) return -1;
-	if (!r->probed || cpu < r->cpu0) {
-		r->probed = 1, r->sw0 = sw, r->cpu0 = cpu;
-		return -1;
-	}
-	double rate = (double)(sw - r->sw0) * 1e9 / (double)(cpu - r->cpu0);
-	r->sw0 = sw, r->cpu0 = cpu;
-	return rate;
-}
-
-int vb_cpu_ticks_back; // threads moved back from a counter to a timer
-static int counters_always; // VBENCH_CPU_COUNTERS=1: every busy thread moves, however often it switches
-
-// upgrade moves a busy thread's ticks from its timer to a task-clock
-// counter (see above) once it is seen to switch rarely; the timer stays
-// where the counter cannot be had.
-static void upgrade(record *r) {
+// direct moves r's ticks from its timer (if any) to the drain thread.
+static void direct(record *r) {
 	r->busy = 0;
-	if (!r->armed || r->perf_fd >= 0 || perf_off) return;
-	if (!counters_always) {
-		double rate = switch_rate(r);
-		if (rate < 0 || rate > MAX_SWITCHES) return;
-	}
-	if (arm_perf(r, r->tid) != 0) return;
-	timer_delete(r->timer);
-	vb_cpu_ticks_perf++;
+	if (r->directed || directed_off || ndirected >= MAX_DIRECTED) return;
+	int64_t cpu = cpu_of(r->tid);
+	if (cpu < 0) return;
+	if (r->armed) timer_delete(r->timer);
+	r->armed = r->directed = 1;
+	r->pending = 0;
+	r->tick_cpu = r->win_cpu = cpu;
+	r->win_start = vb_mono_ns();
+	ndirected++;
+	vb_cpu_ticks_directed++;
 }
 
-static void arm(record *r, int32_t tid);
-
-// recheck moves a counter's thread back to a timer when it has come to
-// switch often.
-static void recheck(record *r) {
-	if (counters_always) return;
-	double rate = switch_rate(r);
-	if (rate < 0 || rate <= MAX_SWITCHES) return;
-	ioctl(r->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
-	close(r->perf_fd);
-	arm(r, r->tid);
-	vb_cpu_ticks_timer--; // the same thread, back on a timer: counted apart
-	vb_cpu_ticks_back++;
+// tick sends directed thread r its tick when it has used another interval
+// of CPU, and moves it back to a timer at the end of a quiet window.
+static void tick(record *r, int64_t now) {
+	int64_t cpu = cpu_of(r->tid);
+	if (cpu < 0) return; // gone: its record is disarmed when the runtime says so
+	if (now - r->win_start >= MOVE_BACK_NS) {
+		if ((cpu - r->win_cpu) * 4 < now - r->win_start && !directed_always) {
+			ndirected--;
+			arm(r, r->tid);
+			vb_cpu_ticks_timer--; // the same thread, back on a timer: counted apart
+			vb_cpu_ticks_back++;
+			return;
+		}
+		r->win_cpu = cpu, r->win_start = now;
+	}
+	int64_t due = (cpu - r->tick_cpu) / vb_interval_ns;
+	if (due <= 0) return;
+	if (__atomic_load_n(&r->pending, __ATOMIC_ACQUIRE)) {
+		vb_cpu_directed_held++;
+		return; // its intervals carry over to the tick after the handler runs
+	}
+	if (due > MAX_WEIGHT) due = MAX_WEIGHT;
+	r->tick_cpu += due * vb_interval_ns;
+	if (cpu - r->tick_cpu > MAX_WEIGHT * vb_interval_ns) r->tick_cpu = cpu; // never a weight beyond one signal's
+	siginfo_t si;
+	memset(&si, 0, sizeof si);
+	si.si_signo = SIGPROF;
+	si.si_code = SI_QUEUE;
+	si.si_pid = self_pid;
+	si.si_uid = getuid();
+	si.si_value.sival_int = DIRECTED_TAG << 16 | (int)due;
+	__atomic_store_n(&r->pending, 1, __ATOMIC_RELEASE);
+	if (syscall(SYS_rt_tgsigqueueinfo, self_pid, r->tid, SIGPROF, &si) != 0) {
+		__atomic_store_n(&r->pending, 0, __ATOMIC_RELEASE);
+		return;
+	}
+	vb_cpu_directed_sent++;
 }
 
 // disarm stops r's ticks (a signal already sent is still handled: the
 // handler finds the record, and the drain takes the slot).
 static void disarm(record *r) {
 	if (!r->armed) return;
-	if (r->perf_fd >= 0) {
-		ioctl(r->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
-		close(r->perf_fd);
-		r->perf_fd = -1;
+	if (r->directed) {
+		r->directed = 0;
+		ndirected--;
 	} else {
 		timer_delete(r->timer);
 	}
@@ -442,18 +390,9 @@ void vb_cpu_thread_assigned(ThreadID managed, int32_t tid) {
 		r->head = r->tail = 0;
 	}
 	r->managed = managed;
-	int self = (int32_t)syscall(SYS_gettid) == tid;
-	if (self) stack_of(r);
-	arm(r, tid);
-	struct rusage ru;
-	struct timespec ts;
-	if (self && getrusage(RUSAGE_THREAD, &ru) == 0 && clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) {
-		// The thread's first reading, cheap on the thread itself: a busy
-		// thread can then be judged at its first busy signal.
-		r->probed = 1;
-		r->sw0 = (uint64_t)ru.ru_nvcsw + (uint64_t)ru.ru_nivcsw;
-		r->cpu0 = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-	}
+	if ((int32_t)syscall(SYS_gettid) == tid) stack_of(r);
+	if (directed_always) direct(r);
+	else arm(r, tid);
 done:
 	pthread_mutex_unlock(&reg);
 }
@@ -627,7 +566,7 @@ static void drain_record(record *r) {
 			if (!__atomic_load_n(&r->hi, __ATOMIC_ACQUIRE) && r->seen_sp) maps_range(r, r->seen_sp);
 		}
 		vb_cpu_frames += s->seen;
-		if (s->weight >= 2 && r->perf_fd < 0) r->busy = 1;
+		if (s->weight >= 2 && !r->directed) r->busy = 1;
 		int rooted = 0;
 		uint32_t n = resolve(s, resolved, &rooted);
 		if (dump > 0 && n > 0 && (vb_cpu_signals % 50) == 0) {
@@ -670,19 +609,45 @@ static void drain_all(void) {
 	for (int i = 0; i < NRECORDS; i++) {
 		record *r = &records[i];
 		if (r->tid && r->slots && r->head != r->tail) drain_record(r);
-		if (r->busy) upgrade(r);
-		else if (r->armed && r->perf_fd >= 0 && (vb_samples_taken + i) % RECHECK_DRAINS == 0) recheck(r); // spread over drains
+		if (r->busy) direct(r);
 	}
 	vb_samples_taken++;
 	pthread_mutex_unlock(&reg);
 }
 
+// tick_all gives every directed thread its tick.
+static void tick_all(void) {
+	pthread_mutex_lock(&reg);
+	if (ndirected > 0) {
+		int64_t now = vb_mono_ns();
+		for (int i = 0; i < NRECORDS; i++)
+			if (records[i].tid && records[i].directed) tick(&records[i], now);
+	}
+	pthread_mutex_unlock(&reg);
+}
+
+// drain_loop drains every 4 ms (a slot ring holds NSLOTS ticks of one
+// thread) and, while some thread is directed, wakes every interval to tick.
 static void *drain_loop(void *arg) {
 	(void)arg;
-	struct timespec d = {0, 4000000}; // 4 ms: a slot ring holds NSLOTS ticks of one thread
+	const int64_t drain_ns = 4000000;
+	struct timespec next;
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	int64_t since = 0;
 	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
-		nanosleep(&d, 0);
-		drain_all();
+		int64_t step = __atomic_load_n(&ndirected, __ATOMIC_RELAXED) > 0 && vb_interval_ns < drain_ns ? vb_interval_ns : drain_ns;
+		next.tv_nsec += step;
+		while (next.tv_nsec >= 1000000000) next.tv_nsec -= 1000000000, next.tv_sec++;
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > next.tv_sec + 1) next = now; // fell far behind (a stopped process): start again from now
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, 0);
+		tick_all();
+		since += step;
+		if (since >= drain_ns) {
+			since = 0;
+			drain_all();
+		}
 	}
 	return 0;
 }
@@ -719,10 +684,11 @@ int vb_cpu_sampler_start(void) {
 	}
 	const char *tm = getenv("VBENCH_CPU_TIMING");
 	timing = tm && *tm && strcmp(tm, "0") != 0;
-	const char *ct = getenv("VBENCH_CPU_TIMERS"); // 1: CPU-clock timers, as where perf_event_open is refused
-	perf_off = ct && *ct && strcmp(ct, "0") != 0;
-	const char *cc = getenv("VBENCH_CPU_COUNTERS"); // 1: no switch-rate gate (tests)
-	counters_always = cc && *cc && strcmp(cc, "0") != 0;
+	const char *ct = getenv("VBENCH_CPU_TIMERS"); // 1: CPU-clock timers only
+	directed_off = ct && *ct && strcmp(ct, "0") != 0;
+	const char *cd = getenv("VBENCH_CPU_DIRECTED"); // 1: every thread directed from its registration (tests)
+	directed_always = !directed_off && cd && *cd && strcmp(cd, "0") != 0;
+	self_pid = getpid();
 	const char *dm = getenv("VBENCH_CPU_DUMP"); // debugging: log the first N samples' frames
 	dump = dm ? atoi(dm) : 0;
 	struct sigaction sa = {0};
@@ -756,9 +722,9 @@ int vb_cpu_sampler_stop_within(int ms) {
 	pthread_mutex_unlock(&reg);
 	drain_all();
 	vb_log("cpu sampler: %ld signals (weight %ld), %ld frames walked; walks rooted %ld, broken %ld, off the thread's stack %ld, before its range was known %ld; "
-		"frames unresolved %ld, samples with no managed frame %ld, not rooted %ld, leaf callers found at the stack pointer %ld, OSR callers %ld; samples lost (ring full) %ld; timers not made %ld; threads given CPU-clock timers %d, busy threads moved to task-clock counters %d (%s), moved back for switching often %d; IP cache %ld of %ld lookups",
+		"frames unresolved %ld, samples with no managed frame %ld, not rooted %ld, leaf callers found at the stack pointer %ld, OSR callers %ld; samples lost (ring full) %ld; timers not made %ld; threads given CPU-clock timers %d, threads directed %d (ticks sent %ld, held while one was pending %ld), moved back to a timer %d; IP cache %ld of %ld lookups",
 		(long)vb_cpu_signals, (long)vb_cpu_weight, (long)vb_cpu_frames, (long)vb_cpu_rooted, (long)vb_cpu_broken, (long)vb_cpu_offstack, (long)vb_cpu_norange,
-		(long)vb_cpu_unresolved, (long)vb_cpu_no_managed, (long)vb_cpu_incomplete, (long)vb_cpu_leaf_callers, (long)vb_cpu_osr, (long)vb_cpu_full, (long)vb_cpu_timer_fail, vb_cpu_ticks_timer, vb_cpu_ticks_perf, perf_user ? "user time" : "user and kernel time", vb_cpu_ticks_back, (long)hits, (long)lookups);
+		(long)vb_cpu_unresolved, (long)vb_cpu_no_managed, (long)vb_cpu_incomplete, (long)vb_cpu_leaf_callers, (long)vb_cpu_osr, (long)vb_cpu_full, (long)vb_cpu_timer_fail, vb_cpu_ticks_timer, vb_cpu_ticks_directed, (long)vb_cpu_directed_sent, (long)vb_cpu_directed_held, vb_cpu_ticks_back, (long)hits, (long)lookups);
 	if (timing && vb_cpu_handler_n) {
 		uint64_t ticks = vb_tsc_now() - vb_tsc_start;
 		double ns_per_tick = ticks ? (double)(vb_mono_ns() - (int64_t)vb_mono_start_ns) / (double)ticks : 0;
