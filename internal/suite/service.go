@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"os/exec"
+	"path"
 	"strings"
 	"time"
 
@@ -152,6 +153,14 @@ func (p *parser) loopbackURL(n *yaml.Node, f string) string {
 	return s
 }
 
+// samePath reports whether two loopback URLs (as loopbackURL read them)
+// name the same path.
+func samePath(a, b string) bool {
+	ua, ea := url.Parse(strings.ReplaceAll(a, Port, "1"))
+	ub, eb := url.Parse(strings.ReplaceAll(b, Port, "1"))
+	return ea == nil && eb == nil && path.Clean("/"+ua.Path) == path.Clean("/"+ub.Path)
+}
+
 // service checks what only a whole service workload tells: a server and a
 // load together, a service metric, no checksum (a server prints no VBENCH
 // line). A service workload measures rps unless it names its metric.
@@ -173,6 +182,12 @@ func (p *parser) service(n *yaml.Node, field string, nodes workloadNodes, w *Wor
 		return
 	case nodes.checksum != nil:
 		p.fail(nodes.checksum, field+".checksum", "a server prints no VBENCH line: a service workload has no checksum (its handler's calls are checked instead)")
+		return
+	}
+	if w.Load.Handler != "" && samePath(w.Server.Ready, w.Load.URL) {
+		// Every readiness probe would be a call of the handler the load's
+		// requests are counted against: the count would be off by the probes.
+		p.fail(nodes.server, field+".server.ready", "%q is the load's URL path too: its probes would reach the handler %s, whose calls must equal the requests the load completed; poll another endpoint (e.g. /health)", w.Server.Ready, w.Load.Handler)
 		return
 	}
 	if !own && !w.Metric.Service() {

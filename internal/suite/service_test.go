@@ -46,6 +46,7 @@ func TestServiceRefused(t *testing.T) {
 		{"checksum", svcHead + server + load + "    checksum: x\n", `s.yaml:7: workloads[0](web).checksum: a server prints no VBENCH line`},
 		{"batch metric", svcHead + server + load + "    metric: kernel-cpu\n", `s.yaml:4: workloads[0](web).metric: a service workload is measured by rps, latency-p50 or latency-p99, got kernel-cpu`},
 		{"rps for a program", "name: s\nmetric: rps\nbaseline: b.json\nworkloads:\n  - name: a\n    command: [true]\n", `s.yaml:5: workloads[0](a).metric: metric rps is measured by a load generator`},
+		{"ready is the load's URL", svcHead + "    server: {command: [true], ready: \"http://127.0.0.1:{port}/w\"}\n" + "    load: {url: \"http://127.0.0.1:{port}/w?q=1\", handler: A.B.Work}\n", `s.yaml:5: workloads[0](web).server.ready: "http://127.0.0.1:{port}/w" is the load's URL path too: its probes would reach the handler A.B.Work`},
 		{"bad handler", svcHead + server + "    load: {url: \"http://127.0.0.1:{port}/w\", handler: Work}\n", `s.yaml:6: workloads[0].load.handler: must name a method as Namespace.Type.Method`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
