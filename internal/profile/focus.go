@@ -17,7 +17,9 @@ import (
 // matched against a function's name without its parameters
 // ("Trial.Program.Run"), its type ("Trial.Program") and its assembly
 // ("Trial"): the names --include takes, plus methods. A pattern without '*'
-// also matches every name under it: "Trial" matches "Trial.Program.Run".
+// also matches every name under it ("Trial" matches "Trial.Program.Run"),
+// and a name it ends on whole segments: a type or method named without
+// its namespace ("Program", "Run", "Program.Run").
 type Focus struct {
 	Patterns []string
 }
@@ -50,7 +52,7 @@ func (f *Focus) Matches(fn *Function) bool {
 			if s == "" {
 				continue
 			}
-			if glob(p, s) || !strings.Contains(p, "*") && strings.HasPrefix(s, p+".") {
+			if glob(p, s) || !strings.Contains(p, "*") && (strings.HasPrefix(s, p+".") || s != fn.Assembly && strings.HasSuffix(s, "."+p)) {
 				return true
 			}
 		}
@@ -127,7 +129,7 @@ func (t *Tree) Focused(f *Focus) (*Tree, error) {
 		functions += len(p.Functions)
 	}
 	if !matched {
-		return nil, fmt.Errorf("--focus %s: no profiled function with recorded calls matches (the profile has %d functions: see the top functions without --focus)", f, functions)
+		return nil, fmt.Errorf("--focus %s: no profiled function that ran matches (the profile has %d functions: see the top functions without --focus)", f, functions)
 	}
 	return &v, nil
 }

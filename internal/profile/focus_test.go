@@ -3,7 +3,8 @@ package profile
 import "testing"
 
 // --focus patterns: globs over a function's name (no parameters), type and
-// assembly; a pattern without '*' also matches the names under it.
+// assembly; a pattern without '*' also matches the names under it and the
+// names it ends on whole segments.
 func TestFocusMatches(t *testing.T) {
 	fn := &Function{Name: "Trial.Runner.Run(int)", Assembly: "TrialLib"}
 	for pattern, want := range map[string]bool{
@@ -15,6 +16,11 @@ func TestFocusMatches(t *testing.T) {
 		"TrialLib":           true,  // the assembly
 		"Trial.Runner.Run(*": false, // parameters are not part of the name matched
 		"Tri":                false, // not a dotted prefix
+		"Runner":             true,  // the type without its namespace
+		"Run":                true,  // the method alone
+		"Runner.Run":         true,
+		"unner.Run":          false, // not whole segments
+		"Lib":                false, // an assembly is matched whole
 		"trial.*":            false, // case-sensitive, as the profiler's filter
 		"Trial.R*r.Ru*":      true,
 		"Trial.R*n.Ru*":      false,
