@@ -113,3 +113,18 @@ func TestCSVNoIntervalIsEmpty(t *testing.T) {
 		}
 	}
 }
+
+// A service's rps cell keeps its runs as time per request: its MAD, shown
+// in µs beside a median in req/s, read as a rate it was not. It is shown as
+// a share of the median instead.
+func TestServiceMADIsAShare(t *testing.T) {
+	c := results.Cell{Workload: "web", Mode: modes.None, Metric: results.MetricRPS, Runs: 5, MedianNs: 50000, MADNs: 2500}
+	r := NewCellRow(&c, results.VerdictNew, nil)
+	if r.MAD != "5.0%" || !strings.Contains(r.Median, "req/s") {
+		t.Errorf("rps cell: median %q, MAD %q; want req/s and 5.0%%", r.Median, r.MAD)
+	}
+	c.Metric = results.MetricElapsed
+	if r := NewCellRow(&c, results.VerdictNew, nil); strings.HasSuffix(r.MAD, "%") {
+		t.Errorf("an elapsed cell's MAD is a time, got %q", r.MAD)
+	}
+}

@@ -89,6 +89,11 @@ func NewCellRow(c *results.Cell, verdict string, ch *results.Change) CellRow {
 			r.VerdictText = fmt.Sprintf("%s ±%.1f%%", verdict, 100*ch.Hides)
 		}
 	}
+	if c.Metric.HigherIsBetter() && c.MedianNs > 0 && c.MADNs > 0 {
+		// The runs are kept as time per request; a MAD of those is no
+		// rate: as a share of the median it reads the same either way.
+		r.MAD = fmt.Sprintf("%.1f%%", 100*c.MADNs/c.MedianNs)
+	}
 	if c.Outliers > 0 {
 		r.Outliers = fmt.Sprint(c.Outliers)
 	}
