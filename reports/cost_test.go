@@ -12,8 +12,8 @@ import (
 
 // The A/B run of abFile with profiles that counted 1000 calls a run: every
 // format shows the cost per call ((3.6035ms − 1.0035ms) / 1000 = 2.60 µs for
-// NEW, 2.00 µs for OLD) and the pair's change per call (each round 0.6 ms
-// apart: +600 ns a call), JUnit in each case's summary; a file without
+// NEW, 200 ns for OLD) and the pair's change per call (each round 0.6 ms
+// apart: +60 ns a call), JUnit in each case's summary; a file without
 // counts shows neither.
 func TestCostPerCallInEveryFormat(t *testing.T) {
 	f := abFile()
@@ -23,7 +23,7 @@ func TestCostPerCallInEveryFormat(t *testing.T) {
 			continue
 		}
 		for k := range c.Samples {
-			c.Samples[k].Calls = 1000
+			c.Samples[k].Calls = 10_000
 		}
 	}
 	stats.Fill(f)
@@ -40,14 +40,14 @@ func TestCostPerCallInEveryFormat(t *testing.T) {
 		"junit":            renderString(t, func(b *strings.Builder) error { return JUnit(b, f) }),
 	}
 	want := map[string][]string{
-		"text":             {"Cost per event", "2.60 µs/call [", "2.00 µs/call [", "]; +600 ns/call [+600, +600] vs tracing@old", "per round (p"},
-		"markdown":         {"**Cost per event**", "2.60 µs/call [", "+600 ns/call [+600, +600] vs tracing@old"},
-		"html":             {`<table class="matrix" id="cost">`, `<span class="est">2.60 µs/call</span> <span class="ci">[`, `<span class="est">&#43;600 ns/call</span> <span class="ci">[&#43;600, &#43;600] vs tracing@old</span>`},
-		"table":            {"cost/event [95% CI]", "A/B per event", "2.60 µs/call [", "+600 ns/call [+600, +600]"},
-		"results markdown": {"cost/event [95% CI]", "+600 ns/call [+600, +600]"},
-		"csv":              {",calls_per_run,cost_per_call_ns,", ",1000,2600,"},
-		"junit":            {"; cost 2.60 µs/call [", "+600 ns/call [+600, +600]"},
-		"json":             {`"calls_per_run": 1000`, `"cost_per_call_ns": 2600`, `"change_per_call_ns": 600`, `"calls": 1000`},
+		"text":             {"Cost per event", "260 ns/call [", "200 ns/call [", "]; +60.0 ns/call [+60.0, +60.0] vs tracing@old", "per round (p"},
+		"markdown":         {"**Cost per event**", "260 ns/call [", "+60.0 ns/call [+60.0, +60.0] vs tracing@old"},
+		"html":             {`<table class="matrix" id="cost">`, `<span class="est">260 ns/call</span> <span class="ci">[`, `<span class="est">&#43;60.0 ns/call</span> <span class="ci">[&#43;60.0, &#43;60.0] vs tracing@old</span>`},
+		"table":            {"cost/event [95% CI]", "A/B per event", "260 ns/call [", "+60.0 ns/call [+60.0, +60.0]"},
+		"results markdown": {"cost/event [95% CI]", "+60.0 ns/call [+60.0, +60.0]"},
+		"csv":              {",calls_per_run,cost_per_call_ns,", ",10000,260,"},
+		"junit":            {"; cost 260 ns/call [", "+60.0 ns/call [+60.0, +60.0]"},
+		"json":             {`"calls_per_run": 10000`, `"cost_per_call_ns": 260`, `"change_per_call_ns": 60`, `"calls": 10000`},
 	}
 	for name, subs := range want {
 		for _, s := range subs {

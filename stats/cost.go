@@ -22,8 +22,15 @@ import (
 // in every run of a deterministic workload, so dividing by it scales the
 // interval and adds no uncertainty of its own.
 
+// MinCallsForCost is the fewest calls a run must make for a cost per call
+// to be given: below it the profiler's fixed cost in a run (loading it, code
+// JIT-compiled instead of precompiled, writing the profile: milliseconds)
+// outweighs its calls, and the quotient named a cost per call it was not
+// (a new user's 21-call program read 179 µs/call).
+const MinCallsForCost = 10000
+
 // fillCost sets every cell's events per run and cost per event (zero when
-// there is no none cell or no count).
+// there is no none cell, no count, or too few calls: MinCallsForCost).
 func fillCost(f *results.File) {
 	for i := range f.Results {
 		c := &f.Results[i]
@@ -44,7 +51,7 @@ func fillCost(f *results.File) {
 		if lo == 0 && hi == 0 {
 			continue // too few runs for an interval: no cost shown rather than half of one
 		}
-		if n := c.CallsPerRun; n > 0 {
+		if n := c.CallsPerRun; n >= MinCallsForCost {
 			c.CostPerCallNs, c.CostPerCallLoNs, c.CostPerCallHiNs = d/n, lo/n, hi/n
 		}
 		if n := c.SamplesPerRun; n > 0 {

@@ -25,13 +25,14 @@ func TestFillCost(t *testing.T) {
 	f := &results.File{Results: []results.Cell{
 		costCell(modes.None, 1_000_000, 1000, 0, 0),
 		costCell(modes.Null, 1_500_000, 1000, 0, 0),
-		costCell(modes.Tracing, 3_000_000, 1000, 1000, 0),
+		costCell(modes.Tracing, 3_000_000, 1000, 10_000, 0),
+		costCell(modes.Instrumentation, 3_000_000, 1000, 9_999, 0), // too few calls for a cost per call
 		costCell(modes.Sampling, 1_100_000, 1000, 0, 50),
 		costCell("other", 2_000_000, 1000, 0, 0),
 	}}
 	// A service's cells, whose time is a request's under load: none.
 	for _, m := range []modes.Mode{modes.None, modes.Tracing} {
-		c := costCell(m, 1_000_000, 1000, 1000, 0)
+		c := costCell(m, 1_000_000, 1000, 10_000, 0)
 		c.Workload, c.Metric = "web", results.MetricRPS
 		f.Results = append(f.Results, c)
 	}
@@ -43,8 +44,9 @@ func TestFillCost(t *testing.T) {
 		perSample   float64
 	}{
 		{modes.None, 0, 0, 0, 0},
-		{modes.Null, 1000, 500, 0, 0},
-		{modes.Tracing, 1000, 2000, 0, 0},
+		{modes.Null, 10_000, 50, 0, 0},
+		{modes.Tracing, 10_000, 200, 0, 0},
+		{modes.Instrumentation, 9_999, 0, 0, 0},
 		{modes.Sampling, 0, 0, 50, 2000},
 		{"other", 0, 0, 0, 0},
 	} {

@@ -44,7 +44,7 @@ func perEvent(f *results.File) {
 		if math.IsInf(lo, 0) || math.IsInf(hi, 0) {
 			continue // too few rounds for a 95% interval
 		}
-		if n := c.CallsPerRun; n > 0 && n == old.CallsPerRun {
+		if n := c.CallsPerRun; n >= stats.MinCallsForCost && n == old.CallsPerRun {
 			ch.ChangePerCallNs, ch.ChangePerCallLoNs, ch.ChangePerCallHiNs = est/n, lo/n, hi/n
 		}
 		if c.SamplesPerRun > 0 && old.SamplesPerRun > 0 {
