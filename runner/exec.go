@@ -207,7 +207,9 @@ func (o *Outcome) Failure(timeout time.Duration) string {
 			return ": " + oneLine(o.Stderr)
 		}
 		if o.Stdout != "" {
-			return ": " + oneLine(o.Stdout)
+			// Not the program's error: what it printed last is labelled so
+			// (a native crash quoted "start 149999997" as if its message).
+			return " (nothing on stderr; its stdout: " + oneLine(lastLines(o.Stdout, 3)) + ")"
 		}
 		return ""
 	}

@@ -248,3 +248,17 @@ func TestExec(t *testing.T) {
 		t.Errorf("missing program: %q", out.Failure(0))
 	}
 }
+
+// A failure quotes the program's stderr, its own words; a program that
+// printed nothing there (a native crash) gets its last stdout lines
+// labelled as such, not passed off as its error message.
+func TestFailureQuotesStderrAndLabelsStdout(t *testing.T) {
+	o := Outcome{Signal: "SIGSEGV", Stdout: "banner\nstart 149999997\nstep 2\nstep 3\n"}
+	if got, want := o.Failure(0), "crashed: killed by SIGSEGV (nothing on stderr; its stdout: start 149999997 step 2 step 3)"; got != want {
+		t.Errorf("Failure = %q, want %q", got, want)
+	}
+	o.Stderr = "Unhandled exception. boom\n"
+	if got, want := o.Failure(0), "crashed: killed by SIGSEGV: Unhandled exception. boom "; got != want {
+		t.Errorf("Failure = %q, want %q", got, want)
+	}
+}
