@@ -36,7 +36,8 @@ type ProcessJSON struct {
 	DurationNs     int64          `json:"duration_ns"`
 	Samples        int64          `json:"samples,omitempty"`
 	Complete       bool           `json:"complete"`
-	Profile        string         `json:"profile"` // its profile.json
+	Cause          string         `json:"cause,omitempty"` // why not complete, as its profile.json says
+	Profile        string         `json:"profile"`         // its profile.json
 	Functions      []FunctionJSON `json:"functions"`
 }
 
@@ -71,7 +72,7 @@ func ProfileSummary(t *profile.Tree, dir string, code, top int, missing []Missin
 	for i, p := range t.Processes {
 		out.Processes = append(out.Processes, ProcessJSON{PID: p.PID, ParentPID: p.ParentPID, Command: p.Command,
 			RuntimeVersion: p.RuntimeVersion, Start: p.Start, End: p.End, DurationNs: p.DurationNs, Samples: p.Samples,
-			Complete: p.Complete, Profile: t.Paths[i], Functions: topFunctions(p, top)})
+			Complete: p.Complete, Cause: p.Cause, Profile: t.Paths[i], Functions: topFunctions(p, top)})
 	}
 	return out
 }
@@ -100,8 +101,8 @@ const ProfileJSONOutline = `  {"mode", "profile_dir", "exit_code", "duration_ns"
                   "inclusive_samples", "exclusive_samples",
                   "callers": [{"name", "calls"}]}],
    "processes": [{"pid", "parent_pid", "command", "runtime_version", "start",
-                  "end", "duration_ns", "samples", "complete", "profile",
-                  "functions": [...]}],
+                  "end", "duration_ns", "samples", "complete", "cause",
+                  "profile", "functions": [...]}],
    "missing": [{"pid", "parent_pid", "command", "mode", "start", "dir",
                 "still_running"}]}
 `

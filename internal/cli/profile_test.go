@@ -22,6 +22,7 @@ import (
 	"vbench/internal/profile"
 	"vbench/internal/testapp"
 	"vbench/internal/testbin"
+	"vbench/reports"
 )
 
 // runVbench runs the real vbench binary and returns stdout, stderr, exit code.
@@ -174,10 +175,17 @@ func TestProfileUsageErrors(t *testing.T) {
 func TestProfileOfACrash(t *testing.T) {
 	dll := testapp.DLL(t)
 	out := t.TempDir()
-	_, stderr, code := runVbench(t, "profile", "--out", out, "--", "dotnet", dll, "throw-deep", "3")
+	summary := filepath.Join(t.TempDir(), "summary.json")
+	_, stderr, code := runVbench(t, "profile", "--out", out, "--json", summary, "--", "dotnet", dll, "throw-deep", "3")
 	const note = "incomplete profile, written when the process ended (unhandled exception System.InvalidOperationException)"
 	if code != 134 || !strings.Contains(stderr, "vbench: warning: "+note) || !regexp.MustCompile(`(?m)^ +\S+ +\S+ +\S+ +\S+ +4  VbTest\.Crasher\.Down$`).MatchString(stderr) {
 		t.Fatalf("exit %d (want 134), stderr:\n%s", code, stderr)
+	}
+	// The JSON summary says why it is incomplete too (it said complete: false alone).
+	var doc reports.ProfileJSON
+	if b, err := os.ReadFile(summary); err != nil || json.Unmarshal(b, &doc) != nil || len(doc.Processes) != 1 ||
+		doc.Complete || doc.Processes[0].Cause != "unhandled exception System.InvalidOperationException" {
+		t.Errorf("--json summary: %v %+v", err, doc)
 	}
 	report, rerr, code := runVbench(t, "report", out)
 	if code != 0 || !strings.Contains(report, "warning: "+note) {
