@@ -53,7 +53,7 @@ func DiffFlameGraph(w io.Writer, old, new *profdiff.Paths, unit profdiff.Unit, o
 	figures := map[*flameNode]diffFrame{}
 	var build func(o, n *profdiff.PathNode, level int) *flameNode
 	build = func(o, n *profdiff.PathNode, level int) *flameNode {
-		f := &flameNode{name: n.Name, fn: 0, incl: n.Incl, excl: n.Self}
+		f := &flameNode{name: n.Name, fn: 0, calls: -1, incl: n.Incl, excl: n.Self}
 		d := diffFrame{newSelf: nn(n.Self), newIncl: nn(n.Incl)}
 		if o != nil {
 			d.oldSelf, d.oldIncl = no(o.Self), no(o.Incl)

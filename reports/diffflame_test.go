@@ -177,4 +177,7 @@ document.body.appendChild(pre);
 	if strings.Contains(string(svg), "NaN") {
 		t.Error("the SVG holds NaN")
 	}
+	if strings.Contains(string(svg), "data-calls=") {
+		t.Error("the differential graph's frames claim call counts: its paths count none (every frame said 0)")
+	}
 }

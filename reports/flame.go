@@ -40,7 +40,7 @@ type FlameOptions struct {
 type flameNode struct {
 	name     string
 	fn       int
-	calls    int64
+	calls    int64 // -1: not known
 	incl     int64
 	excl     int64
 	more     int // flameMore: levels of calls it stands for
@@ -202,8 +202,12 @@ func drawFlame(ew *errWriter, root *flameNode, width, height, minWidth float64, 
 			return
 		}
 		y := height - flameMargin - float64(level+1)*flameFrameH
-		fmt.Fprintf(ew, `<g class="frame" data-name="%s" data-incl="%d" data-calls="%d" data-depth="%d">`,
-			html.EscapeString(n.name), n.incl, n.calls, level)
+		calls := "" // unknown (a differential graph's paths count no calls): no attribute rather than 0
+		if n.calls >= 0 {
+			calls = fmt.Sprintf(` data-calls="%d"`, n.calls)
+		}
+		fmt.Fprintf(ew, `<g class="frame" data-name="%s" data-incl="%d"%s data-depth="%d">`,
+			html.EscapeString(n.name), n.incl, calls, level)
 		fmt.Fprintf(ew, "<title>%s</title>", html.EscapeString(tooltip(n)))
 		fmt.Fprintf(ew, `<rect x="%.3f" y="%.1f" width="%.3f" height="%.1f" rx="2" fill="%s"/>`,
 			x, y, wpx, flameFrameH-1, color(n))
