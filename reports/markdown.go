@@ -75,7 +75,13 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintln(ew)
 	}
 
-	fmt.Fprintf(ew, "**Overhead** (median %s over the none mode's, 95%% interval)\n\n", m.MetricPhrase())
+	marked := ""
+	if len(m.WithVerdict(results.VerdictRegressed))+len(m.WithVerdict(results.VerdictImproved)) > 0 {
+		// The mark is the cell's verdict on its time: a program's own
+		// regression marks an overhead that did not change.
+		marked = "; a mark and ▲/▼ are the cell's verdict and the change of its time, not of its overhead"
+	}
+	fmt.Fprintf(ew, "**Overhead** (median %s over the none mode's, 95%% interval%s)\n\n", m.MetricPhrase(), marked)
 	header := append([]string{"workload"}, m.ModeNames()...)
 	align := []tw.Align{Left}
 	var rows [][]string
