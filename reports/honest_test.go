@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -126,5 +127,27 @@ func TestServiceMADIsAShare(t *testing.T) {
 	c.Metric = results.MetricElapsed
 	if r := NewCellRow(&c, results.VerdictNew, nil); strings.HasSuffix(r.MAD, "%") {
 		t.Errorf("an elapsed cell's MAD is a time, got %q", r.MAD)
+	}
+}
+
+// A service cell's table row shows the load generator's other figures
+// beside the metric it is judged by: rps, p50 and p99, medians over its
+// runs (they were only in the JSON and the progress lines); a file without
+// services gets no such column.
+func TestServiceRowShowsLoad(t *testing.T) {
+	c := results.Cell{Workload: "web", Mode: modes.None, Metric: results.MetricLatencyP99, Runs: 3}
+	for i, x := range []struct {
+		rps      float64
+		p50, p99 int64
+	}{{30000, 400_000, 2_000_000}, {32000, 500_000, 2_800_000}, {31000, 450_000, 9_000_000}} {
+		c.Samples = append(c.Samples, results.Run{Seq: i, Round: i + 1, Service: &results.Service{Requests: 1000, RPS: x.rps, LatencyP50Ns: x.p50, LatencyP99Ns: x.p99}})
+	}
+	header, rows := ResultsRows(&results.File{Results: []results.Cell{c}})
+	col := slices.Index(header, "load (medians)")
+	if col < 0 || rows[0][col] != "31000 req/s · p50 450.0µs · p99 2.800ms" {
+		t.Errorf("header %q, row %q", header, rows[0])
+	}
+	if header, _ := ResultsRows(&results.File{Results: []results.Cell{measured("cpu", modes.None, 1, 2, 3)}}); slices.Contains(header, "load (medians)") {
+		t.Errorf("a batch file got a load column: %q", header)
 	}
 }

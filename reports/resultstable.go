@@ -44,7 +44,7 @@ func ResultsJSON(w io.Writer, f *results.File) error {
 // per event (stats.Fill) and an A/B pair's change per event have columns
 // only when some cell has one.
 func ResultsRows(f *results.File) (header []string, rows [][]string) {
-	hasBase, hasAB, hasAcc, hasOver, hasCost, hasCostAB := false, false, false, false, false, false
+	hasBase, hasAB, hasAcc, hasOver, hasCost, hasCostAB, hasLoad := false, false, false, false, false, false, false
 	metrics := map[string]bool{}
 	var cells []CellRow
 	for i := range f.Results {
@@ -57,6 +57,7 @@ func ResultsRows(f *results.File) (header []string, rows [][]string) {
 		hasOver = hasOver || c.Mode != modes.None
 		hasCost = hasCost || r.Cost != ""
 		hasCostAB = hasCostAB || r.CostChange != ""
+		hasLoad = hasLoad || r.Load != ""
 		metrics[r.Metric] = true
 	}
 	header = []string{"workload", "mode"}
@@ -67,6 +68,9 @@ func ResultsRows(f *results.File) (header []string, rows [][]string) {
 		median = "median (" + cells[0].Metric + ") ± 95% CI"
 	}
 	header = append(header, "runs", median)
+	if hasLoad {
+		header = append(header, "load (medians)")
+	}
 	if hasOver {
 		header = append(header, "overhead [95% CI]")
 	}
@@ -101,6 +105,9 @@ func ResultsRows(f *results.File) (header []string, rows [][]string) {
 			runs += " (" + r.Outliers + " out)"
 		}
 		row = append(row, runs, orNA(r.MedianSpread))
+		if hasLoad {
+			row = append(row, orNA(r.Load))
+		}
 		if hasOver {
 			row = append(row, orNA(r.Overhead))
 		}

@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"vbench/internal/modes"
 
+	"vbench/internal/modes"
 	"vbench/internal/results"
 	"vbench/reports/numfmt"
+	"vbench/stats"
 )
 
 // CellRow is one results cell in the words of every table that lists cells:
@@ -57,6 +58,12 @@ type CellRow struct {
 	// "" for an A/B pair, whose reference is a row of the same table.
 	Baseline string
 
+	// Load is a service cell's figures besides its metric, medians over its
+	// measured runs: "37412 req/s · p50 400.0µs · p99 2.800ms" ("" for a
+	// batch cell). A table shows one metric; these are the others the load
+	// generator measured every run.
+	Load string
+
 	Accuracy string // "20/20 exact", "2/2 shares, 7/7 found"
 	Verdict  string // results.Verdict*, "" when nothing was compared
 	// VerdictText is the verdict as a table prints it: an inconclusive
@@ -89,6 +96,7 @@ func NewCellRow(c *results.Cell, verdict string, ch *results.Change) CellRow {
 			r.VerdictText = fmt.Sprintf("%s ±%.1f%%", verdict, 100*ch.Hides)
 		}
 	}
+	r.Load = loadText(c)
 	if c.Metric.HigherIsBetter() && c.MedianNs > 0 && c.MADNs > 0 {
 		// The runs are kept as time per request; a MAD of those is no
 		// rate: as a share of the median it reads the same either way.
@@ -169,4 +177,21 @@ func costTexts(c *results.Cell, ch *results.Change) (cost, change string) {
 		change = numfmt.PerEvent(ch.ChangePerSampleNs, ch.ChangePerSampleLoNs, ch.ChangePerSampleHiNs, "sample", true)
 	}
 	return cost, change
+}
+
+// loadText is a service cell's rps and latency percentiles, each the median
+// over its measured runs; "" for a cell without them.
+func loadText(c *results.Cell) string {
+	var rps, p50, p99 []float64
+	for _, r := range c.Measured() {
+		if sv := r.Service; sv != nil && sv.RPS > 0 {
+			rps = append(rps, sv.RPS)
+			p50 = append(p50, float64(sv.LatencyP50Ns))
+			p99 = append(p99, float64(sv.LatencyP99Ns))
+		}
+	}
+	if len(rps) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%.0f req/s · p50 %s · p99 %s", stats.Median(rps), numfmt.Duration(stats.Median(p50)), numfmt.Duration(stats.Median(p99)))
 }
