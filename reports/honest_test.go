@@ -69,7 +69,7 @@ func TestLegendOfAComparison(t *testing.T) {
 	for _, want := range []string{
 		"adj. p: the p a verdict is decided by, adjusted for the 7 tests judged here (Holm), so that",
 		"more runs decide it (vbench run --runs N, on both sides of a baseline); exit 0 unless --fail-on inconclusive",
-		"cpu/none, cpu/tracing: too few runs (3 vs 3) to reach p < 0.01 over 7 tests, so inconclusive whatever they measure",
+		"cpu/none, cpu/tracing: too few runs (3 vs 3) to reach p < 0.01 over 7 tests: no change can be shown, only ruled out (same) by an interval within ±5%, which theirs was not",
 	} {
 		if !strings.Contains(legend, want) {
 			t.Errorf("legend lacks %q:\n%s", want, legend)

@@ -76,7 +76,9 @@ func Legend(f *results.File) []string {
 		}
 	}
 	for _, r := range reasons {
-		out = append(out, fmt.Sprintf("%s: %s, so inconclusive whatever they measure", strings.Join(cellsOf[r], ", "), r))
+		// Not "whatever they measure": a cell with as few runs whose
+		// interval lies within ±min_change is same (a change ruled out).
+		out = append(out, fmt.Sprintf("%s: %s: no change can be shown, only ruled out (same) by an interval within ±%g%%, which theirs was not", strings.Join(cellsOf[r], ", "), r, 100*f.Settings.Threshold))
 	}
 	if has(func(c *results.Cell) bool { return c.Verdict == results.VerdictReference }) {
 		out = append(out, "reference: what an A/B pair is judged against (the mode named after \"vs\" in its row, e.g. --against's OLD build); it gets no verdict of its own")
