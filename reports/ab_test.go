@@ -133,4 +133,9 @@ func TestReportsOfAWorkloadPair(t *testing.T) {
 	if strings.Contains(txt, "no baseline") {
 		t.Errorf("the report says it has no baseline to judge against:\n%s", txt)
 	}
+	// A pair of workloads has no baseline: no legend line explains one (it
+	// did, taking the pair for a stored baseline's comparison).
+	if strings.Contains(table, "baseline: the baseline's median") || strings.Contains(md, BaselineNote) {
+		t.Errorf("a workload pair's table explains a baseline it does not have:\n%s", table)
+	}
 }

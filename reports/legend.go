@@ -28,7 +28,7 @@ func Legend(f *results.File) []string {
 	}) {
 		out = append(out, fmt.Sprintf("± ∞: fewer than %d runs (for an overhead: in its cell or the none cell), too few for a 95%% interval (vbench run --runs %d or more)", stats.MinRunsForInterval, stats.MinRunsForInterval))
 	}
-	if has(func(c *results.Cell) bool { return c.Compare != nil && c.Compare.Against == "" }) {
+	if has(func(c *results.Cell) bool { return c.Compare != nil && !c.Compare.AB() }) {
 		out = append(out, "baseline: the baseline's median (and overhead multiple) the change is measured from; "+BaselineNote)
 	}
 	if has(func(c *results.Cell) bool { return c.Compare != nil && !math.IsNaN(adjusted(c.Compare)) }) {
@@ -53,7 +53,7 @@ func Legend(f *results.File) []string {
 		// be printed by compare or merge, which take neither.
 		more := "more runs decide it (vbench run --runs N, on both sides of a baseline)"
 		if has(func(c *results.Cell) bool {
-			return c.Verdict == results.VerdictInconclusive && c.Compare != nil && c.Compare.Against != ""
+			return c.Verdict == results.VerdictInconclusive && c.Compare.AB()
 		}) {
 			more = "more runs decide it (vbench run --runs N; an A/B pair also gets rounds up to vbench run --max-runs N)"
 		}
@@ -92,5 +92,5 @@ func Legend(f *results.File) []string {
 // HasBaselineChanges reports whether a cell of the matrix shows a change
 // against a stored baseline (BaselineNote says what it is computed from).
 func (m *Matrix) HasBaselineChanges() bool {
-	return slices.ContainsFunc(m.Cells(), func(c *Cell) bool { return c.Compare != nil && c.Compare.Against == "" })
+	return slices.ContainsFunc(m.Cells(), func(c *Cell) bool { return c.Compare != nil && !c.Compare.AB() })
 }
