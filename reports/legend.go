@@ -28,6 +28,27 @@ func Legend(f *results.File) []string {
 	}) {
 		out = append(out, fmt.Sprintf("± ∞: fewer than %d runs (for an overhead: in its cell or the none cell), too few for a 95%% interval (vbench run --runs %d or more)", stats.MinRunsForInterval, stats.MinRunsForInterval))
 	}
+	if has(func(c *results.Cell) bool { return c.Runs > 0 && c.CILoNs != 0 }) {
+		out = append(out, "± X%: the median's 95% interval (distribution-free, as benchstat's), its farther end as a share of the median")
+	}
+	if has(func(c *results.Cell) bool { return c.Outliers > 0 }) {
+		out = append(out, "(N out): N runs more than 3.5 scaled MADs and 3.5% from the median; counted, never dropped")
+	}
+	if has(func(c *results.Cell) bool { return c.CostPerCallNs != 0 || c.CostPerSampleNs != 0 }) {
+		out = append(out, "cost/event: (the cell's median − none's) / calls (or samples taken) per run, with its 95% interval, in the same unit")
+	}
+	if has(func(c *results.Cell) bool { return c.Accuracy != nil }) {
+		out = append(out, "N/M exact: of the call counts checked (functions × runs: a VBENCH line's calls.*, a service handler's requests), those the profile matched exactly")
+	}
+	if has(func(c *results.Cell) bool { return c.Coverage != nil }) {
+		out = append(out, "N/M found: of the methods with at least 1% of the exclusive time in a run of the workload's tracing cell, those the sampler sampled in some run")
+	}
+	if has(func(c *results.Cell) bool { return len(c.Shares) > 0 }) {
+		out = append(out, "N/M shares: sampled functions whose share of samples passed the 99% binomial check of the share the workload declares")
+	}
+	if has(func(c *results.Cell) bool { return c.Verdict == results.VerdictNew }) {
+		out = append(out, "new: nothing to judge the cell against (no baseline for it, --no-baseline, or the none mode, which a pair has no twin of)")
+	}
 	if has(func(c *results.Cell) bool { return c.Compare != nil && !c.Compare.AB() }) {
 		out = append(out, "baseline: the baseline's median (and overhead multiple) the change is measured from; "+BaselineNote)
 	}

@@ -89,7 +89,9 @@ func TestResultsMarkdown(t *testing.T) {
 	want := "| workload | mode | runs | median (elapsed) ± 95% CI | verdict |\n" +
 		"|:---------|:-----|:-----|:--------------------------|:--------|\n" +
 		"| a\\|b     | none | 6    | 1.000ms ± 0%              | new     |\n" +
-		"\n- 1 new\n"
+		"\n- ± X%: the median's 95% interval (distribution-free, as benchstat's), its farther end as a share of the median\n" +
+		"- new: nothing to judge the cell against (no baseline for it, --no-baseline, or the none mode, which a pair has no twin of)\n" +
+		"- 1 new\n"
 	if b.String() != want {
 		t.Errorf("markdown:\n%s\nwant:\n%s", b.String(), want)
 	}
