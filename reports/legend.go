@@ -62,7 +62,11 @@ func Legend(f *results.File) []string {
 		}
 		var over []string
 		if family > 1 {
-			over = append(over, fmt.Sprintf("the %d tests judged here (Holm)", family))
+			what := ""
+			if has(func(c *results.Cell) bool { return c.Compare != nil && c.Compare.OverheadP != 0 }) {
+				what = ": each cell's time and, against a baseline, each profiled cell's overhead"
+			}
+			over = append(over, fmt.Sprintf("the %d tests judged here (Holm%s)", family, what))
 		}
 		if looks {
 			over = append(over, "an A/B pair's extra looks (adaptive rounds)")
