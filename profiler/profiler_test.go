@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -620,5 +621,24 @@ func TestCrashKeepsProfile(t *testing.T) {
 				t.Errorf("%s under %s: %s %+v, want %d calls", c.scenario, c.engine, name, f, want)
 			}
 		}
+	}
+}
+
+// A hot, tiny method timed on 1 in 16 of its calls gets a self time its
+// caller cannot hold (a timed call takes longer than an untimed one, and
+// the method is mostly hook): the profile scales it down to fit and says so
+// in a warning, which a run timing every call (nothing to extrapolate) does
+// not get. Loop.Step adds one number: on this VM its estimate ran 70% past
+// Loop.Run's measured time, far from the 10% the warning starts at.
+func TestTimeSamplingFitIsWarned(t *testing.T) {
+	const warn = "estimated times exceeded their caller's measured time"
+	has := func(p *profile.Profile) bool {
+		return slices.ContainsFunc(p.Warnings, func(w string) bool { return strings.Contains(w, warn) })
+	}
+	if _, p := profiled(t, modes.EngineTracing, nil, 0, "loop", "20000000"); !has(p) {
+		t.Errorf("1 in 16 calls timed: no warning of the scaled times; warnings %q", p.Warnings)
+	}
+	if _, p := profiled(t, modes.EngineTracing, []string{attach.EnvTimeSample + "=1"}, 0, "loop", "2000000"); has(p) {
+		t.Errorf("every call timed, yet the times were scaled: %q", p.Warnings)
 	}
 }

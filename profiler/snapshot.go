@@ -66,6 +66,15 @@ func snapshot(cfg *config, complete bool) *profile.Profile {
 			p.Threads = append(p.Threads, th)
 		}
 	}
+	if b.fitted > 0 && cfg.timeSample > 1 {
+		paths := "call paths"
+		if b.fitted == 1 {
+			paths = "call path"
+		}
+		p.Warnings = append(p.Warnings, fmt.Sprintf("on %d %s the callees' estimated times exceeded their caller's measured time, by up to %.0f%%, and were scaled down to fit: "+
+			"a hot path is timed on 1 in %d of its calls after its first 1024, and a timed call takes longer than an untimed one, so a tiny, very hot method's self time is overstated "+
+			"and its caller's understated (vbench profile --time-sample 1, a suite mode's time_sample: 1 or %s=1 times every call)", b.fitted, paths, 100*(b.fitFactor-1), cfg.timeSample, attach.EnvTimeSample))
+	}
 	if n := int64(C.vb_stacks_elided); n > 0 {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%d sampled stacks were deeper than %d frames (%s): each kept its %d leaf-most and %d root-most frames, with one %q frame for the middle",
 			n, cfg.maxStack, attach.EnvMaxStack, cfg.maxStack/2, cfg.maxStack-cfg.maxStack/2, profile.ElidedFrames))
@@ -124,7 +133,19 @@ type builder struct {
 	extra     map[*C.vb_node]uint64 // in-flight ticks of open, timed frames
 	outs      []outNode             // the output tree of the current thread; [0] is its top
 	wide      map[uint64]int32      // children of nodes with more than outScan, by parent<<32|fn
+	// Paths whose children's estimates exceeded the node's time by more
+	// than fitWarn (and fitMinNs at least), and the largest such factor:
+	// a warning says their times were scaled down (see project).
+	fitted    int
+	fitFactor float64
 }
+
+// A fit is worth a warning from 10% over, on a node of at least 1 ms: below
+// that, the sampling of timed calls alone moves estimates by as much.
+const (
+	fitWarn  = 1.10
+	fitMinNs = 1e6
+)
 
 // outNode is a node of the projected, merged output tree. The tree lives in
 // one slice (builder.outs, reused across threads) and links by index: for a
@@ -289,6 +310,10 @@ func (b *builder) project(root *C.vb_node) {
 		scale := 1.0
 		if sum > it.eff && sum > 0 {
 			scale = it.eff / sum
+			if sum > it.eff*fitWarn && b.ns(it.eff) >= fitMinNs {
+				b.fitted++
+				b.fitFactor = max(b.fitFactor, sum/it.eff)
+			}
 		}
 		d.inclNs += b.ns(it.eff)
 		d.exclNs += b.ns(it.eff - sum*scale)
