@@ -23,8 +23,9 @@ func Explained(verdict string, ch *results.Change) bool {
 }
 
 // ExplainText is the first n functions of ch's explain in one line:
-// "Vbench.Split.A.Step +1.20ms (4.50ms → 5.70ms), …" (self time per run),
-// or "… +4.5 pts (50.0% → 54.5% of samples)".
+// "Vbench.Split.A.Step +1.20ms (4.50ms → 5.70ms), …" (self time per run,
+// or CPU time per run from samples), or "… +4.5 pts (50.0% → 54.5% of
+// samples)".
 func ExplainText(ch *results.Change, n int) string {
 	var parts []string
 	for i, c := range ch.Explain {
@@ -52,6 +53,9 @@ func ExplainBasis(unit string) string {
 	}
 	if unit == results.ExplainPerRequest {
 		return "self time per request served (mean over each side's measured runs)"
+	}
+	if unit == results.ExplainCPUPerRun {
+		return "self CPU time per run from the samples: a function's share of a side's samples times that side's CPU time per run (all measured runs)"
 	}
 	return "self time per run (mean over each side's measured runs)"
 }

@@ -38,7 +38,18 @@ func explainPairs(f *results.File, cells []*cellState) {
 		if c.Metric.Service() && d.Unit != profdiff.Share {
 			unit = results.ExplainPerRequest // useProfile divided each run by its requests
 		}
-		c.Compare = &results.Change{Explain: Contributions(d, ExplainTop), ExplainUnit: unit}
+		explain := Contributions(d, ExplainTop)
+		if d.Unit == profdiff.Share && d.OldCPU > 0 && !c.Metric.Service() {
+			// Shares in CPU time per run: a function whose work did not
+			// change stays level when another grows.
+			unit = results.ExplainCPUPerRun
+			for k := range explain {
+				e := &explain[k]
+				e.Old, e.New = e.Old*d.OldCPU, e.New*d.NewCPU
+				e.Change = e.New - e.Old
+			}
+		}
+		c.Compare = &results.Change{Explain: explain, ExplainUnit: unit}
 	}
 }
 

@@ -171,7 +171,11 @@ type Diff struct {
 	// OldTotal and NewTotal are the sides' totals: ns per run, or samples
 	// (all runs). In unit Share every row's figures are of these.
 	OldTotal, NewTotal float64
-	Rows               []Row // by |Change|, largest first; ties by name
+	// OldCPU and NewCPU are the sides' CPU time per run (mean, ns) in unit
+	// Share when every run recorded it, else 0: a share times its side's
+	// CPU per run is the function's CPU time per run (a row's Contribution).
+	OldCPU, NewCPU float64
+	Rows           []Row // by |Change|, largest first; ties by name
 }
 
 // Compare compares old with new.
@@ -189,6 +193,9 @@ func Compare(old, new *Side) (*Diff, error) {
 		d.OldTotal /= float64(old.Runs())
 		d.NewTotal /= float64(new.Runs())
 	}
+	if d.Unit == Share && osum.cpu > 0 && nsum.cpu > 0 && old.knowCPU() && new.knowCPU() {
+		d.OldCPU, d.NewCPU = float64(osum.cpu)/float64(old.Runs()), float64(nsum.cpu)/float64(new.Runs())
+	}
 	names := map[string]bool{}
 	for n := range osum.fns {
 		names[n] = true
@@ -200,8 +207,8 @@ func Compare(old, new *Side) (*Diff, error) {
 		var r Row
 		if d.Unit == Share {
 			r = shareRow(name, osum, nsum)
-			if osum.cpu > 0 && nsum.cpu > 0 && old.knowCPU() && new.knowCPU() {
-				r.Contribution = r.New*float64(nsum.cpu)/float64(new.Runs()) - r.Old*float64(osum.cpu)/float64(old.Runs())
+			if d.OldCPU > 0 {
+				r.Contribution = r.New*d.NewCPU - r.Old*d.OldCPU
 			} else {
 				r.Contribution = float64(nsum.fns[name].Self)/float64(new.Runs()) - float64(osum.fns[name].Self)/float64(old.Runs())
 			}

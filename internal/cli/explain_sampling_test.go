@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"vbench/internal/results"
+	"vbench/internal/testbin"
+)
+
+// A sampling pair's explain is CPU time per run, not share points: two
+// builds of a program in which Work.Hot does four times the work and
+// Work.Cold the same (TwoWork 160 40 against 40 40). Hot comes first and
+// grows; Cold stays about level, where in share points it read as falling
+// by some 30 points (its share diluted by Hot's growth: a new user took it
+// for a method that got faster).
+func TestSamplingExplainIsCPUTime(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a program's two builds under the sampler")
+	}
+	dll := testbin.Workload(t, "internal/cli/testdata/csharp/twowork/TwoWork.csproj")
+	dir := t.TempDir()
+	suite := filepath.Join(dir, "suite.yaml")
+	os.WriteFile(suite, []byte(`name: explain-sampling
+runs: 3
+warmup: 0
+modes:
+  - none
+  - name: sampled
+    engine: sampling
+    interval: 1ms
+workloads:
+  - name: new
+    command: [dotnet, `+dll+`, "160", "40"]
+    against: old
+  - name: old
+    command: [dotnet, `+dll+`, "40", "40"]
+`), 0o644)
+	out := filepath.Join(dir, "r.json")
+	stdout, stderr, code := runVbench(t, "run", suite, "--no-baseline", "--max-runs", "3", "--json", out)
+	if code != 0 && code != 1 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	f, err := results.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := f.Find("new", "sampled")
+	if c == nil || c.Compare == nil || len(c.Compare.Explain) == 0 {
+		t.Fatalf("no explain for the sampled pair:\n%s", stdout)
+	}
+	ch := c.Compare
+	if ch.ExplainUnit != results.ExplainCPUPerRun {
+		t.Fatalf("explain unit %q, want %q: %+v", ch.ExplainUnit, results.ExplainCPUPerRun, ch.Explain)
+	}
+	t.Logf("explain (%s): %+v", ch.ExplainUnit, ch.Explain)
+	hot := ch.Explain[0]
+	if hot.Function != "Work.Hot" || !(hot.Change > 0) || !(hot.New > 2*hot.Old) {
+		t.Fatalf("first %+v, want Work.Hot more than doubled", hot)
+	}
+	for _, e := range ch.Explain[1:] {
+		if e.Function == "Work.Cold" && math.Abs(e.Change) > hot.Change/4 {
+			t.Errorf("Work.Cold %+v moved by more than a quarter of Hot's change %v: its work did not change", e, hot.Change)
+		}
+	}
+}
