@@ -3,6 +3,7 @@ package history
 import (
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"vbench/internal/results"
@@ -31,14 +32,18 @@ import (
 //
 // The same invocations are measured again by their CPU time (metric cpu,
 // user + system of the process, which every run records too): what a
-// shared machine disturbs least.
+// shared machine disturbs least. Two more sets ran a calibration workload
+// beside the program in every invocation (CALIBRATE=1, the suite's
+// calibration:), measured raw and calibrated: calibrated/ while other
+// measurements kept the machine busy, calibrated-quiet/ with each
+// invocation waiting for 80% idle cores.
 func TestRecordedHistories(t *testing.T) {
 	if testing.Short() {
 		t.Skip("resamples 400 series")
 	}
-	for _, set := range []string{"quiet", "busy", "calibrated"} {
+	for _, set := range []string{"quiet", "busy", "calibrated", "calibrated-quiet"} {
 		kinds := []string{KindTime}
-		if set == "calibrated" { // the same invocations, raw and calibrated
+		if strings.HasPrefix(set, "calibrated") { // the same invocations, raw and calibrated
 			kinds = append(kinds, KindCalibrated)
 		}
 		for _, m := range []results.Metric{results.MetricWall, results.MetricCPU} {
