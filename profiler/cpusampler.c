@@ -281,6 +281,14 @@ static int64_t cpu_of(int32_t tid) {
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+// phase is a random point of an interval, ns in [0, interval): where a
+// thread's ticks start (a mix of the TSC and the thread id).
+static int64_t phase(int32_t tid) {
+	uint64_t x = vb_rdtsc() ^ ((uint64_t)(uint32_t)tid * 0x9E3779B97F4A7C15ull);
+	x ^= x >> 33, x *= 0xff51afd7ed558ccdull, x ^= x >> 33;
+	return (int64_t)(x % (uint64_t)vb_interval_ns);
+}
+
 // arm starts r's ticks on thread tid: a timer on the thread's CPU clock.
 static void arm(record *r, int32_t tid) {
 	r->directed = 0;
@@ -294,7 +302,13 @@ static void arm(record *r, int32_t tid) {
 		vb_cpu_timer_fail++;
 		return;
 	}
-	struct itimerspec its = {{vb_interval_ns / 1000000000, vb_interval_ns % 1000000000}, {vb_interval_ns / 1000000000, vb_interval_ns % 1000000000}};
+	// The first expiry at a random point of the first interval: every
+	// thread's ticks would otherwise fall at the same CPU times of it in
+	// every run (an interval after it starts), and what it runs in its first
+	// interval (argument parsing before a 10 ms kernel) would never be
+	// sampled, in any run.
+	int64_t first = 1 + phase(tid);
+	struct itimerspec its = {{vb_interval_ns / 1000000000, vb_interval_ns % 1000000000}, {first / 1000000000, first % 1000000000}};
 	timer_settime(r->timer, 0, &its, 0);
 	vb_cpu_ticks_timer++;
 	r->armed = 1;
@@ -309,7 +323,8 @@ static void direct(record *r) {
 	if (r->armed) timer_delete(r->timer);
 	r->armed = r->directed = 1;
 	r->pending = 0;
-	r->tick_cpu = r->win_cpu = cpu;
+	r->win_cpu = cpu;
+	r->tick_cpu = cpu - phase(r->tid); // a random phase, as arm's first expiry
 	r->win_start = vb_mono_ns();
 	ndirected++;
 	vb_cpu_ticks_directed++;
