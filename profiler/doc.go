@@ -46,7 +46,8 @@
 //     first interrupted the thread, not where it reached a GC safe point
 //     (interrupted.c), so methods without a safe point get their samples.
 //   - cpu-sampling (experimental): per-thread CPU-clock timers send SIGPROF
-//     to the thread they time; the handler walks that thread's frame
+//     to the thread they time (a busy thread's ticks are sent by the drain
+//     thread instead, from its CPU clock); the handler walks that thread's frame
 //     pointers from the signal context into a per-thread ring; a drain
 //     thread resolves IPs with GetFunctionFromIP and merges into the same
 //     sampling trees (cpusampler.c). The runtime is never suspended.
