@@ -150,4 +150,16 @@ func TestServiceRowShowsLoad(t *testing.T) {
 	if header, _ := ResultsRows(&results.File{Results: []results.Cell{measured("cpu", modes.None, 1, 2, 3)}}); slices.Contains(header, "load (medians)") {
 		t.Errorf("a batch file got a load column: %q", header)
 	}
+	// The reports (text, Markdown, HTML) say it under their table of cells.
+	files := []*results.File{{Suite: results.Suite{Name: "svc"}, Results: []results.Cell{c}}}
+	const line = "load web/none: 31000 req/s · p50 450.0µs · p99 2.800ms (medians over its runs)"
+	for name, render := range map[string]func(*strings.Builder) error{
+		"text":     func(b *strings.Builder) error { return Text(b, files, Options{}) },
+		"markdown": func(b *strings.Builder) error { return Markdown(b, files, Options{}) },
+		"html":     func(b *strings.Builder) error { return HTML(b, files, Options{}) },
+	} {
+		if out := renderString(t, render); !strings.Contains(out, line) {
+			t.Errorf("%s report lacks %q:\n%s", name, line, out)
+		}
+	}
 }

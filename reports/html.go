@@ -44,6 +44,9 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	// absoluteHeader heads the cells table and labels its values in the
 	// narrow layout.
 	"absoluteHeader": func() []string { return absoluteHeader },
+	// verdictColumn is the verdict's column of the cells table, its last
+	// (a literal index went stale when a column was added before it).
+	"verdictColumn": func() int { return len(absoluteHeader) - 1 },
 	"baselineNote":   func() string { return BaselineNote },
 }).Parse(htmlSource))
 

@@ -97,6 +97,11 @@ func TestHTMLMatrixCells(t *testing.T) {
 			t.Errorf("medians table lacks %s", want)
 		}
 	}
+	// The verdict column is the one marked as such (a stale index marked
+	// "overhead vs base" instead).
+	if !regexp.MustCompile(`<td data-label="verdict" class="verdict">`).MatchString(medians) || strings.Contains(medians, `data-label="overhead vs base" class="verdict"`) {
+		t.Errorf("the medians table's verdict class is on the wrong column")
+	}
 }
 
 var barPath = regexp.MustCompile(`<path d="M([\d.]+),([\d.]+)L[\d.]+,([\d.]+)L([\d.]+),[\d.]+L[\d.]+,[\d.]+Z" style="fill:(#[0-9A-F]{6})"`)

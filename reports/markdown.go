@@ -143,6 +143,9 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 	if m.HasBaselineChanges() {
 		fmt.Fprintf(ew, "\n<sub>%s</sub>\n", mdEscape(BaselineNote))
 	}
+	for _, l := range m.LoadLines() {
+		fmt.Fprintf(ew, "\n<sub>load %s</sub>\n", mdEscape(l))
+	}
 	fmt.Fprintf(ew, "\n</details>\n")
 	return ew.err
 }
