@@ -37,13 +37,21 @@ func ExplainText(ch *results.Change, n int) string {
 	return strings.Join(parts, ", ")
 }
 
-// ContributionText is one function's change: "+1.20ms (4.50ms → 5.70ms)".
+// ContributionText is one function's change, with its 95% interval where
+// known: "+1.20ms [+1.05ms, +1.35ms] (4.50ms → 5.70ms)".
 func ContributionText(unit string, c results.Contribution) string {
+	interval := func(format func(float64) string) string {
+		if c.Lo == nil || c.Hi == nil {
+			return ""
+		}
+		return fmt.Sprintf(" [%s, %s]", signed(*c.Lo, format), signed(*c.Hi, format))
+	}
 	if unit == "share" {
-		return fmt.Sprintf("%s pts (%s → %s of samples)", signed(100*c.Change, func(x float64) string { return fmt.Sprintf("%.1f", x) }),
+		pts := func(x float64) string { return fmt.Sprintf("%.1f", 100*x) }
+		return fmt.Sprintf("%s pts%s (%s → %s of samples)", signed(c.Change, pts), interval(pts),
 			numfmt.Percent(c.Old), numfmt.Percent(c.New))
 	}
-	return fmt.Sprintf("%s (%s → %s)", signed(c.Change, numfmt.Duration), numfmt.Duration(c.Old), numfmt.Duration(c.New))
+	return fmt.Sprintf("%s%s (%s → %s)", signed(c.Change, numfmt.Duration), interval(numfmt.Duration), numfmt.Duration(c.Old), numfmt.Duration(c.New))
 }
 
 // ExplainBasis says what an explain's figures are, for a note under a table.

@@ -163,3 +163,17 @@ func TestServiceRowShowsLoad(t *testing.T) {
 		}
 	}
 }
+
+// An explain line gives the change's interval where the pair has one, as
+// vbench diff does (a new user missed it under a sampling pair).
+func TestContributionTextHasInterval(t *testing.T) {
+	lo, hi := 1.05e6, 1.35e6
+	c := results.Contribution{Function: "A.B", Old: 4.5e6, New: 5.7e6, Change: 1.2e6, Lo: &lo, Hi: &hi}
+	if got, want := ContributionText("ns", c), "+1.200ms [+1.050ms, +1.350ms] (4.500ms → 5.700ms)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	c.Lo, c.Hi = nil, nil
+	if got, want := ContributionText("ns", c), "+1.200ms (4.500ms → 5.700ms)"; got != want {
+		t.Errorf("without an interval: got %q, want %q", got, want)
+	}
+}

@@ -47,7 +47,7 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	// verdictColumn is the verdict's column of the cells table, its last
 	// (a literal index went stale when a column was added before it).
 	"verdictColumn": func() int { return len(absoluteHeader) - 1 },
-	"baselineNote":   func() string { return BaselineNote },
+	"baselineNote":  func() string { return BaselineNote },
 }).Parse(htmlSource))
 
 // htmlPage is what the template draws.

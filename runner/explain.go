@@ -38,27 +38,31 @@ func explainPairs(f *results.File, cells []*cellState) {
 		if c.Metric.Service() && d.Unit != profdiff.Share {
 			unit = results.ExplainPerRequest // useProfile divided each run by its requests
 		}
-		explain := Contributions(d, ExplainTop)
-		if d.Unit == profdiff.Share && d.OldCPU > 0 && !c.Metric.Service() {
-			// Shares in CPU time per run: a function whose work did not
-			// change stays level when another grows.
+		// Shares in CPU time per run: a function whose work did not change
+		// stays level when another grows.
+		cpu := d.Unit == profdiff.Share && d.OldCPU > 0 && !c.Metric.Service()
+		if cpu {
 			unit = results.ExplainCPUPerRun
-			for k := range explain {
-				e := &explain[k]
-				e.Old, e.New = e.Old*d.OldCPU, e.New*d.NewCPU
-				e.Change = e.New - e.Old
-			}
 		}
-		c.Compare = &results.Change{Explain: explain, ExplainUnit: unit}
+		c.Compare = &results.Change{Explain: Contributions(d, ExplainTop, cpu), ExplainUnit: unit}
 	}
 }
 
 // Contributions are a diff's first n changed functions as explain lists
-// them.
-func Contributions(d *profdiff.Diff, n int) []results.Contribution {
+// them, with the change's interval where the diff has one; cpu: a sampled
+// diff's shares as CPU time per run (profdiff.Diff.InCPU).
+func Contributions(d *profdiff.Diff, n int, cpu bool) []results.Contribution {
 	var out []results.Contribution
 	for _, r := range d.Top(n) {
-		out = append(out, results.Contribution{Function: r.Function, Old: r.Old, New: r.New, Change: r.Change})
+		if cpu {
+			r = d.InCPU(r)
+		}
+		c := results.Contribution{Function: r.Function, Old: r.Old, New: r.New, Change: r.Change}
+		if r.HasInterval {
+			lo, hi := r.Lo, r.Hi
+			c.Lo, c.Hi = &lo, &hi
+		}
+		out = append(out, c)
 	}
 	return out
 }

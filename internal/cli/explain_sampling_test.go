@@ -60,6 +60,11 @@ workloads:
 	if hot.Function != "Work.Hot" || !(hot.Change > 0) || !(hot.New > 2*hot.Old) {
 		t.Fatalf("first %+v, want Work.Hot more than doubled", hot)
 	}
+	// With its interval, as vbench diff gives one: well above zero for
+	// four times the work.
+	if hot.Lo == nil || hot.Hi == nil || !(0 < *hot.Lo && *hot.Lo < hot.Change && hot.Change < *hot.Hi) {
+		t.Errorf("Work.Hot's change %v has no interval around it above zero: %v %v", hot.Change, hot.Lo, hot.Hi)
+	}
 	for _, e := range ch.Explain[1:] {
 		if e.Function == "Work.Cold" && math.Abs(e.Change) > hot.Change/4 {
 			t.Errorf("Work.Cold %+v moved by more than a quarter of Hot's change %v: its work did not change", e, hot.Change)

@@ -58,6 +58,9 @@ workloads:
 	if ch.ExplainUnit != "ns" || len(ch.Explain) == 0 || len(ch.Explain) > 5 {
 		t.Fatalf("explain %q %+v, want 1 to 5 functions, in ns", ch.ExplainUnit, ch.Explain)
 	}
+	if e := ch.Explain[0]; e.Lo == nil || e.Hi == nil || !(*e.Lo <= e.Change && e.Change <= *e.Hi) {
+		t.Errorf("explain %+v: no interval around the change (4 runs a side: Welch)", e)
+	}
 	for k := 1; k < len(ch.Explain); k++ {
 		if math.Abs(ch.Explain[k].Change) > math.Abs(ch.Explain[k-1].Change) {
 			t.Errorf("explain not ordered by the size of the change: %+v", ch.Explain)

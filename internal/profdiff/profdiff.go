@@ -289,6 +289,23 @@ func shareRow(name string, old, new run) Row {
 	return r
 }
 
+// InCPU is share row r as self CPU time per run (d.OldCPU, d.NewCPU set:
+// unit Share with every run's CPU time known): each share times its side's
+// CPU per run, the change's interval at Level by the same normal
+// approximation as the share's (each side's CPU per run taken as known).
+func (d *Diff) InCPU(r Row) Row {
+	c := Row{Function: r.Function, Old: r.Old * d.OldCPU, New: r.New * d.NewCPU,
+		OldIncl: r.OldIncl * d.OldCPU, NewIncl: r.NewIncl * d.NewCPU, P: r.P}
+	c.Change = c.New - c.Old
+	c.Contribution = c.Change
+	if n1, n2 := d.OldTotal, d.NewTotal; n1 > 0 && n2 > 0 {
+		se := math.Sqrt(d.OldCPU*d.OldCPU*r.Old*(1-r.Old)/n1 + d.NewCPU*d.NewCPU*r.New*(1-r.New)/n2)
+		z := distuv.UnitNormal.Quantile(1 - (1-Level)/2)
+		c.Lo, c.Hi, c.HasInterval = c.Change-z*se, c.Change+z*se, true
+	}
+	return c
+}
+
 // timeRow compares a function's mean self time per run, with Welch's
 // interval and t test over the runs when both sides have two or more.
 func timeRow(name string, old, new *Side) Row {

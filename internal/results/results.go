@@ -376,6 +376,11 @@ type Contribution struct {
 	Old      float64 `json:"old"`
 	New      float64 `json:"new"`
 	Change   float64 `json:"change"`
+	// Lo and Hi bound Change at 95% (as vbench diff computes it: Welch over
+	// the runs for times, a normal approximation for samples); absent when
+	// it cannot be computed (one run a side).
+	Lo *float64 `json:"change_lo,omitempty"`
+	Hi *float64 `json:"change_hi,omitempty"`
 }
 
 // Run is one launch of a workload.
