@@ -106,6 +106,7 @@ typedef struct {
 	int64_t tick_cpu;      // directed: the thread's CPU time ticks account for so far, ns
 	int64_t win_cpu;       // directed: its CPU time at the start of the window (see MOVE_BACK)
 	int64_t win_start;     // directed: the window's start, monotonic ns
+	int64_t last_cpu;      // directed: its CPU time at the last tick_all
 	ThreadID managed;      // the runtime's id (0: not assigned)
 	uintptr_t lo, hi;      // the thread's stack (hi 0: unknown)
 	uintptr_t seen_sp;     // a stack pointer the handler saw while hi was 0
@@ -293,6 +294,7 @@ static int64_t phase(int32_t tid) {
 static void arm(record *r, int32_t tid) {
 	r->directed = 0;
 	r->busy = 0;
+	r->armed = 0; // until its timer runs: a failed timer_create leaves no stale one to delete
 	struct sigevent ev = {0};
 	ev.sigev_notify = SIGEV_THREAD_ID;
 	ev.sigev_signo = SIGPROF;
@@ -314,39 +316,53 @@ static void arm(record *r, int32_t tid) {
 	r->armed = 1;
 }
 
-// direct moves r's ticks from its timer (if any) to the drain thread.
-static void direct(record *r) {
+// direct moves r's ticks from its timer (if any) to the drain thread; 1:
+// the thread is directed.
+static int direct(record *r) {
 	r->busy = 0;
-	if (r->directed || directed_off || ndirected >= MAX_DIRECTED) return;
+	if (r->directed) return 1;
+	if (directed_off || __atomic_load_n(&ndirected, __ATOMIC_RELAXED) >= MAX_DIRECTED) return 0;
 	int64_t cpu = cpu_of(r->tid);
-	if (cpu < 0) return;
+	if (cpu < 0) return 0;
 	if (r->armed) timer_delete(r->timer);
 	r->armed = r->directed = 1;
 	r->pending = 0;
-	r->win_cpu = cpu;
+	r->win_cpu = r->last_cpu = cpu;
 	r->tick_cpu = cpu - phase(r->tid); // a random phase, as arm's first expiry
 	r->win_start = vb_mono_ns();
-	ndirected++;
+	__atomic_fetch_add(&ndirected, 1, __ATOMIC_RELAXED);
 	vb_cpu_ticks_directed++;
+	return 1;
 }
 
 // tick sends directed thread r its tick when it has used another interval
 // of CPU, and moves it back to a timer at the end of a quiet window.
-static void tick(record *r, int64_t now) {
+static void tick(record *r, int64_t now, int64_t step) {
 	int64_t cpu = cpu_of(r->tid);
 	if (cpu < 0) return; // gone: its record is disarmed when the runtime says so
 	if (now - r->win_start >= MOVE_BACK_NS) {
 		if ((cpu - r->win_cpu) * 4 < now - r->win_start && !directed_always) {
-			ndirected--;
+			__atomic_fetch_sub(&ndirected, 1, __ATOMIC_RELAXED);
 			arm(r, r->tid);
-			vb_cpu_ticks_timer--; // the same thread, back on a timer: counted apart
-			vb_cpu_ticks_back++;
+			if (r->armed) {
+				vb_cpu_ticks_timer--; // the same thread, back on a timer: counted apart
+				vb_cpu_ticks_back++;
+			}
 			return;
 		}
 		r->win_cpu = cpu, r->win_start = now;
 	}
+	// Sent only to a thread that ran for at least half of the last step: a
+	// timer never fires on a blocked thread, and a tick sent to one would
+	// wake it and sample its wait. Its due intervals carry over.
+	int64_t ran = cpu - r->last_cpu;
+	r->last_cpu = cpu;
 	int64_t due = (cpu - r->tick_cpu) / vb_interval_ns;
 	if (due <= 0) return;
+	if (ran * 2 < step) {
+		vb_cpu_directed_held++;
+		return;
+	}
 	if (__atomic_load_n(&r->pending, __ATOMIC_ACQUIRE)) {
 		vb_cpu_directed_held++;
 		return; // its intervals carry over to the tick after the handler runs
@@ -375,7 +391,7 @@ static void disarm(record *r) {
 	if (!r->armed) return;
 	if (r->directed) {
 		r->directed = 0;
-		ndirected--;
+		__atomic_fetch_sub(&ndirected, 1, __ATOMIC_RELAXED);
 	} else {
 		timer_delete(r->timer);
 	}
@@ -406,8 +422,7 @@ void vb_cpu_thread_assigned(ThreadID managed, int32_t tid) {
 	}
 	r->managed = managed;
 	if ((int32_t)syscall(SYS_gettid) == tid) stack_of(r);
-	if (directed_always) direct(r);
-	else arm(r, tid);
+	if (!directed_always || !direct(r)) arm(r, tid); // no thread left without ticks
 done:
 	pthread_mutex_unlock(&reg);
 }
@@ -581,7 +596,7 @@ static void drain_record(record *r) {
 			if (!__atomic_load_n(&r->hi, __ATOMIC_ACQUIRE) && r->seen_sp) maps_range(r, r->seen_sp);
 		}
 		vb_cpu_frames += s->seen;
-		if (s->weight >= 2 && !r->directed) r->busy = 1;
+		if (s->weight >= 2 && r->armed && !r->directed) r->busy = 1; // not once disarmed: an ended thread
 		int rooted = 0;
 		uint32_t n = resolve(s, resolved, &rooted);
 		if (dump > 0 && n > 0 && (vb_cpu_signals % 50) == 0) {
@@ -624,19 +639,21 @@ static void drain_all(void) {
 	for (int i = 0; i < NRECORDS; i++) {
 		record *r = &records[i];
 		if (r->tid && r->slots && r->head != r->tail) drain_record(r);
-		if (r->busy) direct(r);
+		if (r->busy && r->armed) direct(r);
+		r->busy = 0;
 	}
 	vb_samples_taken++;
 	pthread_mutex_unlock(&reg);
 }
 
-// tick_all gives every directed thread its tick.
-static void tick_all(void) {
+// tick_all gives every directed thread its tick; step is the time since the
+// last call, ns.
+static void tick_all(int64_t step) {
 	pthread_mutex_lock(&reg);
-	if (ndirected > 0) {
+	if (__atomic_load_n(&ndirected, __ATOMIC_RELAXED) > 0) {
 		int64_t now = vb_mono_ns();
 		for (int i = 0; i < NRECORDS; i++)
-			if (records[i].tid && records[i].directed) tick(&records[i], now);
+			if (records[i].tid && records[i].directed) tick(&records[i], now, step);
 	}
 	pthread_mutex_unlock(&reg);
 }
@@ -657,7 +674,7 @@ static void *drain_loop(void *arg) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (now.tv_sec > next.tv_sec + 1) next = now; // fell far behind (a stopped process): start again from now
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, 0);
-		tick_all();
+		tick_all(step);
 		since += step;
 		if (since >= drain_ns) {
 			since = 0;
@@ -737,7 +754,7 @@ int vb_cpu_sampler_stop_within(int ms) {
 	pthread_mutex_unlock(&reg);
 	drain_all();
 	vb_log("cpu sampler: %ld signals (weight %ld), %ld frames walked; walks rooted %ld, broken %ld, off the thread's stack %ld, before its range was known %ld; "
-		"frames unresolved %ld, samples with no managed frame %ld, not rooted %ld, leaf callers found at the stack pointer %ld, OSR callers %ld; samples lost (ring full) %ld; timers not made %ld; threads given CPU-clock timers %d, threads directed %d (ticks sent %ld, held while one was pending %ld), moved back to a timer %d; IP cache %ld of %ld lookups",
+		"frames unresolved %ld, samples with no managed frame %ld, not rooted %ld, leaf callers found at the stack pointer %ld, OSR callers %ld; samples lost (ring full) %ld; timers not made %ld; threads given CPU-clock timers %d, threads directed %d (ticks sent %ld, held: one pending or the thread barely ran %ld), moved back to a timer %d; IP cache %ld of %ld lookups",
 		(long)vb_cpu_signals, (long)vb_cpu_weight, (long)vb_cpu_frames, (long)vb_cpu_rooted, (long)vb_cpu_broken, (long)vb_cpu_offstack, (long)vb_cpu_norange,
 		(long)vb_cpu_unresolved, (long)vb_cpu_no_managed, (long)vb_cpu_incomplete, (long)vb_cpu_leaf_callers, (long)vb_cpu_osr, (long)vb_cpu_full, (long)vb_cpu_timer_fail, vb_cpu_ticks_timer, vb_cpu_ticks_directed, (long)vb_cpu_directed_sent, (long)vb_cpu_directed_held, vb_cpu_ticks_back, (long)hits, (long)lookups);
 	if (timing && vb_cpu_handler_n) {
