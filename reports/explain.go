@@ -62,8 +62,8 @@ func ExplainBasis(unit string) string {
 	if unit == results.ExplainPerRequest {
 		return "self time per request served (mean over each side's measured runs)"
 	}
-	if unit == results.ExplainCPUPerRun {
-		return "self CPU time per run from the samples: a function's share of a side's samples times that side's CPU time per run (all measured runs)"
+	if unit == results.ExplainSampledPerRun {
+		return "sampled self time per run: a function's self samples times the interval (CPU time under cpu-sampling, every thread's wall time under sampling), mean over each side's measured runs"
 	}
 	return "self time per run (mean over each side's measured runs)"
 }

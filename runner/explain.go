@@ -38,24 +38,29 @@ func explainPairs(f *results.File, cells []*cellState) {
 		if c.Metric.Service() && d.Unit != profdiff.Share {
 			unit = results.ExplainPerRequest // useProfile divided each run by its requests
 		}
-		// Shares in CPU time per run: a function whose work did not change
-		// stays level when another grows.
-		cpu := d.Unit == profdiff.Share && d.OldCPU > 0 && !c.Metric.Service()
-		if cpu {
-			unit = results.ExplainCPUPerRun
+		// Shares as sampled time per run: a function whose work did not
+		// change stays level when another grows.
+		timed := false
+		if d.Unit == profdiff.Share && !c.Metric.Service() {
+			if top := d.Top(1); len(top) > 0 {
+				_, timed = d.InTime(top[0])
+			}
 		}
-		c.Compare = &results.Change{Explain: Contributions(d, ExplainTop, cpu), ExplainUnit: unit}
+		if timed {
+			unit = results.ExplainSampledPerRun
+		}
+		c.Compare = &results.Change{Explain: Contributions(d, ExplainTop, timed), ExplainUnit: unit}
 	}
 }
 
 // Contributions are a diff's first n changed functions as explain lists
-// them, with the change's interval where the diff has one; cpu: a sampled
-// diff's shares as CPU time per run (profdiff.Diff.InCPU).
-func Contributions(d *profdiff.Diff, n int, cpu bool) []results.Contribution {
+// them, with the change's interval where the diff has one; timed: a
+// sampled diff's shares as sampled time per run (profdiff.Diff.InTime).
+func Contributions(d *profdiff.Diff, n int, timed bool) []results.Contribution {
 	var out []results.Contribution
 	for _, r := range d.Top(n) {
-		if cpu {
-			r = d.InCPU(r)
+		if t, ok := d.InTime(r); timed && ok {
+			r = t
 		}
 		c := results.Contribution{Function: r.Function, Old: r.Old, New: r.New, Change: r.Change}
 		if r.HasInterval {

@@ -10,13 +10,13 @@ import (
 	"vbench/internal/testbin"
 )
 
-// A sampling pair's explain is CPU time per run, not share points: two
+// A sampling pair's explain is sampled time per run, not share points: two
 // builds of a program in which Work.Hot does four times the work and
 // Work.Cold the same (TwoWork 160 40 against 40 40). Hot comes first and
 // grows; Cold stays about level, where in share points it read as falling
 // by some 30 points (its share diluted by Hot's growth: a new user took it
 // for a method that got faster).
-func TestSamplingExplainIsCPUTime(t *testing.T) {
+func TestSamplingExplainIsSampledTime(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a program's two builds under the sampler")
 	}
@@ -52,8 +52,8 @@ workloads:
 		t.Fatalf("no explain for the sampled pair:\n%s", stdout)
 	}
 	ch := c.Compare
-	if ch.ExplainUnit != results.ExplainCPUPerRun {
-		t.Fatalf("explain unit %q, want %q: %+v", ch.ExplainUnit, results.ExplainCPUPerRun, ch.Explain)
+	if ch.ExplainUnit != results.ExplainSampledPerRun {
+		t.Fatalf("explain unit %q, want %q: %+v", ch.ExplainUnit, results.ExplainSampledPerRun, ch.Explain)
 	}
 	t.Logf("explain (%s): %+v", ch.ExplainUnit, ch.Explain)
 	hot := ch.Explain[0]

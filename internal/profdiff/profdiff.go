@@ -71,9 +71,10 @@ type Side struct {
 }
 
 type run struct {
-	total int64 // the sum of every function's self weight
-	cpu   int64 // the threads' CPU time, ns; 0 when unknown
-	fns   map[string]Weight
+	total    int64 // the sum of every function's self weight
+	cpu      int64 // the threads' CPU time, ns; 0 when unknown
+	interval int64 // a sampled run's interval, ns (a sample's weight in time); 0 when unknown
+	fns      map[string]Weight
 }
 
 // Add adds one run's profile (the merged profile of its processes). Only
@@ -102,8 +103,12 @@ func (s *Side) Add(p *profile.Profile) error {
 	if err := s.AddRun(u, total, fns); err != nil {
 		return err
 	}
+	r := &s.runs[len(s.runs)-1]
 	for _, t := range p.Threads {
-		s.runs[len(s.runs)-1].cpu += t.CPUNs
+		r.cpu += t.CPUNs
+	}
+	if u == Share {
+		r.interval = p.IntervalNs
 	}
 	return nil
 }
@@ -172,10 +177,12 @@ type Diff struct {
 	// (all runs). In unit Share every row's figures are of these.
 	OldTotal, NewTotal float64
 	// OldCPU and NewCPU are the sides' CPU time per run (mean, ns) in unit
-	// Share when every run recorded it, else 0: a share times its side's
-	// CPU per run is the function's CPU time per run (a row's Contribution).
+	// Share when every run recorded it, else 0.
 	OldCPU, NewCPU float64
 	Rows           []Row // by |Change|, largest first; ties by name
+	// sampled are unit Share's rows as sampled time per run (InTime), when
+	// every run of both sides knows its interval.
+	sampled map[string]Row
 }
 
 // Compare compares old with new.
@@ -203,11 +210,20 @@ func Compare(old, new *Side) (*Diff, error) {
 	for n := range nsum.fns {
 		names[n] = true
 	}
+	timed := d.Unit == Share && old.knowInterval() && new.knowInterval()
+	if timed {
+		d.sampled = map[string]Row{}
+	}
 	for name := range names {
 		var r Row
 		if d.Unit == Share {
 			r = shareRow(name, osum, nsum)
-			if d.OldCPU > 0 {
+			if timed {
+				t := timeRow(name, old.sampledTime(), new.sampledTime())
+				t.Contribution = t.Change
+				d.sampled[name] = t
+				r.Contribution = t.Change
+			} else if d.OldCPU > 0 {
 				r.Contribution = r.New*d.NewCPU - r.Old*d.OldCPU
 			} else {
 				r.Contribution = float64(nsum.fns[name].Self)/float64(new.Runs()) - float64(osum.fns[name].Self)/float64(old.Runs())
@@ -289,21 +305,38 @@ func shareRow(name string, old, new run) Row {
 	return r
 }
 
-// InCPU is share row r as self CPU time per run (d.OldCPU, d.NewCPU set:
-// unit Share with every run's CPU time known): each share times its side's
-// CPU per run, the change's interval at Level by the same normal
-// approximation as the share's (each side's CPU per run taken as known).
-func (d *Diff) InCPU(r Row) Row {
-	c := Row{Function: r.Function, Old: r.Old * d.OldCPU, New: r.New * d.NewCPU,
-		OldIncl: r.OldIncl * d.OldCPU, NewIncl: r.NewIncl * d.NewCPU, P: r.P}
-	c.Change = c.New - c.Old
-	c.Contribution = c.Change
-	if n1, n2 := d.OldTotal, d.NewTotal; n1 > 0 && n2 > 0 {
-		se := math.Sqrt(d.OldCPU*d.OldCPU*r.Old*(1-r.Old)/n1 + d.NewCPU*d.NewCPU*r.New*(1-r.New)/n2)
-		z := distuv.UnitNormal.Quantile(1 - (1-Level)/2)
-		c.Lo, c.Hi, c.HasInterval = c.Change-z*se, c.Change+z*se, true
+// InTime is share row r as the function's sampled self time per run: each
+// run's self samples (weights) times its interval — CPU time under
+// cpu-sampling, every thread's wall time under sampling — the mean over a
+// side's runs, with Welch's interval over them (as a traced time's). ok is
+// false when some run does not know its interval.
+func (d *Diff) InTime(r Row) (Row, bool) {
+	t, ok := d.sampled[r.Function]
+	return t, ok
+}
+
+// sampledTime is a sampled side with every run's weights in ns (self
+// samples times the run's interval).
+func (s *Side) sampledTime() *Side {
+	out := &Side{Unit: Nanoseconds}
+	for _, r := range s.runs {
+		fns := make(map[string]Weight, len(r.fns))
+		for k, w := range r.fns {
+			fns[k] = Weight{w.Self * r.interval, w.Incl * r.interval}
+		}
+		out.runs = append(out.runs, run{total: r.total * r.interval, cpu: r.cpu, fns: fns})
 	}
-	return c
+	return out
+}
+
+// knowInterval reports whether every run recorded its sampling interval.
+func (s *Side) knowInterval() bool {
+	for _, r := range s.runs {
+		if r.interval <= 0 {
+			return false
+		}
+	}
+	return len(s.runs) > 0
 }
 
 // timeRow compares a function's mean self time per run, with Welch's

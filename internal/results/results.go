@@ -340,7 +340,7 @@ type Change struct {
 	// sides' profiles (every measured run of each), largest magnitude
 	// first; ExplainUnit says what their figures are.
 	Explain     []Contribution `json:"explain,omitempty"`
-	ExplainUnit string         `json:"explain_unit,omitempty"` // "ns": self time per run (mean); ExplainPerRequest: per request served (a service); ExplainCPUPerRun: self CPU time per run from samples; "share": share of samples (0 to 1)
+	ExplainUnit string         `json:"explain_unit,omitempty"` // "ns": self time per run (mean); ExplainPerRequest: per request served (a service); ExplainSampledPerRun: sampled self time per run (samples × interval); "share": share of samples (0 to 1)
 
 	// ChangePerCallNs is an A/B pair's change per call (per sample taken
 	// for a sampling pair: ChangePerSampleNs), in ns, with its 95%
@@ -361,12 +361,13 @@ type Change struct {
 // a fixed-length load serves fewer requests, not longer runs, when slower.
 const ExplainPerRequest = "ns/request"
 
-// ExplainCPUPerRun is the explain unit of a sampling pair whose runs
-// recorded their CPU time: each function's self CPU time per run, its share
-// of a side's samples times that side's CPU time per run. A share alone
-// made a function whose work did not change read as shrinking when another
-// grew (its share was diluted).
-const ExplainCPUPerRun = "cpu-ns"
+// ExplainSampledPerRun is the explain unit of a sampling pair: each
+// function's sampled self time per run, its self samples (weights) times
+// the interval — CPU time under cpu-sampling, every thread's wall time
+// under sampling — the mean over a side's runs. A share of samples made a
+// function whose work did not change read as shrinking when another grew
+// (its share was diluted).
+const ExplainSampledPerRun = "sampled-ns"
 
 // Contribution is one function's part in an A/B pair's change: its self
 // figure on the reference side (Old) and the judged side (New), and New -
