@@ -66,14 +66,17 @@ func snapshot(cfg *config, complete bool) *profile.Profile {
 			p.Threads = append(p.Threads, th)
 		}
 	}
-	if b.fitted > 0 && cfg.timeSample > 1 {
+	if b.fitted > 0 {
 		paths := "call paths"
 		if b.fitted == 1 {
 			paths = "call path"
 		}
-		p.Warnings = append(p.Warnings, fmt.Sprintf("on %d %s the callees' estimated times exceeded their caller's measured time, by up to %.0f%%, and were scaled down to fit: "+
-			"a hot path is timed on 1 in %d of its calls after its first 1024, and a timed call takes longer than an untimed one, so a tiny, very hot method's self time is overstated "+
-			"and its caller's understated (vbench profile --time-sample 1, a suite mode's time_sample: 1 or %s=1 times every call)", b.fitted, paths, 100*(b.fitFactor-1), cfg.timeSample, attach.EnvTimeSample))
+		why := "" // timing every call leaves nothing to extrapolate: a fit there would be news
+		if cfg.timeSample > 1 {
+			why = fmt.Sprintf(": a hot path is timed on 1 in %d of its calls after its first 1024, and a timed call takes longer than an untimed one, so a tiny, very hot method's self time is overstated "+
+				"and its caller's understated (vbench profile --time-sample 1, a suite mode's time_sample: 1 or %s=1 times every call)", cfg.timeSample, attach.EnvTimeSample)
+		}
+		p.Warnings = append(p.Warnings, fmt.Sprintf("on %d %s the callees' estimated times exceeded their caller's, by up to %.0f%%, and were scaled down to fit%s", b.fitted, paths, 100*(b.fitFactor-1), why))
 	}
 	if n := int64(C.vb_stacks_elided); n > 0 {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%d sampled stacks were deeper than %d frames (%s): each kept its %d leaf-most and %d root-most frames, with one %q frame for the middle",
@@ -310,9 +313,11 @@ func (b *builder) project(root *C.vb_node) {
 		scale := 1.0
 		if sum > it.eff && sum > 0 {
 			scale = it.eff / sum
-			if sum > it.eff*fitWarn && b.ns(it.eff) >= fitMinNs {
+			// Against the node's own estimate, not its fitted time: an
+			// ancestor's scaling is that ancestor's path, counted there.
+			if own := b.inclusive(c); sum > own*fitWarn && b.ns(own) >= fitMinNs {
 				b.fitted++
-				b.fitFactor = max(b.fitFactor, sum/it.eff)
+				b.fitFactor = max(b.fitFactor, sum/own)
 			}
 		}
 		d.inclNs += b.ns(it.eff)

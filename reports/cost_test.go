@@ -43,7 +43,7 @@ func TestCostPerCallInEveryFormat(t *testing.T) {
 		"text":             {"Cost per event", "260 ns/call [", "200 ns/call [", "]; +60.0 ns/call [+60.0, +60.0] vs tracing@old", "per round (p"},
 		"markdown":         {"**Cost per event**", "260 ns/call [", "+60.0 ns/call [+60.0, +60.0] vs tracing@old"},
 		"html":             {`<table class="matrix" id="cost">`, `<span class="est">260 ns/call</span> <span class="ci">[`, `<span class="est">&#43;60.0 ns/call</span> <span class="ci">[&#43;60.0, &#43;60.0] vs tracing@old</span>`},
-		"table":            {"cost/event [95% CI]", "A/B per event", "260 ns/call [", "+60.0 ns/call [+60.0, +60.0]"},
+		"table":            {"cost/event [95% CI]", "A/B per event", "A/B per event: an A/B pair's change per call (or per sample taken)", "260 ns/call [", "+60.0 ns/call [+60.0, +60.0]"},
 		"results markdown": {"cost/event [95% CI]", "+60.0 ns/call [+60.0, +60.0]"},
 		"csv":              {",calls_per_run,cost_per_call_ns,", ",10000,260,"},
 		"junit":            {"; cost 260 ns/call [", "+60.0 ns/call [+60.0, +60.0]"},

@@ -37,6 +37,11 @@ func Legend(f *results.File) []string {
 	if has(func(c *results.Cell) bool { return c.CostPerCallNs != 0 || c.CostPerSampleNs != 0 }) {
 		out = append(out, "cost/event: (the cell's median − none's) / calls (or samples taken) per run, with its 95% interval, in the same unit")
 	}
+	if has(func(c *results.Cell) bool {
+		return c.Compare != nil && (c.Compare.ChangePerCallNs != 0 || c.Compare.ChangePerSampleNs != 0)
+	}) {
+		out = append(out, "A/B per event: an A/B pair's change per call (or per sample taken), this side − its reference, with its 95% interval")
+	}
 	if has(func(c *results.Cell) bool { return c.Accuracy != nil }) {
 		out = append(out, "N/M exact: of the call counts checked (functions × runs: a VBENCH line's calls.*, a service handler's requests), those the profile matched exactly")
 	}
@@ -44,10 +49,10 @@ func Legend(f *results.File) []string {
 		out = append(out, "N/M found: of the methods with at least 1% of the exclusive time in a run of the workload's tracing cell, those the sampler sampled in some run")
 	}
 	if has(func(c *results.Cell) bool { return len(c.Shares) > 0 }) {
-		out = append(out, "N/M shares: sampled functions whose share of samples passed the 99% binomial check of the share the workload declares")
+		out = append(out, "N/M shares: sampled functions whose share of samples lies within the 99% binomial interval (widened for the samples' weights) of the share the workload declares")
 	}
 	if has(func(c *results.Cell) bool { return c.Verdict == results.VerdictNew }) {
-		out = append(out, "new: nothing to judge the cell against (no baseline for it, --no-baseline, or the none mode, which a pair has no twin of)")
+		out = append(out, "new: nothing to judge the cell against (no baseline for it, --no-baseline, the none mode, which --against has no twin of, or a pair whose other side failed)")
 	}
 	if has(func(c *results.Cell) bool { return c.Compare != nil && !c.Compare.AB() }) {
 		out = append(out, "baseline: the baseline's median (and overhead multiple) the change is measured from; "+BaselineNote)

@@ -90,7 +90,7 @@ func TestResultsMarkdown(t *testing.T) {
 		"|:---------|:-----|:-----|:--------------------------|:--------|\n" +
 		"| a\\|b     | none | 6    | 1.000ms ± 0%              | new     |\n" +
 		"\n- ± X%: the median's 95% interval (distribution-free, as benchstat's), its farther end as a share of the median\n" +
-		"- new: nothing to judge the cell against (no baseline for it, --no-baseline, or the none mode, which a pair has no twin of)\n" +
+		"- new: nothing to judge the cell against (no baseline for it, --no-baseline, the none mode, which --against has no twin of, or a pair whose other side failed)\n" +
 		"- 1 new\n"
 	if b.String() != want {
 		t.Errorf("markdown:\n%s\nwant:\n%s", b.String(), want)

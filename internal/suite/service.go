@@ -154,11 +154,12 @@ func (p *parser) loopbackURL(n *yaml.Node, f string) string {
 }
 
 // samePath reports whether two loopback URLs (as loopbackURL read them)
-// name the same path.
+// reach the same endpoint: the same port and path, the path's case aside
+// (ASP.NET Core routes ignore it).
 func samePath(a, b string) bool {
 	ua, ea := url.Parse(strings.ReplaceAll(a, Port, "1"))
 	ub, eb := url.Parse(strings.ReplaceAll(b, Port, "1"))
-	return ea == nil && eb == nil && path.Clean("/"+ua.Path) == path.Clean("/"+ub.Path)
+	return ea == nil && eb == nil && ua.Port() == ub.Port() && strings.EqualFold(path.Clean("/"+ua.Path), path.Clean("/"+ub.Path))
 }
 
 // service checks what only a whole service workload tells: a server and a

@@ -32,6 +32,17 @@ func TestServiceWorkload(t *testing.T) {
 	}
 }
 
+// A ready URL on the load's path but another port (a health listener of
+// its own) reaches no handler call of the load's: accepted.
+func TestServiceReadyOnAnotherPort(t *testing.T) {
+	p := write(t, t.TempDir(), "s.yaml", svcHead+
+		"    server: {command: [true], ready: \"http://127.0.0.1:9901/work\"}\n"+
+		"    load: {url: \"http://127.0.0.1:{port}/work\", handler: A.B.Work}\n")
+	if _, err := Load(p); err != nil {
+		t.Errorf("refused: %v", err)
+	}
+}
+
 // Service workloads' mistakes, each named by file, line and field.
 func TestServiceRefused(t *testing.T) {
 	server := "    server: {command: [true], ready: \"http://127.0.0.1:{port}/\"}\n"
@@ -47,6 +58,7 @@ func TestServiceRefused(t *testing.T) {
 		{"batch metric", svcHead + server + load + "    metric: kernel-cpu\n", `s.yaml:4: workloads[0](web).metric: a service workload is measured by rps, latency-p50 or latency-p99, got kernel-cpu`},
 		{"rps for a program", "name: s\nmetric: rps\nbaseline: b.json\nworkloads:\n  - name: a\n    command: [true]\n", `s.yaml:5: workloads[0](a).metric: metric rps is measured by a load generator`},
 		{"ready is the load's URL", svcHead + "    server: {command: [true], ready: \"http://127.0.0.1:{port}/w\"}\n" + "    load: {url: \"http://127.0.0.1:{port}/w?q=1\", handler: A.B.Work}\n", `s.yaml:5: workloads[0](web).server.ready: "http://127.0.0.1:{port}/w" is the load's URL path too: its probes would reach the handler A.B.Work`},
+		{"ready is the load's URL, in other case", svcHead + "    server: {command: [true], ready: \"http://127.0.0.1:{port}/Work\"}\n" + "    load: {url: \"http://127.0.0.1:{port}/work\", handler: A.B.Work}\n", `s.yaml:5: workloads[0](web).server.ready: "http://127.0.0.1:{port}/Work" is the load's URL path too`},
 		{"bad handler", svcHead + server + "    load: {url: \"http://127.0.0.1:{port}/w\", handler: Work}\n", `s.yaml:6: workloads[0].load.handler: must name a method as Namespace.Type.Method`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
