@@ -272,13 +272,17 @@ int64_t vb_cpu_directed_sent, vb_cpu_directed_held;                // directed t
 static int directed_off;    // VBENCH_CPU_TIMERS=1: timers only
 static int directed_always; // VBENCH_CPU_DIRECTED=1: every thread directed from its registration (tests)
 static int ndirected;
-static pid_t self_pid;
+static pid_t self_pid; // and uid: a directed tick's sender, read once at start
+static uid_t self_uid;
+
+// cpu_clock is the clock of thread tid's CPU time (another thread's too:
+// CPUCLOCK_PERTHREAD | CPUCLOCK_SCHED over its id).
+static clockid_t cpu_clock(int32_t tid) { return (clockid_t)((~(unsigned)tid) << 3) | 6; }
 
 // cpu_of is thread tid's CPU time so far, ns (-1: unknown).
 static int64_t cpu_of(int32_t tid) {
 	struct timespec ts;
-	clockid_t clock = (clockid_t)((~(unsigned)tid) << 3) | 6; // CPUCLOCK_PERTHREAD|CPUCLOCK_SCHED
-	if (clock_gettime(clock, &ts) != 0) return -1;
+	if (clock_gettime(cpu_clock(tid), &ts) != 0) return -1;
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
@@ -299,8 +303,7 @@ static void arm(record *r, int32_t tid) {
 	ev.sigev_notify = SIGEV_THREAD_ID;
 	ev.sigev_signo = SIGPROF;
 	ev._sigev_un._tid = tid;
-	clockid_t clock = (clockid_t)((~(unsigned)tid) << 3) | 6; // CPUCLOCK_PERTHREAD|CPUCLOCK_SCHED
-	if (timer_create(clock, &ev, &r->timer) != 0) {
+	if (timer_create(cpu_clock(tid), &ev, &r->timer) != 0) {
 		vb_cpu_timer_fail++;
 		return;
 	}
@@ -375,7 +378,7 @@ static void tick(record *r, int64_t now, int64_t step) {
 	si.si_signo = SIGPROF;
 	si.si_code = SI_QUEUE;
 	si.si_pid = self_pid;
-	si.si_uid = getuid();
+	si.si_uid = self_uid;
 	si.si_value.sival_int = DIRECTED_TAG << 16 | (int)due;
 	__atomic_store_n(&r->pending, 1, __ATOMIC_RELEASE);
 	if (syscall(SYS_rt_tgsigqueueinfo, self_pid, r->tid, SIGPROF, &si) != 0) {
@@ -721,6 +724,7 @@ int vb_cpu_sampler_start(void) {
 	const char *cd = getenv("VBENCH_CPU_DIRECTED"); // 1: every thread directed from its registration (tests)
 	directed_always = !directed_off && cd && *cd && strcmp(cd, "0") != 0;
 	self_pid = getpid();
+	self_uid = getuid();
 	const char *dm = getenv("VBENCH_CPU_DUMP"); // debugging: log the first N samples' frames
 	dump = dm ? atoi(dm) : 0;
 	struct sigaction sa = {0};

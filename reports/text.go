@@ -96,7 +96,7 @@ func (m *Matrix) WriteText(w io.Writer) error {
 func (m *Matrix) LoadLines() []string {
 	var out []string
 	for _, c := range m.Cells() {
-		if l := c.Row().Load; l != "" {
+		if l := loadText(c.Cell); l != "" {
 			out = append(out, c.Key()+": "+l+" (medians over its runs)")
 		}
 	}

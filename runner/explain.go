@@ -40,12 +40,7 @@ func explainPairs(f *results.File, cells []*cellState) {
 		}
 		// Shares as sampled time per run: a function whose work did not
 		// change stays level when another grows.
-		timed := false
-		if d.Unit == profdiff.Share && !c.Metric.Service() {
-			if top := d.Top(1); len(top) > 0 {
-				_, timed = d.InTime(top[0])
-			}
-		}
+		timed := d.Timed() && !c.Metric.Service() // a service's runs are per request only in ns
 		if timed {
 			unit = results.ExplainSampledPerRun
 		}

@@ -176,10 +176,7 @@ type Diff struct {
 	// OldTotal and NewTotal are the sides' totals: ns per run, or samples
 	// (all runs). In unit Share every row's figures are of these.
 	OldTotal, NewTotal float64
-	// OldCPU and NewCPU are the sides' CPU time per run (mean, ns) in unit
-	// Share when every run recorded it, else 0.
-	OldCPU, NewCPU float64
-	Rows           []Row // by |Change|, largest first; ties by name
+	Rows               []Row // by |Change|, largest first; ties by name
 	// sampled are unit Share's rows as sampled time per run (InTime), when
 	// every run of both sides knows its interval.
 	sampled map[string]Row
@@ -200,8 +197,11 @@ func Compare(old, new *Side) (*Diff, error) {
 		d.OldTotal /= float64(old.Runs())
 		d.NewTotal /= float64(new.Runs())
 	}
+	// A sampled function's contribution where the runs' intervals are not
+	// known: its share times the side's CPU time per run, if known.
+	var oldCPU, newCPU float64
 	if d.Unit == Share && osum.cpu > 0 && nsum.cpu > 0 && old.knowCPU() && new.knowCPU() {
-		d.OldCPU, d.NewCPU = float64(osum.cpu)/float64(old.Runs()), float64(nsum.cpu)/float64(new.Runs())
+		oldCPU, newCPU = float64(osum.cpu)/float64(old.Runs()), float64(nsum.cpu)/float64(new.Runs())
 	}
 	names := map[string]bool{}
 	for n := range osum.fns {
@@ -210,21 +210,22 @@ func Compare(old, new *Side) (*Diff, error) {
 	for n := range nsum.fns {
 		names[n] = true
 	}
-	timed := d.Unit == Share && old.knowInterval() && new.knowInterval()
-	if timed {
+	var oldTime, newTime *Side // the sampled sides in ns (sampledTime), once
+	if d.Unit == Share && old.knowInterval() && new.knowInterval() {
 		d.sampled = map[string]Row{}
+		oldTime, newTime = old.sampledTime(), new.sampledTime()
 	}
 	for name := range names {
 		var r Row
 		if d.Unit == Share {
 			r = shareRow(name, osum, nsum)
-			if timed {
-				t := timeRow(name, old.sampledTime(), new.sampledTime())
+			if d.sampled != nil {
+				t := timeRow(name, oldTime, newTime)
 				t.Contribution = t.Change
 				d.sampled[name] = t
 				r.Contribution = t.Change
-			} else if d.OldCPU > 0 {
-				r.Contribution = r.New*d.NewCPU - r.Old*d.OldCPU
+			} else if oldCPU > 0 {
+				r.Contribution = r.New*newCPU - r.Old*oldCPU
 			} else {
 				r.Contribution = float64(nsum.fns[name].Self)/float64(new.Runs()) - float64(osum.fns[name].Self)/float64(old.Runs())
 			}
@@ -314,6 +315,10 @@ func (d *Diff) InTime(r Row) (Row, bool) {
 	t, ok := d.sampled[r.Function]
 	return t, ok
 }
+
+// Timed reports whether a sampled diff has every row in time (InTime):
+// every run of both sides knew its interval.
+func (d *Diff) Timed() bool { return d.sampled != nil }
 
 // sampledTime is a sampled side with every run's weights in ns (self
 // samples times the run's interval).
