@@ -85,15 +85,43 @@ func changeRow(c *hist.Change) []string {
 		if c.Raw {
 			mark += " (raw time: the calibrated series is judged)"
 		}
+		if c.Calibration {
+			mark += " (the calibration's own time: the machine's, not judged)"
+		}
+	}
+	if g := gateMark(*c); g != "" {
+		mark = strings.TrimPrefix(mark+", "+g, ", ")
 	}
 	return []string{fmt.Sprintf("%s/%s %s (%s)", c.Workload, c.Mode, c.Series, c.Metric), fmt.Sprint(c.Index),
 		short(c.CommitBefore) + ".." + short(c.Commit), SeriesValue(c.Series, c.Before) + " → " + SeriesValue(c.Series, c.After),
 		ChangeText(c), mark}
 }
 
+// gateMark says what CI's gate made of change point c ("": not judged).
+func gateMark(c hist.Change) string {
+	switch c.Gate {
+	case "fails":
+		return "fails CI"
+	case "failed before":
+		return "failed CI at the run before"
+	case "held":
+		return fmt.Sprintf("held: p %.2g, not significant over the run's series", c.GateP)
+	}
+	return ""
+}
+
+// gateText says how CI judges the run: its slower change points as one
+// family over the series it judges.
+func gateText(a *hist.Analysis) string {
+	if a.GateAlpha == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; CI judges %d %s as one family at alpha %g (Holm)", a.Family, plural(a.Family, "series", "series"), a.GateAlpha)
+}
+
 func historyText(w io.Writer, name string, a *hist.Analysis) error {
 	all := a.All()
-	fmt.Fprintf(w, "history %s: %s, %d series, %s\n", name, span(a), len(a.Series), fmt.Sprint(len(all), " ", plural(len(all), "change point", "change points")))
+	fmt.Fprintf(w, "history %s: %s, %d series, %s%s\n", name, span(a), len(a.Series), fmt.Sprint(len(all), " ", plural(len(all), "change point", "change points")), gateText(a))
 	if len(all) == 0 {
 		_, err := fmt.Fprintln(w, "no series shifted for good")
 		return err
@@ -108,7 +136,7 @@ func historyText(w io.Writer, name string, a *hist.Analysis) error {
 
 func historyMarkdown(w io.Writer, name string, a *hist.Analysis) error {
 	all := a.All()
-	fmt.Fprintf(w, "### vbench history\n\n`%s`: %s, %d series, %s.\n\n", name, span(a), len(a.Series), fmt.Sprint(len(all), " ", plural(len(all), "change point", "change points")))
+	fmt.Fprintf(w, "### vbench history\n\n`%s`: %s, %d series, %s%s.\n\n", name, span(a), len(a.Series), fmt.Sprint(len(all), " ", plural(len(all), "change point", "change points")), gateText(a))
 	if len(all) == 0 {
 		_, err := fmt.Fprintln(w, "No series shifted for good.")
 		return err
@@ -129,8 +157,15 @@ func historyMarkdown(w io.Writer, name string, a *hist.Analysis) error {
 type historyDoc struct {
 	History      string        `json:"history"`
 	Runs         int           `json:"runs"`
+	Gate         *gateDoc      `json:"gate,omitempty"`
 	Series       []seriesDoc   `json:"series"`
 	ChangePoints []hist.Change `json:"change_points"`
+}
+
+// gateDoc is how CI judged the last run (Analysis.Gate).
+type gateDoc struct {
+	Alpha  float64 `json:"alpha"`
+	Family int     `json:"family"` // series judged
 }
 
 type seriesDoc struct {
@@ -144,6 +179,9 @@ type seriesDoc struct {
 
 func historyJSON(w io.Writer, name string, a *hist.Analysis) error {
 	doc := historyDoc{History: name, Runs: len(a.Entries), ChangePoints: a.All()}
+	if a.GateAlpha > 0 {
+		doc.Gate = &gateDoc{Alpha: a.GateAlpha, Family: a.Family}
+	}
 	if doc.ChangePoints == nil {
 		doc.ChangePoints = []hist.Change{}
 	}

@@ -27,6 +27,7 @@ var historyTemplate = template.Must(template.New("history").Funcs(template.FuncM
 	"short":  short,
 	"value":  SeriesValue,
 	"change": func(c hist.Change) string { return ChangeText(&c) },
+	"gate":   gateMark,
 }).Parse(historySource))
 
 // historyPage is what history.html.tmpl draws.

@@ -120,13 +120,15 @@ func resolveCommit(flag string) (string, error) {
 // historyFlags are what show and report share: which history, and how
 // change points are found.
 type historyFlags struct {
-	path  string
-	alpha float64
+	path      string
+	alpha     float64
+	failAlpha float64
 }
 
 func (f *historyFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.path, "history", "", "history `FILE` (default: the history of the SUITE.yaml given)")
 	cmd.Flags().Float64Var(&f.alpha, "alpha", stats.ChangeAlpha, "significance level of each change point's permutation test")
+	cmd.Flags().Float64Var(&f.failAlpha, "fail-alpha", history.GateAlpha, "chance that a run which changed nothing fails --fail-on slower, over all its series (Holm)")
 }
 
 // load reads the history of --history or of the suite given, and finds
@@ -134,6 +136,9 @@ func (f *historyFlags) register(cmd *cobra.Command) {
 func (f *historyFlags) load(args []string) (string, *history.Analysis, error) {
 	if !(f.alpha > 0 && f.alpha < 0.5) {
 		return "", nil, usageErrf("--alpha %v: must be a significance level between 0 and 0.5", f.alpha)
+	}
+	if !(f.failAlpha > 0 && f.failAlpha < 0.5) {
+		return "", nil, usageErrf("--fail-alpha %v: must be a significance level between 0 and 0.5", f.failAlpha)
 	}
 	path := f.path
 	switch {
@@ -155,7 +160,9 @@ func (f *historyFlags) load(args []string) (string, *history.Analysis, error) {
 		}
 		return "", nil, usageErr(err)
 	}
-	return path, history.Analyze(entries, stats.ChangeOptions{Alpha: f.alpha}), nil
+	a := history.Analyze(entries, stats.ChangeOptions{Alpha: f.alpha})
+	a.Gate(f.failAlpha)
+	return path, a, nil
 }
 
 func newHistoryShowCmd() *cobra.Command {
@@ -194,7 +201,7 @@ change as a fraction (0.05 is 5% more).`,
 				return err
 			}
 			if failOn == "slower" {
-				if slower := a.NewSlower(); len(slower) > 0 {
+				if slower := a.Failing(); len(slower) > 0 {
 					for _, c := range slower {
 						fmt.Fprintf(cmd.ErrOrStderr(), "vbench: %s/%s %s got slower at run %d (%s): %s\n", c.Workload, c.Mode, c.Series, c.Index, c.Commit, reports.ChangeText(&c))
 					}

@@ -1,6 +1,8 @@
 package history
 
 import (
+	"math"
+
 	"vbench/internal/modes"
 	"vbench/internal/results"
 	"vbench/stats"
@@ -31,9 +33,22 @@ type Change struct {
 	// history without it has none there (within one run).
 	New bool `json:"new,omitempty"`
 	// Raw is set on a time series' change point where the cell also has a
-	// calibrated series: CI judges that one (NewSlower), not the raw time,
+	// calibrated series: CI judges that one (Gate), not the raw time,
 	// which moves with the machine.
 	Raw bool `json:"raw,omitempty"`
+	// Calibration is set on the calibration workload's own time series: a
+	// program that never changes, whose time moves only with the machine;
+	// CI does not judge it either.
+	Calibration bool `json:"calibration,omitempty"`
+	// Gate is set on a recent change point that says slower, of a series CI
+	// judges (Analysis.Gate): "fails" when it holds over the whole run for
+	// the first time, "failed before" when it held at the run before too,
+	// "held" when it does not hold. GateP is its p tested again with
+	// shuffles enough to be compared with the gate's alpha over its family.
+	Gate  string  `json:"gate,omitempty"`
+	GateP float64 `json:"gate_p,omitempty"`
+
+	cp stats.ChangePoint // as found, in the series' own indices
 }
 
 // Slower reports whether the change point says the cell got slower: its
@@ -55,7 +70,7 @@ func Changes(s *Series, opts stats.ChangeOptions) []Change {
 			Index: p.Entry, Commit: p.Commit, CommitBefore: prev.Commit,
 			Before: stats.Median(before), After: stats.Median(after),
 			Change: stats.Finite(ratio - 1), ChangeLo: stats.Finite(lo - 1), ChangeHi: stats.Finite(hi - 1),
-			P: cp.P,
+			P: cp.P, cp: cp,
 		})
 	}
 	return out
@@ -66,6 +81,11 @@ type Analysis struct {
 	Entries []Entry
 	Series  []*Series
 	Changes [][]Change // per series, in Series' order
+	// Set by Gate: its run-level alpha and the number of series it judged.
+	GateAlpha float64
+	Family    int
+	opts      stats.ChangeOptions
+	prev      *Analysis // the history without its last entry (nil: one entry)
 }
 
 // Analyze finds every series' change points, and marks New those the
@@ -73,25 +93,31 @@ type Analysis struct {
 // history with none within one run of it in the history without its last
 // entry.
 func Analyze(entries []Entry, opts stats.ChangeOptions) *Analysis {
-	a := &Analysis{Entries: entries, Series: SeriesOf(entries)}
-	var prev map[string][]Change
+	a := analyze(entries, opts)
 	if len(entries) > 1 {
-		prev = map[string][]Change{}
-		for _, s := range SeriesOf(entries[:len(entries)-1]) {
-			prev[s.Key()] = Changes(s, opts)
+		a.prev = analyze(entries[:len(entries)-1], opts)
+		prev := map[string][]Change{}
+		for i, s := range a.prev.Series {
+			prev[s.Key()] = a.prev.Changes[i]
+		}
+		for i, s := range a.Series {
+			for j := range a.Changes[i] {
+				a.Changes[i][j].New = !near(prev[s.Key()], a.Changes[i][j].Index)
+			}
 		}
 	}
-	calibrated := map[string]bool{}
-	for _, s := range a.Series {
-		if s.Kind == KindCalibrated {
-			calibrated[s.Workload+"/"+string(s.Mode)] = true
-		}
-	}
+	return a
+}
+
+// analyze is Analyze without New.
+func analyze(entries []Entry, opts stats.ChangeOptions) *Analysis {
+	a := &Analysis{Entries: entries, Series: SeriesOf(entries), opts: opts}
 	for _, s := range a.Series {
 		cs := Changes(s, opts)
+		machine := a.isMachine(s)
 		for i := range cs {
-			cs[i].New = prev != nil && !near(prev[s.Key()], cs[i].Index)
-			cs[i].Raw = s.Kind == KindTime && calibrated[s.Workload+"/"+string(s.Mode)]
+			cs[i].Raw = machine && s.Workload != a.calibration()
+			cs[i].Calibration = machine && s.Workload == a.calibration()
 		}
 		a.Changes = append(a.Changes, cs)
 	}
@@ -116,14 +142,130 @@ func (a *Analysis) All() []Change {
 	return out
 }
 
-// NewSlower lists the change points the last run brought that say slower.
-// A cell's time series is left out where the cell has a calibrated one:
-// the calibrated series is the same time with the machine's drift divided
-// out, and a shift of the raw time alone is the machine's.
-func (a *Analysis) NewSlower() []Change {
+// GateAlpha is Gate's default run-level alpha: the chance that a run of a
+// build that changes nothing fails, over all its series.
+const GateAlpha = 0.05
+
+// gateWindow: a change point further back than this many runs is settled
+// (CI failed on it, or the series moved on) and not judged again.
+const gateWindow = 10
+
+// Gate judges, as one family over the run, the recent change points that
+// say slower: what `history show --fail-on slower` fails on. Every series
+// is a chance of a false alarm at each appended run (about 0.4·alpha per
+// series and run, measured: docs/measurements.md, "History"), so a suite of
+// a hundred series would fail a build that changes nothing every few pushes
+// if each were judged alone. The family is every series CI judges that the
+// last run measured and that is long enough to show a change point — not a
+// raw time whose cell has a calibrated series, not the calibration
+// workload's own time: the machine's. Each slower change point of the last
+// gateWindow runs is tested again with shuffles enough to resolve alpha
+// over the family (stats.ChangeP), and Holm's adjustment over the family
+// decides whether it holds. One that holds fails the run ("fails") unless
+// it held already in the history without the last run ("failed before": CI
+// failed then); one that does not is "held" (shown, not failed on) and
+// judged again at the next run, with one more run of evidence.
+func (a *Analysis) Gate(alpha float64) {
+	holds := a.gate(alpha)
+	var before map[string][]Change
+	if a.prev != nil {
+		before = map[string][]Change{}
+		for _, c := range a.prev.gate(alpha) {
+			if c.Gate == "fails" {
+				k := c.Workload + "/" + string(c.Mode) + " " + c.Series
+				before[k] = append(before[k], *c)
+			}
+		}
+	}
+	for _, c := range holds {
+		if c.Gate == "fails" && near(before[c.Workload+"/"+string(c.Mode)+" "+c.Series], c.Index) {
+			c.Gate = "failed before"
+		}
+	}
+}
+
+// gate marks the recent slower change points of the judged series "fails"
+// (holds over the family at alpha) or "held", and returns them.
+func (a *Analysis) gate(alpha float64) []*Change {
+	a.GateAlpha, a.Family = alpha, 0
+	if len(a.Entries) == 0 {
+		return nil
+	}
+	last := len(a.Entries) - 1
+	opts := a.opts.WithDefaults()
+	var cands []*Change
+	var values [][]float64
+	for si, s := range a.Series {
+		n := len(s.Points)
+		if n < 2*opts.MinSize || s.Points[n-1].Entry != last || a.isMachine(s) {
+			continue
+		}
+		a.Family++
+		for ci := range a.Changes[si] {
+			if c := &a.Changes[si][ci]; c.Slower() && c.Index > last-gateWindow {
+				cands = append(cands, c)
+				values = append(values, s.Values())
+			}
+		}
+	}
+	if len(cands) == 0 {
+		return nil
+	}
+	// Shuffles to resolve Holm's first (smallest) threshold, alpha/family:
+	// the sequential test stops once p is known either side of it.
+	family := max(a.Family, len(cands))
+	level := alpha / float64(family)
+	refine := opts
+	refine.Alpha = level
+	refine.Permutations = max(opts.Permutations, min(int(math.Ceil(20/level)), 400000))
+	ps := make([]float64, family)
+	for i := range ps {
+		ps[i] = 1
+	}
+	for i, c := range cands {
+		c.GateP = stats.ChangeP(values[i], c.cp, refine)
+		ps[i] = c.GateP
+	}
+	adj := stats.Holm(ps)
+	for i, c := range cands {
+		c.Gate = "held"
+		if adj[i] <= alpha {
+			c.Gate = "fails"
+		}
+	}
+	return cands
+}
+
+// calibration is the suite's calibration workload, as the last run says.
+func (a *Analysis) calibration() string {
+	if len(a.Entries) == 0 {
+		return ""
+	}
+	return a.Entries[len(a.Entries)-1].Settings.Calibration
+}
+
+// isMachine reports whether s is a series the gate never judges: a raw time
+// where the cell has a calibrated series, or the calibration's own time.
+func (a *Analysis) isMachine(s *Series) bool {
+	if s.Kind != KindTime {
+		return false
+	}
+	if cal := a.calibration(); cal != "" && s.Workload == cal {
+		return true
+	}
+	for _, o := range a.Series {
+		if o.Kind == KindCalibrated && o.Workload == s.Workload && o.Mode == s.Mode {
+			return true
+		}
+	}
+	return false
+}
+
+// Failing lists the change points Gate says fail the run.
+func (a *Analysis) Failing() []Change {
 	var out []Change
 	for _, c := range a.All() {
-		if c.New && c.Slower() && !c.Raw {
+		if c.Gate == "fails" {
 			out = append(out, c)
 		}
 	}

@@ -3,6 +3,7 @@ package history
 import (
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -152,6 +153,115 @@ func measureRecorded(t *testing.T, set string, metric results.Metric, kind strin
 		latency[found]++
 	}
 	t.Logf("5%% step after %d runs, %d trials: runs past the step until found (0: not within %d): %v", before, trials, patience, latency)
+
+}
+
+// CI's gate (Analysis.Gate) judges a run's series as one family: in a suite
+// of m judged series a change point fails the run when its p, tested again
+// finely, is at most GateAlpha/m (Holm's first step, the one that decides
+// when one series moved). Measured on the quiet calibrated set's calibrated
+// series, per series: how often an unchanged build fails (distinct change
+// points that ever pass, per 50 runs; a run of m series fails about m times
+// that over 50), and how many runs past a 5% step until it does.
+func TestRecordedGate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("resamples 200 series with up to 20,000 shuffles a test")
+	}
+	for _, metric := range []results.Metric{results.MetricWall, results.MetricCPU} {
+		base, more := pools(t, "calibrated-quiet", metric, KindCalibrated)
+		opts := stats.ChangeOptions{}
+		const n, series, trials, before, patience = 50, 100, 100, 20, 10
+		for _, m := range []int{1, 100} {
+			level := GateAlpha / float64(m)
+			refine := stats.ChangeOptions{Alpha: level, Permutations: max(stats.ChangePermutations, int(20/level))}
+			rng := rand.New(rand.NewPCG(24, uint64(m)))
+			fails := 0
+			for s := 0; s < series; s++ {
+				xs := make([]float64, n)
+				for i := range xs {
+					xs[i] = base[rng.IntN(len(base))]
+				}
+				var known []int
+				for k := 2 * stats.ChangeMinSize; k <= n; k++ {
+					for _, c := range stats.ChangePoints(xs[:k], opts) {
+						if c.Index <= k-1-gateWindow || !slower(xs[:k], c) || slices.ContainsFunc(known, func(i int) bool { return i >= c.Index-1 && i <= c.Index+1 }) {
+							continue
+						}
+						if stats.ChangeP(xs[:k], c, refine) <= level {
+							fails++
+							known = append(known, c.Index)
+						}
+					}
+				}
+			}
+			lat := map[int]int{}
+			for s := 0; s < trials; s++ {
+				xs := make([]float64, 0, before+patience)
+				for i := 0; i < before; i++ {
+					xs = append(xs, base[rng.IntN(len(base))])
+				}
+				found := 0
+				for k := 1; k <= patience && found == 0; k++ {
+					xs = append(xs, more[rng.IntN(len(more))])
+					for _, c := range stats.ChangePoints(xs, opts) {
+						if c.Index >= before-1 && c.Index <= before+1 && slower(xs, c) && stats.ChangeP(xs, c, refine) <= level {
+							found = k
+						}
+					}
+				}
+				lat[found]++
+			}
+			perRun := float64(m) * float64(fails) / series / n
+			t.Logf("%s, gate over %d series: unchanged, %d series of %d: %d failing change points (%.3f per 50 runs a series; a run fails with chance ~%.3f); 5%% step after %d runs: runs past it until CI fails (0: not within %d): %v",
+				metric, m, series, n, fails, float64(fails)/series, perRun, before, patience, lat)
+			// The gate's promise, with room for this estimate's spread: a
+			// run of a build that changed nothing fails at most 2·GateAlpha.
+			if perRun > 2*GateAlpha {
+				t.Errorf("%s, %d series: a run fails with chance %.3f, over 2·%g", metric, m, perRun, GateAlpha)
+			}
+		}
+	}
+}
+
+// pools are the recorded set's values of the program's series of the kind
+// given, by metric: at the first amount of work (every unchanged history
+// and every step history's first 8) and at 5% more (their last 4).
+func pools(t *testing.T, set string, metric results.Metric, kind string) (base, more []float64) {
+	for _, pattern := range []string{"step-*.jsonl", "unchanged-*.jsonl"} {
+		files, _ := filepath.Glob(filepath.Join("testdata", "recorded", set, pattern))
+		for _, f := range files {
+			es, err := Read(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range es {
+				for j := range es[i].Cells {
+					es[i].Cells[j].Metric = metric
+				}
+			}
+			for _, s := range SeriesOf(es) {
+				if s.Workload != es[0].Cells[0].Workload || s.Kind != kind {
+					continue
+				}
+				xs := s.Values()
+				if strings.HasPrefix(filepath.Base(f), "step-") && len(xs) == 12 {
+					base, more = append(base, xs[:8]...), append(more, xs[8:]...)
+				} else if !strings.HasPrefix(filepath.Base(f), "step-") {
+					base = append(base, xs...)
+				}
+			}
+		}
+	}
+	if len(base) == 0 || len(more) == 0 {
+		t.Fatalf("no recorded histories in testdata/recorded/%s", set)
+	}
+	return base, more
+}
+
+// slower reports whether change point c of xs says slower: the median after
+// it, within its segment, above the median before.
+func slower(xs []float64, c stats.ChangePoint) bool {
+	return stats.Median(xs[c.Index:c.Hi]) > stats.Median(xs[c.Lo:c.Index])
 }
 
 func nearAny(cps []stats.ChangePoint, index int) bool {
