@@ -11,6 +11,8 @@
 // milliseconds (and gives the directed ticks), resolves each IP to a method with ICorProfilerInfo's
 // GetFunctionFromIP (from a normal thread, cached by IP) and merges the
 // stacks into the per-thread sampling trees the profile writer already reads.
+// A thread that waits (uses no CPU) gets one tick per wait, whose stack is
+// weighed by the time it waits (see waits).
 //
 // Why SIGPROF: neither CoreCLR (SIGRTMIN for suspension, the fault signals,
 // SIGINT/SIGQUIT/SIGTERM), System.Native (SIGINT, SIGQUIT, SIGCONT, SIGCHLD,
@@ -73,6 +75,7 @@
 #define NHIDDEN 8     // OSR frames' hidden return addresses per walk
 #define SCAN 512      // words searched above a frame record for an OSR method's hidden one
 #define DIRECTED_TAG 0x5642 // si_value's high half: a directed tick (see direct), not someone else's sigqueue
+#define WAIT_TAG 0x5643     // ... a waiting thread's one tick (see waits)
 #define TOPWORDS 4     // words at the interrupted stack pointer (a frameless leaf's return address)
 
 enum {
@@ -80,7 +83,10 @@ enum {
 	WALK_BROKEN = 2,    // the chain stopped at a frame pointer outside the stack or not above the last
 	WALK_OFFSTACK = 4,  // the interrupted SP is not on the thread's stack (a signal's alternate stack)
 	WALK_NORANGE = 8,   // the thread's stack range is not known yet: leaf only
+	WALK_WAIT = 16,     // a waiting thread's stack (see waits), not a tick of CPU time
+	WALK_SCANNED = 32,  // RBP was no frame pointer: the walk starts at a frame record found above SP (see scan_frame)
 };
+#define SCAN_WAIT 1024 // words above the stack pointer searched for a frame record (see scan_frame)
 
 typedef struct {
 	uint32_t seen;     // frames walked (> LEAD+RING: the middle went round the ring)
@@ -97,6 +103,8 @@ typedef struct {
 	uintptr_t ip[LEAD + RING];
 } slot;
 
+enum { WAIT_NONE, WAIT_SENT, WAIT_HELD }; // a thread's wait (see waits): running, its stack on the way, held
+
 typedef struct {
 	int32_t tid;           // kernel thread id; 0: free
 	int32_t armed;         // ticks run (directed, else the timer)
@@ -107,6 +115,10 @@ typedef struct {
 	int64_t win_cpu;       // directed: its CPU time at the start of the window (see MOVE_BACK)
 	int64_t win_start;     // directed: the window's start, monotonic ns
 	int64_t last_cpu;      // directed: its CPU time at the last tick_all
+	int32_t wait;          // see waits: WAIT_NONE, WAIT_SENT, WAIT_HELD
+	uint32_t wait_owed;    // wait intervals due while its stack is on the way
+	int64_t wait_cpu;      // its CPU time at the last wait check (-1: not read yet)
+	vb_node *wait_leaf;    // WAIT_HELD: where its waiting stack ends (0: no managed frame)
 	ThreadID managed;      // the runtime's id (0: not assigned)
 	uintptr_t lo, hi;      // the thread's stack (hi 0: unknown)
 	uintptr_t seen_sp;     // a stack pointer the handler saw while hi was 0
@@ -127,6 +139,9 @@ static __thread int32_t my_tid __attribute__((tls_model("initial-exec")));
 // Counters (VBENCH_DEBUG=1 logs them; the profile warns on losses).
 int64_t vb_cpu_signals, vb_cpu_weight, vb_cpu_full, vb_cpu_rooted, vb_cpu_broken, vb_cpu_offstack, vb_cpu_norange;
 int64_t vb_cpu_frames, vb_cpu_unresolved, vb_cpu_incomplete, vb_cpu_osr, vb_cpu_no_managed, vb_cpu_leaf_callers, vb_cpu_timer_fail;
+int64_t vb_cpu_wait_sent, vb_cpu_wait_stacks, vb_cpu_wait_weight; // see waits
+int64_t vb_cpu_scanned; // walks started at a frame record found by scan_frame
+static int waits_off;
 int64_t vb_cpu_handler_ns, vb_cpu_handler_n; // with VBENCH_CPU_TIMING=1: time in the handler
 static int timing, dump;
 // The root of stacks whose walk did not reach the thread's first frame; Go
@@ -147,7 +162,41 @@ static record *find(int32_t tid, int claim) {
 
 // ---- the signal path
 
-static inline int on_stack(uintptr_t p, uintptr_t lo, uintptr_t hi) { return p >= lo && p + 16 <= hi && !(p & 7); }
+// on_stack: p and the word after it lie in [lo, hi), aligned (no p + 16,
+// which wraps for p near the top of the address space: a scanned word of
+// -8 passed it).
+static inline int on_stack(uintptr_t p, uintptr_t lo, uintptr_t hi) { return p >= lo && p < hi && hi - p >= 16 && !(p & 7); }
+
+// is_record reports whether f looks like a frame record above address
+// floor: on the stack, its return address no stack address, its saved
+// frame pointer another such record higher up, links times over (the last
+// one's may be 0: the thread's first frame).
+static int is_record(uintptr_t f, uintptr_t floor, uintptr_t lo, uintptr_t hi, int links) {
+	for (int k = 0; k < links; k++) {
+		if (f <= floor || !on_stack(f, lo, hi)) return 0;
+		uintptr_t next = ((uintptr_t *)f)[0], ret = ((uintptr_t *)f)[1];
+		if (ret == 0 || (ret >= lo && ret < hi)) return 0;
+		if (next == 0) return k == links - 1;
+		floor = f, f = next;
+	}
+	return 1;
+}
+
+// scan_frame finds the frame record a walk starts at when RBP is none: code
+// built without frame pointers (glibc: a thread waiting in a futex or a
+// sleep is interrupted there, RBP zero or a scratch value) saves its
+// caller's RBP among its own words when it uses the register, and the
+// nearest word above the stack pointer that points to a frame record
+// (is_record, four links deep) is the innermost frame that keeps one
+// (libcoreclr's, built with frame pointers): the frames between are native
+// code the drain would drop anyway. 0: none within SCAN_WAIT words.
+static uintptr_t scan_frame(uintptr_t sp, uintptr_t lo, uintptr_t hi) {
+	for (uintptr_t a = sp; a < sp + 8 * SCAN_WAIT && on_stack(a, lo, hi); a += 8) {
+		uintptr_t w = *(uintptr_t *)a;
+		if (is_record(w, a, lo, hi, 4)) return w;
+	}
+	return 0;
+}
 
 static void on_prof(int sig, siginfo_t *si, void *ucv) {
 	(void)sig;
@@ -170,33 +219,38 @@ static void on_prof(int sig, siginfo_t *si, void *ucv) {
 	uintptr_t lo = __atomic_load_n(&r->lo, __ATOMIC_RELAXED), hi = __atomic_load_n(&r->hi, __ATOMIC_ACQUIRE);
 	s->weight = 1;
 	if (si->si_code == SI_TIMER && si->si_overrun > 0) s->weight += (uint32_t)si->si_overrun;
-	else if (si->si_code == SI_QUEUE && (si->si_value.sival_int >> 16) == DIRECTED_TAG) s->weight = (uint32_t)si->si_value.sival_int & 0xffff;
-	s->ip[0] = ip;
 	uint32_t n = 1, flags = 0;
+	if (si->si_code == SI_QUEUE && (si->si_value.sival_int >> 16) == DIRECTED_TAG) s->weight = (uint32_t)si->si_value.sival_int & 0xffff;
+	if (si->si_code == SI_QUEUE && (si->si_value.sival_int >> 16) == WAIT_TAG) s->weight = (uint32_t)si->si_value.sival_int & 0xffff, flags = WALK_WAIT;
+	s->ip[0] = ip;
 	memset(s->top, 0, sizeof s->top);
 	s->nhid = 0;
 	s->sp0 = sp;
 	s->bp0 = bp;
 	if (!hi) {
-		flags = WALK_NORANGE;
+		flags |= WALK_NORANGE;
 		r->seen_sp = sp;
 	} else if (!on_stack(sp, lo, hi)) {
-		flags = WALK_OFFSTACK;
+		flags |= WALK_OFFSTACK;
 	} else {
 		for (int i = 0; i < TOPWORDS && on_stack(sp + 8 * i, lo, hi); i++) s->top[i] = ((uintptr_t *)sp)[i];
 		uintptr_t floor = sp;
+		if (bp < sp || !on_stack(bp, lo, hi)) { // RBP is no frame pointer of this stack
+			uintptr_t f = scan_frame(sp, lo, hi);
+			if (f) bp = f, flags |= WALK_SCANNED;
+		}
 		for (;;) {
 			if (bp == 0) {
-				flags = WALK_ROOTED;
+				flags |= WALK_ROOTED;
 				break;
 			}
 			if (bp < floor || !on_stack(bp, lo, hi)) {
-				flags = WALK_BROKEN;
+				flags |= WALK_BROKEN;
 				break;
 			}
 			uintptr_t next = ((uintptr_t *)bp)[0], ret = ((uintptr_t *)bp)[1];
 			if (ret == 0) {
-				flags = WALK_ROOTED;
+				flags |= WALK_ROOTED;
 				break;
 			}
 			s->ip[n < LEAD ? n : LEAD + (n - LEAD) % RING] = ret;
@@ -424,6 +478,7 @@ void vb_cpu_thread_assigned(ThreadID managed, int32_t tid) {
 		r->head = r->tail = 0;
 	}
 	r->managed = managed;
+	r->wait = WAIT_NONE, r->wait_owed = 0, r->wait_cpu = -1, r->wait_leaf = 0;
 	if ((int32_t)syscall(SYS_gettid) == tid) stack_of(r);
 	if (!directed_always || !direct(r)) arm(r, tid); // no thread left without ticks
 done:
@@ -585,13 +640,21 @@ static uint32_t resolve(const slot *s, FunctionID *out, int *rooted) {
 
 static FunctionID resolved[LEAD + RING + 2];
 
+
 static void drain_record(record *r) {
 	uint32_t h = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
 	for (uint32_t t = r->tail; t != h; t++) {
 		const slot *s = &r->slots[t % NSLOTS];
-		vb_cpu_signals++;
-		vb_cpu_weight += s->weight;
+		int waiting = (s->flags & WALK_WAIT) != 0;
+		uint32_t w = s->weight;
+		if (waiting) {
+			vb_cpu_wait_stacks++;
+		} else {
+			vb_cpu_signals++;
+			vb_cpu_weight += w;
+		}
 		if (s->flags & WALK_ROOTED) vb_cpu_rooted++;
+		if (s->flags & WALK_SCANNED) vb_cpu_scanned++;
 		if (s->flags & WALK_BROKEN) vb_cpu_broken++;
 		if (s->flags & WALK_OFFSTACK) vb_cpu_offstack++;
 		if (s->flags & WALK_NORANGE) {
@@ -599,10 +662,10 @@ static void drain_record(record *r) {
 			if (!__atomic_load_n(&r->hi, __ATOMIC_ACQUIRE) && r->seen_sp) maps_range(r, r->seen_sp);
 		}
 		vb_cpu_frames += s->seen;
-		if (s->weight >= 2 && r->armed && !r->directed) r->busy = 1; // not once disarmed: an ended thread
+		if (!waiting && w >= 2 && r->armed && !r->directed) r->busy = 1; // not once disarmed: an ended thread
 		int rooted = 0;
 		uint32_t n = resolve(s, resolved, &rooted);
-		if (dump > 0 && n > 0 && (vb_cpu_signals % 50) == 0) {
+		if (dump > 0 && (waiting || (n > 0 && (vb_cpu_signals % 50) == 0))) {
 			dump--;
 			vb_log("cpu sample: flags %u seen %u top %lx %lx %lx %lx", s->flags, s->seen, (unsigned long)s->top[0], (unsigned long)s->top[1], (unsigned long)s->top[2], (unsigned long)s->top[3]);
 			for (uint32_t j = 0; j < s->seen && j < 40; j++) {
@@ -614,8 +677,20 @@ static void drain_record(record *r) {
 		if (!r->tree) r->tree = vb_thread_new(r->tid, r->managed);
 		vb_thread *th = r->tree;
 		if (!th) continue;
-		th->samples += s->weight;
-		th->root.incl_samples += s->weight;
+		if (waiting) {
+			// The stack a thread waits on: held (see waits) while it waits.
+			int held = r->wait == WAIT_SENT;
+			if (held) r->wait = WAIT_HELD, r->wait_leaf = 0;
+			if (n == 0) {
+				r->wait_owed = 0; // idle in native code: not sampled, as the suspending sampler skips it
+				continue;
+			}
+			w += held ? r->wait_owed : 0;
+			r->wait_owed = 0;
+			vb_cpu_wait_weight += w;
+		}
+		th->samples += w;
+		th->root.incl_samples += w;
 		if (n == 0) {
 			vb_cpu_no_managed++; // no managed frame: native code, or a walk that found none
 			continue;
@@ -623,14 +698,93 @@ static void drain_record(record *r) {
 		vb_node *p = &th->root;
 		if (!rooted) {
 			vb_cpu_incomplete++;
-			p = merge(th, p, MARK_INCOMPLETE, s->weight);
+			p = merge(th, p, MARK_INCOMPLETE, w);
 		}
 		if (s->seen > LEAD + RING) vb_stacks_elided++;
-		for (uint32_t i = n; i-- > 0 && p;) p = merge(th, p, resolved[i], s->weight);
-		if (p && p != &th->root) p->excl_samples += s->weight;
+		for (uint32_t i = n; i-- > 0 && p;) p = merge(th, p, resolved[i], w);
+		if (p && p != &th->root) p->excl_samples += w;
+		if (waiting && r->wait == WAIT_HELD && p != &th->root) r->wait_leaf = p;
 	}
 	__atomic_store_n(&r->tail, h, __ATOMIC_RELEASE);
 	vb_cpu_full += (int64_t)__atomic_exchange_n(&r->full, 0, __ATOMIC_RELAXED);
+}
+
+// Waits. A thread that is not running uses no CPU time, so its CPU ticks
+// stop: what it waits on (a lock, a join, I/O, a sleep) would never be
+// sampled, where the suspending sampler's wall-clock ticks see it (time a
+// tracer counts as the waiting method's). Every WAIT_NS the drain reads
+// every thread's CPU clock; one that used less than WAIT_RAN_NS since the
+// last check has waited the whole time, and gets one tick (WAIT_TAG, the
+// intervals of wall time it stands for in si_value): the handler walks its
+// stack as any tick's, which wakes it once. While it keeps waiting, no
+// signal more: its stack cannot change, so each later check adds the
+// intervals waited to that same stack (wait_add). When it runs again, the
+// next wait is walked anew. A thread whose waiting stack has no managed
+// frame (idle in native code: the finalizer, an idle I/O thread) is left
+// out, as DoStackSnapshot leaves it out of the suspending sampler's. So a
+// profile's samples are each thread's CPU time plus the time it waited
+// with managed frames on its stack, one per interval; the profile says how
+// much of it was waiting (wait_samples). VBENCH_CPU_WAITS=0: CPU time only.
+#define WAIT_NS 10000000
+#define WAIT_RAN_NS 200000 // the wait tick's own handler takes tens of microseconds
+static int64_t wait_last_ns, wait_rem_ns;
+
+// wait_add adds w intervals waited to r's held stack, leaf to root.
+static void wait_add(record *r, uint32_t w) {
+	if (!r->wait_leaf || !r->tree) return;
+	for (vb_node *n = r->wait_leaf; n; n = n->parent) n->incl_samples += w;
+	r->wait_leaf->excl_samples += w;
+	r->tree->samples += w;
+	vb_cpu_wait_weight += w;
+}
+
+static void waits(void) {
+	int64_t now = vb_mono_ns();
+	if (!wait_last_ns) wait_last_ns = now;
+	int64_t step = now - wait_last_ns;
+	if (waits_off || step < WAIT_NS) return;
+	wait_last_ns = now;
+	int64_t due = (step + wait_rem_ns) / vb_interval_ns;
+	wait_rem_ns = (step + wait_rem_ns) % vb_interval_ns;
+	uint32_t w = due > MAX_WEIGHT ? MAX_WEIGHT : (uint32_t)due;
+	for (int i = 0; i < NRECORDS; i++) {
+		record *r = &records[i];
+		if (!r->tid || !r->armed || !r->slots) continue;
+		int64_t cpu = cpu_of(r->tid);
+		if (cpu < 0) continue;
+		int64_t ran = r->wait_cpu < 0 ? WAIT_RAN_NS : cpu - r->wait_cpu;
+		r->wait_cpu = cpu;
+		if (ran >= WAIT_RAN_NS) {
+			r->wait = WAIT_NONE; // it ran: its CPU ticks cover it
+			r->wait_owed = 0;
+			continue;
+		}
+		if (w == 0) continue;
+		switch (r->wait) {
+		case WAIT_NONE: {
+			if (__atomic_load_n(&r->pending, __ATOMIC_ACQUIRE)) break; // a CPU tick is on its way
+			siginfo_t si;
+			memset(&si, 0, sizeof si);
+			si.si_signo = SIGPROF;
+			si.si_code = SI_QUEUE;
+			si.si_pid = self_pid;
+			si.si_uid = self_uid;
+			si.si_value.sival_int = WAIT_TAG << 16 | (int)w;
+			if (syscall(SYS_rt_tgsigqueueinfo, self_pid, r->tid, SIGPROF, &si) == 0) {
+				r->wait = WAIT_SENT;
+				r->wait_owed = 0;
+				vb_cpu_wait_sent++;
+			}
+			break;
+		}
+		case WAIT_SENT:
+			r->wait_owed = r->wait_owed + w > MAX_WEIGHT ? MAX_WEIGHT : r->wait_owed + w;
+			break;
+		case WAIT_HELD:
+			wait_add(r, w);
+			break;
+		}
+	}
 }
 
 static void drain_all(void) {
@@ -645,6 +799,7 @@ static void drain_all(void) {
 		if (r->busy && r->armed) direct(r);
 		r->busy = 0;
 	}
+	waits();
 	vb_samples_taken++;
 	pthread_mutex_unlock(&reg);
 }
@@ -725,6 +880,8 @@ int vb_cpu_sampler_start(void) {
 	directed_always = !directed_off && cd && *cd && strcmp(cd, "0") != 0;
 	self_pid = getpid();
 	self_uid = getuid();
+	const char *wt = getenv("VBENCH_CPU_WAITS"); // 0: CPU time only, waits not sampled
+	waits_off = wt && strcmp(wt, "0") == 0;
 	const char *dm = getenv("VBENCH_CPU_DUMP"); // debugging: log the first N samples' frames
 	dump = dm ? atoi(dm) : 0;
 	struct sigaction sa = {0};
@@ -758,9 +915,9 @@ int vb_cpu_sampler_stop_within(int ms) {
 	pthread_mutex_unlock(&reg);
 	drain_all();
 	vb_log("cpu sampler: %ld signals (weight %ld), %ld frames walked; walks rooted %ld, broken %ld, off the thread's stack %ld, before its range was known %ld; "
-		"frames unresolved %ld, samples with no managed frame %ld, not rooted %ld, leaf callers found at the stack pointer %ld, OSR callers %ld; samples lost (ring full) %ld; timers not made %ld; threads given CPU-clock timers %d, threads directed %d (ticks sent %ld, held: one pending or the thread barely ran %ld), moved back to a timer %d; IP cache %ld of %ld lookups",
+		"frames unresolved %ld, samples with no managed frame %ld, not rooted %ld, leaf callers found at the stack pointer %ld, OSR callers %ld; samples lost (ring full) %ld; timers not made %ld; threads given CPU-clock timers %d, threads directed %d (ticks sent %ld, held: one pending or the thread barely ran %ld), moved back to a timer %d; waits: %ld ticks sent, %ld stacks, weight %ld; walks started by a scan for a frame record %ld; IP cache %ld of %ld lookups",
 		(long)vb_cpu_signals, (long)vb_cpu_weight, (long)vb_cpu_frames, (long)vb_cpu_rooted, (long)vb_cpu_broken, (long)vb_cpu_offstack, (long)vb_cpu_norange,
-		(long)vb_cpu_unresolved, (long)vb_cpu_no_managed, (long)vb_cpu_incomplete, (long)vb_cpu_leaf_callers, (long)vb_cpu_osr, (long)vb_cpu_full, (long)vb_cpu_timer_fail, vb_cpu_ticks_timer, vb_cpu_ticks_directed, (long)vb_cpu_directed_sent, (long)vb_cpu_directed_held, vb_cpu_ticks_back, (long)hits, (long)lookups);
+		(long)vb_cpu_unresolved, (long)vb_cpu_no_managed, (long)vb_cpu_incomplete, (long)vb_cpu_leaf_callers, (long)vb_cpu_osr, (long)vb_cpu_full, (long)vb_cpu_timer_fail, vb_cpu_ticks_timer, vb_cpu_ticks_directed, (long)vb_cpu_directed_sent, (long)vb_cpu_directed_held, vb_cpu_ticks_back, (long)vb_cpu_wait_sent, (long)vb_cpu_wait_stacks, (long)vb_cpu_wait_weight, (long)vb_cpu_scanned, (long)hits, (long)lookups);
 	if (timing && vb_cpu_handler_n) {
 		uint64_t ticks = vb_tsc_now() - vb_tsc_start;
 		double ns_per_tick = ticks ? (double)(vb_mono_ns() - (int64_t)vb_mono_start_ns) / (double)ticks : 0;

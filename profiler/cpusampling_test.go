@@ -174,3 +174,46 @@ func subsequence(a, b []string) bool {
 	}
 	return i == len(a)
 }
+
+// Waits: a thread blocked in Thread.Join or Thread.Sleep uses no CPU time,
+// so no CPU tick ever lands on it; the engine walks its waiting stack once
+// and weighs it by the time waited (docs/profiler.md, "CPU sampling"), as
+// the suspending sampler's wall-clock ticks and the tracer count that time
+// as the waiting method's. Waiter.Join waits for the whole of Hot.Spin's
+// 600 ms on a worker, Waiter.Nap sleeps 300 ms: each gets its wall time in
+// samples, within what a check every 10 ms and a busy machine leave (0.6 to
+// 1.5 times); with VBENCH_CPU_WAITS=0, CPU time only, neither has one.
+func TestCPUSamplingSamplesWaits(t *testing.T) {
+	const ms = 600
+	r, p := profiled(t, modes.EngineCPUSampling, []string{attach.EnvInterval + "=10ms", "VBENCH_DEBUG=1"}, 0, "wait", "600")
+	join, nap := p.Function("VbTest.Waiter.Join"), p.Function("VbTest.Waiter.Nap")
+	for _, w := range []struct {
+		f    *profile.Function
+		name string
+		ms   float64
+	}{{join, "Join", ms}, {nap, "Nap", ms / 2}} {
+		want := w.ms / 10
+		if w.f == nil || float64(w.f.InclusiveSamples) < 0.6*want || float64(w.f.InclusiveSamples) > 1.5*want {
+			t.Errorf("Waiter.%s: %+v, want about %.0f samples (%.0f ms waited, 10 ms a sample)\nstderr:\n%s", w.name, w.f, want, w.ms, r.Stderr)
+		}
+	}
+	if join != nil && nap != nil && p.WaitSamples < join.InclusiveSamples+nap.InclusiveSamples {
+		t.Errorf("profile's wait_samples %d, below Join's %d and Nap's %d", p.WaitSamples, join.InclusiveSamples, nap.InclusiveSamples)
+	}
+	if !regexp.MustCompile(`waits: [1-9][0-9]* ticks sent`).MatchString(r.Stderr) {
+		t.Errorf("the debug log counts no wait ticks:\n%s", r.Stderr)
+	}
+	if s := p.Function("VbTest.Hot.Spin"); s == nil || s.InclusiveSamples < 10 {
+		t.Errorf("Hot.Spin: %+v, want its CPU time sampled", s)
+	}
+
+	_, p = profiled(t, modes.EngineCPUSampling, []string{attach.EnvInterval + "=10ms", "VBENCH_CPU_WAITS=0"}, 0, "wait", "600")
+	for _, name := range []string{"VbTest.Waiter.Join", "VbTest.Waiter.Nap"} {
+		if f := p.Function(name); f != nil && f.InclusiveSamples > 0 {
+			t.Errorf("VBENCH_CPU_WAITS=0: %s has %d samples, want none", name, f.InclusiveSamples)
+		}
+	}
+	if p.WaitSamples != 0 {
+		t.Errorf("VBENCH_CPU_WAITS=0: wait_samples %d", p.WaitSamples)
+	}
+}

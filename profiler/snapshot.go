@@ -51,7 +51,10 @@ func snapshot(cfg *config, complete bool) *profile.Profile {
 		p.Samples = int64(C.vb_samples_taken)
 	}
 	if cfg.mode == cModeCPUSampling {
-		p.Samples = int64(C.vb_cpu_weight) // every thread's ticks: one per interval of its CPU time
+		// Every thread's ticks, one per interval of its CPU time, and of
+		// the time it waited with managed frames on its stack.
+		p.WaitSamples = int64(C.vb_cpu_wait_weight)
+		p.Samples = int64(C.vb_cpu_weight) + p.WaitSamples
 	}
 	if cfg.engine.CountsCalls() {
 		p.TimeSample = int64(cfg.timeSample)

@@ -48,15 +48,19 @@ type Profile struct {
 	DurationNs     int64        `json:"duration_ns"`           // profiler load to profile write
 	IntervalNs     int64        `json:"interval_ns,omitempty"` // sampling period
 	Samples        int64        `json:"samples,omitempty"`     // sampling ticks taken
-	TimeSample     int64        `json:"time_sample,omitempty"` // tracing: hot nodes timed on ~1 call in N (1: every call)
-	Include        []string     `json:"include,omitempty"`     // filter patterns in effect
-	Exclude        []string     `json:"exclude,omitempty"`
-	Complete       bool         `json:"complete"`           // written from Shutdown (false: from an exit path or a crash)
-	Cause          string       `json:"cause,omitempty"`    // why not complete: "unhandled exception System.X", "runtime abort (SIGABRT): …", an exit path
-	Warnings       []string     `json:"warnings,omitempty"` // what limits this profile's accuracy
-	Skipped        []Skipped    `json:"skipped,omitempty"`  // instrumentation: selected methods left uninstrumented
-	Functions      []Function   `json:"functions"`
-	Threads        []Thread     `json:"threads"`
+	// WaitSamples: of Samples, the cpu-sampling engine's intervals of
+	// threads waiting (not running) with managed frames on their stacks;
+	// the rest are intervals of CPU time.
+	WaitSamples int64      `json:"wait_samples,omitempty"`
+	TimeSample  int64      `json:"time_sample,omitempty"` // tracing: hot nodes timed on ~1 call in N (1: every call)
+	Include     []string   `json:"include,omitempty"`     // filter patterns in effect
+	Exclude     []string   `json:"exclude,omitempty"`
+	Complete    bool       `json:"complete"`           // written from Shutdown (false: from an exit path or a crash)
+	Cause       string     `json:"cause,omitempty"`    // why not complete: "unhandled exception System.X", "runtime abort (SIGABRT): …", an exit path
+	Warnings    []string   `json:"warnings,omitempty"` // what limits this profile's accuracy
+	Skipped     []Skipped  `json:"skipped,omitempty"`  // instrumentation: selected methods left uninstrumented
+	Functions   []Function `json:"functions"`
+	Threads     []Thread   `json:"threads"`
 
 	// Focus is set on a view of a profile narrowed by --focus (Focused): its
 	// threads start at the matching functions, and Top lists only them.

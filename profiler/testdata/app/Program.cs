@@ -36,6 +36,7 @@ namespace VbTest
                     Shapes.Run(1000); Workers.Run(10000); Outer.Inner.Run(10); Faults.Run(20);
                     break;
                 case "cpu": Hot.Run(n > 0 ? n : 1500); break;
+                case "wait": Waiter.Run(n > 0 ? n : 600); break;
                 case "faults": Faults.Run(n > 0 ? n : 100); break;
                 case "exit": Exiter.Run(n); return 99; // not reached: Environment.Exit
                 case "nativeexit": Exiter.RunNative(n); return 99; // not reached: libc exit()
@@ -392,6 +393,34 @@ namespace VbTest
             double x = Spin(ms);
             int l = Little();
             Console.WriteLine("hot done " + (x > 0) + " " + l);
+        }
+    }
+
+    // A thread that waits while another works: Waiter.Join blocks in
+    // Thread.Join for all of Hot.Spin's time on a worker, then
+    // Waiter.Nap sleeps for half of it. Neither uses CPU. (Each counts
+    // after its call: a call in tail position would be a tail call, and
+    // the method's frame gone. Join(int), not Join(): CoreLib's Join()
+    // keeps no frame pointer, so a frame-pointer walk through it loses
+    // its caller, docs/profiler.md "CPU sampling".)
+    public static class Waiter
+    {
+        static int waits;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void Join(Thread t) { t.Join(Timeout.Infinite); waits++; }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void Nap(int ms) { Thread.Sleep(ms); waits++; }
+
+        public static void Run(int ms)
+        {
+            double x = 0;
+            var t = new Thread(() => { x = Hot.Spin(ms); });
+            t.Start();
+            Join(t);
+            Nap(ms / 2);
+            Console.WriteLine("wait done " + (x > 0) + " " + waits);
         }
     }
 
