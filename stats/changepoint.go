@@ -125,17 +125,28 @@ func ChangePoints(xs []float64, opts ChangeOptions) []ChangePoint {
 	return out
 }
 
-// ChangeP tests change point c of xs again, in the segment and against the
-// null it was found in, with opts' Permutations and stopping as soon as p
-// is known to lie above or below opts.Alpha: a finer p than the search's
+// ChangeP tests change point c of xs again: the best split of its segment
+// [c.Lo, c.Hi), of c's kind (a lasting shift or a bump), against its
+// permutation null, with opts' Permutations and stopping as soon as p is
+// known to lie above or below opts.Alpha: a finer p than the search's
 // (whose 999 shuffles cannot tell 0.001 from less) for a threshold the
-// search does not use, as a gate's over many series (history's).
+// search does not use, as a gate's over many series (history's). A caller
+// may narrow the segment (a later Lo): the statistic is computed anew.
 func ChangeP(xs []float64, c ChangePoint, opts ChangeOptions) float64 {
 	opts = opts.orDefaults()
 	if c.Lo < 0 || c.Hi > len(xs) || c.Hi-c.Lo < 2*opts.MinSize {
 		return 1
 	}
-	return splitP(xs[c.Lo:c.Hi], c.Q, c.Bump, opts, uint64(c.Lo)<<32|uint64(c.Hi))
+	seg := xs[c.Lo:c.Hi]
+	end, bump := newSplitter(len(seg)).best(seg, opts.MinSize)
+	q := end.q
+	if c.Bump {
+		q = bump.q
+	}
+	if !(q > 0) {
+		return 1
+	}
+	return splitP(seg, q, c.Bump, opts, uint64(c.Lo)<<32|uint64(c.Hi))
 }
 
 // Segments are the stable stretches between change points: [start, end)

@@ -150,6 +150,11 @@ const GateAlpha = 0.05
 // (CI failed on it, or the series moved on) and not judged again.
 const gateWindow = 10
 
+// gateSpan: a change point is tested again on at most this many runs before
+// it (and every run after): the shuffles cost the square of the runs, and a
+// history of main grows for ever (200 runs: 10 s a test at 43,200 shuffles).
+const gateSpan = 50
+
 // Gate judges, as one family over the run, the recent change points that
 // say slower: what `history show --fail-on slower` fails on. Every series
 // is a chance of a false alarm at each appended run (about 0.4·alpha per
@@ -223,7 +228,9 @@ func (a *Analysis) gate(alpha float64) []*Change {
 		ps[i] = 1
 	}
 	for i, c := range cands {
-		c.GateP = stats.ChangeP(values[i], c.cp, refine)
+		cp := c.cp
+		cp.Lo = max(cp.Lo, cp.Index-gateSpan)
+		c.GateP = stats.ChangeP(values[i], cp, refine)
 		ps[i] = c.GateP
 	}
 	adj := stats.Holm(ps)
