@@ -374,14 +374,14 @@ func TestPeersSuite(t *testing.T) {
 			t.Errorf("peers.yaml's %s differs from suite.yaml's", w.Name)
 		}
 	}
-	if got := modes.List(peers.Modes); got != "none, sampling-10ms, sampling-1ms, cpu-sampling-10ms, cpu-sampling-1ms, eventpipe, eventpipe-10ms, tracing" {
+	if got := modes.List(peers.Modes); got != "none, sampling-10ms, sampling-1ms, suspend-10ms, suspend-1ms, eventpipe, eventpipe-10ms, tracing" {
 		t.Errorf("peers.yaml modes: %s", got)
 	}
 	for name, want := range map[modes.Mode]string{
-		"sampling-10ms":    "vbench sampling, interval 10ms",
-		"sampling-1ms":     "vbench sampling, interval 1ms",
-		"cpu-sampling-1ms": "vbench cpu-sampling, interval 1ms",
-		"eventpipe-10ms":   "DOTNET_EventPipeThreadSamplingRate=10",
+		"sampling-10ms":  "vbench sampling, interval 10ms",
+		"sampling-1ms":   "vbench sampling, interval 1ms",
+		"suspend-1ms":    "vbench suspend-sampling, interval 1ms",
+		"eventpipe-10ms": "DOTNET_EventPipeThreadSamplingRate=10",
 	} {
 		sp, _ := peers.Spec(name)
 		if d := sp.Description(); !strings.Contains(d, want) {

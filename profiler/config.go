@@ -72,10 +72,10 @@ func configFromEnv(get func(string) (string, bool)) (*config, error) {
 	case modes.EngineInstrumentation:
 		c.mode = cModeInstrumentation
 		c.timeSample = defaultTimeSampleInstrumentation
-	case modes.EngineSampling:
-		c.mode = cModeSampling
-	case modes.EngineCPUSampling:
+	case modes.EngineSampling, modes.EngineCPUSampling:
 		c.mode = cModeCPUSampling
+	case modes.EngineSuspendSampling:
+		c.mode = cModeSampling
 	case modes.EngineNull:
 		c.mode = cModeNull
 	default:

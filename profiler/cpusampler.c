@@ -1,5 +1,5 @@
-// The cpu-sampling engine (experimental): a sampler that never stops the
-// runtime. Each managed thread gets a timer on its own CPU time (a
+// The sampling engine (VBENCH_MODE=sampling; cpu-sampling while it was
+// experimental): a sampler that never stops the runtime. Each managed thread gets a timer on its own CPU time (a
 // timer_create CPU-clock timer; a busy thread moves to directed ticks: see
 // direct) that sends SIGPROF to that thread alone, every VBENCH_INTERVAL
 // of the CPU time it used; the handler
@@ -70,8 +70,8 @@
 #define NRECORDS 4096  // threads registered at once (by kernel thread id)
 #define PROBES 64
 #define NSLOTS 64      // samples a thread may hold between two drains
-#define LEAD 128       // leaf-most frames kept in order
-#define RING 128       // root-most frames kept round a ring
+#define LEAD VB_CPU_LEAD // leaf-most frames kept in order
+#define RING VB_CPU_RING // root-most frames kept round a ring
 #define NHIDDEN 8     // OSR frames' hidden return addresses per walk
 #define SCAN 512      // words searched above a frame record for an OSR method's hidden one
 #define DIRECTED_TAG 0x5642 // si_value's high half: a directed tick (see direct), not someone else's sigqueue

@@ -139,10 +139,10 @@ func deepRecursionCounted(t *testing.T, engine modes.Engine) {
 	rendered(t, r.Dir)
 }
 
-// Sampling the same recursion, holding at the bottom for a second: whole
-// stacks, 100,000 frames each, land in the tree.
+// Sampling the same recursion with the suspending sampler, holding at the
+// bottom for a second: whole stacks, 100,000 frames each, land in the tree.
 func TestDeepRecursionSampling(t *testing.T) {
-	r, p := profiled(t, modes.EngineSampling, nil, 0, "deep", fmt.Sprint(deepN), "1000")
+	r, p := profiled(t, modes.EngineSuspendSampling, nil, 0, "deep", fmt.Sprint(deepN), "1000")
 	if run, _ := recursionRun(p); run != deepN {
 		t.Errorf("longest Recurse chain %d, want %d: no whole stack was sampled", run, deepN)
 	}
@@ -158,7 +158,7 @@ func TestDeepRecursionSampling(t *testing.T) {
 // With VBENCH_MAX_STACK=1000 every stack keeps 500 frames at each end around
 // one marker frame, says so, and still credits Bottom with its samples.
 func TestDeepRecursionSampledStackLimit(t *testing.T) {
-	_, p := profiled(t, modes.EngineSampling, []string{attach.EnvMaxStack + "=1000"}, 0, "deep", fmt.Sprint(deepN), "500")
+	_, p := profiled(t, modes.EngineSuspendSampling, []string{attach.EnvMaxStack + "=1000"}, 0, "deep", fmt.Sprint(deepN), "500")
 	marker := p.Function(profile.ElidedFrames)
 	bottom := p.Function(bottomFn)
 	if marker == nil || bottom == nil || bottom.ExclusiveSamples == 0 || marker.InclusiveSamples < bottom.ExclusiveSamples {
@@ -184,5 +184,24 @@ func TestDeepRecursionSampledStackLimit(t *testing.T) {
 	}
 	if run, depth := recursionRun(p); run >= 1000 || depth > 1001 {
 		t.Errorf("Recurse chain %d, depth %d with a 1000-frame limit", run, depth)
+	}
+}
+
+// The sampling engine's signal handler keeps 128 leaf-most and 128
+// root-most frames of a deeper stack, whatever VBENCH_MAX_STACK says: the
+// same recursion keeps Bottom (its samples) and the thread's root, one
+// marker frame between, and the warning says how many frames were kept.
+func TestDeepRecursionSignalSampler(t *testing.T) {
+	_, p := profiled(t, modes.EngineSampling, nil, 0, "deep", fmt.Sprint(deepN), "500")
+	marker, bottom := p.Function(profile.ElidedFrames), p.Function(bottomFn)
+	if marker == nil || bottom == nil || bottom.ExclusiveSamples == 0 {
+		t.Fatalf("marker %+v, Bottom %+v", marker, bottom)
+	}
+	want := "were deeper than 256 frames: each kept its 128 leaf-most and 128 root-most frames"
+	if len(p.Warnings) == 0 || !strings.Contains(strings.Join(p.Warnings, "\n"), want) {
+		t.Errorf("warnings %q, want one that says %q", p.Warnings, want)
+	}
+	if run, _ := recursionRun(p); run > 256 {
+		t.Errorf("Recurse chain %d, over the 256 frames kept", run)
 	}
 }

@@ -21,8 +21,9 @@
 //     methods, their metadata, the new body); il.c: IL bodies decoded and
 //     rewritten, in named steps; ilsig.c: signature blobs.
 //   - sampler.c: the sampling thread; interrupted.c: the SIGRTMIN wrapper
-//     that finds the leaf a suspension hid; cpusampler.c: the cpu-sampling
-//     engine (timers, the SIGPROF handler, the drain thread).
+//     that finds the leaf a suspension hid (both suspend-sampling's);
+//     cpusampler.c: the sampling engine (timers, the SIGPROF handler, the
+//     drain thread).
 //   - signals.c: the signal handlers Go's runtime changed, put back.
 //   - crash.c: the profile of a process the runtime aborts (below).
 //   - state.c (the mode, the runtime's ICorProfilerInfo10, the interval),
@@ -38,19 +39,22 @@
 //   - tracing: FunctionEnter3/Leave3/Tailcall3 fast-path hooks (hooks.S, hot.c)
 //     on the functions FunctionIDMapper2 chose; per thread a call tree with an
 //     active-node pointer (per node: calls, inclusive and child TSC ticks).
-//   - sampling: a profiler-owned C thread every VBENCH_INTERVAL (default 10ms,
-//     1ms..1s) does SuspendRuntime, EnumThreads, DoStackSnapshot per thread,
+//   - sampling (cpu-sampling, its name while it was experimental): per-thread
+//     CPU-clock timers send SIGPROF to the thread they time (a busy thread's
+//     ticks are sent by the drain thread instead, from its CPU clock); the
+//     handler walks that thread's frame pointers from the signal context into
+//     a per-thread ring; a drain thread resolves IPs with GetFunctionFromIP
+//     and merges into per-thread sampling trees (cpusampler.c). A waiting
+//     thread is walked once per wait and weighed by the time it waits. The
+//     runtime is never suspended.
+//   - suspend-sampling, the sampler before it: a profiler-owned C thread
+//     every VBENCH_INTERVAL (default 10ms, 1ms..1s) does SuspendRuntime,
+//     EnumThreads, DoStackSnapshot per thread,
 //     ResumeRuntime, and merges each stack into that thread's sampling tree
 //     (sampler.c). All frames are kept; the user-code filter is applied when
 //     the profile is written. Each stack is cut back to where the suspension
 //     first interrupted the thread, not where it reached a GC safe point
 //     (interrupted.c), so methods without a safe point get their samples.
-//   - cpu-sampling (experimental): per-thread CPU-clock timers send SIGPROF
-//     to the thread they time (a busy thread's ticks are sent by the drain
-//     thread instead, from its CPU clock); the handler walks that thread's frame
-//     pointers from the signal context into a per-thread ring; a drain
-//     thread resolves IPs with GetFunctionFromIP and merges into the same
-//     sampling trees (cpusampler.c). The runtime is never suspended.
 //   - null: the same mapper, inlining veto and hook registration as tracing,
 //     with hooks that just return: the floor any enter/leave tracer pays.
 //   - instrumentation: no hooks; the IL of each selected method is rewritten
@@ -83,7 +87,7 @@
 //     cold places: Initialize (wait for the runtime, read the configuration,
 //     make the process's directory), Shutdown, and the exit-path fallback
 //     (write the profile). Each goes
-//     through a C trampoline that blocks SIGRTMIN (and cpu-sampling's
+//     through a C trampoline that blocks SIGRTMIN (and the sampling engine's
 //     SIGPROF) with pthread_sigmask around
 //     the call, so CoreCLR's suspension signal never lands on a goroutine
 //     stack. Go's own threads are not managed threads and are never signalled

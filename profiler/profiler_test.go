@@ -329,7 +329,7 @@ func TestBadConfigRunsUnprofiled(t *testing.T) {
 	l := lib(t)
 	plain := testapp.Run(t, nil, "exitcode", "7")
 	for _, tc := range []struct{ env, stderr string }{
-		{attach.EnvMode + "=bogus", `VBENCH_MODE="bogus" is not tracing, instrumentation, sampling, cpu-sampling or null`},
+		{attach.EnvMode + "=bogus", `VBENCH_MODE="bogus" is not tracing, instrumentation, sampling, suspend-sampling, cpu-sampling or null`},
 		{attach.EnvInterval + "=soon", `VBENCH_INTERVAL="soon" is not a duration`},
 		{attach.EnvInterval + "=100us", `VBENCH_INTERVAL=100µs is outside`},
 		{attach.EnvTimeSample + "=3", `VBENCH_TIME_SAMPLE="3" is not 1 or a power of two`},
@@ -498,7 +498,7 @@ func TestSamplingSeesLeavesWithoutSafePoints(t *testing.T) {
 	env := []string{attach.EnvInterval + "=1ms", "VBENCH_DEBUG=1"}
 	// About 400ms of CPU per thread: enough samples for the share below
 	// even when the two threads share one core.
-	r, p := profiled(t, modes.EngineSampling, env, 0, "leaf", "20", "2")
+	r, p := profiled(t, modes.EngineSuspendSampling, env, 0, "leaf", "20", "2")
 	s, m := p.Function(spin), p.Function(mix)
 	floor, why := spinSamplesFloor(p, spin)
 	if s == nil || s.InclusiveSamples < floor {
@@ -530,7 +530,7 @@ func TestSamplingSeesLeavesWithoutSafePoints(t *testing.T) {
 		t.Errorf("VBENCH_DEBUG=1 did not count leaves cut back and put back:\n%s", r.Stderr)
 	}
 
-	_, p = profiled(t, modes.EngineSampling, append(env, attach.EnvSafepointLeaves+"=1"), 0, "leaf", "20", "2")
+	_, p = profiled(t, modes.EngineSuspendSampling, append(env, attach.EnvSafepointLeaves+"=1"), 0, "leaf", "20", "2")
 	s, m = p.Function(spin), p.Function(mix)
 	if floor, why := spinSamplesFloor(p, spin); s == nil || s.InclusiveSamples < floor {
 		t.Fatalf("%s with safe-point leaves: %+v, want >= %d inclusive samples (%s)", spin, s, floor, why)

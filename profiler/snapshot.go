@@ -81,7 +81,12 @@ func snapshot(cfg *config, complete bool) *profile.Profile {
 		}
 		p.Warnings = append(p.Warnings, fmt.Sprintf("on %d %s the callees' estimated times exceeded their caller's, by up to %.0f%%, and were scaled down to fit%s", b.fitted, paths, 100*(b.fitFactor-1), why))
 	}
-	if n := int64(C.vb_stacks_elided); n > 0 {
+	if n := int64(C.vb_stacks_elided); n > 0 && cfg.mode == cModeCPUSampling {
+		// The signal handler keeps a fixed number of frames, whatever
+		// VBENCH_MAX_STACK says (which only the suspending sampler reads).
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%d sampled stacks were deeper than %d frames: each kept its %d leaf-most and %d root-most frames, with one %q frame for the middle (the sampling engine's signal handler keeps no more; suspend-sampling keeps up to %s)",
+			n, C.VB_CPU_LEAD+C.VB_CPU_RING, C.VB_CPU_LEAD, C.VB_CPU_RING, profile.ElidedFrames, attach.EnvMaxStack))
+	} else if n > 0 {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%d sampled stacks were deeper than %d frames (%s): each kept its %d leaf-most and %d root-most frames, with one %q frame for the middle",
 			n, cfg.maxStack, attach.EnvMaxStack, cfg.maxStack/2, cfg.maxStack-cfg.maxStack/2, profile.ElidedFrames))
 	}

@@ -173,6 +173,7 @@ int vb_sampler_stop_within(int ms); // -1: still running after ms (left running)
 // frame-pointer walks from the signal context, resolved by a drain thread.
 extern vb_fn vb_incomplete_fn; // the root of stacks whose walk stopped in managed code
 extern int64_t vb_cpu_wait_weight;
+enum { VB_CPU_LEAD = 128, VB_CPU_RING = 128 }; // frames a cpu-sampling walk keeps: leaf-most in order, root-most round a ring
 extern int64_t vb_cpu_signals, vb_cpu_weight, vb_cpu_full, vb_cpu_incomplete, vb_cpu_no_managed, vb_cpu_timer_fail;
 int vb_cpu_sampler_start(void);
 int vb_cpu_sampler_stop_within(int ms); // ms < 0: for ever; -1: still running after ms

@@ -44,7 +44,7 @@ func (l *launch) useProfile(c *cellState, r *results.Run, p *profile.Profile, re
 	switch e {
 	case modes.EngineTracing:
 		c.cover.addTracing(p)
-	case modes.EngineSampling, modes.EngineCPUSampling:
+	case modes.EngineSampling, modes.EngineSuspendSampling, modes.EngineCPUSampling:
 		c.cover.addSampling(p)
 	}
 	return ""

@@ -3,10 +3,10 @@
 # thread suspension. Runs a multi-threaded, allocation-heavy C# program with
 # induced GCs and exceptions (the "stress" scenario of profiler/testdata/app)
 # N times (default 30) under each mode: none, null, tracing,
-# instrumentation, sampling, cpu-sampling, cpu-directed (the samplers at
-# 1ms, to maximise suspensions and signals; cpu-directed is cpu-sampling
-# with every thread's ticks sent by the drain thread, VBENCH_CPU_DIRECTED=1,
-# where cpu-sampling directs only the threads it finds busy). Each run must exit 0, print the same checksum as
+# instrumentation, sampling, suspend-sampling, cpu-directed (the samplers at
+# 1ms, to maximise suspensions and signals; cpu-directed is sampling with
+# every thread's ticks sent by the drain thread, VBENCH_CPU_DIRECTED=1,
+# where sampling directs only the threads it finds busy). Each run must exit 0, print the same checksum as
 # an unprofiled run, and (when profiled) write its profile.json (into its
 # own <pid>/ directory of VBENCH_PROFILE_DIR). Prints a summary
 # and exits non-zero on any failure.
@@ -16,7 +16,7 @@
 #
 # Environment: VBENCH_LIB (profiler library; default: built with make),
 # VBENCH_APP (VbTestApp.dll; default: built here), STRESS_MODES (default
-# "none null tracing instrumentation sampling cpu-sampling cpu-directed"), STRESS_THREADS (default 8),
+# "none null tracing instrumentation sampling suspend-sampling cpu-directed"), STRESS_THREADS (default 8),
 # STRESS_KEEP_ONSTACK=1 (builds the library with -tags vbenchtest and sets
 # VBENCH_DEBUG_KEEP_ONSTACK=1: SIGRTMIN keeps the SA_ONSTACK Go gave it,
 # everything else is fixed: to demonstrate that crash).
@@ -30,7 +30,7 @@ one_profile() {
 	[ ${#p[@]} -eq 1 ] && [ -s "${p[0]}" ]
 }
 n=${1:-30}
-modes=${STRESS_MODES:-none null tracing instrumentation sampling cpu-sampling cpu-directed}
+modes=${STRESS_MODES:-none null tracing instrumentation sampling suspend-sampling cpu-directed}
 threads=${STRESS_THREADS:-8}
 clsid='{8C2F5D8A-6C1E-4B7A-9A57-3F0E2B1D7C41}'
 
@@ -70,7 +70,7 @@ for ((i = 1; i <= n; i++)); do
 		if [ "$mode" != none ]; then
 			env=(CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER="$clsid" CORECLR_PROFILER_PATH="$lib"
 				VBENCH_MODE="$mode" VBENCH_PROFILE_DIR="$dir" VBENCH_INTERVAL=1ms)
-			[ "$mode" = cpu-directed ] && env+=(VBENCH_MODE=cpu-sampling VBENCH_CPU_DIRECTED=1)
+			[ "$mode" = cpu-directed ] && env+=(VBENCH_MODE=sampling VBENCH_CPU_DIRECTED=1)
 			[ "${STRESS_KEEP_ONSTACK:-0}" = 1 ] && env+=(VBENCH_DEBUG_KEEP_ONSTACK=1)
 		fi
 		env "${env[@]}" timeout 120 dotnet "$app" stress "$threads" >"$dir/out" 2>"$dir/err"

@@ -60,7 +60,7 @@ func newProfileCmd() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.SetInterspersed(false) // everything after COMMAND belongs to it
-	fl.StringVar(&f.mode, "mode", string(modes.EngineTracing), "tracing | instrumentation | sampling | null")
+	fl.StringVar(&f.mode, "mode", string(modes.EngineTracing), "tracing | instrumentation | sampling | suspend-sampling | null")
 	fl.DurationVar(&f.interval, "interval", modes.Interval.Default, "sampling interval, "+modes.Interval.Want())
 	fl.StringSliceVar(&f.include, "include", nil, "also profile framework code matching these assembly or namespace `patterns` (user code is by default; repeatable, comma-separated)")
 	fl.StringSliceVar(&f.exclude, "exclude", nil, "assembly or namespace `patterns` not to profile (repeatable, comma-separated)")
@@ -72,7 +72,7 @@ func newProfileCmd() *cobra.Command {
 	fl.StringVar(&f.format, "format", "table", "table (on stderr) | json (on stdout, after the program's output)")
 	fl.StringVar(&f.lib, "profiler", "", "profiler library (default: libvbenchprof.so next to vbench)")
 	fl.BoolVar(&f.noInline, "no-inline", false, "sampling: keep user methods (but tiny ones) from being inlined, so samples land on them")
-	fl.IntVar(&f.maxStack, "max-stack", modes.MaxStack.Default, fmt.Sprintf("sampling: frames kept per stack (%s); deeper stacks keep both ends around one %q frame", modes.MaxStack.Want(), profile.ElidedFrames))
+	fl.IntVar(&f.maxStack, "max-stack", modes.MaxStack.Default, fmt.Sprintf("suspend-sampling: frames kept per stack (%s); deeper stacks keep both ends around one %q frame", modes.MaxStack.Want(), profile.ElidedFrames))
 	fl.BoolVar(&f.allFrames, "all-frames", false, "dotnet test: also show framework and test-runner frames (folded by default)")
 	registerCompletion(cmd, "mode", completeEngines)
 	registerCompletion(cmd, "format", cobra.FixedCompletions([]string{"table\ton stderr", "json\ton stdout, after the program's output"}, cobra.ShellCompDirectiveNoFileComp))

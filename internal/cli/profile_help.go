@@ -23,9 +23,13 @@ of hot ones; --time-sample 1 times every call), instrumentation (the same
 exact counts and times, counted by rewriting the IL of the selected methods
 instead of enter/leave hooks, so framework code keeps its precompiled code;
 methods it cannot rewrite are listed in the profile as skipped), sampling
-(stack snapshots every --interval; the JIT's inlined methods count as their
-caller unless --no-inline), null (the hooks, doing nothing: the floor of
-any enter/leave tracer).
+(each thread's stack every --interval of its CPU time, by a signal to that
+thread alone: the runtime is never stopped; a waiting thread's stack is
+weighed by the time it waits; the JIT's inlined methods count as their
+caller unless --no-inline), suspend-sampling (the sampler before it: every
+--interval the runtime is suspended and every thread's stack snapshotted,
+up to --max-stack frames), null (the hooks, doing nothing: the floor of any
+enter/leave tracer).
 
 --include and --exclude choose what is profiled, not what is shown: by
 default every function of user code is, framework code (System.*,

@@ -34,14 +34,21 @@ const (
 	EngineNull            Engine = "null"            // the hooks, doing nothing: an enter/leave tracer's floor
 	EngineTracing         Engine = "tracing"         // enter/leave hooks: exact call counts and times
 	EngineInstrumentation Engine = "instrumentation" // rewritten IL counts and times each call itself
-	EngineSampling        Engine = "sampling"        // periodic stack snapshots
-	// Experimental: per-thread CPU-time timers and a signal that walks only
-	// the interrupted thread's frames; the runtime is never suspended.
+	// EngineSampling samples each thread every interval of its CPU time with
+	// a signal to it alone that walks its frames, and each wait once,
+	// weighed by the time waited: the runtime is never suspended.
+	EngineSampling Engine = "sampling"
+	// EngineSuspendSampling is the sampler before it: every interval it
+	// suspends the runtime and snapshots every thread's stack
+	// (DoStackSnapshot). Selectable, no longer the default.
+	EngineSuspendSampling Engine = "suspend-sampling"
+	// EngineCPUSampling is EngineSampling's name while it was experimental,
+	// kept so that suites naming it still run.
 	EngineCPUSampling Engine = "cpu-sampling"
 )
 
 // Engines lists the profiler's engines.
-var Engines = []Engine{EngineTracing, EngineInstrumentation, EngineSampling, EngineCPUSampling, EngineNull}
+var Engines = []Engine{EngineTracing, EngineInstrumentation, EngineSampling, EngineSuspendSampling, EngineCPUSampling, EngineNull}
 
 // Engine is the profiler engine a built-in mode runs, and "" for None
 // (no profiler) or a mode that is not built in.
@@ -66,7 +73,9 @@ func (m Mode) Builtin() bool { return slices.Contains(Builtins, m) }
 func (e Engine) Valid() bool { return slices.Contains(Engines, e) }
 
 // Samples reports whether the engine's profiles count samples rather than calls.
-func (e Engine) Samples() bool { return e == EngineSampling || e == EngineCPUSampling }
+func (e Engine) Samples() bool {
+	return e == EngineSampling || e == EngineSuspendSampling || e == EngineCPUSampling
+}
 
 // CountsCalls reports whether the engine's profiles hold exact call counts
 // (and times) per call path, the figures a workload's expected calls are

@@ -30,14 +30,20 @@ func TestModesAndEngines(t *testing.T) {
 		if m == None {
 			continue
 		}
-		if !e.Valid() || e.CountsCalls() != w.counts || e.Samples() != (e == EngineSampling || e == EngineCPUSampling) {
+		if !e.Valid() || e.CountsCalls() != w.counts || e.Samples() != (e == EngineSampling) {
 			t.Errorf("%s: valid %v, counts calls %v (want %v), samples %v", e, e.Valid(), e.CountsCalls(), w.counts, e.Samples())
 		}
 	}
-	// One engine per profiled built-in mode, and cpu-sampling, experimental,
-	// which has no built-in mode of its own (a suite's mode names it).
-	if len(Engines) != len(want)-1+1 || !EngineCPUSampling.Valid() || !EngineCPUSampling.Samples() || EngineCPUSampling.CountsCalls() {
-		t.Errorf("Engines %v: one per profiled mode, and cpu-sampling", Engines)
+	// One engine per profiled built-in mode, and two samplers without a
+	// built-in mode of their own (a suite's mode names them): the suspending
+	// one, and cpu-sampling, the default sampler's former name.
+	if len(Engines) != len(want)-1+2 {
+		t.Errorf("Engines %v: one per profiled mode, suspend-sampling and cpu-sampling", Engines)
+	}
+	for _, e := range []Engine{EngineSuspendSampling, EngineCPUSampling} {
+		if !e.Valid() || !e.Samples() || e.CountsCalls() {
+			t.Errorf("%s: valid %v, samples %v, counts calls %v", e, e.Valid(), e.Samples(), e.CountsCalls())
+		}
 	}
 	if Mode("instrumented").Engine() != "" || Engine("instrumented").Valid() {
 		t.Errorf("a misspelt mode is not an engine")
