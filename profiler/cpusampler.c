@@ -392,6 +392,19 @@ static int direct(record *r) {
 	return 1;
 }
 
+// send_tick sends thread tid SIGPROF, to it alone, tagged (a directed tick,
+// a wait's) and carrying the intervals it stands for; 0: sent.
+static int send_tick(int32_t tid, int tag, uint32_t weight) {
+	siginfo_t si;
+	memset(&si, 0, sizeof si);
+	si.si_signo = SIGPROF;
+	si.si_code = SI_QUEUE;
+	si.si_pid = self_pid;
+	si.si_uid = self_uid;
+	si.si_value.sival_int = tag << 16 | (int)weight;
+	return (int)syscall(SYS_rt_tgsigqueueinfo, self_pid, tid, SIGPROF, &si);
+}
+
 // tick sends directed thread r its tick when it has used another interval
 // of CPU, and moves it back to a timer at the end of a quiet window.
 static void tick(record *r, int64_t now, int64_t step) {
@@ -427,15 +440,8 @@ static void tick(record *r, int64_t now, int64_t step) {
 	if (due > MAX_WEIGHT) due = MAX_WEIGHT;
 	r->tick_cpu += due * vb_interval_ns;
 	if (cpu - r->tick_cpu > MAX_WEIGHT * vb_interval_ns) r->tick_cpu = cpu; // never a weight beyond one signal's
-	siginfo_t si;
-	memset(&si, 0, sizeof si);
-	si.si_signo = SIGPROF;
-	si.si_code = SI_QUEUE;
-	si.si_pid = self_pid;
-	si.si_uid = self_uid;
-	si.si_value.sival_int = DIRECTED_TAG << 16 | (int)due;
 	__atomic_store_n(&r->pending, 1, __ATOMIC_RELEASE);
-	if (syscall(SYS_rt_tgsigqueueinfo, self_pid, r->tid, SIGPROF, &si) != 0) {
+	if (send_tick(r->tid, DIRECTED_TAG, (uint32_t)due) != 0) {
 		__atomic_store_n(&r->pending, 0, __ATOMIC_RELEASE);
 		return;
 	}
@@ -763,14 +769,7 @@ static void waits(void) {
 		switch (r->wait) {
 		case WAIT_NONE: {
 			if (__atomic_load_n(&r->pending, __ATOMIC_ACQUIRE)) break; // a CPU tick is on its way
-			siginfo_t si;
-			memset(&si, 0, sizeof si);
-			si.si_signo = SIGPROF;
-			si.si_code = SI_QUEUE;
-			si.si_pid = self_pid;
-			si.si_uid = self_uid;
-			si.si_value.sival_int = WAIT_TAG << 16 | (int)w;
-			if (syscall(SYS_rt_tgsigqueueinfo, self_pid, r->tid, SIGPROF, &si) == 0) {
+			if (send_tick(r->tid, WAIT_TAG, w) == 0) {
 				r->wait = WAIT_SENT;
 				r->wait_owed = 0;
 				vb_cpu_wait_sent++;

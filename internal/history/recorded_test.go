@@ -42,9 +42,9 @@ func TestRecordedHistories(t *testing.T) {
 	if testing.Short() {
 		t.Skip("resamples 400 series")
 	}
-	for _, set := range []string{"quiet", "busy", "calibrated", "calibrated-quiet"} {
+	for _, set := range []string{"quiet", "busy", "calibrated", "calibrated-quiet", "heldout"} {
 		kinds := []string{KindTime}
-		if strings.HasPrefix(set, "calibrated") { // the same invocations, raw and calibrated
+		if strings.HasPrefix(set, "calibrated") || set == "heldout" { // the same invocations, raw and calibrated
 			kinds = append(kinds, KindCalibrated)
 		}
 		for _, m := range []results.Metric{results.MetricWall, results.MetricCPU} {
@@ -59,27 +59,7 @@ func TestRecordedHistories(t *testing.T) {
 // histories, by metric, on the program's (the first workload's) series of
 // the kind given.
 func measureRecorded(t *testing.T, set string, metric results.Metric, kind string) {
-	load := func(pattern string) [][]float64 {
-		files, _ := filepath.Glob(filepath.Join("testdata", "recorded", set, pattern))
-		var out [][]float64
-		for _, f := range files {
-			es, err := Read(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range es {
-				for j := range es[i].Cells {
-					es[i].Cells[j].Metric = metric
-				}
-			}
-			for _, s := range SeriesOf(es) {
-				if s.Workload == es[0].Cells[0].Workload && s.Kind == kind {
-					out = append(out, s.Values())
-				}
-			}
-		}
-		return out
-	}
+	load := func(pattern string) [][]float64 { return recordedSeries(t, set, pattern, metric, kind) }
 	steps := load("step-*.jsonl")
 	if len(steps) == 0 {
 		t.Fatalf("no recorded histories in testdata/recorded/%s", set)
@@ -137,21 +117,9 @@ func measureRecorded(t *testing.T, set string, metric results.Metric, kind strin
 	}
 
 	const trials, before, patience = 200, 20, 10
-	latency := map[int]int{}
-	for s := 0; s < trials; s++ {
-		xs := make([]float64, 0, before+patience)
-		for i := 0; i < before; i++ {
-			xs = append(xs, base[rng.IntN(len(base))])
-		}
-		found := 0
-		for k := 1; k <= patience && found == 0; k++ {
-			xs = append(xs, more[rng.IntN(len(more))])
-			if nearAny(stats.ChangePoints(xs, opts), before) {
-				found = k
-			}
-		}
-		latency[found]++
-	}
+	latency := latencies(rng, base, more, trials, before, patience, func(xs []float64) bool {
+		return nearAny(stats.ChangePoints(xs, opts), before)
+	})
 	t.Logf("5%% step after %d runs, %d trials: runs past the step until found (0: not within %d): %v", before, trials, patience, latency)
 
 }
@@ -194,23 +162,14 @@ func TestRecordedGate(t *testing.T) {
 					}
 				}
 			}
-			lat := map[int]int{}
-			for s := 0; s < trials; s++ {
-				xs := make([]float64, 0, before+patience)
-				for i := 0; i < before; i++ {
-					xs = append(xs, base[rng.IntN(len(base))])
-				}
-				found := 0
-				for k := 1; k <= patience && found == 0; k++ {
-					xs = append(xs, more[rng.IntN(len(more))])
-					for _, c := range stats.ChangePoints(xs, opts) {
-						if c.Index >= before-1 && c.Index <= before+1 && slower(xs, c) && stats.ChangeP(xs, c, refine) <= level {
-							found = k
-						}
+			lat := latencies(rng, base, more, trials, before, patience, func(xs []float64) bool {
+				for _, c := range stats.ChangePoints(xs, opts) {
+					if c.Index >= before-1 && c.Index <= before+1 && slower(xs, c) && stats.ChangeP(xs, c, refine) <= level {
+						return true
 					}
 				}
-				lat[found]++
-			}
+				return false
+			})
 			perRun := float64(m) * float64(fails) / series / n
 			t.Logf("%s, gate over %d series: unchanged, %d series of %d: %d failing change points (%.3f per 50 runs a series; a run fails with chance ~%.3f); 5%% step after %d runs: runs past it until CI fails (0: not within %d): %v",
 				metric, m, series, n, fails, float64(fails)/series, perRun, before, patience, lat)
@@ -227,35 +186,68 @@ func TestRecordedGate(t *testing.T) {
 // given, by metric: at the first amount of work (every unchanged history
 // and every step history's first 8) and at 5% more (their last 4).
 func pools(t *testing.T, set string, metric results.Metric, kind string) (base, more []float64) {
-	for _, pattern := range []string{"step-*.jsonl", "unchanged-*.jsonl"} {
-		files, _ := filepath.Glob(filepath.Join("testdata", "recorded", set, pattern))
-		for _, f := range files {
-			es, err := Read(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range es {
-				for j := range es[i].Cells {
-					es[i].Cells[j].Metric = metric
-				}
-			}
-			for _, s := range SeriesOf(es) {
-				if s.Workload != es[0].Cells[0].Workload || s.Kind != kind {
-					continue
-				}
-				xs := s.Values()
-				if strings.HasPrefix(filepath.Base(f), "step-") && len(xs) == 12 {
-					base, more = append(base, xs[:8]...), append(more, xs[8:]...)
-				} else if !strings.HasPrefix(filepath.Base(f), "step-") {
-					base = append(base, xs...)
-				}
-			}
+	for _, xs := range recordedSeries(t, set, "step-*.jsonl", metric, kind) {
+		if len(xs) == 12 {
+			base, more = append(base, xs[:8]...), append(more, xs[8:]...)
 		}
+	}
+	for _, xs := range recordedSeries(t, set, "unchanged-*.jsonl", metric, kind) {
+		base = append(base, xs...)
 	}
 	if len(base) == 0 || len(more) == 0 {
 		t.Fatalf("no recorded histories in testdata/recorded/%s", set)
 	}
 	return base, more
+}
+
+// recordedSeries reads the recorded set's histories matching pattern and
+// returns, per file, the program's (the first workload's) series of the
+// kind given, measured by metric.
+func recordedSeries(t *testing.T, set, pattern string, metric results.Metric, kind string) [][]float64 {
+	files, _ := filepath.Glob(filepath.Join("testdata", "recorded", set, pattern))
+	var out [][]float64
+	for _, f := range files {
+		es, err := Read(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range es {
+			for j := range es[i].Cells {
+				es[i].Cells[j].Metric = metric
+			}
+		}
+		for _, s := range SeriesOf(es) {
+			if s.Workload == es[0].Cells[0].Workload && s.Kind == kind {
+				out = append(out, s.Values())
+			}
+		}
+	}
+	return out
+}
+
+// latencies resamples trials series of before runs from base, then runs
+// from more one at a time until found says so (at most patience): how
+// many runs past the step each took (0: not within patience).
+func latencies(rng *rand.Rand, base, more []float64, trials, before, patience int, found func([]float64) bool) map[int]int {
+	out := map[int]int{}
+	for s := 0; s < trials; s++ {
+		xs := make([]float64, 0, before+patience)
+		for i := 0; i < before; i++ {
+			xs = append(xs, base[rng.IntN(len(base))])
+		}
+		k := 1
+		for ; k <= patience; k++ {
+			xs = append(xs, more[rng.IntN(len(more))])
+			if found(xs) {
+				break
+			}
+		}
+		if k > patience {
+			k = 0
+		}
+		out[k]++
+	}
+	return out
 }
 
 // slower reports whether change point c of xs says slower: the median after
