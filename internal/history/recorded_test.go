@@ -37,7 +37,9 @@ import (
 // beside the program in every invocation (CALIBRATE=1, the suite's
 // calibration:), measured raw and calibrated: calibrated/ while other
 // measurements kept the machine busy, calibrated-quiet/ with each
-// invocation waiting for 80% idle cores.
+// invocation waiting for 80% idle cores, and heldout/ as calibrated-quiet/,
+// recorded after the search's method was chosen on the others: it tests
+// the method on invocations that did not choose it.
 func TestRecordedHistories(t *testing.T) {
 	if testing.Short() {
 		t.Skip("resamples 400 series")
