@@ -647,6 +647,9 @@ static uint32_t resolve(const slot *s, FunctionID *out, int *rooted) {
 static FunctionID resolved[LEAD + RING + 2];
 
 
+static int64_t thread_cpu(void);
+static int64_t drain_resolve_ns; // with VBENCH_CPU_TIMING=1: of draining, resolving IPs
+
 static void drain_record(record *r) {
 	uint32_t h = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
 	for (uint32_t t = r->tail; t != h; t++) {
@@ -670,7 +673,9 @@ static void drain_record(record *r) {
 		vb_cpu_frames += s->seen;
 		if (!waiting && w >= 2 && r->armed && !r->directed) r->busy = 1; // not once disarmed: an ended thread
 		int rooted = 0;
+		int64_t r0 = timing ? thread_cpu() : 0;
 		uint32_t n = resolve(s, resolved, &rooted);
+		if (timing) drain_resolve_ns += thread_cpu() - r0;
 		if (dump > 0 && (waiting || (n > 0 && (vb_cpu_signals % 50) == 0))) {
 			dump--;
 			vb_log("cpu sample: flags %u seen %u top %lx %lx %lx %lx", s->flags, s->seen, (unsigned long)s->top[0], (unsigned long)s->top[1], (unsigned long)s->top[2], (unsigned long)s->top[3]);
@@ -817,6 +822,15 @@ static void tick_all(int64_t step) {
 
 // drain_loop drains every 4 ms (a slot ring holds NSLOTS ticks of one
 // thread) and, while some thread is directed, wakes every interval to tick.
+static int64_t drain_cpu_ns; // the drain thread's CPU time, read as it ends (the debug log says it)
+static int64_t drain_tick_ns, drain_merge_ns; // with VBENCH_CPU_TIMING=1: of it, giving ticks, and draining
+
+static int64_t thread_cpu(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 static void *drain_loop(void *arg) {
 	(void)arg;
 	const int64_t drain_ns = 4000000;
@@ -831,13 +845,18 @@ static void *drain_loop(void *arg) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (now.tv_sec > next.tv_sec + 1) next = now; // fell far behind (a stopped process): start again from now
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, 0);
+		int64_t t0 = timing ? thread_cpu() : 0;
 		tick_all(step);
+		int64_t t1 = timing ? thread_cpu() : 0;
 		since += step;
 		if (since >= drain_ns) {
 			since = 0;
 			drain_all();
 		}
+		if (timing) drain_tick_ns += t1 - t0, drain_merge_ns += thread_cpu() - t1;
 	}
+	struct timespec cpu;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0) drain_cpu_ns = (int64_t)cpu.tv_sec * 1000000000 + cpu.tv_nsec;
 	return 0;
 }
 
@@ -917,6 +936,8 @@ int vb_cpu_sampler_stop_within(int ms) {
 		"frames unresolved %ld, samples with no managed frame %ld, not rooted %ld, leaf callers found at the stack pointer %ld, OSR callers %ld; samples lost (ring full) %ld; timers not made %ld; threads given CPU-clock timers %d, threads directed %d (ticks sent %ld, held: one pending or the thread barely ran %ld), moved back to a timer %d; waits: %ld ticks sent, %ld stacks, weight %ld; walks started by a scan for a frame record %ld; IP cache %ld of %ld lookups",
 		(long)vb_cpu_signals, (long)vb_cpu_weight, (long)vb_cpu_frames, (long)vb_cpu_rooted, (long)vb_cpu_broken, (long)vb_cpu_offstack, (long)vb_cpu_norange,
 		(long)vb_cpu_unresolved, (long)vb_cpu_no_managed, (long)vb_cpu_incomplete, (long)vb_cpu_leaf_callers, (long)vb_cpu_osr, (long)vb_cpu_full, (long)vb_cpu_timer_fail, vb_cpu_ticks_timer, vb_cpu_ticks_directed, (long)vb_cpu_directed_sent, (long)vb_cpu_directed_held, vb_cpu_ticks_back, (long)vb_cpu_wait_sent, (long)vb_cpu_wait_stacks, (long)vb_cpu_wait_weight, (long)vb_cpu_scanned, (long)hits, (long)lookups);
+	vb_log("cpu sampler: the drain thread used %.1f ms of CPU over %.1f ms", (double)drain_cpu_ns / 1e6, (double)(vb_mono_ns() - (int64_t)vb_mono_start_ns) / 1e6);
+	if (timing) vb_log("cpu sampler: of it, giving ticks %.1f ms, draining %.1f ms (resolving IPs %.1f ms; %ld GetFunctionFromIP calls)", (double)drain_tick_ns / 1e6, (double)drain_merge_ns / 1e6, (double)drain_resolve_ns / 1e6, (long)(lookups - hits));
 	if (timing && vb_cpu_handler_n) {
 		uint64_t ticks = vb_tsc_now() - vb_tsc_start;
 		double ns_per_tick = ticks ? (double)(vb_mono_ns() - (int64_t)vb_mono_start_ns) / (double)ticks : 0;
