@@ -103,9 +103,11 @@ func gateMark(c hist.Change) string {
 	case "fails":
 		return "fails CI"
 	case "failed before":
-		return "failed CI at the run before"
+		return "failed CI at an earlier run"
 	case "held":
 		return fmt.Sprintf("held: p %.2g, not significant over the run's series", c.GateP)
+	case "small":
+		return "smaller than the suite's min_change: not failed on"
 	}
 	return ""
 }

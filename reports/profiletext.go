@@ -108,6 +108,9 @@ func ProfileHeader(w io.Writer, name string, p *profile.Profile) {
 	}
 	if p.Mode.Samples() && p.IntervalNs > 0 {
 		parts = append(parts, fmt.Sprintf("%d samples every %s", p.Samples, numfmt.Duration(float64(p.IntervalNs))))
+		if p.WaitSamples > 0 {
+			parts[len(parts)-1] += fmt.Sprintf(" (%d of them threads waiting)", p.WaitSamples)
+		}
 	}
 	parts = append(parts, numfmt.Count(len(p.Threads), "thread", "threads"), numfmt.Count(len(p.Functions), "function", "functions"))
 	if len(p.Include) > 0 {

@@ -35,8 +35,9 @@ history's last stable stretch instead of one baseline.
 
 Change points are found by E-divisive means with a permutation test (as
 MongoDB's and Apache Otava's histories do): a split of a series is kept when
-fewer than 1 in 100 shuffles of its values split as well, and each side is
-searched again. Each side of a split holds at least 3 runs, so a shift can
+fewer than 1 in 50 shuffles of its values split as well (--alpha 0.02; a
+lasting shift is tested first, a bump only when there is none), and each
+side is searched again. Each side of a split holds at least 3 runs, so a shift can
 be reported from the third run after it on (with 20 runs before it, a clean
 shift is; with 8, the fourth: fewer orderings are as extreme).`,
 		Example: `  vbench run benchmarks/suite.yaml --json results.json
@@ -63,7 +64,8 @@ its baseline; the suite is found from the path the results record) or
 --history FILE. The write is atomic and holds the lock baseline updates
 take on the directory: a history is never half-written, and two appends
 never lose one another. Partial results, a single shard (merge the shards
-first: merged shards append as one run) and A/B runs are refused.`,
+first: merged shards append as one run), A/B runs and a run the history
+already holds (the same commit and start) are refused.`,
 		Example: `  vbench history append out/results.json
   vbench history append results.json --history ci/default.history.jsonl --commit "$GITHUB_SHA"`,
 		Args: exactArgs(1, "RESULTS.json"),
@@ -174,15 +176,23 @@ func newHistoryShowCmd() *cobra.Command {
 		Long: `Show finds, per cell, where its time and its overhead multiple shifted for
 good, and lists each change point: the run it starts at (index, counted
 from 0 over the appended runs), the commits either side, the medians of
-the stable stretches before and after, and the change with its 95% interval
-and p. A change point the last appended run brought is marked new.
+the stable stretches before and after, and the change with p (and its 95%
+interval once each side has 6 runs). A change point the last appended run
+brought is marked new.
 
---fail-on slower exits 1 when a new change point says slower (a time or an
-overhead went up): what CI checks after appending a push's run.
+--fail-on slower is what CI checks after appending a push's run: it exits 1
+when a change point of the last 10 runs that says slower (a time, a
+calibrated time or an overhead went up) holds for the first time over the
+whole run: its p, tested again, survives Holm's adjustment over every
+series CI judges at --fail-alpha (default 0.05), and it is not smaller than
+the suite's min_change. Each such change point is marked: fails CI, failed
+CI at an earlier run, held (not significant over the run's series: judged
+again next run), or smaller than min_change.
 
-` + "--format json prints `{history, runs, series, change_points: [{workload, mode, series, metric, index, commit, commit_before, before, after, change, change_lo, change_hi, p, new}]}`" + `:
+` + "--format json prints `{history, runs, gate: {alpha, family}, series, change_points: [{workload, mode, series, metric, index, commit, commit_before, before, after, change, change_lo, change_hi, p, new, raw, calibration, gate, gate_p}]}`" + `:
 before and after in nanoseconds (a time) or as a multiple (an overhead),
-change as a fraction (0.05 is 5% more).`,
+change as a fraction (0.05 is 5% more); change_lo and change_hi are absent
+until each side has 6 runs.`,
 		Example: `  vbench history show benchmarks/suite.yaml
   vbench history show --history ci/default.history.jsonl --format markdown --fail-on slower`,
 		Args: cobra.MaximumNArgs(1),
@@ -213,7 +223,7 @@ change as a fraction (0.05 is 5% more).`,
 	}
 	f.register(cmd)
 	cmd.Flags().StringVar(&format, "format", "text", "output `format`: "+strings.Join(reports.HistoryFormats, ", "))
-	cmd.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when the last run brought a change point that says `slower`")
+	cmd.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when a recent change point that says `slower` holds over the run's series for the first time (see --fail-alpha)")
 	return cmd
 }
 

@@ -3,6 +3,7 @@ package history
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"vbench/internal/modes"
@@ -184,6 +185,35 @@ func TestGateJudgesTheRunAsOneFamily(t *testing.T) {
 			t.Errorf("%d workloads, %d runs then 3 slower: never held", tc.m, tc.before)
 		case tc.fails && (failures != 1 || failedAt > tc.before+3 || after != "failed before"):
 			t.Errorf("%d workloads, %d runs then slower: failed on %d runs (last at run %d, want one within 3 runs of the step), the run after says %q", tc.m, tc.before, failures, failedAt, after)
+		}
+	}
+}
+
+// A slower change point smaller than the suite's min_change does not fail
+// CI, as a run's verdict would call it same: a steady 3% step holds over
+// a suite of one workload, and fails CI where min_change is unset, but with
+// min_change 5% it reads "small" on every run.
+func TestGateKeepsMinChange(t *testing.T) {
+	for _, tc := range []struct {
+		minChange float64
+		want      string
+	}{{0, "fails"}, {0.05, "small"}} {
+		es := gateHistory(1, 13, 8, 1.03)
+		for i := range es {
+			es[i].Settings.Threshold = tc.minChange
+		}
+		var got []string
+		for k := 2 * stats.ChangeMinSize; k <= len(es); k++ {
+			a := Analyze(es[:k], stats.ChangeOptions{})
+			a.Gate(GateAlpha)
+			for _, c := range a.All() {
+				if c.Gate != "" {
+					got = append(got, c.Gate)
+				}
+			}
+		}
+		if len(got) == 0 || got[0] != tc.want || (tc.want == "small" && slices.Contains(got, "fails")) {
+			t.Errorf("min_change %g: the 3%% step's gate over the runs %v, want %s first (and never fails when small)", tc.minChange, got, tc.want)
 		}
 	}
 }

@@ -26,9 +26,11 @@ type Change struct {
 	Before       float64        `json:"before"`
 	After        float64        `json:"after"`
 	Change       float64        `json:"change"`
-	ChangeLo     float64        `json:"change_lo"`
-	ChangeHi     float64        `json:"change_hi"`
-	P            float64        `json:"p"`
+	// ChangeLo and ChangeHi bound Change (95%); absent (0) until each side
+	// of the change point has stats.MinRunsForInterval runs.
+	ChangeLo float64 `json:"change_lo,omitempty"`
+	ChangeHi float64 `json:"change_hi,omitempty"`
+	P        float64 `json:"p"`
 	// New is set on a change point the history's last run brought: the
 	// history without it has none there (within one run).
 	New bool `json:"new,omitempty"`
@@ -42,8 +44,9 @@ type Change struct {
 	Calibration bool `json:"calibration,omitempty"`
 	// Gate is set on a recent change point that says slower, of a series CI
 	// judges (Analysis.Gate): "fails" when it holds over the whole run for
-	// the first time, "failed before" when it held at the run before too,
-	// "held" when it does not hold. GateP is its p tested again with
+	// the first time, "failed before" when it held at an earlier run too
+	// (CI failed then), "held" when it does not hold, "small" when it holds
+	// but is smaller than the suite's min_change. GateP is its p tested again with
 	// shuffles enough to be compared with the gate's alpha over its family.
 	Gate  string  `json:"gate,omitempty"`
 	GateP float64 `json:"gate_p,omitempty"`
@@ -234,13 +237,33 @@ func (a *Analysis) gate(alpha float64) []*Change {
 		ps[i] = c.GateP
 	}
 	adj := stats.Holm(ps)
+	minChange := a.Entries[last].Settings.Threshold
 	for i, c := range cands {
-		c.Gate = "held"
-		if adj[i] <= alpha {
+		switch {
+		case adj[i] > alpha:
+			c.Gate = "held"
+		case c.smallerThan(minChange):
+			c.Gate = "small"
+		default:
 			c.Gate = "fails"
 		}
 	}
 	return cands
+}
+
+// smallerThan reports whether c is shown smaller than the relative change
+// min, as a run's verdict would say same (verdict.Apply): its interval's
+// upper end below min, or, without an interval (fewer than
+// stats.MinRunsForInterval runs on a side), the change itself. A change
+// the suite's min_change calls too small to count does not fail CI.
+func (c *Change) smallerThan(min float64) bool {
+	if min <= 0 {
+		return false
+	}
+	if c.ChangeHi != 0 {
+		return c.ChangeHi < min
+	}
+	return c.Change < min
 }
 
 // calibration is the suite's calibration workload, as the last run says.

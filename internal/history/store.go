@@ -173,6 +173,14 @@ func Append(path string, e *Entry, waiting func(dir string)) (n int, err error) 
 	if len(entries) > 0 && entries[0].Suite.Name != e.Suite.Name {
 		return 0, fmt.Errorf("%s is the history of suite %q, not %q (nothing was appended)", path, entries[0].Suite.Name, e.Suite.Name)
 	}
+	// The same results appended twice would count one invocation as two
+	// runs in every series (a change point's test takes them as
+	// independent): a run is its start and its commit.
+	for i, o := range entries {
+		if o.Date.Equal(e.Date) && o.Commit == e.Commit {
+			return 0, fmt.Errorf("%s already holds this run (run %d: commit %s, started %s); nothing was appended", path, i, e.Commit, e.Date.UTC().Format(time.RFC3339Nano))
+		}
+	}
 	if len(old) > 0 && old[len(old)-1] != '\n' {
 		old = append(old, '\n')
 	}

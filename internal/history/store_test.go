@@ -128,3 +128,28 @@ func TestFromResultsRefuses(t *testing.T) {
 		t.Errorf("FromResults of a whole run: %+v, %v", e, err)
 	}
 }
+
+// The same run appended twice (the same results file, the same commit)
+// is refused and the history left as it was: two copies would count one
+// invocation as two independent runs in every series. The same commit
+// measured again (another run, another start) is a run of its own.
+func TestAppendRefusesTheSameRunTwice(t *testing.T) {
+	es := readStep(t)
+	path := filepath.Join(t.TempDir(), "history.jsonl")
+	e := es[0]
+	if _, err := Append(path, &e, nil); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(path)
+	if _, err := Append(path, &e, nil); err == nil || !strings.Contains(err.Error(), "already holds this run (run 0") || !strings.Contains(err.Error(), "nothing was appended") {
+		t.Errorf("appending the same run again: %v", err)
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		t.Errorf("the history was changed by a refused append")
+	}
+	again := es[1]
+	again.Commit = e.Commit
+	if n, err := Append(path, &again, nil); err != nil || n != 2 {
+		t.Errorf("the same commit run again: run %d, %v; want run 2 appended", n, err)
+	}
+}
