@@ -15,6 +15,17 @@ static int64_t now_ns(clockid_t c) {
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 int64_t vb_mono_ns(void) { return now_ns(CLOCK_MONOTONIC); }
+int64_t vb_self_cpu_ns(void) { return now_ns(CLOCK_THREAD_CPUTIME_ID); }
+
+// vb_cpu_clock is the clock of thread tid's CPU time, another thread's too
+// (CPUCLOCK_PERTHREAD | CPUCLOCK_SCHED over its kernel id).
+clockid_t vb_cpu_clock(int32_t tid) { return (clockid_t)((~(unsigned)tid) << 3) | 6; }
+
+int64_t vb_cpu_ns_of(int32_t tid) {
+	struct timespec ts;
+	if (tid <= 0 || clock_gettime(vb_cpu_clock(tid), &ts) != 0) return -1;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 uint64_t vb_tsc_now(void) { return vb_rdtsc(); }
 
 void vb_clock_start(void) {

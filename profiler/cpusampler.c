@@ -220,8 +220,9 @@ static void on_prof(int sig, siginfo_t *si, void *ucv) {
 	s->weight = 1;
 	if (si->si_code == SI_TIMER && si->si_overrun > 0) s->weight += (uint32_t)si->si_overrun;
 	uint32_t n = 1, flags = 0;
-	if (si->si_code == SI_QUEUE && (si->si_value.sival_int >> 16) == DIRECTED_TAG) s->weight = (uint32_t)si->si_value.sival_int & 0xffff;
-	if (si->si_code == SI_QUEUE && (si->si_value.sival_int >> 16) == WAIT_TAG) s->weight = (uint32_t)si->si_value.sival_int & 0xffff, flags = WALK_WAIT;
+	int tag = si->si_code == SI_QUEUE ? si->si_value.sival_int >> 16 : 0; // ours: a directed tick's, a wait's
+	if (tag == DIRECTED_TAG || tag == WAIT_TAG) s->weight = (uint32_t)si->si_value.sival_int & 0xffff;
+	if (tag == WAIT_TAG) flags = WALK_WAIT;
 	s->ip[0] = ip;
 	memset(s->top, 0, sizeof s->top);
 	s->nhid = 0;
@@ -329,17 +330,6 @@ static int ndirected;
 static pid_t self_pid; // and uid: a directed tick's sender, read once at start
 static uid_t self_uid;
 
-// cpu_clock is the clock of thread tid's CPU time (another thread's too:
-// CPUCLOCK_PERTHREAD | CPUCLOCK_SCHED over its id).
-static clockid_t cpu_clock(int32_t tid) { return (clockid_t)((~(unsigned)tid) << 3) | 6; }
-
-// cpu_of is thread tid's CPU time so far, ns (-1: unknown).
-static int64_t cpu_of(int32_t tid) {
-	struct timespec ts;
-	if (clock_gettime(cpu_clock(tid), &ts) != 0) return -1;
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 // phase is a random point of an interval, ns in [0, interval): where a
 // thread's ticks start (a mix of the TSC and the thread id).
 static int64_t phase(int32_t tid) {
@@ -357,7 +347,7 @@ static void arm(record *r, int32_t tid) {
 	ev.sigev_notify = SIGEV_THREAD_ID;
 	ev.sigev_signo = SIGPROF;
 	ev._sigev_un._tid = tid;
-	if (timer_create(cpu_clock(tid), &ev, &r->timer) != 0) {
+	if (timer_create(vb_cpu_clock(tid), &ev, &r->timer) != 0) {
 		vb_cpu_timer_fail++;
 		return;
 	}
@@ -379,7 +369,7 @@ static int direct(record *r) {
 	r->busy = 0;
 	if (r->directed) return 1;
 	if (directed_off || __atomic_load_n(&ndirected, __ATOMIC_RELAXED) >= MAX_DIRECTED) return 0;
-	int64_t cpu = cpu_of(r->tid);
+	int64_t cpu = vb_cpu_ns_of(r->tid);
 	if (cpu < 0) return 0;
 	if (r->armed) timer_delete(r->timer);
 	r->armed = r->directed = 1;
@@ -408,7 +398,7 @@ static int send_tick(int32_t tid, int tag, uint32_t weight) {
 // tick sends directed thread r its tick when it has used another interval
 // of CPU, and moves it back to a timer at the end of a quiet window.
 static void tick(record *r, int64_t now, int64_t step) {
-	int64_t cpu = cpu_of(r->tid);
+	int64_t cpu = vb_cpu_ns_of(r->tid);
 	if (cpu < 0) return; // gone: its record is disarmed when the runtime says so
 	if (now - r->win_start >= MOVE_BACK_NS) {
 		if ((cpu - r->win_cpu) * 4 < now - r->win_start && !directed_always) {
@@ -647,7 +637,6 @@ static uint32_t resolve(const slot *s, FunctionID *out, int *rooted) {
 static FunctionID resolved[LEAD + RING + 2];
 
 
-static int64_t thread_cpu(void);
 static int64_t drain_resolve_ns; // with VBENCH_CPU_TIMING=1: of draining, resolving IPs
 
 static void drain_record(record *r) {
@@ -673,9 +662,9 @@ static void drain_record(record *r) {
 		vb_cpu_frames += s->seen;
 		if (!waiting && w >= 2 && r->armed && !r->directed) r->busy = 1; // not once disarmed: an ended thread
 		int rooted = 0;
-		int64_t r0 = timing ? thread_cpu() : 0;
+		int64_t r0 = timing ? vb_self_cpu_ns() : 0;
 		uint32_t n = resolve(s, resolved, &rooted);
-		if (timing) drain_resolve_ns += thread_cpu() - r0;
+		if (timing) drain_resolve_ns += vb_self_cpu_ns() - r0;
 		if (dump > 0 && (waiting || (n > 0 && (vb_cpu_signals % 50) == 0))) {
 			dump--;
 			vb_log("cpu sample: flags %u seen %u top %lx %lx %lx %lx", s->flags, s->seen, (unsigned long)s->top[0], (unsigned long)s->top[1], (unsigned long)s->top[2], (unsigned long)s->top[3]);
@@ -761,7 +750,7 @@ static void waits(void) {
 	for (int i = 0; i < NRECORDS; i++) {
 		record *r = &records[i];
 		if (!r->tid || !r->armed || !r->slots) continue;
-		int64_t cpu = cpu_of(r->tid);
+		int64_t cpu = vb_cpu_ns_of(r->tid);
 		if (cpu < 0) continue;
 		int64_t ran = r->wait_cpu < 0 ? WAIT_RAN_NS : cpu - r->wait_cpu;
 		r->wait_cpu = cpu;
@@ -820,17 +809,11 @@ static void tick_all(int64_t step) {
 	pthread_mutex_unlock(&reg);
 }
 
-// drain_loop drains every 4 ms (a slot ring holds NSLOTS ticks of one
-// thread) and, while some thread is directed, wakes every interval to tick.
 static int64_t drain_cpu_ns; // the drain thread's CPU time, read as it ends (the debug log says it)
 static int64_t drain_tick_ns, drain_merge_ns; // with VBENCH_CPU_TIMING=1: of it, giving ticks, and draining
 
-static int64_t thread_cpu(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
+// drain_loop drains every 4 ms (a slot ring holds NSLOTS ticks of one
+// thread) and, while some thread is directed, wakes every interval to tick.
 static void *drain_loop(void *arg) {
 	(void)arg;
 	const int64_t drain_ns = 4000000;
@@ -845,18 +828,17 @@ static void *drain_loop(void *arg) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (now.tv_sec > next.tv_sec + 1) next = now; // fell far behind (a stopped process): start again from now
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, 0);
-		int64_t t0 = timing ? thread_cpu() : 0;
+		int64_t t0 = timing ? vb_self_cpu_ns() : 0;
 		tick_all(step);
-		int64_t t1 = timing ? thread_cpu() : 0;
+		int64_t t1 = timing ? vb_self_cpu_ns() : 0;
 		since += step;
 		if (since >= drain_ns) {
 			since = 0;
 			drain_all();
 		}
-		if (timing) drain_tick_ns += t1 - t0, drain_merge_ns += thread_cpu() - t1;
+		if (timing) drain_tick_ns += t1 - t0, drain_merge_ns += vb_self_cpu_ns() - t1;
 	}
-	struct timespec cpu;
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0) drain_cpu_ns = (int64_t)cpu.tv_sec * 1000000000 + cpu.tv_nsec;
+	drain_cpu_ns = vb_self_cpu_ns();
 	return 0;
 }
 

@@ -85,11 +85,7 @@ void vb_enter_slow(vb_fn *fn) {
 // per-thread CPU clock (the clock id pthread_getcpuclockid would build).
 int64_t vb_thread_cpu_ns(vb_thread *t) {
 	if (__atomic_load_n(&t->dead, __ATOMIC_ACQUIRE)) return t->cpu_ns;
-	clockid_t cid = (clockid_t)((~(unsigned)t->os_tid) << 3) | 6; // CPUCLOCK_PERTHREAD|CPUCLOCK_SCHED
-	struct timespec ts;
-	if (t->os_tid > 0 && clock_gettime(cid, &ts) == 0) {
-		int64_t v = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-		if (v > t->cpu_ns) t->cpu_ns = v;
-	}
+	int64_t v = vb_cpu_ns_of(t->os_tid);
+	if (v > t->cpu_ns) t->cpu_ns = v;
 	return t->cpu_ns;
 }

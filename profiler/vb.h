@@ -92,6 +92,9 @@ void vb_clock_start(void);
 int vb_join_within(pthread_t t, int ms); // 0 joined, -1 still running after ms (< 0: no bound)
 int64_t vb_mono_ns(void);
 uint64_t vb_tsc_now(void);
+int64_t vb_self_cpu_ns(void);         // the calling thread's CPU time, ns
+clockid_t vb_cpu_clock(int32_t tid);  // thread tid's CPU-time clock (any thread of the process)
+int64_t vb_cpu_ns_of(int32_t tid);    // thread tid's CPU time so far, ns; -1: unknown (gone)
 
 // The hot path (hot.c, hooks.S), as the cold half sees it.
 // Timing schedule: a node's first vb_exact_calls calls are all timed, then

@@ -41,10 +41,10 @@ func (l *launch) useProfile(c *cellState, r *results.Run, p *profile.Profile, re
 			c.side.PerRequest(r.Service.WarmupRequests + r.Service.Requests) // the profile spans the warm-up too
 		}
 	}
-	switch e {
-	case modes.EngineTracing:
+	switch {
+	case e == modes.EngineTracing:
 		c.cover.addTracing(p)
-	case modes.EngineSampling, modes.EngineSuspendSampling, modes.EngineCPUSampling:
+	case e.Samples():
 		c.cover.addSampling(p)
 	}
 	return ""

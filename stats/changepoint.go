@@ -103,15 +103,14 @@ func ChangePoints(xs []float64, opts ChangeOptions) []ChangePoint {
 		if end.tau < 0 {
 			return
 		}
-		seed := uint64(lo)<<32 | uint64(hi)
 		// The shift that lasts to the segment's end first; a bump only
 		// when that is not significant and the bump is the better split.
 		at, p, isBump := end, 1.0, false
 		if end.q > 0 {
-			p = splitP(seg, end.q, false, opts, seed)
+			p = splitP(seg, end.q, false, opts, segmentSeed(lo, hi))
 		}
 		if p >= opts.Alpha && bump.q > end.q*(1+1e-12) {
-			at, p, isBump = bump, splitP(seg, bump.q, true, opts, seed), true
+			at, p, isBump = bump, splitP(seg, bump.q, true, opts, segmentSeed(lo, hi)), true
 		}
 		if p >= opts.Alpha {
 			return
@@ -146,8 +145,12 @@ func ChangeP(xs []float64, c ChangePoint, opts ChangeOptions) float64 {
 	if !(q > 0) {
 		return 1
 	}
-	return splitP(seg, q, c.Bump, opts, uint64(c.Lo)<<32|uint64(c.Hi))
+	return splitP(seg, q, c.Bump, opts, segmentSeed(c.Lo, c.Hi))
 }
+
+// segmentSeed seeds the shuffles of the segment [lo, hi): a result depends
+// only on the series and the options.
+func segmentSeed(lo, hi int) uint64 { return uint64(lo)<<32 | uint64(hi) }
 
 // Segments are the stable stretches between change points: [start, end)
 // index pairs covering 0..n.

@@ -180,13 +180,12 @@ func (a *Analysis) Gate(alpha float64) {
 		before = map[string][]Change{}
 		for _, c := range a.prev.gate(alpha) {
 			if c.Gate == "fails" {
-				k := c.Workload + "/" + string(c.Mode) + " " + c.Series
-				before[k] = append(before[k], *c)
+				before[c.seriesKey()] = append(before[c.seriesKey()], *c)
 			}
 		}
 	}
 	for _, c := range holds {
-		if c.Gate == "fails" && near(before[c.Workload+"/"+string(c.Mode)+" "+c.Series], c.Index) {
+		if c.Gate == "fails" && near(before[c.seriesKey()], c.Index) {
 			c.Gate = "failed before"
 		}
 	}
@@ -250,6 +249,9 @@ func (a *Analysis) gate(alpha float64) []*Change {
 	}
 	return cands
 }
+
+// seriesKey is the Key of c's series.
+func (c *Change) seriesKey() string { return seriesKey(c.Workload, c.Mode, c.Series) }
 
 // smallerThan reports whether c is shown smaller than the relative change
 // min, as a run's verdict would say same (verdict.Apply): its interval's

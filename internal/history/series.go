@@ -66,7 +66,11 @@ func (s *Series) Values() []float64 {
 }
 
 // Key names the series: "fibonacci/tracing overhead".
-func (s *Series) Key() string { return s.Workload + "/" + string(s.Mode) + " " + s.Kind }
+func (s *Series) Key() string { return seriesKey(s.Workload, s.Mode, s.Kind) }
+
+func seriesKey(workload string, mode modes.Mode, kind string) string {
+	return workload + "/" + string(mode) + " " + kind
+}
 
 // SeriesOf lists every cell's series, time, calibrated, overhead, in the order
 // cells first appear in the history. A cell whose metric changed starts a
