@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"vbench/internal/modes"
 	"vbench/internal/testbin"
 )
 
@@ -41,7 +42,11 @@ func twoBuilds(t *testing.T, engine string) (old, new string) {
 	dir := t.TempDir()
 	old, new = filepath.Join(dir, "old"), filepath.Join(dir, "new")
 	for _, side := range []struct{ out, hot string }{{old, "40"}, {new, "400"}} {
-		vbenchCmd(t, "profile", "--mode", engine, "--interval", "1ms", "--out", side.out, "--", "dotnet", dll, side.hot, "40")
+		args := []string{"profile", "--mode", engine, "--out", side.out}
+		if modes.Engine(engine).Samples() {
+			args = append(args, "--interval", "1ms")
+		}
+		vbenchCmd(t, append(args, "--", "dotnet", dll, side.hot, "40")...)
 	}
 	return old, new
 }

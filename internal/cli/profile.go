@@ -99,6 +99,12 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 	if f.maxStack == 0 || modes.Validate(modes.ProfilerSettings{MaxStack: f.maxStack}) != nil {
 		return usageErrf("--max-stack %d: want %s frames", f.maxStack, modes.MaxStack.Want())
 	}
+	// A flag the engine does not read would silently do nothing.
+	for _, fs := range [][2]string{{"interval", modes.Interval.Name}, {"no-inline", "no_inline"}, {"max-stack", modes.MaxStack.Name}, {"time-sample", modes.TimeSample.Name}} {
+		if flag, setting := fs[0], fs[1]; cmd.Flags().Changed(flag) && !engine.Uses(setting) {
+			return usageErrf("--%s does nothing under --mode %s: only %s read it", flag, engine, modes.List(modes.UsedBy(setting)))
+		}
+	}
 	if err := checkTop(f.top); err != nil {
 		return err
 	}

@@ -157,6 +157,11 @@ func TestProfileUsageErrors(t *testing.T) {
 		{[]string{"profile", "--mode", "sampling", "--interval", "10s", "--", "true"}, "--interval 10s"},
 		{[]string{"profile", "--format", "xml", "--", "true"}, `--format "xml"`},
 		{[]string{"profile", "--time-sample", "3", "--", "true"}, "--time-sample 3"},
+		// A flag the engine does not read would silently do nothing.
+		{[]string{"profile", "--mode", "tracing", "--interval", "1ms", "--", "true"}, "--interval does nothing under --mode tracing: only sampling, suspend-sampling read it"},
+		{[]string{"profile", "--mode", "sampling", "--max-stack", "64", "--", "true"}, "--max-stack does nothing under --mode sampling: only suspend-sampling read it"},
+		{[]string{"profile", "--mode", "sampling", "--time-sample", "4", "--", "true"}, "--time-sample does nothing under --mode sampling: only tracing, instrumentation read it"},
+		{[]string{"profile", "--mode", "null", "--no-inline", "--", "true"}, "--no-inline does nothing under --mode null"},
 		{[]string{"profile", "--top", "0", "--", "true"}, "--top 0: must be >= 1"},
 		{[]string{"profile", "--top", "-1", "--", "true"}, "--top -1: must be >= 1"},
 		{[]string{"profile"}, "requires at least 1 arg"},

@@ -82,6 +82,34 @@ func (e Engine) Samples() bool {
 // checked against.
 func (e Engine) CountsCalls() bool { return e == EngineTracing || e == EngineInstrumentation }
 
+// Uses reports whether the engine reads a profiler setting (by its suite
+// field name: interval, include, exclude, time_sample, no_inline,
+// max_stack). A setting the engine does not read would silently do
+// nothing, so a mode's own setting or a flag must be one it reads.
+func (e Engine) Uses(setting string) bool {
+	switch setting {
+	case Interval.Name, "no_inline":
+		return e.Samples()
+	case MaxStack.Name:
+		return e == EngineSuspendSampling // the signal sampler keeps a fixed 128 + 128 frames
+	case TimeSample.Name:
+		return e.CountsCalls()
+	}
+	return true // include, exclude: what is profiled, under every engine
+}
+
+// UsedBy lists the engines that read setting, for messages (the experimental
+// alias cpu-sampling left out).
+func UsedBy(setting string) []Engine {
+	var es []Engine
+	for _, e := range Engines {
+		if e != EngineCPUSampling && e.Uses(setting) {
+			es = append(es, e)
+		}
+	}
+	return es
+}
+
 // List is names (modes, engines, or any other ~string: metrics) as a
 // message shows them: "none, null, tracing".
 func List[T ~string](xs []T) string {

@@ -98,6 +98,7 @@ func (p *parser) suiteModes(n *yaml.Node, field string, s *Suite) {
 type modeNodes struct {
 	name, engine, profiler, env, against, setting *yaml.Node
 	settingKey                                    string
+	settings                                      []*yaml.Node // every setting's key node, in order
 }
 
 // modeSpec reads a mode defined in the suite, and the node of its against
@@ -132,6 +133,7 @@ func (p *parser) modeSpec(n *yaml.Node, field string) (modes.Spec, *yaml.Node) {
 			if nodes.setting == nil {
 				nodes.setting, nodes.settingKey = k, key
 			}
+			nodes.settings = append(nodes.settings, k)
 			p.setting(key, v, f, &spec.ProfilerSettings)
 		}
 	})
@@ -168,6 +170,15 @@ func (p *parser) modeSpec(n *yaml.Node, field string) (modes.Spec, *yaml.Node) {
 			p.foreignProfiler(nodes.env, field+".env")
 		}
 		return spec, nodes.against
+	}
+	// A setting its engine does not read would silently do nothing (an
+	// interval on a tracing mode). The suite's profiler block may hold any:
+	// it serves every engine mode.
+	for _, k := range nodes.settings {
+		if !spec.Engine.Uses(k.Value) {
+			p.fail(k, field+"."+k.Value, "does nothing under engine %s: only %s read it", spec.Engine, modes.List(modes.UsedBy(k.Value)))
+			return spec, nodes.against
+		}
 	}
 	if nodes.profiler != nil {
 		spec.Profiler = p.profilerLibrary(nodes.profiler, field+".profiler", spec.Profiler)
