@@ -107,7 +107,11 @@ func ProfileHeader(w io.Writer, name string, p *profile.Profile) {
 		parts = append(parts, numfmt.Duration(float64(p.DurationNs)))
 	}
 	if p.Mode.Samples() && p.IntervalNs > 0 {
-		parts = append(parts, fmt.Sprintf("%d samples every %s", p.Samples, numfmt.Duration(float64(p.IntervalNs))))
+		what := "samples" // sampling: one per thread per interval of its CPU time (or per wait)
+		if p.Mode == modes.EngineSuspendSampling {
+			what = "ticks" // each one snapshot of every thread: the threads' samples below
+		}
+		parts = append(parts, fmt.Sprintf("%d %s every %s", p.Samples, what, numfmt.Duration(float64(p.IntervalNs))))
 		if p.WaitSamples > 0 {
 			parts[len(parts)-1] += fmt.Sprintf(" (%d of them threads waiting)", p.WaitSamples)
 		}

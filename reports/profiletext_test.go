@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"vbench/internal/modes"
 	"vbench/internal/profile"
 )
 
@@ -199,6 +200,12 @@ func TestProfileTextSampling(t *testing.T) {
 	}
 	if !strings.Contains(text, "· 1.744s · 2462 samples every 1.000ms · 3 threads ·") {
 		t.Errorf("header lacks the sampling rate:\n%s", text)
+	}
+	// The suspending sampler's count is of ticks, each a snapshot of every
+	// thread, not of the threads' samples.
+	p.Mode = modes.EngineSuspendSampling
+	if text := profileText(t, p, ProfileOptions{Top: 3}); !strings.Contains(text, "· 2462 ticks every 1.000ms · 3 threads ·") {
+		t.Errorf("suspend-sampling header:\n%s", text)
 	}
 }
 
