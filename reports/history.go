@@ -118,6 +118,10 @@ func gateText(a *hist.Analysis) string {
 	if a.GateAlpha == 0 {
 		return ""
 	}
+	if a.Family == 0 {
+		// Not "judges 0 series": nothing is judged until a series has the runs to show a change.
+		return fmt.Sprintf("; CI judges no series yet: a series is judged once it has %d runs", a.GateMinRuns)
+	}
 	return fmt.Sprintf("; CI judges %d %s as one family at alpha %g (Holm)", a.Family, plural(a.Family, "series", "series"), a.GateAlpha)
 }
 

@@ -84,11 +84,14 @@ type Analysis struct {
 	Entries []Entry
 	Series  []*Series
 	Changes [][]Change // per series, in Series' order
-	// Set by Gate: its run-level alpha and the number of series it judged.
-	GateAlpha float64
-	Family    int
-	opts      stats.ChangeOptions
-	prev      *Analysis // the history without its last entry (nil: one entry)
+	// Set by Gate: its run-level alpha, the number of series it judged, and
+	// the runs a series needs before it is judged (it can show no change
+	// point before).
+	GateAlpha   float64
+	Family      int
+	GateMinRuns int
+	opts        stats.ChangeOptions
+	prev        *Analysis // the history without its last entry (nil: one entry)
 }
 
 // Analyze finds every series' change points, and marks New those the
@@ -194,12 +197,12 @@ func (a *Analysis) Gate(alpha float64) {
 // gate marks the recent slower change points of the judged series "fails"
 // (holds over the family at alpha) or "held", and returns them.
 func (a *Analysis) gate(alpha float64) []*Change {
-	a.GateAlpha, a.Family = alpha, 0
+	opts := a.opts.WithDefaults()
+	a.GateAlpha, a.Family, a.GateMinRuns = alpha, 0, 2*opts.MinSize
 	if len(a.Entries) == 0 {
 		return nil
 	}
 	last := len(a.Entries) - 1
-	opts := a.opts.WithDefaults()
 	var cands []*Change
 	var values [][]float64
 	for si, s := range a.Series {
