@@ -42,7 +42,7 @@ type config struct {
 	mode             int
 	interval         time.Duration
 	timeSample       int // tracing, instrumentation: 1 times every call; N: hot nodes ~1 call in N
-	maxStack         int // sampling: frames kept per stack
+	maxStack         int // suspend-sampling: frames kept per stack
 	include, exclude []string
 	processes        *regexp.Regexp // VBENCH_PROCESSES; nil: every process
 	dir              string

@@ -118,9 +118,12 @@ func gateText(a *hist.Analysis) string {
 	if a.GateAlpha == 0 {
 		return ""
 	}
-	if a.Family == 0 {
+	switch {
+	case a.Family == 0 && a.GateShort > 0:
 		// Not "judges 0 series": nothing is judged until a series has the runs to show a change.
 		return fmt.Sprintf("; CI judges no series yet: a series is judged once it has %d runs", a.GateMinRuns)
+	case a.Family == 0:
+		return "; CI judges no series: it judges the series the last run measured, and that run measured none (every cell failed, or only the calibration workload)"
 	}
 	return fmt.Sprintf("; CI judges %d %s as one family at alpha %g (Holm)", a.Family, plural(a.Family, "series", "series"), a.GateAlpha)
 }

@@ -15,7 +15,8 @@ import (
 const ShareLevel = 0.99
 
 // ShareDesignEffect is how many samples count as one independent draw in a
-// share check. The sampler takes wall-clock samples of every thread, so a
+// share check, set for the suspending sampler (suspend-sampling), which
+// takes wall-clock samples of every thread, so a
 // thread that did not run between two ticks (preempted on a busy machine)
 // shows the same stack again: samples come in clusters, and their shares
 // vary more from run to run than a binomial of as many draws. Measured on

@@ -40,8 +40,8 @@ const (
 	EnvInclude    = "VBENCH_INCLUDE"           // comma-separated assembly/namespace patterns
 	EnvExclude    = "VBENCH_EXCLUDE"           // comma-separated assembly/namespace patterns
 	EnvTimeSample = "VBENCH_TIME_SAMPLE"       // tracing, instrumentation: time 1 in N calls of hot nodes (1: every call)
-	EnvNoInline   = "VBENCH_SAMPLING_NOINLINE" // sampling: keep user methods from being inlined
-	EnvMaxStack   = "VBENCH_MAX_STACK"         // sampling: frames kept per stack; deeper ones lose their middle
+	EnvNoInline   = "VBENCH_SAMPLING_NOINLINE" // sampling, suspend-sampling: keep user methods from being inlined
+	EnvMaxStack   = "VBENCH_MAX_STACK"         // suspend-sampling: frames kept per stack; deeper ones lose their middle
 	EnvProcesses  = "VBENCH_PROCESSES"         // a regexp: profile only processes whose command line matches
 	// the build a run's private copy of the library was made from (vbench
 	// run loads a fresh copy each run; the profiler loads CORECLR_PROFILER_PATH)
@@ -66,8 +66,8 @@ type Options struct {
 	Include    []string
 	Exclude    []string
 	TimeSample int  // tracing and instrumentation; 0 means the profiler's default (16; 256), 1 times every call
-	NoInline   bool // sampling only: keep user methods (but tiny ones) from being inlined
-	MaxStack   int  // sampling only: frames kept per stack; 0 means modes.MaxStack.Default
+	NoInline   bool // sampling engines only: keep user methods (but tiny ones) from being inlined
+	MaxStack   int  // suspend-sampling only: frames kept per stack; 0 means modes.MaxStack.Default
 	// Processes, a regular expression (CheckProcesses), limits profiling to
 	// the processes whose command line it matches; "" profiles every one.
 	Processes string

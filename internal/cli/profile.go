@@ -101,7 +101,11 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 	}
 	// A flag the engine does not read would silently do nothing.
 	for _, fs := range [][2]string{{"interval", modes.Interval.Name}, {"no-inline", "no_inline"}, {"max-stack", modes.MaxStack.Name}, {"time-sample", modes.TimeSample.Name}} {
-		if flag, setting := fs[0], fs[1]; cmd.Flags().Changed(flag) && !engine.Uses(setting) {
+		flag, setting := fs[0], fs[1]
+		if flag == "no-inline" && !f.noInline {
+			continue // --no-inline=false asks for nothing
+		}
+		if cmd.Flags().Changed(flag) && !engine.Uses(setting) {
 			return usageErrf("--%s does nothing under --mode %s: only %s read it", flag, engine, modes.List(modes.UsedBy(setting)))
 		}
 	}

@@ -90,6 +90,7 @@ type Analysis struct {
 	GateAlpha   float64
 	Family      int
 	GateMinRuns int
+	GateShort   int // series the last run measured that are still shorter than GateMinRuns
 	opts        stats.ChangeOptions
 	prev        *Analysis // the history without its last entry (nil: one entry)
 }
@@ -198,7 +199,7 @@ func (a *Analysis) Gate(alpha float64) {
 // (holds over the family at alpha) or "held", and returns them.
 func (a *Analysis) gate(alpha float64) []*Change {
 	opts := a.opts.WithDefaults()
-	a.GateAlpha, a.Family, a.GateMinRuns = alpha, 0, 2*opts.MinSize
+	a.GateAlpha, a.Family, a.GateMinRuns, a.GateShort = alpha, 0, 2*opts.MinSize, 0
 	if len(a.Entries) == 0 {
 		return nil
 	}
@@ -207,7 +208,11 @@ func (a *Analysis) gate(alpha float64) []*Change {
 	var values [][]float64
 	for si, s := range a.Series {
 		n := len(s.Points)
-		if n < 2*opts.MinSize || s.Points[n-1].Entry != last || a.isMachine(s) {
+		if s.Points[n-1].Entry != last || a.isMachine(s) {
+			continue
+		}
+		if n < 2*opts.MinSize {
+			a.GateShort++
 			continue
 		}
 		a.Family++

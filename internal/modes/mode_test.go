@@ -1,6 +1,9 @@
 package modes
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // Every built-in mode but none runs one of the profiler's engines, and the
 // harness checks exact call counts for exactly the engines that count calls.
@@ -47,5 +50,36 @@ func TestModesAndEngines(t *testing.T) {
 	}
 	if Mode("instrumented").Engine() != "" || Engine("instrumented").Valid() {
 		t.Errorf("a misspelt mode is not an engine")
+	}
+}
+
+// Which engine reads which setting, as the profiler does (profiler/config.go,
+// profiler.c): a mode describes, and a suite or a flag may set, only those.
+func TestEngineUsesSettings(t *testing.T) {
+	want := map[string][]Engine{
+		"interval":    {EngineSampling, EngineSuspendSampling},
+		"no_inline":   {EngineSampling, EngineSuspendSampling},
+		"max_stack":   {EngineSuspendSampling},
+		"time_sample": {EngineTracing, EngineInstrumentation},
+		"include":     {EngineTracing, EngineInstrumentation, EngineSampling, EngineSuspendSampling, EngineNull},
+	}
+	for setting, engines := range want {
+		if got := List(UsedBy(setting)); got != List(engines) {
+			t.Errorf("UsedBy(%s) = %s, want %s", setting, got, List(engines))
+		}
+	}
+	if !EngineCPUSampling.Uses("interval") || EngineCPUSampling.Uses("max_stack") {
+		t.Error("cpu-sampling, sampling's old name, reads what sampling reads")
+	}
+	all := ProfilerSettings{Interval: Duration(time.Millisecond), TimeSample: 4, NoInline: true, MaxStack: 64}
+	for e, d := range map[Engine]string{
+		EngineSampling:        "vbench sampling, interval 1ms, no_inline",
+		EngineSuspendSampling: "vbench suspend-sampling, interval 1ms, no_inline, max_stack 64",
+		EngineTracing:         "vbench tracing, time_sample 4",
+		EngineNull:            "vbench null",
+	} {
+		if got := (&Spec{Engine: e, ProfilerSettings: all}).Description(); got != d {
+			t.Errorf("%s with every setting: %q, want %q", e, got, d)
+		}
 	}
 }

@@ -11,9 +11,9 @@ type ProfilerSettings struct {
 	Interval   Duration `json:"interval,omitempty"`    // sampling interval
 	Include    []string `json:"include,omitempty"`     // assembly/namespace glob patterns
 	Exclude    []string `json:"exclude,omitempty"`     //
-	TimeSample int      `json:"time_sample,omitempty"` // tracing: time 1 in N calls of hot paths
-	NoInline   bool     `json:"no_inline,omitempty"`   // sampling: keep user methods from being inlined
-	MaxStack   int      `json:"max_stack,omitempty"`   // sampling: frames kept per stack
+	TimeSample int      `json:"time_sample,omitempty"` // tracing, instrumentation: time 1 in N calls of hot paths
+	NoInline   bool     `json:"no_inline,omitempty"`   // sampling, suspend-sampling: keep user methods from being inlined
+	MaxStack   int      `json:"max_stack,omitempty"`   // suspend-sampling: frames kept per stack
 }
 
 // A Setting is one of the profiler's numeric settings as data: its name (a

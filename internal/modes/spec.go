@@ -60,8 +60,7 @@ func (s *Spec) Description() string {
 	var set []string
 	// Only the settings the engine reads: a suite's profiler block gives
 	// every engine mode all of them.
-	sampling, tracing := s.Engine.Samples(), s.Engine.CountsCalls()
-	if s.Interval > 0 && sampling {
+	if s.Interval > 0 && s.Engine.Uses(Interval.Name) {
 		set = append(set, "interval "+s.Interval.String())
 	}
 	if len(s.Include) > 0 {
@@ -70,13 +69,13 @@ func (s *Spec) Description() string {
 	if len(s.Exclude) > 0 {
 		set = append(set, "exclude "+strings.Join(s.Exclude, ","))
 	}
-	if s.TimeSample > 0 && tracing {
+	if s.TimeSample > 0 && s.Engine.Uses(TimeSample.Name) {
 		set = append(set, fmt.Sprintf("time_sample %d", s.TimeSample))
 	}
-	if s.NoInline && sampling {
+	if s.NoInline && s.Engine.Uses("no_inline") {
 		set = append(set, "no_inline")
 	}
-	if s.MaxStack > 0 && sampling {
+	if s.MaxStack > 0 && s.Engine.Uses(MaxStack.Name) {
 		set = append(set, fmt.Sprintf("max_stack %d", s.MaxStack))
 	}
 	if len(s.Env) > 0 {

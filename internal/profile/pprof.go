@@ -29,7 +29,8 @@ const ElidedFrames = "[vbench: frames elided]"
 // path (tree node), with the node's exclusive values, so pprof's flat figures
 // are exclusive and its cumulative ones inclusive. Tracing: calls/count and
 // wall/nanoseconds; sampling: samples/count and wall/nanoseconds (samples ×
-// interval: the sampler samples every thread on the wall clock, not CPU).
+// interval: wall time under suspend-sampling, which samples every thread on
+// the wall clock; CPU time and waits under sampling).
 // Every function has one location (and id: its index + 1); the
 // thread and the process are labels on each sample ("thread", and the
 // numeric "pid": a profile merged from a process tree is split with

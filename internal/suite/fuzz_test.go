@@ -267,7 +267,11 @@ func encode(t *testing.T, s *Suite) []byte {
 		if sp.Engine != "" {
 			m["engine"] = string(sp.Engine)
 			for k, v := range settings(sp.ProfilerSettings) {
-				m[k] = v
+				// What the engine does not read came from the profiler
+				// block (a mode may not give it): read back, it is inherited again.
+				if sp.Engine.Uses(k) {
+					m[k] = v
+				}
 			}
 		}
 		if sp.Profiler != "" {

@@ -175,7 +175,7 @@ func (p *parser) modeSpec(n *yaml.Node, field string) (modes.Spec, *yaml.Node) {
 	// interval on a tracing mode). The suite's profiler block may hold any:
 	// it serves every engine mode.
 	for _, k := range nodes.settings {
-		if !spec.Engine.Uses(k.Value) {
+		if !spec.Engine.Uses(k.Value) && !(k.Value == "no_inline" && !spec.NoInline) { // no_inline: false asks for nothing
 			p.fail(k, field+"."+k.Value, "does nothing under engine %s: only %s read it", spec.Engine, modes.List(modes.UsedBy(k.Value)))
 			return spec, nodes.against
 		}
