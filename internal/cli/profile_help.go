@@ -29,7 +29,8 @@ weighed by the time it waits; the JIT's inlined methods count as their
 caller unless --no-inline), suspend-sampling (the sampler before it: every
 --interval the runtime is suspended and every thread's stack snapshotted,
 up to --max-stack frames), null (the hooks, doing nothing: the floor of any
-enter/leave tracer).
+enter/leave tracer). A flag the mode does not read (--interval under
+tracing) is refused rather than ignored.
 
 --include and --exclude choose what is profiled, not what is shown: by
 default every function of user code is, framework code (System.*,
