@@ -85,6 +85,8 @@ enum {
 	INFO_GetRuntimeInformation = 67,
 	INFO_EnumThreads = 71,               // Info4
 	INFO_SetEventMask2 = 82,             // Info5
+	INFO_GetNativeCodeStartAddresses = 90, // Info9
+	INFO_GetCodeInfo4 = 92,
 	INFO_SuspendRuntime = 97,            // Info10
 	INFO_ResumeRuntime = 98,
 };
@@ -108,6 +110,9 @@ typedef HRESULT (*GetRuntimeInformation_t)(void *, uint16_t *, int *, uint16_t *
 typedef HRESULT (*EnumThreads_t)(void *, IUnknown **);
 typedef HRESULT (*SetEventMask2_t)(void *, uint32_t, uint32_t);
 typedef HRESULT (*Suspend_t)(void *); // SuspendRuntime, ResumeRuntime
+typedef HRESULT (*GetNativeCodeStartAddresses_t)(void *, FunctionID, uintptr_t, uint32_t, uint32_t *, uintptr_t *);
+typedef struct { uintptr_t start; size_t size; } COR_PRF_CODE_INFO;
+typedef HRESULT (*GetCodeInfo4_t)(void *, uintptr_t, uint32_t, uint32_t *, COR_PRF_CODE_INFO *);
 
 // ICorProfilerThreadEnum slots.
 enum { TENUM_Next = 7 };

@@ -36,11 +36,13 @@
 //
 // Walks: the leaf is the interrupted IP; each frame above it is the return
 // address at [rbp+8], the next frame at [rbp], which must lie higher on the
-// same stack. CoreCLR's JIT keeps RBP frames for all but small leaf methods
+// same stack. CoreCLR's JIT keeps RBP frames for all but small methods (leaves, and forwarders of one call)
 // on Linux x64 (ETW_EBP_FRAMED) and libcoreclr is built with frame pointers.
 // A frameless leaf hides its caller (RBP is still the caller's frame): the
 // drain then looks for the caller's return address among the words at the
-// stack pointer (see resolve). A walk that stops inside managed code (an
+// stack pointer (see resolve); a frameless method in the middle of the
+// stack hides its caller too, recovered from its prolog and the words kept
+// above its callee's frame record (see frameless). A walk that stops inside managed code (an
 // RBP that is no frame pointer) is not rooted: its frames go under an
 // "[vbench: stack incomplete]" root, never grafted at the thread's root.
 // Frames GetFunctionFromIP does not know (native code, stubs) are dropped
@@ -77,6 +79,8 @@
 #define DIRECTED_TAG 0x5642 // si_value's high half: a directed tick (see direct), not someone else's sigqueue
 #define WAIT_TAG 0x5643     // ... a waiting thread's one tick (see waits)
 #define TOPWORDS 4     // words at the interrupted stack pointer (a frameless leaf's return address)
+#define NUP 32         // leaf-most frames whose record's upper words are kept (see frameless)
+#define UPWORDS 4      // words kept above each of those frame records
 
 enum {
 	WALK_ROOTED = 1,    // the chain ended at a zero frame pointer (the thread's first frame)
@@ -100,6 +104,10 @@ typedef struct {
 	uint32_t nhid;
 	uint32_t hid_at[NHIDDEN];
 	uintptr_t hid_ret[NHIDDEN];
+	// up[j]: the UPWORDS words above the frame record that gave frame j's
+	// return address (j < NUP): a frameless frame j's own frame, and above
+	// it the return address into its caller (see frameless).
+	uintptr_t up[NUP][UPWORDS];
 	uintptr_t ip[LEAD + RING];
 } slot;
 
@@ -255,6 +263,12 @@ static void on_prof(int sig, siginfo_t *si, void *ucv) {
 				break;
 			}
 			s->ip[n < LEAD ? n : LEAD + (n - LEAD) % RING] = ret;
+			if (n < NUP) {
+				if (bp + 16 + 8 * UPWORDS <= hi)
+					for (int k = 0; k < UPWORDS; k++) s->up[n][k] = ((uintptr_t *)bp)[2 + k];
+				else
+					memset(s->up[n], 0, sizeof s->up[n]);
+			}
 			// An OSR method's frame record links straight to its caller's
 			// caller: the real one (the Tier0 frame's, holding the same
 			// saved frame pointer) lies higher, beyond the Tier0 locals.
@@ -522,6 +536,94 @@ static FunctionID function_at(uintptr_t ip) {
 	return f;
 }
 
+// ---- frameless frames
+//
+// The JIT keeps a frame pointer in every method but small optimised ones
+// (under 16 bytes of IL, at most one call, no loop: ETW_EBP_FRAMED's rule),
+// such as a forwarding overload like CoreLib's Thread.Join(). Such a method
+// in the middle of a stack leaves RBP to its caller's frame: the chain goes
+// from its callee's frame record to its caller's caller, and the caller is
+// hidden. The caller's return address is the word just above the frameless
+// method's own frame, whose size its prolog says (the pushes and the sub
+// rsp before the body); the handler keeps the words above the leaf-most
+// frame records (slot.up), and the drain reads the method's prolog.
+
+// prolog_frame is the bytes a method's prolog at code puts below its return
+// address, -1 when it keeps a frame pointer (its first instruction is push
+// rbp) or the prolog is none the JIT writes for a frameless method with a
+// call (which must move RSP: a call needs the stack 16-aligned).
+static int32_t prolog_frame(const uint8_t *c) {
+	int i = 0, size = 0;
+	if (c[0] == 0xC5 && c[1] == 0xF8 && c[2] == 0x77) i = 3; // vzeroupper
+	if (c[i] == 0x55 || (c[i] == 0x40 && c[i + 1] == 0x55)) return -1;
+	for (int k = 0; k < 8; k++) { // push rax/rbx/rsi/rdi..., push r8..r15
+		if (c[i] >= 0x50 && c[i] <= 0x57 && c[i] != 0x54 && c[i] != 0x55) {
+			size += 8, i++;
+		} else if (c[i] == 0x41 && c[i + 1] >= 0x50 && c[i + 1] <= 0x57) {
+			size += 8, i += 2;
+		} else {
+			break;
+		}
+	}
+	if (c[i] == 0x48 && c[i + 1] == 0x83 && c[i + 2] == 0xEC && c[i + 3] < 0x80) size += c[i + 3]; // sub rsp, imm8
+	else if (c[i] == 0x48 && c[i + 1] == 0x81 && c[i + 2] == 0xEC) size += (int32_t)((uint32_t)c[i + 3] | (uint32_t)c[i + 4] << 8 | (uint32_t)c[i + 5] << 16 | (uint32_t)c[i + 6] << 24);
+	return size > 0 && size % 8 == 0 ? size : -1;
+}
+
+// An IP -> frame cache: what frame_at said of it.
+#define FCACHE (1u << 14)
+static struct { uintptr_t ip; int32_t frame; } fcache[FCACHE];
+static int64_t vb_cpu_frameless_found;
+
+// frame_at is prolog_frame of the code version of f that holds ip (a return
+// address into it, less one), -1 when it keeps a frame pointer or its code
+// cannot be found.
+static int32_t frame_at(FunctionID f, uintptr_t ip) {
+	uint32_t i = (uint32_t)((ip * 0x9E3779B97F4A7C15ull) >> 50) % FCACHE;
+	if (fcache[i].ip == ip) return fcache[i].frame;
+	int32_t frame = -1;
+	uintptr_t starts[8];
+	uint32_t n = 0;
+	if (!FAILED(VCALL(vb_info, INFO_GetNativeCodeStartAddresses, GetNativeCodeStartAddresses_t)(vb_info, f, 0, 8, &n, starts)))
+		for (uint32_t k = 0; k < n && k < 8 && frame == -1; k++) {
+			COR_PRF_CODE_INFO ci[4];
+			uint32_t m = 0;
+			if (FAILED(VCALL(vb_info, INFO_GetCodeInfo4, GetCodeInfo4_t)(vb_info, starts[k], 4, &m, ci))) continue;
+			for (uint32_t j = 0; j < m && j < 4; j++)
+				if (ip >= ci[j].start && ip < ci[j].start + ci[j].size) {
+					frame = prolog_frame((const uint8_t *)starts[k]);
+					break;
+				}
+		}
+	fcache[i].ip = ip;
+	fcache[i].frame = frame;
+	return frame;
+}
+
+// after_call reports whether ret is a return address: it follows a call
+// (E8 rel32, or FF /2: call through a register or memory).
+static int after_call(uintptr_t ret) {
+	const uint8_t *c = (const uint8_t *)ret;
+	if (c[-5] == 0xE8) return 1;
+	for (int len = 2; len <= 7; len++) // FF, ModRM with reg 2, then SIB and displacement
+		if (c[-len] == 0xFF && (c[1 - len] & 0x38) == 0x10) return 1;
+	return 0;
+}
+
+// hidden_caller is the method frame j's frameless method f hides, or 0:
+// the return address into it lies above f's frame among slot.up[j].
+static FunctionID hidden_caller(const slot *s, uint32_t j, FunctionID f, uintptr_t ret) {
+	if (j == 0 || j >= NUP) return 0;
+	int32_t frame = frame_at(f, ret - 1);
+	if (frame < 0 || frame / 8 >= UPWORDS) return 0;
+	uintptr_t w = s->up[j][frame / 8];
+	if (!w || w == ret) return 0;
+	FunctionID c = function_at(w - 1); // first: only managed code's bytes are read
+	if (!c || c == f || !after_call(w)) return 0;
+	vb_cpu_frameless_found++;
+	return c;
+}
+
 // maps_range sets r's stack range from the mapping holding sp.
 static void maps_range(record *r, uintptr_t sp) {
 	FILE *f = fopen("/proc/self/maps", "r");
@@ -616,6 +718,9 @@ static uint32_t resolve(const slot *s, FunctionID *out, int *rooted) {
 			continue;
 		}
 		out[n++] = f;
+		// A frameless method's caller, which the chain skips.
+		FunctionID hc = j < LEAD && !same ? hidden_caller(s, j, f, ip) : 0;
+		if (hc) out[n++] = hc;
 		// The frame of an OSR method (a loop's optimized code entered
 		// mid-method) gives as return address a stale word of its Tier0
 		// frame, in the same method: that frame is the hidden caller.
@@ -634,7 +739,7 @@ static uint32_t resolve(const slot *s, FunctionID *out, int *rooted) {
 	return n;
 }
 
-static FunctionID resolved[LEAD + RING + 2];
+static FunctionID resolved[LEAD + RING + NUP + 2];
 
 
 static int64_t drain_resolve_ns; // with VBENCH_CPU_TIMING=1: of draining, resolving IPs
@@ -680,7 +785,11 @@ static void drain_record(record *r) {
 		if (waiting) {
 			// The stack a thread waits on: held (see waits) while it waits.
 			int held = r->wait == WAIT_SENT;
-			if (held) r->wait = WAIT_HELD, r->wait_leaf = 0;
+			if (held) {
+				r->wait = WAIT_HELD, r->wait_leaf = 0;
+				int64_t cpu = vb_cpu_ns_of(r->tid); // after its tick's handler: from here on it runs only if its wait ends
+				if (cpu >= 0) r->wait_cpu = cpu;
+			}
 			if (n == 0) {
 				r->wait_owed = 0; // idle in native code: not sampled, as the suspending sampler skips it
 				continue;
@@ -727,6 +836,13 @@ static void drain_record(record *r) {
 // much of it was waiting (wait_samples). VBENCH_CPU_WAITS=0: CPU time only.
 #define WAIT_NS 10000000
 #define WAIT_RAN_NS 200000 // the wait tick's own handler takes tens of microseconds
+// A held thread (its stack walked, no signal since) that runs at all has
+// left that wait: returning from one wait into the next (a Join, then a
+// Sleep) can take a few microseconds, far below WAIT_RAN_NS, and the second
+// wait's time would go to the first's stack. The margin covers the end of
+// the wait tick's own handler (its return and sigreturn) after the drain
+// read the stack.
+#define WAIT_HELD_RAN_NS 10000
 static int64_t wait_last_ns, wait_rem_ns;
 
 // wait_add adds w intervals waited to r's held stack, leaf to root.
@@ -754,7 +870,7 @@ static void waits(void) {
 		if (cpu < 0) continue;
 		int64_t ran = r->wait_cpu < 0 ? WAIT_RAN_NS : cpu - r->wait_cpu;
 		r->wait_cpu = cpu;
-		if (ran >= WAIT_RAN_NS) {
+		if (ran >= (r->wait == WAIT_HELD ? WAIT_HELD_RAN_NS : WAIT_RAN_NS)) {
 			r->wait = WAIT_NONE; // it ran: its CPU ticks cover it
 			r->wait_owed = 0;
 			continue;
@@ -784,6 +900,7 @@ static void drain_all(void) {
 	pthread_mutex_lock(&reg);
 	if (cached > CACHE / 2) {
 		memset(cache, 0, sizeof cache);
+		memset(fcache, 0, sizeof fcache);
 		cached = 0;
 	}
 	for (int i = 0; i < NRECORDS; i++) {
@@ -915,9 +1032,9 @@ int vb_cpu_sampler_stop_within(int ms) {
 	pthread_mutex_unlock(&reg);
 	drain_all();
 	vb_log("cpu sampler: %ld signals (weight %ld), %ld frames walked; walks rooted %ld, broken %ld, off the thread's stack %ld, before its range was known %ld; "
-		"frames unresolved %ld, samples with no managed frame %ld, not rooted %ld, leaf callers found at the stack pointer %ld, OSR callers %ld; samples lost (ring full) %ld; timers not made %ld; threads given CPU-clock timers %d, threads directed %d (ticks sent %ld, held: one pending or the thread barely ran %ld), moved back to a timer %d; waits: %ld ticks sent, %ld stacks, weight %ld; walks started by a scan for a frame record %ld; IP cache %ld of %ld lookups",
+		"frames unresolved %ld, samples with no managed frame %ld, not rooted %ld, leaf callers found at the stack pointer %ld, OSR callers %ld, callers of frameless methods %ld; samples lost (ring full) %ld; timers not made %ld; threads given CPU-clock timers %d, threads directed %d (ticks sent %ld, held: one pending or the thread barely ran %ld), moved back to a timer %d; waits: %ld ticks sent, %ld stacks, weight %ld; walks started by a scan for a frame record %ld; IP cache %ld of %ld lookups",
 		(long)vb_cpu_signals, (long)vb_cpu_weight, (long)vb_cpu_frames, (long)vb_cpu_rooted, (long)vb_cpu_broken, (long)vb_cpu_offstack, (long)vb_cpu_norange,
-		(long)vb_cpu_unresolved, (long)vb_cpu_no_managed, (long)vb_cpu_incomplete, (long)vb_cpu_leaf_callers, (long)vb_cpu_osr, (long)vb_cpu_full, (long)vb_cpu_timer_fail, vb_cpu_ticks_timer, vb_cpu_ticks_directed, (long)vb_cpu_directed_sent, (long)vb_cpu_directed_held, vb_cpu_ticks_back, (long)vb_cpu_wait_sent, (long)vb_cpu_wait_stacks, (long)vb_cpu_wait_weight, (long)vb_cpu_scanned, (long)hits, (long)lookups);
+		(long)vb_cpu_unresolved, (long)vb_cpu_no_managed, (long)vb_cpu_incomplete, (long)vb_cpu_leaf_callers, (long)vb_cpu_osr, (long)vb_cpu_frameless_found, (long)vb_cpu_full, (long)vb_cpu_timer_fail, vb_cpu_ticks_timer, vb_cpu_ticks_directed, (long)vb_cpu_directed_sent, (long)vb_cpu_directed_held, vb_cpu_ticks_back, (long)vb_cpu_wait_sent, (long)vb_cpu_wait_stacks, (long)vb_cpu_wait_weight, (long)vb_cpu_scanned, (long)hits, (long)lookups);
 	vb_log("cpu sampler: the drain thread used %.1f ms of CPU over %.1f ms", (double)drain_cpu_ns / 1e6, (double)(vb_mono_ns() - (int64_t)vb_mono_start_ns) / 1e6);
 	if (timing) vb_log("cpu sampler: of it, giving ticks %.1f ms, draining %.1f ms (resolving IPs %.1f ms; %ld GetFunctionFromIP calls)", (double)drain_tick_ns / 1e6, (double)drain_merge_ns / 1e6, (double)drain_resolve_ns / 1e6, (long)(lookups - hits));
 	if (timing && vb_cpu_handler_n) {

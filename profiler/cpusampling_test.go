@@ -200,6 +200,14 @@ func TestCPUSamplingSamplesWaits(t *testing.T) {
 	if join != nil && nap != nil && p.WaitSamples < join.InclusiveSamples+nap.InclusiveSamples {
 		t.Errorf("profile's wait_samples %d, below Join's %d and Nap's %d", p.WaitSamples, join.InclusiveSamples, nap.InclusiveSamples)
 	}
+	// Waiter.Join waits in CoreLib's Thread.Join(), which keeps no frame
+	// pointer: the wait is Join's, not its caller Waiter.Run's.
+	if run := p.Function("VbTest.Waiter.Run"); join != nil && run != nil && run.ExclusiveSamples > join.InclusiveSamples/10 {
+		t.Errorf("Waiter.Run has %d exclusive samples beside Join's %d: the frameless Thread.Join() hid its caller", run.ExclusiveSamples, join.InclusiveSamples)
+	}
+	if !regexp.MustCompile(`callers of frameless methods [1-9]`).MatchString(r.Stderr) {
+		t.Errorf("the debug log counts no caller of a frameless method found:\n%s", r.Stderr)
+	}
 	if !regexp.MustCompile(`waits: [1-9][0-9]* ticks sent`).MatchString(r.Stderr) {
 		t.Errorf("the debug log counts no wait ticks:\n%s", r.Stderr)
 	}

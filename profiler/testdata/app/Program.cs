@@ -400,15 +400,15 @@ namespace VbTest
     // Thread.Join for all of Hot.Spin's time on a worker, then
     // Waiter.Nap sleeps for half of it. Neither uses CPU. (Each counts
     // after its call: a call in tail position would be a tail call, and
-    // the method's frame gone. Join(int), not Join(): CoreLib's Join()
-    // keeps no frame pointer, so a frame-pointer walk through it loses
-    // its caller, docs/profiler.md "CPU sampling".)
+    // the method's frame gone. CoreLib's Join() keeps no frame pointer: a
+    // frame-pointer walk through it skips Waiter.Join unless the sampler
+    // finds the return address its prolog says, docs/profiler.md.)
     public static class Waiter
     {
         static int waits;
 
         [MethodImpl(MethodImplOptions.NoInlining)]
-        public static void Join(Thread t) { t.Join(Timeout.Infinite); waits++; }
+        public static void Join(Thread t) { t.Join(); waits++; }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static void Nap(int ms) { Thread.Sleep(ms); waits++; }
