@@ -64,6 +64,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -79,8 +80,8 @@
 #define DIRECTED_TAG 0x5642 // si_value's high half: a directed tick (see direct), not someone else's sigqueue
 #define WAIT_TAG 0x5643     // ... a waiting thread's one tick (see waits)
 #define TOPWORDS 4     // words at the interrupted stack pointer (a frameless leaf's return address)
-#define NUP 32         // leaf-most frames whose record's upper words are kept (see frameless)
-#define UPWORDS 4      // words kept above each of those frame records
+#define NUP 24         // leaf-most frames whose record's upper words are kept (see frameless)
+#define UPWORDS 6      // words kept above each of those frame records
 
 enum {
 	WALK_ROOTED = 1,    // the chain ended at a zero frame pointer (the thread's first frame)
@@ -99,6 +100,7 @@ typedef struct {
 	uint32_t pad;
 	uintptr_t top[TOPWORDS];
 	uintptr_t sp0, bp0; // the interrupted stack and frame pointers
+	int64_t cpu_end;    // a wait tick's: the thread's CPU time as its walk ended (see waits)
 	// OSR frames (see resolve): walk index j of a frame whose record's next
 	// frame pointer also lies higher up, and the word above that copy.
 	uint32_t nhid;
@@ -152,6 +154,7 @@ int64_t vb_cpu_scanned; // walks started at a frame record found by scan_frame
 static int waits_off;
 int64_t vb_cpu_handler_ns, vb_cpu_handler_n; // with VBENCH_CPU_TIMING=1: time in the handler
 static int timing, dump;
+static int in_callback; // resolving inside a runtime callback or at the stop (see frame_at)
 // The root of stacks whose walk did not reach the thread's first frame; Go
 // names it (profile.IncompleteStack).
 vb_fn vb_incomplete_fn = {.id = UINT32_MAX - 1, .user = 1, .name = "", .module = "", .assembly = "", .type_name = ""};
@@ -289,6 +292,8 @@ static void on_prof(int sig, siginfo_t *si, void *ucv) {
 	}
 	s->seen = n;
 	s->flags = flags;
+	// clock_gettime is async-signal-safe; only a wait tick's walk reads it.
+	s->cpu_end = tag == WAIT_TAG ? vb_self_cpu_ns() : 0;
 	__atomic_store_n(&r->head, h + 1, __ATOMIC_RELEASE);
 out:
 	if (timing) {
@@ -475,7 +480,11 @@ void vb_cpu_thread_assigned(ThreadID managed, int32_t tid) {
 	record *r = find(tid, 1);
 	if (!r) goto done;
 	disarm(r); // a thread with this id we were not told had ended
-	if (r->managed && r->managed != managed) drain_record(r);
+	if (r->managed && r->managed != managed) {
+		in_callback = 1;
+		drain_record(r);
+		in_callback = 0;
+	}
 	if (!r->slots) {
 		void *p = mmap(0, NSLOTS * sizeof(slot), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (p == MAP_FAILED) goto done;
@@ -503,7 +512,9 @@ void vb_cpu_thread_destroyed(ThreadID managed) {
 		record *r = &records[i];
 		if (r->tid && r->managed == managed && r->armed) {
 			disarm(r);
+			in_callback = 1;
 			drain_record(r);
+			in_callback = 0;
 			if (r->tree) vb_thread_cpu_ns(r->tree); // its last CPU time, before the id is reused
 		}
 	}
@@ -539,8 +550,9 @@ static FunctionID function_at(uintptr_t ip) {
 // ---- frameless frames
 //
 // The JIT keeps a frame pointer in every method but small optimised ones
-// (under 16 bytes of IL, at most one call, no loop: ETW_EBP_FRAMED's rule),
-// such as a forwarding overload like CoreLib's Thread.Join(). Such a method
+// (no loop, at most 3 blocks, at most one call and that a direct one:
+// ETW_EBP_FRAMED's rule), such as a forwarding overload like CoreLib's
+// Thread.Join(). Such a method
 // in the middle of a stack leaves RBP to its caller's frame: the chain goes
 // from its callee's frame record to its caller's caller, and the caller is
 // hidden. The caller's return address is the word just above the frameless
@@ -553,7 +565,8 @@ static FunctionID function_at(uintptr_t ip) {
 // rbp) or the prolog is none the JIT writes for a frameless method with a
 // call (which must move RSP: a call needs the stack 16-aligned).
 static int32_t prolog_frame(const uint8_t *c) {
-	int i = 0, size = 0;
+	int i = 0;
+	uint32_t size = 0;
 	if (c[0] == 0xC5 && c[1] == 0xF8 && c[2] == 0x77) i = 3; // vzeroupper
 	if (c[i] == 0x55 || (c[i] == 0x40 && c[i + 1] == 0x55)) return -1;
 	for (int k = 0; k < 8; k++) { // push rax/rbx/rsi/rdi..., push r8..r15
@@ -566,8 +579,18 @@ static int32_t prolog_frame(const uint8_t *c) {
 		}
 	}
 	if (c[i] == 0x48 && c[i + 1] == 0x83 && c[i + 2] == 0xEC && c[i + 3] < 0x80) size += c[i + 3]; // sub rsp, imm8
-	else if (c[i] == 0x48 && c[i + 1] == 0x81 && c[i + 2] == 0xEC) size += (int32_t)((uint32_t)c[i + 3] | (uint32_t)c[i + 4] << 8 | (uint32_t)c[i + 5] << 16 | (uint32_t)c[i + 6] << 24);
-	return size > 0 && size % 8 == 0 ? size : -1;
+	else if (c[i] == 0x48 && c[i + 1] == 0x81 && c[i + 2] == 0xEC) size += (uint32_t)c[i + 3] | (uint32_t)c[i + 4] << 8 | (uint32_t)c[i + 5] << 16 | (uint32_t)c[i + 6] << 24;
+	// A method that calls leaves RSP 16-aligned: its frame is 8 mod 16 bytes
+	// below its return address. Anything else is no prolog read right.
+	return size % 16 == 8 && size < 4096 ? (int32_t)size : -1;
+}
+
+// copy reads n bytes of the process's memory at p into out without faulting
+// (0: done): code named by a cache entry may have been freed since (a
+// collectible assembly unloaded), and a fault here would end the program.
+static int copy(void *out, uintptr_t p, size_t n) {
+	struct iovec local = {out, n}, remote = {(void *)p, n};
+	return process_vm_readv(self_pid, &local, 1, &remote, 1, 0) == (ssize_t)n ? 0 : -1;
 }
 
 // An IP -> frame cache: what frame_at said of it.
@@ -577,11 +600,16 @@ static int64_t vb_cpu_frameless_found;
 
 // frame_at is prolog_frame of the code version of f that holds ip (a return
 // address into it, less one), -1 when it keeps a frame pointer or its code
-// cannot be found.
+// cannot be found. Not from a runtime callback (the drain inside
+// ThreadAssignedToOSThread or ThreadDestroyed): GetCodeInfo4 may trigger a
+// GC, refused there, and GetNativeCodeStartAddresses takes the runtime's
+// code-versioning lock; the frame then stays hidden, uncached.
 static int32_t frame_at(FunctionID f, uintptr_t ip) {
 	uint32_t i = (uint32_t)((ip * 0x9E3779B97F4A7C15ull) >> 50) % FCACHE;
 	if (fcache[i].ip == ip) return fcache[i].frame;
+	if (in_callback) return -1;
 	int32_t frame = -1;
+	int found = 0;
 	uintptr_t starts[8];
 	uint32_t n = 0;
 	if (!FAILED(VCALL(vb_info, INFO_GetNativeCodeStartAddresses, GetNativeCodeStartAddresses_t)(vb_info, f, 0, 8, &n, starts)))
@@ -591,22 +619,31 @@ static int32_t frame_at(FunctionID f, uintptr_t ip) {
 			if (FAILED(VCALL(vb_info, INFO_GetCodeInfo4, GetCodeInfo4_t)(vb_info, starts[k], 4, &m, ci))) continue;
 			for (uint32_t j = 0; j < m && j < 4; j++)
 				if (ip >= ci[j].start && ip < ci[j].start + ci[j].size) {
-					frame = prolog_frame((const uint8_t *)starts[k]);
+					uint8_t code[32];
+					if (copy(code, starts[k], sizeof code) == 0) frame = prolog_frame(code), found = 1;
 					break;
 				}
 		}
+	if (!found) return -1; // not known now: asked again next time
 	fcache[i].ip = ip;
 	fcache[i].frame = frame;
 	return frame;
 }
 
-// after_call reports whether ret is a return address: it follows a call
-// (E8 rel32, or FF /2: call through a register or memory).
+// after_call reports whether ret is a return address: it follows one of
+// the calls the JIT emits: E8 rel32; FF 15 [rip+disp32]; FF D0-D7 (call
+// reg, 41 before it for r8-r15); FF 50-57 disp8 and FF 90-97 disp32 (call
+// [reg+disp]).
 static int after_call(uintptr_t ret) {
-	const uint8_t *c = (const uint8_t *)ret;
+	uint8_t b[8];
+	if (copy(b, ret - 8, 8) != 0) return 0;
+	const uint8_t *c = b + 8; // c[-k]: the byte k before ret
 	if (c[-5] == 0xE8) return 1;
-	for (int len = 2; len <= 7; len++) // FF, ModRM with reg 2, then SIB and displacement
-		if (c[-len] == 0xFF && (c[1 - len] & 0x38) == 0x10) return 1;
+	if (c[-6] == 0xFF && c[-5] == 0x15) return 1;
+	if (c[-2] == 0xFF && c[-1] >= 0xD0 && c[-1] <= 0xD7) return 1;
+	if (c[-3] == 0xFF && c[-2] >= 0x50 && c[-2] <= 0x57) return 1;
+	if (c[-2] == 0xFF && c[-1] >= 0x10 && c[-1] <= 0x17 && c[-1] != 0x14 && c[-1] != 0x15) return 1; // call [reg]
+	if (c[-6] == 0xFF && c[-5] >= 0x90 && c[-5] <= 0x97) return 1;
 	return 0;
 }
 
@@ -787,8 +824,10 @@ static void drain_record(record *r) {
 			int held = r->wait == WAIT_SENT;
 			if (held) {
 				r->wait = WAIT_HELD, r->wait_leaf = 0;
-				int64_t cpu = vb_cpu_ns_of(r->tid); // after its tick's handler: from here on it runs only if its wait ends
-				if (cpu >= 0) r->wait_cpu = cpu;
+				// From the end of the walk on, it runs only if its wait ends
+				// (then the check sees it): not from when the drain got here,
+				// which would hide what it ran since.
+				if (s->cpu_end > 0) r->wait_cpu = s->cpu_end;
 			}
 			if (n == 0) {
 				r->wait_owed = 0; // idle in native code: not sampled, as the suspending sampler skips it
@@ -836,13 +875,13 @@ static void drain_record(record *r) {
 // much of it was waiting (wait_samples). VBENCH_CPU_WAITS=0: CPU time only.
 #define WAIT_NS 10000000
 #define WAIT_RAN_NS 200000 // the wait tick's own handler takes tens of microseconds
-// A held thread (its stack walked, no signal since) that runs at all has
-// left that wait: returning from one wait into the next (a Join, then a
-// Sleep) can take a few microseconds, far below WAIT_RAN_NS, and the second
-// wait's time would go to the first's stack. The margin covers the end of
-// the wait tick's own handler (its return and sigreturn) after the drain
-// read the stack.
-#define WAIT_HELD_RAN_NS 10000
+// A held thread (its stack walked, no signal since) that ran at all since
+// its walk ended (slot.cpu_end) has left that wait: returning from one wait
+// into the next (a Join, then a Sleep) takes far less than WAIT_RAN_NS, and
+// the second wait's time would go to the first's stack. Its window is then
+// walked anew at once, with the window's weight. The margin covers the end
+// of the wait tick's own handler (its return and sigreturn).
+#define WAIT_HELD_RAN_NS 5000
 static int64_t wait_last_ns, wait_rem_ns;
 
 // wait_add adds w intervals waited to r's held stack, leaf to root.
@@ -870,11 +909,12 @@ static void waits(void) {
 		if (cpu < 0) continue;
 		int64_t ran = r->wait_cpu < 0 ? WAIT_RAN_NS : cpu - r->wait_cpu;
 		r->wait_cpu = cpu;
-		if (ran >= (r->wait == WAIT_HELD ? WAIT_HELD_RAN_NS : WAIT_RAN_NS)) {
+		if (ran >= WAIT_RAN_NS) {
 			r->wait = WAIT_NONE; // it ran: its CPU ticks cover it
 			r->wait_owed = 0;
 			continue;
 		}
+		if (r->wait == WAIT_HELD && ran >= WAIT_HELD_RAN_NS) r->wait = WAIT_NONE; // it woke, and waits again: walk the new wait now
 		if (w == 0) continue;
 		switch (r->wait) {
 		case WAIT_NONE: {
@@ -1030,6 +1070,7 @@ int vb_cpu_sampler_stop_within(int ms) {
 	pthread_mutex_lock(&reg);
 	for (int i = 0; i < NRECORDS; i++) disarm(&records[i]);
 	pthread_mutex_unlock(&reg);
+	in_callback = 1; // at Shutdown or a crash: no runtime call that locks (see frame_at)
 	drain_all();
 	vb_log("cpu sampler: %ld signals (weight %ld), %ld frames walked; walks rooted %ld, broken %ld, off the thread's stack %ld, before its range was known %ld; "
 		"frames unresolved %ld, samples with no managed frame %ld, not rooted %ld, leaf callers found at the stack pointer %ld, OSR callers %ld, callers of frameless methods %ld; samples lost (ring full) %ld; timers not made %ld; threads given CPU-clock timers %d, threads directed %d (ticks sent %ld, held: one pending or the thread barely ran %ld), moved back to a timer %d; waits: %ld ticks sent, %ld stacks, weight %ld; walks started by a scan for a frame record %ld; IP cache %ld of %ld lookups",
