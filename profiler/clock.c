@@ -9,9 +9,10 @@
 
 uint64_t vb_tsc_start, vb_mono_start_ns, vb_realtime_start_ns;
 
+// now_ns is clock c's time in ns, -1 when it cannot be read.
 static int64_t now_ns(clockid_t c) {
 	struct timespec ts;
-	clock_gettime(c, &ts);
+	if (clock_gettime(c, &ts) != 0) return -1;
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 int64_t vb_mono_ns(void) { return now_ns(CLOCK_MONOTONIC); }
@@ -21,11 +22,7 @@ int64_t vb_self_cpu_ns(void) { return now_ns(CLOCK_THREAD_CPUTIME_ID); }
 // (CPUCLOCK_PERTHREAD | CPUCLOCK_SCHED over its kernel id).
 clockid_t vb_cpu_clock(int32_t tid) { return (clockid_t)((~(unsigned)tid) << 3) | 6; }
 
-int64_t vb_cpu_ns_of(int32_t tid) {
-	struct timespec ts;
-	if (tid <= 0 || clock_gettime(vb_cpu_clock(tid), &ts) != 0) return -1;
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
+int64_t vb_cpu_ns_of(int32_t tid) { return tid > 0 ? now_ns(vb_cpu_clock(tid)) : -1; }
 uint64_t vb_tsc_now(void) { return vb_rdtsc(); }
 
 void vb_clock_start(void) {

@@ -320,6 +320,14 @@ static void stack_of(record *r) {
 
 static void drain_record(record *r);
 
+// drain_in_callback drains r from inside a runtime callback, where the
+// drain makes no runtime call that may lock or trigger a GC (see frame_at).
+static void drain_in_callback(record *r) {
+	in_callback = 1;
+	drain_record(r);
+	in_callback = 0;
+}
+
 // Ticks start from a POSIX CPU-clock timer per thread, which the kernel
 // checks only at its scheduler tick (4 ms at 250 Hz): at a shorter interval
 // a signal stands for several (its si_overrun), fewer independent samples
@@ -480,11 +488,7 @@ void vb_cpu_thread_assigned(ThreadID managed, int32_t tid) {
 	record *r = find(tid, 1);
 	if (!r) goto done;
 	disarm(r); // a thread with this id we were not told had ended
-	if (r->managed && r->managed != managed) {
-		in_callback = 1;
-		drain_record(r);
-		in_callback = 0;
-	}
+	if (r->managed && r->managed != managed) drain_in_callback(r);
 	if (!r->slots) {
 		void *p = mmap(0, NSLOTS * sizeof(slot), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (p == MAP_FAILED) goto done;
@@ -512,9 +516,7 @@ void vb_cpu_thread_destroyed(ThreadID managed) {
 		record *r = &records[i];
 		if (r->tid && r->managed == managed && r->armed) {
 			disarm(r);
-			in_callback = 1;
-			drain_record(r);
-			in_callback = 0;
+			drain_in_callback(r);
 			if (r->tree) vb_thread_cpu_ns(r->tree); // its last CPU time, before the id is reused
 		}
 	}
@@ -531,9 +533,12 @@ static struct { uintptr_t ip; FunctionID fid; } cache[CACHE];
 static uint32_t cached;
 static int64_t lookups, hits;
 
+// ip_hash is the top bits of ip's Fibonacci hash: a cache's slot for it.
+static uint32_t ip_hash(uintptr_t ip, int bits) { return (uint32_t)((ip * 0x9E3779B97F4A7C15ull) >> (64 - bits)); }
+
 static FunctionID function_at(uintptr_t ip) {
 	if (!ip) return 0;
-	uint32_t i = (uint32_t)((ip * 0x9E3779B97F4A7C15ull) >> 48) % CACHE;
+	uint32_t i = ip_hash(ip, 16) % CACHE;
 	lookups++;
 	if (cache[i].ip == ip) {
 		hits++;
@@ -605,7 +610,7 @@ static int64_t vb_cpu_frameless_found;
 // GC, refused there, and GetNativeCodeStartAddresses takes the runtime's
 // code-versioning lock; the frame then stays hidden, uncached.
 static int32_t frame_at(FunctionID f, uintptr_t ip) {
-	uint32_t i = (uint32_t)((ip * 0x9E3779B97F4A7C15ull) >> 50) % FCACHE;
+	uint32_t i = ip_hash(ip, 14) % FCACHE;
 	if (fcache[i].ip == ip) return fcache[i].frame;
 	if (in_callback) return -1;
 	int32_t frame = -1;
@@ -777,7 +782,6 @@ static uint32_t resolve(const slot *s, FunctionID *out, int *rooted) {
 }
 
 static FunctionID resolved[LEAD + RING + NUP + 2];
-
 
 static int64_t drain_resolve_ns; // with VBENCH_CPU_TIMING=1: of draining, resolving IPs
 
