@@ -5,11 +5,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"vbench/internal/atomicfile"
+	"vbench/internal/summary"
 
 	"vbench/internal/machine"
 	"vbench/internal/modes"
 	"vbench/internal/results"
-	"vbench/stats"
 )
 
 // cell makes a cell whose runs report base*(1+k/1000) for k=0..n-1: a little
@@ -25,7 +26,7 @@ func cell(w string, mode modes.Mode, base float64, n int) results.Cell {
 func file(cells ...results.Cell) *results.File {
 	f := &results.File{Schema: results.SchemaVersion, Suite: results.Suite{Name: "s"}, Results: cells,
 		Machine: machine.Fingerprint{CPUModel: "cpu", Cores: 2, OS: "linux", DotnetRuntime: "10"}}
-	stats.Fill(f)
+	summary.Fill(f)
 	return f
 }
 
@@ -33,7 +34,7 @@ func TestWriteRefuses(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "b", "s.json")
 	f := file(cell("w", "none", 1e6, 10))
-	unlock, err := Lock(path, nil)
+	unlock, err := atomicfile.LockDir(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

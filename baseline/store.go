@@ -3,10 +3,7 @@ package baseline
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-
-	"golang.org/x/sys/unix"
 
 	"vbench/internal/results"
 )
@@ -33,7 +30,7 @@ func Check(f *results.File) error {
 	if f.Shard != nil {
 		return fmt.Errorf("the results are shard %d/%d only; merge the shards first (vbench merge)", f.Shard.Index, f.Shard.Count)
 	}
-	if IsAB(f) {
+	if f.AgainstBuild() {
 		return fmt.Errorf("the results are an A/B run (--against %s): half of their cells measured another build of the profiler, and a baseline holds one build's times; record it from a run without --against", f.Settings.Against)
 	}
 	for _, c := range f.Results {
@@ -47,42 +44,7 @@ func Check(f *results.File) error {
 	return nil
 }
 
-// Lock takes an exclusive lock on the directory that holds path (creating
-// the directory), so that two `vbench baseline update`s never interleave.
-// The lock is on the directory, not the file, because the file is replaced by
-// rename. If another process holds it, waiting is called once and Lock blocks.
-func Lock(path string, waiting func(dir string)) (unlock func(), err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("%s: cannot create its directory: %w", path, err)
-	}
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", dir, err)
-	}
-	if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		if !errors.Is(err, unix.EWOULDBLOCK) {
-			unix.Close(fd)
-			return nil, fmt.Errorf("lock %s: %w", dir, err)
-		}
-		if waiting != nil {
-			waiting(dir)
-		}
-		for {
-			err = unix.Flock(fd, unix.LOCK_EX)
-			if !errors.Is(err, unix.EINTR) {
-				break
-			}
-		}
-		if err != nil {
-			unix.Close(fd)
-			return nil, fmt.Errorf("lock %s: %w", dir, err)
-		}
-	}
-	return func() { unix.Flock(fd, unix.LOCK_UN); unix.Close(fd) }, nil
-}
-
-// Write stores f as the baseline at path, atomically. Call it under Lock.
+// Write stores f as the baseline at path, atomically. Call it under atomicfile.LockDir.
 func Write(path string, f *results.File) error {
 	if err := Check(f); err != nil {
 		return err
@@ -137,7 +99,3 @@ func SamePath(a, b string) bool {
 	bb, err2 := filepath.Abs(b)
 	return err1 == nil && err2 == nil && aa == bb
 }
-
-// IsAB reports whether f holds an A/B run's cells: measured with two builds
-// of the profiler (`vbench run --against`).
-func IsAB(f *results.File) bool { return f.Settings.Against != "" }

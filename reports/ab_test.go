@@ -3,11 +3,11 @@ package reports
 import (
 	"strings"
 	"testing"
+	"vbench/internal/summary"
 
 	"vbench/internal/modes"
 	"vbench/internal/results"
 	"vbench/internal/verdict"
-	"vbench/stats"
 )
 
 // abFile is an A/B run (vbench run --against) as the runner leaves it:
@@ -38,7 +38,7 @@ func abFile() *results.File {
 		}
 		f.Results = append(f.Results, cell)
 	}
-	stats.Fill(f)
+	summary.Fill(f)
 	verdict.Apply(f, nil, verdict.OptionsOf(f))
 	return f
 }
@@ -100,7 +100,7 @@ func pairFile() *results.File {
 			f.Results = append(f.Results, cell)
 		}
 	}
-	stats.Fill(f)
+	summary.Fill(f)
 	verdict.Apply(f, nil, verdict.OptionsOf(f))
 	return f
 }

@@ -19,7 +19,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"vbench/internal/modes"
-	"vbench/reports/numfmt"
+	"vbench/internal/numfmt"
 )
 
 // The charts are drawn by gonum/plot on its SVG canvas and inlined in the

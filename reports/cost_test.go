@@ -3,11 +3,11 @@ package reports
 import (
 	"strings"
 	"testing"
+	"vbench/internal/summary"
 
 	"vbench/internal/modes"
 	"vbench/internal/results"
 	"vbench/internal/verdict"
-	"vbench/stats"
 )
 
 // The A/B run of abFile with profiles that counted 1000 calls a run: every
@@ -26,7 +26,7 @@ func TestCostPerCallInEveryFormat(t *testing.T) {
 			c.Samples[k].Calls = 10_000
 		}
 	}
-	stats.Fill(f)
+	summary.Fill(f)
 	verdict.Apply(f, nil, verdict.OptionsOf(f))
 	files := []*results.File{f}
 	outs := map[string]string{

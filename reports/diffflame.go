@@ -6,8 +6,8 @@ import (
 	"io"
 	"math"
 
+	"vbench/internal/numfmt"
 	"vbench/internal/profdiff"
-	"vbench/reports/numfmt"
 )
 
 // The differential flame graph (Brendan Gregg's): NEW's call paths laid out

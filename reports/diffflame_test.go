@@ -30,7 +30,7 @@ func vbenchCmd(t *testing.T, args ...string) string {
 	return so.String()
 }
 
-// twoBuilds profiles TwoWork (internal/cli/testdata/csharp/twowork) under
+// twoBuilds profiles TwoWork (cmd/vbench/cli/testdata/csharp/twowork) under
 // engine as OLD (Work.Hot and Work.Cold 40 million steps each) and NEW
 // (Work.Hot ten times as many): one method does more work, nothing else
 // changes. It returns the two profile directories. Ten times, not less:
@@ -38,7 +38,7 @@ func vbenchCmd(t *testing.T, args ...string) string {
 // getting a sixth of a core) a profile's other functions swing by a
 // hundred milliseconds; Hot's 360 million more steps are several times that.
 func twoBuilds(t *testing.T, engine string) (old, new string) {
-	dll := testbin.Workload(t, "internal/cli/testdata/csharp/twowork/TwoWork.csproj")
+	dll := testbin.Workload(t, "cmd/vbench/cli/testdata/csharp/twowork/TwoWork.csproj")
 	dir := t.TempDir()
 	old, new = filepath.Join(dir, "old"), filepath.Join(dir, "new")
 	for _, side := range []struct{ out, hot string }{{old, "40"}, {new, "400"}} {

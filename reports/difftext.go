@@ -8,8 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"vbench/internal/numfmt"
 	"vbench/internal/profdiff"
-	"vbench/reports/numfmt"
 )
 
 // A profile diff (`vbench diff`) as text, Markdown and JSON: a header

@@ -20,6 +20,6 @@
 // every command; the CLI maps its flags onto it. A cell's columns are
 // computed once, in its CellRow, for every table that lists cells; a run
 // counts in a cell's numbers when results.Run.Measured says so. Every
-// number goes through reports/numfmt and every Markdown table through
+// number goes through internal/numfmt and every Markdown table through
 // WriteMarkdownTable, so a figure reads the same wherever it appears.
 package reports

@@ -5,8 +5,8 @@ import (
 	"math"
 	"strings"
 
+	"vbench/internal/numfmt"
 	"vbench/internal/results"
-	"vbench/reports/numfmt"
 )
 
 // An A/B pair's explain (results.Change.Explain): the functions whose self

@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 
 	hist "vbench/internal/history"
-	"vbench/reports/numfmt"
+	"vbench/internal/numfmt"
 )
 
 // The history's views: `vbench history show` as text, Markdown or JSON,

@@ -15,7 +15,7 @@ import (
 
 	hist "vbench/internal/history"
 	"vbench/internal/modes"
-	"vbench/reports/numfmt"
+	"vbench/internal/numfmt"
 	"vbench/stats"
 )
 

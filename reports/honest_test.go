@@ -4,14 +4,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"vbench/internal/summary"
 
 	"vbench/internal/modes"
 	"vbench/internal/results"
-	"vbench/stats"
 )
 
 // measured is a cell of workload w in mode m whose measured runs took ms
-// milliseconds each (elapsed), its summaries left to stats.Fill.
+// milliseconds each (elapsed), its summaries left to summary.Fill.
 func measured(w string, m modes.Mode, ms ...float64) results.Cell {
 	c := results.Cell{Workload: w, Mode: m}
 	for i, x := range ms {
@@ -29,7 +29,7 @@ func TestFewRunsOverheadHasNoInterval(t *testing.T) {
 		measured("cpu", modes.None, 102.2, 98.1, 110.4),
 		measured("cpu", modes.Tracing, 113.0, 120.5, 109.9),
 	}}
-	stats.Fill(f)
+	summary.Fill(f)
 	_, rows := ResultsRows(f)
 	if got := rows[1][4]; !strings.HasSuffix(got, " ± ∞") || strings.Contains(got, "[") {
 		t.Errorf("tracing's overhead at 3 runs = %q, want a multiple with ± ∞ and no interval", got)
@@ -46,7 +46,7 @@ func TestFewRunsOverheadHasNoInterval(t *testing.T) {
 		measured("cpu", modes.None, 102, 98, 110, 101, 99, 100),
 		measured("cpu", modes.Tracing, 113, 120, 110, 112, 111, 115),
 	}}
-	stats.Fill(f)
+	summary.Fill(f)
 	if _, rows = ResultsRows(f); !strings.Contains(rows[1][4], "[") || strings.Contains(rows[1][4], "∞") {
 		t.Errorf("tracing's overhead at 6 runs = %q, want an interval", rows[1][4])
 	}
@@ -95,7 +95,7 @@ func TestCSVNoIntervalIsEmpty(t *testing.T) {
 		measured("cpu", modes.None, 102.2, 98.1, 110.4),
 		measured("cpu", modes.Tracing, 113.0, 120.5, 109.9),
 	}}
-	stats.Fill(f)
+	summary.Fill(f)
 	var b strings.Builder
 	if err := ResultsCSV(&b, f); err != nil {
 		t.Fatal(err)

@@ -12,8 +12,8 @@ import (
 
 	"vbench/internal/machine"
 	"vbench/internal/modes"
+	"vbench/internal/numfmt"
 	"vbench/internal/results"
-	"vbench/reports/numfmt"
 )
 
 //go:embed report.html.tmpl

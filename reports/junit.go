@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"vbench/internal/modes"
+	"vbench/internal/numfmt"
 	"vbench/internal/results"
-	"vbench/reports/numfmt"
 )
 
 // JUnit XML, the test-report format CI systems (GitHub, GitLab, Jenkins)

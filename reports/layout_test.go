@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"vbench/internal/summary"
 
 	"vbench/internal/modes"
 	"vbench/internal/results"
-	"vbench/stats"
 )
 
 // The report's layout is checked where a reader meets it: headless Chromium
@@ -68,7 +68,7 @@ func abRun() *results.File {
 			f.Results = append(f.Results, c)
 		}
 	}
-	stats.Fill(f)
+	summary.Fill(f)
 	return f
 }
 

@@ -11,8 +11,8 @@ import (
 
 	"vbench/internal/machine"
 	"vbench/internal/modes"
+	"vbench/internal/numfmt"
 	"vbench/internal/results"
-	"vbench/reports/numfmt"
 )
 
 // Markdown writes the report as GitHub-flavoured Markdown fit for a

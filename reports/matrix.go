@@ -8,9 +8,9 @@ import (
 
 	"vbench/internal/machine"
 	"vbench/internal/modes"
+	"vbench/internal/numfmt"
 	"vbench/internal/results"
 	"vbench/internal/verdict"
-	"vbench/reports/numfmt"
 )
 
 // Options shape a results report.

@@ -7,12 +7,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"vbench/internal/summary"
 
 	"golang.org/x/perf/benchfmt"
 
 	"vbench/internal/modes"
 	"vbench/internal/results"
-	"vbench/stats"
 )
 
 // peers is a run with modes its suite defined and two metrics: plain is
@@ -39,7 +39,7 @@ func peers() *results.File {
 			{Workload: "plain", Mode: "sampling-1ms", Metric: results.MetricWall, Samples: runs(0, 330e6)},
 			{Workload: "plain", Mode: "eventpipe", Metric: results.MetricWall, Samples: runs(0, 360e6)},
 		}}
-	stats.Fill(f)
+	summary.Fill(f)
 	return f
 }
 

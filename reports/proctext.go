@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"vbench/internal/modes"
+	"vbench/internal/numfmt"
 	"vbench/internal/profile"
-	"vbench/reports/numfmt"
 )
 
 // TreeTop writes the top n (at least 1) functions over every process of a

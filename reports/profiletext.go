@@ -10,8 +10,8 @@ import (
 	"text/tabwriter"
 
 	"vbench/internal/modes"
+	"vbench/internal/numfmt"
 	"vbench/internal/profile"
-	"vbench/reports/numfmt"
 )
 
 // ErrNoCallData is returned for null-mode profiles: the null engine runs the

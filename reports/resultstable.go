@@ -41,7 +41,7 @@ func ResultsJSON(w io.Writer, f *results.File) error {
 // A cell judged against another mode of its run (an A/B pair: --against's
 // OLD build, a suite's against:) shows its change in the A/B column, a cell
 // judged against a baseline in the vs-baseline column. The profiler's cost
-// per event (stats.Fill) and an A/B pair's change per event have columns
+// per event (summary.Fill) and an A/B pair's change per event have columns
 // only when some cell has one.
 func ResultsRows(f *results.File) (header []string, rows [][]string) {
 	hasBase, hasAB, hasAcc, hasOver, hasCost, hasCostAB, hasLoad := false, false, false, false, false, false, false

@@ -6,8 +6,8 @@ import (
 	"strconv"
 
 	"vbench/internal/modes"
+	"vbench/internal/numfmt"
 	"vbench/internal/results"
-	"vbench/reports/numfmt"
 	"vbench/stats"
 )
 

@@ -14,8 +14,8 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"vbench/internal/modes"
+	"vbench/internal/numfmt"
 	"vbench/internal/results"
-	"vbench/reports/numfmt"
 )
 
 // Text writes the report as aligned plain text, the default of

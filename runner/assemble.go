@@ -3,9 +3,9 @@ package runner
 import (
 	"fmt"
 	"time"
+	"vbench/internal/summary"
 
 	"vbench/internal/results"
-	"vbench/stats"
 )
 
 // newFile starts the results file: the suite's identity and the effective
@@ -56,7 +56,7 @@ func assemble(f *results.File, cells []*cellState) {
 		}
 		f.Results = append(f.Results, rc)
 	}
-	stats.Fill(f)
+	summary.Fill(f)
 }
 
 // cellFailure is what fails a finished cell: its first failed run (or

@@ -230,7 +230,7 @@ func checkCalls(c *cellState, seq int, p *profile.Profile, want map[string]int64
 	}
 }
 
-// events is what a cell's cost per event divides by (stats.Fill): the calls
+// events is what a cell's cost per event divides by (summary.Fill): the calls
 // the profile counted in all, for an engine whose counts are exact, or the
 // sampling ticks taken while the metric was timing. The sampler ticks
 // steadily through the process's life (profile duration_ns), so under a

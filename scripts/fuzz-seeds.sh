@@ -27,7 +27,7 @@ done
 
 # Suites.
 seed internal/suite/testdata/fuzz/FuzzParse benchmarks/*.yaml
-seed -txtar .yaml internal/suite/testdata/fuzz/FuzzParse internal/cli/testdata/script/*.txtar
+seed -txtar .yaml internal/suite/testdata/fuzz/FuzzParse cmd/vbench/cli/testdata/script/*.txtar
 
 # Results and baselines, from real runs of fakework.
 mkdir -p "$work/s/bench" "$work/s/out"
@@ -109,7 +109,7 @@ kill -INT $pid
 wait $pid || [ $? = 130 ]
 cd "$root"
 seed internal/results/testdata/fuzz/FuzzDecode "$work"/s/out/*.json "$work/s/baselines/clean.json"
-seed -txtar .json internal/results/testdata/fuzz/FuzzDecode internal/cli/testdata/script/*.txtar
+seed -txtar .json internal/results/testdata/fuzz/FuzzDecode cmd/vbench/cli/testdata/script/*.txtar
 seed baseline/testdata/fuzz/FuzzLoad "$work/s/baselines/clean.json" "$work/s/out/verdicts.json" "$work/s/out/partial.json" "$work/s/out/failed-cells.json"
 
 # Profiles the real profiler wrote (small scenarios keep the fuzzer fast).

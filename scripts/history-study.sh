@@ -1,7 +1,7 @@
 #!/bin/bash
 # Records the histories internal/history/recorded_test.go measures (issue 24,
 # docs/measurements.md "History"): real invocations of a C# program that
-# knows nothing of vbench (internal/cli/testdata/csharp/plainapp, a sieve
+# knows nothing of vbench (cmd/vbench/cli/testdata/csharp/plainapp, a sieve
 # run ROUNDS times), metric wall, each `vbench run` appended by `vbench
 # history append`. Per repetition: 8 invocations at 100 rounds then 4 at 105
 # (5% more work) into step-N.jsonl, then 8 more at 100 into unchanged-N.jsonl.
@@ -21,7 +21,7 @@ vbench=${VBENCH:-$root/bin/vbench}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
-cp "$root"/internal/cli/testdata/csharp/plainapp/* "$work"/
+cp "$root"/cmd/vbench/cli/testdata/csharp/plainapp/* "$work"/
 dotnet build -c Release -o "$work/out" "$work/PlainApp.csproj" >/dev/null
 for amount in 100 105; do
   cat > "$work/suite-$amount.yaml" <<YAML

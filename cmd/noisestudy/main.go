@@ -23,9 +23,9 @@ import (
 
 	"github.com/olekukonko/tablewriter/tw"
 
+	"vbench/internal/noise"
 	"vbench/internal/results"
 	"vbench/reports"
-	"vbench/stats/noise"
 )
 
 func main() {

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"vbench/internal/atomicfile"
+	"vbench/internal/noise"
 	"vbench/internal/results"
-	"vbench/stats/noise"
 
 	"encoding/json"
 )

@@ -53,10 +53,10 @@ import (
 
 	"vbench/internal/machine"
 	"vbench/internal/modes"
+	"vbench/internal/numfmt"
 	"vbench/internal/results"
 	"vbench/internal/suite"
 	"vbench/reports"
-	"vbench/reports/numfmt"
 	"vbench/stats"
 )
 

@@ -5,7 +5,7 @@ package main
 import (
 	"os"
 
-	"vbench/internal/cli"
+	"vbench/cmd/vbench/cli"
 )
 
 func main() {

@@ -2,7 +2,7 @@ package history
 
 import (
 	"vbench/internal/results"
-	"vbench/stats"
+	"vbench/internal/summary"
 )
 
 // BaseRuns caps how many of a segment's latest runs make a cell's
@@ -47,7 +47,7 @@ func Base(a *Analysis) *results.File {
 		}
 		f.Results = append(f.Results, cell)
 	}
-	stats.Fill(f)
+	summary.Fill(f)
 	return f
 }
 

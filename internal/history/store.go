@@ -10,7 +10,6 @@ import (
 	"os"
 	"time"
 
-	"vbench/baseline"
 	"vbench/internal/atomicfile"
 	"vbench/internal/jsonpos"
 	"vbench/internal/machine"
@@ -46,7 +45,7 @@ func FromResults(f *results.File, commit string) (*Entry, error) {
 		return nil, errors.New("the results are partial (the run was interrupted); a history keeps complete runs")
 	case f.Shard != nil:
 		return nil, fmt.Errorf("the results are shard %d/%d only; merge the shards first (vbench merge) and append the merged file", f.Shard.Index, f.Shard.Count)
-	case baseline.IsAB(f):
+	case f.AgainstBuild():
 		return nil, fmt.Errorf("the results are an A/B run (--against %s): half of their cells measured another build; append a run without --against", f.Settings.Against)
 	}
 	e := &Entry{Schema: SchemaVersion, Commit: commit, Date: f.Started, Suite: f.Suite, Machine: f.Machine, Settings: f.Settings, Merged: len(f.Merged)}
@@ -157,7 +156,7 @@ func Append(path string, e *Entry, waiting func(dir string)) (n int, err error) 
 	if err != nil {
 		return 0, fmt.Errorf("%s: encode the new entry: %w", path, err)
 	}
-	unlock, err := baseline.Lock(path, waiting)
+	unlock, err := atomicfile.LockDir(path, waiting)
 	if err != nil {
 		return 0, err
 	}

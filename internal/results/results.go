@@ -180,7 +180,7 @@ type Cell struct {
 	// anywhere; its runs/<seq>/ hold every measured run's.
 	Profile string `json:"profile,omitempty"`
 
-	// The profiler's cost per event (stats.Fill, docs/harness.md "Cost per
+	// The profiler's cost per event (summary.Fill, docs/harness.md "Cost per
 	// event"): (median − the none cell's median) / events per run, in ns,
 	// with a 95% interval. Calls for cells whose engine counts them exactly
 	// (tracing, instrumentation; null takes its calls from the workload's
@@ -430,3 +430,7 @@ type Service struct {
 	LatencyP50Ns   int64   `json:"latency_p50_ns,omitempty"`
 	LatencyP99Ns   int64   `json:"latency_p99_ns,omitempty"`
 }
+
+// AgainstBuild reports whether f holds an A/B run's cells: measured with two
+// builds of the profiler (`vbench run --against`).
+func (f *File) AgainstBuild() bool { return f.Settings.Against != "" }

@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"math"
+	"vbench/internal/summary"
 
 	"vbench/internal/results"
 	"vbench/stats"
@@ -12,7 +13,7 @@ import (
 // Each round gives one difference new − old of the pair's metric (Rounds,
 // the pairing the verdict uses); the change is their Hodges-Lehmann
 // estimate and its exact signed-rank 95% interval, divided by the events
-// per run (stats.Fill's CallsPerRun, SamplesPerRun). A round's episode
+// per run (summary.Fill's CallsPerRun, SamplesPerRun). A round's episode
 // slows both sides and cancels in its difference, as in the verdict.
 //
 // Calls must be the same count on both sides (the same program traced by
@@ -44,7 +45,7 @@ func perEvent(f *results.File) {
 		if math.IsInf(lo, 0) || math.IsInf(hi, 0) {
 			continue // too few rounds for a 95% interval
 		}
-		if n := c.CallsPerRun; n >= stats.MinCallsForCost && n == old.CallsPerRun {
+		if n := c.CallsPerRun; n >= summary.MinCallsForCost && n == old.CallsPerRun {
 			ch.ChangePerCallNs, ch.ChangePerCallLoNs, ch.ChangePerCallHiNs = est/n, lo/n, hi/n
 		}
 		if c.SamplesPerRun > 0 && old.SamplesPerRun > 0 {

@@ -3,10 +3,10 @@ package verdict
 import (
 	"math"
 	"testing"
+	"vbench/internal/summary"
 
 	"vbench/internal/modes"
 	"vbench/internal/results"
-	"vbench/stats"
 )
 
 // An A/B pair's change per call is the Hodges–Lehmann estimate of its
@@ -35,7 +35,7 @@ func TestPerEvent(t *testing.T) {
 			}
 			f.Results = append(f.Results, cell)
 		}
-		stats.Fill(f)
+		summary.Fill(f)
 		Apply(f, nil, OptionsOf(f))
 		return f
 	}
@@ -53,6 +53,6 @@ func TestPerEvent(t *testing.T) {
 		t.Errorf("two programs' calls differ, yet a change per call: %+v", ch)
 	}
 	if ch := file(9_999, 9_999).Find("w", modes.Tracing).Compare; ch == nil || ch.ChangePerCallNs != 0 {
-		t.Errorf("too few calls for a change per call (stats.MinCallsForCost), yet one: %+v", ch)
+		t.Errorf("too few calls for a change per call (summary.MinCallsForCost), yet one: %+v", ch)
 	}
 }

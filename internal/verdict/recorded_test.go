@@ -4,10 +4,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"vbench/internal/noise"
 	"vbench/internal/results"
 	"vbench/internal/verdict"
 	"vbench/stats"
-	"vbench/stats/noise"
 )
 
 // The A/B rule (verdict.JudgePair: paired by round, the signed-rank test,

@@ -4,10 +4,10 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"vbench/internal/summary"
 
 	"vbench/internal/modes"
 	"vbench/internal/results"
-	"vbench/stats"
 )
 
 // Reference pairs a cell with its mode's twin (same workload) or its
@@ -62,7 +62,7 @@ func TestApplyWorkloadPair(t *testing.T) {
 		}
 		f.Results = append(f.Results, old, new)
 	}
-	stats.Fill(f)
+	summary.Fill(f)
 	Apply(f, nil, OptionsOf(f))
 	for _, m := range []modes.Mode{"none", "sampling"} {
 		c := f.Find("app", m)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"vbench/internal/modes"
+	"vbench/internal/summary"
 
 	"vbench/internal/results"
 	"vbench/stats"
@@ -59,7 +60,7 @@ func TestApplyAB(t *testing.T) {
 			new.Samples = append(new.Samples, results.Run{Seq: 2*i + 1, ElapsedNs: int64(factor * round * (1 + 0.01*rng.NormFloat64()))})
 		}
 		f.Results = []results.Cell{new, old, {Workload: "x", Mode: "tracing", Samples: []results.Run{}}}
-		stats.Fill(f)
+		summary.Fill(f)
 		Apply(f, nil, OptionsOf(f))
 		return f
 	}

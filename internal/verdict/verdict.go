@@ -35,10 +35,11 @@ import (
 	"slices"
 	"strings"
 	"vbench/internal/modes"
+	"vbench/internal/summary"
 
 	"vbench/internal/machine"
+	"vbench/internal/numfmt"
 	"vbench/internal/results"
-	"vbench/reports/numfmt"
 	"vbench/stats"
 )
 
@@ -297,7 +298,7 @@ func baselineTests(base, cur *results.File, c *results.Cell, opts Options) []*te
 	c.Compare = &results.Change{BaselineMedianNs: stats.Median(oldX)}
 	out := []*test{t}
 	if c.Mode != modes.None {
-		oa, na := stats.OverheadSamples(base, old), stats.OverheadSamples(cur, c)
+		oa, na := summary.OverheadSamples(base, old), summary.OverheadSamples(cur, c)
 		if len(oa) > 0 && len(na) > 0 {
 			o := &test{cell: c, what: "overhead", overhead: true, j: stats.Judge(oa, na, opts.Alpha), n: [2]int{len(oa), len(na)}}
 			o.p, o.minP = o.j.P, o.j.MinP

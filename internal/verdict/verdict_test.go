@@ -4,10 +4,10 @@ import (
 	"strings"
 	"testing"
 	"vbench/internal/modes"
+	"vbench/internal/summary"
 
 	"vbench/internal/machine"
 	"vbench/internal/results"
-	"vbench/stats"
 )
 
 // cell makes a cell whose runs report base*(1+k/1000) for k=0..n-1: a little
@@ -23,7 +23,7 @@ func cell(w string, mode modes.Mode, base float64, n int) results.Cell {
 func file(cells ...results.Cell) *results.File {
 	f := &results.File{Schema: results.SchemaVersion, Suite: results.Suite{Name: "s"}, Results: cells,
 		Machine: machine.Fingerprint{CPUModel: "cpu", Cores: 2, OS: "linux", DotnetRuntime: "10"}}
-	stats.Fill(f)
+	summary.Fill(f)
 	return f
 }
 

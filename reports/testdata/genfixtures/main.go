@@ -144,7 +144,7 @@ func gen(seed int64, started time.Time, d drift, failures map[string]string) *re
 	}
 	f.Finished = started.Add(elapsed).Round(time.Second)
 	// Summaries, outliers and overheads as vbench run computes them.
-	stats.Fill(f)
+	summary.Fill(f)
 	return f
 }
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"vbench/internal/cli"
+	"vbench/cmd/vbench/cli"
 	"vbench/internal/modes"
 	"vbench/internal/results"
 	"vbench/internal/testbin"

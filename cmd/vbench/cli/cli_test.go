@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"vbench/internal/atomicfile"
 
-	"vbench/baseline"
 	"vbench/internal/results"
 	"vbench/internal/testbin"
 )
@@ -132,7 +132,7 @@ workloads:
 		t.Fatalf("run: %v\n%s", err, out)
 	}
 	basePath := filepath.Join(dir, "bench", "baselines", "locked.json")
-	unlock, err := baseline.Lock(basePath, nil) // what a concurrent update holds
+	unlock, err := atomicfile.LockDir(basePath, nil) // what a concurrent update holds
 	if err != nil {
 		t.Fatal(err)
 	}

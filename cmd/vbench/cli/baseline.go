@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"strings"
+	"vbench/internal/atomicfile"
 	"vbench/internal/verdict"
 
 	"github.com/spf13/cobra"
@@ -87,7 +88,7 @@ results, shard results and results with failed cells are refused.
 					return usageErrf("%s: %v", from, err)
 				}
 			}
-			unlock, err := baseline.Lock(path, func(dir string) {
+			unlock, err := atomicfile.LockDir(path, func(dir string) {
 				fmt.Fprintf(stderr, "vbench: waiting for another baseline update (lock on %s)\n", dir)
 			})
 			if err != nil {

@@ -8,9 +8,9 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/schollz/progressbar/v3"
 
+	"vbench/internal/numfmt"
 	"vbench/internal/results"
 	"vbench/reports"
-	"vbench/reports/numfmt"
 	"vbench/runner"
 )
 

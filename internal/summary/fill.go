@@ -1,9 +1,10 @@
-package stats
+package summary
 
 import (
 	"fmt"
-	"math"
 	"sort"
+
+	"vbench/stats"
 
 	"vbench/internal/modes"
 	"vbench/internal/results"
@@ -33,8 +34,8 @@ func Fill(f *results.File) {
 		if none == nil || none.Runs == 0 {
 			continue
 		}
-		r, lo, hi := RatioCI(c.Values(), none.Values())
-		c.Overhead, c.OverheadLo, c.OverheadHi = Finite(r), Finite(lo), Finite(hi)
+		r, lo, hi := stats.RatioCI(c.Values(), none.Values())
+		c.Overhead, c.OverheadLo, c.OverheadHi = stats.Finite(r), stats.Finite(lo), stats.Finite(hi)
 		if c.OverheadLo == 0 {
 			c.Warnings = append(c.Warnings, "too few runs for an overhead interval")
 		}
@@ -67,22 +68,22 @@ func fillCell(c *results.Cell) {
 		c.WallMedianNs, c.UserMedianNs, c.SysMedianNs, c.MaxRSSMedian = 0, 0, 0, 0
 		return
 	}
-	s := Summarize(el)
+	s := stats.Summarize(el)
 	c.MedianNs, c.MADNs = s.Median, s.MAD
-	c.CILoNs, c.CIHiNs = Finite(s.Lo), Finite(s.Hi)
+	c.CILoNs, c.CIHiNs = stats.Finite(s.Lo), stats.Finite(s.Hi)
 	if c.CILoNs == 0 || c.CIHiNs == 0 { // half an interval would mislead
 		c.CILoNs, c.CIHiNs = 0, 0
 	}
 	c.Warnings = append(c.Warnings, s.Warnings...)
-	c.WallMedianNs, c.UserMedianNs, c.SysMedianNs, c.MaxRSSMedian = Median(wall), Median(user), Median(sys), Median(rss)
-	for j, out := range Outliers(el) {
+	c.WallMedianNs, c.UserMedianNs, c.SysMedianNs, c.MaxRSSMedian = stats.Median(wall), stats.Median(user), stats.Median(sys), stats.Median(rss)
+	for j, out := range stats.Outliers(el) {
 		if out {
 			c.Samples[idx[j]].Outlier = true
 			c.Outliers++
 		}
 	}
 	if c.Outliers > 0 {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("%d of %d runs are outliers (beyond %.1f scaled MADs, and %g%%, of the median)", c.Outliers, c.Runs, OutlierZ, 100*OutlierZ*OutlierFloor))
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%d of %d runs are outliers (beyond %.1f scaled MADs, and %g%%, of the median)", c.Outliers, c.Runs, stats.OutlierZ, 100*stats.OutlierZ*stats.OutlierFloor))
 	}
 }
 
@@ -103,7 +104,7 @@ func OverheadSamples(f *results.File, c *results.Cell) []float64 {
 		return nil
 	}
 	sort.Float64s(ref)
-	base := Estimate(ref)
+	base := stats.Estimate(ref)
 	if !(base > 0) {
 		return nil
 	}
@@ -112,12 +113,4 @@ func OverheadSamples(f *results.File, c *results.Cell) []float64 {
 		out = append(out, x/base)
 	}
 	return out
-}
-
-// Finite maps ±Inf and NaN (which JSON cannot carry) to 0, meaning "none".
-func Finite(x float64) float64 {
-	if math.IsInf(x, 0) || math.IsNaN(x) {
-		return 0
-	}
-	return x
 }

@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"vbench/internal/numfmt"
 	"vbench/internal/suite"
-	"vbench/reports/numfmt"
 	"vbench/runner"
 )
 

@@ -2,13 +2,13 @@ package cli
 
 import (
 	"fmt"
+	"vbench/internal/summary"
 	"vbench/internal/verdict"
 
 	"github.com/spf13/cobra"
 
 	"vbench/baseline"
 	"vbench/internal/results"
-	"vbench/stats"
 )
 
 func newMergeCmd() *cobra.Command {
@@ -70,7 +70,7 @@ atomically.
 			}
 			// Workloads by name, then modes in report order: shards interleave.
 			results.SortCells(merged.Results, nil, merged.Modes())
-			stats.Fill(merged)
+			summary.Fill(merged)
 			// A/B verdicts hold within one run: a shard keeps each pair
 			// whole, so they are judged again from the merged samples, as
 			// one family over every shard's pairs.

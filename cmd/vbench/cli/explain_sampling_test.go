@@ -20,7 +20,7 @@ func TestSamplingExplainIsSampledTime(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a program's two builds under the sampler")
 	}
-	dll := testbin.Workload(t, "internal/cli/testdata/csharp/twowork/TwoWork.csproj")
+	dll := testbin.Workload(t, "cmd/vbench/cli/testdata/csharp/twowork/TwoWork.csproj")
 	dir := t.TempDir()
 	suite := filepath.Join(dir, "suite.yaml")
 	os.WriteFile(suite, []byte(`name: explain-sampling

@@ -22,6 +22,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"vbench/internal/summary"
 
 	"vbench/internal/attach"
 	"vbench/internal/modes"
@@ -29,7 +30,6 @@ import (
 	"vbench/internal/results"
 	"vbench/internal/testapp"
 	"vbench/internal/testbin"
-	"vbench/stats"
 )
 
 // vbRun runs vbench in dir with env (nil: the test's own environment) and
@@ -818,7 +818,7 @@ func TestCompareOfPartialFileExitsByVerdicts(t *testing.T) {
 	file := func(partial bool, cells ...results.Cell) string {
 		f := &results.File{Schema: results.SchemaVersion, Suite: results.Suite{Name: "s"}, Partial: partial,
 			Settings: results.Settings{Runs: 10, Alpha: 0.01, Threshold: 0.05, Modes: []modes.Mode{modes.None, modes.Tracing}}, Results: cells}
-		stats.Fill(f)
+		summary.Fill(f)
 		path := filepath.Join(dir, map[bool]string{true: "new.json", false: "old.json"}[partial])
 		if err := results.WriteFile(path, f); err != nil {
 			t.Fatal(err)

@@ -1,0 +1,46 @@
+package atomicfile
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+)
+
+// LockDir takes an exclusive lock on the directory that holds path (creating
+// the directory), so that two writers of a store (a baseline, a history)
+// never interleave.
+// The lock is on the directory, not the file, because the file is replaced by
+// rename. If another process holds it, waiting is called once and Lock blocks.
+func LockDir(path string, waiting func(dir string)) (unlock func(), err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("%s: cannot create its directory: %w", path, err)
+	}
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", dir, err)
+	}
+	if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		if !errors.Is(err, unix.EWOULDBLOCK) {
+			unix.Close(fd)
+			return nil, fmt.Errorf("lock %s: %w", dir, err)
+		}
+		if waiting != nil {
+			waiting(dir)
+		}
+		for {
+			err = unix.Flock(fd, unix.LOCK_EX)
+			if !errors.Is(err, unix.EINTR) {
+				break
+			}
+		}
+		if err != nil {
+			unix.Close(fd)
+			return nil, fmt.Errorf("lock %s: %w", dir, err)
+		}
+	}
+	return func() { unix.Flock(fd, unix.LOCK_UN); unix.Close(fd) }, nil
+}
