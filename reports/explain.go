@@ -18,7 +18,7 @@ const ExplainShown = 3
 
 // Explained reports whether a cell's explain is shown: a changed A/B pair
 // (regressed or improved) that has one.
-func Explained(verdict string, ch *results.Change) bool {
+func Explained(verdict results.Verdict, ch *results.Change) bool {
 	return ch != nil && len(ch.Explain) > 0 && (verdict == results.VerdictRegressed || verdict == results.VerdictImproved)
 }
 

@@ -114,30 +114,30 @@ func (m *Matrix) WriteJUnit(w io.Writer) error {
 		if cost, _ := costTexts(c.Cell, nil); cost != "" {
 			summary += "; cost " + cost
 		}
-		switch c.Verdict {
-		case results.VerdictRegressed:
+		switch c.Verdict.CI() {
+		case results.CIFail:
 			tc.Failure = &junitFailure{
 				Type:    "regression",
 				Message: fmt.Sprintf("%s regressed %s against %s", c.Key(), numfmt.ChangeP(c.Compare.Ratio, c.Compare.P), c.Versus(m.BaselineName)),
 				Text:    c.ChangeText() + "\n" + summary + whyText(c),
 			}
-		case results.VerdictFailed:
+		case results.CIError:
 			tc.Failure = &junitFailure{
 				Type:    "workload-failed",
 				Message: fmt.Sprintf("%s failed: %s", c.Key(), c.failureReason()),
 				Text:    c.FailureText() + "\n" + runErrors(c.Cell),
 			}
-		case results.VerdictNotRun:
+		case results.CISkip:
 			tc.Skipped = &junitSkipped{Message: c.Key() + " not run: no measured run (the run was interrupted or stopped before it)"}
-		case results.VerdictInconclusive:
+		case results.CIUnknown:
 			tc.Skipped = &junitSkipped{Message: fmt.Sprintf("%s inconclusive against %s: %s", c.Key(), c.Versus(m.BaselineName), c.Compare.Reason)}
 			tc.SystemOut = summary
-		case results.VerdictReference:
-			tc.SystemOut = summary + "\nreference: what an A/B pair is judged against; it gets no verdict of its own"
-		default:
+		default: // passes: same, improved, new, a reference
 			tc.SystemOut = summary
-			if c.Compare != nil {
-				tc.SystemOut += "\n" + c.Verdict + " against " + c.Versus(m.BaselineName) + ": " + c.ChangeText()
+			if c.Verdict == results.VerdictReference {
+				tc.SystemOut += "\nreference: what an A/B pair is judged against; it gets no verdict of its own"
+			} else if c.Compare != nil {
+				tc.SystemOut += "\n" + string(c.Verdict) + " against " + c.Versus(m.BaselineName) + ": " + c.ChangeText()
 			}
 		}
 		if tc.Failure != nil {

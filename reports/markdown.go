@@ -49,7 +49,7 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 			if m.AB {
 				change += " " + ChangeBasis(c.Compare) // rows may mix A/B pairs and baselines
 			}
-			row := []string{verdictEmoji[c.Verdict], mdCode(c.Key())}
+			row := []string{c.Verdict.Emoji(), mdCode(c.Key())}
 			if m.AB {
 				row = append(row, mdCode(c.Versus(m.BaselineName)))
 			}
@@ -68,7 +68,7 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(ew, "**Failed**\n\n")
 		var rows [][]string
 		for _, c := range failed {
-			rows = append(rows, []string{verdictEmoji[c.Verdict], mdCode(c.Key()),
+			rows = append(rows, []string{c.Verdict.Emoji(), mdCode(c.Key()),
 				mdEscape(c.failureReason()), fmt.Sprintf("%d of %d", c.Runs, c.Attempts())})
 		}
 		ew.table([]string{"", "cell", "why", "runs that succeeded"}, rows, Center, Left, Left, Right)
@@ -90,8 +90,8 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 		for _, mode := range m.Modes {
 			c := m.Cell(wl, mode)
 			s := c.matrixText()
-			if c != nil && verdictEmoji[c.Verdict] != "" && c.Verdict != results.VerdictFailed {
-				s = verdictEmoji[c.Verdict] + " " + s
+			if c != nil && c.Verdict.Emoji() != "" && c.Verdict != results.VerdictFailed {
+				s = c.Verdict.Emoji() + " " + s
 			}
 			row = append(row, mdEscape(s))
 		}
@@ -156,16 +156,6 @@ var markdownHead = head{
 	warning:     "> %s<br>\n",
 	endWarnings: "\n",
 	escape:      mdEscape,
-}
-
-// verdictEmoji marks verdicts that need a reader's eye.
-var verdictEmoji = map[string]string{
-	results.VerdictRegressed:    "🔴",
-	results.VerdictImproved:     "🟢",
-	results.VerdictFailed:       "❌",
-	results.VerdictNew:          "🆕",
-	results.VerdictInconclusive: "🟡",
-	results.VerdictNotRun:       "⏭️",
 }
 
 // mdEscape keeps text from breaking a Markdown table row or turning into markup.

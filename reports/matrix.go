@@ -55,7 +55,7 @@ type cellKey struct {
 // Cell is one (workload, mode) cell of the newest file with its verdict.
 type Cell struct {
 	*results.Cell
-	Verdict string          // results.Verdict*, "" when nothing was compared
+	Verdict results.Verdict // "" when nothing was compared
 	Compare *results.Change // against the baseline or (A/B) another mode, when there is one
 }
 
@@ -245,7 +245,7 @@ func (m *Matrix) Cells() []*Cell {
 }
 
 // WithVerdict returns the cells whose verdict is v, row by row.
-func (m *Matrix) WithVerdict(v string) []*Cell {
+func (m *Matrix) WithVerdict(v results.Verdict) []*Cell {
 	var out []*Cell
 	for _, c := range m.Cells() {
 		if c.Verdict == v {
@@ -284,10 +284,19 @@ func compared(base, cur *results.File, name string) *results.File {
 }
 
 // Counts tallies verdicts over the cells.
-func (m *Matrix) Counts() map[string]int {
-	n := map[string]int{}
+func (m *Matrix) Counts() map[results.Verdict]int {
+	n := map[results.Verdict]int{}
 	for _, c := range m.Cells() {
 		n[c.Verdict]++
+	}
+	return n
+}
+
+// CountsByWord is Counts keyed by each verdict's word, for templates.
+func (m *Matrix) CountsByWord() map[string]int {
+	n := map[string]int{}
+	for v, k := range m.Counts() {
+		n[string(v)] = k
 	}
 	return n
 }
@@ -298,21 +307,12 @@ func (m *Matrix) Headline() string {
 	n := m.Counts()
 	cells := len(m.Cells())
 	var parts []string
-	add := func(k int, one, many string) {
-		if k == 1 {
-			parts = append(parts, "1 "+one)
-		} else if k > 1 {
-			parts = append(parts, fmt.Sprint(k, " ", many))
+	for _, v := range []results.Verdict{results.VerdictRegressed, results.VerdictFailed, results.VerdictImproved, results.VerdictSame,
+		results.VerdictInconclusive, results.VerdictNew, results.VerdictNotRun, results.VerdictReference} {
+		if n[v] > 0 {
+			parts = append(parts, v.Count(n[v]))
 		}
 	}
-	add(n[results.VerdictRegressed], "regression", "regressions")
-	add(n[results.VerdictFailed], "failure", "failures")
-	add(n[results.VerdictImproved], "improvement", "improvements")
-	add(n[results.VerdictSame], "unchanged", "unchanged")
-	add(n[results.VerdictInconclusive], "inconclusive", "inconclusive")
-	add(n[results.VerdictNew], "new", "new")
-	add(n[results.VerdictNotRun], "not run", "not run")
-	add(n[results.VerdictReference], "reference", "references")
 	if m.BaselineName == "" && !m.AB {
 		s := numfmt.Count(cells, "cell", "cells") + ", no baseline"
 		if f := n[results.VerdictFailed]; f > 0 {

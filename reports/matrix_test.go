@@ -54,7 +54,7 @@ func TestMatrixVerdictsAgainstBaseline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	counts := map[string]int{}
+	counts := map[results.Verdict]int{}
 	for _, c := range m.Cells() {
 		want := c.Cell.Verdict
 		if c.Verdict != want {
@@ -68,7 +68,7 @@ func TestMatrixVerdictsAgainstBaseline(t *testing.T) {
 		counts[want]++
 	}
 	// The fixture's story: one of each interesting verdict.
-	for v, n := range map[string]int{results.VerdictRegressed: 1, results.VerdictImproved: 1, results.VerdictFailed: 1, results.VerdictNew: 1} {
+	for v, n := range map[results.Verdict]int{results.VerdictRegressed: 1, results.VerdictImproved: 1, results.VerdictFailed: 1, results.VerdictNew: 1} {
 		if counts[v] != n {
 			t.Fatalf("fixture has %d %s cells, want %d", counts[v], v, n)
 		}

@@ -6,7 +6,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -263,11 +263,11 @@ func ResultsSummary(f *results.File) string {
 			delete(counts, v)
 		}
 	}
-	var rest []string
+	var rest []results.Verdict
 	for v := range counts {
 		rest = append(rest, v)
 	}
-	sort.Strings(rest)
+	slices.Sort(rest)
 	for _, v := range rest {
 		parts = append(parts, fmt.Sprintf("%d %s", counts[v], v))
 	}
@@ -323,7 +323,7 @@ func ResultsCSV(w io.Writer, f *results.File) error {
 		} else {
 			row = append(row, "", "")
 		}
-		row = append(row, c.Verdict, c.Failure, string(c.Metric.OrDefault()))
+		row = append(row, string(c.Verdict), c.Failure, string(c.Metric.OrDefault()))
 		if len(c.Shares) > 0 {
 			passed := 0
 			for _, s := range c.Shares {

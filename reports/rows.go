@@ -64,8 +64,8 @@ type CellRow struct {
 	// generator measured every run.
 	Load string
 
-	Accuracy string // "20/20 exact", "2/2 shares, 7/7 found"
-	Verdict  string // results.Verdict*, "" when nothing was compared
+	Accuracy string          // "20/20 exact", "2/2 shares, 7/7 found"
+	Verdict  results.Verdict // "" when nothing was compared
 	// VerdictText is the verdict as a table prints it: an inconclusive
 	// one with the change it could still hide, "inconclusive ±8.1%".
 	VerdictText string
@@ -79,7 +79,7 @@ func Value(m results.Metric, ns float64) string {
 
 // NewCellRow is c's row with verdict and change ch: a report can judge a
 // cell again (against another baseline), so they need not be c's own.
-func NewCellRow(c *results.Cell, verdict string, ch *results.Change) CellRow {
+func NewCellRow(c *results.Cell, verdict results.Verdict, ch *results.Change) CellRow {
 	ns := func(x float64) string { return numfmt.OrMissing(x, numfmt.Duration) }
 	r := CellRow{
 		Key: c.Key(), Workload: c.Workload, Mode: string(c.Mode), Metric: string(c.Metric.OrDefault()),
@@ -88,10 +88,10 @@ func NewCellRow(c *results.Cell, verdict string, ch *results.Change) CellRow {
 		Wall: ns(c.WallMedianNs), User: ns(c.UserMedianNs), Sys: ns(c.SysMedianNs),
 		MaxRSS:   numfmt.OrMissing(c.MaxRSSMedian, numfmt.Bytes),
 		Accuracy: c.AccuracyText(),
-		Verdict:  verdict, VerdictText: verdict,
+		Verdict:  verdict, VerdictText: string(verdict),
 	}
 	if verdict == results.VerdictInconclusive && ch != nil {
-		r.VerdictText = verdict + " ±∞" // no interval at all: too few runs (the legend)
+		r.VerdictText = string(verdict) + " ±∞" // no interval at all: too few runs (the legend)
 		if ch.Hides > 0 {
 			r.VerdictText = fmt.Sprintf("%s ±%.1f%%", verdict, 100*ch.Hides)
 		}

@@ -137,15 +137,15 @@ func (m *Matrix) begin(out io.Writer, h head) *errWriter {
 // writeChanges lists regressions, improvements and failures, the part of a
 // report a reader looks for first.
 func writeChanges(w io.Writer, m *Matrix, name func(*Cell) string) {
-	for _, v := range []string{results.VerdictRegressed, results.VerdictImproved} {
+	for _, v := range []results.Verdict{results.VerdictRegressed, results.VerdictImproved} {
 		cs := m.WithVerdict(v)
 		if len(cs) == 0 {
 			continue
 		}
 		if m.AB {
-			fmt.Fprintf(w, "\n%s:\n", verdictTitle[v])
+			fmt.Fprintf(w, "\n%s:\n", v.Label())
 		} else {
-			fmt.Fprintf(w, "\n%s against %s:\n", verdictTitle[v], m.BaselineName)
+			fmt.Fprintf(w, "\n%s against %s:\n", v.Label(), m.BaselineName)
 		}
 		for _, c := range cs {
 			fmt.Fprintf(w, "  %s  %s\n", name(c), c.ChangeText())
@@ -163,29 +163,6 @@ func writeChanges(w io.Writer, m *Matrix, name func(*Cell) string) {
 			fmt.Fprintf(w, "  %s  %s\n", name(c), c.FailureText())
 		}
 	}
-}
-
-var verdictTitle = map[string]string{
-	results.VerdictRegressed:    "Regressed",
-	results.VerdictImproved:     "Improved",
-	results.VerdictFailed:       "Failed",
-	results.VerdictSame:         "Unchanged",
-	results.VerdictNew:          "New",
-	results.VerdictInconclusive: "Inconclusive",
-	results.VerdictNotRun:       "Not run",
-	results.VerdictReference:    "Reference",
-}
-
-// verdictMark is a verdict in a few characters, for tables.
-var verdictMark = map[string]string{
-	results.VerdictRegressed:    "▲ regressed",
-	results.VerdictImproved:     "▼ improved",
-	results.VerdictFailed:       "✗ failed",
-	results.VerdictSame:         "same",
-	results.VerdictNew:          "new",
-	results.VerdictInconclusive: "? inconclusive",
-	results.VerdictNotRun:       "– not run",
-	results.VerdictReference:    "reference",
 }
 
 // Subtitle is the run's date, duration, settings and baseline in one line.
@@ -331,7 +308,7 @@ func (c *Cell) AbsoluteRow() []string {
 	return []string{
 		r.Key, r.Runs, r.Median, r.CI, r.MAD,
 		r.Wall, r.User, r.Sys, r.MaxRSS,
-		r.Outliers, r.Accuracy, r.Versus, r.OverheadVersus, verdictMark[r.Verdict],
+		r.Outliers, r.Accuracy, r.Versus, r.OverheadVersus, r.Verdict.Mark(),
 	}
 }
 

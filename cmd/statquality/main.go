@@ -338,8 +338,8 @@ func run(out io.Writer, c config) error {
 
 // judge compares each pair with verdict.Apply and tallies the verdicts
 // of the workload's cell, the changes judged and the metric they judged.
-func judge(pairs []pair, opts verdict.Options) (verdicts map[string]int, ratios []float64, metric string) {
-	verdicts = map[string]int{}
+func judge(pairs []pair, opts verdict.Options) (verdicts map[results.Verdict]int, ratios []float64, metric string) {
+	verdicts = map[results.Verdict]int{}
 	for _, p := range pairs {
 		cur := *p.cur
 		cur.Results = append([]results.Cell(nil), p.cur.Results...)
@@ -355,8 +355,8 @@ func judge(pairs []pair, opts verdict.Options) (verdicts map[string]int, ratios 
 }
 
 // judged tallies the verdicts vbench gave cells itself (an A/B run's).
-func judged(cells []results.Cell) (verdicts map[string]int, ratios []float64, metric string) {
-	verdicts = map[string]int{}
+func judged(cells []results.Cell) (verdicts map[results.Verdict]int, ratios []float64, metric string) {
+	verdicts = map[results.Verdict]int{}
 	for _, c := range cells {
 		verdicts[c.Verdict]++
 		if c.Compare != nil {
@@ -380,7 +380,7 @@ func runsTaken(cells []results.Cell) string {
 	return fmt.Sprintf("median %g [%g, %g]", stats.Median(ns), ns[0], ns[len(ns)-1])
 }
 
-func total(verdicts map[string]int) int {
+func total(verdicts map[results.Verdict]int) int {
 	n := 0
 	for _, k := range verdicts {
 		n += k

@@ -2,6 +2,7 @@ package history
 
 import (
 	"math"
+	"vbench/internal/verdict"
 
 	"vbench/internal/modes"
 	"vbench/internal/results"
@@ -249,7 +250,7 @@ func (a *Analysis) gate(alpha float64) []*Change {
 		switch {
 		case adj[i] > alpha:
 			c.Gate = "held"
-		case c.smallerThan(minChange):
+		case !c.regresses(minChange):
 			c.Gate = "small"
 		default:
 			c.Gate = "fails"
@@ -261,19 +262,17 @@ func (a *Analysis) gate(alpha float64) []*Change {
 // seriesKey is the Key of c's series.
 func (c *Change) seriesKey() string { return seriesKey(c.Workload, c.Mode, c.Series) }
 
-// smallerThan reports whether c is shown smaller than the relative change
-// min, as a run's verdict would say same (verdict.Apply): its interval's
-// upper end below min, or, without an interval (fewer than
-// stats.MinRunsForInterval runs on a side), the change itself. A change
+// regresses reports whether c, a significant change point, counts as a
+// regression by the rule a run's verdict uses (verdict.Significant): not
+// shown smaller than min, by its interval or, without one (fewer than
+// stats.MinRunsForInterval runs on a side), by the change itself. A change
 // the suite's min_change calls too small to count does not fail CI.
-func (c *Change) smallerThan(min float64) bool {
-	if min <= 0 {
-		return false
-	}
+func (c *Change) regresses(min float64) bool {
+	lo, hi := 0.0, 0.0
 	if c.ChangeHi != 0 {
-		return c.ChangeHi < min
+		lo, hi = 1+c.ChangeLo, 1+c.ChangeHi
 	}
-	return c.Change < min
+	return verdict.Significant(1+c.Change, lo, hi, min) == results.VerdictRegressed
 }
 
 // calibration is the suite's calibration workload, as the last run says.

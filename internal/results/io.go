@@ -315,8 +315,8 @@ func (c *Cell) Values() []float64 {
 func (c *Cell) Failed() bool { return c.Failure != "" }
 
 // Counts tallies the verdicts of a file's cells.
-func (f *File) Counts() map[string]int {
-	m := map[string]int{}
+func (f *File) Counts() map[Verdict]int {
+	m := map[Verdict]int{}
 	for _, c := range f.Results {
 		v := c.Verdict
 		if v == "" {

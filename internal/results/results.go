@@ -100,30 +100,6 @@ type Settings struct {
 	Calibration string `json:"calibration,omitempty"`
 }
 
-// Verdicts a cell can get.
-const (
-	VerdictImproved  = "improved"
-	VerdictSame      = "same"
-	VerdictRegressed = "regressed"
-	VerdictFailed    = "failed" // the workload failed: exit code, crash, timeout, checksum
-	VerdictNew       = "new"    // nothing in the baseline to compare with
-	// VerdictInconclusive: compared, but the runs cannot tell "no change
-	// that counts" from "changed by the minimum change" (too few runs, or
-	// the interval still spans both at the cap). Change.Hides says how
-	// large a change it could still hide.
-	VerdictInconclusive = "inconclusive"
-	// VerdictNotRun: the cell has no measured run (interrupted before it
-	// ran, or not reached); never a pass.
-	VerdictNotRun = "not run"
-	// VerdictReference: the OLD side of an A/B pair (--against's twin, a
-	// mode another mode is judged `against:`), judged against nothing
-	// itself: what its pair's verdict is measured from, not a new cell.
-	VerdictReference = "reference"
-)
-
-// Verdicts lists every verdict, worst first: the order summaries count them in.
-var Verdicts = []string{VerdictRegressed, VerdictFailed, VerdictInconclusive, VerdictNotRun, VerdictImproved, VerdictSame, VerdictNew, VerdictReference}
-
 // Cell is one (workload, mode) pair: the summary over its measured runs.
 // Times are the cell's Metric of each run, in nanoseconds: the median, its
 // interval, the MAD, the overhead and the comparison all use it.
@@ -159,7 +135,7 @@ type Cell struct {
 	MaxRSSMedian float64 `json:"max_rss_median_bytes"`
 	Outliers     int     `json:"outliers,omitempty"`
 
-	Verdict string  `json:"verdict,omitempty"`
+	Verdict Verdict `json:"verdict,omitempty"`
 	Compare *Change `json:"compare,omitempty"` // against the baseline, when there is one
 	Failure string  `json:"failure,omitempty"` // why the cell failed
 

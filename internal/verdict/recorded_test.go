@@ -37,7 +37,7 @@ func TestRuleOnRecordedNoise(t *testing.T) {
 	// without it (exchangeability within a round, issue 26), and nothing
 	// of it was tuned to these runs. One pair: its own family.
 	opts := verdict.Options{Alpha: alpha, MinChange: minChange}
-	judge := func(p noise.Pair) string {
+	judge := func(p noise.Pair) results.Verdict {
 		if !p.Paired {
 			t.Fatal("within-invocation pairs must be paired by round")
 		}
@@ -54,7 +54,7 @@ func TestRuleOnRecordedNoise(t *testing.T) {
 	} {
 		rng := rand.New(rand.NewPCG(1, 2))
 		var alarms, undecided, found, foundElapsed int
-		missed := map[string]int{}
+		missed := map[results.Verdict]int{}
 		var ratios []float64
 		for i := 0; i < trials; i++ {
 			aa, err := d.WithinPair(rng, results.MetricKernelCPU, n, w.a1, w.a2)

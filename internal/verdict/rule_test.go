@@ -22,7 +22,7 @@ func TestVerdictOf(t *testing.T) {
 		j        stats.Judgement
 		p        float64 // adjusted
 		overhead bool
-		want     string
+		want     results.Verdict
 	}{
 		{stats.Judgement{Ratio: 1.04, DecideLo: 1.03, DecideHi: 1.06}, 0.001, false, results.VerdictRegressed}, // could be 6%: counts
 		{stats.Judgement{Ratio: 1.04, DecideLo: 1.035, DecideHi: 1.049}, 0.001, false, results.VerdictSame},    // shown under 5%
@@ -174,7 +174,7 @@ func TestJudgeOnHeavyTails(t *testing.T) {
 	const trials = 100
 	var falseAlarms, found, foundMedian int
 	cell := &results.Cell{Compare: &results.Change{}}
-	v := func(j stats.Judgement) string { return verdictOf(&test{cell: cell, j: j, p: j.P}, opts) }
+	v := func(j stats.Judgement) results.Verdict { return verdictOf(&test{cell: cell, j: j, p: j.P}, opts) }
 	for i := 0; i < trials; i++ {
 		switch v(stats.Judge(noisy(rng, 20, 1), noisy(rng, 20, 1), opts.Alpha)) {
 		case results.VerdictRegressed, results.VerdictImproved:

@@ -278,7 +278,7 @@ func Undecided(old, new []float64, planned, maxRuns, family int, opts Options) b
 // family of family tests where its p is the smallest (Holm's first step:
 // p times family). Simulations and the recorded-noise test use it to judge
 // one pair the way a run does.
-func JudgePair(old, new []float64, planned, maxRuns, family int, opts Options) string {
+func JudgePair(old, new []float64, planned, maxRuns, family int, opts Options) results.Verdict {
 	j, p, _ := pair(old, new, planned, maxRuns, opts.Alpha)
 	c := &results.Cell{Compare: &results.Change{}}
 	return verdictOf(&test{cell: c, j: j, p: math.Min(1, p*float64(max(family, 1)))}, opts)
@@ -343,7 +343,7 @@ func decide(tests []*test, opts Options) {
 		// Comparable: the sizes could reach significance after the
 		// adjustment (Holm's first step multiplies by the family).
 		ch.Comparable = time.minP*float64(len(tests)) < opts.Alpha
-		verdicts := make([]string, len(ts))
+		verdicts := make([]results.Verdict, len(ts))
 		var reasons []string
 		for i, t := range ts {
 			verdicts[i] = verdictOf(t, opts)
@@ -390,21 +390,33 @@ func TooFewRuns(reason string) string {
 // significant: same when the interval lies within ±min_change, else
 // inconclusive — an overhead test then says same: it can regress a cell,
 // the time test alone decides whether the cell is settled.
-func verdictOf(t *test, opts Options) string {
+func verdictOf(t *test, opts Options) results.Verdict {
 	j := t.j
 	if t.p < opts.Alpha {
-		switch {
-		case j.Ratio > 1 && !(j.DecideHi < 1+opts.MinChange):
-			return results.VerdictRegressed
-		case j.Ratio < 1 && !(j.DecideLo > 1-opts.MinChange):
-			return results.VerdictImproved
-		}
-		return results.VerdictSame
+		return Significant(j.Ratio, j.DecideLo, j.DecideHi, opts.MinChange)
 	}
 	if Settled(j, opts) || t.overhead {
 		return results.VerdictSame
 	}
 	return results.VerdictInconclusive
+}
+
+// Significant is the verdict on a change already shown significant, of
+// ratio new/old with its interval [lo, hi] at the level it was decided at
+// ([0, 0]: no interval, too few runs): regressed (or improved) unless the
+// change is shown smaller than minChange, then same. It is the one
+// minimum-change rule: a run's verdicts and history's CI gate both use it.
+func Significant(ratio, lo, hi, minChange float64) results.Verdict {
+	if lo == 0 && hi == 0 { // no interval: the change itself
+		lo, hi = ratio, ratio
+	}
+	switch {
+	case ratio > 1 && !(hi < 1+minChange):
+		return results.VerdictRegressed
+	case ratio < 1 && !(lo > 1-minChange):
+		return results.VerdictImproved
+	}
+	return results.VerdictSame
 }
 
 // Settled reports whether a judgement shows that whatever changed is
@@ -427,7 +439,7 @@ func hides(j stats.Judgement) float64 {
 
 // describe says one test's outcome in words: "kernel-cpu vs tracing@old
 // +8.1% (p<0.001; adjusted p=0.004 over 15 tests) regressed".
-func describe(t *test, verdict string, family int, opts Options) string {
+func describe(t *test, verdict results.Verdict, family int, opts Options) string {
 	d := t.what + " " + numfmt.Change(t.j.Ratio) + " (" + numfmt.P(t.j.P)
 	if family > 1 || len(t.cell.Compare.Looks) > 1 {
 		d += fmt.Sprintf("; adjusted %s over %d %s", numfmt.P(t.p), family, numfmt.Plural(family, "test", "tests"))
@@ -443,7 +455,7 @@ func describe(t *test, verdict string, family int, opts Options) string {
 		}
 		return d + " inconclusive"
 	case verdict != results.VerdictSame:
-		return d + " " + verdict
+		return d + " " + string(verdict)
 	case !(t.p < opts.Alpha) && !Settled(t.j, opts):
 		return d + " not significant"
 	default:

@@ -34,7 +34,7 @@ func TestVerdicts(t *testing.T) {
 	cases := []struct {
 		name    string
 		cur     *results.File
-		verdict string // of w/tracing
+		verdict results.Verdict // of w/tracing
 		reason  string
 	}{
 		{"same", file(cell("w", "none", 1e6, 10), cell("w", "tracing", 3e6, 10)), results.VerdictSame, "elapsed +0.0% (p=1.000; adjusted p=1.000 over 3 tests) within ±5%"},

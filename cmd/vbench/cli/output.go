@@ -101,7 +101,7 @@ func (c *ciFlags) write(cmd *cobra.Command, res *results.File) error {
 
 // checkFailOn refuses a --fail-on other than inconclusive (run, compare, merge).
 func checkFailOn(v string) error {
-	if v != "" && v != results.VerdictInconclusive {
+	if v != "" && v != string(results.VerdictInconclusive) {
 		return usageErrf("--fail-on %q: the one value is inconclusive (regressions always fail)", v)
 	}
 	return nil
@@ -114,15 +114,18 @@ func checkFailOn(v string) error {
 // inconclusive, an inconclusive cell) 1 > 0.
 func outcome(res *results.File, interrupted bool, failOn string, errs ...error) error {
 	err := errors.Join(errs...)
-	counts := res.Counts()
+	worst := results.CIPass
+	for v, n := range res.Counts() {
+		if n > 0 && v.Fails(failOn == string(results.VerdictInconclusive)) && (worst == results.CIPass || v.CI() == results.CIError) {
+			worst = v.CI()
+		}
+	}
 	switch {
 	case interrupted:
 		return withCode(ExitInterrupted, err)
-	case err != nil, counts[results.VerdictFailed] > 0:
+	case err != nil, worst == results.CIError:
 		return withCode(ExitFailed, err)
-	case counts[results.VerdictRegressed] > 0:
-		return withCode(ExitRegression, nil)
-	case failOn == results.VerdictInconclusive && counts[results.VerdictInconclusive] > 0:
+	case worst != results.CIPass: // a regression, or an inconclusive cell under --fail-on inconclusive
 		return withCode(ExitRegression, nil)
 	}
 	return nil
