@@ -33,9 +33,7 @@ func newFile(plan *Plan, env *Env) *results.File {
 	}
 	if plan.Profiled {
 		f.Settings.Profiler = env.Profiler
-		if s.Profiler.Interval > 0 {
-			f.Settings.Interval = s.Profiler.Interval.String()
-		}
+		f.Settings.Interval = s.Profiler.Interval
 	}
 	return f
 }

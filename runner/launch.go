@@ -5,9 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
-	"time"
 
 	"vbench/internal/attach"
 	"vbench/internal/modes"
@@ -113,29 +111,21 @@ func (c *cellState) needsRunDir() bool {
 	return false
 }
 
-// childEnv is a cell's process environment, built here and nowhere else:
-// vbench's own environment without any profiler variable, the workload's
-// env, the mode's env (which wins over the workload's), and in an engine
-// mode the variables that load vbench's profiler and tell it its engine,
-// settings and where to write the profiles (the run's directory), after
-// attach.ProfiledDefaults (first, so the parent's, the workload's or the
-// mode's value wins). {rundir} in the workload's and the mode's values is
-// the run's directory. lib is the run's copy of the build (libraryCopy);
-// the build itself is named in VBENCH_PROFILER_BUILD.
+// childEnv is a cell's process environment, built by attach.Launch (the
+// one launcher, which vbench profile uses too): vbench's own environment
+// without any profiler variable, the run's pad, the workload's env, the
+// mode's env (which wins over the workload's), and in an engine mode the
+// variables that load vbench's profiler and tell it its engine, settings
+// and where to write the profiles (the run's directory). {rundir} in the
+// workload's and the mode's values is the run's directory. lib is the run's
+// copy of the build (libraryCopy); the build itself is named in
+// VBENCH_PROFILER_BUILD.
 func (l *launch) childEnv(c *cellState, runDir string, seq int, lib string) []string {
-	env := append(attach.ScrubEnv(os.Environ()), envPad(l.seed, seq))
-	env = append(env, expandRunDir(c.Workload.Env, runDir)...)
-	env = append(env, expandRunDir(c.Spec.EnvList(), runDir)...)
-	sp := &c.Spec
-	if sp.Engine == "" {
-		return env
+	la := attach.Launch{Spec: c.Spec, Library: lib, RunDir: runDir}
+	if c.Spec.Engine != "" {
+		la.Build = l.build(c)
 	}
-	env = append(slices.Clone(attach.ProfiledDefaults), env...)
-	env = append(env, attach.Env(lib, attach.Options{
-		Engine: sp.Engine, ProfileDir: runDir, Interval: time.Duration(sp.Interval),
-		Include: sp.Include, Exclude: sp.Exclude, TimeSample: sp.TimeSample, NoInline: sp.NoInline, MaxStack: sp.MaxStack,
-	})...)
-	return append(env, attach.EnvBuild+"="+l.build(c))
+	return la.Env(os.Environ(), []string{envPad(l.seed, seq)}, c.Workload.Env)
 }
 
 // build is the profiler library an engine cell's mode names, else the run's.
@@ -185,15 +175,4 @@ func (l *launch) libraryCopy(c *cellState) (string, func(), error) {
 func envPad(seed uint64, seq int) string {
 	n := rand.New(rand.NewPCG(seed, uint64(seq)^0x706164)).IntN(256) // "pad"
 	return "VBENCH_ENV_PAD=" + strings.Repeat("x", n)
-}
-
-// expandRunDir replaces {rundir} in each KEY=VALUE's value with dir; every
-// other brace passes through untouched (CLSIDs, the runtime's own {pid}).
-func expandRunDir(kvs []string, dir string) []string {
-	out := make([]string, len(kvs))
-	for i, kv := range kvs {
-		k, v, _ := strings.Cut(kv, "=")
-		out[i] = k + "=" + strings.ReplaceAll(v, modes.RunDir, dir)
-	}
-	return out
 }

@@ -226,10 +226,8 @@ func (f *File) ModeSpec(m modes.Mode) modes.Spec {
 		}
 	}
 	s := modes.BuiltinSpec(m)
-	if s.Engine == modes.EngineSampling && f.Settings.Interval != "" {
-		if d, err := time.ParseDuration(f.Settings.Interval); err == nil {
-			s.Interval = modes.Duration(d)
-		}
+	if s.Engine == modes.EngineSampling {
+		s.Interval = f.Settings.Interval
 	}
 	return s
 }

@@ -72,10 +72,10 @@ type Settings struct {
 	Alpha     float64      `json:"alpha"`
 	Threshold float64      `json:"threshold"` // minimum relative change that counts, e.g. 0.05
 
-	Seed      uint64   `json:"seed"`                // of the randomized run order
-	Workloads []string `json:"workloads,omitempty"` // --workloads filter, when given
-	Profiler  string   `json:"profiler,omitempty"`  // library used for profiled modes
-	Interval  string   `json:"interval,omitempty"`  // sampling interval given to the profiler
+	Seed      uint64         `json:"seed"`                // of the randomized run order
+	Workloads []string       `json:"workloads,omitempty"` // --workloads filter, when given
+	Profiler  string         `json:"profiler,omitempty"`  // library used for profiled modes
+	Interval  modes.Duration `json:"interval,omitempty"`  // sampling interval given to the profiler (spelled "10ms")
 
 	// Against is the OLD build of the profiler of an A/B run (`vbench run
 	// --against OLD.so`): every engine mode also ran with it, as the mode's

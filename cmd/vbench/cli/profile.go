@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -143,15 +142,12 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 	}
 	stderr := cmd.ErrOrStderr()
 
-	opts := attach.Options{Engine: engine, ProfileDir: dir, Include: f.include, Exclude: f.exclude, TimeSample: f.timeSamp, Processes: f.processes}
-	if engine.Samples() {
-		opts.Interval = f.interval
-		opts.NoInline = f.noInline
-		if f.maxStack != modes.MaxStack.Default {
-			opts.MaxStack = f.maxStack
-		}
-	}
-	env := append(append(slices.Clone(attach.ProfiledDefaults), attach.ScrubEnv(os.Environ())...), attach.Env(lib, opts)...)
+	spec := modes.Spec{Name: modes.Mode(engine), Engine: engine, ProfilerSettings: modes.ProfilerSettings{
+		Interval: modes.Duration(f.interval), Include: f.include, Exclude: f.exclude,
+		TimeSample: f.timeSamp, NoInline: f.noInline, MaxStack: f.maxStack,
+	}}
+	launch := attach.Launch{Spec: spec, Library: lib, RunDir: dir, Processes: f.processes}
+	env := launch.Env(os.Environ())
 	reasons := attach.NewProfilerLines(stderr)
 	mark := machine.MarkBusy()
 	code, err := child.Run(args, env, os.Stdin, cmd.OutOrStdout(), reasons)

@@ -1,0 +1,75 @@
+package attach
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"vbench/internal/modes"
+)
+
+// Launch is how vbench starts a process under a mode, for `vbench run`'s
+// cells and `vbench profile` alike: one place builds the environment, so
+// the two cannot load the profiler differently.
+type Launch struct {
+	Spec modes.Spec // the mode: its engine and settings (those the engine reads), its env
+	// Library is the file CoreCLR loads (a run's private copy under vbench
+	// run); Build is the build it was copied from, recorded in
+	// VBENCH_PROFILER_BUILD when it differs. Unused without an engine.
+	Library, Build string
+	// RunDir is the run's own directory: where the profiles go and what
+	// {rundir} in the mode's and the extra environment values names.
+	RunDir string
+	// Processes limits profiling to the processes whose command line
+	// matches it (CheckProcesses); "" profiles every one.
+	Processes string
+}
+
+// Env is the environment of the launched process: base (the caller's own)
+// without any variable that could load a profiler (ScrubEnv), then each of
+// extra (KEY=VALUE lists, a later one winning: a workload's, a run's pad),
+// then the mode's env; for an engine mode ProfiledDefaults come first (so
+// any value given wins over them) and the profiler's variables last, with
+// only the settings the engine reads (modes.Engine.Uses).
+func (l *Launch) Env(base []string, extra ...[]string) []string {
+	env := ScrubEnv(base)
+	for _, kvs := range extra {
+		env = append(env, l.expand(kvs)...)
+	}
+	env = append(env, l.expand(l.Spec.EnvList())...)
+	sp := &l.Spec
+	if sp.Engine == "" {
+		return env
+	}
+	env = append(slices.Clone(ProfiledDefaults), env...)
+	opts := Options{Engine: sp.Engine, ProfileDir: l.RunDir, Include: sp.Include, Exclude: sp.Exclude, Processes: l.Processes}
+	if sp.Engine.Uses(modes.Interval.Name) {
+		opts.Interval = time.Duration(sp.Interval)
+	}
+	if sp.Engine.Uses("no_inline") {
+		opts.NoInline = sp.NoInline
+	}
+	if sp.Engine.Uses(modes.MaxStack.Name) && sp.MaxStack != modes.MaxStack.Default {
+		opts.MaxStack = sp.MaxStack
+	}
+	if sp.Engine.Uses(modes.TimeSample.Name) {
+		opts.TimeSample = sp.TimeSample
+	}
+	env = append(env, Env(l.Library, opts)...)
+	if l.Build != "" {
+		env = append(env, EnvBuild+"="+l.Build)
+	}
+	return env
+}
+
+// expand replaces {rundir} in each KEY=VALUE's value with the run's
+// directory; every other brace passes through untouched (CLSIDs, the
+// runtime's own {pid}).
+func (l *Launch) expand(kvs []string) []string {
+	out := make([]string, len(kvs))
+	for i, kv := range kvs {
+		k, v, _ := strings.Cut(kv, "=")
+		out[i] = k + "=" + strings.ReplaceAll(v, modes.RunDir, l.RunDir)
+	}
+	return out
+}
