@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"vbench/baseline"
+	"vbench/internal/attach"
+	"vbench/internal/modes"
+	"vbench/internal/profile"
+	"vbench/internal/results"
+)
+
+type profileFlags struct {
+	mode      string
+	interval  time.Duration
+	include   []string
+	exclude   []string
+	out       string
+	top       int
+	format    string
+	lib       string
+	timeSamp  int
+	noInline  bool
+	maxStack  int
+	processes string
+	jsonOut   string
+	focus     []string
+	allFrames bool
+}
+
+func newProfileCmd() *cobra.Command {
+	f := &profileFlags{}
+	cmd := &cobra.Command{
+		Use:   "profile [flags] -- COMMAND [ARGS...]",
+		Short: "Run a .NET program under the vbench profiler and show where its time goes",
+		Long:  profileLong,
+		Example: `  vbench profile --mode tracing -- dotnet bin/app.dll
+  vbench profile --mode sampling --interval 1ms --top 10 -- dotnet app.dll --size 100
+  vbench profile --mode tracing --focus 'MyLib.*' --json top.json -- dotnet app.dll
+  vbench profile --mode tracing --include System.Text.Json -- dotnet app.dll
+  vbench profile --mode tracing --processes testhost --out prof/ -- dotnet test
+  vbench profile --mode tracing --include '*' --out prof/ -- dotnet csc.dll Hello.cs`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runProfile(cmd, f, args) },
+	}
+	fl := cmd.Flags()
+	fl.SetInterspersed(false) // everything after COMMAND belongs to it
+	fl.StringVar(&f.mode, "mode", string(modes.EngineTracing), "tracing | instrumentation | sampling | suspend-sampling | null")
+	fl.DurationVar(&f.interval, "interval", modes.Interval.Default, "sampling interval, "+modes.Interval.Want())
+	fl.StringSliceVar(&f.include, "include", nil, "also profile framework code matching these assembly or namespace `patterns` (user code is by default; repeatable, comma-separated)")
+	fl.StringSliceVar(&f.exclude, "exclude", nil, "assembly or namespace `patterns` not to profile (repeatable, comma-separated)")
+	fl.StringSliceVar(&f.focus, "focus", nil, "show only functions matching these `patterns` (namespace, type, method or assembly, glob '*'); everything is still profiled")
+	fl.StringVar(&f.out, "out", "", "directory for the profiles, one <pid>/ per process (default: a new temporary directory)")
+	fl.StringVar(&f.processes, "processes", "", "profile only processes whose command line matches this Go `regexp` (default: every .NET process)")
+	fl.StringVar(&f.jsonOut, "json", "", "also write the JSON summary to `FILE`, atomically (stdout stays the program's own)")
+	fl.IntVar(&f.top, "top", 20, "how many functions to show (at least 1; profile.json holds them all)")
+	fl.StringVar(&f.format, "format", "table", "table (on stderr) | json (on stdout, after the program's output)")
+	fl.StringVar(&f.lib, "profiler", "", "profiler library (default: libvbenchprof.so next to vbench)")
+	fl.BoolVar(&f.noInline, "no-inline", false, "sampling: keep user methods (but tiny ones) from being inlined, so samples land on them")
+	fl.IntVar(&f.maxStack, "max-stack", modes.MaxStack.Default, fmt.Sprintf("suspend-sampling: frames kept per stack (%s); deeper stacks keep both ends around one %q frame", modes.MaxStack.Want(), profile.ElidedFrames))
+	fl.BoolVar(&f.allFrames, "all-frames", false, "dotnet test: also show framework and test-runner frames (folded by default)")
+	registerCompletion(cmd, "mode", completeEngines)
+	registerCompletion(cmd, "format", cobra.FixedCompletions([]string{"table\ton stderr", "json\ton stdout, after the program's output"}, cobra.ShellCompDirectiveNoFileComp))
+	fl.IntVar(&f.timeSamp, "time-sample", 0, "tracing, instrumentation: time ~1 in N calls of hot call paths (power of two; 1: every call; default 16, instrumentation 256)")
+	return cmd
+}
+
+// profileRun is what the flags of a valid `vbench profile` resolve to.
+type profileRun struct {
+	engine modes.Engine
+	focus  *profile.Focus
+	lib    string // checked, absolute
+}
+
+// check refuses flags that are out of range or that the engine would not
+// read (they would silently do nothing), before anything runs.
+func (f *profileFlags) check(cmd *cobra.Command) (*profileRun, error) {
+	engine := modes.Engine(f.mode)
+	if !engine.Valid() {
+		return nil, usageErrf("--mode %q: want %s (none means no profiler: run the program directly)", f.mode, modes.OneOf(modes.Engines))
+	}
+	// A typed 0 is a value here, not the default it is in modes.ProfilerSettings
+	// (--time-sample's own default is 0: the engine's).
+	if f.interval == 0 || modes.Validate(modes.ProfilerSettings{Interval: modes.Duration(f.interval)}) != nil {
+		return nil, usageErrf("--interval %v: want %s", f.interval, modes.Interval.Want())
+	}
+	if f.format != "table" && f.format != "json" {
+		return nil, usageErrf("--format %q: want table or json", f.format)
+	}
+	if modes.Validate(modes.ProfilerSettings{TimeSample: f.timeSamp}) != nil {
+		return nil, usageErrf("--time-sample %d: want %s", f.timeSamp, modes.TimeSample.Want())
+	}
+	if f.maxStack == 0 || modes.Validate(modes.ProfilerSettings{MaxStack: f.maxStack}) != nil {
+		return nil, usageErrf("--max-stack %d: want %s frames", f.maxStack, modes.MaxStack.Want())
+	}
+	// A flag the engine does not read would silently do nothing.
+	for _, fs := range [][2]string{{"interval", modes.Interval.Name}, {"no-inline", "no_inline"}, {"max-stack", modes.MaxStack.Name}, {"time-sample", modes.TimeSample.Name}} {
+		flag, setting := fs[0], fs[1]
+		if flag == "no-inline" && !f.noInline {
+			continue // --no-inline=false asks for nothing
+		}
+		if cmd.Flags().Changed(flag) && !engine.Uses(setting) {
+			return nil, usageErrf("--%s does nothing under --mode %s: only %s read it", flag, engine, modes.List(modes.UsedBy(setting)))
+		}
+	}
+	if err := checkTop(f.top); err != nil {
+		return nil, err
+	}
+	focus, err := focusFlag(cmd, f.focus)
+	if err != nil {
+		return nil, err
+	}
+	if f.processes != "" {
+		if _, err := attach.CheckProcesses(f.processes); err != nil {
+			return nil, usageErrf("--processes %v", err)
+		}
+	}
+	if f.jsonOut != "" {
+		if err := baseline.Guard("--json", f.jsonOut); err != nil {
+			return nil, usageErr(err)
+		}
+		if err := results.CheckWritable(f.jsonOut); err != nil {
+			return nil, usageErrf("--json %v", err)
+		}
+	}
+	lib := f.lib
+	if lib == "" {
+		lib = attach.DefaultLibrary()
+	}
+	lib, err = attach.Check(lib)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	return &profileRun{engine: engine, focus: focus, lib: lib}, nil
+}
