@@ -7,7 +7,7 @@ BIN     := bin
 SUITE   ?= benchmarks/suite.yaml
 RUNFLAGS ?=
 
-.PHONY: all build test bench quick peers lint fmt clean stress fuzz slow-profiler
+.PHONY: all build test study bench quick peers lint fmt clean stress fuzz slow-profiler
 
 all: build
 
@@ -40,6 +40,14 @@ test: build
 	./scripts/ensure-chromium.sh
 	./scripts/ensure-loadgen.sh
 	$(GO) test -tags vbenchtest -count=1 -timeout 30m ./...
+
+# The statistical studies (-tags vbenchstudy): simulations and recorded
+# histories that measure the verdict rule and history's change-point gate
+# (false alarms, power, latency) rather than check a behaviour. They launch
+# nothing and take minutes, so `make test` leaves them here; CI runs both.
+STUDY_PKGS := ./internal/history ./internal/verdict
+study:
+	$(GO) test -tags vbenchtest,vbenchstudy -count=1 -timeout 30m -run 'Recorded|Simulated|HeavyTails' $(STUDY_PKGS)
 
 # The main job: the default suite, every workload under every mode, printing
 # the overhead table and writing results and a report under out/.

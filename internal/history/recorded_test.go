@@ -1,3 +1,9 @@
+//go:build vbenchstudy
+
+// A statistical study (make study): it launches nothing, takes minutes, and
+// measures the rule on simulated or recorded data rather than checking a
+// behaviour, so `make test` leaves it to `make study`, which CI also runs.
+
 package history
 
 import (
