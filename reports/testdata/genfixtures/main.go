@@ -20,19 +20,18 @@ import (
 	"path/filepath"
 	"sort"
 	"time"
+	"vbench/internal/summary"
 	"vbench/internal/verdict"
 
-	"vbench/baseline"
 	"vbench/internal/machine"
 	"vbench/internal/modes"
 	"vbench/internal/profile"
 	"vbench/internal/results"
-	"vbench/stats"
 )
 
 const dir = "reports/testdata"
 
-var modes = modes.Builtins
+var allModes = modes.Builtins
 
 // workload is one workload's true speed and its profiler multiples.
 type workload struct {
@@ -99,13 +98,13 @@ func gen(seed int64, started time.Time, d drift, failures map[string]string) *re
 		Machine: fp,
 		Started: started,
 		Settings: results.Settings{
-			Runs: 10, Warmup: 2, Modes: modes, Timeout: "10m", Alpha: 0.05, Threshold: 0.05,
+			Runs: 10, Warmup: 2, Modes: allModes, Timeout: "10m", Alpha: 0.05, Threshold: 0.05,
 		},
 	}
 	seq := 0
 	var elapsed time.Duration
 	for _, w := range workloads {
-		for _, m := range modes {
+		for _, m := range allModes {
 			key := w.name + "/" + string(m)
 			truth := w.noneNs * w.mult[m]
 			if k, ok := d[key]; ok {
