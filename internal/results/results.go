@@ -133,7 +133,10 @@ type Cell struct {
 	UserMedianNs float64 `json:"user_median_ns"`
 	SysMedianNs  float64 `json:"sys_median_ns"`
 	MaxRSSMedian float64 `json:"max_rss_median_bytes"`
-	Outliers     int     `json:"outliers,omitempty"`
+	// Metrics summarises each Measure the cell's runs recorded besides
+	// its time metric; absent where no run recorded it.
+	Metrics  map[Measure]*MeasureSummary `json:"metrics,omitempty"`
+	Outliers int                         `json:"outliers,omitempty"`
 
 	Verdict Verdict `json:"verdict,omitempty"`
 	Compare *Change `json:"compare,omitempty"` // against the baseline, when there is one
@@ -392,6 +395,17 @@ type Run struct {
 	// 0 (absent) otherwise.
 	Calls        int64 `json:"calls,omitempty"`
 	SamplesTaken int64 `json:"samples_taken,omitempty"`
+
+	// What the run cost the whole program besides its time (Measure.Of):
+	// each nil when the run could not measure it, never 0 for unknown.
+	StartupNs *int64 `json:"startup_ns,omitempty"` // exec to the entry of Main (a service: to its first ready answer)
+	// GCCollections is GC.CollectionCount(0), (1), (2) at exit: each
+	// generation's collections, a higher one counted in the lower too.
+	GCCollections []int64 `json:"gc_collections,omitempty"`
+	GCPauseNs     *int64  `json:"gc_pause_ns,omitempty"`   // GC.GetTotalPauseDuration at exit
+	AllocBytes    *int64  `json:"alloc_bytes,omitempty"`   // GC.GetTotalAllocatedBytes(precise) at exit
+	ProfileBytes  *int64  `json:"profile_bytes,omitempty"` // bytes of the profiles written (engine modes)
+	ProfilerMem   *int64  `json:"profiler_mem_bytes,omitempty"`
 }
 
 // Service is what a service workload's run measured (runner/service.go):

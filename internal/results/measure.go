@@ -1,0 +1,100 @@
+package results
+
+import "slices"
+
+// Measure is a figure of a run besides its time metric, judged like time:
+// what a profiler costs the whole program in memory, start-up, the GC's
+// work and what it writes. A cell summarises each measure its runs
+// recorded (Cell.Metrics); a measure no run recorded is absent, never 0.
+type Measure string
+
+// The measures.
+const (
+	MeasureCPU          Measure = "cpu"           // the process tree's user + system CPU, exec to exit (ns)
+	MeasureWall         Measure = "wall"          // exec to exit, as the harness saw it (ns)
+	MeasureRSS          Measure = "rss"           // peak resident memory of the largest process of the tree (bytes)
+	MeasureStartup      Measure = "startup"       // exec to the entry of Main; a service: to its first ready answer (ns)
+	MeasureGCCount      Measure = "gc_count"      // garbage collections, every generation
+	MeasureGCPause      Measure = "gc_pause"      // the runtime's total GC pause (ns)
+	MeasureAllocBytes   Measure = "alloc_bytes"   // bytes the program allocated on the managed heap
+	MeasureProfileBytes Measure = "profile_bytes" // bytes the profiler wrote (engine modes)
+	MeasureProfilerMem  Measure = "profiler_mem"  // the profiler's own peak memory, as its profile reports it (bytes)
+)
+
+// Measures lists the measures in the order reports show them.
+var Measures = []Measure{MeasureCPU, MeasureWall, MeasureRSS, MeasureStartup, MeasureGCCount, MeasureGCPause, MeasureAllocBytes, MeasureProfileBytes, MeasureProfilerMem}
+
+// Valid reports whether m is one of Measures.
+func (m Measure) Valid() bool { return slices.Contains(Measures, m) }
+
+// Unit is what the measure counts: "ns", "B" or "" (a count).
+func (m Measure) Unit() string {
+	switch m {
+	case MeasureCPU, MeasureWall, MeasureStartup, MeasureGCPause:
+		return "ns"
+	case MeasureRSS, MeasureAllocBytes, MeasureProfileBytes, MeasureProfilerMem:
+		return "B"
+	}
+	return ""
+}
+
+// Of is run r's reading of the measure, and false when r did not record it.
+func (m Measure) Of(r *Run) (float64, bool) {
+	opt := func(p *int64) (float64, bool) {
+		if p == nil {
+			return 0, false
+		}
+		return float64(*p), true
+	}
+	switch m {
+	case MeasureCPU:
+		return float64(r.UserNs + r.SysNs), r.WallNs > 0
+	case MeasureWall:
+		return float64(r.WallNs), r.WallNs > 0
+	case MeasureRSS:
+		return float64(r.MaxRSS), r.MaxRSS > 0
+	case MeasureStartup:
+		return opt(r.StartupNs)
+	case MeasureGCCount:
+		if len(r.GCCollections) == 0 {
+			return 0, false
+		}
+		return float64(r.GCCollections[0]), true // a collection of any generation collects gen 0
+	case MeasureGCPause:
+		return opt(r.GCPauseNs)
+	case MeasureAllocBytes:
+		return opt(r.AllocBytes)
+	case MeasureProfileBytes:
+		return opt(r.ProfileBytes)
+	case MeasureProfilerMem:
+		return opt(r.ProfilerMem)
+	}
+	return 0, false
+}
+
+// MeasureSummary is a cell's statistics of one measure, as of its time:
+// the median over its measured runs with a 95% interval, the multiple
+// over the workload's none cell, the difference from its reference (an
+// A/B pair's other side or the baseline's cell) in the measure's unit,
+// and its verdict.
+type MeasureSummary struct {
+	Runs       int     `json:"runs"` // measured runs that recorded it
+	Median     float64 `json:"median"`
+	Lo         float64 `json:"lo,omitempty"`
+	Hi         float64 `json:"hi,omitempty"`
+	Overhead   float64 `json:"overhead,omitempty"` // over the workload's none cell
+	OverheadLo float64 `json:"overhead_lo,omitempty"`
+	OverheadHi float64 `json:"overhead_hi,omitempty"`
+	// Diff is median − the none cell's median, in the measure's unit
+	// ("+34 MB [+30, +38]" of RSS), with its bootstrap interval.
+	Diff   float64 `json:"diff,omitempty"`
+	DiffLo float64 `json:"diff_lo,omitempty"`
+	DiffHi float64 `json:"diff_hi,omitempty"`
+	// Compare is the judgement against the cell's reference, as a cell's
+	// time has (Cell.Compare), and Verdict its outcome.
+	Compare *Change `json:"compare,omitempty"`
+	Verdict Verdict `json:"verdict,omitempty"`
+}
+
+// Int64 is a pointer to n, for a Run's optional measures.
+func Int64(n int64) *int64 { return &n }
