@@ -223,3 +223,40 @@ func PerEvent(x, lo, hi float64, event string, signed bool) string {
 	}
 	return s
 }
+
+// Quantity prints x in unit: "ns" a duration, "B" a size, "" a count
+// (three significant digits: "1.23k" is not used, "1234" is).
+func Quantity(x float64, unit string) string {
+	switch unit {
+	case "ns":
+		return Duration(x)
+	case "B":
+		return Bytes(x)
+	}
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return Missing
+	}
+	if x == math.Trunc(x) {
+		return fmt.Sprintf("%.0f", x)
+	}
+	return sig3(x)
+}
+
+// Signed is Quantity with its sign always shown: "+34.00MiB", "-2.1ms", "+0".
+func Signed(x float64, unit string) string {
+	s := Quantity(math.Abs(x), unit)
+	if x < 0 {
+		return "-" + s
+	}
+	return "+" + s
+}
+
+// Diff is a signed difference in unit with its interval when there is one:
+// "+34.00MiB [+30.00MiB, +38.00MiB]".
+func Diff(x, lo, hi float64, unit string) string {
+	s := Signed(x, unit)
+	if lo != 0 || hi != 0 {
+		s += " " + Range(Signed(lo, unit), Signed(hi, unit))
+	}
+	return s
+}

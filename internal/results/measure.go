@@ -98,3 +98,69 @@ type MeasureSummary struct {
 
 // Int64 is a pointer to n, for a Run's optional measures.
 func Int64(n int64) *int64 { return &n }
+
+// MeasureValues is the cell's measured runs' readings of m, those runs
+// that recorded it.
+func (c *Cell) MeasureValues(m Measure) []float64 {
+	var out []float64
+	for _, r := range c.Measured() {
+		if v, ok := m.Of(&r); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// MinChange is the smallest change of a measure that counts: relative
+// (0.05 is 5%) and, where set, absolute in the measure's unit (bytes, ns,
+// a count): a change must pass both, so 1 MB of RSS on a 30 MB program
+// is not a 3% story and 5% of a 2 GB heap is not waved through.
+type MinChange struct {
+	Rel float64 `json:"rel"`
+	Abs float64 `json:"abs,omitempty"`
+}
+
+// Of is the relative threshold the change from ref (the reference's
+// median) must pass: the larger of Rel and Abs / ref.
+func (mc MinChange) Of(ref float64) float64 {
+	if mc.Abs > 0 && ref > 0 && mc.Abs/ref > mc.Rel {
+		return mc.Abs / ref
+	}
+	return mc.Rel
+}
+
+// Judged reports whether a cell's measure gets a verdict: the figures
+// whose growth users are judged by (memory, start-up, the GC's work, the
+// profile's size). The whole-program CPU and wall, the profiler's own
+// memory are shown, not judged: the cell's time metric is judged already,
+// and each judged figure makes the run's family larger.
+func (m Measure) Judged() bool {
+	switch m {
+	case MeasureRSS, MeasureStartup, MeasureGCCount, MeasureGCPause, MeasureAllocBytes, MeasureProfileBytes:
+		return true
+	}
+	return false
+}
+
+// DefaultMinChange is a judged measure's threshold when a suite sets none:
+// the suite's relative min_change, with a floor of 1 MB for RSS and 5 ms
+// for start-up (a few pages or a page fault more are not a regression).
+func (m Measure) DefaultMinChange(rel float64) MinChange {
+	switch m {
+	case MeasureRSS:
+		return MinChange{Rel: rel, Abs: 1 << 20}
+	case MeasureStartup:
+		return MinChange{Rel: rel, Abs: 5e6}
+	}
+	return MinChange{Rel: rel}
+}
+
+// MeasureMinChange is the threshold of measure m in f: the suite's own
+// (Settings.MeasureMinChange), else m.DefaultMinChange of the file's
+// min_change.
+func (f *File) MeasureMinChange(m Measure) MinChange {
+	if mc, ok := f.Settings.MeasureMinChange[m]; ok {
+		return mc
+	}
+	return m.DefaultMinChange(f.Settings.Threshold)
+}

@@ -71,6 +71,10 @@ type Settings struct {
 	Timeout   string       `json:"timeout"`
 	Alpha     float64      `json:"alpha"`
 	Threshold float64      `json:"threshold"` // minimum relative change that counts, e.g. 0.05
+	// MeasureMinChange is a suite's own threshold of a measure
+	// (thresholds.metrics); a measure it leaves out has its default
+	// (Measure.DefaultMinChange).
+	MeasureMinChange map[Measure]MinChange `json:"measure_min_change,omitempty"`
 
 	Seed      uint64         `json:"seed"`                // of the randomized run order
 	Workloads []string       `json:"workloads,omitempty"` // --workloads filter, when given

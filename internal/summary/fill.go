@@ -41,6 +41,7 @@ func Fill(f *results.File) {
 		}
 	}
 	fillCost(f)
+	fillMeasures(f)
 }
 
 func fillCell(c *results.Cell) {

@@ -122,6 +122,13 @@ type test struct {
 	p        float64 // the p-value adjusted: the looks folded (SequentialP), then Holm
 	minP     float64 // the smallest p the test could give, its looks folded (before Holm)
 	n        [2]int  // runs of the reference and of the cell
+	// measure is the figure a measure's test judges ("" for the cell's
+	// time and its overhead), minChange its relative threshold
+	// (results.MinChange.Of the reference's median) and diff the change
+	// of medians in the measure's unit, for the reason.
+	measure   results.Measure
+	minChange float64
+	ref, diff float64
 }
 
 // ReferenceKey names the cell that the cell (workload, mode) of f is
@@ -199,7 +206,42 @@ func abTests(f *results.File, c *results.Cell, opts Options) []*test {
 	if len(looks) > 1 {
 		c.Compare.Looks = looks
 	}
-	return []*test{t}
+	return append([]*test{t}, measureTests(f, old, c, true, opts)...)
+}
+
+// measureTests judges each judged measure (results.Measure.Judged) that
+// both cells recorded: paired by round in an A/B pair, else unpaired (a
+// stored baseline), each against its own minimum change. They join the
+// run's family: a memory or start-up regression is a regression, and its
+// tests cost the time's tests their share of alpha as any other would.
+func measureTests(f *results.File, old, c *results.Cell, paired bool, opts Options) []*test {
+	var out []*test
+	for _, m := range results.Measures {
+		if !m.Judged() || c.Metrics[m] == nil {
+			continue
+		}
+		var oldX, newX []float64
+		if paired {
+			oldX, newX = RoundsOf(old, c, m.Of)
+		} else {
+			oldX, newX = old.MeasureValues(m), c.MeasureValues(m)
+		}
+		if len(oldX) == 0 || len(newX) == 0 {
+			continue
+		}
+		t := &test{cell: c, what: string(m), measure: m, n: [2]int{len(oldX), len(newX)}}
+		if paired {
+			t.j = stats.JudgePaired(oldX, newX, opts.Alpha)
+		} else {
+			t.j = stats.Judge(oldX, newX, opts.Alpha)
+		}
+		t.p, t.minP = t.j.P, t.j.MinP
+		t.ref = stats.Median(oldX)
+		t.minChange = f.MeasureMinChange(m).Of(t.ref)
+		t.diff = stats.Median(newX) - t.ref
+		out = append(out, t)
+	}
+	return out
 }
 
 // Rounds are the measured runs of an A/B pair in its metric, paired: the
@@ -208,6 +250,12 @@ func abTests(f *results.File, c *results.Cell, opts Options) []*test {
 // interruption, a cell judged by two modes that stopped at different
 // looks) are left out. Files without rounds pair the k-th runs.
 func Rounds(old, new *results.Cell) (oldX, newX []float64) {
+	return RoundsOf(old, new, func(r *results.Run) (float64, bool) { return float64(old.Metric.Of(r)), true })
+}
+
+// RoundsOf is Rounds of any reading of a run (a measure's: Measure.Of); a
+// round whose either run lacks the reading is left out.
+func RoundsOf(old, new *results.Cell, of func(*results.Run) (float64, bool)) (oldX, newX []float64) {
 	o, n := old.Measured(), new.Measured()
 	if !hasRounds(o) || !hasRounds(n) {
 		k := min(len(o), len(n))
@@ -226,8 +274,11 @@ func Rounds(old, new *results.Cell) (oldX, newX []float64) {
 		o, n = oo, nn
 	}
 	for i := range o {
-		oldX = append(oldX, float64(old.Metric.Of(&o[i])))
-		newX = append(newX, float64(new.Metric.Of(&n[i])))
+		a, okA := of(&o[i])
+		b, okB := of(&n[i])
+		if okA && okB {
+			oldX, newX = append(oldX, a), append(newX, b)
+		}
 	}
 	return oldX, newX
 }
@@ -311,7 +362,7 @@ func baselineTests(base, cur *results.File, c *results.Cell, opts Options) []*te
 			out = append(out, o)
 		}
 	}
-	return out
+	return append(out, measureTests(base, old, c, false, opts)...)
 }
 
 // decide adjusts every test's p over the family and gives each tested
@@ -319,16 +370,19 @@ func baselineTests(base, cur *results.File, c *results.Cell, opts Options) []*te
 // inconclusive if its time test is, else improved if any improved, else
 // same.
 func decide(tests []*test, opts Options) {
-	ps := make([]float64, len(tests))
-	for i, t := range tests {
-		ps[i] = t.p
+	var times, measures []*test
+	for _, t := range tests {
+		if t.measure == "" {
+			times = append(times, t)
+		} else {
+			measures = append(measures, t)
+		}
 	}
-	for i, adj := range stats.Holm(ps) {
-		tests[i].p = adj
-	}
+	holm(times)
+	holm(measures)
 	byCell := map[*results.Cell][]*test{}
 	var cells []*results.Cell
-	for _, t := range tests {
+	for _, t := range times {
 		if byCell[t.cell] == nil {
 			cells = append(cells, t.cell)
 		}
@@ -339,15 +393,15 @@ func decide(tests []*test, opts Options) {
 		time := ts[0]
 		ch := c.Compare
 		ch.Ratio, ch.RatioLo, ch.RatioHi = stats.Finite(time.j.Ratio), stats.Finite(time.j.Lo), stats.Finite(time.j.Hi)
-		ch.P, ch.PAdjusted, ch.Family = time.j.P, time.p, len(tests)
+		ch.P, ch.PAdjusted, ch.Family = time.j.P, time.p, len(times)
 		// Comparable: the sizes could reach significance after the
 		// adjustment (Holm's first step multiplies by the family).
-		ch.Comparable = time.minP*float64(len(tests)) < opts.Alpha
+		ch.Comparable = time.minP*float64(len(times)) < opts.Alpha
 		verdicts := make([]results.Verdict, len(ts))
 		var reasons []string
 		for i, t := range ts {
 			verdicts[i] = verdictOf(t, opts)
-			reasons = append(reasons, describe(t, verdicts[i], len(tests), opts))
+			reasons = append(reasons, describe(t, verdicts[i], len(times), opts))
 		}
 		switch {
 		case slices.Contains(verdicts, results.VerdictRegressed):
@@ -363,9 +417,56 @@ func decide(tests []*test, opts Options) {
 			c.Verdict = results.VerdictSame
 		}
 		if !ch.Comparable {
-			reasons = append(reasons, fmt.Sprintf("%s (%d vs %d) to reach p < %g over %d %s", tooFewRuns, time.n[0], time.n[1], opts.Alpha, len(tests), numfmt.Plural(len(tests), "test", "tests")))
+			reasons = append(reasons, fmt.Sprintf("%s (%d vs %d) to reach p < %g over %d %s", tooFewRuns, time.n[0], time.n[1], opts.Alpha, len(times), numfmt.Plural(len(times), "test", "tests")))
 		}
 		ch.Reason = strings.Join(reasons, "; ")
+	}
+	decideMeasures(measures, opts)
+}
+
+// holm replaces each test's p by Holm's adjustment over the tests.
+func holm(tests []*test) {
+	ps := make([]float64, len(tests))
+	for i, t := range tests {
+		ps[i] = t.p
+	}
+	for i, adj := range stats.Holm(ps) {
+		tests[i].p = adj
+	}
+}
+
+// decideMeasures gives each judged measure its verdict, from its test's p
+// adjusted over the run's measure tests (their own family, so that the
+// time's verdicts keep the power they had: the chance that a run in which
+// nothing changed reports a change is alpha in time and alpha in the
+// measures), against the measure's own minimum change. A regressed
+// measure regresses its cell, and the cell's reason names it first:
+// "regressed: rss +96.00MiB".
+func decideMeasures(tests []*test, opts Options) {
+	for _, t := range tests {
+		o := opts
+		o.MinChange = t.minChange
+		v := verdictOf(t, o)
+		ms := t.cell.Metrics[t.measure]
+		ms.Verdict = v
+		ms.Compare = &results.Change{
+			BaselineMedianNs: t.ref, // in the measure's unit
+			Ratio:            stats.Finite(t.j.Ratio), RatioLo: stats.Finite(t.j.Lo), RatioHi: stats.Finite(t.j.Hi),
+			P: t.j.P, PAdjusted: t.p, Family: len(tests), Paired: t.j.Paired,
+			Comparable: t.minP*float64(len(tests)) < opts.Alpha,
+		}
+		ms.Compare.Reason = describe(t, v, len(tests), o)
+		if v == results.VerdictInconclusive {
+			ms.Compare.Hides = hides(t.j)
+		}
+		c := t.cell
+		if v == results.VerdictRegressed && c.Verdict != results.VerdictFailed {
+			c.Verdict = results.VerdictRegressed
+			lead := "regressed: " + string(t.measure) + " " + numfmt.Signed(t.diff, t.measure.Unit())
+			if c.Compare != nil {
+				c.Compare.Reason = lead + "; " + c.Compare.Reason
+			}
+		}
 	}
 }
 
