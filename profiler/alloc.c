@@ -26,6 +26,7 @@
 // thread beyond the last table) is folded by type alone into one shared
 // table (atomic adds), and the profile says how many objects were folded.
 #define _GNU_SOURCE
+#include <link.h>
 #include <math.h>
 #include <stdio.h>
 #include <pthread.h>
@@ -45,9 +46,12 @@ static size_t tab_bytes;
 static __thread vb_atab *my_tab __attribute__((tls_model("initial-exec")));
 static __thread int my_state __attribute__((tls_model("initial-exec"))); // 0 new, 1 has a table, 2 none (fold)
 
+static int find_coreclr(struct dl_phdr_info *info, size_t size, void *data);
+
 #define SITES_OFF (sizeof(vb_atab) + 63) / 64 * 64
 
 int vb_alloc_init(void) {
+	dl_iterate_phdr(find_coreclr, 0);
 	tab_bytes = SITES_OFF + sizeof(vb_asite) * VB_ALLOC_SITES + sizeof(uintptr_t) * VB_ALLOC_FRAMES;
 	tab_bytes = (tab_bytes + 4095) & ~(size_t)4095;
 	void *p = mmap(0, tab_bytes * VB_ALLOC_THREADS, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -100,6 +104,44 @@ static void fold(ClassID cls, uint64_t count, uint64_t bytes, double ecount, dou
 	__atomic_fetch_add(&vb_alloc_fold_lost, count, __ATOMIC_RELAXED);
 }
 
+// libcoreclr's mapped range (vb_alloc_init), to tell the runtime's own
+// frames from managed ones during a walk.
+static uintptr_t clr_lo, clr_hi;
+
+static int find_coreclr(struct dl_phdr_info *info, size_t size, void *data) {
+	(void)size, (void)data;
+	if (!info->dlpi_name || !strstr(info->dlpi_name, "libcoreclr.so")) return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD) continue;
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr, b = a + ph->p_memsz;
+		if (!clr_lo || a < clr_lo) clr_lo = a;
+		if (b > clr_hi) clr_hi = b;
+	}
+	return 1;
+}
+
+static inline int in_clr(uintptr_t ip) { return ip >= clr_lo && ip < clr_hi; }
+
+// hidden finds the return address into the allocating method that the
+// runtime's allocation stub (libcoreclr assembly) pushed with a copy of the
+// method's frame pointer, between the record at bp (the libcoreclr frame
+// the stub called, which saved the method's frame pointer, not the stub's)
+// and the managed frame record at next: a word equal to next followed by a
+// word that is no libcoreclr or stack address. Without it the walk goes
+// from the stub's callee straight to the allocating method's caller (the
+// method's own frame record holds its caller's return address). 0: none.
+static uintptr_t hidden(uintptr_t bp, uintptr_t next, uintptr_t lo, uintptr_t hi) {
+	uintptr_t end = next - 8;
+	if (end > bp + 16 + 8 * 64) end = bp + 16 + 8 * 64;
+	for (uintptr_t a = bp + 16; a < end; a += 8) {
+		if (*(uintptr_t *)a != next) continue;
+		uintptr_t w = ((uintptr_t *)a)[1];
+		if (w && !in_clr(w) && !(w >= lo && w < hi)) return w;
+	}
+	return 0;
+}
+
 // walk stores the return addresses of the frame-pointer chain from frame
 // bp (leaf first) into ips, at most max; *rooted: the chain ended before max
 // (at a zero frame pointer, or one that is no frame of this stack: the
@@ -108,11 +150,20 @@ static void fold(ClassID cls, uint64_t count, uint64_t bytes, double ecount, dou
 static uint32_t walk(uintptr_t bp, uintptr_t lo, uintptr_t hi, uintptr_t *ips, uint32_t max, int *rooted) {
 	uint32_t n = 0;
 	uintptr_t floor = bp;
+	int stub = 1; // still in the runtime's frames above the first managed one
 	while (n < max) {
 		if (bp == 0 || bp < floor || bp < lo || bp >= hi || hi - bp < 16 || (bp & 7)) break;
 		uintptr_t next = ((uintptr_t *)bp)[0], ret = ((uintptr_t *)bp)[1];
 		if (ret == 0) break;
 		ips[n++] = ret;
+		if (stub && in_clr(ret) && next > bp + 16 && next < hi - 16 && !(next & 7)) {
+			uintptr_t mret = ((uintptr_t *)next)[1];
+			if (mret && !in_clr(mret)) {
+				stub = 0;
+				uintptr_t h = hidden(bp, next, lo, hi);
+				if (h && n < max) ips[n++] = h;
+			}
+		}
 		floor = bp + 16;
 		bp = next;
 	}

@@ -60,11 +60,11 @@ type Profile struct {
 	Warnings    []string   `json:"warnings,omitempty"` // what limits this profile's accuracy
 	Skipped     []Skipped  `json:"skipped,omitempty"`  // instrumentation: selected methods left uninstrumented
 	Functions   []Function `json:"functions"`
-	Threads     []Thread   `json:"threads"`
 	// The allocation engines' (schema 4): objects by type and path, and
 	// the garbage collections.
 	Allocations *Allocations `json:"allocations,omitempty"`
 	GC          *GC          `json:"gc,omitempty"`
+	Threads     []Thread     `json:"threads"` // last: Encode streams it
 
 	// Focus is set on a view of a profile narrowed by --focus (Focused): its
 	// threads start at the matching functions, and Top lists only them.
