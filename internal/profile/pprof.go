@@ -140,7 +140,14 @@ func (p *Profile) WritePprof(w io.Writer) error {
 		}
 	}
 
-	// The one mapping, then a function and a location per function.
+	return e.finish(p, zw, elided)
+}
+
+// finish writes the one mapping, a function and a location per function
+// (and the elided-frames one, when elided is its id), the string table,
+// and closes the stream.
+func (e *pbWriter) finish(p *Profile, zw io.Closer, elided uint64) error {
+	pb := &e.msg
 	e.msg = e.msg[:0]
 	pb.int(1, 1)
 	pb.int(5, e.str("managed"))
@@ -275,7 +282,7 @@ func (e *pbWriter) write() {
 // type's name as label "type" (go tool pprof -tagfocus type=System.String),
 // plus "thread" and "pid". Stacks deeper than PprofMaxStack keep their
 // leaf-most frames.
-func (p *Profile) writeAllocPprof(zw io.WriteCloser, e *pbWriter) error {
+func (p *Profile) writeAllocPprof(zw io.Closer, e *pbWriter) error {
 	pb := &e.msg
 	valueType := func(field int, typ, unit string) {
 		e.msg = e.msg[:0]
@@ -318,38 +325,7 @@ func (p *Profile) writeAllocPprof(zw io.WriteCloser, e *pbWriter) error {
 			}
 		}
 	}
-	e.msg = e.msg[:0]
-	pb.int(1, 1)
-	pb.int(5, e.str("managed"))
-	pb.int(7, 1) // has_functions
-	e.field(3)
-	for i := range p.Functions {
-		id := int64(i) + 1
-		e.msg = e.msg[:0]
-		pb.int(1, id)
-		pb.int(2, e.str(p.Functions[i].Name))
-		pb.int(3, e.str(p.Functions[i].Name))
-		pb.int(4, e.str(p.Functions[i].Module))
-		e.field(5)
-		line := pbuf(nil)
-		line.int(1, id)
-		e.msg = e.msg[:0]
-		pb.int(1, id)
-		pb.int(2, 1)
-		pb.bytes(4, line)
-		e.field(4)
-	}
-	for _, s := range e.table {
-		e.msg = append(e.msg[:0], s...)
-		e.field(6)
-	}
-	if e.err == nil {
-		e.err = e.w.Flush()
-	}
-	if err := zw.Close(); e.err == nil {
-		e.err = err
-	}
-	return e.err
+	return e.finish(p, zw, 0)
 }
 
 // sample writes one Sample: its location ids (leaf first), its two values,
