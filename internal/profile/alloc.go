@@ -86,9 +86,9 @@ const (
 	GCOther   = "other"
 )
 
-// Site returns the counts of the node of thread t's tree at the path
-// (function names, root first) and of type typ, summed over threads when
-// t is nil; ok false when no such site was recorded.
+// Site returns what the frames at path (function names, root first)
+// allocated of type typ, summed over threads; ok false when no such site
+// was recorded.
 func (a *Allocations) Site(p *Profile, path []string, typ string) (count, bytes int64, ok bool) {
 	for ti := range a.Threads {
 		nodes := a.Threads[ti].Nodes
