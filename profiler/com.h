@@ -58,6 +58,12 @@ typedef ULONG (*Release_t)(void *);
 #define COR_PRF_ENABLE_STACK_SNAPSHOT 0x10000000u
 #define COR_PRF_DISABLE_ALL_NGEN_IMAGES 0x80000000u
 #define COR_PRF_DISABLE_INLINING 0x00200000u
+#define COR_PRF_MONITOR_OBJECT_ALLOCATED 0x00000100u
+#define COR_PRF_MONITOR_SUSPENDS 0x00010000u
+#define COR_PRF_ENABLE_OBJECT_ALLOCATED 0x00800000u
+// SetEventMask2's high word (COR_PRF_HIGH_MONITOR).
+#define COR_PRF_HIGH_BASIC_GC 0x00000010u
+#define COR_PRF_HIGH_MONITOR_EVENT_PIPE 0x00000080u
 
 // DoStackSnapshot flags (COR_PRF_SNAPSHOT_INFO).
 #define COR_PRF_SNAPSHOT_REGISTER_CONTEXT 0x1u
@@ -66,6 +72,7 @@ typedef ULONG (*Release_t)(void *);
 enum {
 	INFO_GetClassFromObject = 3,
 	INFO_GetFunctionFromIP = 7,
+	INFO_IsArrayClass = 11,
 	INFO_GetThreadInfo = 12,
 	INFO_GetCurrentThreadID = 13,
 	INFO_GetFunctionInfo = 15,
@@ -84,13 +91,24 @@ enum {
 	INFO_SetEnterLeaveFunctionHooks3 = 61,
 	INFO_GetRuntimeInformation = 67,
 	INFO_EnumThreads = 71,               // Info4
+	INFO_GetObjectSize2 = 80,
 	INFO_SetEventMask2 = 82,             // Info5
 	INFO_GetNativeCodeStartAddresses = 90, // Info9
 	INFO_GetCodeInfo4 = 92,
 	INFO_SuspendRuntime = 97,            // Info10
 	INFO_ResumeRuntime = 98,
+	INFO_EventPipeStartSession = 101,    // Info12 (Info11: 99, 100)
 };
 typedef HRESULT (*GetClassFromObject_t)(void *, ObjectID, ClassID *);
+typedef HRESULT (*IsArrayClass_t)(void *, ClassID, uint32_t *, ClassID *, ULONG *);
+typedef HRESULT (*GetObjectSize2_t)(void *, ObjectID, size_t *);
+typedef struct {
+	const WCHAR *provider;
+	uint64_t keywords;
+	uint32_t level;
+	const WCHAR *filter;
+} COR_PRF_EVENTPIPE_PROVIDER_CONFIG;
+typedef HRESULT (*EventPipeStartSession_t)(void *, uint32_t, COR_PRF_EVENTPIPE_PROVIDER_CONFIG *, BOOL, uint64_t *);
 typedef HRESULT (*GetFunctionFromIP_t)(void *, const uint8_t *, FunctionID *);
 typedef HRESULT (*GetThreadInfo_t)(void *, ThreadID, uint32_t *);
 typedef HRESULT (*GetFunctionInfo_t)(void *, FunctionID, ClassID *, ModuleID *, mdToken *);
@@ -180,15 +198,21 @@ enum {
 	CB_ThreadCreated = 29,
 	CB_ThreadDestroyed = 30,
 	CB_ThreadAssignedToOSThread = 31,
+	CB_RuntimeSuspendStarted = 42,
+	CB_RuntimeResumeFinished = 46,
+	CB_ObjectAllocated = 50,
 	CB_ExceptionThrown = 54,
 	CB_ExceptionSearchCatcherFound = 59,
 	CB_ExceptionUnwindFunctionEnter = 62,
 	CB_ExceptionUnwindFunctionLeave = 63,
-	CB_SLOTS = 83, // through ICorProfilerCallback3::ProfilerDetachSucceeded
+	CB_GarbageCollectionStarted = 73,    // Callback2
+	CB_EventPipeEventDelivered = 95,     // Callback10 (Callback4..9: 83..94)
+	CB_SLOTS = 97, // through ICorProfilerCallback10::EventPipeProviderCreated
 };
 
 extern const GUID IID_IUnknown_, IID_IClassFactory_, IID_ICorProfilerCallback_,
-	IID_ICorProfilerCallback2_, IID_ICorProfilerCallback3_, IID_ICorProfilerInfo10_,
+	IID_ICorProfilerCallback2_, IID_ICorProfilerCallback3_, IID_ICorProfilerCallback10_, IID_ICorProfilerInfo10_,
+	IID_ICorProfilerInfo12_,
 	IID_IMetaDataImport2_, IID_IMetaDataEmit_;
 
 int guid_eq(const GUID *a, const GUID *b);

@@ -20,6 +20,8 @@ const (
 	cModeSampling        = 3
 	cModeInstrumentation = 4
 	cModeCPUSampling     = 5
+	cModeAllocations     = 6
+	cModeAllocSampling   = 7
 )
 
 // The profiler's defaults are modes.Interval.Default, modes.MaxStack.Default
@@ -78,6 +80,10 @@ func configFromEnv(get func(string) (string, bool)) (*config, error) {
 		c.mode = cModeSampling
 	case modes.EngineNull:
 		c.mode = cModeNull
+	case modes.EngineAllocations:
+		c.mode = cModeAllocations
+	case modes.EngineAllocationSampling:
+		c.mode = cModeAllocSampling
 	default:
 		return nil, fmt.Errorf("%s=%q is not %s", attach.EnvMode, name, modes.OneOf(modes.Engines))
 	}

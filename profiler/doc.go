@@ -24,6 +24,11 @@
 //     that finds the leaf a suspension hid (both suspend-sampling's);
 //     cpusampler.c: the sampling engine (timers, the SIGPROF handler, the
 //     drain thread).
+//   - alloc.c: the allocation engines' per-thread (type, path) tables, the
+//     ObjectAllocated callback and its frame-pointer walk, the IPs resolved
+//     at the write; allocsample.c: allocation-sampling's EventPipe session
+//     and EventPipeEventDelivered; gc.c: each GC's generation, reason and
+//     pause; allocsnap.go: the tables and GCs into the profile.
 //   - signals.c: the signal handlers Go's runtime changed, put back.
 //   - crash.c: the profile of a process the runtime aborts (below).
 //   - state.c (the mode, the runtime's ICorProfilerInfo10, the interval),
@@ -55,6 +60,27 @@
 //     the profile is written. Each stack is cut back to where the suspension
 //     first interrupted the thread, not where it reached a GC safe point
 //     (interrupted.c), so methods without a safe point get their samples.
+//   - allocations: ObjectAllocated (COR_PRF_ENABLE_OBJECT_ALLOCATED, set at
+//     Initialize) on the allocating thread: the object's size
+//     (GetObjectSize2), a frame-pointer walk from the callback's own frame
+//     (64 return addresses at most; the return address into the allocating
+//     method, which the runtime's allocation stub keeps outside any frame
+//     record beside a copy of the method's frame pointer, is taken from
+//     there), and one entry of the thread's own open-addressed table keyed
+//     by type and path (no lock, no allocation, no system call but the
+//     first time on a thread). IPs are resolved with GetFunctionFromIP once
+//     each, at the write, outside any callback. Full tables fold objects
+//     into a shared by-type table (atomic adds) and the profile says so.
+//   - allocation-sampling: Initialize (runtime 10+, ICorProfilerInfo12)
+//     starts an EventPipe session for the runtime provider's
+//     AllocationSampling keyword; the library answers ICorProfilerCallback10
+//     in this mode only; EventPipeEventDelivered runs synchronously on the
+//     allocating thread and adds each AllocationSampled event to the same
+//     tables, weighed s/(1-q^s) bytes and 1/(1-q^s) objects (q = 1-1/102400,
+//     RandomizedAllocationSampling.md's weighted-sample estimator), with the
+//     runtime's stack for the event, else the same walk.
+//     Both allocation engines also record every GC (COR_PRF_HIGH_BASIC_GC,
+//     COR_PRF_MONITOR_SUSPENDS): generation, reason, the suspension's pause.
 //   - null: the same mapper, inlining veto and hook registration as tracing,
 //     with hooks that just return: the floor any enter/leave tracer pays.
 //   - instrumentation: no hooks; the IL of each selected method is rewritten

@@ -2,7 +2,7 @@ package main
 
 /*
 #cgo CFLAGS: -O2 -Wall -Wno-unused-function
-#cgo LDFLAGS: -lpthread
+#cgo LDFLAGS: -lpthread -lm
 #include "vb.h"
 */
 import "C"

@@ -99,6 +99,15 @@ static void vb_write(int complete, const char *cause, int how) {
 			vb_sampler_stop();
 	}
 	if (vb_mode == VB_MODE_CPU_SAMPLING && how != WRITE_INTERRUPT) vb_cpu_sampler_stop_within(how == WRITE_CRASH ? 2000 : -1);
+	// The allocation tables' IPs, resolved once (a second write, after a
+	// stop signal's, resolves again what arrived since).
+	if (vb_mode == VB_MODE_ALLOCATIONS || vb_mode == VB_MODE_ALLOCATION_SAMPLING) {
+		vb_alloc_resolve();
+		vb_log("allocations: %lu objects reported, %lu samples (%lu unreadable), %lu folded, %lu walks cut short, tables %lu bytes; %lu GCs (%lu induced), pauses %lu us",
+			(unsigned long)vb_alloc_objects, (unsigned long)vb_asample_events, (unsigned long)vb_asample_bad, (unsigned long)vb_alloc_folded,
+			(unsigned long)vb_alloc_walk_short, (unsigned long)vb_alloc_memory(), (unsigned long)vb_gc_count, (unsigned long)vb_gc_induced,
+			(unsigned long)(vb_gc_pause_ns / 1000));
+	}
 	sigset_t old;
 	mask_rtmin(&old);
 	vbGoWrite(complete, (char *)(cause ? cause : ""));
@@ -129,9 +138,19 @@ typedef struct {
 static void *callback_vtbl[CB_SLOTS];
 static object callback = {callback_vtbl};
 
+// ICorProfilerCallback10 (EventPipeEventDelivered) is answered only for
+// allocation-sampling, which needs it: the runtime asks before Initialize,
+// so the mode is read from the environment here. Every other engine stays
+// a Callback3 profiler, as it was measured.
+static int wants_callback10(void) {
+	const char *m = getenv("VBENCH_MODE");
+	return m && strcmp(m, "allocation-sampling") == 0;
+}
+
 static HRESULT cb_qi(void *self, const GUID *iid, void **out) {
 	if (guid_eq(iid, &IID_IUnknown_) || guid_eq(iid, &IID_ICorProfilerCallback_) ||
-		guid_eq(iid, &IID_ICorProfilerCallback2_) || guid_eq(iid, &IID_ICorProfilerCallback3_)) {
+		guid_eq(iid, &IID_ICorProfilerCallback2_) || guid_eq(iid, &IID_ICorProfilerCallback3_) ||
+		(guid_eq(iid, &IID_ICorProfilerCallback10_) && wants_callback10())) {
 		*out = self;
 		return S_OK;
 	}
@@ -216,6 +235,18 @@ static HRESULT cb_initialize(void *self, IUnknown *unk) {
 		mask = COR_PRF_ENABLE_STACK_SNAPSHOT;
 		if (env_true("VBENCH_SAMPLING_NOINLINE")) mask |= COR_PRF_MONITOR_JIT_COMPILATION;
 		break;
+	// allocations: every object (ObjectAllocated; ENABLE_OBJECT_ALLOCATED
+	// must be asked for at Initialize). Both allocation engines: the GCs
+	// (BASIC_GC: Started/Finished without the heavy GC callbacks) and the
+	// suspensions that time their pauses.
+	case VB_MODE_ALLOCATIONS:
+		mask = COR_PRF_ENABLE_OBJECT_ALLOCATED | COR_PRF_MONITOR_OBJECT_ALLOCATED | COR_PRF_MONITOR_SUSPENDS;
+		high = COR_PRF_HIGH_BASIC_GC;
+		break;
+	case VB_MODE_ALLOCATION_SAMPLING:
+		mask = COR_PRF_MONITOR_SUSPENDS;
+		high = COR_PRF_HIGH_BASIC_GC | COR_PRF_HIGH_MONITOR_EVENT_PIPE;
+		break;
 	// cpu-sampling: the thread callbacks arm and disarm each thread's timer.
 	case VB_MODE_CPU_SAMPLING:
 		mask = COR_PRF_MONITOR_THREADS;
@@ -244,6 +275,11 @@ static HRESULT cb_initialize(void *self, IUnknown *unk) {
 			return E_FAIL;
 		}
 	}
+	if ((vb_mode == VB_MODE_ALLOCATIONS || vb_mode == VB_MODE_ALLOCATION_SAMPLING) && vb_alloc_init() != 0) {
+		vb_err("cannot reserve the allocation tables; running unprofiled");
+		return E_FAIL;
+	}
+	if (vb_mode == VB_MODE_ALLOCATION_SAMPLING && vb_asample_start(maj) != 0) return E_FAIL; // it said why
 	if (vb_mode == VB_MODE_CPU_SAMPLING && vb_cpu_sampler_start() != 0) {
 		vb_err("cannot start the cpu-sampling engine; running unprofiled");
 		return E_FAIL;
@@ -410,6 +446,12 @@ __attribute__((constructor)) static void init_vtables(void) {
 	callback_vtbl[CB_ExceptionSearchCatcherFound] = (void *)cb_catcher_found;
 	callback_vtbl[CB_ExceptionUnwindFunctionEnter] = (void *)cb_unwind_enter;
 	callback_vtbl[CB_ExceptionUnwindFunctionLeave] = (void *)cb_unwind_leave;
+	// The allocation engines' (only their event masks make them fire).
+	callback_vtbl[CB_ObjectAllocated] = (void *)vb_object_allocated;
+	callback_vtbl[CB_RuntimeSuspendStarted] = (void *)vb_gc_suspend_started;
+	callback_vtbl[CB_RuntimeResumeFinished] = (void *)vb_gc_resume_finished;
+	callback_vtbl[CB_GarbageCollectionStarted] = (void *)vb_gc_started;
+	callback_vtbl[CB_EventPipeEventDelivered] = (void *)vb_asample_delivered;
 }
 
 // DllGetClassObject is the library's COM entry point, called by CoreCLR

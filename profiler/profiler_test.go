@@ -329,7 +329,7 @@ func TestBadConfigRunsUnprofiled(t *testing.T) {
 	l := lib(t)
 	plain := testapp.Run(t, nil, "exitcode", "7")
 	for _, tc := range []struct{ env, stderr string }{
-		{attach.EnvMode + "=bogus", `VBENCH_MODE="bogus" is not tracing, instrumentation, sampling, suspend-sampling, cpu-sampling or null`},
+		{attach.EnvMode + "=bogus", `VBENCH_MODE="bogus" is not tracing, instrumentation, sampling, suspend-sampling, cpu-sampling, allocations, allocation-sampling or null`},
 		{attach.EnvInterval + "=soon", `VBENCH_INTERVAL="soon" is not a duration`},
 		{attach.EnvInterval + "=100us", `VBENCH_INTERVAL=100µs is outside`},
 		{attach.EnvTimeSample + "=3", `VBENCH_TIME_SAMPLE="3" is not 1 or a power of two`},

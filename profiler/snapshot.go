@@ -64,6 +64,9 @@ func snapshot(cfg *config, complete bool) *profile.Profile {
 	}
 	b := &builder{p: p, index: map[fnKey]int{}, byID: map[uint32]int{}, nsPerTick: nsPerTick,
 		sampling: cfg.engine.Samples(), nowTSC: nowTSC}
+	if cfg.engine.Allocates() {
+		b.allocations(cfg.mode == cModeAllocSampling)
+	}
 	for t := C.vb_threads_head(); t != nil; t = t.next_thread {
 		if th, ok := b.thread(t); ok {
 			p.Threads = append(p.Threads, th)

@@ -9,7 +9,8 @@
 #include "com.h"
 
 // Modes (must match config.go).
-enum { VB_MODE_NULL = 1, VB_MODE_TRACING = 2, VB_MODE_SAMPLING = 3, VB_MODE_INSTRUMENTATION = 4, VB_MODE_CPU_SAMPLING = 5 };
+enum { VB_MODE_NULL = 1, VB_MODE_TRACING = 2, VB_MODE_SAMPLING = 3, VB_MODE_INSTRUMENTATION = 4, VB_MODE_CPU_SAMPLING = 5,
+	VB_MODE_ALLOCATIONS = 6, VB_MODE_ALLOCATION_SAMPLING = 7 };
 
 // Instrumentation state of a function record (instr.c).
 enum { VB_INSTR_NONE = 0, VB_INSTR_DONE = 1, VB_INSTR_SKIPPED = 2 };
@@ -212,6 +213,66 @@ FunctionID vb_interrupted_leaf(const vb_interrupt *q, uintptr_t leaf_ip, uintptr
 int vb_crash_init(void (*write)(const char *cause, int interrupt));
 void vb_crash_thrown(ObjectID obj);
 void vb_crash_caught(void);
+
+// The allocation engines' tables (alloc.c). One table per thread: its
+// distinct (type, path) sites and their frames (raw IPs, leaf first).
+#define VB_ALLOC_DEPTH 64        // return addresses kept per path (leaf-most)
+#define VB_ALLOC_SITES (1u << 16) // sites per thread (filled to 3/4)
+#define VB_ALLOC_FRAMES (1u << 20) // stored frames per thread
+#define VB_ALLOC_THREADS 1024     // threads with a table; later ones are folded
+#define VB_ALLOC_FOLDS (1u << 13) // types in the shared by-type table of folded objects
+typedef struct {
+	ClassID cls;       // 0: free; published last (release)
+	uint64_t hash;
+	uint32_t off;      // first frame in the table's frames
+	uint16_t n;        // frames
+	uint16_t rooted;   // the walk reached the thread's first frame
+	uint64_t count, bytes; // objects (allocation-sampling: samples) and their bytes
+	double ecount, ebytes; // estimated objects and bytes (allocations: = count, bytes)
+} vb_asite;
+typedef struct vb_atab {
+	struct vb_atab *next;
+	int32_t tid;
+	uint32_t used;     // sites
+	uint32_t nframes;  // frames stored
+	uint32_t nresolved; // fns filled by vb_alloc_resolve
+	uintptr_t lo, hi;  // the thread's stack
+	vb_asite *sites;
+	uintptr_t *frames;
+	vb_fn **fns;       // at the write: frames resolved (NULL: native)
+} vb_atab;
+typedef struct {
+	ClassID cls;
+	uint64_t count, bytes, ecount_fx, ebytes_fx; // estimates in 1/1024 units
+} vb_afold;
+extern vb_atab *vb_atabs;
+extern vb_afold vb_afolds[VB_ALLOC_FOLDS];
+extern uint64_t vb_alloc_folded, vb_alloc_fold_lost, vb_alloc_samples, vb_alloc_objects, vb_alloc_walk_short;
+int vb_alloc_init(void);
+void vb_alloc_note(uintptr_t bp, ClassID cls, uint64_t count, uint64_t bytes, double ecount, double ebytes, const uintptr_t *stack, uint32_t nstack);
+HRESULT vb_object_allocated(void *self, ObjectID obj, ClassID cls);
+void vb_alloc_resolve(void);
+uint64_t vb_alloc_memory(void);
+int vb_type_name(ClassID cls, char *out, size_t n);
+double vb_alloc_sample_weight(uint64_t size);
+// allocation-sampling (allocsample.c).
+extern uint64_t vb_asample_events, vb_asample_bad;
+int vb_asample_start(int major);
+HRESULT vb_asample_delivered(void *self, uintptr_t prov, uint32_t id, uint32_t version, ULONG cbmeta, const uint8_t *meta,
+	ULONG cb, const uint8_t *data, const GUID *act, const GUID *rel, ThreadID thread, ULONG nframes, const uintptr_t *frames);
+
+// Garbage collections (gc.c).
+#define VB_GC_MAX 65536 // collections listed; later ones are in the totals only
+typedef struct {
+	int32_t generation;
+	int32_t induced;
+	int64_t pause_ns;
+} vb_gc;
+extern vb_gc vb_gcs[VB_GC_MAX];
+extern uint64_t vb_gc_count, vb_gc_induced, vb_gc_pause_ns, vb_gc_by_gen[3];
+HRESULT vb_gc_suspend_started(void *self, uint32_t reason);
+HRESULT vb_gc_started(void *self, int ngens, const BOOL *collected, uint32_t reason);
+HRESULT vb_gc_resume_finished(void *self);
 
 // Signals (signals.c).
 void vb_signals_fix(void);

@@ -16,7 +16,7 @@
 #
 # Environment: VBENCH_LIB (profiler library; default: built with make),
 # VBENCH_APP (VbTestApp.dll; default: built here), STRESS_MODES (default
-# "none null tracing instrumentation sampling suspend-sampling cpu-directed"), STRESS_THREADS (default 8),
+# "none null tracing instrumentation sampling suspend-sampling cpu-directed allocations allocation-sampling"), STRESS_THREADS (default 8),
 # STRESS_KEEP_ONSTACK=1 (builds the library with -tags vbenchtest and sets
 # VBENCH_DEBUG_KEEP_ONSTACK=1: SIGRTMIN keeps the SA_ONSTACK Go gave it,
 # everything else is fixed: to demonstrate that crash).
@@ -30,7 +30,7 @@ one_profile() {
 	[ ${#p[@]} -eq 1 ] && [ -s "${p[0]}" ]
 }
 n=${1:-30}
-modes=${STRESS_MODES:-none null tracing instrumentation sampling suspend-sampling cpu-directed}
+modes=${STRESS_MODES:-none null tracing instrumentation sampling suspend-sampling cpu-directed allocations allocation-sampling}
 threads=${STRESS_THREADS:-8}
 clsid='{8C2F5D8A-6C1E-4B7A-9A57-3F0E2B1D7C41}'
 

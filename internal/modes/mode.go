@@ -45,10 +45,19 @@ const (
 	// EngineCPUSampling is EngineSampling's name while it was experimental,
 	// kept so that suites naming it still run.
 	EngineCPUSampling Engine = "cpu-sampling"
+	// EngineAllocations counts every allocated object, exactly, by type and
+	// by the call path that allocated it (the runtime's ObjectAllocated
+	// callback), and records each garbage collection.
+	EngineAllocations Engine = "allocations"
+	// EngineAllocationSampling receives the runtime's randomized allocation
+	// samples (.NET 10's AllocationSampled event, one per ~100 KB allocated)
+	// in-process and upscales them to estimated counts and bytes by type and
+	// path; and records each garbage collection.
+	EngineAllocationSampling Engine = "allocation-sampling"
 )
 
 // Engines lists the profiler's engines.
-var Engines = []Engine{EngineTracing, EngineInstrumentation, EngineSampling, EngineSuspendSampling, EngineCPUSampling, EngineNull}
+var Engines = []Engine{EngineTracing, EngineInstrumentation, EngineSampling, EngineSuspendSampling, EngineCPUSampling, EngineAllocations, EngineAllocationSampling, EngineNull}
 
 // Engine is the profiler engine a built-in mode runs, and "" for None
 // (no profiler) or a mode that is not built in.
@@ -76,6 +85,11 @@ func (e Engine) Valid() bool { return slices.Contains(Engines, e) }
 func (e Engine) Samples() bool {
 	return e == EngineSampling || e == EngineSuspendSampling || e == EngineCPUSampling
 }
+
+// Allocates reports whether the engine's profiles hold allocations (by
+// type and call path) and the garbage collections, rather than calls or
+// time samples.
+func (e Engine) Allocates() bool { return e == EngineAllocations || e == EngineAllocationSampling }
 
 // CountsCalls reports whether the engine's profiles hold exact call counts
 // (and times) per call path, the figures a workload's expected calls are

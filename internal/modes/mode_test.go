@@ -40,8 +40,17 @@ func TestModesAndEngines(t *testing.T) {
 	// One engine per profiled built-in mode, and two samplers without a
 	// built-in mode of their own (a suite's mode names them): the suspending
 	// one, and cpu-sampling, the default sampler's former name.
-	if len(Engines) != len(want)-1+2 {
-		t.Errorf("Engines %v: one per profiled mode, suspend-sampling and cpu-sampling", Engines)
+	if len(Engines) != len(want)-1+4 {
+		t.Errorf("Engines %v: one per profiled mode, suspend-sampling, cpu-sampling and the two allocation engines", Engines)
+	}
+	// The allocation engines count neither calls nor time samples.
+	for _, e := range []Engine{EngineAllocations, EngineAllocationSampling} {
+		if !e.Valid() || !e.Allocates() || e.Samples() || e.CountsCalls() {
+			t.Errorf("%s: valid %v, allocates %v, samples %v, counts calls %v", e, e.Valid(), e.Allocates(), e.Samples(), e.CountsCalls())
+		}
+	}
+	if EngineSampling.Allocates() || EngineTracing.Allocates() {
+		t.Error("only the allocation engines allocate")
 	}
 	for _, e := range []Engine{EngineSuspendSampling, EngineCPUSampling} {
 		if !e.Valid() || !e.Samples() || e.CountsCalls() {
@@ -61,7 +70,7 @@ func TestEngineUsesSettings(t *testing.T) {
 		"no_inline":   {EngineSampling, EngineSuspendSampling},
 		"max_stack":   {EngineSuspendSampling},
 		"time_sample": {EngineTracing, EngineInstrumentation},
-		"include":     {EngineTracing, EngineInstrumentation, EngineSampling, EngineSuspendSampling, EngineNull},
+		"include":     {EngineTracing, EngineInstrumentation, EngineSampling, EngineSuspendSampling, EngineAllocations, EngineAllocationSampling, EngineNull},
 	}
 	for setting, engines := range want {
 		if got := List(UsedBy(setting)); got != List(engines) {

@@ -224,7 +224,7 @@ func (p *Profile) UnmarshalJSON(data []byte) error {
 		}
 		p.upgrade()
 		return nil
-	case 2, SchemaVersion: // 3 only adds fields to 2
+	case 2, 3, SchemaVersion: // 3 only adds fields to 2, 4 to 3
 		ts, err := decodeWithThreads[threadJSON](p, data)
 		if err != nil {
 			return err

@@ -99,7 +99,7 @@ func TestDecodeRefusesOtherSchemaAndTruncated(t *testing.T) {
 		fmt.Sprintf(`{"schema":%d,"mode":"tracing","functions":[{"id":0,"name":"M"`, v):      "not a vbench profile: unexpected EOF",
 		fmt.Sprintf(`{"schema":%d,"mode":"tracing","functions":[],"threads":[],"x":1}`, v):   `not a vbench profile: json: unknown field "x"`,
 		fmt.Sprintf(`{"schema":%d,"mode":"tracing","functions":[{"id":1}],"threads":[]}`, v): "functions[0] has id 1",
-		fmt.Sprintf(`{"schema":%d,"mode":"none","functions":[],"threads":[]}`, v):            `profile mode "none" is not tracing, instrumentation, sampling, suspend-sampling, cpu-sampling or null`,
+		fmt.Sprintf(`{"schema":%d,"mode":"none","functions":[],"threads":[]}`, v):            `profile mode "none" is not tracing, instrumentation, sampling, suspend-sampling, cpu-sampling, allocations, allocation-sampling or null`,
 	} {
 		_, err := Decode(bytes.NewReader([]byte(in)))
 		if err == nil || err.Error() != want {

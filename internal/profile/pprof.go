@@ -56,6 +56,9 @@ func (p *Profile) WritePprof(w io.Writer) error {
 		pb.int(2, e.str(unit))
 		e.field(field)
 	}
+	if p.Allocations != nil {
+		return p.writeAllocPprof(zw, &e)
+	}
 	if p.Sampled() {
 		// The sampler takes every thread's stack on the wall clock (a
 		// thread asleep or blocked is sampled too): wall time, not CPU.
@@ -137,7 +140,14 @@ func (p *Profile) WritePprof(w io.Writer) error {
 		}
 	}
 
-	// The one mapping, then a function and a location per function.
+	return e.finish(p, zw, elided)
+}
+
+// finish writes the one mapping, a function and a location per function
+// (and the elided-frames one, when elided is its id), the string table,
+// and closes the stream.
+func (e *pbWriter) finish(p *Profile, zw io.Closer, elided uint64) error {
+	pb := &e.msg
 	e.msg = e.msg[:0]
 	pb.int(1, 1)
 	pb.int(5, e.str("managed"))
@@ -264,6 +274,58 @@ func (e *pbWriter) write() {
 	if e.err == nil {
 		_, e.err = e.w.Write(e.out)
 	}
+}
+
+// writeAllocPprof writes an allocation engine's profile like a Go heap
+// profile's allocation half: sample types alloc_objects (count) and
+// alloc_space (bytes, the default), one sample per (path, type) with the
+// type's name as label "type" (go tool pprof -tagfocus type=System.String),
+// plus "thread" and "pid". Stacks deeper than PprofMaxStack keep their
+// leaf-most frames.
+func (p *Profile) writeAllocPprof(zw io.Closer, e *pbWriter) error {
+	pb := &e.msg
+	valueType := func(field int, typ, unit string) {
+		e.msg = e.msg[:0]
+		pb.int(1, e.str(typ))
+		pb.int(2, e.str(unit))
+		e.field(field)
+	}
+	valueType(1, "alloc_objects", "count")
+	valueType(1, "alloc_space", "bytes")
+	e.top(14, e.str("alloc_space"))
+	e.top(9, p.Start.UnixNano())
+	e.top(10, p.DurationNs)
+	a := p.Allocations
+	var ids []uint64
+	for _, t := range a.Threads {
+		thread := e.str(strconv.Itoa(t.OSID))
+		for i, n := range t.Nodes {
+			if len(n.Types) == 0 {
+				continue
+			}
+			ids = ids[:0]
+			for j := i; j >= 0 && len(ids) < PprofMaxStack; j = t.Nodes[j].Parent {
+				ids = append(ids, uint64(t.Nodes[j].Fn)+1)
+			}
+			for _, s := range n.Types {
+				e.msg = e.msg[:0]
+				e.msg.packed(1, ids)
+				e.msg.packed(2, []uint64{uint64(s.Count), uint64(s.Bytes)})
+				for _, l := range [][2]int64{{e.str("type"), e.str(a.Types[s.Type].Name)}, {e.str("thread"), thread}} {
+					e.label = e.label[:0]
+					e.label.int(1, l[0])
+					e.label.int(2, l[1])
+					e.msg.bytes(3, e.label)
+				}
+				e.label = e.label[:0]
+				e.label.int(1, e.str("pid"))
+				e.label.int(3, int64(p.PID))
+				e.msg.bytes(3, e.label)
+				e.field(2)
+			}
+		}
+	}
+	return e.finish(p, zw, 0)
 }
 
 // sample writes one Sample: its location ids (leaf first), its two values,

@@ -23,11 +23,11 @@ import (
 )
 
 // SchemaVersion is the version of the profile.json layout this package writes.
-// 3: schema 2 plus parent_pid and end, since every process of a process tree
+// 4: schema 3 plus allocations and gc (the allocation engines). 3: schema 2 plus parent_pid and end, since every process of a process tree
 // writes its own profile. 2: call trees as flat node lists (FlatNode).
 // 1: nested "roots"/"children", which deep recursion made unreadable. Both
 // are still read, and upgraded in memory.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // File names inside a profile directory.
 const (
@@ -60,7 +60,11 @@ type Profile struct {
 	Warnings    []string   `json:"warnings,omitempty"` // what limits this profile's accuracy
 	Skipped     []Skipped  `json:"skipped,omitempty"`  // instrumentation: selected methods left uninstrumented
 	Functions   []Function `json:"functions"`
-	Threads     []Thread   `json:"threads"`
+	// The allocation engines' (schema 4): objects by type and path, and
+	// the garbage collections.
+	Allocations *Allocations `json:"allocations,omitempty"`
+	GC          *GC          `json:"gc,omitempty"`
+	Threads     []Thread     `json:"threads"` // last: Encode streams it
 
 	// Focus is set on a view of a profile narrowed by --focus (Focused): its
 	// threads start at the matching functions, and Top lists only them.
@@ -200,6 +204,11 @@ func (p *Profile) Validate() error {
 	for i, f := range p.Functions {
 		if f.ID != i {
 			return fmt.Errorf("functions[%d] has id %d", i, f.ID)
+		}
+	}
+	if p.Allocations != nil {
+		if err := p.Allocations.validate(len(p.Functions)); err != nil {
+			return err
 		}
 	}
 	for _, t := range p.Threads {

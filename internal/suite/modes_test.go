@@ -117,7 +117,7 @@ func TestModesRefused(t *testing.T) {
 	const head = "name: s\nbaseline: b.json\n"
 	const tail = "workloads:\n  - name: a\n    command: [true]\n"
 	cases := []struct{ name, yaml, want string }{
-		{"unknown engine", head + "modes:\n  - name: x\n    engine: sampler\n" + tail, `s.yaml:5: modes[0](x).engine: unknown engine "sampler" (known: tracing, instrumentation, sampling, suspend-sampling, cpu-sampling, null)`},
+		{"unknown engine", head + "modes:\n  - name: x\n    engine: sampler\n" + tail, `s.yaml:5: modes[0](x).engine: unknown engine "sampler" (known: tracing, instrumentation, sampling, suspend-sampling, cpu-sampling, allocations, allocation-sampling, null)`},
 		{"engine none", head + "modes: [{name: x, engine: none}]\n" + tail, `s.yaml:3: modes[0](x).engine: "none" is not an engine`},
 		{"name twice", head + "modes: [{name: x, engine: null}, {name: x}]\n" + tail, `s.yaml:3: modes[1]: mode "x" listed twice (first at line 3)`},
 		{"built-in twice", head + "modes: [none, tracing, none]\n" + tail, `s.yaml:3: modes[2]: mode "none" listed twice`},

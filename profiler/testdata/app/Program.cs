@@ -36,6 +36,8 @@ namespace VbTest
                     Shapes.Run(1000); Workers.Run(10000); Outer.Inner.Run(10); Faults.Run(20);
                     break;
                 case "cpu": Hot.Run(n > 0 ? n : 1500); break;
+                case "alloc": Allocs.Run(n > 0 ? n : 1000); break;
+                case "allocbig": Allocs.Big(n > 0 ? n : 200000); break;
                 case "wait": Waiter.Run(n > 0 ? n : 600); break;
                 case "faults": Faults.Run(n > 0 ? n : 100); break;
                 case "exit": Exiter.Run(n); return 99; // not reached: Environment.Exit

@@ -1,0 +1,168 @@
+package profile
+
+import "fmt"
+
+// Allocations is what the allocation engines record (schema 4): every
+// allocated object by type and by the call path that allocated it. Under
+// allocations the counts and bytes are exact; under allocation-sampling
+// they are estimates, the runtime's AllocationSampled events upscaled
+// (Samples says how many there were).
+type Allocations struct {
+	Sampled bool  `json:"sampled,omitempty"` // estimates from samples, not exact counts
+	Samples int64 `json:"samples,omitempty"` // allocation-sampling: events received
+	Count   int64 `json:"count"`             // objects, all types
+	Bytes   int64 `json:"bytes"`
+	// Folded: objects whose path was not kept (a thread's table was full,
+	// or the thread had none): they are in Types and under a FoldedPaths
+	// root, not under their own path.
+	Folded int64 `json:"folded,omitempty"`
+	// ProfilerBytes is the memory the engine's tables held: its own cost.
+	ProfilerBytes int64       `json:"profiler_bytes"`
+	Types         []AllocType `json:"types"` // heaviest (bytes) first
+	Threads       []AllocTree `json:"threads"`
+}
+
+// FoldedPaths names the root under which folded objects are counted.
+const FoldedPaths = "[vbench: allocation paths folded]"
+
+// OutsideCode names the root of allocations made with no profiled frame on
+// the stack (the runtime's own, startup, framework code filtered out).
+const OutsideCode = "[vbench: no profiled frame]"
+
+// AllocType is one allocated type: Namespace.Type, arrays as Elem[],
+// generic types by their definition (List<T>): instantiations are summed.
+type AllocType struct {
+	Name    string `json:"name"`
+	Count   int64  `json:"count"`
+	Bytes   int64  `json:"bytes"`
+	Samples int64  `json:"samples,omitempty"` // allocation-sampling: events of this type
+}
+
+// AllocTree is one thread's allocations as a call tree: a flat list in
+// pre-order, each node naming its parent, like Thread's nodes.
+type AllocTree struct {
+	OSID  int         `json:"os_id"`
+	Nodes []AllocNode `json:"nodes"`
+}
+
+// AllocNode is one call path: Count and Bytes are inclusive (what the path
+// and its callees allocated), Types what the node's own frame allocated,
+// by type.
+type AllocNode struct {
+	Parent int         `json:"parent"` // index of the parent node (smaller); -1: a root
+	Fn     int         `json:"fn"`     // index in Profile.Functions
+	Count  int64       `json:"count"`
+	Bytes  int64       `json:"bytes"`
+	Types  []AllocSite `json:"types,omitempty"`
+}
+
+// AllocSite is what one frame allocated of one type.
+type AllocSite struct {
+	Type  int   `json:"type"` // index in Allocations.Types
+	Count int64 `json:"count"`
+	Bytes int64 `json:"bytes"`
+}
+
+// GC is the garbage collections of a profile (the allocation engines).
+type GC struct {
+	Collections []GCEvent `json:"collections"`       // in order; at most the first 65536
+	Count       int64     `json:"count"`             // all of them
+	Induced     int64     `json:"induced"`           // of Count, by GC.Collect (reason induced)
+	Generation  [3]int64  `json:"by_generation"`     // of Count, by the oldest generation collected
+	PauseNs     int64     `json:"pause_ns"`          // the runtime's suspensions for them, summed
+	Dropped     int64     `json:"dropped,omitempty"` // collections counted but not listed
+}
+
+// GCEvent is one collection.
+type GCEvent struct {
+	Generation int    `json:"generation"` // 0, 1 or 2 (2: with the large and pinned object heaps)
+	Reason     string `json:"reason"`     // GCInduced or GCOther
+	PauseNs    int64  `json:"pause_ns"`   // the suspension it ran in
+}
+
+// GC reasons.
+const (
+	GCInduced = "induced"
+	GCOther   = "other"
+)
+
+// Site returns what the frames at path (function names, root first)
+// allocated of type typ, summed over threads; ok false when no such site
+// was recorded.
+func (a *Allocations) Site(p *Profile, path []string, typ string) (count, bytes int64, ok bool) {
+	for ti := range a.Threads {
+		nodes := a.Threads[ti].Nodes
+		depth := make([]int, len(nodes))
+		match := make([]bool, len(nodes))
+		for i, n := range nodes {
+			d := 0
+			parentOK := true
+			if n.Parent >= 0 {
+				d = depth[n.Parent] + 1
+				parentOK = match[n.Parent]
+			}
+			depth[i] = d
+			match[i] = parentOK && d < len(path) && p.Functions[n.Fn].Name == path[d]
+			if !match[i] || d != len(path)-1 {
+				continue
+			}
+			for _, s := range n.Types {
+				if a.Types[s.Type].Name == typ {
+					count += s.Count
+					bytes += s.Bytes
+					ok = true
+				}
+			}
+		}
+	}
+	return count, bytes, ok
+}
+
+// SelfByFunction sums, over every path ending in function fn (by name),
+// what its own frames allocated of type typ.
+func (a *Allocations) SelfByFunction(p *Profile, fn, typ string) (count, bytes int64) {
+	for ti := range a.Threads {
+		for _, n := range a.Threads[ti].Nodes {
+			if p.Functions[n.Fn].Name != fn {
+				continue
+			}
+			for _, s := range n.Types {
+				if a.Types[s.Type].Name == typ {
+					count += s.Count
+					bytes += s.Bytes
+				}
+			}
+		}
+	}
+	return count, bytes
+}
+
+// Type returns the type named name, or nil.
+func (a *Allocations) Type(name string) *AllocType {
+	for i := range a.Types {
+		if a.Types[i].Name == name {
+			return &a.Types[i]
+		}
+	}
+	return nil
+}
+
+// validate checks the references a reader follows.
+func (a *Allocations) validate(nfn int) error {
+	for ti, t := range a.Threads {
+		for i, n := range t.Nodes {
+			if n.Parent < -1 || n.Parent >= i {
+				return fmt.Errorf("allocations.threads[%d].nodes[%d]: parent %d is not -1 or the index of an earlier node", ti, i, n.Parent)
+			}
+			if n.Fn < 0 || n.Fn >= nfn {
+				return fmt.Errorf("allocations.threads[%d].nodes[%d]: function %d is not in the function table (%d functions)", ti, i, n.Fn, nfn)
+			}
+			for _, s := range n.Types {
+				if s.Type < 0 || s.Type >= len(a.Types) {
+					return fmt.Errorf("allocations.threads[%d].nodes[%d]: type %d is not in allocations.types (%d types)", ti, i, s.Type, len(a.Types))
+				}
+			}
+		}
+	}
+	return nil
+}
