@@ -3,6 +3,7 @@ package suite
 import (
 	"strings"
 	"testing"
+	"vbench/internal/results"
 )
 
 // The suite's min_change and compare's --min-change read one way: "5%" and
@@ -25,6 +26,41 @@ func TestParseMinChange(t *testing.T) {
 	} {
 		if _, err := ParseMinChange(in); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ParseMinChange(%q) = %v; want an error containing %q", in, err, want)
+		}
+	}
+}
+
+// A measure's own minimum change: relative, absolute in its unit, or both;
+// a malformed one names the suite file, its line and the field.
+func TestMeasureThresholds(t *testing.T) {
+	head := "name: s\nbaseline: b.json\nworkloads:\n  - name: w\n    command: [true]\nthresholds:\n  min_change: 3%\n  metrics:\n"
+	s, err := Parse("s.yaml", []byte(head+"    rss: 10% 2MiB\n    startup: 20ms\n    gc_count: 0.1 2\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[results.Measure]results.MinChange{
+		results.MeasureRSS:     {Rel: 0.1, Abs: 2 << 20},
+		results.MeasureStartup: {Abs: 20e6},
+		results.MeasureGCCount: {Rel: 0.1, Abs: 2},
+	}
+	for m, mc := range want {
+		if s.MeasureMinChange[m] != mc {
+			t.Errorf("%s: %+v, want %+v", m, s.MeasureMinChange[m], mc)
+		}
+	}
+	for in, msg := range map[string]string{
+		"    rss: 5ms\n":       "s.yaml:9: thresholds.metrics.rss: 5ms is a time; rss is in bytes (e.g. 1MB, 512KiB)",
+		"    startup: 1MB\n":   `s.yaml:9: thresholds.metrics.startup: "1MB" is not a duration like 5ms (startup is a time)`,
+		"    rss: 5% 6% \n":    `s.yaml:9: thresholds.metrics.rss: "5% 6%" gives two relative changes`,
+		"    cpu: 5%\n":        "s.yaml:9: thresholds.metrics.cpu: unknown field (known: rss, startup, gc_count, gc_pause, alloc_bytes, profile_bytes)",
+		"    gc_count: lots\n": `s.yaml:9: thresholds.metrics.gc_count: "lots" is not a whole number (gc_count is a count)`,
+		"    gc_pause: [1]\n":  "s.yaml:9: thresholds.metrics.gc_pause: must be a minimum change like \"5% 1MB\", got a list",
+		"    alloc_bytes: 5\n": `s.yaml:9: thresholds.metrics.alloc_bytes: "5" is not a size like 1MB or 512KiB (alloc_bytes is in bytes)`,
+		"    rss: 150%\n":      "s.yaml:9: thresholds.metrics.rss: must be between 0% and 100%, got 150%",
+	} {
+		_, err := Parse("s.yaml", []byte(head+in))
+		if err == nil || !strings.HasPrefix(err.Error(), msg) {
+			t.Errorf("%q:\n got %v\nwant %s", in, err, msg)
 		}
 	}
 }

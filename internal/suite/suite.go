@@ -66,8 +66,11 @@ type Suite struct {
 	Timeout   time.Duration
 	Profiler  Profiler
 	MinChange float64 // e.g. 0.05
-	Alpha     float64 // e.g. 0.01
-	Baseline  string  // absolute; defaults to <suite dir>/baselines/<name>.json
+	// MeasureMinChange holds thresholds.metrics: a measure's own minimum
+	// change; the others take results.Measure.DefaultMinChange of MinChange.
+	MeasureMinChange map[results.Measure]results.MinChange
+	Alpha            float64 // e.g. 0.01
+	Baseline         string  // absolute; defaults to <suite dir>/baselines/<name>.json
 	// History is the file `vbench history` appends runs to; absolute;
 	// defaults to <name>.history.jsonl beside the baseline.
 	History string

@@ -139,8 +139,36 @@ func (p *parser) profiler(n *yaml.Node, field string, pr *Profiler) {
 	})
 }
 
+// measureThresholds reads thresholds.metrics: each judged measure's own
+// minimum change (ParseMeasureMinChange).
+func (p *parser) measureThresholds(n *yaml.Node, field string, s *Suite) {
+	var judged []string
+	for _, m := range results.Measures {
+		if m.Judged() {
+			judged = append(judged, string(m))
+		}
+	}
+	p.fields(n, field, judged, func(key string, k, v *yaml.Node) {
+		f := join(field, key)
+		if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
+			p.fail(v, f, "must be a minimum change like \"5%% 1MB\", got %s", kindName(v))
+			return
+		}
+		m := results.Measure(key)
+		mc, err := ParseMeasureMinChange(m, v.Value)
+		if err != nil {
+			p.fail(v, f, "%s", err)
+			return
+		}
+		if s.MeasureMinChange == nil {
+			s.MeasureMinChange = map[results.Measure]results.MinChange{}
+		}
+		s.MeasureMinChange[m] = mc
+	})
+}
+
 func (p *parser) thresholds(n *yaml.Node, field string, s *Suite) {
-	p.fields(n, field, []string{"min_change", "alpha"}, func(key string, k, v *yaml.Node) {
+	p.fields(n, field, []string{"min_change", "alpha", "metrics"}, func(key string, k, v *yaml.Node) {
 		f := join(field, key)
 		switch key {
 		case "min_change":
@@ -153,6 +181,8 @@ func (p *parser) thresholds(n *yaml.Node, field string, s *Suite) {
 				p.fail(v, f, "%s", err)
 			}
 			s.MinChange = mc
+		case "metrics":
+			p.measureThresholds(v, f, s)
 		case "alpha":
 			s.Alpha = p.fraction(v, f)
 			if p.err == nil && !(s.Alpha > 0 && s.Alpha < 0.5) { // NaN too

@@ -48,7 +48,7 @@ func newProfileCmd() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.SetInterspersed(false) // everything after COMMAND belongs to it
-	fl.StringVar(&f.mode, "mode", string(modes.EngineTracing), "tracing | instrumentation | sampling | suspend-sampling | null")
+	fl.StringVar(&f.mode, "mode", string(modes.EngineTracing), "tracing | instrumentation | sampling | suspend-sampling | allocations | allocation-sampling | null")
 	fl.DurationVar(&f.interval, "interval", modes.Interval.Default, "sampling interval, "+modes.Interval.Want())
 	fl.StringSliceVar(&f.include, "include", nil, "also profile framework code matching these assembly or namespace `patterns` (user code is by default; repeatable, comma-separated)")
 	fl.StringSliceVar(&f.exclude, "exclude", nil, "assembly or namespace `patterns` not to profile (repeatable, comma-separated)")
