@@ -62,6 +62,7 @@ func GoBench(w io.Writer, f *results.File) error {
 					benchfmt.Value{Value: float64(r.MaxRSS), Unit: "max-rss-B"},
 				),
 			}
+			res.Values = append(res.Values, measureBenchValues(&r)...)
 			if err := bw.Write(res); err != nil {
 				return err
 			}

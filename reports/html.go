@@ -55,6 +55,7 @@ type htmlPage struct {
 	*Matrix
 	Fingerprint  []fact
 	Overhead     *Chart
+	Measures     []*Chart // RSS and start-up per mode
 	Distribution []*Chart
 	Trend        []*Chart
 }
@@ -73,6 +74,9 @@ func (m *Matrix) WriteHTML(w io.Writer) error {
 	var err error
 	if page.Overhead, err = OverheadChart(m); err != nil {
 		return fmt.Errorf("overhead chart: %w", err)
+	}
+	if page.Measures, err = MeasureCharts(m); err != nil {
+		return fmt.Errorf("memory and start-up charts: %w", err)
 	}
 	if page.Distribution, err = DistributionCharts(m); err != nil {
 		return fmt.Errorf("distribution charts: %w", err)

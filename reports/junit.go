@@ -118,7 +118,7 @@ func (m *Matrix) WriteJUnit(w io.Writer) error {
 		case results.CIFail:
 			tc.Failure = &junitFailure{
 				Type:    "regression",
-				Message: fmt.Sprintf("%s regressed %s against %s", c.Key(), numfmt.ChangeP(c.Compare.Ratio, c.Compare.P), c.Versus(m.BaselineName)),
+				Message: regressionMessage(c, m.BaselineName),
 				Text:    c.ChangeText() + "\n" + summary + whyText(c),
 			}
 		case results.CIError:
@@ -206,4 +206,16 @@ func whyText(c *Cell) string {
 		s += "\n  " + f.Function + " " + ContributionText(c.Compare.ExplainUnit, f)
 	}
 	return s
+}
+
+// regressionMessage names what regressed: the time ("fib/tracing regressed
+// +8.1% (p=0.002) against tracing@old"), or the measures that did
+// ("app/agent regressed: rss +95.37MiB (×1.90); time +0.3% (p=0.540)
+// against none").
+func regressionMessage(c *Cell, baselineName string) string {
+	t := numfmt.ChangeP(c.Compare.Ratio, c.Compare.P)
+	if r := MeasureRegression(c.Cell); r != "" {
+		return fmt.Sprintf("%s regressed: %s; time %s against %s", c.Key(), r, t, c.Versus(baselineName))
+	}
+	return fmt.Sprintf("%s regressed %s against %s", c.Key(), t, c.Versus(baselineName))
 }

@@ -51,6 +51,14 @@ func Legend(f *results.File) []string {
 	if has(func(c *results.Cell) bool { return len(c.Shares) > 0 }) {
 		out = append(out, "N/M shares: sampled functions whose share of samples lies within the 99% binomial interval (widened for the samples' weights) of the share the workload declares")
 	}
+	if has(func(c *results.Cell) bool { return len(c.Metrics) > 0 }) {
+		out = append(out, "whole program: exec to exit (cpu, wall), peak RSS of the largest process, start-up (exec to Main), the GC's collections, pause and allocated bytes, the profile's size; a figure a run could not measure is absent, not 0")
+	}
+	if has(func(c *results.Cell) bool {
+		return slices.ContainsFunc(results.Measures, func(m results.Measure) bool { return c.Metrics[m] != nil && c.Metrics[m].Compare != nil })
+	}) {
+		out = append(out, "▲/▼ in the whole-program table: a judged figure (rss, startup, gc_count, gc_pause, alloc_bytes, profile_bytes) changed against the cell's reference; its tests are a family of their own (Holm), each against its min_change (default 5%, and at least 1 MB for rss, 5 ms for startup; a suite's thresholds.metrics); a regressed figure regresses its cell")
+	}
 	if has(func(c *results.Cell) bool { return c.Verdict == results.VerdictNew }) {
 		out = append(out, "new: nothing to judge the cell against (no baseline for it, --no-baseline, the none mode, which --against has no twin of, or a pair whose other side failed)")
 	}

@@ -62,6 +62,16 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 			ew.table([]string{"", "cell", "baseline (median)", "now (median)", "change (fast-half means)", "p", "overhead"}, rows, Center, Left, Right, Right, Right, Right, Right)
 		}
 		fmt.Fprintln(ew)
+		listed := false
+		for _, c := range changed {
+			if r := MeasureRegression(c.Cell); r != "" {
+				fmt.Fprintf(ew, "- %s regressed: %s\n", mdCode(c.Key()), mdEscape(r))
+				listed = true
+			}
+		}
+		if listed {
+			fmt.Fprintln(ew)
+		}
 		writeWhy(ew, changed)
 	}
 	if failed := m.WithVerdict(results.VerdictFailed); len(failed) > 0 {
@@ -118,6 +128,16 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 			rows = append(rows, row)
 		}
 		ew.table(header, rows, align...)
+		fmt.Fprintln(ew)
+	}
+	if header, rows := MeasureRows(m.resultCells()); header != nil {
+		fmt.Fprintf(ew, "**Whole program** (%s)\n\n", mdEscape(strings.TrimPrefix(strings.TrimSuffix(MeasuresTitle, ")"), "Whole program (")))
+		for _, r := range rows {
+			for i := range r {
+				r[i] = mdEscape(r[i])
+			}
+		}
+		ew.table(header, rows)
 		fmt.Fprintln(ew)
 	}
 	if defs := m.ModeDefinitions(); defs != nil {

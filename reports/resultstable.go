@@ -173,6 +173,7 @@ func ResultsTable(w io.Writer, f *results.File) error {
 	if _, err := w.Write(withExplains(buf.Bytes(), f)); err != nil {
 		return err
 	}
+	writeMeasures(w, fileCells(f))
 	return notes(w, f, "")
 }
 
@@ -230,6 +231,9 @@ func ResultsMarkdown(w io.Writer, f *results.File) error {
 			fmt.Fprintf(w, "- why %s: %s\n", mdCode(c.Key()), mdEscape(ExplainText(c.Compare, ExplainShown)))
 		}
 	}
+	if err := writeMeasuresMarkdown(w, fileCells(f)); err != nil {
+		return err
+	}
 	return notes(w, f, "- ")
 }
 
@@ -283,7 +287,7 @@ func ResultsSummary(f *results.File) string {
 // Columns are only ever added at the end.
 func ResultsCSV(w io.Writer, f *results.File) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"workload", "mode", "runs", "median_ns", "ci_lo_ns", "ci_hi_ns", "mad_ns",
+	cw.Write(append([]string{"workload", "mode", "runs", "median_ns", "ci_lo_ns", "ci_hi_ns", "mad_ns",
 		"overhead", "overhead_lo", "overhead_hi", "wall_median_ns", "user_median_ns", "sys_median_ns",
 		"max_rss_median_bytes", "outliers", "baseline_median_ns", "ratio", "ratio_lo", "ratio_hi", "p", "against",
 		"overhead_ratio", "overhead_p", "calls_checked", "calls_exact", "coverage_found", "coverage_of", "verdict", "failure", "metric",
@@ -292,7 +296,7 @@ func ResultsCSV(w io.Writer, f *results.File) error {
 		"samples_per_run", "cost_per_sample_ns", "cost_per_sample_lo_ns", "cost_per_sample_hi_ns",
 		"change_per_call_ns", "change_per_call_lo_ns", "change_per_call_hi_ns",
 		"change_per_sample_ns", "change_per_sample_lo_ns", "change_per_sample_hi_ns",
-		"against_workload"})
+		"against_workload"}, measureCSVHeader()...))
 	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	// An interval that does not exist (too few runs) is empty, as any
 	// other number that does not apply: "0,0" read as the interval [0, 0].
@@ -348,7 +352,7 @@ func ResultsCSV(w io.Writer, f *results.File) error {
 			againstWorkload = c.Compare.AgainstWorkload
 		}
 		row = append(row, againstWorkload)
-		cw.Write(row)
+		cw.Write(append(row, measureCSVRow(&c, num)...))
 	}
 	cw.Flush()
 	return cw.Error()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"vbench/internal/modes"
 	"vbench/internal/numfmt"
@@ -89,6 +90,9 @@ func NewCellRow(c *results.Cell, verdict results.Verdict, ch *results.Change) Ce
 		MaxRSS:   numfmt.OrMissing(c.MaxRSSMedian, numfmt.Bytes),
 		Accuracy: c.AccuracyText(),
 		Verdict:  verdict, VerdictText: string(verdict),
+	}
+	if ms := regressedMeasures(c); len(ms) > 0 && verdict == results.VerdictRegressed {
+		r.VerdictText = "regressed: " + strings.Join(ms, ", ")
 	}
 	if verdict == results.VerdictInconclusive && ch != nil {
 		r.VerdictText = string(verdict) + " ±∞" // no interval at all: too few runs (the legend)

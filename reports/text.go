@@ -64,6 +64,8 @@ func (m *Matrix) WriteText(w io.Writer) error {
 		tab.Flush()
 	}
 
+	writeMeasures(ew, m.resultCells())
+
 	writeChanges(ew, m, func(c *Cell) string { return c.Key() })
 
 	fmt.Fprintf(ew, "\nAll cells (median: %s)\n", m.MetricMeaning())
