@@ -11,7 +11,9 @@ import (
 	"vbench/stats"
 )
 
-// The two kinds of series every cell has.
+// The kinds of series every cell has; besides them, each judged measure a
+// cell's runs recorded (results.Measure.Judged) is a series whose kind is
+// the measure's name ("rss", "startup").
 const (
 	// KindTime is the cell's median in its metric, in nanoseconds: what a
 	// user waits, and what a machine that changed speed moves too.
@@ -116,6 +118,16 @@ func SeriesOf(entries []Entry) []*Series {
 			if cal := calibration(e, run, &c); cal != nil {
 				if k, ok := ratio(p, xs, cal.Values()); ok {
 					add(key{c.Workload, c.Mode, KindCalibrated}, m, k)
+				}
+			}
+			for _, ms := range results.Measures {
+				// Each judged figure of the whole program is a series of
+				// its own, valued as time is: the lowest of its runs (none that reads 0: a relative change from 0 is no number).
+				if v := c.MeasureValues(ms); ms.Judged() && len(v) > 0 && floats.Min(v) > 0 {
+					q := p
+					q.Value, q.Runs = floats.Min(v), len(v)
+					q.Lo, q.Hi = spread(q.Value, stats.Median(v))
+					add(key{c.Workload, c.Mode, string(ms)}, m, q)
 				}
 			}
 			none := run.Find(c.Workload, modes.None)
