@@ -27,13 +27,10 @@ func TestAnyProgramUnderAnyProfiler(t *testing.T) {
 	testbin.Dotnet(t)
 	lib := testbin.ProfilerLib(t) // next to vbench: the default library of engine modes
 	dir := t.TempDir()
-	for _, name := range []string{"PlainApp.csproj", "Program.cs"} {
-		b, err := os.ReadFile(filepath.Join("testdata", "csharp", "plainapp", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		writeFile(t, filepath.Join(dir, "plainapp", name), string(b))
-	}
+	// The program is built once, in place; the run's own build of it is then
+	// an up-to-date check.
+	testbin.Workload(t, "cmd/vbench/cli/testdata/csharp/plainapp/PlainApp.csproj")
+	plain := filepath.Join(testbin.RepoRoot(), "cmd/vbench/cli/testdata/csharp/plainapp/PlainApp.csproj")
 	writeFile(t, filepath.Join(dir, "suite.yaml"), `name: anyprogram
 runs: 3
 warmup: 1
@@ -58,10 +55,10 @@ modes:
       VBENCH_PROFILE_DIR: "{rundir}"
 workloads:
   - name: plain-wall
-    project: plainapp/PlainApp.csproj
+    project: `+plain+`
     args: ["3000000", "12"]
   - name: plain-cpu
-    project: plainapp/PlainApp.csproj
+    project: `+plain+`
     args: ["3000000", "12"]
     metric: cpu
 `)

@@ -14,7 +14,6 @@ import (
 
 	pprof "github.com/google/pprof/profile"
 
-	"vbench/internal/attach"
 	"vbench/internal/profile"
 	"vbench/internal/testapp"
 	"vbench/internal/testbin"
@@ -298,24 +297,12 @@ func TestProfileProcessesFlag(t *testing.T) {
 // --all-frames shows the runner's. With --processes testhost only the test
 // host is profiled.
 func TestProfileDotnetTest(t *testing.T) {
-	dotnet := testbin.Dotnet(t)
-	proj := t.TempDir()
-	for _, name := range []string{"XunitTree.csproj", "Tests.cs"} {
-		b, err := os.ReadFile(filepath.Join("testdata", "csharp", "xunit", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(proj, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// Built (and restored) unprofiled: a build's compiler server and MSBuild
-	// nodes outlive it, and are no part of what this test profiles.
-	build := exec.Command(dotnet, "build", proj, "-nologo", "-v", "q")
-	build.Env = append(attach.ScrubEnv(os.Environ()), "DOTNET_CLI_TELEMETRY_OPTOUT=1", "DOTNET_NOLOGO=1")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("dotnet build (restoring xunit from the machine's NuGet feed): %v\n%s", err, out)
-	}
+	testbin.Dotnet(t)
+	// Built (and restored) once, unprofiled, in place (Release, as every
+	// test project here): a build's compiler server and MSBuild nodes
+	// outlive it, and are no part of what this test profiles.
+	testbin.Workload(t, "cmd/vbench/cli/testdata/csharp/xunit/XunitTree.csproj")
+	proj := filepath.Join(testbin.RepoRoot(), "cmd/vbench/cli/testdata/csharp/xunit")
 	testHost := func(t *testing.T, tr *profile.Tree) *profile.Profile {
 		t.Helper()
 		for _, p := range tr.Processes {
@@ -338,7 +325,7 @@ func TestProfileDotnetTest(t *testing.T) {
 	}
 
 	prof := filepath.Join(t.TempDir(), "prof")
-	stdout, stderr, code := runVbench(t, "profile", "--mode", "tracing", "--out", prof, "--", "dotnet", "test", proj, "--no-build")
+	stdout, stderr, code := runVbench(t, "profile", "--mode", "tracing", "--out", prof, "--", "dotnet", "test", proj, "--no-build", "-c", "Release")
 	if code != 0 || !strings.Contains(stdout, "Passed!") {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -373,7 +360,7 @@ func TestProfileDotnetTest(t *testing.T) {
 	}
 
 	prof = filepath.Join(t.TempDir(), "prof")
-	_, stderr, code = runVbench(t, "profile", "--mode", "tracing", "--processes", "testhost", "--out", prof, "--", "dotnet", "test", proj, "--no-build")
+	_, stderr, code = runVbench(t, "profile", "--mode", "tracing", "--processes", "testhost", "--out", prof, "--", "dotnet", "test", proj, "--no-build", "-c", "Release")
 	if code != 0 {
 		t.Fatalf("--processes testhost: exit %d\n%s", code, stderr)
 	}
