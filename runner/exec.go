@@ -50,9 +50,9 @@ type Outcome struct {
 	// ReadyMono is CLOCK_MONOTONIC (ns) when a service's ready URL first
 	// answered (service.go); 0 otherwise.
 	ReadyMono int64
-	Loaded      bool     // with Spec.Library: the process or a descendant mapped it
-	Stopped     bool     // ended after Spec.Stop asked it to
-	Killed      bool     // Stopped, but only by SIGKILL after the grace period
+	Loaded    bool // with Spec.Library: the process or a descendant mapped it
+	Stopped   bool // ended after Spec.Stop asked it to
+	Killed    bool // Stopped, but only by SIGKILL after the grace period
 }
 
 // Exec runs spec in a new process group and waits for it. On timeout or
