@@ -225,6 +225,11 @@ func (o *Outcome) Failure(timeout time.Duration) string {
 		return "could not start: " + o.StartErr.Error()
 	case o.TimedOut:
 		return fmt.Sprintf("timed out after %s (process group killed)", timeout)
+	case o.Signal == "SIGKILL":
+		// vbench's own SIGKILLs are a timeout or an interruption, said
+		// above or not a failure: this one came from outside, most often
+		// the kernel's OOM killer or a memory limit, so its peak is said.
+		return fmt.Sprintf("crashed: killed by SIGKILL, not by vbench (the OOM killer or a memory limit sends it), at a peak RSS of %.0f MB%s", float64(o.MaxRSS)/1e6, detail())
 	case o.Signal != "":
 		return "crashed: killed by " + o.Signal + detail()
 	case o.ExitCode != 0:

@@ -119,3 +119,38 @@ workloads:
 		t.Logf("logged: %q", logged)
 	}
 }
+
+// A run killed for memory (here the program SIGKILLs itself holding 150 MiB,
+// as the OOM killer would) keeps its peak RSS, the signal and its start-up
+// in the run record; its GC work, which only a normal exit writes, is
+// absent, not 0; the failure says where such a SIGKILL comes from.
+func TestKilledRunKeepsItsFigures(t *testing.T) {
+	plan := planFor(t, t.TempDir(), fmt.Sprintf(`name: killed
+runs: 1
+warmup: 0
+timeout: 2m
+modes: [none]
+workloads:
+  - name: hog
+    project: %s
+    args: [kill, "150"]
+`, allocProject()))
+	f := Run(context.Background(), plan, Env{})
+	c := f.Results[0]
+	if len(c.Samples) != 1 {
+		t.Fatalf("%d runs recorded, failure %q", len(c.Samples), c.Failure)
+	}
+	r := c.Samples[0]
+	if r.Signal != "SIGKILL" || r.MaxRSS < 150<<20 || r.WallNs <= 0 || r.UserNs+r.SysNs <= 0 {
+		t.Errorf("the killed run lost its figures: signal %q, max_rss %d, wall %d", r.Signal, r.MaxRSS, r.WallNs)
+	}
+	if r.StartupNs == nil || *r.StartupNs <= 0 || *r.StartupNs >= r.WallNs {
+		t.Errorf("startup_ns %v of a run that started normally", r.StartupNs)
+	}
+	if r.GCCollections != nil || r.GCPauseNs != nil || r.AllocBytes != nil {
+		t.Errorf("GC figures of a process that never exited: %v %v %v", r.GCCollections, r.GCPauseNs, r.AllocBytes)
+	}
+	if !strings.HasPrefix(c.Failure, "crashed: killed by SIGKILL, not by vbench (the OOM killer or a memory limit sends it), at a peak RSS of 1") {
+		t.Errorf("failure %q", c.Failure)
+	}
+}
