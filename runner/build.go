@@ -116,4 +116,39 @@ func buildAll(ctx context.Context, cells []*cellState, env *Env) {
 		}
 		c.argv = append([]string{dotnet, built[w.Project]}, w.Args...)
 	}
+	addHooks(ctx, cells, env, dotnet)
+}
+
+// addHooks gives every cell of a .NET workload vbench's startup hook
+// (hook.go), built the first time a cell needs it; a workload that is a
+// .NET program and cannot get it runs without, said once, its runs then
+// without start-up and GC figures (nil) in every mode alike. A workload
+// whose project did not build has no argv and is skipped.
+func addHooks(ctx context.Context, cells []*cellState, env *Env, dotnet string) {
+	var h *startupHook
+	tried := false
+	said := map[string]bool{}
+	for _, c := range cells {
+		if ctx.Err() != nil || len(c.argv) == 0 {
+			continue
+		}
+		if _, _, isDotnet := dotnetRuntime(c.argv, c.Workload.Cwd); isDotnet && !tried {
+			tried = true
+			var err error
+			if dotnet == "" {
+				err = fmt.Errorf("dotnet not found on PATH")
+			} else {
+				h, err = buildHook(ctx, dotnet)
+			}
+			if err != nil && ctx.Err() == nil {
+				env.logf("the startup hook that measures start-up and the GC did not build, so no run records them: %v", err)
+			}
+		}
+		var why string
+		c.hook, why = hookFor(h, c.argv, c.Workload.Cwd)
+		if why != "" && h != nil && !said[c.Workload.Name] { // a failed build was said above
+			said[c.Workload.Name] = true
+			env.logf("%s: runs without vbench's startup hook, so without start-up and GC figures: %s", c.Workload.Name, why)
+		}
+	}
 }

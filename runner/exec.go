@@ -44,9 +44,15 @@ type Outcome struct {
 	Profiler    []string // the profiler's own stderr lines ("vbench-profiler: ..."), the first few
 	StartErr    error    // the process could not be started
 	Pid         int      // the process's id (and its group's)
-	Loaded      bool     // with Spec.Library: the process or a descendant mapped it
-	Stopped     bool     // ended after Spec.Stop asked it to
-	Killed      bool     // Stopped, but only by SIGKILL after the grace period
+	// StartMono is CLOCK_MONOTONIC (ns) read right before the process was
+	// started: what its start-up is measured from (hook.go).
+	StartMono int64
+	// ReadyMono is CLOCK_MONOTONIC (ns) when a service's ready URL first
+	// answered (service.go); 0 otherwise.
+	ReadyMono int64
+	Loaded    bool // with Spec.Library: the process or a descendant mapped it
+	Stopped   bool // ended after Spec.Stop asked it to
+	Killed    bool // Stopped, but only by SIGKILL after the grace period
 }
 
 // Exec runs spec in a new process group and waits for it. On timeout or
@@ -77,6 +83,7 @@ func Exec(ctx context.Context, spec Spec) Outcome {
 	cmd.Stdout, cmd.Stderr = wr, ewr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 
+	out.StartMono = monotonicNs()
 	start := time.Now()
 	err = cmd.Start()
 	wr.Close()
@@ -218,6 +225,11 @@ func (o *Outcome) Failure(timeout time.Duration) string {
 		return "could not start: " + o.StartErr.Error()
 	case o.TimedOut:
 		return fmt.Sprintf("timed out after %s (process group killed)", timeout)
+	case o.Signal == "SIGKILL":
+		// vbench's own SIGKILLs are a timeout or an interruption, said
+		// above or not a failure: this one came from outside, most often
+		// the kernel's OOM killer or a memory limit, so its peak is said.
+		return fmt.Sprintf("crashed: killed by SIGKILL, not by vbench (the OOM killer or a memory limit sends it), at a peak RSS of %.0f MB%s", float64(o.MaxRSS)/1e6, detail())
 	case o.Signal != "":
 		return "crashed: killed by " + o.Signal + detail()
 	case o.ExitCode != 0:
@@ -238,4 +250,15 @@ func oneLine(s string) string {
 		b = append(b[:max], "…"...)
 	}
 	return string(b)
+}
+
+// monotonicNs is CLOCK_MONOTONIC in nanoseconds: the clock the startup hook
+// reads in the process (Stopwatch.GetTimestamp on Linux), so the two are
+// comparable.
+func monotonicNs() int64 {
+	var ts unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts) != nil {
+		return 0
+	}
+	return ts.Nano()
 }

@@ -69,7 +69,16 @@ func (l *launch) run(ctx context.Context, st step, seq int) (results.Run, Outcom
 		}
 		defer cleanup()
 	}
-	env := l.childEnv(c, runDir, seq, lib)
+	var hookDir string // where the startup hook writes (hook.go)
+	if c.hook != "" {
+		var err error
+		if hookDir, err = os.MkdirTemp(l.workDir, "hook-"); err != nil {
+			r.Error = "cannot create the run's hook directory: " + err.Error()
+			return r, Outcome{}
+		}
+		defer os.RemoveAll(hookDir)
+	}
+	env := l.childEnv(c, runDir, seq, lib, hookDir)
 	spec := Spec{Argv: c.argv, Env: env, Dir: c.Workload.Cwd, Timeout: c.Timeout}
 	if c.Spec.Engine == "" {
 		// Another profiler has no profile to show: its library must
@@ -88,6 +97,16 @@ func (l *launch) run(ctx context.Context, st step, seq int) (results.Run, Outcom
 	r.WallNs = int64(out.Wall)
 	r.UserNs, r.SysNs, r.MaxRSS = int64(out.User), int64(out.Sys), out.MaxRSS
 	r.ExitCode, r.Signal = out.ExitCode, out.Signal
+	// What the run cost the whole program, kept whatever the checks say.
+	wholeProgram(hookDir, out.Pid, out.StartMono, &r)
+	if out.ReadyMono > 0 && out.StartMono > 0 {
+		r.StartupNs = results.Int64(out.ReadyMono - out.StartMono) // a service: until ready answers
+	}
+	if c.Spec.Engine != "" && runDir != "" {
+		if n, err := profileBytes(runDir); err == nil {
+			r.ProfileBytes = results.Int64(n)
+		}
+	}
 	if r.Error != "" { // the service's own failure
 		l.keepCrashed(c, st, &r, runDir)
 		return r, out
@@ -119,9 +138,10 @@ func (c *cellState) needsRunDir() bool {
 // and where to write the profiles (the run's directory). {rundir} in the
 // workload's and the mode's values is the run's directory. lib is the run's
 // copy of the build (libraryCopy); the build itself is named in
-// VBENCH_PROFILER_BUILD.
-func (l *launch) childEnv(c *cellState, runDir string, seq int, lib string) []string {
-	la := attach.Launch{Spec: c.Spec, Library: lib, RunDir: runDir}
+// VBENCH_PROFILER_BUILD. A .NET program's runs, in every mode, get vbench's
+// startup hook writing into hookDir (hook.go).
+func (l *launch) childEnv(c *cellState, runDir string, seq int, lib, hookDir string) []string {
+	la := attach.Launch{Spec: c.Spec, Library: lib, RunDir: runDir, StartupHook: c.hook, HookDir: hookDir}
 	if c.Spec.Engine != "" {
 		la.Build = l.build(c)
 	}

@@ -68,6 +68,7 @@ func Run(ctx context.Context, plan *Plan, env Env) *results.File {
 type cellState struct {
 	Cell
 	argv     []string // what each launch runs: the command, or dotnet and the built assembly
+	hook     string   // vbench's startup hook assembly for a .NET program (hook.go); "" for none
 	samples  []results.Run
 	failure  string // the first problem; a failed cell launches nothing more
 	accuracy *results.Accuracy

@@ -64,7 +64,9 @@ func (l *launch) serve(ctx context.Context, c *cellState, spec Spec, r *results.
 	}
 
 	ready := at(w.Server.Ready)
-	if msg := waitReady(ctx, ready, w.Server.ReadyTimeout, exited); msg != "" {
+	msg := waitReady(ctx, ready, w.Server.ReadyTimeout, exited)
+	readyMono := monotonicNs()
+	if msg != "" {
 		out := finish()
 		if !out.Interrupted {
 			r.Error = msg + serverSaid(out)
@@ -108,6 +110,7 @@ func (l *launch) serve(ctx context.Context, c *cellState, spec Spec, r *results.
 		}
 	}
 	out := finish()
+	out.ReadyMono = readyMono // its start-up: exec until ready first answered
 	switch {
 	case out.Interrupted:
 		return out

@@ -46,8 +46,9 @@ func quoted(args string) string {
 
 // A web app under none, tracing and sampling: every run has its rps and
 // both latency percentiles from the real load generator, the tracing runs'
-// handler calls equal the requests completed (warm-up included), and
-// nothing of the run is left: no process, nothing listening on its ports.
+// handler calls equal the requests completed (warm-up included), its
+// start-up (exec until ready) and GC work are recorded, and nothing of the
+// run is left: no process, nothing listening on its ports.
 func TestServiceUnderEachMode(t *testing.T) {
 	marker := "svc-" + filepath.Base(t.TempDir())
 	plan := planFor(t, t.TempDir(), webSuite(t, "none, tracing, sampling", "--urls=http://127.0.0.1:{port}", marker))
@@ -62,6 +63,11 @@ func TestServiceUnderEachMode(t *testing.T) {
 				sv.LatencyP50Ns <= 0 || sv.LatencyP99Ns < sv.LatencyP50Ns || r.ExitCode != 0 || r.Signal != "" {
 				t.Errorf("%s run %d: %+v %+v", c.Key(), r.Seq, r, sv)
 				continue
+			}
+			// Its start-up is exec until ready first answered; SIGTERM
+			// ends it normally, so its GC work is there.
+			if r.StartupNs == nil || *r.StartupNs <= 0 || *r.StartupNs >= r.WallNs || r.AllocBytes == nil || *r.AllocBytes <= 0 {
+				t.Errorf("%s run %d: startup_ns %v (wall %d ns), alloc_bytes %v", c.Key(), r.Seq, r.StartupNs, r.WallNs, r.AllocBytes)
 			}
 			if got := results.MetricRPS.Of(&r); got <= 0 {
 				t.Errorf("%s run %d: rps metric %d", c.Key(), r.Seq, got)

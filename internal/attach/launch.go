@@ -23,7 +23,19 @@ type Launch struct {
 	// Processes limits profiling to the processes whose command line
 	// matches it (CheckProcesses); "" profiles every one.
 	Processes string
+	// StartupHook, when set, is vbench's startup hook assembly, appended to
+	// DOTNET_STARTUP_HOOKS after any hook the environment names (both run,
+	// ours last: closest to Main), and HookDir where it writes what it
+	// measured (VBENCH_HOOK_DIR; runner/hook.go). Every mode alike gets it.
+	StartupHook, HookDir string
 }
+
+// EnvStartupHooks is the runtime's list of startup hook assemblies,
+// ':'-separated on Linux; EnvHookDir is where vbench's hook writes.
+const (
+	EnvStartupHooks = "DOTNET_STARTUP_HOOKS"
+	EnvHookDir      = "VBENCH_HOOK_DIR"
+)
 
 // Env is the environment of the launched process: base (the caller's own)
 // without any variable that could load a profiler (ScrubEnv), then each of
@@ -39,7 +51,7 @@ func (l *Launch) Env(base []string, extra ...[]string) []string {
 	env = append(env, l.expand(l.Spec.EnvList())...)
 	sp := &l.Spec
 	if sp.Engine == "" {
-		return env
+		return l.hook(env)
 	}
 	env = append(slices.Clone(ProfiledDefaults), env...)
 	opts := Options{Engine: sp.Engine, ProfileDir: l.RunDir, Include: sp.Include, Exclude: sp.Exclude, Processes: l.Processes}
@@ -59,7 +71,29 @@ func (l *Launch) Env(base []string, extra ...[]string) []string {
 	if l.Build != "" {
 		env = append(env, EnvBuild+"="+l.Build)
 	}
-	return env
+	return l.hook(env)
+}
+
+// hook adds vbench's startup hook to env: DOTNET_STARTUP_HOOKS becomes the
+// value env gave it last (the one a process would see), then ours.
+func (l *Launch) hook(env []string) []string {
+	if l.StartupHook == "" {
+		return env
+	}
+	var theirs string
+	out := env[:0:0]
+	for _, kv := range env {
+		if k, v, _ := strings.Cut(kv, "="); k == EnvStartupHooks {
+			theirs = v
+			continue
+		}
+		out = append(out, kv)
+	}
+	hooks := l.StartupHook
+	if theirs != "" {
+		hooks = theirs + ":" + hooks
+	}
+	return append(out, EnvStartupHooks+"="+hooks, EnvHookDir+"="+l.HookDir)
 }
 
 // expand replaces {rundir} in each KEY=VALUE's value with the run's
