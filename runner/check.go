@@ -67,6 +67,7 @@ func (l *launch) check(c *cellState, st step, r *results.Run, out Outcome, lib, 
 			return
 		}
 		r.Calls, r.SamplesTaken = events(c.Spec.Engine, c.Metric, len(tree.Processes), p, r.ElapsedNs)
+		r.ProfilerMem = profilerMem(tree)
 		l.keep(c, true, r.Seq, runDir, tree)
 	}
 }
@@ -254,4 +255,22 @@ func events(e modes.Engine, metric results.Metric, processes int, p *profile.Pro
 		}
 	}
 	return calls, samples
+}
+
+// profilerMem is the profiler's own memory as the run's profiles report
+// it, summed over the tree's processes (the allocation engines' tables,
+// profile.Allocations.ProfilerBytes); nil where no profile reports any.
+func profilerMem(tree *profile.Tree) *int64 {
+	var n int64
+	some := false
+	for _, p := range tree.Processes {
+		if a := p.Allocations; a != nil && a.ProfilerBytes > 0 {
+			n += a.ProfilerBytes
+			some = true
+		}
+	}
+	if !some {
+		return nil
+	}
+	return results.Int64(n)
 }
