@@ -269,14 +269,9 @@ func OverheadChart(m *Matrix) (*Chart, error) {
 			}
 			x, xlo, xhi := c.Overhead, c.OverheadLo, c.OverheadHi
 			y := math.Log10(x)
-			bar, err := plotter.NewBarChart(plotter.Values{y}, barW)
-			if err != nil {
+			if err := addBar(p, float64(i), off, y, barW, m.ModeColor(mode)); err != nil {
 				return nil, err
 			}
-			bar.XMin, bar.Offset = float64(i), off
-			bar.Color = m.ModeColor(mode)
-			bar.LineStyle.Width = 0
-			p.Add(bar)
 			top := y
 			if xlo > 0 && xhi > 0 {
 				p.Add(&whisker{x: float64(i), off: off, lo: math.Log10(xlo), hi: math.Log10(xhi), capW: barW / 3})
@@ -314,6 +309,20 @@ func OverheadChart(m *Matrix) (*Chart, error) {
 		return nil, err
 	}
 	return &Chart{ID: "overhead-chart", Title: "Overhead per workload and mode", SVG: svg}, nil
+}
+
+// addBar adds one bar of height y at group x, shifted by off, in the mode's
+// colour: a cell of a grouped bar chart.
+func addBar(p *plot.Plot, x float64, off vg.Length, y float64, w vg.Length, clr color.Color) error {
+	bar, err := plotter.NewBarChart(plotter.Values{y}, w)
+	if err != nil {
+		return err
+	}
+	bar.XMin, bar.Offset = x, off
+	bar.Color = clr
+	bar.LineStyle.Width = 0
+	p.Add(bar)
+	return nil
 }
 
 // label is one text label centred above (x, y), shifted by off points.

@@ -183,14 +183,9 @@ func measureChart(m *Matrix, ms results.Measure) (*Chart, error) {
 			}
 			s := c.Cell.Metrics[ms]
 			y := s.Median / scale
-			bar, err := plotter.NewBarChart(plotter.Values{y}, barW)
-			if err != nil {
+			if err := addBar(p, float64(i), off, y, barW, m.ModeColor(mode)); err != nil {
 				return nil, err
 			}
-			bar.XMin, bar.Offset = float64(i), off
-			bar.Color = m.ModeColor(mode)
-			bar.LineStyle.Width = 0
-			p.Add(bar)
 			top := y
 			if s.Lo > 0 && s.Hi > 0 {
 				p.Add(&whisker{x: float64(i), off: off, lo: s.Lo / scale, hi: s.Hi / scale, capW: barW / 3})
