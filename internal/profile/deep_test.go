@@ -117,7 +117,7 @@ func TestMillionDeepChain(t *testing.T) {
 	if d := Depth(q.Threads[0].Roots); d != n+2 {
 		t.Errorf("depth read back %d, want %d", d, n+2)
 	}
-	if !slices.Equal(Flatten(q.Threads[0].Roots), Flatten(p.Threads[0].Roots)) {
+	if !reflect.DeepEqual(Flatten(q.Threads[0].Roots), Flatten(p.Threads[0].Roots)) {
 		t.Errorf("tree read back differs")
 	}
 	if q.Function("Recurse").Calls != n {
@@ -229,7 +229,7 @@ func TestReadSchema1(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range p.Threads {
-		if !slices.Equal(Flatten(p.Threads[i].Roots), Flatten(q.Threads[i].Roots)) || p.Threads[i].OSID != q.Threads[i].OSID {
+		if !reflect.DeepEqual(Flatten(p.Threads[i].Roots), Flatten(q.Threads[i].Roots)) || p.Threads[i].OSID != q.Threads[i].OSID {
 			t.Errorf("thread %d differs after the round trip", i)
 		}
 	}
