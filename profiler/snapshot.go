@@ -486,6 +486,8 @@ func (b *builder) addLines(o int32, token uint32, hs []C.vb_lsample) {
 			ls = append(ls, profile.LineCount{Token: token, IL: il, Samples: int64(h.w)})
 		}
 	}
-	sort.Slice(ls, func(i, j int) bool { return ls[i].Token < ls[j].Token || ls[i].Token == ls[j].Token && ls[i].IL < ls[j].IL })
+	sort.Slice(ls, func(i, j int) bool {
+		return ls[i].Token < ls[j].Token || ls[i].Token == ls[j].Token && ls[i].IL < ls[j].IL
+	})
 	b.outLines[o] = ls
 }

@@ -22,12 +22,12 @@ import (
 // Children, plus the index of its parent in the same list (-1 for a root).
 // Zero values are omitted.
 type FlatNode struct {
-	Parent           int   `json:"parent"` // index of the parent node, always smaller than this node's; -1: a root
-	Fn               int   `json:"fn"`     // index in Profile.Functions
-	Calls            int64 `json:"calls,omitempty"`
-	InclusiveNs      int64 `json:"inclusive_ns,omitempty"`
-	ExclusiveNs      int64 `json:"exclusive_ns,omitempty"`
-	InclusiveSamples int64 `json:"inclusive_samples,omitempty"`
+	Parent           int         `json:"parent"` // index of the parent node, always smaller than this node's; -1: a root
+	Fn               int         `json:"fn"`     // index in Profile.Functions
+	Calls            int64       `json:"calls,omitempty"`
+	InclusiveNs      int64       `json:"inclusive_ns,omitempty"`
+	ExclusiveNs      int64       `json:"exclusive_ns,omitempty"`
+	InclusiveSamples int64       `json:"inclusive_samples,omitempty"`
 	ExclusiveSamples int64       `json:"exclusive_samples,omitempty"`
 	Lines            []LineCount `json:"lines,omitempty"`
 }

@@ -308,13 +308,13 @@ func (f *Function) sourceFile() string {
 type pbWriter struct {
 	lines     map[lineKey]uint64 // line locations (lineLoc), in the order made
 	lineOrder []lineKey
-	w       *bufio.Writer
-	msg     pbuf // the message being built, written by field
-	out     pbuf
-	label   pbuf
-	strings map[string]int64 // string table index by string
-	table   []string
-	err     error
+	w         *bufio.Writer
+	msg       pbuf // the message being built, written by field
+	out       pbuf
+	label     pbuf
+	strings   map[string]int64 // string table index by string
+	table     []string
+	err       error
 }
 
 // str returns s's index in the string table, adding it if new.

@@ -137,12 +137,12 @@ type Thread struct {
 // Node is one call path: a function reached through its ancestors. Its JSON
 // tags are schema 1's nested layout, read for old files only.
 type Node struct {
-	Fn               int    `json:"fn"` // index in Profile.Functions
-	Calls            int64  `json:"calls"`
-	InclusiveNs      int64  `json:"inclusive_ns"`
-	ExclusiveNs      int64  `json:"exclusive_ns"`
-	InclusiveSamples int64  `json:"inclusive_samples,omitempty"`
-	ExclusiveSamples int64  `json:"exclusive_samples,omitempty"`
+	Fn               int   `json:"fn"` // index in Profile.Functions
+	Calls            int64 `json:"calls"`
+	InclusiveNs      int64 `json:"inclusive_ns"`
+	ExclusiveNs      int64 `json:"exclusive_ns"`
+	InclusiveSamples int64 `json:"inclusive_samples,omitempty"`
+	ExclusiveSamples int64 `json:"exclusive_samples,omitempty"`
 	// Lines: this path's self samples (or executions) by IL offset and
 	// source line (see LineCount); nil without lines.
 	Lines    []LineCount `json:"lines,omitempty"`

@@ -365,7 +365,8 @@ func (t *Tree) Merge() *Profile {
 			if !ok {
 				j = len(m.Functions)
 				index[k] = j
-				m.Functions = append(m.Functions, Function{ID: j, Name: f.Name, Module: f.Module, Assembly: f.Assembly, Callers: []Caller{}})
+				m.Functions = append(m.Functions, Function{ID: j, Name: f.Name, Module: f.Module, Assembly: f.Assembly, Callers: []Caller{},
+					Token: f.Token, ModulePath: f.ModulePath, File: f.File, Line: f.Line})
 			}
 			remap[i] = j
 		}
