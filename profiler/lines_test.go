@@ -255,3 +255,26 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// Instrumentation with lines counts every line's executions exactly: HALF
+// runs n/2 times (n odd here: (n+1)/2), Split's two loop lines as often as
+// their conditions are tested.
+func TestInstrumentationLineExecutions(t *testing.T) {
+	dll := lineProgram(t, "portable", "")
+	const n = 100001
+	p := profileLines(t, modes.EngineInstrumentation, dll, nil, "100", strconv.Itoa(n))
+	half := fnLines(t, p, "LineSplit.Work.Half")
+	var got int64 = -1
+	for _, l := range half.Lines {
+		if l.Line == markerLine(t, "HALF") {
+			got = l.Executions
+		}
+	}
+	if got != (n+1)/2 {
+		t.Errorf("line HALF executed %d times, want %d; Half's lines %+v", got, (n+1)/2, half.Lines)
+	}
+	// Every one of Half's lines ran: the for line n+1 times (its condition).
+	if half.Calls != 1 || len(half.Lines) < 3 {
+		t.Errorf("Half: %d calls, lines %+v", half.Calls, half.Lines)
+	}
+}

@@ -71,6 +71,15 @@ func snapshot(cfg *config, complete bool) *profile.Profile {
 	if cfg.mode == cModeCPUSampling && C.vb_lines != 0 {
 		b.leafLines()
 	}
+	if cfg.mode == cModeInstrumentation && C.vb_lines != 0 {
+		for lb := C.vb_lblocks_head; lb != nil; lb = lb.next {
+			fn := b.fn(lb.fn)
+			offs, counts := unsafe.Slice(lb.offs, lb.n), unsafe.Slice(lb.counts, lb.n)
+			for k := range offs {
+				p.Blocks = append(p.Blocks, profile.BlockCount{Fn: fn, Token: uint32(lb.fn.token), IL: int32(offs[k]), Executions: int64(counts[k])})
+			}
+		}
+	}
 	for t := C.vb_threads_head(); t != nil; t = t.next_thread {
 		if th, ok := b.thread(t); ok {
 			p.Threads = append(p.Threads, th)

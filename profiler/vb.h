@@ -199,6 +199,16 @@ typedef struct {
 	uint32_t pad;
 } vb_lsample;
 extern int vb_lines;
+// Instrumentation with lines: one rewritten method's basic blocks (their
+// leaders' IL offsets) and their execution counts (instr.c, il.c).
+typedef struct vb_lblocks {
+	struct vb_lblocks *next;
+	vb_fn *fn;
+	uint32_t n;
+	uint32_t *offs;
+	uint64_t *counts;
+} vb_lblocks;
+extern vb_lblocks *vb_lblocks_head;
 extern vb_lsample *vb_ltab;
 extern int64_t vb_lines_lost, vb_lines_unmapped, vb_lines_pending;
 int vb_lines_init(void);

@@ -170,6 +170,11 @@ func Resolve(ctx context.Context, p *profile.Profile) error {
 			return true
 		}, nil)
 	}
+	for _, b := range p.Blocks {
+		if m := p.Functions[b.Fn].ModulePath; m != "" {
+			used[m] = true
+		}
+	}
 	tokens := map[string][]uint32{}
 	for _, f := range p.Functions {
 		if used[f.ModulePath] && f.Token != 0 {
@@ -240,8 +245,66 @@ func Apply(p *profile.Profile, mods map[string]*Module) {
 			return true
 		}, nil)
 	}
+	p.Executions = executions(p, points)
 	p.Warnings = append(p.Warnings, notes...)
 	p.Derive()
+}
+
+// executions maps the instrumentation engine's block counts to lines: a
+// sequence point ran as often as the basic block holding it (the block
+// whose first instruction is the last at or before it), and a line as
+// often as its most executed sequence point.
+func executions(p *profile.Profile, points func(*profile.Function, uint32) (*Module, [][]int)) []profile.LineExec {
+	type method struct {
+		fn    int
+		token uint32
+	}
+	blocks := map[method][]profile.BlockCount{}
+	var order []method
+	for _, b := range p.Blocks {
+		k := method{b.Fn, b.Token}
+		if _, ok := blocks[k]; !ok {
+			order = append(order, k)
+		}
+		blocks[k] = append(blocks[k], b)
+	}
+	type lineKey struct {
+		fn   int
+		file string
+		line int
+	}
+	best := map[lineKey]int64{}
+	var keys []lineKey
+	for _, k := range order {
+		bs := blocks[k]
+		sort.Slice(bs, func(i, j int) bool { return bs[i].IL < bs[j].IL })
+		f := &p.Functions[k.fn]
+		m, ps := points(f, k.token)
+		for _, pt := range ps {
+			if len(pt) != 3 || pt[1] <= 0 {
+				continue
+			}
+			i := sort.Search(len(bs), func(i int) bool { return int(bs[i].IL) > pt[0] }) - 1
+			if i < 0 {
+				continue
+			}
+			lk := lineKey{k.fn, "", pt[1]}
+			if doc := m.Docs[pt[2]]; doc != f.File {
+				lk.file = doc
+			}
+			if old, ok := best[lk]; !ok {
+				keys = append(keys, lk)
+				best[lk] = bs[i].Executions
+			} else if bs[i].Executions > old {
+				best[lk] = bs[i].Executions
+			}
+		}
+	}
+	out := make([]profile.LineExec, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, profile.LineExec{Fn: k.fn, File: k.file, Line: k.line, Executions: best[k]})
+	}
+	return out
 }
 
 func firstVisible(ps [][]int) []int {

@@ -27,8 +27,33 @@ type LineTotal struct {
 	Executions int64  `json:"executions,omitempty"`
 }
 
-// HasLines reports whether any node carries line counts.
+// BlockCount is one basic block of a method rewritten by the
+// instrumentation engine with lines: the IL offset of its first
+// instruction and how often it ran (every block of the method is listed,
+// the ones that never ran with 0).
+type BlockCount struct {
+	Fn         int    `json:"fn"`
+	Token      uint32 `json:"token"`
+	IL         int32  `json:"il"`
+	Executions int64  `json:"executions"`
+}
+
+// LineExec is how often one source line of a function ran: the most
+// executed of its sequence points (a for loop's line holds several: its
+// condition runs once more than its body).
+type LineExec struct {
+	Fn         int    `json:"fn"`
+	File       string `json:"file,omitempty"` // when not the function's
+	Line       int    `json:"line"`
+	Executions int64  `json:"executions"`
+}
+
+// HasLines reports whether the profile carries line counts: nodes' line
+// samples or instrumentation's block counts.
 func (p *Profile) HasLines() bool {
+	if len(p.Blocks) > 0 {
+		return true
+	}
 	found := false
 	for _, t := range p.Threads {
 		Walk(t.Roots, func(n *Node, _ int) bool {
@@ -71,6 +96,15 @@ func (p *Profile) deriveLines() {
 			}
 			return true
 		}, nil)
+	}
+	for _, e := range p.Executions {
+		k := key{e.Fn, e.File, e.Line}
+		s := sums[k]
+		if s == nil {
+			s = &LineTotal{File: e.File, Line: e.Line}
+			sums[k] = s
+		}
+		s.Executions += e.Executions
 	}
 	for k, s := range sums {
 		p.Functions[k.fn].Lines = append(p.Functions[k.fn].Lines, *s)

@@ -65,7 +65,12 @@ type Profile struct {
 	// the garbage collections.
 	Allocations *Allocations `json:"allocations,omitempty"`
 	GC          *GC          `json:"gc,omitempty"`
-	Threads     []Thread     `json:"threads"` // last: Encode streams it
+	// Instrumentation with lines (schema 5): every rewritten method's basic
+	// blocks and how often each ran; internal/lines turns them into
+	// Executions, by source line, from the PDB's sequence points.
+	Blocks     []BlockCount `json:"blocks,omitempty"`
+	Executions []LineExec   `json:"executions,omitempty"`
+	Threads    []Thread     `json:"threads"` // last: Encode streams it
 
 	// Focus is set on a view of a profile narrowed by --focus (Focused): its
 	// threads start at the matching functions, and Top lists only them.

@@ -370,6 +370,14 @@ func (t *Tree) Merge() *Profile {
 			}
 			remap[i] = j
 		}
+		for _, bc := range p.Blocks {
+			bc.Fn = remap[bc.Fn]
+			m.Blocks = append(m.Blocks, bc)
+		}
+		for _, e := range p.Executions {
+			e.Fn = remap[e.Fn]
+			m.Executions = append(m.Executions, e)
+		}
 		for _, th := range p.Threads {
 			flat := Flatten(th.Roots)
 			for i := range flat {
