@@ -281,8 +281,8 @@ func TestDecodeErrors(t *testing.T) {
 		{"unknown node field", `{"parent":-1,"fn":0`, `{"parent":-1,"depth":0,"fn":0`, `unknown field "depth"`},
 		{"nested in schema 3", `"nodes":[`, `"roots":[],"nodes":[`, `unknown field "roots"`},
 		{"function out of range", `{"parent":0,"fn":1`, `{"parent":0,"fn":9`, "refers to function 9"},
-		{"newer schema", `"schema":4`, `"schema":5`, "schema 5 is newer"},
-		{"no schema", `"schema":4,`, ``, `no "schema" field`},
+		{"newer schema", `"schema":5`, `"schema":6`, "schema 6 is newer"},
+		{"no schema", `"schema":5,`, ``, `no "schema" field`},
 	} {
 		bad := strings.Replace(good, tc.old, tc.new, 1)
 		if bad == good && tc.old != "" {
