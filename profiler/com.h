@@ -94,6 +94,7 @@ enum {
 	INFO_GetObjectSize2 = 80,
 	INFO_SetEventMask2 = 82,             // Info5
 	INFO_GetNativeCodeStartAddresses = 90, // Info9
+	INFO_GetILToNativeMapping3 = 91,
 	INFO_GetCodeInfo4 = 92,
 	INFO_SuspendRuntime = 97,            // Info10
 	INFO_ResumeRuntime = 98,
@@ -131,6 +132,9 @@ typedef HRESULT (*Suspend_t)(void *); // SuspendRuntime, ResumeRuntime
 typedef HRESULT (*GetNativeCodeStartAddresses_t)(void *, FunctionID, uintptr_t, uint32_t, uint32_t *, uintptr_t *);
 typedef struct { uintptr_t start; size_t size; } COR_PRF_CODE_INFO;
 typedef HRESULT (*GetCodeInfo4_t)(void *, uintptr_t, uint32_t, uint32_t *, COR_PRF_CODE_INFO *);
+// COR_DEBUG_IL_TO_NATIVE_MAP: ilOffset may be NO_MAPPING (-1), PROLOG (-2), EPILOG (-3).
+typedef struct { uint32_t ilOffset, nativeStartOffset, nativeEndOffset; } COR_DEBUG_IL_TO_NATIVE_MAP;
+typedef HRESULT (*GetILToNativeMapping3_t)(void *, uintptr_t, uint32_t, uint32_t *, COR_DEBUG_IL_TO_NATIVE_MAP *);
 
 // ICorProfilerThreadEnum slots.
 enum { TENUM_Next = 7 };

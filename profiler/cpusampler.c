@@ -129,6 +129,7 @@ typedef struct {
 	uint32_t wait_owed;    // wait intervals due while its stack is on the way
 	int64_t wait_cpu;      // its CPU time at the last wait check (-1: not read yet)
 	vb_node *wait_leaf;    // WAIT_HELD: where its waiting stack ends (0: no managed frame)
+	vb_lsample *wait_line; // WAIT_HELD, with lines: the leaf's line entry (0: none)
 	ThreadID managed;      // the runtime's id (0: not assigned)
 	uintptr_t lo, hi;      // the thread's stack (hi 0: unknown)
 	uintptr_t seen_sp;     // a stack pointer the handler saw while hi was 0
@@ -501,7 +502,7 @@ void vb_cpu_thread_assigned(ThreadID managed, int32_t tid) {
 		r->head = r->tail = 0;
 	}
 	r->managed = managed;
-	r->wait = WAIT_NONE, r->wait_owed = 0, r->wait_cpu = -1, r->wait_leaf = 0;
+	r->wait = WAIT_NONE, r->wait_owed = 0, r->wait_cpu = -1, r->wait_leaf = 0, r->wait_line = 0;
 	if ((int32_t)syscall(SYS_gettid) == tid) stack_of(r);
 	if (!directed_always || !direct(r)) arm(r, tid); // no thread left without ticks
 done:
@@ -827,7 +828,7 @@ static void drain_record(record *r) {
 			// The stack a thread waits on: held (see waits) while it waits.
 			int held = r->wait == WAIT_SENT;
 			if (held) {
-				r->wait = WAIT_HELD, r->wait_leaf = 0;
+				r->wait = WAIT_HELD, r->wait_leaf = 0, r->wait_line = 0;
 				// From the end of the walk on, it runs only if its wait ends
 				// (then the check sees it): not from when the drain got here,
 				// which would hide what it ran since.
@@ -855,7 +856,14 @@ static void drain_record(record *r) {
 		if (s->seen > LEAD + RING) vb_stacks_elided++;
 		for (uint32_t i = n; i-- > 0 && p;) p = merge(th, p, resolved[i], w);
 		if (p && p != &th->root) p->excl_samples += w;
-		if (waiting && r->wait == WAIT_HELD && p != &th->root) r->wait_leaf = p;
+		vb_lsample *line = 0;
+		if (vb_lines && p && p != &th->root) {
+			// The leaf's own IP when the leaf frame is the interrupted one
+			// (not a caller standing in for an unresolved stub).
+			uintptr_t ip = frame_ip(s, 0);
+			if (function_at(ip) == resolved[0]) line = vb_lines_note(p, resolved[0], ip, w, !in_callback);
+		}
+		if (waiting && r->wait == WAIT_HELD && p != &th->root) r->wait_leaf = p, r->wait_line = line;
 	}
 	__atomic_store_n(&r->tail, h, __ATOMIC_RELEASE);
 	vb_cpu_full += (int64_t)__atomic_exchange_n(&r->full, 0, __ATOMIC_RELAXED);
@@ -893,6 +901,7 @@ static void wait_add(record *r, uint32_t w) {
 	if (!r->wait_leaf || !r->tree) return;
 	for (vb_node *n = r->wait_leaf; n; n = n->parent) n->incl_samples += w;
 	r->wait_leaf->excl_samples += w;
+	if (r->wait_line) r->wait_line->w += w;
 	r->tree->samples += w;
 	vb_cpu_wait_weight += w;
 }
@@ -954,6 +963,7 @@ static void drain_all(void) {
 		r->busy = 0;
 	}
 	waits();
+	if (vb_lines && !in_callback) vb_lines_settle();
 	vb_samples_taken++;
 	pthread_mutex_unlock(&reg);
 }
@@ -1043,6 +1053,8 @@ int vb_cpu_sampler_start(void) {
 	self_uid = getuid();
 	const char *wt = getenv("VBENCH_CPU_WAITS"); // 0: CPU time only, waits not sampled
 	waits_off = wt && strcmp(wt, "0") == 0;
+	const char *ln = getenv("VBENCH_LINES"); // 1: each sample's leaf IP mapped to its IL offset (lines.c)
+	if (ln && *ln && strcmp(ln, "0") != 0) vb_lines = vb_lines_init() == 0;
 	const char *dm = getenv("VBENCH_CPU_DUMP"); // debugging: log the first N samples' frames
 	dump = dm ? atoi(dm) : 0;
 	struct sigaction sa = {0};

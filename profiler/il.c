@@ -666,12 +666,68 @@ static int emit_insn(rewrite *r, uint32_t i) {
 	}
 }
 
+uint32_t vb_il_leaders(const vb_il *m, uint32_t *out, uint32_t cap) {
+	uint8_t *lead = calloc(m->code_size + 1, 1);
+	if (!lead) return 0;
+	lead[0] = 1;
+	for (uint32_t i = 0; i < m->ninsns; i++) {
+		const vb_insn *in = &m->insns[i];
+		uint32_t next = in->off + in->len;
+		int ends = 0;
+		if (in->kind == IL_BR8 || in->kind == IL_BR32) {
+			if (in->arg >= 0 && in->arg < m->code_size) lead[in->arg] = 1;
+			ends = 1;
+		} else if (in->kind == IL_SWITCH) {
+			for (uint32_t k = 0; k < in->nsw; k++)
+				if (m->targets[in->sw + k] < m->code_size) lead[m->targets[in->sw + k]] = 1;
+			ends = 1;
+		}
+		switch (in->op) {
+		case OP_RET: case OP_THROW: case OP_RETHROW: case OP_ENDFINALLY: case OP_ENDFILTER: case OP_JMP:
+			ends = 1;
+		}
+		if (ends && next < m->code_size) lead[next] = 1;
+	}
+	for (uint32_t i = 0; i < m->nclauses; i++) {
+		const vb_clause *c = &m->clauses[i];
+		uint64_t te = (uint64_t)c->try_off + c->try_len, he = (uint64_t)c->h_off + c->h_len;
+		if (c->try_off < m->code_size) lead[c->try_off] = 1;
+		if (c->h_off < m->code_size) lead[c->h_off] = 1;
+		if (te < m->code_size) lead[te] = 1;
+		if (he < m->code_size) lead[he] = 1;
+		if ((c->flags & EH_FILTER) && c->extra < m->code_size) lead[c->extra] = 1;
+	}
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < m->ninsns; i++)
+		if (lead[m->insns[i].off]) {
+			if (n < cap) out[n] = m->insns[i].off;
+			n++;
+		}
+	free(lead);
+	return n;
+}
+
+// emit_count: counts[k]++ (not atomic: threads running one block at once
+// may lose counts), stack-neutral, so it may stand where the stack holds a
+// catch handler's exception.
+static void emit_count(out *o, uint64_t *counter) {
+	emit_ptr(o, (uint64_t)(uintptr_t)counter);
+	u8(o, 0x25);        // dup
+	u8(o, 0x4C);        // ldind.i8
+	u8(o, 0x17);        // ldc.i4.1
+	u8(o, 0x6A);        // conv.i8
+	u8(o, 0x58);        // add
+	u8(o, 0x55);        // stind.i8
+}
+
 // emit_body emits the original code, the try region, recording where each
 // instruction landed (for branches and exception clauses).
 static int emit_body(rewrite *r) {
 	const vb_il *m = r->m;
+	uint32_t lk = 0;
 	for (uint32_t i = 0; i < m->ninsns; i++) {
 		r->map[m->insns[i].off] = here(r);
+		if (lk < r->p->nleaders && r->p->leaders[lk] == m->insns[i].off) emit_count(&r->o, &r->p->counts[lk++]);
 		if (r->tail_of[i]) {
 			if (!emit_tail_site(r, i)) return 0;
 			i++; // the call itself moves to the exit; a branch to it is invalid IL
@@ -800,6 +856,7 @@ static int write_header(rewrite *r, uint32_t nc, uint32_t code_size) {
 	}
 	uint16_t flags = 0x3 | (nc ? 0x8 : 0) | (r->m->flags & 0x10);
 	uint16_t max_stack = r->m->max_stack < 3 ? 3 : r->m->max_stack; // our sequences push at most three
+	if (r->p->nleaders && max_stack < 0xFFFF - 3) max_stack = (uint16_t)(r->m->max_stack + 3); // a count may sit on a handler's exception
 	r->o.b[0] = (uint8_t)flags;
 	r->o.b[1] = (uint8_t)(flags >> 8 | 3 << 4);
 	r->o.b[2] = (uint8_t)max_stack;

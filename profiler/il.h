@@ -113,7 +113,18 @@ typedef struct {
 	int32_t ret_local;      // local receiving the return value before the frame closes; -1: void
 	vb_tailsite *tails;
 	uint32_t ntails;
+	// Lines (VBENCH_LINES=1): each basic block's leader (original offsets,
+	// ascending, from vb_il_leaders) counts its executions into counts[k].
+	const uint32_t *leaders;
+	uint64_t *counts;
+	uint32_t nleaders;
 } vb_il_plan;
+
+// vb_il_leaders writes the original offsets that start a basic block (the
+// first instruction, branch and switch targets, what follows a branch or
+// an exit, exception clause boundaries), ascending, into out (at most
+// cap); returns how many there are.
+uint32_t vb_il_leaders(const vb_il *m, uint32_t *out, uint32_t cap);
 
 // vb_il_rewrite emits the new body (fat header, code, one EH section) into a
 // malloc'd buffer. The original body runs inside a try/fault: the fault

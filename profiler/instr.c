@@ -552,6 +552,27 @@ static const char *rw_sigs(rw *r) {
 	return 0;
 }
 
+// Lines (VBENCH_LINES=1): each rewritten method counts its basic blocks'
+// executions; the PDB's sequence points are mapped to the blocks holding
+// them after the run (internal/lines). The list is only prepended to,
+// under the rewrite lock, and read at the write.
+vb_lblocks *vb_lblocks_head;
+
+static vb_lblocks *line_blocks(rw *r) {
+	uint32_t n = vb_il_leaders(&r->il, 0, 0);
+	vb_lblocks *lb = calloc(1, sizeof *lb);
+	if (!lb || !n) return free(lb), (vb_lblocks *)0;
+	lb->offs = calloc(n, sizeof *lb->offs);
+	lb->counts = calloc(n, sizeof *lb->counts);
+	if (!lb->offs || !lb->counts) return free(lb->offs), free(lb->counts), free(lb), (vb_lblocks *)0;
+	lb->n = vb_il_leaders(&r->il, lb->offs, n);
+	lb->fn = r->f;
+	r->plan.leaders = lb->offs;
+	r->plan.counts = lb->counts;
+	r->plan.nleaders = lb->n;
+	return lb;
+}
+
 // rw_install emits the new body and hands it to the runtime.
 static const char *rw_install(rw *r) {
 	const char *why = 0;
@@ -563,6 +584,7 @@ static const char *rw_install(rw *r) {
 	r->plan.time_fn = (uint64_t)(uintptr_t)vb_itime;
 	r->plan.leave_slow = (uint64_t)(uintptr_t)vb_ileave;
 	r->plan.unwind = (uint64_t)(uintptr_t)vb_iunwind;
+	vb_lblocks *lb = vb_lines ? line_blocks(r) : 0;
 	if (!vb_il_rewrite(&r->il, &r->plan, &r->body, &r->body_len, &why)) return why;
 	if (FAILED(VCALL(vb_info, INFO_GetILFunctionBodyAllocator, GetILFunctionBodyAllocator_t)(vb_info, mid, &r->alloc)) || !r->alloc)
 		return "no IL allocator for the module";
@@ -570,6 +592,10 @@ static const char *rw_install(rw *r) {
 	if (!dst || ((uintptr_t)dst & 3)) return "the IL allocator failed";
 	memcpy(dst, r->body, r->body_len);
 	if (FAILED(VCALL(vb_info, INFO_SetILFunctionBody, SetILFunctionBody_t)(vb_info, mid, r->f->token, dst))) return "the runtime refused the new body";
+	if (lb) { // published once its body is the method's
+		lb->next = vb_lblocks_head;
+		__atomic_store_n(&vb_lblocks_head, lb, __ATOMIC_RELEASE);
+	}
 	return 0;
 }
 

@@ -83,6 +83,7 @@ static map modules;   // ModuleID -> struct module
 
 typedef struct module {
 	char *file, *assembly;
+	char *path; // the module's file as the runtime loaded it (its PDB is found from there)
 	int8_t framework; // assembly matches a default exclusion (-1: not known yet)
 } module;
 
@@ -188,7 +189,7 @@ static module *module_for(ModuleID mid) {
 		char *path = utf8(w, l);
 		char *slash = path ? strrchr(path, '/') : 0;
 		m->file = strdup(slash ? slash + 1 : (path ? path : "?"));
-		free(path);
+		m->path = path;
 		AppDomainID ad;
 		ModuleID mm;
 		l = 0;
@@ -197,6 +198,7 @@ static module *module_for(ModuleID mid) {
 	}
 	if (!m->file) m->file = strdup("?");
 	if (!m->assembly) m->assembly = strdup("?");
+	if (!m->path) m->path = strdup("");
 	m->framework = -1;
 	map_put(&modules, mid, m);
 	return m;
@@ -287,6 +289,7 @@ static vb_fn *resolve_method(ModuleID mid, mdToken tok, IUnknown *md) {
 	f->name = name.s ? name.s : strdup("?");
 	f->type_name = tname.s ? tname.s : strdup("");
 	f->module = m->file;
+	f->module_path = m->path;
 	f->assembly = m->assembly;
 	f->user = (uint8_t)vb_filter_user(f->assembly, f->type_name);
 	f->il_size = il_size(mid, tok);

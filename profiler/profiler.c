@@ -45,6 +45,8 @@ static void unmask(sigset_t *old) { pthread_sigmask(SIG_SETMASK, old, 0); }
 void vb_configure(int mode, int64_t interval_ns, const char *include, const char *exclude) {
 	vb_mode = mode;
 	if (interval_ns > 0) vb_interval_ns = interval_ns;
+	const char *ln = getenv("VBENCH_LINES"); // instrumentation: count every basic block (instr.c); sampling reads it itself
+	if (mode == VB_MODE_INSTRUMENTATION) vb_lines = ln && *ln && strcmp(ln, "0") != 0;
 	vb_filter_set(include, exclude);
 }
 

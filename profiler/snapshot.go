@@ -11,6 +11,7 @@ import (
 	"os"
 	"sort"
 	"time"
+	"unsafe"
 
 	"vbench/internal/attach"
 	"vbench/internal/profile"
@@ -66,6 +67,18 @@ func snapshot(cfg *config, complete bool) *profile.Profile {
 		sampling: cfg.engine.Samples(), nowTSC: nowTSC}
 	if cfg.engine.Allocates() {
 		b.allocations(cfg.mode == cModeAllocSampling)
+	}
+	if cfg.mode == cModeCPUSampling && C.vb_lines != 0 {
+		b.leafLines()
+	}
+	if cfg.mode == cModeInstrumentation && C.vb_lines != 0 {
+		for lb := C.vb_lblocks_head; lb != nil; lb = lb.next {
+			fn := b.fn(lb.fn)
+			offs, counts := unsafe.Slice(lb.offs, lb.n), unsafe.Slice(lb.counts, lb.n)
+			for k := range offs {
+				p.Blocks = append(p.Blocks, profile.BlockCount{Fn: fn, Token: uint32(lb.fn.token), IL: int32(offs[k]), Executions: int64(counts[k])})
+			}
+		}
 	}
 	for t := C.vb_threads_head(); t != nil; t = t.next_thread {
 		if th, ok := b.thread(t); ok {
@@ -147,6 +160,10 @@ type builder struct {
 	extra     map[*C.vb_node]uint64 // in-flight ticks of open, timed frames
 	outs      []outNode             // the output tree of the current thread; [0] is its top
 	wide      map[uint64]int32      // children of nodes with more than outScan, by parent<<32|fn
+	// With lines: the leaf IPs' counts of each raw node (leafLines), and
+	// those of each output node, by (token, IL offset).
+	hits     map[*C.vb_node][]C.vb_lsample
+	outLines map[int32][]profile.LineCount
 	// Paths whose children's estimates exceeded the node's time by more
 	// than fitWarn (and fitMinNs at least), and the largest such factor:
 	// a warning says their times were scaled down (see project).
@@ -225,6 +242,7 @@ func (b *builder) fn(f *C.vb_fn) int {
 		i = len(b.p.Functions)
 		b.p.Functions = append(b.p.Functions, profile.Function{
 			ID: i, Name: k.name, Module: k.module, Assembly: C.GoString(f.assembly), Callers: []profile.Caller{},
+			Token: uint32(f.token), ModulePath: C.GoString(f.module_path),
 		})
 		b.index[k] = i
 	}
@@ -255,6 +273,7 @@ func (b *builder) thread(t *C.vb_thread) (profile.Thread, bool) {
 	}
 	b.outs = append(b.outs[:0], outNode{})
 	b.wide = map[uint64]int32{}
+	b.outLines = map[int32][]profile.LineCount{}
 	b.project(root)
 	if b.outs[0].kids == 0 {
 		return th, false
@@ -317,6 +336,9 @@ func (b *builder) project(root *C.vb_node) {
 		d.calls += int64(c.calls)
 		d.inclSmpl += int64(c.incl_samples)
 		d.exclSmpl += int64(c.excl_samples)
+		if hs := b.hits[c]; len(hs) > 0 {
+			b.addLines(di, uint32(c.fn.token), hs)
+		}
 		var sum float64
 		for k := c.first; k != nil; k = k.next {
 			sum += b.inclusive(k)
@@ -391,6 +413,7 @@ func (b *builder) finish() []profile.Node {
 			o := &b.outs[k]
 			it.ns[i] = profile.Node{Fn: int(o.fn), Calls: o.calls, InclusiveNs: o.inclNs, ExclusiveNs: o.exclNs,
 				InclusiveSamples: o.inclSmpl, ExclusiveSamples: o.exclSmpl}
+			it.ns[i].Lines = b.outLines[k]
 			if o.kids > 0 {
 				it.ns[i].Children = carve(o.kids)
 				work = append(work, item{k, it.ns[i].Children})
@@ -428,4 +451,52 @@ func cpuWarnings() []string {
 		w = append(w, fmt.Sprintf("%d threads were not sampled: their CPU timer could not be made", n))
 	}
 	return w
+}
+
+// leafLines reads the sampling engine's line table (lines.c): each sampled
+// leaf's weight by (node, IP), and the IL offset the runtime mapped the IP to.
+func (b *builder) leafLines() {
+	if C.vb_ltab == nil {
+		return
+	}
+	tab := unsafe.Slice(C.vb_ltab, C.VB_LTAB)
+	b.hits = map[*C.vb_node][]C.vb_lsample{}
+	for i := range tab {
+		e := tab[i]
+		if e.node == nil || e.w == 0 {
+			continue
+		}
+		b.hits[e.node] = append(b.hits[e.node], e)
+	}
+	if n := int64(C.vb_lines_lost); n > 0 {
+		b.p.Warnings = append(b.p.Warnings, fmt.Sprintf("%d samples have no line: the line table was full", n))
+	}
+}
+
+// addLines adds a raw node's leaf counts to output node o, by IL offset.
+// Still pending at the write (noted inside a runtime callback, the stop):
+// the IL offset is not known.
+func (b *builder) addLines(o int32, token uint32, hs []C.vb_lsample) {
+	ls := b.outLines[o]
+	for _, h := range hs {
+		il := int32(h.il)
+		if il == C.VB_IL_PENDING {
+			il = C.VB_IL_UNKNOWN
+		}
+		found := false
+		for j := range ls {
+			if ls[j].Token == token && ls[j].IL == il {
+				ls[j].Samples += int64(h.w)
+				found = true
+				break
+			}
+		}
+		if !found {
+			ls = append(ls, profile.LineCount{Token: token, IL: il, Samples: int64(h.w)})
+		}
+	}
+	sort.Slice(ls, func(i, j int) bool {
+		return ls[i].Token < ls[j].Token || ls[i].Token == ls[j].Token && ls[i].IL < ls[j].IL
+	})
+	b.outLines[o] = ls
 }

@@ -26,6 +26,7 @@ typedef struct vb_fn {
 	mdToken token;
 	char *name;       // Namespace.Type.Method, UTF-8
 	char *module;     // module file name, e.g. App.dll
+	char *module_path; // the module's path as loaded ("" when unknown)
 	char *assembly;   // assembly simple name
 	char *type_name;  // namespace-qualified type name (filter input)
 	uint8_t instr;    // instrumentation: VB_INSTR_*
@@ -183,6 +184,36 @@ int vb_cpu_sampler_start(void);
 int vb_cpu_sampler_stop_within(int ms); // ms < 0: for ever; -1: still running after ms
 void vb_cpu_thread_assigned(ThreadID managed, int32_t tid);
 void vb_cpu_thread_destroyed(ThreadID managed);
+
+// Source lines of sampled leaves (lines.c, VBENCH_LINES=1): one entry per
+// (leaf node, leaf IP), written by the drain thread only, its IL offset
+// from the runtime's IL-to-native map (or one of VB_IL_*).
+enum { VB_IL_NONE = -1, VB_IL_PROLOG = -2, VB_IL_EPILOG = -3, VB_IL_UNKNOWN = -4, VB_IL_PENDING = -5 };
+#define VB_LTAB (1u << 17)
+typedef struct {
+	vb_node *node;     // 0: free; published last
+	uintptr_t ip;
+	FunctionID fid;
+	uint64_t w;        // the samples' weight
+	int32_t il;
+	uint32_t pad;
+} vb_lsample;
+extern int vb_lines;
+// Instrumentation with lines: one rewritten method's basic blocks (their
+// leaders' IL offsets) and their execution counts (instr.c, il.c).
+typedef struct vb_lblocks {
+	struct vb_lblocks *next;
+	vb_fn *fn;
+	uint32_t n;
+	uint32_t *offs;
+	uint64_t *counts;
+} vb_lblocks;
+extern vb_lblocks *vb_lblocks_head;
+extern vb_lsample *vb_ltab;
+extern int64_t vb_lines_lost, vb_lines_unmapped, vb_lines_pending;
+int vb_lines_init(void);
+vb_lsample *vb_lines_note(vb_node *node, FunctionID f, uintptr_t ip, uint32_t w, int may_call);
+void vb_lines_settle(void); // map the entries noted inside callbacks (not from one)
 
 // The leaf the suspension hid (interrupted.c).
 typedef struct {

@@ -43,7 +43,7 @@ func newFile(plan *Plan, env *Env) *results.File {
 func assemble(f *results.File, cells []*cellState) {
 	fillCoverage(cells)
 	for _, c := range cells {
-		shares := c.shares.checks()
+		shares := append(c.shares.checks(), c.lineShares.checks()...)
 		rc := results.Cell{Workload: c.Workload.Name, Mode: c.Mode, Metric: c.Metric, Samples: c.samples, Failure: cellFailure(c, shares), Accuracy: c.accuracy, Coverage: c.coverage, Shares: shares, Profile: c.profile,
 			PlannedRuns: c.Runs, MaxRuns: c.MaxRuns}
 		if rc.Samples == nil {

@@ -190,6 +190,7 @@ func readProfile(dir string, engine modes.Engine, profilerSaid []string) (*profi
 	if t.Mode() != engine {
 		return nil, nil, fmt.Sprintf("profile says mode %q, the run asked for %q", t.Mode(), engine)
 	}
+	resolveLines(t)
 	return t, t.Merge(), ""
 }
 

@@ -33,6 +33,9 @@ func (l *launch) useProfile(c *cellState, r *results.Run, p *profile.Profile, re
 		if msg := c.shares.add(p, rep.Shares); msg != "" {
 			return msg
 		}
+		if msg := c.lineShares.addLines(p, rep.LineShares); msg != "" {
+			return msg
+		}
 	}
 	if e != modes.EngineNull {
 		if err := c.side.Add(p); err != nil {

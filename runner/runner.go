@@ -77,6 +77,10 @@ type cellState struct {
 	coverage *results.Coverage // sampling cells: set after the last run
 	profile  string            // where its last measured profile was kept
 	side     profdiff.Side     // engine modes: every measured run's function totals, for explain
+
+	// Sampling cells with lines: the share checks of the declared lines
+	// (lineshares.go).
+	lineShares shareTally
 }
 
 func newCells(plan *Plan) []*cellState {

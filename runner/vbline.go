@@ -18,7 +18,12 @@ type Report struct {
 	Checksum  string
 	Calls     map[string]int64   // expected exact call counts, by function name
 	Shares    map[string]float64 // expected shares of the sampled work (see ShareCheck), summing to 1
-	Other     map[string]string
+	// By source line ("Program.cs:16"): expected shares of the samples on
+	// the declared lines (lineshare.<File>:<N>=F, summing to 1), and exact
+	// executions under instrumentation with lines (line.<File>:<N>=N).
+	LineShares map[string]float64
+	LineCounts map[string]int64
+	Other      map[string]string
 }
 
 // shareSumTolerance is how far from 1 a line's shares may sum: a workload
@@ -70,6 +75,10 @@ func parseLine(line string) (Report, error) {
 				r.Calls = map[string]int64{}
 			}
 			r.Calls[strings.TrimPrefix(k, "calls.")] = n
+		case strings.HasPrefix(k, "lineshare."), strings.HasPrefix(k, "line."):
+			if err := r.parseLineKey(k, v); err != nil {
+				return r, err
+			}
 		case strings.HasPrefix(k, "share."):
 			x, err := strconv.ParseFloat(v, 64)
 			if err != nil || !(x >= 0 && x <= 1) || k == "share." {
@@ -95,7 +104,45 @@ func parseLine(line string) (Report, error) {
 			return r, fmt.Errorf("VBENCH line: the share.* values sum to %g, not 1: they must partition the sampled work (%s)", sum, sharesList(r.Shares))
 		}
 	}
+	if len(r.LineShares) > 0 {
+		sum := 0.0
+		for _, x := range r.LineShares {
+			sum += x
+		}
+		if math.Abs(sum-1) > shareSumTolerance {
+			return r, fmt.Errorf("VBENCH line: the lineshare.* values sum to %g, not 1: they must partition the samples on the declared lines (%s)", sum, sharesList(r.LineShares))
+		}
+	}
 	return r, nil
+}
+
+// parseLineKey reads lineshare.<File>:<N>=<fraction> and line.<File>:<N>=<count>.
+func (r *Report) parseLineKey(k, v string) error {
+	kind, at, _ := strings.Cut(k, ".")
+	file, n, ok := strings.Cut(at, ":")
+	if line, err := strconv.Atoi(n); !ok || file == "" || err != nil || line < 1 {
+		return fmt.Errorf("VBENCH line: %s: want %s.<File>:<line>, e.g. %s.Program.cs:42", k, kind, kind)
+	}
+	if kind == "line" {
+		c, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || c < 0 {
+			return fmt.Errorf("VBENCH line: %s=%q is not a non-negative integer", k, v)
+		}
+		if r.LineCounts == nil {
+			r.LineCounts = map[string]int64{}
+		}
+		r.LineCounts[at] = c
+		return nil
+	}
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(x >= 0 && x <= 1) {
+		return fmt.Errorf("VBENCH line: %s=%q is not a fraction between 0 and 1", k, v)
+	}
+	if r.LineShares == nil {
+		r.LineShares = map[string]float64{}
+	}
+	r.LineShares[at] = x
+	return nil
 }
 
 // sharesList is a line's shares as it gave them, by function name: "A=0.25 B=0.75".

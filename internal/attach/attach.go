@@ -42,6 +42,7 @@ const (
 	EnvTimeSample = "VBENCH_TIME_SAMPLE"       // tracing, instrumentation: time 1 in N calls of hot nodes (1: every call)
 	EnvNoInline   = "VBENCH_SAMPLING_NOINLINE" // sampling, suspend-sampling: keep user methods from being inlined
 	EnvMaxStack   = "VBENCH_MAX_STACK"         // suspend-sampling: frames kept per stack; deeper ones lose their middle
+	EnvLines      = "VBENCH_LINES"             // sampling: map each sample's leaf to its IL offset; instrumentation: count each sequence point
 	EnvProcesses  = "VBENCH_PROCESSES"         // a regexp: profile only processes whose command line matches
 	// the build a run's private copy of the library was made from (vbench
 	// run loads a fresh copy each run; the profiler loads CORECLR_PROFILER_PATH)
@@ -68,6 +69,7 @@ type Options struct {
 	TimeSample int  // tracing and instrumentation; 0 means the profiler's default (16; 256), 1 times every call
 	NoInline   bool // sampling engines only: keep user methods (but tiny ones) from being inlined
 	MaxStack   int  // suspend-sampling only: frames kept per stack; 0 means modes.MaxStack.Default
+	Lines      bool // sampling and instrumentation: source lines (see EnvLines)
 	// Processes, a regular expression (CheckProcesses), limits profiling to
 	// the processes whose command line it matches; "" profiles every one.
 	Processes string
@@ -110,6 +112,9 @@ func Env(libPath string, opts Options) []string {
 	}
 	if opts.NoInline {
 		env = append(env, EnvNoInline+"=1")
+	}
+	if opts.Lines {
+		env = append(env, EnvLines+"=1")
 	}
 	if opts.MaxStack > 0 {
 		env = append(env, EnvMaxStack+"="+strconv.Itoa(opts.MaxStack))

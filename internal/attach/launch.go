@@ -61,6 +61,9 @@ func (l *Launch) Env(base []string, extra ...[]string) []string {
 	if sp.Engine.Uses("no_inline") {
 		opts.NoInline = sp.NoInline
 	}
+	if sp.Engine.Uses("lines") {
+		opts.Lines = sp.Lines
+	}
 	if sp.Engine.Uses(modes.MaxStack.Name) && sp.MaxStack != modes.MaxStack.Default {
 		opts.MaxStack = sp.MaxStack
 	}

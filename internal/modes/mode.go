@@ -98,7 +98,7 @@ func (e Engine) CountsCalls() bool { return e == EngineTracing || e == EngineIns
 
 // Uses reports whether the engine reads a profiler setting (by its suite
 // field name: interval, include, exclude, time_sample, no_inline,
-// max_stack). A setting the engine does not read would silently do
+// max_stack, lines). A setting the engine does not read would silently do
 // nothing, so a mode's own setting or a flag must be one it reads.
 func (e Engine) Uses(setting string) bool {
 	switch setting {
@@ -108,6 +108,8 @@ func (e Engine) Uses(setting string) bool {
 		return e == EngineSuspendSampling // the signal sampler keeps a fixed 128 + 128 frames
 	case TimeSample.Name:
 		return e.CountsCalls()
+	case "lines": // the signal sampler maps its leaves' IPs; instrumentation counts sequence points
+		return e == EngineSampling || e == EngineCPUSampling || e == EngineInstrumentation
 	}
 	return true // include, exclude: what is profiled, under every engine
 }

@@ -14,6 +14,7 @@ type ProfilerSettings struct {
 	TimeSample int      `json:"time_sample,omitempty"` // tracing, instrumentation: time 1 in N calls of hot paths
 	NoInline   bool     `json:"no_inline,omitempty"`   // sampling, suspend-sampling: keep user methods from being inlined
 	MaxStack   int      `json:"max_stack,omitempty"`   // suspend-sampling: frames kept per stack
+	Lines      bool     `json:"lines,omitempty"`       // sampling: each sample's source line; instrumentation: each line's executions
 }
 
 // A Setting is one of the profiler's numeric settings as data: its name (a
@@ -77,7 +78,7 @@ func check[T ~int | ~int64](s Setting[T], v T) error {
 
 // IsZero reports whether no setting is given.
 func (p ProfilerSettings) IsZero() bool {
-	return p.Interval == 0 && len(p.Include) == 0 && len(p.Exclude) == 0 && p.TimeSample == 0 && !p.NoInline && p.MaxStack == 0
+	return p.Interval == 0 && len(p.Include) == 0 && len(p.Exclude) == 0 && p.TimeSample == 0 && !p.NoInline && p.MaxStack == 0 && !p.Lines
 }
 
 // Duration is a time.Duration that a results file spells as Go does ("10ms").

@@ -75,6 +75,9 @@ func (s *Spec) Description() string {
 	if s.NoInline && s.Engine.Uses("no_inline") {
 		set = append(set, "no_inline")
 	}
+	if s.Lines && s.Engine.Uses("lines") {
+		set = append(set, "lines")
+	}
 	if s.MaxStack > 0 && s.Engine.Uses(MaxStack.Name) {
 		set = append(set, fmt.Sprintf("max_stack %d", s.MaxStack))
 	}
@@ -94,5 +97,5 @@ func (s *Spec) Description() string {
 func (s *Spec) Equal(o *Spec) bool {
 	return s.Name == o.Name && s.Engine == o.Engine && s.Profiler == o.Profiler && s.Against == o.Against &&
 		maps.Equal(s.Env, o.Env) && s.Interval == o.Interval && slices.Equal(s.Include, o.Include) &&
-		slices.Equal(s.Exclude, o.Exclude) && s.TimeSample == o.TimeSample && s.NoInline == o.NoInline && s.MaxStack == o.MaxStack
+		slices.Equal(s.Exclude, o.Exclude) && s.TimeSample == o.TimeSample && s.NoInline == o.NoInline && s.MaxStack == o.MaxStack && s.Lines == o.Lines
 }

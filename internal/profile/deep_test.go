@@ -117,7 +117,7 @@ func TestMillionDeepChain(t *testing.T) {
 	if d := Depth(q.Threads[0].Roots); d != n+2 {
 		t.Errorf("depth read back %d, want %d", d, n+2)
 	}
-	if !slices.Equal(Flatten(q.Threads[0].Roots), Flatten(p.Threads[0].Roots)) {
+	if !reflect.DeepEqual(Flatten(q.Threads[0].Roots), Flatten(p.Threads[0].Roots)) {
 		t.Errorf("tree read back differs")
 	}
 	if q.Function("Recurse").Calls != n {
@@ -229,7 +229,7 @@ func TestReadSchema1(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range p.Threads {
-		if !slices.Equal(Flatten(p.Threads[i].Roots), Flatten(q.Threads[i].Roots)) || p.Threads[i].OSID != q.Threads[i].OSID {
+		if !reflect.DeepEqual(Flatten(p.Threads[i].Roots), Flatten(q.Threads[i].Roots)) || p.Threads[i].OSID != q.Threads[i].OSID {
 			t.Errorf("thread %d differs after the round trip", i)
 		}
 	}
@@ -281,8 +281,8 @@ func TestDecodeErrors(t *testing.T) {
 		{"unknown node field", `{"parent":-1,"fn":0`, `{"parent":-1,"depth":0,"fn":0`, `unknown field "depth"`},
 		{"nested in schema 3", `"nodes":[`, `"roots":[],"nodes":[`, `unknown field "roots"`},
 		{"function out of range", `{"parent":0,"fn":1`, `{"parent":0,"fn":9`, "refers to function 9"},
-		{"newer schema", `"schema":4`, `"schema":5`, "schema 5 is newer"},
-		{"no schema", `"schema":4,`, ``, `no "schema" field`},
+		{"newer schema", `"schema":5`, `"schema":6`, "schema 6 is newer"},
+		{"no schema", `"schema":5,`, ``, `no "schema" field`},
 	} {
 		bad := strings.Replace(good, tc.old, tc.new, 1)
 		if bad == good && tc.old != "" {

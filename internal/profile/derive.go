@@ -51,6 +51,7 @@ func (p *Profile) Derive() {
 			return true
 		}, func(n *Node, _ int) { open[n.Fn]-- })
 	}
+	p.deriveLines()
 	for k, c := range callers {
 		f := &p.Functions[k.fn]
 		f.Callers = append(f.Callers, *c)

@@ -22,13 +22,14 @@ import (
 // Children, plus the index of its parent in the same list (-1 for a root).
 // Zero values are omitted.
 type FlatNode struct {
-	Parent           int   `json:"parent"` // index of the parent node, always smaller than this node's; -1: a root
-	Fn               int   `json:"fn"`     // index in Profile.Functions
-	Calls            int64 `json:"calls,omitempty"`
-	InclusiveNs      int64 `json:"inclusive_ns,omitempty"`
-	ExclusiveNs      int64 `json:"exclusive_ns,omitempty"`
-	InclusiveSamples int64 `json:"inclusive_samples,omitempty"`
-	ExclusiveSamples int64 `json:"exclusive_samples,omitempty"`
+	Parent           int         `json:"parent"` // index of the parent node, always smaller than this node's; -1: a root
+	Fn               int         `json:"fn"`     // index in Profile.Functions
+	Calls            int64       `json:"calls,omitempty"`
+	InclusiveNs      int64       `json:"inclusive_ns,omitempty"`
+	ExclusiveNs      int64       `json:"exclusive_ns,omitempty"`
+	InclusiveSamples int64       `json:"inclusive_samples,omitempty"`
+	ExclusiveSamples int64       `json:"exclusive_samples,omitempty"`
+	Lines            []LineCount `json:"lines,omitempty"`
 }
 
 // Flatten lists the forest roots in depth-first pre-order: every parent comes
@@ -44,7 +45,7 @@ func Flatten(roots []Node) []FlatNode {
 		path = append(path[:d], len(out))
 		out = append(out, FlatNode{Parent: parent, Fn: n.Fn, Calls: n.Calls,
 			InclusiveNs: n.InclusiveNs, ExclusiveNs: n.ExclusiveNs,
-			InclusiveSamples: n.InclusiveSamples, ExclusiveSamples: n.ExclusiveSamples})
+			InclusiveSamples: n.InclusiveSamples, ExclusiveSamples: n.ExclusiveSamples, Lines: n.Lines})
 		return true
 	}, nil)
 	return out
@@ -81,7 +82,7 @@ func Unflatten(flat []FlatNode) ([]Node, error) {
 		}
 		n := &all[s]
 		*n = Node{Fn: f.Fn, Calls: f.Calls, InclusiveNs: f.InclusiveNs, ExclusiveNs: f.ExclusiveNs,
-			InclusiveSamples: f.InclusiveSamples, ExclusiveSamples: f.ExclusiveSamples}
+			InclusiveSamples: f.InclusiveSamples, ExclusiveSamples: f.ExclusiveSamples, Lines: f.Lines}
 		if k := kids[i]; k > 0 {
 			n.Children = all[next : next+k : next+k]
 			fill[i] = next
@@ -170,6 +171,13 @@ func (e *threadWriter) thread(t *Thread) {
 		b = appendNonZero(b, `,"exclusive_ns":`, n.ExclusiveNs)
 		b = appendNonZero(b, `,"inclusive_samples":`, n.InclusiveSamples)
 		b = appendNonZero(b, `,"exclusive_samples":`, n.ExclusiveSamples)
+		if len(n.Lines) > 0 {
+			js, err := json.Marshal(n.Lines)
+			if err != nil && e.err == nil {
+				e.err = err
+			}
+			b = append(append(b, `,"lines":`...), js...)
+		}
 		e.b = append(b, '}')
 		e.flush(false)
 		return e.err == nil
@@ -224,7 +232,7 @@ func (p *Profile) UnmarshalJSON(data []byte) error {
 		}
 		p.upgrade()
 		return nil
-	case 2, 3, SchemaVersion: // 3 only adds fields to 2, 4 to 3
+	case 2, 3, 4, SchemaVersion: // 3 only adds fields to 2, 4 to 3, 5 to 4
 		ts, err := decodeWithThreads[threadJSON](p, data)
 		if err != nil {
 			return err

@@ -108,6 +108,22 @@ func (p *Profile) WritePprof(w io.Writer) error {
 				for i := len(stack) - 1; i >= 0; i-- {
 					ids = append(ids, stack[i])
 				}
+				if p.Sampled() && len(n.Lines) > 0 {
+					// The leaf's samples on each known line, at a location of
+					// their own; the rest (no line known) at the function's.
+					for _, l := range n.Lines {
+						if l.Line <= 0 || l.Samples <= 0 || l.Samples > v[0] {
+							continue
+						}
+						ids[0] = e.lineLoc(p, n.Fn, l.File, l.Line)
+						e.sample(ids, [2]int64{l.Samples, l.Samples * p.IntervalNs}, thread, proc)
+						v = [2]int64{v[0] - l.Samples, (v[0] - l.Samples) * p.IntervalNs}
+					}
+					ids[0] = uint64(n.Fn) + 1
+					if v[0] == 0 {
+						return e.err == nil
+					}
+				}
 				e.sample(ids, v, thread, proc)
 				return e.err == nil
 			}
@@ -153,15 +169,23 @@ func (e *pbWriter) finish(p *Profile, zw io.Closer, elided uint64) error {
 	pb.int(5, e.str("managed"))
 	pb.int(7, 1) // has_functions
 	e.field(3)
-	fn := func(id uint64, name, file string) {
+	function := func(id uint64, name, file string, start int) {
 		e.msg = e.msg[:0]
 		pb.int(1, int64(id))
 		pb.int(2, e.str(name))
 		pb.int(3, e.str(name)) // system_name
 		pb.int(4, e.str(file))
+		if start > 0 {
+			pb.int(5, int64(start))
+		}
 		e.field(5)
+	}
+	location := func(id, fnID uint64, lineNo int) {
 		line := pbuf(nil)
-		line.int(1, int64(id)) // function_id
+		line.int(1, int64(fnID)) // function_id
+		if lineNo > 0 {
+			line.int(2, int64(lineNo))
+		}
 		e.msg = e.msg[:0]
 		pb.int(1, int64(id))
 		pb.int(2, 1) // mapping_id
@@ -169,10 +193,23 @@ func (e *pbWriter) finish(p *Profile, zw io.Closer, elided uint64) error {
 		e.field(4)
 	}
 	for i := range p.Functions {
-		fn(uint64(i)+1, p.Functions[i].Name, p.Functions[i].Module)
+		f := &p.Functions[i]
+		function(uint64(i)+1, f.Name, f.sourceFile(), f.Line)
+		location(uint64(i)+1, uint64(i)+1, f.Line)
 	}
 	if elided != 0 {
-		fn(elided, ElidedFrames, "")
+		function(elided, ElidedFrames, "", 0)
+		location(elided, elided, 0)
+	}
+	// Lines in another file than their function's get a function of their
+	// own (pprof keeps one file per function).
+	for _, k := range e.lineOrder {
+		fnID := uint64(k.fn) + 1
+		if f := &p.Functions[k.fn]; k.file != "" && k.file != f.File {
+			fnID = e.lines[k]
+			function(fnID, f.Name, k.file, 0)
+		}
+		location(e.lines[k], fnID, k.line)
 	}
 	for _, s := range e.table {
 		e.msg = append(e.msg[:0], s...)
@@ -234,15 +271,50 @@ func uvarintLen(v uint64) int {
 	return n
 }
 
+// lineKey is a location of one source line of one function.
+type lineKey struct {
+	fn   int
+	file string
+	line int
+}
+
+// lineLoc returns the location id of line (in file, "" for the function's
+// own) of function fn, adding it if new: ids after the functions' and the
+// elided frame's.
+func (e *pbWriter) lineLoc(p *Profile, fn int, file string, line int) uint64 {
+	k := lineKey{fn, file, line}
+	if id, ok := e.lines[k]; ok {
+		return id
+	}
+	if e.lines == nil {
+		e.lines = map[lineKey]uint64{}
+	}
+	id := uint64(len(p.Functions)) + 2 + uint64(len(e.lineOrder))
+	e.lines[k] = id
+	e.lineOrder = append(e.lineOrder, k)
+	return id
+}
+
+// sourceFile is the file pprof shows for f: its source file when known,
+// else its module.
+func (f *Function) sourceFile() string {
+	if f.File != "" {
+		return f.File
+	}
+	return f.Module
+}
+
 // pbWriter streams the top-level fields of a pprof Profile message.
 type pbWriter struct {
-	w       *bufio.Writer
-	msg     pbuf // the message being built, written by field
-	out     pbuf
-	label   pbuf
-	strings map[string]int64 // string table index by string
-	table   []string
-	err     error
+	lines     map[lineKey]uint64 // line locations (lineLoc), in the order made
+	lineOrder []lineKey
+	w         *bufio.Writer
+	msg       pbuf // the message being built, written by field
+	out       pbuf
+	label     pbuf
+	strings   map[string]int64 // string table index by string
+	table     []string
+	err       error
 }
 
 // str returns s's index in the string table, adding it if new.

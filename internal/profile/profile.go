@@ -23,11 +23,12 @@ import (
 )
 
 // SchemaVersion is the version of the profile.json layout this package writes.
+// 5: schema 4 plus source lines (functions' token, module_path, file, line, lines; nodes' lines).
 // 4: schema 3 plus allocations and gc (the allocation engines). 3: schema 2 plus parent_pid and end, since every process of a process tree
 // writes its own profile. 2: call trees as flat node lists (FlatNode).
 // 1: nested "roots"/"children", which deep recursion made unreadable. Both
 // are still read, and upgraded in memory.
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // File names inside a profile directory.
 const (
@@ -64,7 +65,12 @@ type Profile struct {
 	// the garbage collections.
 	Allocations *Allocations `json:"allocations,omitempty"`
 	GC          *GC          `json:"gc,omitempty"`
-	Threads     []Thread     `json:"threads"` // last: Encode streams it
+	// Instrumentation with lines (schema 5): every rewritten method's basic
+	// blocks and how often each ran; internal/lines turns them into
+	// Executions, by source line, from the PDB's sequence points.
+	Blocks     []BlockCount `json:"blocks,omitempty"`
+	Executions []LineExec   `json:"executions,omitempty"`
+	Threads    []Thread     `json:"threads"` // last: Encode streams it
 
 	// Focus is set on a view of a profile narrowed by --focus (Focused): its
 	// threads start at the matching functions, and Top lists only them.
@@ -91,6 +97,14 @@ type Function struct {
 	InclusiveSamples int64    `json:"inclusive_samples"`
 	ExclusiveSamples int64    `json:"exclusive_samples"`
 	Callers          []Caller `json:"callers"` // direct callers; "<root>" when called from unprofiled code
+	// Source (schema 5, with lines): the method's metadata token and its
+	// module's path as loaded (the PDB is found from there); File and Line,
+	// its first line, from the PDB; Lines, its nodes' lines summed.
+	Token      uint32      `json:"token,omitempty"`
+	ModulePath string      `json:"module_path,omitempty"`
+	File       string      `json:"file,omitempty"`
+	Line       int         `json:"line,omitempty"`
+	Lines      []LineTotal `json:"lines,omitempty"`
 }
 
 // Skipped is a method the instrumentation engine was asked to count but left
@@ -128,13 +142,16 @@ type Thread struct {
 // Node is one call path: a function reached through its ancestors. Its JSON
 // tags are schema 1's nested layout, read for old files only.
 type Node struct {
-	Fn               int    `json:"fn"` // index in Profile.Functions
-	Calls            int64  `json:"calls"`
-	InclusiveNs      int64  `json:"inclusive_ns"`
-	ExclusiveNs      int64  `json:"exclusive_ns"`
-	InclusiveSamples int64  `json:"inclusive_samples,omitempty"`
-	ExclusiveSamples int64  `json:"exclusive_samples,omitempty"`
-	Children         []Node `json:"children,omitempty"`
+	Fn               int   `json:"fn"` // index in Profile.Functions
+	Calls            int64 `json:"calls"`
+	InclusiveNs      int64 `json:"inclusive_ns"`
+	ExclusiveNs      int64 `json:"exclusive_ns"`
+	InclusiveSamples int64 `json:"inclusive_samples,omitempty"`
+	ExclusiveSamples int64 `json:"exclusive_samples,omitempty"`
+	// Lines: this path's self samples (or executions) by IL offset and
+	// source line (see LineCount); nil without lines.
+	Lines    []LineCount `json:"lines,omitempty"`
+	Children []Node      `json:"children,omitempty"`
 }
 
 // ReadFile reads a profile from a profile.json file, a directory holding one,

@@ -365,9 +365,18 @@ func (t *Tree) Merge() *Profile {
 			if !ok {
 				j = len(m.Functions)
 				index[k] = j
-				m.Functions = append(m.Functions, Function{ID: j, Name: f.Name, Module: f.Module, Assembly: f.Assembly, Callers: []Caller{}})
+				m.Functions = append(m.Functions, Function{ID: j, Name: f.Name, Module: f.Module, Assembly: f.Assembly, Callers: []Caller{},
+					Token: f.Token, ModulePath: f.ModulePath, File: f.File, Line: f.Line})
 			}
 			remap[i] = j
+		}
+		for _, bc := range p.Blocks {
+			bc.Fn = remap[bc.Fn]
+			m.Blocks = append(m.Blocks, bc)
+		}
+		for _, e := range p.Executions {
+			e.Fn = remap[e.Fn]
+			m.Executions = append(m.Executions, e)
 		}
 		for _, th := range p.Threads {
 			flat := Flatten(th.Roots)

@@ -23,7 +23,7 @@ import (
 
 // settingFields are the profiler settings a suite's profiler block and an
 // engine mode may give.
-var settingFields = []string{"interval", "include", "exclude", "time_sample", "no_inline", "max_stack"}
+var settingFields = []string{"interval", "include", "exclude", "time_sample", "no_inline", "max_stack", "lines"}
 
 // modeFields are the fields of a mode defined in the suite.
 var modeFields = append([]string{"name", "engine", "profiler", "env", "against"}, settingFields...)
@@ -175,7 +175,7 @@ func (p *parser) modeSpec(n *yaml.Node, field string) (modes.Spec, *yaml.Node) {
 	// interval on a tracing mode). The suite's profiler block may hold any:
 	// it serves every engine mode.
 	for _, k := range nodes.settings {
-		if !spec.Engine.Uses(k.Value) && !(k.Value == "no_inline" && !spec.NoInline) { // no_inline: false asks for nothing
+		if !spec.Engine.Uses(k.Value) && !(k.Value == "no_inline" && !spec.NoInline) && !(k.Value == "lines" && !spec.Lines) { // false asks for nothing
 			p.fail(k, field+"."+k.Value, "does nothing under engine %s: only %s read it", spec.Engine, modes.List(modes.UsedBy(k.Value)))
 			return spec, nodes.against
 		}
@@ -290,6 +290,8 @@ func (p *parser) setting(key string, v *yaml.Node, f string, ps *modes.ProfilerS
 		ps.TimeSample = n
 	case "no_inline":
 		ps.NoInline = p.boolean(v, f)
+	case "lines":
+		ps.Lines = p.boolean(v, f)
 	case "max_stack":
 		n := p.integer(v, f, modes.MaxStack.Min)
 		if p.err == nil && modes.Validate(modes.ProfilerSettings{MaxStack: n}) != nil {

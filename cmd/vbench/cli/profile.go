@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"vbench/internal/atomicfile"
 	"vbench/internal/attach"
 	"vbench/internal/child"
+	"vbench/internal/lines"
 	"vbench/internal/machine"
 	"vbench/internal/modes"
 	"vbench/internal/profile"
@@ -35,7 +37,7 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 
 	spec := modes.Spec{Name: modes.Mode(engine), Engine: engine, ProfilerSettings: modes.ProfilerSettings{
 		Interval: modes.Duration(f.interval), Include: f.include, Exclude: f.exclude,
-		TimeSample: f.timeSamp, NoInline: f.noInline, MaxStack: f.maxStack,
+		TimeSample: f.timeSamp, NoInline: f.noInline, MaxStack: f.maxStack, Lines: f.lines,
 	}}
 	launch := attach.Launch{Spec: spec, Library: lib, RunDir: dir, Processes: f.processes}
 	env := launch.Env(os.Environ())
@@ -50,6 +52,7 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 	tree, perr := profile.ReadTree(dir)
 	if perr == nil {
 		recordEnd(tree, code, stderr)
+		resolveLines(cmd.Context(), tree, stderr)
 	}
 	if perr == nil && len(tree.Processes) == 0 {
 		perr = fmt.Errorf("no process wrote its profile: %s", reports.NoneWritten(tree))
@@ -181,5 +184,23 @@ func recordEnd(tree *profile.Tree, code int, stderr io.Writer) {
 			continue
 		}
 		m.Ended = &e
+	}
+}
+
+// resolveLines maps each process's line counts to source lines (from the
+// program's PDBs, after the run: see internal/lines) and writes its
+// profile back. A failure leaves the profile with method-level results and
+// a warning that says why; the profile is never lost.
+func resolveLines(ctx context.Context, tree *profile.Tree, stderr io.Writer) {
+	for i, p := range tree.Processes {
+		if !p.HasLines() {
+			continue
+		}
+		if err := lines.Resolve(ctx, p); err != nil {
+			p.Warnings = append(p.Warnings, "lines: "+err.Error())
+		}
+		if err := profile.WriteDir(filepath.Dir(tree.Paths[i]), p); err != nil { // what is in memory is shown either way
+			fmt.Fprintf(stderr, "vbench: writing the profile with its lines: %v\n", err)
+		}
 	}
 }

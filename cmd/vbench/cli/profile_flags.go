@@ -29,6 +29,7 @@ type profileFlags struct {
 	jsonOut   string
 	focus     []string
 	allFrames bool
+	lines     bool
 }
 
 func newProfileCmd() *cobra.Command {
@@ -39,6 +40,7 @@ func newProfileCmd() *cobra.Command {
 		Long:  profileLong,
 		Example: `  vbench profile --mode tracing -- dotnet bin/app.dll
   vbench profile --mode sampling --interval 1ms --top 10 -- dotnet app.dll --size 100
+  vbench profile --mode sampling --lines --out prof/ -- dotnet app.dll   # then: go tool pprof -list Render prof/profile.pb.gz
   vbench profile --mode tracing --focus 'MyLib.*' --json top.json -- dotnet app.dll
   vbench profile --mode tracing --include System.Text.Json -- dotnet app.dll
   vbench profile --mode tracing --processes testhost --out prof/ -- dotnet test
@@ -61,6 +63,7 @@ func newProfileCmd() *cobra.Command {
 	fl.StringVar(&f.lib, "profiler", "", "profiler library (default: libvbenchprof.so next to vbench)")
 	fl.BoolVar(&f.noInline, "no-inline", false, "sampling: keep user methods (but tiny ones) from being inlined, so samples land on them")
 	fl.IntVar(&f.maxStack, "max-stack", modes.MaxStack.Default, fmt.Sprintf("suspend-sampling: frames kept per stack (%s); deeper stacks keep both ends around one %q frame", modes.MaxStack.Want(), profile.ElidedFrames))
+	fl.BoolVar(&f.lines, "lines", false, "sampling: each sample's source line (from the program's PDBs); instrumentation: count every line's executions")
 	fl.BoolVar(&f.allFrames, "all-frames", false, "dotnet test: also show framework and test-runner frames (folded by default)")
 	registerCompletion(cmd, "mode", completeEngines)
 	registerCompletion(cmd, "format", cobra.FixedCompletions([]string{"table\ton stderr", "json\ton stdout, after the program's output"}, cobra.ShellCompDirectiveNoFileComp))
@@ -97,10 +100,10 @@ func (f *profileFlags) check(cmd *cobra.Command) (*profileRun, error) {
 		return nil, usageErrf("--max-stack %d: want %s frames", f.maxStack, modes.MaxStack.Want())
 	}
 	// A flag the engine does not read would silently do nothing.
-	for _, fs := range [][2]string{{"interval", modes.Interval.Name}, {"no-inline", "no_inline"}, {"max-stack", modes.MaxStack.Name}, {"time-sample", modes.TimeSample.Name}} {
+	for _, fs := range [][2]string{{"interval", modes.Interval.Name}, {"no-inline", "no_inline"}, {"max-stack", modes.MaxStack.Name}, {"time-sample", modes.TimeSample.Name}, {"lines", "lines"}} {
 		flag, setting := fs[0], fs[1]
-		if flag == "no-inline" && !f.noInline {
-			continue // --no-inline=false asks for nothing
+		if (flag == "no-inline" && !f.noInline) || (flag == "lines" && !f.lines) {
+			continue // --no-inline=false, --lines=false ask for nothing
 		}
 		if cmd.Flags().Changed(flag) && !engine.Uses(setting) {
 			return nil, usageErrf("--%s does nothing under --mode %s: only %s read it", flag, engine, modes.List(modes.UsedBy(setting)))

@@ -1,0 +1,280 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"vbench/internal/attach"
+	"vbench/internal/lines"
+	"vbench/internal/modes"
+	"vbench/internal/profile"
+	"vbench/internal/testapp"
+	"vbench/internal/testbin"
+)
+
+// The line tests' program (profiler/testdata/lines), a program the profiler
+// was not written against: Work.Split's two loops split its work 3:1 on the
+// lines marked HOT and COLD; Work.Half's line HALF runs exactly n/2 times.
+// It is built in variants (a copy of the project per variant, so builds
+// never share obj/): its portable PDB beside it, embedded with a path map,
+// without symbols, and with another build's PDB beside it.
+
+var (
+	lineBuildsMu sync.Mutex
+	lineBuilds   = map[string]*lineBuild{}
+)
+
+type lineBuild struct {
+	once sync.Once
+	dll  string
+	err  error
+	out  []byte
+}
+
+// lineProgram builds variant name with the extra msbuild properties and
+// returns its dll; prepend lines are added above the source (to make
+// another build whose lines differ).
+func lineProgram(t *testing.T, name string, prepend string, props ...string) string {
+	t.Helper()
+	dotnet := testbin.Dotnet(t)
+	lineBuildsMu.Lock()
+	b := lineBuilds[name]
+	if b == nil {
+		b = &lineBuild{}
+		lineBuilds[name] = b
+	}
+	lineBuildsMu.Unlock()
+	b.once.Do(func() {
+		dir, err := os.MkdirTemp("", "vbench-lines-"+name+"-")
+		if b.err = err; err != nil {
+			return
+		}
+		src := filepath.Join(testbin.RepoRoot(), "profiler", "testdata", "lines")
+		for _, f := range []string{"Lines.csproj", "Program.cs"} {
+			data, err := os.ReadFile(filepath.Join(src, f))
+			if b.err = err; err != nil {
+				return
+			}
+			if f == "Program.cs" {
+				data = append([]byte(prepend), data...)
+			}
+			if b.err = os.WriteFile(filepath.Join(dir, f), data, 0o644); b.err != nil {
+				return
+			}
+		}
+		args := append([]string{"build", filepath.Join(dir, "Lines.csproj"), "-c", "Release", "-nologo", "-v", "quiet",
+			"--disable-build-servers", "-nodeReuse:false", "-o", filepath.Join(dir, "out")}, props...)
+		cmd := exec.Command(dotnet, args...)
+		cmd.Env = append(os.Environ(), "DOTNET_CLI_TELEMETRY_OPTOUT=1", "DOTNET_NOLOGO=1")
+		b.out, b.err = cmd.CombinedOutput()
+		b.dll = filepath.Join(dir, "out", "LineSplit.dll")
+	})
+	if b.err != nil {
+		t.Fatalf("building the line program (%s): %v\n%s", name, b.err, b.out)
+	}
+	return b.dll
+}
+
+// markerLine is the line of Program.cs marked "// MARK".
+func markerLine(t *testing.T, mark string) int {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(testbin.RepoRoot(), "profiler", "testdata", "lines", "Program.cs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range strings.Split(string(src), "\n") {
+		if strings.HasSuffix(strings.TrimSpace(l), "// "+mark) {
+			return i + 1
+		}
+	}
+	t.Fatalf("no line marked %s in Program.cs", mark)
+	return 0
+}
+
+// profileLines runs dll under engine with lines on and resolves its lines
+// as vbench profile does.
+func profileLines(t *testing.T, engine modes.Engine, dll string, extra []string, args ...string) *profile.Profile {
+	t.Helper()
+	dir := t.TempDir()
+	env := attach.Env(lib(t), attach.Options{Engine: engine, ProfileDir: dir, Lines: true})
+	cmd := exec.Command(testbin.Dotnet(t), append([]string{dll}, args...)...)
+	cmd.Env = append(append(attach.ScrubEnv(os.Environ()), env...), extra...)
+	var se bytes.Buffer
+	cmd.Stderr = &se
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s under %s: %v\n%s", dll, engine, err, se.String())
+	}
+	p, err := profile.ReadFile(testapp.ProcessDir(t, dir))
+	if err != nil {
+		t.Fatalf("reading the profile: %v\nstderr:\n%s", err, se.String())
+	}
+	if err := lines.Resolve(context.Background(), p); err != nil {
+		t.Fatalf("resolving lines: %v", err)
+	}
+	return p
+}
+
+func fnLines(t *testing.T, p *profile.Profile, name string) *profile.Function {
+	t.Helper()
+	f := p.Function(name)
+	if f == nil {
+		t.Fatalf("no function %s in the profile", name)
+	}
+	return f
+}
+
+func lineSamples(f *profile.Function, line int) int64 {
+	for _, l := range f.Lines {
+		if l.Line == line && l.File == "" {
+			return l.Samples
+		}
+	}
+	return 0
+}
+
+// TestSamplingLinesSplit: the 1 ms sampler's line samples within Split
+// split 3:1 between its two loops' lines (0.75 ± 0.08), and go tool pprof
+// -list shows the source with the samples beside the hot line.
+func TestSamplingLinesSplit(t *testing.T) {
+	dll := lineProgram(t, "portable", "")
+	p := profileLines(t, modes.EngineSampling, dll, []string{attach.EnvInterval + "=1ms"}, "1500")
+	f := fnLines(t, p, "LineSplit.Work.Split")
+	hot, cold := lineSamples(f, markerLine(t, "HOT")), lineSamples(f, markerLine(t, "COLD"))
+	share := float64(hot) / float64(hot+cold)
+	t.Logf("Split: %d samples, HOT %d, COLD %d: %.3f; lines %+v", f.ExclusiveSamples, hot, cold, share, f.Lines)
+	if hot+cold < 200 || math.Abs(share-0.75) > 0.08 {
+		t.Errorf("HOT's share of HOT+COLD %.3f (%d, %d), want 0.75 ± 0.08 on at least 200 samples", share, hot, cold)
+	}
+	if filepath.Join(filepath.Dir(filepath.Dir(dll)), "Program.cs") != f.File || f.Line <= 0 || f.Line >= markerLine(t, "HOT") {
+		t.Errorf("Split's file and first line: %q:%d", f.File, f.Line)
+	}
+	for _, w := range p.Warnings {
+		if strings.HasPrefix(w, "lines:") {
+			t.Errorf("unexpected note: %s", w)
+		}
+	}
+
+	// pprof -list, from the Go toolchain that runs this test.
+	pb := filepath.Join(t.TempDir(), "profile.pb.gz")
+	var buf bytes.Buffer
+	if err := p.WritePprof(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pb, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("go", "tool", "pprof", "-list", `Work\.Split`, pb).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go tool pprof -list: %v\n%s", err, out)
+	}
+	// The hot line's row: flat and cum beside the source text.
+	row := regexp.MustCompile(`(?m)^\s+(\d+)ms\s+\d+ms\s+` + strconv.Itoa(markerLine(t, "HOT")) + `:.*// HOT$`)
+	m := row.FindSubmatch(out)
+	if m == nil || string(m[1]) == "0" {
+		t.Errorf("pprof -list shows no samples beside the HOT line:\n%s", out)
+	}
+}
+
+// Embedded PDBs work, and a path-mapped (deterministic) build's functions
+// show the paths its PDB recorded.
+func TestLinesEmbeddedPathMapped(t *testing.T) {
+	src := filepath.Join(os.TempDir()) // the copies live under the temp dir; map it all
+	dll := lineProgram(t, "embedded", "", "-p:DebugType=embedded", "-p:PathMap="+src+"=/_/")
+	if _, err := os.Stat(strings.TrimSuffix(dll, ".dll") + ".pdb"); err == nil {
+		t.Fatalf("an embedded build wrote a .pdb beside %s", dll)
+	}
+	p := profileLines(t, modes.EngineSampling, dll, []string{attach.EnvInterval + "=1ms"}, "500")
+	f := fnLines(t, p, "LineSplit.Work.Split")
+	if !strings.HasPrefix(f.File, "/_/") || !strings.HasSuffix(f.File, "/Program.cs") {
+		t.Errorf("Split's file %q, want the mapped path /_/…/Program.cs", f.File)
+	}
+	if lineSamples(f, markerLine(t, "HOT")) == 0 {
+		t.Errorf("no samples on the HOT line: %+v", f.Lines)
+	}
+}
+
+// A PDB from another build (its lines shifted by two) beside the module is
+// detected and ignored with a note: no line of it is used.
+func TestLinesMismatchedPDBIgnored(t *testing.T) {
+	good := lineProgram(t, "portable", "")
+	other := lineProgram(t, "shifted", "// another build\n// of the same program\n")
+	dir := t.TempDir()
+	for _, f := range []string{"LineSplit.dll", "LineSplit.runtimeconfig.json", "LineSplit.deps.json"} {
+		copyFile(t, filepath.Join(filepath.Dir(good), f), filepath.Join(dir, f))
+	}
+	copyFile(t, strings.TrimSuffix(other, ".dll")+".pdb", filepath.Join(dir, "LineSplit.pdb"))
+	p := profileLines(t, modes.EngineSampling, filepath.Join(dir, "LineSplit.dll"), []string{attach.EnvInterval + "=1ms"}, "500")
+	f := fnLines(t, p, "LineSplit.Work.Split")
+	if f.File != "" || len(f.Lines) != 0 || f.ExclusiveSamples == 0 {
+		t.Errorf("Split with a mismatched PDB: file %q, lines %+v, %d samples; want method-level results only", f.File, f.Lines, f.ExclusiveSamples)
+	}
+	if !hasNote(p, "does not match LineSplit.dll") {
+		t.Errorf("no note of the mismatch in the warnings: %q", p.Warnings)
+	}
+}
+
+// A program built without symbols still profiles, method-level, with a note.
+func TestLinesWithoutPDB(t *testing.T) {
+	dll := lineProgram(t, "nopdb", "", "-p:DebugType=none")
+	p := profileLines(t, modes.EngineSampling, dll, []string{attach.EnvInterval + "=1ms"}, "500")
+	f := fnLines(t, p, "LineSplit.Work.Split")
+	if f.ExclusiveSamples == 0 || f.File != "" || len(f.Lines) != 0 {
+		t.Errorf("Split without a PDB: %d samples, file %q, lines %+v", f.ExclusiveSamples, f.File, f.Lines)
+	}
+	if !hasNote(p, "built without debug symbols") {
+		t.Errorf("no note of the missing PDB in the warnings: %q", p.Warnings)
+	}
+}
+
+func hasNote(p *profile.Profile, s string) bool {
+	n := 0
+	for _, w := range p.Warnings {
+		if strings.HasPrefix(w, "lines: ") && strings.Contains(w, s) {
+			n++
+		}
+	}
+	return n == 1
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Instrumentation with lines counts every line's executions exactly: HALF
+// runs n/2 times (n odd here: (n+1)/2), Split's two loop lines as often as
+// their conditions are tested.
+func TestInstrumentationLineExecutions(t *testing.T) {
+	dll := lineProgram(t, "portable", "")
+	const n = 100001
+	p := profileLines(t, modes.EngineInstrumentation, dll, nil, "100", strconv.Itoa(n))
+	half := fnLines(t, p, "LineSplit.Work.Half")
+	var got int64 = -1
+	for _, l := range half.Lines {
+		if l.Line == markerLine(t, "HALF") {
+			got = l.Executions
+		}
+	}
+	if got != (n+1)/2 {
+		t.Errorf("line HALF executed %d times, want %d; Half's lines %+v", got, (n+1)/2, half.Lines)
+	}
+	// Every one of Half's lines ran: the for line n+1 times (its condition).
+	if half.Calls != 1 || len(half.Lines) < 3 {
+		t.Errorf("Half: %d calls, lines %+v", half.Calls, half.Lines)
+	}
+}
