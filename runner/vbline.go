@@ -11,13 +11,14 @@ import (
 
 // Report is what a workload says about itself on its VBENCH line:
 //
-//	VBENCH elapsed_ns=<int> checksum=<string> [calls.<Function>=<int> ...] [share.<Function>=<fraction> ...] [key=value ...]
+//	VBENCH elapsed_ns=<int> checksum=<string> [calls.<Function>=<int> ...] [share.<Function>=<fraction> ...] [alloc.<Type>=<int> ...] [key=value ...]
 type Report struct {
 	ElapsedNs int64
 	CPUNs     int64 // the process's CPU time during the kernel; -1 when not reported
 	Checksum  string
 	Calls     map[string]int64   // expected exact call counts, by function name
 	Shares    map[string]float64 // expected shares of the sampled work (see ShareCheck), summing to 1
+	Allocs    map[string]int64   // expected objects allocated in the whole process, by type name (see AllocCheck)
 	Other     map[string]string
 }
 
@@ -70,6 +71,15 @@ func parseLine(line string) (Report, error) {
 				r.Calls = map[string]int64{}
 			}
 			r.Calls[strings.TrimPrefix(k, "calls.")] = n
+		case strings.HasPrefix(k, "alloc."):
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 0 || k == "alloc." {
+				return r, fmt.Errorf("VBENCH line: %s=%q is not a type's name and a non-negative integer count of its objects", k, v)
+			}
+			if r.Allocs == nil {
+				r.Allocs = map[string]int64{}
+			}
+			r.Allocs[strings.TrimPrefix(k, "alloc.")] = n
 		case strings.HasPrefix(k, "share."):
 			x, err := strconv.ParseFloat(v, 64)
 			if err != nil || !(x >= 0 && x <= 1) || k == "share." {
