@@ -42,6 +42,7 @@ type flameNode struct {
 	fn       int
 	calls    int64 // -1: not known
 	incl     int64
+	objects  int64 // allocation flame graphs: the objects the path allocated
 	excl     int64
 	more     int // flameMore: levels of calls it stands for
 	children []*flameNode
@@ -154,6 +155,9 @@ func FlameGraph(w io.Writer, p *profile.Profile, opts FlameOptions) error {
 		opts.MaxDepth = DefaultFlameDepth
 	}
 	opts.MaxDepth = min(opts.MaxDepth, MaxTreeDepth)
+	if p.Allocations != nil {
+		return allocFlame(w, p, opts)
+	}
 	wt := weighOf(p)
 	root := flameTree(p, opts.PerThread, opts.MaxDepth)
 	if root.incl == 0 {
