@@ -2,7 +2,6 @@ package reports
 
 import (
 	"fmt"
-	"html"
 	"io"
 	"strings"
 
@@ -97,13 +96,7 @@ func allocFlame(w io.Writer, p *profile.Profile, opts FlameOptions) error {
 	width := opts.Width
 	height := flameTop + float64(root.depth())*flameFrameH + flameMargin
 	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, `<?xml version="1.0" encoding="UTF-8"?>
-<svg xmlns="http://www.w3.org/2000/svg" class="flame" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="'Liberation Sans',Arial,Helvetica,sans-serif" font-size="%.0f">
-<style>.frame text{pointer-events:none;fill:#111} .frame:hover rect{stroke:#111;stroke-width:1}</style>
-<rect width="100%%" height="100%%" fill="#fbfbf8"/>
-<text x="%.1f" y="24" text-anchor="middle" font-size="17">%s</text>
-<text x="%.1f" y="44" fill="#555">width: %s (%s in all), %s; blue: the types a frame allocated itself · hover a frame for its numbers</text>
-`, width, height, width, height, flameFontPx, width/2, html.EscapeString(title), flameMargin, what, numfmt.Bytes(float64(root.incl)), scope)
+	flameHead(ew, width, height, title, fmt.Sprintf("width: %s (%s in all), %s; blue: the types a frame allocated itself · hover a frame for its numbers", what, numfmt.Bytes(float64(root.incl)), scope))
 	drawFlame(ew, root, width, height, opts.MinWidth, allocFlameColor, func(n *flameNode) string {
 		s := fmt.Sprintf("%s\n%s (%s) · %d objects", n.name, numfmt.Bytes(float64(n.incl)), share(n.incl, root.incl), n.objects)
 		if n.fn >= 0 && n.fn < flameTypeBase {

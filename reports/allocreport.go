@@ -98,15 +98,13 @@ func allocPaths(p *profile.Profile) []*allocPath {
 	a := p.Allocations
 	byKey := map[string]*allocPath{}
 	var out []*allocPath
-	for _, t := range a.Threads {
+	for ti := range a.Threads {
+		t := &a.Threads[ti]
 		for i, n := range t.Nodes {
 			if len(n.Types) == 0 {
 				continue
 			}
-			var frames []string
-			for j := i; j >= 0; j = t.Nodes[j].Parent {
-				frames = append(frames, p.Functions[t.Nodes[j].Fn].Name)
-			}
+			frames := t.Path(p, i)
 			key := strings.Join(frames, "\x00")
 			ap := byKey[key]
 			if ap == nil {

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"sort"
 
@@ -50,7 +51,7 @@ func (s *allocTally) add(p *profile.Profile, declared map[string]int64) string {
 		s.started, s.expected = true, declared
 		s.counts, s.bytes, s.samples = map[string]int64{}, map[string]int64{}, map[string]int64{}
 		s.wrong, s.first = map[string]int{}, map[string]int64{}
-	} else if !sameAllocs(s.expected, declared) {
+	} else if !maps.Equal(s.expected, declared) {
 		return fmt.Sprintf("the VBENCH line's alloc.* counts changed between runs: %s, then %s", allocsList(s.expected), allocsList(declared))
 	}
 	if len(declared) == 0 {
@@ -76,18 +77,6 @@ func (s *allocTally) add(p *profile.Profile, declared map[string]int64) string {
 		}
 	}
 	return ""
-}
-
-func sameAllocs(a, b map[string]int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for n, x := range a {
-		if y, ok := b[n]; !ok || x != y {
-			return false
-		}
-	}
-	return true
 }
 
 // allocsList is a declaration as the line gave it: "A=10 B=20", or "none".

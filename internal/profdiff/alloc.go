@@ -41,15 +41,13 @@ func (a *Allocs) AddAllocs(p *profile.Profile) error {
 		s.count += t.Count
 		s.bytes += t.Bytes
 	}
-	for _, th := range al.Threads {
+	for ti := range al.Threads {
+		th := &al.Threads[ti]
 		for i, n := range th.Nodes {
 			if len(n.Types) == 0 {
 				continue
 			}
-			var path []string
-			for j := i; j >= 0; j = th.Nodes[j].Parent {
-				path = append(path, p.Functions[th.Nodes[j].Fn].Name)
-			}
+			path := th.Path(p, i)
 			for _, st := range n.Types {
 				name := al.Types[st.Type].Name
 				s := a.sum(a.sites, name+"\x00"+strings.Join(path, "\x00"), path)

@@ -143,6 +143,16 @@ func (a *Allocations) SelfByFunction(p *Profile, fn, typ string) (count, bytes i
 	return count, bytes
 }
 
+// Path is the function names of node i's path, the node's own first, then
+// its callers to the root.
+func (t *AllocTree) Path(p *Profile, i int) []string {
+	var path []string
+	for j := i; j >= 0; j = t.Nodes[j].Parent {
+		path = append(path, p.Functions[t.Nodes[j].Fn].Name)
+	}
+	return path
+}
+
 // maxGCListed is how many collections a profile lists (the profiler's own
 // bound; a merge keeps it).
 const maxGCListed = 65536
@@ -187,9 +197,9 @@ func mergeAllocations(m *Allocations, p *Profile, remap []int, index map[string]
 	}
 }
 
-// sortTypes puts the heaviest types (bytes) first, as the profiler writes
+// SortTypes puts the heaviest types (bytes) first, as profile.json lists
 // them, renumbering every site.
-func (a *Allocations) sortTypes() {
+func (a *Allocations) SortTypes() {
 	order := make([]int, len(a.Types))
 	for i := range order {
 		order[i] = i

@@ -395,7 +395,7 @@ func (t *Tree) Merge() *Profile {
 		}
 	}
 	if m.Allocations != nil {
-		m.Allocations.sortTypes()
+		m.Allocations.SortTypes()
 	}
 	m.DurationNs = m.End.Sub(m.Start).Nanoseconds()
 	m.FoldedBy = first.FoldedBy

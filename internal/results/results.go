@@ -244,16 +244,7 @@ type ShareCheck struct {
 // SharesText is the share checks as a table shows them: "2/2 shares"
 // (passed of checked), "" when there are none.
 func SharesText(checks []ShareCheck) string {
-	if len(checks) == 0 {
-		return ""
-	}
-	pass := 0
-	for _, s := range checks {
-		if s.Pass {
-			pass++
-		}
-	}
-	return fmt.Sprintf("%d/%d shares", pass, len(checks))
+	return passedText(checks, func(s ShareCheck) bool { return s.Pass }, "shares")
 }
 
 // AccuracyText is what a table's accuracy column shows for the cell: the
@@ -304,16 +295,21 @@ type AllocCheck struct {
 // AllocsText is the allocation checks as a table shows them: "3/3 allocs"
 // (passed of checked), "" when there are none.
 func AllocsText(checks []AllocCheck) string {
+	return passedText(checks, func(a AllocCheck) bool { return a.Pass }, "allocs")
+}
+
+// passedText is "passed/checked what", "" when nothing was checked.
+func passedText[T any](checks []T, pass func(T) bool, what string) string {
 	if len(checks) == 0 {
 		return ""
 	}
-	pass := 0
-	for _, a := range checks {
-		if a.Pass {
-			pass++
+	n := 0
+	for _, c := range checks {
+		if pass(c) {
+			n++
 		}
 	}
-	return fmt.Sprintf("%d/%d allocs", pass, len(checks))
+	return fmt.Sprintf("%d/%d %s", n, len(checks), what)
 }
 
 // CallMismatch is one function whose profiled call count is wrong.
