@@ -29,12 +29,12 @@ import (
 // suiteFile mirrors the suite YAML schema the harness parses; decoding with
 // KnownFields rejects any key the harness would reject.
 type suiteFile struct {
-	Name     string   `yaml:"name"`
-	Runs     int      `yaml:"runs"`
-	Warmup   int      `yaml:"warmup"`
-	Modes    []string `yaml:"modes"`
-	Timeout  string   `yaml:"timeout"`
-	Metric   string   `yaml:"metric"`
+	Name     string      `yaml:"name"`
+	Runs     int         `yaml:"runs"`
+	Warmup   int         `yaml:"warmup"`
+	Modes    []suiteMode `yaml:"modes"`
+	Timeout  string      `yaml:"timeout"`
+	Metric   string      `yaml:"metric"`
 	Profiler struct {
 		Interval string   `yaml:"interval"`
 		Include  []string `yaml:"include"`
@@ -46,6 +46,31 @@ type suiteFile struct {
 	} `yaml:"thresholds"`
 	Baseline  string          `yaml:"baseline"`
 	Workloads []suiteWorkload `yaml:"workloads"`
+}
+
+// suiteMode is a suite's mode: a built-in mode's name, or a mapping
+// defining one by its name and engine.
+type suiteMode struct{ Name, Engine string }
+
+func (m *suiteMode) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		return n.Decode(&m.Name)
+	}
+	var def struct {
+		Name   string `yaml:"name"`
+		Engine string `yaml:"engine"`
+	}
+	err := n.Decode(&def)
+	m.Name, m.Engine = def.Name, def.Engine
+	return err
+}
+
+func modeNames(ms []suiteMode) string {
+	var names []string
+	for _, m := range ms {
+		names = append(names, m.Name)
+	}
+	return strings.Join(names, ", ")
 }
 
 type suiteWorkload struct {
@@ -231,8 +256,22 @@ func TestSuites(t *testing.T) {
 						t.Errorf("suite.yaml does not run %s", p)
 					}
 				}
-				if strings.Join(s.Modes, ", ") != modes.List(modes.Builtins) {
-					t.Errorf("suite.yaml modes %v, want every mode (%s)", s.Modes, modes.List(modes.Builtins))
+				// Every built-in mode, then the allocation engines (each its
+				// own engine's name), which run where they are checked
+				// (allocs) or cheap; every workload runs every built-in mode.
+				want := modes.List(modes.Builtins) + ", allocation-sampling, allocations"
+				if modeNames(s.Modes) != want {
+					t.Errorf("suite.yaml modes %s, want %s", modeNames(s.Modes), want)
+				}
+				for _, m := range s.Modes[len(modes.Builtins):] {
+					if m.Engine != m.Name {
+						t.Errorf("suite.yaml mode %s runs engine %q", m.Name, m.Engine)
+					}
+				}
+				for _, w := range s.Workloads {
+					if len(w.Modes) > 0 && !strings.HasPrefix(strings.Join(w.Modes, ", "), modes.List(modes.Builtins)) {
+						t.Errorf("suite.yaml's %s runs %v: not every built-in mode", w.Name, w.Modes)
+					}
 				}
 			}
 			for _, w := range s.Workloads {
@@ -267,6 +306,7 @@ var small = []struct {
 	{"jitstorm", "jitstorm/JitStorm.csproj", []string{"--methods", "100", "--generics", "20"}, "calls.Vbench.JitStorm.Generic.Visit<T>"},
 	{"split", "split/Split.csproj", []string{"--calls", "20000", "--threads", "3"}, "calls.Vbench.Split.B.Step"},
 	{"emptycall", "emptycall/EmptyCall.csproj", []string{"--calls", "20000"}, "calls.Vbench.EmptyCall.Program.Empty"},
+	{"allocs", "allocs/Allocs.csproj", []string{"--orders", "2000", "--reissues", "500", "--notes", "3000"}, "alloc.Vbench.Allocs.OrderLine"},
 }
 
 // --scale 1.05 does about 5% more work (and so changes the checksum), the
@@ -462,5 +502,30 @@ func TestSharesDeclared(t *testing.T) {
 	rep = line(mandel, "--width", "64", "--height", "47", "--repeat", "1")
 	if len(rep.Shares) != 0 || rep.Calls["Vbench.Mandelbrot.Mandel.UpperRow"] != 24 || rep.Calls["Vbench.Mandelbrot.Mandel.LowerRow"] != 23 {
 		t.Errorf("mandelbrot, odd height: shares %v (want none: the middle row has no mirror), calls %v", rep.Shares, rep.Calls)
+	}
+}
+
+// allocs declares its objects by type (alloc.<Type>=N, which the harness
+// checks under the allocation engines) as its calls say: an Order per
+// NewOrder and per Reissue, an OrderLine per AddLine, a Note per Record,
+// at any --scale. The harness's parser takes them.
+func TestAllocsDeclared(t *testing.T) {
+	dll := testbin.Workload(t, "benchmarks/allocs/Allocs.csproj")
+	for _, args := range [][]string{{}, {"--orders", "1000", "--lines", "0", "--reissues", "7", "--notes", "1", "--scale", "1.5"}} {
+		r := run(t, dll, args...)
+		first, _, _ := strings.Cut(r.stdout, "\n")
+		rep, err := runner.ParseLine(first)
+		if r.code != 0 || err != nil {
+			t.Fatalf("%v: exit %d, %v\n%s", args, r.code, err, r.stderr)
+		}
+		c := rep.Calls
+		want := map[string]int64{
+			"Vbench.Allocs.Order":     c["Vbench.Allocs.Shop.NewOrder"] + c["Vbench.Allocs.Returns.Reissue"],
+			"Vbench.Allocs.OrderLine": c["Vbench.Allocs.Shop.AddLine"],
+			"Vbench.Allocs.Note":      c["Vbench.Allocs.Audit.Record"],
+		}
+		if !cmp.Equal(rep.Allocs, want) || want["Vbench.Allocs.Order"] == 0 || want["Vbench.Allocs.Note"] == 0 {
+			t.Errorf("%v: allocs %v, calls %v; want %v", args, rep.Allocs, c, want)
+		}
 	}
 }

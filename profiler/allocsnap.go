@@ -223,27 +223,7 @@ func (b *builder) allocations(sampled bool) {
 		a.Count += a.Types[i].Count
 		a.Bytes += a.Types[i].Bytes
 	}
-	// Heaviest first: the types are renumbered, and the sites with them.
-	order := make([]int, len(a.Types))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(x, y int) bool { return a.Types[order[x]].Bytes > a.Types[order[y]].Bytes })
-	newIdx := make([]int, len(order))
-	types := make([]profile.AllocType, len(order))
-	for n, o := range order {
-		newIdx[o] = n
-		types[n] = a.Types[o]
-	}
-	a.Types = types
-	for ti := range a.Threads {
-		for ni := range a.Threads[ti].Nodes {
-			for si := range a.Threads[ti].Nodes[ni].Types {
-				s := &a.Threads[ti].Nodes[ni].Types[si]
-				s.Type = newIdx[s.Type]
-			}
-		}
-	}
+	a.SortTypes() // heaviest first: the types are renumbered, and the sites with them
 	a.Folded = int64(C.vb_alloc_folded)
 	a.ProfilerBytes = int64(C.vb_alloc_memory())
 	p.Allocations = a

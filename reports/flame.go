@@ -42,6 +42,7 @@ type flameNode struct {
 	fn       int
 	calls    int64 // -1: not known
 	incl     int64
+	objects  int64 // allocation flame graphs: the objects the path allocated
 	excl     int64
 	more     int // flameMore: levels of calls it stands for
 	children []*flameNode
@@ -154,6 +155,9 @@ func FlameGraph(w io.Writer, p *profile.Profile, opts FlameOptions) error {
 		opts.MaxDepth = DefaultFlameDepth
 	}
 	opts.MaxDepth = min(opts.MaxDepth, MaxTreeDepth)
+	if p.Allocations != nil {
+		return allocFlame(w, p, opts)
+	}
 	wt := weighOf(p)
 	root := flameTree(p, opts.PerThread, opts.MaxDepth)
 	if root.incl == 0 {
@@ -177,17 +181,23 @@ func FlameGraph(w io.Writer, p *profile.Profile, opts FlameOptions) error {
 	height := flameTop + float64(root.depth())*flameFrameH + flameMargin
 
 	ew := &errWriter{w: w}
+	flameHead(ew, width, height, title, fmt.Sprintf("width: inclusive %s (%s total), %s · hover a frame for its numbers", wt.unit(), wt.fmt(root.incl), scope))
+
+	drawFlame(ew, root, width, height, opts.MinWidth, flameColor, func(n *flameNode) string { return flameTooltip(n, wt, root.incl) })
+	fmt.Fprintln(ew, "</svg>")
+	return ew.err
+}
+
+// flameHead starts a flame graph's SVG: its size, style, title and the
+// line under it.
+func flameHead(ew *errWriter, width, height float64, title, subtitle string) {
 	fmt.Fprintf(ew, `<?xml version="1.0" encoding="UTF-8"?>
 <svg xmlns="http://www.w3.org/2000/svg" class="flame" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="'Liberation Sans',Arial,Helvetica,sans-serif" font-size="%.0f">
 <style>.frame text{pointer-events:none;fill:#111} .frame:hover rect{stroke:#111;stroke-width:1}</style>
 <rect width="100%%" height="100%%" fill="#fbfbf8"/>
 <text x="%.1f" y="24" text-anchor="middle" font-size="17">%s</text>
-<text x="%.1f" y="44" fill="#555">width: inclusive %s (%s total), %s · hover a frame for its numbers</text>
-`, width, height, width, height, flameFontPx, width/2, html.EscapeString(title), flameMargin, wt.unit(), wt.fmt(root.incl), scope)
-
-	drawFlame(ew, root, width, height, opts.MinWidth, flameColor, func(n *flameNode) string { return flameTooltip(n, wt, root.incl) })
-	fmt.Fprintln(ew, "</svg>")
-	return ew.err
+<text x="%.1f" y="44" fill="#555">%s</text>
+`, width, height, width, height, flameFontPx, width/2, html.EscapeString(title), flameMargin, html.EscapeString(subtitle))
 }
 
 // drawFlame draws root's frames (the root at the bottom, as wide as the

@@ -17,6 +17,9 @@ func TreeTop(w io.Writer, t *profile.Tree, n int) error {
 	if len(t.Processes) == 1 {
 		return ProfileTop(w, t.Processes[0], n)
 	}
+	if t.Mode().Allocates() {
+		return ProfileTop(w, t.Merge(), n) // types and paths summed over the processes
+	}
 	ew := &errWriter{w: w}
 	if t.Mode() == modes.EngineNull {
 		io.WriteString(ew, nullNote)
@@ -90,11 +93,20 @@ func TreeText(w io.Writer, t *profile.Tree, opts ProfileOptions) error {
 		io.WriteString(ew, nullNote)
 		return ew.err
 	}
+	if t.Mode().Allocates() {
+		// The processes' allocations summed: types and paths over all of
+		// them, then each process's own (--pid N for one).
+		m := t.Merge()
+		writeAllocs(ew, m, opts.Top)
+		writeGC(ew, m.GC)
+	}
 	top := opts.Top
 	if top <= 0 {
 		top = DefaultTop
 	}
-	writeTop(ew, weigh{t.Mode().Samples()}, topSources(t), top)
+	if !t.Mode().Allocates() {
+		writeTop(ew, weigh{t.Mode().Samples()}, topSources(t), top)
+	}
 	for i, p := range t.Processes {
 		if p.FoldedBy != nil && len(p.Threads) == 0 {
 			fmt.Fprintf(ew, "\n=== process %d: only framework and test-runner frames (--all-frames shows them) ===\n", p.PID)

@@ -144,6 +144,9 @@ const FoldedNote = "a test run: framework and test-runner frames (System, Micros
 //	└─ Fibonacci.Program.Main(string[])  calls=1  incl=4.742ms (100.0%)  excl=1.250ms
 //	   └─ Fibonacci.Program.Run(int)  calls=25  incl=3.492ms (73.6%)  excl=75.00µs
 func ProfileText(w io.Writer, name string, p *profile.Profile, opts ProfileOptions) error {
+	if p.Allocations != nil {
+		return allocText(w, name, p, opts)
+	}
 	ew := &errWriter{w: w}
 	ProfileHeader(ew, name, p)
 	if p.Mode == modes.EngineNull {
@@ -183,6 +186,11 @@ func ProfileText(w io.Writer, name string, p *profile.Profile, opts ProfileOptio
 // TreeTop).
 func ProfileTop(w io.Writer, p *profile.Profile, n int) error {
 	ew := &errWriter{w: w}
+	if p.Allocations != nil {
+		writeAllocs(ew, p, max(n, 1))
+		writeGC(ew, p.GC)
+		return ew.err
+	}
 	if p.Mode == modes.EngineNull {
 		io.WriteString(ew, nullNote)
 		return ew.err

@@ -43,8 +43,8 @@ func newFile(plan *Plan, env *Env) *results.File {
 func assemble(f *results.File, cells []*cellState) {
 	fillCoverage(cells)
 	for _, c := range cells {
-		shares := append(c.shares.checks(), c.lineShares.checks()...)
-		rc := results.Cell{Workload: c.Workload.Name, Mode: c.Mode, Metric: c.Metric, Samples: c.samples, Failure: cellFailure(c, shares), Accuracy: c.accuracy, Coverage: c.coverage, Shares: shares, Profile: c.profile,
+		shares, allocs := append(c.shares.checks(), c.lineShares.checks()...), c.allocs.checks(c.Spec.Engine)
+		rc := results.Cell{Workload: c.Workload.Name, Mode: c.Mode, Metric: c.Metric, Samples: c.samples, Failure: cellFailure(c, shares, allocs), Accuracy: c.accuracy, Coverage: c.coverage, Shares: shares, Allocs: allocs, Profile: c.profile,
 			PlannedRuns: c.Runs, MaxRuns: c.MaxRuns}
 		if rc.Samples == nil {
 			rc.Samples = []results.Run{}
@@ -59,8 +59,9 @@ func assemble(f *results.File, cells []*cellState) {
 
 // cellFailure is what fails a finished cell: its first failed run (or
 // build), else what all its runs together show: call counts the profiler
-// got wrong, shares the sampler measured outside their interval.
-func cellFailure(c *cellState, shares []results.ShareCheck) string {
+// got wrong, shares the sampler measured outside their interval, objects
+// an allocation engine counted wrong or estimated outside their interval.
+func cellFailure(c *cellState, shares []results.ShareCheck, allocs []results.AllocCheck) string {
 	if c.failure != "" {
 		return c.failure
 	}
@@ -69,5 +70,8 @@ func cellFailure(c *cellState, shares []results.ShareCheck) string {
 		return fmt.Sprintf("profiler call counts wrong in %d of %d checks: workload %s, function %s: expected %d calls, profile says %d",
 			a.Checked-a.Exact, a.Checked, c.Workload.Name, m.Function, m.Expected, m.Actual)
 	}
-	return sharesFailure(c.Workload.Name, shares)
+	if msg := sharesFailure(c.Workload.Name, shares); msg != "" {
+		return msg
+	}
+	return allocsFailure(c.Workload.Name, allocs)
 }

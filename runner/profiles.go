@@ -20,7 +20,8 @@ import (
 // useProfile takes from a measured run's profiles what the cell keeps: the
 // call-count check (an engine that counts calls, when the workload declares
 // counts), the sample counts of the share checks (a sampling engine) and the
-// names sampling coverage needs, all over the merged profile of every
+// names sampling coverage needs, the alloc checks' counts (an allocation
+// engine), all over the merged profile of every
 // process of the run. It returns why the run fails ("" when it does not):
 // shares it cannot count.
 func (l *launch) useProfile(c *cellState, r *results.Run, p *profile.Profile, rep Report) string {
@@ -34,6 +35,11 @@ func (l *launch) useProfile(c *cellState, r *results.Run, p *profile.Profile, re
 			return msg
 		}
 		if msg := c.lineShares.addLines(p, rep.LineShares); msg != "" {
+			return msg
+		}
+	}
+	if e.Allocates() {
+		if msg := c.allocs.add(p, rep.Allocs); msg != "" {
 			return msg
 		}
 	}

@@ -74,6 +74,7 @@ type cellState struct {
 	accuracy *results.Accuracy
 	cover    coverageSets      // what sampling coverage needs of the measured profiles
 	shares   shareTally        // sampling cells: what the share checks need of the measured profiles
+	allocs   allocTally        // allocation cells: what the alloc checks need of the measured profiles
 	coverage *results.Coverage // sampling cells: set after the last run
 	profile  string            // where its last measured profile was kept
 	side     profdiff.Side     // engine modes: every measured run's function totals, for explain

@@ -11,7 +11,7 @@ import (
 
 // Report is what a workload says about itself on its VBENCH line:
 //
-//	VBENCH elapsed_ns=<int> checksum=<string> [calls.<Function>=<int> ...] [share.<Function>=<fraction> ...] [key=value ...]
+//	VBENCH elapsed_ns=<int> checksum=<string> [calls.<Function>=<int> ...] [share.<Function>=<fraction> ...] [alloc.<Type>=<int> ...] [key=value ...]
 type Report struct {
 	ElapsedNs int64
 	CPUNs     int64 // the process's CPU time during the kernel; -1 when not reported
@@ -23,6 +23,7 @@ type Report struct {
 	// executions under instrumentation with lines (line.<File>:<N>=N).
 	LineShares map[string]float64
 	LineCounts map[string]int64
+	Allocs     map[string]int64 // expected objects allocated in the whole process, by type name (see AllocCheck)
 	Other      map[string]string
 }
 
@@ -79,6 +80,15 @@ func parseLine(line string) (Report, error) {
 			if err := r.parseLineKey(k, v); err != nil {
 				return r, err
 			}
+		case strings.HasPrefix(k, "alloc."):
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 0 || k == "alloc." {
+				return r, fmt.Errorf("VBENCH line: %s=%q is not a type's name and a non-negative integer count of its objects", k, v)
+			}
+			if r.Allocs == nil {
+				r.Allocs = map[string]int64{}
+			}
+			r.Allocs[strings.TrimPrefix(k, "alloc.")] = n
 		case strings.HasPrefix(k, "share."):
 			x, err := strconv.ParseFloat(v, 64)
 			if err != nil || !(x >= 0 && x <= 1) || k == "share." {

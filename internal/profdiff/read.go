@@ -22,8 +22,9 @@ const RunsDir = "runs"
 
 // Input is one side of `vbench diff` read from disk.
 type Input struct {
-	Side  *Side
-	Paths *Paths
+	Side   *Side
+	Paths  *Paths
+	Allocs *Allocs // allocation profiles' objects by type and path; nil for others
 	// What was read, for messages: "3 runs of profiles/fib/tracing",
 	// "profile.json (pid 4242)".
 	About string
@@ -120,6 +121,14 @@ func (in *Input) addTree(path string, processes *regexp.Regexp) error {
 		return fmt.Errorf("%s: no process wrote its profile", path)
 	}
 	p := t.Merge()
+	if p.Allocations != nil {
+		if in.Allocs == nil {
+			in.Allocs = &Allocs{}
+		}
+		if err := in.Allocs.AddAllocs(p); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
 	if err := in.Side.Add(p); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}

@@ -1,6 +1,9 @@
 package profile
 
-import "fmt"
+import (
+	"fmt"
+	"sort"
+)
 
 // Allocations is what the allocation engines record (schema 4): every
 // allocated object by type and by the call path that allocated it. Under
@@ -43,6 +46,9 @@ type AllocType struct {
 type AllocTree struct {
 	OSID  int         `json:"os_id"`
 	Nodes []AllocNode `json:"nodes"`
+	// PID is the thread's process in a profile merged from a process tree
+	// (Tree.Merge); 0 means Profile.PID. Not part of profile.json.
+	PID int `json:"-"`
 }
 
 // AllocNode is one call path: Count and Bytes are inclusive (what the path
@@ -135,6 +141,100 @@ func (a *Allocations) SelfByFunction(p *Profile, fn, typ string) (count, bytes i
 		}
 	}
 	return count, bytes
+}
+
+// Path is the function names of node i's path, the node's own first, then
+// its callers to the root.
+func (t *AllocTree) Path(p *Profile, i int) []string {
+	var path []string
+	for j := i; j >= 0; j = t.Nodes[j].Parent {
+		path = append(path, p.Functions[t.Nodes[j].Fn].Name)
+	}
+	return path
+}
+
+// maxGCListed is how many collections a profile lists (the profiler's own
+// bound; a merge keeps it).
+const maxGCListed = 65536
+
+// mergeAllocations adds process p's allocations (its functions renumbered
+// by remap) into m's, by type name: counts, bytes and samples summed, each
+// thread's tree kept whole under its process's pid.
+func mergeAllocations(m *Allocations, p *Profile, remap []int, index map[string]int) {
+	a := p.Allocations
+	m.Sampled = m.Sampled || a.Sampled
+	m.Samples += a.Samples
+	m.Count += a.Count
+	m.Bytes += a.Bytes
+	m.Folded += a.Folded
+	m.ProfilerBytes += a.ProfilerBytes
+	types := make([]int, len(a.Types))
+	for i, t := range a.Types {
+		j, ok := index[t.Name]
+		if !ok {
+			j = len(m.Types)
+			index[t.Name] = j
+			m.Types = append(m.Types, AllocType{Name: t.Name})
+		}
+		m.Types[j].Count += t.Count
+		m.Types[j].Bytes += t.Bytes
+		m.Types[j].Samples += t.Samples
+		types[i] = j
+	}
+	for _, th := range a.Threads {
+		nodes := make([]AllocNode, len(th.Nodes))
+		for i, n := range th.Nodes {
+			n.Fn = remap[n.Fn]
+			sites := make([]AllocSite, len(n.Types))
+			for k, s := range n.Types {
+				s.Type = types[s.Type]
+				sites[k] = s
+			}
+			n.Types = sites
+			nodes[i] = n
+		}
+		m.Threads = append(m.Threads, AllocTree{OSID: th.OSID, Nodes: nodes, PID: p.PID})
+	}
+}
+
+// SortTypes puts the heaviest types (bytes) first, as profile.json lists
+// them, renumbering every site.
+func (a *Allocations) SortTypes() {
+	order := make([]int, len(a.Types))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool { return a.Types[order[i]].Bytes > a.Types[order[j]].Bytes })
+	renum := make([]int, len(order))
+	types := make([]AllocType, len(order))
+	for to, from := range order {
+		renum[from] = to
+		types[to] = a.Types[from]
+	}
+	a.Types = types
+	for ti := range a.Threads {
+		for ni := range a.Threads[ti].Nodes {
+			for si := range a.Threads[ti].Nodes[ni].Types {
+				s := &a.Threads[ti].Nodes[ni].Types[si]
+				s.Type = renum[s.Type]
+			}
+		}
+	}
+}
+
+// mergeGC adds g's collections to m's: totals summed, the list kept up to
+// the profiler's bound (the rest counted as dropped).
+func mergeGC(m, g *GC) {
+	m.Count += g.Count
+	m.Induced += g.Induced
+	for i := range m.Generation {
+		m.Generation[i] += g.Generation[i]
+	}
+	m.PauseNs += g.PauseNs
+	m.Dropped += g.Dropped
+	keep := min(len(g.Collections), max(0, maxGCListed-len(m.Collections)))
+	m.Collections = append(m.Collections, g.Collections[:keep]...)
+	m.Dropped += int64(len(g.Collections) - keep)
 }
 
 // Type returns the type named name, or nil.

@@ -371,6 +371,10 @@ func (p *Profile) writeAllocPprof(zw io.Closer, e *pbWriter) error {
 	var ids []uint64
 	for _, t := range a.Threads {
 		thread := e.str(strconv.Itoa(t.OSID))
+		pid := int64(p.PID)
+		if t.PID != 0 { // a merged process tree's
+			pid = int64(t.PID)
+		}
 		for i, n := range t.Nodes {
 			if len(n.Types) == 0 {
 				continue
@@ -391,7 +395,7 @@ func (p *Profile) writeAllocPprof(zw io.Closer, e *pbWriter) error {
 				}
 				e.label = e.label[:0]
 				e.label.int(1, e.str("pid"))
-				e.label.int(3, int64(p.PID))
+				e.label.int(3, pid)
 				e.msg.bytes(3, e.label)
 				e.field(2)
 			}

@@ -324,7 +324,9 @@ func (t *Tree) pids() string {
 // Thread.PID set), functions of the same name and module in different
 // processes as one row, the table derived again. Its identity (PID, command,
 // parent) is the first process's; start and end span all of them; samples
-// add up; warnings are prefixed with their pid. A tree of one process is
+// add up; warnings are prefixed with their pid. Allocation profiles' types
+// add up by name and each thread's allocation tree is kept (AllocTree.PID
+// set); their collections are listed in process order, the totals summed. A tree of one process is
 // merged into that process's own profile, unchanged.
 func (t *Tree) Merge() *Profile {
 	if len(t.Processes) == 0 {
@@ -349,6 +351,7 @@ func (t *Tree) Merge() *Profile {
 		IntervalNs: first.IntervalNs, TimeSample: first.TimeSample, Include: first.Include, Exclude: first.Exclude,
 		Complete: true, Functions: []Function{}, Threads: []Thread{}}
 	index := map[[2]string]int{}
+	typeIndex := map[string]int{}
 	for _, p := range t.Processes {
 		if p.End.After(m.End) {
 			m.End = p.End
@@ -387,6 +390,21 @@ func (t *Tree) Merge() *Profile {
 			m.Threads = append(m.Threads, Thread{OSID: th.OSID, ManagedID: th.ManagedID, CPUNs: th.CPUNs,
 				Samples: th.Samples, Roots: roots, PID: p.PID})
 		}
+		if p.Allocations != nil {
+			if m.Allocations == nil {
+				m.Allocations = &Allocations{Types: []AllocType{}, Threads: []AllocTree{}}
+			}
+			mergeAllocations(m.Allocations, p, remap, typeIndex)
+		}
+		if p.GC != nil {
+			if m.GC == nil {
+				m.GC = &GC{Collections: []GCEvent{}}
+			}
+			mergeGC(m.GC, p.GC)
+		}
+	}
+	if m.Allocations != nil {
+		m.Allocations.SortTypes()
 	}
 	m.DurationNs = m.End.Sub(m.Start).Nanoseconds()
 	m.FoldedBy = first.FoldedBy

@@ -157,6 +157,9 @@ type Cell struct {
 	// Shares is set on sampling cells whose workload declares the shares of
 	// its work (share.<Function>=F on its VBENCH line): one check per function.
 	Shares []ShareCheck `json:"shares,omitempty"`
+	// Allocs is set on allocation cells whose workload declares the objects
+	// it allocates (alloc.<Type>=N on its VBENCH line): one check per type.
+	Allocs []AllocCheck `json:"allocs,omitempty"`
 	// Warnings about the statistics, e.g. too few runs for a 95% interval.
 	Warnings []string `json:"warnings,omitempty"`
 	// Profile is where the last measured run's profile was kept, if
@@ -241,16 +244,7 @@ type ShareCheck struct {
 // SharesText is the share checks as a table shows them: "2/2 shares"
 // (passed of checked), "" when there are none.
 func SharesText(checks []ShareCheck) string {
-	if len(checks) == 0 {
-		return ""
-	}
-	pass := 0
-	for _, s := range checks {
-		if s.Pass {
-			pass++
-		}
-	}
-	return fmt.Sprintf("%d/%d shares", pass, len(checks))
+	return passedText(checks, func(s ShareCheck) bool { return s.Pass }, "shares")
 }
 
 // AccuracyText is what a table's accuracy column shows for the cell: the
@@ -264,10 +258,58 @@ func (c *Cell) AccuracyText() string {
 	if s := SharesText(c.Shares); s != "" {
 		parts = append(parts, s)
 	}
+	if s := AllocsText(c.Allocs); s != "" {
+		parts = append(parts, s)
+	}
 	if c.Coverage != nil {
 		parts = append(parts, c.Coverage.String())
 	}
 	return strings.Join(parts, ", ")
+}
+
+// AllocCheck is one type's objects as an allocation cell's workload declares
+// them (Expected per run, known by construction) and as its measured runs'
+// profiles report them. Under allocations (exact) every run must report
+// Expected exactly; Wrong counts those that did not, Measured is the first
+// wrong run's count (or Expected). Under allocation-sampling (Sampled) the
+// runs' AllocationSampled events of the type (Samples, over Runs runs) are
+// a binomial draw: each of the Expected × Runs objects is sampled with
+// probability Prob (1 − (1 − 1/102400)^size, the runtime's per-byte rate);
+// the check passes when Samples lies in the draw's central range at the
+// cell's level, given per run as objects (the upscaled estimate) in
+// [Lo, Hi], Measured the runs' mean estimate.
+type AllocCheck struct {
+	Type     string  `json:"type"`
+	Expected int64   `json:"expected"`
+	Runs     int     `json:"runs"`
+	Measured float64 `json:"measured"`
+	Wrong    int     `json:"wrong,omitempty"`
+	Sampled  bool    `json:"sampled,omitempty"`
+	Samples  int64   `json:"samples,omitempty"`
+	Prob     float64 `json:"prob,omitempty"`
+	Lo       float64 `json:"lo,omitempty"`
+	Hi       float64 `json:"hi,omitempty"`
+	Pass     bool    `json:"pass"`
+}
+
+// AllocsText is the allocation checks as a table shows them: "3/3 allocs"
+// (passed of checked), "" when there are none.
+func AllocsText(checks []AllocCheck) string {
+	return passedText(checks, func(a AllocCheck) bool { return a.Pass }, "allocs")
+}
+
+// passedText is "passed/checked what", "" when nothing was checked.
+func passedText[T any](checks []T, pass func(T) bool, what string) string {
+	if len(checks) == 0 {
+		return ""
+	}
+	n := 0
+	for _, c := range checks {
+		if pass(c) {
+			n++
+		}
+	}
+	return fmt.Sprintf("%d/%d %s", n, len(checks), what)
 }
 
 // CallMismatch is one function whose profiled call count is wrong.

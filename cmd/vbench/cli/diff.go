@@ -47,7 +47,11 @@ vbench run has them). Sampling profiles compare samples: each function's
 share of its side's samples (those with a managed frame), the change in
 percentage points, the interval and p a test of two proportions over the
 pooled counts (samples close in time are not independent: read p as a
-guide). A tracing profile and a sampling one do not compare.
+guide). A tracing profile and a sampling one do not compare. Allocation
+profiles (allocations, allocation-sampling) compare bytes and objects by
+type, the mean per run: the type whose bytes changed most and the paths it
+grew on first ("This change allocates 40MiB more Order a run, from …"),
+then every type by its change.
 
 -o FILE.svg draws a differential flame graph: NEW's call paths as wide as
 their inclusive weight in NEW, coloured by the change of their self weight
@@ -117,6 +121,9 @@ func runDiff(cmd *cobra.Command, f *diffFlags, oldPath, newPath string) error {
 	new, err := profdiff.Read(newPath, procs)
 	if err != nil {
 		return usageErrf("NEW: %v", err)
+	}
+	if old.Allocs != nil || new.Allocs != nil {
+		return runAllocDiff(cmd, f, format, old, new)
 	}
 	d, err := profdiff.Compare(old.Side, new.Side)
 	if err != nil {
