@@ -251,12 +251,50 @@ func Signed(x float64, unit string) string {
 	return "+" + s
 }
 
-// Diff is a signed difference in unit with its interval when there is one:
-// "+34.00MiB [+30.00MiB, +38.00MiB]".
+// Diff is a signed difference in unit with its interval when there is one,
+// the interval's ends in the difference's own scale so the unit is read
+// once: "+34.0MiB [+30.1, +38.2]", "-2.10ms [-3.40, -0.80]".
 func Diff(x, lo, hi float64, unit string) string {
 	s := Signed(x, unit)
-	if lo != 0 || hi != 0 {
-		s += " " + Range(Signed(lo, unit), Signed(hi, unit))
+	if lo == 0 && hi == 0 {
+		return s
 	}
-	return s
+	m := math.Abs(x)
+	if m == 0 {
+		m = math.Max(math.Abs(lo), math.Abs(hi))
+	}
+	scale, ok := scaleOf(m, unit)
+	if !ok {
+		return s + " " + Range(Signed(lo, unit), Signed(hi, unit))
+	}
+	end := func(v float64) string {
+		t := sig3(math.Abs(v) / scale)
+		if v < 0 {
+			return "-" + t
+		}
+		return "+" + t
+	}
+	return s + " " + Range(end(lo), end(hi))
+}
+
+// scaleOf is the divisor Quantity's prefix for a value of magnitude m in
+// unit takes (1024^k for bytes, 1000^k of seconds for ns), so that an
+// interval's ends can be printed in the prefix of its centre; false for a
+// count or a magnitude too small to have a prefix.
+func scaleOf(m float64, unit string) (float64, bool) {
+	switch unit {
+	case "B":
+		scale := 1.0
+		for m >= 1024*scale && scale < 1<<40 {
+			scale *= 1024
+		}
+		return scale, true
+	case "ns":
+		for _, s := range []float64{1e9, 1e6, 1e3, 1} {
+			if m >= s {
+				return s, true
+			}
+		}
+	}
+	return 0, false
 }
