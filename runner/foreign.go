@@ -142,4 +142,3 @@ func readNettrace(path string) ([]byte, error) {
 	}
 	return stdout.Bytes(), nil
 }
-

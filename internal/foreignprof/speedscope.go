@@ -21,10 +21,10 @@ type ssFile struct {
 }
 
 type ssProfile struct {
-	Type    string `json:"type"` // evented | sampled
-	Name    string `json:"name"`
-	Unit    string `json:"unit"`
-	Events  []struct {
+	Type   string `json:"type"` // evented | sampled
+	Name   string `json:"name"`
+	Unit   string `json:"unit"`
+	Events []struct {
 		Type  string  `json:"type"` // O (open) | C (close)
 		At    float64 `json:"at"`
 		Frame int     `json:"frame"`
