@@ -106,7 +106,6 @@ func writeAccuracy(w io.Writer, cells []*results.Cell) {
 	tab.Flush()
 }
 
-
 // Accuracy is the matrix's accuracy table for the HTML report; nil when no
 // cell's profile was scored for coverage or shares.
 func (m *Matrix) Accuracy() *WholeProgramTable {
