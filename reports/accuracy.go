@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"vbench/internal/modes"
 	"vbench/internal/results"
@@ -94,16 +93,7 @@ func accuracyCell(c *results.Cell) string {
 // writeAccuracy writes the accuracy table as aligned text.
 func writeAccuracy(w io.Writer, cells []*results.Cell) {
 	header, rows := AccuracyRows(cells)
-	if header == nil {
-		return
-	}
-	fmt.Fprintf(w, "\n%s\n", AccuracyTitle)
-	tab := tabwriter.NewWriter(w, 0, 0, 3, ' ', 0)
-	fmt.Fprintln(tab, strings.Join(header, "\t"))
-	for _, r := range rows {
-		fmt.Fprintln(tab, strings.Join(r, "\t"))
-	}
-	tab.Flush()
+	writeTitledTable(w, AccuracyTitle, header, rows)
 }
 
 // Accuracy is the matrix's accuracy table for the HTML report; nil when no
