@@ -140,6 +140,11 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 		ew.table(header, rows)
 		fmt.Fprintln(ew)
 	}
+	if header, rows := AccuracyRows(m.resultCells()); header != nil {
+		fmt.Fprintf(ew, "**Accuracy** (%s)\n\n", mdEscape(strings.TrimPrefix(strings.TrimSuffix(AccuracyTitle, ")"), "Accuracy (")))
+		ew.table(header, rows)
+		fmt.Fprintln(ew)
+	}
 	if defs := m.ModeDefinitions(); defs != nil {
 		var parts []string
 		for _, d := range defs {

@@ -81,10 +81,16 @@ const MeasuresTitle = "Whole program (median; change over the none mode with its
 // writeMeasures writes the whole-program table as aligned text.
 func writeMeasures(w io.Writer, cells []*results.Cell) {
 	header, rows := MeasureRows(cells)
+	writeTitledTable(w, MeasuresTitle, header, rows)
+}
+
+// writeTitledTable writes a table under its title as aligned text; nothing
+// for a table without a header (nothing to show).
+func writeTitledTable(w io.Writer, title string, header []string, rows [][]string) {
 	if header == nil {
 		return
 	}
-	fmt.Fprintf(w, "\n%s\n", MeasuresTitle)
+	fmt.Fprintf(w, "\n%s\n", title)
 	tab := tabwriter.NewWriter(w, 0, 0, 3, ' ', 0)
 	fmt.Fprintln(tab, strings.Join(header, "\t"))
 	for _, r := range rows {

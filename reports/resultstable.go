@@ -174,6 +174,7 @@ func ResultsTable(w io.Writer, f *results.File) error {
 		return err
 	}
 	writeMeasures(w, fileCells(f))
+	writeAccuracy(w, fileCells(f))
 	return notes(w, f, "")
 }
 

@@ -51,6 +51,9 @@ func (l *launch) check(c *cellState, st step, r *results.Run, out Outcome, lib, 
 		rep.Calls = map[string]int64{ld.Handler: r.WarmupRequests + r.Requests}
 	}
 	if c.Spec.Engine == "" {
+		if c.Spec.Profile != nil && !st.warmup {
+			r.Error = l.useForeign(c, r, runDir, rep) // another profiler's profile, scored as vbench's own
+		}
 		if runDir != "" && !st.warmup {
 			l.keep(c, false, 0, runDir, nil)
 		}

@@ -3,6 +3,7 @@ package runner
 import (
 	"sort"
 
+	"vbench/internal/foreignprof"
 	"vbench/internal/modes"
 	"vbench/internal/profile"
 	"vbench/internal/results"
@@ -62,8 +63,14 @@ func coverage(tracing, sampling *coverageSets) *results.Coverage {
 		return nil
 	}
 	c := &results.Coverage{Of: len(tracing.hot)}
+	// Other profilers spell generic arguments their own way (TraceEvent:
+	// List`1[System.Int32]); a name not found as it is is matched without them.
+	plain := map[string]bool{}
+	for name := range sampling.sampled {
+		plain[foreignprof.Plain(name)] = true
+	}
 	for name := range tracing.hot {
-		if sampling.sampled[name] {
+		if sampling.sampled[name] || plain[foreignprof.Plain(name)] {
 			c.Found++
 		} else {
 			c.Missing = append(c.Missing, name)
@@ -81,7 +88,7 @@ func coverage(tracing, sampling *coverageSets) *results.Coverage {
 // before modes the suite defines.
 func fillCoverage(cells []*cellState) {
 	for _, c := range cells {
-		if !c.Spec.Engine.Samples() { // sampling and cpu-sampling
+		if !c.Spec.Engine.Samples() && c.Spec.Profile == nil { // sampling and cpu-sampling, or another profiler's profile
 			continue
 		}
 		var t *cellState

@@ -119,7 +119,7 @@ func (l *launch) run(ctx context.Context, st step, seq int) (results.Run, Outcom
 // their own: an engine mode's profile goes there, and an environment value
 // may name it ({rundir}).
 func (c *cellState) needsRunDir() bool {
-	if c.Spec.Engine != "" {
+	if c.Spec.Engine != "" || c.Spec.Profile != nil { // a mode's profile may be in it
 		return true
 	}
 	for _, kv := range append(c.Spec.EnvList(), c.Workload.Env...) {

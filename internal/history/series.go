@@ -1,7 +1,9 @@
 package history
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/floats"
@@ -139,7 +141,18 @@ func SeriesOf(entries []Entry) []*Series {
 			}
 		}
 	}
+	// Time, calibrated and overhead series first, as before figures were
+	// series: the whole-program figures follow them.
+	slices.SortStableFunc(out, func(a, b *Series) int { return cmp.Compare(a.isMeasure(), b.isMeasure()) })
 	return out
+}
+
+// isMeasure is 1 for a series of a whole-program figure, 0 for time.
+func (s *Series) isMeasure() int {
+	if results.Measure(s.Kind).Valid() {
+		return 1
+	}
+	return 0
 }
 
 // ratio is point p valued at the fastest of xs over the fastest of ys, its

@@ -25,6 +25,10 @@ type Spec struct {
 	// the same run (an A/B comparison): a suite's `against:`, or the OLD
 	// build's twin of an engine mode under `vbench run --against`.
 	Against Mode `json:"against,omitempty"`
+	// Profile is the profile the mode's own profiler writes in each run (a
+	// mode without an engine: EventPipe's trace, another CoreCLR profiler's
+	// pprof), read and scored after the run; nil when it names none.
+	Profile *ProfileFile `json:"profile,omitempty"`
 	ProfilerSettings
 }
 
@@ -96,6 +100,7 @@ func (s *Spec) Description() string {
 // Equal reports whether two definitions load the same thing.
 func (s *Spec) Equal(o *Spec) bool {
 	return s.Name == o.Name && s.Engine == o.Engine && s.Profiler == o.Profiler && s.Against == o.Against &&
+		(s.Profile == nil) == (o.Profile == nil) && (s.Profile == nil || *s.Profile == *o.Profile) &&
 		maps.Equal(s.Env, o.Env) && s.Interval == o.Interval && slices.Equal(s.Include, o.Include) &&
 		slices.Equal(s.Exclude, o.Exclude) && s.TimeSample == o.TimeSample && s.NoInline == o.NoInline && s.MaxStack == o.MaxStack && s.Lines == o.Lines
 }

@@ -26,7 +26,7 @@ import (
 var settingFields = []string{"interval", "include", "exclude", "time_sample", "no_inline", "max_stack", "lines"}
 
 // modeFields are the fields of a mode defined in the suite.
-var modeFields = append([]string{"name", "engine", "profiler", "env", "against"}, settingFields...)
+var modeFields = append([]string{"name", "engine", "profiler", "env", "against", "profile"}, settingFields...)
 
 // suiteModes reads the suite's modes: each entry a built-in mode's name or
 // a mapping defining a mode. The built-in modes' definitions get the suite's
@@ -96,9 +96,9 @@ func (p *parser) suiteModes(n *yaml.Node, field string, s *Suite) {
 // modeNodes are the nodes of a mode's fields that checks after the field
 // loop point at.
 type modeNodes struct {
-	name, engine, profiler, env, against, setting *yaml.Node
-	settingKey                                    string
-	settings                                      []*yaml.Node // every setting's key node, in order
+	name, engine, profiler, env, against, profile, setting *yaml.Node
+	settingKey                                             string
+	settings                                               []*yaml.Node // every setting's key node, in order
 }
 
 // modeSpec reads a mode defined in the suite, and the node of its against
@@ -129,6 +129,9 @@ func (p *parser) modeSpec(n *yaml.Node, field string) (modes.Spec, *yaml.Node) {
 		case "against":
 			nodes.against = v
 			spec.Against = modes.Mode(p.str(v, f))
+		case "profile":
+			nodes.profile = v
+			spec.Profile = p.profileFile(v, f)
 		default:
 			if nodes.setting == nil {
 				nodes.setting, nodes.settingKey = k, key
@@ -157,6 +160,10 @@ func (p *parser) modeSpec(n *yaml.Node, field string) (modes.Spec, *yaml.Node) {
 		p.fail(nodes.engine, field+".engine", "unknown engine %q (known: %s)", spec.Engine, modes.List(modes.Engines))
 	}
 	if p.err != nil {
+		return spec, nodes.against
+	}
+	if spec.Engine != "" && nodes.profile != nil {
+		p.fail(nodes.profile, field+".profile", "an engine mode's profile is vbench's own, read after every run already: profile names what another profiler writes, in a mode without engine")
 		return spec, nodes.against
 	}
 	if spec.Engine == "" {
