@@ -5,7 +5,7 @@ import "testing"
 // A difference reads its unit once: the interval's ends in the centre's scale.
 func TestDiff(t *testing.T) {
 	for _, c := range []struct {
-		x, lo, hi float64
+		x, lo, hi  float64
 		unit, want string
 	}{
 		{3.447 * (1 << 20), 3.352 * (1 << 20), 3.617 * (1 << 20), "B", "+3.447MiB [+3.35, +3.62]"},
