@@ -52,6 +52,11 @@ func (l *launch) useProfile(c *cellState, r *results.Run, p *profile.Profile, re
 		} else if r.Service != nil {
 			c.side.PerRequest(r.Service.WarmupRequests + r.Service.Requests) // the profile spans the warm-up too
 		}
+		var requests int64
+		if r.Service != nil {
+			requests = r.Service.WarmupRequests + r.Service.Requests
+		}
+		c.lineSide.add(p, requests)
 	}
 	switch {
 	case e == modes.EngineTracing:
