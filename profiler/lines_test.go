@@ -86,18 +86,7 @@ func lineProgram(t *testing.T, name string, prepend string, props ...string) str
 
 // markerLine is the line of Program.cs marked "// MARK".
 func markerLine(t *testing.T, mark string) int {
-	t.Helper()
-	src, err := os.ReadFile(filepath.Join(testbin.RepoRoot(), "profiler", "testdata", "lines", "Program.cs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, l := range strings.Split(string(src), "\n") {
-		if strings.HasSuffix(strings.TrimSpace(l), "// "+mark) {
-			return i + 1
-		}
-	}
-	t.Fatalf("no line marked %s in Program.cs", mark)
-	return 0
+	return testbin.MarkedLine(t, "profiler/testdata/lines/Program.cs", mark)
 }
 
 // profileLines runs dll under engine with lines on and resolves its lines

@@ -13,21 +13,10 @@ import (
 	"vbench/internal/testbin"
 )
 
-// The line program's source (profiler/testdata/lines) and the line marked
-// "// MARK" in it.
+// linesSource is the line of the line program's source
+// (profiler/testdata/lines) marked "// MARK".
 func linesSource(t *testing.T, mark string) int {
-	t.Helper()
-	src, err := os.ReadFile(filepath.Join(testbin.RepoRoot(), "profiler", "testdata", "lines", "Program.cs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, l := range strings.Split(string(src), "\n") {
-		if strings.HasSuffix(strings.TrimSpace(l), "// "+mark) {
-			return i + 1
-		}
-	}
-	t.Fatalf("no line marked %s in Program.cs", mark)
-	return 0
+	return testbin.MarkedLine(t, "profiler/testdata/lines/Program.cs", mark)
 }
 
 // lineFigure is line N of a file named Program.cs in the profile in dir:
