@@ -86,18 +86,7 @@ func lineProgram(t *testing.T, name string, prepend string, props ...string) str
 
 // markerLine is the line of Program.cs marked "// MARK".
 func markerLine(t *testing.T, mark string) int {
-	t.Helper()
-	src, err := os.ReadFile(filepath.Join(testbin.RepoRoot(), "profiler", "testdata", "lines", "Program.cs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, l := range strings.Split(string(src), "\n") {
-		if strings.HasSuffix(strings.TrimSpace(l), "// "+mark) {
-			return i + 1
-		}
-	}
-	t.Fatalf("no line marked %s in Program.cs", mark)
-	return 0
+	return testbin.MarkedLine(t, "profiler/testdata/lines/Program.cs", mark)
 }
 
 // profileLines runs dll under engine with lines on and resolves its lines
@@ -277,4 +266,51 @@ func TestInstrumentationLineExecutions(t *testing.T) {
 	if half.Calls != 1 || len(half.Lines) < 3 {
 		t.Errorf("Half: %d calls, lines %+v", half.Calls, half.Lines)
 	}
+
+	// The pprof file carries them as sample type executions, per line:
+	// pprof's own reader sums HALF's, and go tool pprof -list shows them
+	// beside the line.
+	pp, err := p.Pprof()
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := -1
+	for i, st := range pp.SampleType {
+		if st.Type == "executions" && st.Unit == "count" {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		t.Fatalf("no sample type executions in the pprof profile: %v", pp.SampleType)
+	}
+	var onHalf int64
+	for _, s := range pp.Sample {
+		if l := s.Location[0].Line; len(l) == 1 && l[0].Function.Name == "LineSplit.Work.Half" && l[0].Line == int64(markerLine(t, "HALF")) {
+			onHalf += s.Value[idx]
+		}
+	}
+	if onHalf != (n+1)/2 {
+		t.Errorf("pprof: %d executions on line HALF, want %d", onHalf, (n+1)/2)
+	}
+	pb := filepath.Join(t.TempDir(), "profile.pb.gz")
+	if err := os.WriteFile(pb, mustPprof(t, p), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("go", "tool", "pprof", "-sample_index=executions", "-list", `Work\.Half`, pb).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go tool pprof -list: %v\n%s", err, out)
+	}
+	row := regexp.MustCompile(`(?m)^\s+` + strconv.Itoa((n+1)/2) + `\s+` + strconv.Itoa((n+1)/2) + `\s+` + strconv.Itoa(markerLine(t, "HALF")) + `:.*// HALF$`)
+	if !row.Match(out) {
+		t.Errorf("pprof -sample_index=executions -list shows no %d executions beside the HALF line:\n%s", (n+1)/2, out)
+	}
+}
+
+func mustPprof(t *testing.T, p *profile.Profile) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := p.WritePprof(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }

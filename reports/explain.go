@@ -38,8 +38,16 @@ func ExplainText(ch *results.Change, n int) string {
 }
 
 // ContributionText is one function's change, with its 95% interval where
-// known: "+1.20ms [+1.05ms, +1.35ms] (4.50ms → 5.70ms)".
+// known, and the line where it happened when the profiles have lines:
+// "+1.20ms [+1.05ms, +1.35ms] (4.50ms → 5.70ms) — Program.cs:88".
 func ContributionText(unit string, c results.Contribution) string {
+	if c.Line != "" {
+		return contributionFigures(unit, c) + " — " + c.Line
+	}
+	return contributionFigures(unit, c)
+}
+
+func contributionFigures(unit string, c results.Contribution) string {
 	interval := func(format func(float64) string) string {
 		if c.Lo == nil || c.Hi == nil {
 			return ""

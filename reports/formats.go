@@ -68,6 +68,10 @@ var Formats = []*Format{
 		Name: "html", Exts: []string{".html", ".htm"},
 		About:  "one self-contained page with charts (overhead bars, run spread,\nhistory trends), no external files or scripts",
 		Report: (*Matrix).WriteHTML,
+		// A profile with lines: its source view (source.go).
+		Profile: func(w io.Writer, v ProfileView) error {
+			return SourceHTML(w, v.Profile, SourceOptions{Top: v.Text.Top})
+		},
 	},
 	{
 		Name: "svg", Exts: []string{".svg"}, NeedsCalls: true,

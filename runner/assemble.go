@@ -67,6 +67,10 @@ func cellFailure(c *cellState, shares []results.ShareCheck, allocs []results.All
 	}
 	if a := c.accuracy; a != nil && a.Exact < a.Checked {
 		m := a.Mismatches[0]
+		if m.Line != "" {
+			return fmt.Sprintf("profiler counts wrong in %d of %d exact checks: workload %s, line %s: expected %d executions, profile says %d",
+				a.Checked-a.Exact, a.Checked, c.Workload.Name, m.Line, m.Expected, m.Actual)
+		}
 		return fmt.Sprintf("profiler call counts wrong in %d of %d checks: workload %s, function %s: expected %d calls, profile says %d",
 			a.Checked-a.Exact, a.Checked, c.Workload.Name, m.Function, m.Expected, m.Actual)
 	}

@@ -19,7 +19,7 @@ import (
 
 // useProfile takes from a measured run's profiles what the cell keeps: the
 // call-count check (an engine that counts calls, when the workload declares
-// counts), the sample counts of the share checks (a sampling engine) and the
+// counts) and the line-count check (instrumentation with lines, line.*), the sample counts of the share checks (a sampling engine) and the
 // names sampling coverage needs, the alloc checks' counts (an allocation
 // engine), all over the merged profile of every
 // process of the run. It returns why the run fails ("" when it does not):
@@ -29,6 +29,9 @@ func (l *launch) useProfile(c *cellState, r *results.Run, p *profile.Profile, re
 	e := c.Spec.Engine
 	if e.CountsCalls() && len(rep.Calls) > 0 {
 		checkCalls(c, seq, p, rep.Calls)
+	}
+	if e == modes.EngineInstrumentation && c.Spec.Lines && len(rep.LineCounts) > 0 {
+		checkLineCounts(c, seq, p, rep.LineCounts)
 	}
 	if e.Samples() {
 		if msg := c.shares.add(p, rep.Shares); msg != "" {
@@ -49,6 +52,11 @@ func (l *launch) useProfile(c *cellState, r *results.Run, p *profile.Profile, re
 		} else if r.Service != nil {
 			c.side.PerRequest(r.Service.WarmupRequests + r.Service.Requests) // the profile spans the warm-up too
 		}
+		var requests int64
+		if r.Service != nil {
+			requests = r.Service.WarmupRequests + r.Service.Requests
+		}
+		c.lineSide.add(p, requests)
 	}
 	switch {
 	case e == modes.EngineTracing:

@@ -61,6 +61,7 @@ func Run(ctx context.Context, plan *Plan, env Env) *results.File {
 	f.Finished = time.Now().UTC()
 	assemble(f, cells)
 	explainPairs(f, cells)
+	nameLines(f, cells)
 	return f
 }
 
@@ -82,6 +83,8 @@ type cellState struct {
 	// Sampling cells with lines: the share checks of the declared lines
 	// (lineshares.go).
 	lineShares shareTally
+	// Engine cells with lines: each function's lines, for explain (explainlines.go).
+	lineSide lineSide
 }
 
 func newCells(plan *Plan) []*cellState {

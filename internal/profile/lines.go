@@ -56,8 +56,11 @@ func (p *Profile) HasLines() bool {
 	}
 	found := false
 	for _, t := range p.Threads {
+		// Walk's enter returning false skips a node's callees: only once a
+		// line is found may it (a node without lines, such as Main above
+		// the sampled leaves, must not hide them).
 		Walk(t.Roots, func(n *Node, _ int) bool {
-			found = len(n.Lines) > 0
+			found = found || len(n.Lines) > 0
 			return !found
 		}, nil)
 		if found {

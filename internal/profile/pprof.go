@@ -70,6 +70,12 @@ func (p *Profile) WritePprof(w io.Writer) error {
 	} else {
 		valueType(1, "calls", "count")
 		valueType(1, "wall", "nanoseconds")
+		if len(p.Executions) > 0 {
+			// Instrumentation with lines: each line's executions, a third
+			// value (pprof -sample_index=executions -list Method).
+			valueType(1, "executions", "count")
+			e.pad = 1
+		}
 		valueType(11, "wall", "nanoseconds")
 		e.top(12, 1)
 		e.top(14, e.str("wall"))
@@ -156,7 +162,28 @@ func (p *Profile) WritePprof(w io.Writer) error {
 		}
 	}
 
+	e.writeExecutions(p)
 	return e.finish(p, zw, elided)
+}
+
+// writeExecutions writes the instrumentation engine's executions per line
+// (Profile.Executions), one sample per line with the line's location alone
+// (the counts are per method, not per call path) and the pid label, its
+// calls and time 0.
+func (e *pbWriter) writeExecutions(p *Profile) {
+	for _, x := range p.Executions {
+		if x.Line <= 0 || x.Executions <= 0 || e.err != nil {
+			continue
+		}
+		e.msg = e.msg[:0]
+		e.msg.packed(1, []uint64{e.lineLoc(p, x.Fn, x.File, x.Line)})
+		e.msg.packed(2, []uint64{0, 0, uint64(x.Executions)})
+		e.label = e.label[:0]
+		e.label.int(1, e.str("pid"))
+		e.label.int(3, int64(p.PID))
+		e.msg.bytes(3, e.label)
+		e.field(2)
+	}
 }
 
 // finish writes the one mapping, a function and a location per function
@@ -315,6 +342,8 @@ type pbWriter struct {
 	strings   map[string]int64 // string table index by string
 	table     []string
 	err       error
+	pad       int      // zero values after a node sample's two (the executions')
+	vals      []uint64 // a sample's values, reused
 }
 
 // str returns s's index in the string table, adding it if new.
@@ -410,7 +439,11 @@ func (p *Profile) writeAllocPprof(zw io.Closer, e *pbWriter) error {
 func (e *pbWriter) sample(ids []uint64, v [2]int64, thread, pid int64) {
 	e.msg = e.msg[:0]
 	e.msg.packed(1, ids)
-	e.msg.packed(2, []uint64{uint64(v[0]), uint64(v[1])})
+	e.vals = append(e.vals[:0], uint64(v[0]), uint64(v[1]))
+	for range e.pad {
+		e.vals = append(e.vals, 0)
+	}
+	e.msg.packed(2, e.vals)
 	e.label = e.label[:0]
 	e.label.int(1, e.str("thread"))
 	e.label.int(2, thread)

@@ -312,10 +312,12 @@ func passedText[T any](checks []T, pass func(T) bool, what string) string {
 	return fmt.Sprintf("%d/%d %s", n, len(checks), what)
 }
 
-// CallMismatch is one function whose profiled call count is wrong.
+// CallMismatch is one function whose profiled call count is wrong, or
+// (Line set) one source line whose counted executions are.
 type CallMismatch struct {
 	Seq      int    `json:"seq"`
-	Function string `json:"function"`
+	Function string `json:"function,omitempty"`
+	Line     string `json:"line,omitempty"` // "Program.cs:43": a line.* check's
 	Expected int64  `json:"expected"`
 	Actual   int64  `json:"actual"`
 }
@@ -407,6 +409,11 @@ type Contribution struct {
 	// it cannot be computed (one run a side).
 	Lo *float64 `json:"change_lo,omitempty"`
 	Hi *float64 `json:"change_hi,omitempty"`
+	// Line is where in the function the change happened, when both sides'
+	// profiles have lines: "Program.cs:88", the function's line whose
+	// sampled time (executions, under instrumentation) per run moved most
+	// the same way.
+	Line string `json:"line,omitempty"`
 }
 
 // Run is one launch of a workload.

@@ -117,3 +117,21 @@ func ProcessesWith(s string) []string {
 	}
 	return out
 }
+
+// MarkedLine is the line number of the line of a repository file (rel, from
+// the root) that ends with the comment "// MARK": how tests find a test
+// program's known lines, so editing above them is safe.
+func MarkedLine(t testing.TB, rel, mark string) int {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(RepoRoot(), rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range strings.Split(string(src), "\n") {
+		if strings.HasSuffix(strings.TrimSpace(l), "// "+mark) {
+			return i + 1
+		}
+	}
+	t.Fatalf("no line marked %s in %s", mark, rel)
+	return 0
+}

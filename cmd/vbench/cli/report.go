@@ -49,7 +49,12 @@ verdicts of the newest file against a baseline (a results file of the same
 suite) instead of using the verdicts stored in it.
 
 A profile (profile.json, or the directory holding it) renders as the top
-functions and each thread's call tree (text), or as a flame graph (svg).
+functions and each thread's call tree (text), or as a flame graph (svg), or,
+when it has lines (vbench profile --lines), as a source view (html): the
+hot files with each line's samples or executions beside its text,
+heat-coloured, and a bird's-eye strip of each file's heat; a file not found
+where the PDB recorded it (moved, or a path-mapped /_/… build) is noted and
+its counted lines still listed.
 Both stop at --depth levels of calls (deep recursion!) and summarise what lies
 below in one "… N more levels" line or frame. A profile directory of several
 processes (vbench profile of a process tree, such as dotnet test) renders as
@@ -83,7 +88,8 @@ With -o the format follows the file's extension (.txt, .md, .html, .svg,
   vbench report out/profile/profile.json -o flame.svg
   vbench report out/profile --depth 20 --min-percent 0
   vbench report out/profile --pid 4242 -o flame.svg
-  vbench report out/profile --focus 'MyLib.*' -o mylib.svg`,
+  vbench report out/profile --focus 'MyLib.*' -o mylib.svg
+  vbench report out/profile -o source.html        # a profile taken with --lines`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runReport(cmd, args, &f)
