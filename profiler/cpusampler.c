@@ -125,6 +125,7 @@ typedef struct {
 	int64_t win_cpu;       // directed: its CPU time at the start of the window (see MOVE_BACK)
 	int64_t win_start;     // directed: the window's start, monotonic ns
 	int64_t last_cpu;      // directed: its CPU time at the last tick_all
+	int64_t last_ns;       // directed: when that was read, monotonic ns
 	int32_t wait;          // see waits: WAIT_NONE, WAIT_SENT, WAIT_HELD
 	uint32_t wait_owed;    // wait intervals due while its stack is on the way
 	int64_t wait_cpu;      // its CPU time at the last wait check (-1: not read yet)
@@ -142,6 +143,11 @@ typedef struct {
 } record;
 
 static record records[NRECORDS];
+// The records with slots, in the order they got them (under reg; a record
+// keeps its slots for good): the drain's passes walk these, not the 4096
+// records, whose 600 KiB a pass would otherwise read at every wake-up.
+static record *used[NRECORDS];
+static int nused;
 static pthread_mutex_t reg = PTHREAD_MUTEX_INITIALIZER; // registration vs the drain (never the handler)
 static pthread_t drainer;
 static int running, stop;
@@ -154,6 +160,11 @@ int64_t vb_cpu_wait_sent, vb_cpu_wait_stacks, vb_cpu_wait_weight; // see waits
 int64_t vb_cpu_scanned; // walks started at a frame record found by scan_frame
 static int waits_off;
 int64_t vb_cpu_handler_ns, vb_cpu_handler_n; // with VBENCH_CPU_TIMING=1: time in the handler
+// ... and its distribution: calls by their TSC ticks, 64 a bucket (the
+// median is what a preempted handler does not move).
+#define HBUCKETS 4096
+#define HSHIFT 6
+static int64_t handler_hist[HBUCKETS];
 static int timing, dump;
 static int in_callback; // resolving inside a runtime callback or at the stop (see frame_at)
 // The root of stacks whose walk did not reach the thread's first frame; Go
@@ -298,7 +309,10 @@ static void on_prof(int sig, siginfo_t *si, void *ucv) {
 	__atomic_store_n(&r->head, h + 1, __ATOMIC_RELEASE);
 out:
 	if (timing) {
-		__atomic_fetch_add(&vb_cpu_handler_ns, (int64_t)(vb_rdtsc() - t0), __ATOMIC_RELAXED); // TSC ticks; converted when logged
+		uint64_t d = vb_rdtsc() - t0;
+		__atomic_fetch_add(&vb_cpu_handler_ns, (int64_t)d, __ATOMIC_RELAXED); // TSC ticks; converted when logged
+		uint64_t b = d >> HSHIFT;
+		__atomic_fetch_add(&handler_hist[b < HBUCKETS ? b : HBUCKETS - 1], 1, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&vb_cpu_handler_n, 1, __ATOMIC_RELAXED);
 	}
 	errno = saved;
@@ -352,6 +366,7 @@ static void drain_in_callback(record *r) {
 #define MAX_DIRECTED 256     // threads with directed ticks at once
 int vb_cpu_ticks_timer, vb_cpu_ticks_directed, vb_cpu_ticks_back; // threads given a timer, directed, back on a timer
 int64_t vb_cpu_directed_sent, vb_cpu_directed_held;                // directed ticks sent, and held while one was pending
+static int64_t tick_reads, tick_send_ns;                           // CPU clocks read by tick; with VBENCH_CPU_TIMING=1 CPU time sending
 static int directed_off;    // VBENCH_CPU_TIMERS=1: timers only
 static int directed_always; // VBENCH_CPU_DIRECTED=1: every thread directed from its registration (tests)
 static int ndirected;
@@ -404,10 +419,22 @@ static int direct(record *r) {
 	r->pending = 0;
 	r->win_cpu = r->last_cpu = cpu;
 	r->tick_cpu = cpu - phase(r->tid); // a random phase, as arm's first expiry
-	r->win_start = vb_mono_ns();
+	r->win_start = r->last_ns = vb_mono_ns();
 	__atomic_fetch_add(&ndirected, 1, __ATOMIC_RELAXED);
 	vb_cpu_ticks_directed++;
 	return 1;
+}
+
+// until_due is the wall time, ns, before directed thread r, at CPU time
+// cpu, has used its next interval, at the rate it ran over the last step
+// (ran ns of CPU in step ns; at least an eighth of a CPU: a thread that
+// starts running again is seen within 8 intervals).
+static int64_t until_due(const record *r, int64_t cpu, int64_t ran, int64_t step) {
+	int64_t rem = r->tick_cpu + vb_interval_ns / 2 - cpu; // see tick's rounding
+	if (rem <= 0) return 0;
+	if (step <= 0 || ran * 8 < step) return rem * 8;
+	if (ran >= step) return rem;
+	return (int64_t)((double)rem * (double)step / (double)ran);
 }
 
 // send_tick sends thread tid SIGPROF, to it alone, tagged (a directed tick,
@@ -424,10 +451,16 @@ static int send_tick(int32_t tid, int tag, uint32_t weight) {
 }
 
 // tick sends directed thread r its tick when it has used another interval
-// of CPU, and moves it back to a timer at the end of a quiet window.
-static void tick(record *r, int64_t now, int64_t step) {
+// of CPU, and moves it back to a timer at the end of a quiet window. It
+// returns the wall time, ns, before r can next be due at the rate it ran
+// since the last call (see tick_all), INT64_MAX when it is no longer
+// directed.
+static int64_t tick(record *r, int64_t now) {
 	int64_t cpu = vb_cpu_ns_of(r->tid);
-	if (cpu < 0) return; // gone: its record is disarmed when the runtime says so
+	tick_reads++;
+	if (cpu < 0) return INT64_MAX; // gone: its record is disarmed when the runtime says so
+	int64_t step = now - r->last_ns;
+	r->last_ns = now;
 	if (now - r->win_start >= MOVE_BACK_NS) {
 		if ((cpu - r->win_cpu) * 4 < now - r->win_start && !directed_always) {
 			__atomic_fetch_sub(&ndirected, 1, __ATOMIC_RELAXED);
@@ -436,7 +469,7 @@ static void tick(record *r, int64_t now, int64_t step) {
 				vb_cpu_ticks_timer--; // the same thread, back on a timer: counted apart
 				vb_cpu_ticks_back++;
 			}
-			return;
+			return INT64_MAX;
 		}
 		r->win_cpu = cpu, r->win_start = now;
 	}
@@ -445,25 +478,33 @@ static void tick(record *r, int64_t now, int64_t step) {
 	// wake it and sample its wait. Its due intervals carry over.
 	int64_t ran = cpu - r->last_cpu;
 	r->last_cpu = cpu;
-	int64_t due = (cpu - r->tick_cpu) / vb_interval_ns;
-	if (due <= 0) return;
+	// Rounded: a thread half an interval short is sent its tick now, its
+	// next one then carrying less. So every busy thread's tick is sent at
+	// the same wake-up, one an interval, whatever their phases; each
+	// thread's weights still add up to its CPU time within half an interval.
+	int64_t due = (cpu - r->tick_cpu + vb_interval_ns / 2) / vb_interval_ns;
+	if (due <= 0) return until_due(r, cpu, ran, step);
 	if (ran * 2 < step) {
 		vb_cpu_directed_held++;
-		return;
+		return 8 * vb_interval_ns; // barely running (waiting, or starved): asked again at the next drain at the latest
 	}
 	if (__atomic_load_n(&r->pending, __ATOMIC_ACQUIRE)) {
 		vb_cpu_directed_held++;
-		return; // its intervals carry over to the tick after the handler runs
+		return vb_interval_ns; // its intervals carry over to the tick after the handler runs
 	}
 	if (due > MAX_WEIGHT) due = MAX_WEIGHT;
 	r->tick_cpu += due * vb_interval_ns;
 	if (cpu - r->tick_cpu > MAX_WEIGHT * vb_interval_ns) r->tick_cpu = cpu; // never a weight beyond one signal's
 	__atomic_store_n(&r->pending, 1, __ATOMIC_RELEASE);
-	if (send_tick(r->tid, DIRECTED_TAG, (uint32_t)due) != 0) {
+	int64_t s0 = timing ? vb_self_cpu_ns() : 0;
+	int rc = send_tick(r->tid, DIRECTED_TAG, (uint32_t)due);
+	if (timing) tick_send_ns += vb_self_cpu_ns() - s0;
+	if (rc != 0) {
 		__atomic_store_n(&r->pending, 0, __ATOMIC_RELEASE);
-		return;
+		return vb_interval_ns;
 	}
 	vb_cpu_directed_sent++;
+	return until_due(r, cpu, ran, step);
 }
 
 // disarm stops r's ticks (a signal already sent is still handled: the
@@ -494,6 +535,7 @@ void vb_cpu_thread_assigned(ThreadID managed, int32_t tid) {
 		void *p = mmap(0, NSLOTS * sizeof(slot), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (p == MAP_FAILED) goto done;
 		r->slots = p;
+		used[nused++] = r;
 	}
 	if (r->managed != managed) {
 		r->tree = 0;
@@ -513,8 +555,8 @@ done:
 void vb_cpu_thread_destroyed(ThreadID managed) {
 	if (!__atomic_load_n(&running, __ATOMIC_ACQUIRE)) return;
 	pthread_mutex_lock(&reg);
-	for (int i = 0; i < NRECORDS; i++) {
-		record *r = &records[i];
+	for (int i = 0; i < nused; i++) {
+		record *r = used[i];
 		if (r->tid && r->managed == managed && r->armed) {
 			disarm(r);
 			drain_in_callback(r);
@@ -533,6 +575,7 @@ void vb_cpu_thread_destroyed(ThreadID managed) {
 static struct { uintptr_t ip; FunctionID fid; } cache[CACHE];
 static uint32_t cached;
 static int64_t lookups, hits;
+static int64_t gffip_ns; // with VBENCH_CPU_TIMING=1: CPU time in GetFunctionFromIP
 
 // ip_hash is the top bits of ip's Fibonacci hash: a cache's slot for it.
 static uint32_t ip_hash(uintptr_t ip, int bits) { return (uint32_t)((ip * 0x9E3779B97F4A7C15ull) >> (64 - bits)); }
@@ -546,7 +589,9 @@ static FunctionID function_at(uintptr_t ip) {
 		return cache[i].fid;
 	}
 	FunctionID f = 0;
+	int64_t t0 = timing ? vb_self_cpu_ns() : 0;
 	if (FAILED(VCALL(vb_info, INFO_GetFunctionFromIP, GetFunctionFromIP_t)(vb_info, (const uint8_t *)ip, &f))) f = 0;
+	if (timing) gffip_ns += vb_self_cpu_ns() - t0;
 	if (!cache[i].ip) cached++;
 	cache[i].ip = ip;
 	cache[i].fid = f;
@@ -603,6 +648,7 @@ static int copy(void *out, uintptr_t p, size_t n) {
 #define FCACHE (1u << 14)
 static struct { uintptr_t ip; int32_t frame; } fcache[FCACHE];
 static int64_t vb_cpu_frameless_found;
+static int64_t frame_at_calls; // frame_at's asking the runtime (GetNativeCodeStartAddresses, GetCodeInfo4)
 
 // frame_at is prolog_frame of the code version of f that holds ip (a return
 // address into it, less one), -1 when it keeps a frame pointer or its code
@@ -614,6 +660,7 @@ static int32_t frame_at(FunctionID f, uintptr_t ip) {
 	uint32_t i = ip_hash(ip, 14) % FCACHE;
 	if (fcache[i].ip == ip) return fcache[i].frame;
 	if (in_callback) return -1;
+	frame_at_calls++;
 	int32_t frame = -1;
 	int found = 0;
 	uintptr_t starts[8];
@@ -785,6 +832,7 @@ static uint32_t resolve(const slot *s, FunctionID *out, int *rooted) {
 static FunctionID resolved[LEAD + RING + NUP + 2];
 
 static int64_t drain_resolve_ns; // with VBENCH_CPU_TIMING=1: of draining, resolving IPs
+static int64_t drain_records_ns, drain_lines_ns, drain_waits_ns; // ... the rings (resolving, merging, lines), of them lines, the waits' checks
 
 static void drain_record(record *r) {
 	uint32_t h = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
@@ -861,7 +909,9 @@ static void drain_record(record *r) {
 			// The leaf's own IP when the leaf frame is the interrupted one
 			// (not a caller standing in for an unresolved stub).
 			uintptr_t ip = frame_ip(s, 0);
+			int64_t l0 = timing ? vb_self_cpu_ns() : 0;
 			if (function_at(ip) == resolved[0]) line = vb_lines_note(p, resolved[0], ip, w, !in_callback);
+			if (timing) drain_lines_ns += vb_self_cpu_ns() - l0;
 		}
 		if (waiting && r->wait == WAIT_HELD && p != &th->root) r->wait_leaf = p, r->wait_line = line;
 	}
@@ -915,8 +965,8 @@ static void waits(void) {
 	int64_t due = (step + wait_rem_ns) / vb_interval_ns;
 	wait_rem_ns = (step + wait_rem_ns) % vb_interval_ns;
 	uint32_t w = due > MAX_WEIGHT ? MAX_WEIGHT : (uint32_t)due;
-	for (int i = 0; i < NRECORDS; i++) {
-		record *r = &records[i];
+	for (int i = 0; i < nused; i++) {
+		record *r = used[i];
 		if (!r->tid || !r->armed || !r->slots) continue;
 		int64_t cpu = vb_cpu_ns_of(r->tid);
 		if (cpu < 0) continue;
@@ -956,56 +1006,83 @@ static void drain_all(void) {
 		memset(fcache, 0, sizeof fcache);
 		cached = 0;
 	}
-	for (int i = 0; i < NRECORDS; i++) {
-		record *r = &records[i];
-		if (r->tid && r->slots && r->head != r->tail) drain_record(r);
+	for (int i = 0; i < nused; i++) {
+		record *r = used[i];
+		if (r->tid && r->slots && r->head != r->tail) {
+			int64_t d0 = timing ? vb_self_cpu_ns() : 0;
+			drain_record(r);
+			if (timing) drain_records_ns += vb_self_cpu_ns() - d0;
+		}
 		if (r->busy && r->armed) direct(r);
 		r->busy = 0;
 	}
+	int64_t w0 = timing ? vb_self_cpu_ns() : 0;
 	waits();
-	if (vb_lines && !in_callback) vb_lines_settle();
+	if (timing) drain_waits_ns += vb_self_cpu_ns() - w0;
+	if (vb_lines && !in_callback) {
+		int64_t l0 = timing ? vb_self_cpu_ns() : 0;
+		vb_lines_settle();
+		if (timing) drain_lines_ns += vb_self_cpu_ns() - l0;
+	}
 	vb_samples_taken++;
 	pthread_mutex_unlock(&reg);
 }
 
-// tick_all gives every directed thread its tick; step is the time since the
-// last call, ns.
-static void tick_all(int64_t step) {
+// tick_all gives every directed thread its tick; it returns the wall time,
+// ns, before the first of them can next be due (INT64_MAX: none directed).
+static int64_t tick_all(void) {
+	int64_t next = INT64_MAX;
 	pthread_mutex_lock(&reg);
 	if (__atomic_load_n(&ndirected, __ATOMIC_RELAXED) > 0) {
 		int64_t now = vb_mono_ns();
-		for (int i = 0; i < NRECORDS; i++)
-			if (records[i].tid && records[i].directed) tick(&records[i], now, step);
+		for (int i = 0; i < nused; i++)
+			if (used[i]->tid && used[i]->directed) {
+				int64_t w = tick(used[i], now);
+				if (w < next) next = w;
+			}
 	}
 	pthread_mutex_unlock(&reg);
+	return next;
 }
 
 static int64_t drain_cpu_ns; // the drain thread's CPU time, read as it ends (the debug log says it)
 static int64_t drain_tick_ns, drain_merge_ns; // with VBENCH_CPU_TIMING=1: of it, giving ticks, and draining
+static int64_t drain_wakes, drain_sleep_ns;   // the loop's wake-ups; with VBENCH_CPU_TIMING=1 CPU time in its sleep's system call
 
 // drain_loop drains every 4 ms (a slot ring holds NSLOTS ticks of one
-// thread) and, while some thread is directed, wakes every interval to tick.
+// thread) and, while some thread is directed, wakes to tick: when the first
+// directed thread can next be due at the rate it ran (tick_all), at most
+// every interval and at least every 4 ms. A wake-up is the drain's dearest
+// part (docs/measurements.md, "Where a sample's time goes"), and a thread
+// that gets a third of a CPU (a loaded machine) is due every third interval
+// of wall time: waking every interval found nothing to send two times in three.
 static void *drain_loop(void *arg) {
 	(void)arg;
 	const int64_t drain_ns = 4000000;
-	struct timespec next;
-	clock_gettime(CLOCK_MONOTONIC, &next);
-	int64_t since = 0;
+	int64_t next = vb_mono_ns(), drained = next, until = INT64_MAX;
 	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
-		int64_t step = __atomic_load_n(&ndirected, __ATOMIC_RELAXED) > 0 && vb_interval_ns < drain_ns ? vb_interval_ns : drain_ns;
-		next.tv_nsec += step;
-		while (next.tv_nsec >= 1000000000) next.tv_nsec -= 1000000000, next.tv_sec++;
-		struct timespec now;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec > next.tv_sec + 1) next = now; // fell far behind (a stopped process): start again from now
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, 0);
+		int64_t step = drain_ns, now = vb_mono_ns();
+		if (__atomic_load_n(&ndirected, __ATOMIC_RELAXED) > 0 && vb_interval_ns < drain_ns) {
+			int64_t left = drained + drain_ns - next;
+			step = until < left ? until : left;
+			if (step < vb_interval_ns) step = vb_interval_ns;
+		}
+		next += step;
+		// Late (the machine is busy, the drain thread waited for a CPU): one
+		// wake-up now, not one for every step missed.
+		if (next < now) next = now;
+		struct timespec ts = {next / 1000000000, next % 1000000000};
+		int64_t z0 = timing ? vb_self_cpu_ns() : 0;
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, 0);
+		drain_wakes++;
 		int64_t t0 = timing ? vb_self_cpu_ns() : 0;
-		tick_all(step);
+		if (timing) drain_sleep_ns += t0 - z0;
+		until = tick_all();
 		int64_t t1 = timing ? vb_self_cpu_ns() : 0;
-		since += step;
-		if (since >= drain_ns) {
-			since = 0;
+		if (next - drained >= drain_ns) {
+			drained = next;
 			drain_all();
+			if (until == INT64_MAX) until = vb_interval_ns; // a thread directed just now ticks within an interval
 		}
 		if (timing) drain_tick_ns += t1 - t0, drain_merge_ns += vb_self_cpu_ns() - t1;
 	}
@@ -1094,11 +1171,27 @@ int vb_cpu_sampler_stop_within(int ms) {
 		(long)vb_cpu_unresolved, (long)vb_cpu_no_managed, (long)vb_cpu_incomplete, (long)vb_cpu_leaf_callers, (long)vb_cpu_osr, (long)vb_cpu_frameless_found, (long)vb_cpu_full, (long)vb_cpu_timer_fail, vb_cpu_ticks_timer, vb_cpu_ticks_directed, (long)vb_cpu_directed_sent, (long)vb_cpu_directed_held, vb_cpu_ticks_back, (long)vb_cpu_wait_sent, (long)vb_cpu_wait_stacks, (long)vb_cpu_wait_weight, (long)vb_cpu_scanned, (long)hits, (long)lookups);
 	vb_log("cpu sampler: the drain thread used %.1f ms of CPU over %.1f ms", (double)drain_cpu_ns / 1e6, (double)(vb_mono_ns() - (int64_t)vb_mono_start_ns) / 1e6);
 	if (timing) vb_log("cpu sampler: of it, giving ticks %.1f ms, draining %.1f ms (resolving IPs %.1f ms; %ld GetFunctionFromIP calls)", (double)drain_tick_ns / 1e6, (double)drain_merge_ns / 1e6, (double)drain_resolve_ns / 1e6, (long)(lookups - hits));
+	if (timing) {
+		// What one timing read costs, to subtract: the split's parts are each
+		// bracketed by two.
+		int64_t c0 = vb_self_cpu_ns();
+		for (int i = 0; i < 1000; i++) vb_self_cpu_ns();
+		double read_ns = (double)(vb_self_cpu_ns() - c0) / 1001;
+		vb_log("cpu sampler: split (CPU ms): %ld wake-ups, sleeping's system call %.2f; ticks %.2f (%ld clock reads, %ld sends: sending %.2f); rings %.2f (resolving %.2f: GetFunctionFromIP %.2f in %ld calls; lines %.2f; code lookups for frameless callers %ld), waits' checks %.2f; a timing read %.0f ns",
+			(long)drain_wakes, (double)drain_sleep_ns / 1e6, (double)drain_tick_ns / 1e6, (long)tick_reads, (long)vb_cpu_directed_sent, (double)tick_send_ns / 1e6,
+			(double)drain_records_ns / 1e6, (double)drain_resolve_ns / 1e6, (double)gffip_ns / 1e6, (long)(lookups - hits), (double)drain_lines_ns / 1e6, (long)frame_at_calls, (double)drain_waits_ns / 1e6, read_ns);
+	}
 	if (timing && vb_cpu_handler_n) {
 		uint64_t ticks = vb_tsc_now() - vb_tsc_start;
 		double ns_per_tick = ticks ? (double)(vb_mono_ns() - (int64_t)vb_mono_start_ns) / (double)ticks : 0;
-		vb_log("cpu sampler: handler (walk and record) %ld calls, mean %.0f ns, %.1f frames a walk", (long)vb_cpu_handler_n,
-			(double)vb_cpu_handler_ns / (double)vb_cpu_handler_n * ns_per_tick, vb_cpu_signals ? (double)vb_cpu_frames / (double)vb_cpu_signals : 0);
+		int64_t half = 0, med = 0;
+		for (int b = 0; b < HBUCKETS; b++)
+			if ((half += handler_hist[b]) * 2 >= vb_cpu_handler_n) {
+				med = ((int64_t)b << HSHIFT) + (1 << (HSHIFT - 1)); // the bucket's middle
+				break;
+			}
+		vb_log("cpu sampler: handler (walk and record) %ld calls, mean %.0f ns, median %.0f ns, %.1f frames a walk", (long)vb_cpu_handler_n,
+			(double)vb_cpu_handler_ns / (double)vb_cpu_handler_n * ns_per_tick, (double)med * ns_per_tick, vb_cpu_signals ? (double)vb_cpu_frames / (double)vb_cpu_signals : 0);
 	}
 	return 0;
 }
