@@ -31,6 +31,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -75,6 +76,14 @@ type run struct {
 	cpu      int64 // the threads' CPU time, ns; 0 when unknown
 	interval int64 // a sampled run's interval, ns (a sample's weight in time); 0 when unknown
 	fns      map[string]Weight
+	// calls are each function's calls in the run; nil when the engine
+	// does not count them (a sampler, a pprof file).
+	calls map[string]int64
+	// paths are the run's call paths (PathKey: root to the function) with
+	// their self weight, and their calls where counted: what ByPath
+	// compares. nil when the run was added without its call trees.
+	paths     map[string]Weight
+	pathCalls map[string]int64
 }
 
 // Add adds one run's profile (the merged profile of its processes). Only
@@ -110,7 +119,75 @@ func (s *Side) Add(p *profile.Profile) error {
 	if u == Share {
 		r.interval = p.IntervalNs
 	}
+	counts := p.Mode.CountsCalls()
+	if counts {
+		r.calls = make(map[string]int64, len(fns))
+		for i := range p.Functions {
+			if f := &p.Functions[i]; f.Calls > 0 {
+				r.calls[f.Name] += f.Calls
+			}
+		}
+	}
+	r.paths, r.pathCalls = pathWeights(p, counts)
 	return nil
+}
+
+// PathSep joins a call path's names in a PathKey.
+const PathSep = "\x00"
+
+// PathKey is the key of a call path, root first.
+func PathKey(names []string) string { return strings.Join(names, PathSep) }
+
+// SplitPath is PathKey's inverse.
+func SplitPath(key string) []string { return strings.Split(key, PathSep) }
+
+// pathWeights are a profile's call paths, merged across its threads, with
+// their self weight (ns, or samples) and, when counts, their calls.
+func pathWeights(p *profile.Profile, counts bool) (map[string]Weight, map[string]int64) {
+	sampled := p.Sampled()
+	out := map[string]Weight{}
+	var calls map[string]int64
+	if counts {
+		calls = map[string]int64{}
+	}
+	var names []string
+	for ti := range p.Threads {
+		profile.Walk(p.Threads[ti].Roots, func(n *profile.Node, d int) bool {
+			names = append(names[:d], p.Functions[n.Fn].Name)
+			w := Weight{n.ExclusiveNs, n.InclusiveNs}
+			if sampled {
+				w = Weight{n.ExclusiveSamples, n.InclusiveSamples}
+			}
+			k := PathKey(names)
+			o := out[k]
+			out[k] = Weight{o.Self + w.Self, o.Incl + w.Incl}
+			if counts {
+				calls[k] += n.Calls
+			}
+			return true
+		}, nil)
+	}
+	return out, calls
+}
+
+// setPaths sets the last run's call paths (a pprof file's stacks).
+func (s *Side) setPaths(paths map[string]Weight) {
+	if len(s.runs) > 0 {
+		s.runs[len(s.runs)-1].paths = paths
+	}
+}
+
+// byPath is the side with its call paths in place of its functions (nil
+// when some run has none): its rows are paths, keyed by PathKey.
+func (s *Side) byPath() *Side {
+	out := &Side{Unit: s.Unit}
+	for _, r := range s.runs {
+		if r.paths == nil {
+			return nil
+		}
+		out.runs = append(out.runs, run{total: r.total, cpu: r.cpu, interval: r.interval, fns: r.paths, calls: r.pathCalls})
+	}
+	return out
 }
 
 // AddRun adds one run given as function weights (a pprof file's, which has
@@ -164,7 +241,20 @@ type Row struct {
 	// a side when timing).
 	Lo, Hi, P   float64
 	HasInterval bool
+	// OldCalls and NewCalls are the function's (or path's) calls per run,
+	// the mean over each side's runs; HasCalls is false when some run's
+	// engine did not count calls (a sampler's).
+	OldCalls, NewCalls float64
+	HasCalls           bool
+	// Path is, in a diff by path (Diff.ByPath), the call path root to
+	// Function.
+	Path []string
 }
+
+// NotShown reports whether the row's change is not shown to differ from
+// zero: its interval holds 0 (no interval: not known to differ either way,
+// so false).
+func (r Row) NotShown() bool { return r.HasInterval && r.Lo <= 0 && r.Hi >= 0 }
 
 // InclChange is the change of the inclusive figure.
 func (r Row) InclChange() float64 { return r.NewIncl - r.OldIncl }
@@ -180,10 +270,43 @@ type Diff struct {
 	// sampled are unit Share's rows as sampled time per run (InTime), when
 	// every run of both sides knows its interval.
 	sampled map[string]Row
+	// byPath is the same comparison by call path (ByPath); nil when a side
+	// has runs without call trees, or in a diff that is itself by path.
+	byPath *Diff
 }
+
+// ByPath is the diff by call path: each row a path from a root to a
+// function (Row.Path), its self figure the function's on that path alone.
+// A helper whose time grew under one caller only is one row here, where
+// by function its growth and its other callers' level time are one sum.
+// nil when some run was read without its call trees.
+func (d *Diff) ByPath() *Diff { return d.byPath }
 
 // Compare compares old with new.
 func Compare(old, new *Side) (*Diff, error) {
+	d, err := compare(old, new)
+	if err != nil {
+		return nil, err
+	}
+	if po, pn := old.byPath(), new.byPath(); po != nil && pn != nil {
+		if d.byPath, err = compare(po, pn); err != nil {
+			return nil, err
+		}
+		for i := range d.byPath.Rows {
+			r := &d.byPath.Rows[i]
+			r.Path = SplitPath(r.Function)
+			r.Function = r.Path[len(r.Path)-1]
+		}
+		for k, t := range d.byPath.sampled {
+			t.Path = SplitPath(k)
+			t.Function = t.Path[len(t.Path)-1]
+			d.byPath.sampled[k] = t
+		}
+	}
+	return d, nil
+}
+
+func compare(old, new *Side) (*Diff, error) {
 	if old.Runs() == 0 || new.Runs() == 0 {
 		return nil, fmt.Errorf("nothing to compare: %d old and %d new profiles", old.Runs(), new.Runs())
 	}
@@ -236,6 +359,15 @@ func Compare(old, new *Side) (*Diff, error) {
 		if r.Old == 0 && r.New == 0 && r.OldIncl == 0 && r.NewIncl == 0 {
 			continue
 		}
+		if oc, ok := old.callsPerRun(name); ok {
+			if nc, ok := new.callsPerRun(name); ok {
+				r.OldCalls, r.NewCalls, r.HasCalls = oc, nc, true
+				if t, ok := d.sampled[name]; ok {
+					t.OldCalls, t.NewCalls, t.HasCalls = oc, nc, true
+					d.sampled[name] = t
+				}
+			}
+		}
 		d.Rows = append(d.Rows, r)
 	}
 	sort.Slice(d.Rows, func(i, j int) bool {
@@ -263,6 +395,19 @@ func (s *Side) sums() run {
 		}
 	}
 	return out
+}
+
+// callsPerRun is name's mean calls per run; ok is false when some run did
+// not count calls.
+func (s *Side) callsPerRun(name string) (float64, bool) {
+	var sum int64
+	for _, r := range s.runs {
+		if r.calls == nil {
+			return 0, false
+		}
+		sum += r.calls[name]
+	}
+	return float64(sum) / float64(len(s.runs)), len(s.runs) > 0
 }
 
 // knowCPU reports whether every run recorded its CPU time.
@@ -312,7 +457,11 @@ func shareRow(name string, old, new run) Row {
 // side's runs, with Welch's interval over them (as a traced time's). ok is
 // false when some run does not know its interval.
 func (d *Diff) InTime(r Row) (Row, bool) {
-	t, ok := d.sampled[r.Function]
+	k := r.Function
+	if r.Path != nil {
+		k = PathKey(r.Path)
+	}
+	t, ok := d.sampled[k]
 	return t, ok
 }
 
@@ -329,7 +478,7 @@ func (s *Side) sampledTime() *Side {
 		for k, w := range r.fns {
 			fns[k] = Weight{w.Self * r.interval, w.Incl * r.interval}
 		}
-		out.runs = append(out.runs, run{total: r.total * r.interval, cpu: r.cpu, fns: fns})
+		out.runs = append(out.runs, run{total: r.total * r.interval, cpu: r.cpu, fns: fns, calls: r.calls})
 	}
 	return out
 }
