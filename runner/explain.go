@@ -1,10 +1,12 @@
 package runner
 
 import (
+	"math"
 	"sort"
 
 	"vbench/internal/profdiff"
 	"vbench/internal/results"
+	"vbench/stats"
 	"vbench/internal/verdict"
 )
 
@@ -46,7 +48,13 @@ func explainPairs(f *results.File, cells []*cellState) {
 		if timed {
 			unit = results.ExplainSampledPerRun
 		}
-		c.Compare = &results.Change{Explain: Contributions(d, ExplainTop, timed), ExplainUnit: unit}
+		// A slower pair's why leads with what grew, a faster one's with
+		// what shrank: the pair's own medians say which.
+		dir := 1
+		if nv, rv := c.Values(), ref.Values(); len(nv) > 0 && len(rv) > 0 && stats.Median(nv) < stats.Median(rv) {
+			dir = -1
+		}
+		c.Compare = &results.Change{Explain: contributions(d, ExplainTop, timed, dir), ExplainUnit: unit}
 	}
 }
 
@@ -58,6 +66,12 @@ func explainPairs(f *results.File, cells []*cellState) {
 // first: a helper three stages share, dearer under one of them, is that
 // stage's path to it, not the helper alone.
 func Contributions(d *profdiff.Diff, n int, timed bool) []results.Contribution {
+	return contributions(d, n, timed, 1)
+}
+
+// contributions is Contributions leading with the path that moved most in
+// direction dir (1 grew, -1 shrank).
+func contributions(d *profdiff.Diff, n int, timed bool, dir int) []results.Contribution {
 	inTime := func(d *profdiff.Diff, r profdiff.Row) profdiff.Row {
 		if t, ok := d.InTime(r); timed && ok {
 			return t
@@ -70,13 +84,48 @@ func Contributions(d *profdiff.Diff, n int, timed bool) []results.Contribution {
 			paths[r.Function] = append(paths[r.Function], inTime(pd, r))
 		}
 	}
+	fnRows := map[string]profdiff.Row{}
+	for _, r := range d.Rows {
+		fnRows[r.Function] = inTime(d, r)
+	}
 	var out []results.Contribution
+	listed := map[string]bool{}
+	// The path whose part of the program moved most leads, its function's
+	// concentrated paths with it.
+	if lead, ok := Lead(d, dir); ok && d.ByPath() != nil {
+		fn := fnRows[lead.Function]
+		on := Concentrated(d, fn, paths[lead.Function])
+		key := profdiff.PathKey(lead.Path)
+		at := -1
+		for i, p := range on {
+			if profdiff.PathKey(p.Path) == key {
+				at = i
+			}
+		}
+		if at < 0 {
+			on = nil
+			for _, p := range paths[lead.Function] {
+				if profdiff.PathKey(p.Path) == key {
+					on = []profdiff.Row{p}
+				}
+			}
+		} else {
+			on[0], on[at] = on[at], on[0]
+		}
+		for _, p := range on {
+			out = append(out, contribution(p))
+		}
+		listed[lead.Function] = len(on) > 0
+	}
 	for _, r := range d.Top(0) {
 		if len(out) >= n {
 			break
 		}
+		if listed[r.Function] {
+			continue
+		}
 		r = inTime(d, r)
-		on := Concentrated(r, paths[r.Function])
+		on := Concentrated(d, r, paths[r.Function])
 		if len(on) == 0 {
 			out = append(out, contribution(r))
 			continue
@@ -91,53 +140,80 @@ func Contributions(d *profdiff.Diff, n int, timed bool) []results.Contribution {
 	return out
 }
 
-// Concentrated are the paths of fn's path rows its change concentrates
-// on, largest first, or none when it is spread wider (then no one path
-// explains it). A path's part is how far it outgrew fn's other paths: its
-// new figure less its old one scaled as fn's whole (n_p − o_p·n_fn/o_fn).
-// These parts add up to zero, and a machine that ran one side slower
-// scales every path alike and adds none, where it can swamp the paths'
-// own changes (on a busy machine a sampled pair's new side once read
-// faster than its old though it did 10% more work). The paths that grew
-// beyond the others are listed when fn grew or is not shown to have
-// changed, those that shrank when fn shrank: at most 3, each at least a
-// fifth of the parts of that sign, together at least half. A function on
-// one path only is that path.
-func Concentrated(fn profdiff.Row, paths []profdiff.Row) []profdiff.Row {
+// Lead is the call path whose part of the program (its fraction of each
+// run's self weight, profdiff.Diff.Moved) moved most in direction dir (1:
+// grew, the why of a slower pair; -1: shrank, a faster one's) and is shown
+// to have moved; ok is false when none is. Fractions of a run are what a
+// busy machine leaves alone: it lengthens every path of a run, where a
+// sampled pair's times per run can read smaller on the side that did more
+// work. A helper three stages share, dearer under one, dominates by
+// function, and its growth is a small change of its share; by path, that
+// stage's path gains what the other two lose.
+func Lead(d *profdiff.Diff, dir int) (profdiff.Row, bool) {
+	var best profdiff.Row
+	ok := false
+	for _, m := range d.Moved() {
+		if m.HasInterval && !m.NotShown() && float64(dir)*m.Change > 0 && (!ok || math.Abs(m.Change) > math.Abs(best.Change)) {
+			best, ok = m, true
+		}
+	}
+	return best, ok
+}
+
+// Concentrated are the rows of fn's paths its change concentrates on,
+// largest first, or none when it is spread wider (then no one path
+// explains it). A path's part is the change of its fraction of fn's self
+// weight, run by run (profdiff.Diff.Within): a machine that ran one side
+// slower scales every path alike and moves no fraction, where it can swamp
+// the paths' own changes (on a busy machine a sampled pair's new side
+// once read faster than its old though it did 10% more work). The path
+// whose fraction moved most, shown to have moved, gives the direction;
+// the paths that moved that way are listed: at most 3, each shown to have
+// moved and by at least a fifth of all that way's moves, together at least
+// half of them. A function on one path only is that path.
+func Concentrated(d *profdiff.Diff, fn profdiff.Row, paths []profdiff.Row) []profdiff.Row {
 	if len(paths) == 1 {
 		return paths
 	}
-	if fn.Old <= 0 || len(paths) == 0 {
-		return nil
-	}
-	sign := 1.0
-	if fn.Change < 0 && !fn.NotShown() {
-		sign = -1
-	}
-	part := func(p profdiff.Row) float64 { return sign * (p.New - p.Old*fn.New/fn.Old) }
-	total := 0.0
-	var on []profdiff.Row
+	byKey := map[string]profdiff.Row{}
 	for _, p := range paths {
-		if x := part(p); x > 0 {
-			total += x
-			on = append(on, p)
+		byKey[profdiff.PathKey(p.Path)] = p
+	}
+	within := d.Within(fn.Function)
+	top := -1
+	for i, w := range within {
+		if w.HasInterval && !w.NotShown() && (top < 0 || math.Abs(w.Change) > math.Abs(within[top].Change)) {
+			top = i
 		}
 	}
-	if total == 0 {
+	if top < 0 {
 		return nil
 	}
-	sort.SliceStable(on, func(i, j int) bool { return part(on[i]) > part(on[j]) })
-	kept, sum := on[:0], 0.0
-	for _, p := range on {
-		if len(kept) == 3 || part(p) < total/5 {
+	sign := math.Copysign(1, within[top].Change)
+	total := 0.0
+	var moved []profdiff.Row
+	for _, w := range within {
+		if x := sign * w.Change; x > 0 {
+			total += x
+			if !w.NotShown() {
+				moved = append(moved, w)
+			}
+		}
+	}
+	sort.SliceStable(moved, func(i, j int) bool { return sign*moved[i].Change > sign*moved[j].Change })
+	var on []profdiff.Row
+	sum := 0.0
+	for _, w := range moved {
+		p, ok := byKey[profdiff.PathKey(w.Path)]
+		if len(on) == 3 || sign*w.Change < total/5 || !ok {
 			break
 		}
-		kept, sum = append(kept, p), sum+part(p)
+		on, sum = append(on, p), sum+sign*w.Change
 	}
 	if sum < total/2 {
 		return nil
 	}
-	return kept
+	return on
 }
 
 // contribution is row r as an explain entry.

@@ -273,6 +273,8 @@ type Diff struct {
 	// byPath is the same comparison by call path (ByPath); nil when a side
 	// has runs without call trees, or in a diff that is itself by path.
 	byPath *Diff
+	// old and new are the sides compared (their call paths: Within).
+	old, new *Side
 }
 
 // ByPath is the diff by call path: each row a path from a root to a
@@ -288,6 +290,7 @@ func Compare(old, new *Side) (*Diff, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.old, d.new = old, new
 	if po, pn := old.byPath(), new.byPath(); po != nil && pn != nil {
 		if d.byPath, err = compare(po, pn); err != nil {
 			return nil, err
@@ -381,6 +384,82 @@ func compare(old, new *Side) (*Diff, error) {
 		return d.Rows[i].Function < d.Rows[j].Function
 	})
 	return d, nil
+}
+
+// Within compares how fn's self weight divides among its call paths: a row
+// per path (Row.Path), its figures the path's fraction (0 to 1) of fn's
+// self weight in each run, the mean over a side's runs whose fn has any,
+// with Welch's interval over them. A machine that ran one side slower
+// scales every path of fn alike and leaves these fractions as they were;
+// a caller whose use of fn grew raises its path's. nil when a side's runs
+// have no call paths or fn is absent from a side.
+func (d *Diff) Within(fn string) []Row {
+	return d.fractions(func(k string) bool { return k == fn || strings.HasSuffix(k, PathSep+fn) },
+		func(r run) float64 { return float64(r.fns[fn].Self) })
+}
+
+// Moved compares every call path's fraction of its run's whole self
+// weight, run by run, as Within does a function's: the paths whose part of
+// the program moved, whatever the machine did to the runs' lengths.
+func (d *Diff) Moved() []Row {
+	return d.fractions(func(string) bool { return true }, func(r run) float64 { return float64(r.total) })
+}
+
+// fractions compares, for each call path keep accepts, its self weight's
+// fraction of denom in each run (runs whose denom is 0 left out).
+func (d *Diff) fractions(keep func(string) bool, denom func(run) float64) []Row {
+	if d.old == nil || d.old.byPath() == nil || d.new.byPath() == nil {
+		return nil
+	}
+	fractions := func(s *Side) (map[string][]float64, int) {
+		out := map[string][]float64{}
+		var runs int
+		for _, r := range s.runs {
+			total := denom(r)
+			if total <= 0 {
+				continue
+			}
+			for k, w := range r.paths {
+				if w.Self > 0 && keep(k) {
+					out[k] = append(out[k], make([]float64, runs-len(out[k]))...) // runs before that lacked it
+					out[k] = append(out[k], float64(w.Self)/total)
+				}
+			}
+			runs++
+			for k := range out {
+				out[k] = append(out[k], make([]float64, runs-len(out[k]))...)
+			}
+		}
+		return out, runs
+	}
+	of, oruns := fractions(d.old)
+	nf, nruns := fractions(d.new)
+	if oruns == 0 || nruns == 0 {
+		return nil
+	}
+	keys := map[string]bool{}
+	for k := range of {
+		keys[k] = true
+	}
+	for k := range nf {
+		keys[k] = true
+	}
+	var out []Row
+	for k := range keys {
+		os, ns := of[k], nf[k]
+		if os == nil {
+			os = make([]float64, oruns)
+		}
+		if ns == nil {
+			ns = make([]float64, nruns)
+		}
+		r := welch(os, ns)
+		r.Path = SplitPath(k)
+		r.Function = r.Path[len(r.Path)-1]
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return PathKey(out[i].Path) < PathKey(out[j].Path) })
+	return out
 }
 
 // sums adds a side's runs up.
@@ -498,8 +577,15 @@ func (s *Side) knowInterval() bool {
 func timeRow(name string, old, new *Side) Row {
 	os, oi := old.perRun(name)
 	ns, ni := new.perRun(name)
-	r := Row{Function: name, Old: stat.Mean(os, nil), New: stat.Mean(ns, nil),
-		OldIncl: stat.Mean(oi, nil), NewIncl: stat.Mean(ni, nil)}
+	r := welch(os, ns)
+	r.Function, r.OldIncl, r.NewIncl = name, stat.Mean(oi, nil), stat.Mean(ni, nil)
+	return r
+}
+
+// welch compares the means of os and ns with Welch's interval and t test
+// when both have two or more values.
+func welch(os, ns []float64) Row {
+	r := Row{Old: stat.Mean(os, nil), New: stat.Mean(ns, nil)}
 	r.Change = r.New - r.Old
 	if len(os) < 2 || len(ns) < 2 {
 		return r

@@ -324,3 +324,28 @@ func TestReportHelpHasExamples(t *testing.T) {
 		}
 	}
 }
+
+// Results files are judged by what they hold (issue 39): given newest
+// first, `vbench report new.json old.json` reports the file that started
+// last as the newest, the same report as in order, and warns that the
+// arguments disagreed; in order, no warning.
+func TestReportOrdersFilesByRecordedStart(t *testing.T) {
+	dir := t.TempDir()
+	inOrder := vbench(t, dir, "report", testdata("history-1.json"), testdata("results.json"))
+	reversed := vbench(t, dir, "report", testdata("results.json"), testdata("history-1.json"))
+	if inOrder.code != 0 || reversed.code != 0 {
+		t.Fatalf("exit %d and %d: %s %s", inOrder.code, reversed.code, inOrder.stderr, reversed.stderr)
+	}
+	if strings.Contains(inOrder.stderr, "oldest first") {
+		t.Errorf("in order, a warning: %s", inOrder.stderr)
+	}
+	if !strings.Contains(reversed.stderr, "not given oldest first") || !strings.Contains(reversed.stderr, "the newest reported is "+testdata("results.json")) {
+		t.Errorf("reversed: no warning naming the newest: %q", reversed.stderr)
+	}
+	if reversed.stdout != inOrder.stdout {
+		t.Errorf("reversed arguments gave another report:\n%s\nin order:\n%s", reversed.stdout, inOrder.stdout)
+	}
+	if !strings.Contains(reversed.stdout, "2025-06-04") {
+		t.Errorf("the report is not of the file that started last (2025-06-04):\n%s", reversed.stdout)
+	}
+}
