@@ -6,8 +6,8 @@ import (
 
 	"vbench/internal/profdiff"
 	"vbench/internal/results"
-	"vbench/stats"
 	"vbench/internal/verdict"
+	"vbench/stats"
 )
 
 // ExplainTop is how many functions an A/B pair's explain lists.
