@@ -65,7 +65,8 @@ its baseline; the suite is found from the path the results record) or
 take on the directory: a history is never half-written, and two appends
 never lose one another. Partial results, a single shard (merge the shards
 first: merged shards append as one run), A/B runs and a run the history
-already holds (the same commit and start) are refused.`,
+already holds (the same start, seed, suite file and machine, whatever the
+commit: the error names the commit it was appended as) are refused.`,
 		Example: `  vbench history append out/results.json
   vbench history append results.json --history ci/default.history.jsonl --commit "$GITHUB_SHA"`,
 		Args: exactArgs(1, "RESULTS.json"),
