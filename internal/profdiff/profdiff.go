@@ -400,7 +400,11 @@ func (d *Diff) Within(fn string) []Row {
 
 // Moved compares every call path's fraction of its run's whole self
 // weight, run by run, as Within does a function's: the paths whose part of
-// the program moved, whatever the machine did to the runs' lengths.
+// the program moved, whatever the machine did to the runs' lengths. In
+// Moved's and Within's rows, Contribution is the change of the median
+// fraction over each side's runs: a run the machine disturbed (a thread
+// descheduled for 50 ms in one stage lends it 50 ms of wall-clock samples)
+// moves a mean, not a median.
 func (d *Diff) Moved() []Row {
 	return d.fractions(func(string) bool { return true }, func(r run) float64 { return float64(r.total) })
 }
@@ -454,12 +458,27 @@ func (d *Diff) fractions(keep func(string) bool, denom func(run) float64) []Row 
 			ns = make([]float64, nruns)
 		}
 		r := welch(os, ns)
+		r.Contribution = median(ns) - median(os)
 		r.Path = SplitPath(k)
 		r.Function = r.Path[len(r.Path)-1]
 		out = append(out, r)
 	}
 	sort.Slice(out, func(i, j int) bool { return PathKey(out[i].Path) < PathKey(out[j].Path) })
 	return out
+}
+
+// median of xs (not modified).
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	n := len(s)
+	if n == 0 {
+		return 0
+	}
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // sums adds a side's runs up.
