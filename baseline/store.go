@@ -17,6 +17,9 @@ func Load(path, suite string) (*results.File, error) {
 	if f.Suite.Name != suite {
 		return nil, fmt.Errorf("%s: baseline of suite %q, not %q", path, f.Suite.Name, suite)
 	}
+	if err := f.CheckMeasured(path, results.AnyCell); err != nil {
+		return nil, err
+	}
 	return f, nil
 }
 

@@ -153,6 +153,9 @@ func runReport(cmd *cobra.Command, args []string, f *reportFlags) error {
 		if in.Kind != reports.KindResults {
 			return usageErrf("report: %s is a profile; it cannot be mixed with results files", args[i])
 		}
+		if err := in.Results.CheckMeasured(args[i], results.JudgedCell); err != nil {
+			return usageErr(err)
+		}
 		files = append(files, in.Results)
 	}
 	args = byStart(cmd, args, files)
@@ -203,6 +206,9 @@ func reportResults(cmd *cobra.Command, args []string, files []*results.File, f *
 	if f.baseline != "" {
 		b, err := results.ReadFile(f.baseline)
 		if err != nil {
+			return usageErrf("baseline: %w", err)
+		}
+		if err := b.CheckMeasured(f.baseline, results.AnyCell); err != nil {
 			return usageErrf("baseline: %w", err)
 		}
 		cur := files[len(files)-1]
