@@ -41,6 +41,11 @@ func Check(f *results.File) error {
 			return fmt.Errorf("cell %s failed (%s); fix it before recording a baseline", c.Key(), c.Failure)
 		}
 	}
+	// A cell without a measured value would be refused when read back
+	// (Load): every later run would stop on it.
+	if err := f.CheckMeasured("the results", results.AnyCell); err != nil {
+		return err
+	}
 	if len(f.Results) == 0 {
 		return errors.New("the results hold no cells")
 	}
