@@ -184,6 +184,9 @@ const gateSpan = 50
 // judged again at the next run, with one more run of evidence.
 func (a *Analysis) Gate(alpha float64) {
 	holds := a.gate(alpha)
+	if len(a.Entries) > 0 {
+		a.blind(alpha, a.opts.WithDefaults())
+	}
 	var before map[string][]Change
 	if a.prev != nil {
 		before = map[string][]Change{}
@@ -228,7 +231,6 @@ func (a *Analysis) gate(alpha float64) []*Change {
 			}
 		}
 	}
-	a.blind(alpha, opts)
 	if len(cands) == 0 {
 		return nil
 	}

@@ -141,6 +141,15 @@ func PathKey(names []string) string { return strings.Join(names, PathSep) }
 // SplitPath is PathKey's inverse.
 func SplitPath(key string) []string { return strings.Split(key, PathSep) }
 
+// MaxPathDepth is how many names a path key keeps: a deeper path (deep
+// recursion) is keyed by its last MaxPathDepth names after PathElided, so
+// a run's keys cost O(nodes), not O(nodes × depth).
+const MaxPathDepth = 32
+
+// PathElided stands, first in a path, for the callers a deep path leaves
+// out.
+const PathElided = "…"
+
 // pathWeights are a profile's call paths, merged across its threads, with
 // their self weight (ns, or samples) and, when counts, their calls.
 func pathWeights(p *profile.Profile, counts bool) (map[string]Weight, map[string]int64) {
@@ -159,6 +168,9 @@ func pathWeights(p *profile.Profile, counts bool) (map[string]Weight, map[string
 				w = Weight{n.ExclusiveSamples, n.InclusiveSamples}
 			}
 			k := PathKey(names)
+			if len(names) > MaxPathDepth {
+				k = PathElided + PathSep + PathKey(names[len(names)-MaxPathDepth:])
+			}
 			o := out[k]
 			out[k] = Weight{o.Self + w.Self, o.Incl + w.Incl}
 			if counts {
