@@ -149,15 +149,35 @@ func contributions(d *profdiff.Diff, n int, timed bool, dir int) []results.Contr
 // Measured on a program of that shape, 10 runs of the pair at load 8-12 on
 // 2 cores: the mean's largest growth was that stage's in 12 of 14 pairs,
 // the median's in 14 of 14.
+//
+// The path leads only where its function's move concentrates on it: it
+// moved at least half as much as the function's paths together (their
+// mean moves add up), or the function as a whole did not move that way (a
+// dominant helper: its share hardly moves, its callers' parts of it do). A
+// recursive function that grew at every depth moved a little on each of
+// its many paths, and is explained by function.
 func Lead(d *profdiff.Diff, dir int) (profdiff.Row, bool) {
+	moved := d.Moved()
 	var best profdiff.Row
 	ok := false
-	for _, m := range d.Moved() {
+	for _, m := range moved {
 		if x := float64(dir) * m.Contribution; x > 0 && (!ok || x > float64(dir)*best.Contribution) {
 			best, ok = m, true
 		}
 	}
-	return best, ok
+	if !ok {
+		return best, false
+	}
+	whole := 0.0 // the function's move: its paths' mean moves
+	for _, m := range moved {
+		if m.Function == best.Function {
+			whole += m.Change
+		}
+	}
+	if w := float64(dir) * whole; w > 0 && float64(dir)*best.Change < w/2 {
+		return best, false
+	}
+	return best, true
 }
 
 // direction is the way an A/B pair's why looks: -1 (what shrank) when its
