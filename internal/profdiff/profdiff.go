@@ -232,6 +232,9 @@ func (s *Side) PerRequest(n int64) {
 	for k, w := range r.fns {
 		r.fns[k] = Weight{w.Self / n, w.Incl / n}
 	}
+	for k, w := range r.paths {
+		r.paths[k] = Weight{w.Self / n, w.Incl / n}
+	}
 	r.total /= n
 }
 
