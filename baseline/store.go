@@ -17,6 +17,9 @@ func Load(path, suite string) (*results.File, error) {
 	if f.Suite.Name != suite {
 		return nil, fmt.Errorf("%s: baseline of suite %q, not %q", path, f.Suite.Name, suite)
 	}
+	if err := f.CheckMeasured(path, results.AnyCell); err != nil {
+		return nil, err
+	}
 	return f, nil
 }
 
@@ -37,6 +40,11 @@ func Check(f *results.File) error {
 		if c.Failed() {
 			return fmt.Errorf("cell %s failed (%s); fix it before recording a baseline", c.Key(), c.Failure)
 		}
+	}
+	// A cell without a measured value would be refused when read back
+	// (Load): every later run would stop on it.
+	if err := f.CheckMeasured("the results", results.AnyCell); err != nil {
+		return err
 	}
 	if len(f.Results) == 0 {
 		return errors.New("the results hold no cells")

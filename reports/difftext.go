@@ -64,17 +64,58 @@ func (v DiffView) head() []string {
 
 var diffHeader = []string{"function", "self old", "self new", "change", "95% CI", "p", "incl old", "incl new", "incl change"}
 
-// rows are the table's cells.
+// header is the table's header: the first column names paths in a diff by
+// path, and calls per run follow where the profiles count them.
+func (v DiffView) header() []string {
+	h := append([]string(nil), diffHeader...)
+	if v.byPath() {
+		h[0] = "path (root → function)"
+	}
+	if v.calls() {
+		h = append(h, "calls/run old", "calls/run new")
+	}
+	return h
+}
+
+func (v DiffView) byPath() bool {
+	rows := v.Diff.Top(1)
+	return len(rows) > 0 && rows[0].Path != nil
+}
+
+// calls reports whether the shown rows know their calls.
+func (v DiffView) calls() bool {
+	rows := v.Diff.Top(v.Top)
+	return len(rows) > 0 && rows[0].HasCalls
+}
+
+// DiffName is a row's name: its function, or its path root first.
+func DiffName(r profdiff.Row) string {
+	if r.Path != nil {
+		return strings.Join(r.Path, " → ")
+	}
+	return r.Function
+}
+
+// rows are the table's cells. A change whose interval holds zero says so
+// in its p column ("0.41 (not shown)").
 func (v DiffView) rows() [][]string {
 	var out [][]string
+	calls := v.calls()
 	for _, r := range v.Diff.Top(v.Top) {
 		ci, p := "-", "-"
 		if r.HasInterval {
 			ci = numfmt.Range(v.change(r.Lo), v.change(r.Hi))
 			p = numfmt.P(r.P)
+			if r.NotShown() {
+				p += " (not shown)"
+			}
 		}
-		out = append(out, []string{r.Function, v.value(r.Old), v.value(r.New), v.change(r.Change), ci, p,
-			v.value(r.OldIncl), v.value(r.NewIncl), v.change(r.InclChange())})
+		row := []string{DiffName(r), v.value(r.Old), v.value(r.New), v.change(r.Change), ci, p,
+			v.value(r.OldIncl), v.value(r.NewIncl), v.change(r.InclChange())}
+		if calls {
+			row = append(row, callsText(r.OldCalls), callsText(r.NewCalls))
+		}
+		out = append(out, row)
 	}
 	return out
 }
@@ -92,7 +133,7 @@ func DiffText(w io.Writer, v DiffView) error {
 		return ew.err
 	}
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(diffHeader, "\t"))
+	fmt.Fprintln(tw, strings.Join(v.header(), "\t"))
 	for _, r := range rows {
 		fmt.Fprintln(tw, strings.Join(r, "\t"))
 	}
@@ -120,7 +161,7 @@ func DiffMarkdown(w io.Writer, v DiffView) error {
 		fmt.Fprintln(ew, "No function's self figure changed.")
 		return ew.err
 	}
-	if err := WriteMarkdownTable(ew, diffHeader, rows); err != nil {
+	if err := WriteMarkdownTable(ew, v.header(), rows); err != nil {
 		return err
 	}
 	return ew.err
@@ -156,6 +197,13 @@ type DiffFunction struct {
 	OldIncl      float64  `json:"old_inclusive"`
 	NewIncl      float64  `json:"new_inclusive"`
 	InclChange   float64  `json:"inclusive_change"`
+	// Path is the call path, root first, in a diff by path (--by path).
+	Path []string `json:"path,omitempty"`
+	// OldCalls and NewCalls are calls per run (mean), where counted.
+	OldCalls *float64 `json:"old_calls,omitempty"`
+	NewCalls *float64 `json:"new_calls,omitempty"`
+	// NotShown: the interval holds zero.
+	NotShown bool `json:"not_shown,omitempty"`
 }
 
 // WriteDiffJSON writes the diff as DiffJSON, indented.
@@ -165,7 +213,11 @@ func WriteDiffJSON(w io.Writer, v DiffView) error {
 		OldTotal: d.OldTotal, NewTotal: d.NewTotal, Level: profdiff.Level, Functions: []DiffFunction{}}
 	for _, r := range d.Top(v.Top) {
 		f := DiffFunction{Function: r.Function, Old: r.Old, New: r.New, Change: r.Change, Contribution: r.Contribution,
-			OldIncl: r.OldIncl, NewIncl: r.NewIncl, InclChange: r.InclChange()}
+			OldIncl: r.OldIncl, NewIncl: r.NewIncl, InclChange: r.InclChange(), Path: r.Path, NotShown: r.NotShown()}
+		if r.HasCalls {
+			o, n := r.OldCalls, r.NewCalls
+			f.OldCalls, f.NewCalls = &o, &n
+		}
 		if r.HasInterval && !math.IsNaN(r.P) {
 			lo, hi, p := r.Lo, r.Hi, r.P
 			f.Lo, f.Hi, f.P = &lo, &hi, &p

@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"vbench/internal/numfmt"
@@ -22,24 +23,68 @@ func Explained(verdict results.Verdict, ch *results.Change) bool {
 	return ch != nil && len(ch.Explain) > 0 && (verdict == results.VerdictRegressed || verdict == results.VerdictImproved)
 }
 
-// ExplainText is the first n functions of ch's explain in one line:
-// "Vbench.Split.A.Step +1.20ms (4.50ms → 5.70ms), …" (self time per run,
-// or CPU time per run from samples), or "… +4.5 pts (50.0% → 54.5% of
-// samples)".
+// ExplainText is the first n entries of ch's explain that are shown to
+// differ from no change, in one line: "Vbench.Split.A.Step +1.20ms (4.50ms
+// → 5.70ms), …" (self time per run, or CPU time per run from samples), or
+// "… +4.5 pts (50.0% → 54.5% of samples)"; an entry on one call path is
+// named by it ("Pipeline.Render → Pipeline.Mix +120ms …"). Entries whose
+// interval holds zero explain nothing and are left out (the JSON keeps
+// them, marked not_shown).
 func ExplainText(ch *results.Change, n int) string {
 	var parts []string
+	names := ExplainNames(ch.Explain)
 	for i, c := range ch.Explain {
-		if i == n {
+		if len(parts) == n {
 			break
 		}
-		parts = append(parts, c.Function+" "+ContributionText(ch.ExplainUnit, c))
+		if c.NotShown {
+			continue
+		}
+		parts = append(parts, names[i]+" "+ContributionText(ch.ExplainUnit, c))
+	}
+	if len(parts) == 0 {
+		return "no function's change is shown to differ from zero"
 	}
 	return strings.Join(parts, ", ")
 }
 
+// ExplainNames are the names explain entries are shown by: the function,
+// or for an entry on a call path the path's shortest tail (two names at
+// least: caller → function) that no other entry's path shares, "… → " in
+// front when the path goes further up.
+func ExplainNames(es []results.Contribution) []string {
+	out := make([]string, len(es))
+	for i, c := range es {
+		if len(c.Path) < 2 {
+			out[i] = c.Function
+			continue
+		}
+		k := 2
+		for ; k < len(c.Path); k++ {
+			unique := true
+			for j, o := range es {
+				if j != i && len(o.Path) >= k && slices.Equal(o.Path[len(o.Path)-k:], c.Path[len(c.Path)-k:]) {
+					unique = false
+					break
+				}
+			}
+			if unique {
+				break
+			}
+		}
+		out[i] = strings.Join(c.Path[len(c.Path)-k:], " → ")
+		if k < len(c.Path) {
+			out[i] = "… → " + out[i]
+		}
+	}
+	return out
+}
+
 // ContributionText is one function's change, with its 95% interval where
-// known, and the line where it happened when the profiles have lines:
-// "+1.20ms [+1.05ms, +1.35ms] (4.50ms → 5.70ms) — Program.cs:88".
+// known: "+1.20ms [+1.05ms, +1.35ms] (4.50ms → 5.70ms)", its calls per run
+// where counted ("; calls/run 20 → 26"), "not shown to differ from 0"
+// when its interval holds zero, and the line where it happened when the
+// profiles have lines (" — Program.cs:88").
 func ContributionText(unit string, c results.Contribution) string {
 	if c.Line != "" {
 		return contributionFigures(unit, c) + " — " + c.Line
@@ -54,12 +99,30 @@ func contributionFigures(unit string, c results.Contribution) string {
 		}
 		return fmt.Sprintf(" [%s, %s]", signed(*c.Lo, format), signed(*c.Hi, format))
 	}
+	var s string
 	if unit == "share" {
 		pts := func(x float64) string { return fmt.Sprintf("%.1f", 100*x) }
-		return fmt.Sprintf("%s pts%s (%s → %s of samples)", signed(c.Change, pts), interval(pts),
+		s = fmt.Sprintf("%s pts%s (%s → %s of samples", signed(c.Change, pts), interval(pts),
 			numfmt.Percent(c.Old), numfmt.Percent(c.New))
+	} else {
+		s = fmt.Sprintf("%s%s (%s → %s", signed(c.Change, numfmt.Duration), interval(numfmt.Duration), numfmt.Duration(c.Old), numfmt.Duration(c.New))
 	}
-	return fmt.Sprintf("%s%s (%s → %s)", signed(c.Change, numfmt.Duration), interval(numfmt.Duration), numfmt.Duration(c.Old), numfmt.Duration(c.New))
+	if c.OldCalls != nil && c.NewCalls != nil {
+		s += fmt.Sprintf("; calls/run %s → %s", callsText(*c.OldCalls), callsText(*c.NewCalls))
+	}
+	s += ")"
+	if c.NotShown {
+		s += " not shown to differ from 0"
+	}
+	return s
+}
+
+// callsText is a mean count of calls per run: whole when it is one.
+func callsText(x float64) string {
+	if x == math.Trunc(x) {
+		return fmt.Sprintf("%.0f", x)
+	}
+	return fmt.Sprintf("%.1f", x)
 }
 
 // ExplainBasis says what an explain's figures are, for a note under a table.

@@ -128,11 +128,46 @@ func gateText(a *hist.Analysis) string {
 	return fmt.Sprintf("; CI judges %d %s as one family at alpha %g (Holm)", a.Family, plural(a.Family, "series", "series"), a.GateAlpha)
 }
 
+// BlindLines say what the gate cannot judge yet, a line per kind of blind
+// spot: "not yet judgeable: a step in the newest 7 runs of fib/tracing
+// time, fib/tracing overhead cannot be found yet (too few runs for any
+// order of them to be significant); it can be after 3 more runs".
+func BlindLines(a *hist.Analysis) []string {
+	type spot struct{ runs, needs int }
+	var order []spot
+	by := map[spot][]string{}
+	judged := 0
+	for i, b := range a.Blind {
+		if b.Runs == 0 && b.Needs == 0 {
+			continue
+		}
+		judged++
+		k := spot{b.Runs, b.Needs}
+		if by[k] == nil {
+			order = append(order, k)
+		}
+		by[k] = append(by[k], a.Series[i].Key())
+	}
+	var out []string
+	for _, k := range order {
+		which := "of " + strings.Join(by[k], ", ")
+		if len(order) == 1 && judged > 1 {
+			which = "of every series CI judges"
+		}
+		out = append(out, fmt.Sprintf("not yet judgeable: a step in the newest %d %s %s cannot be found yet (too few runs for any order of them to be significant); it can be after %d more %s",
+			k.runs, plural(k.runs, "run", "runs"), which, k.needs, plural(k.needs, "run", "runs")))
+	}
+	return out
+}
+
 func historyText(w io.Writer, name string, a *hist.Analysis) error {
 	all := a.All()
 	fmt.Fprintf(w, "history %s: %s, %d series, %s%s\n", name, span(a), len(a.Series), fmt.Sprint(len(all), " ", plural(len(all), "change point", "change points")), gateText(a))
+	for _, l := range BlindLines(a) {
+		fmt.Fprintln(w, l)
+	}
 	if len(all) == 0 {
-		_, err := fmt.Fprintln(w, "no series shifted for good")
+		_, err := fmt.Fprintln(w, "no series shifted for good in the runs it can judge")
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -146,8 +181,11 @@ func historyText(w io.Writer, name string, a *hist.Analysis) error {
 func historyMarkdown(w io.Writer, name string, a *hist.Analysis) error {
 	all := a.All()
 	fmt.Fprintf(w, "### vbench history\n\n`%s`: %s, %d series, %s%s.\n\n", name, span(a), len(a.Series), fmt.Sprint(len(all), " ", plural(len(all), "change point", "change points")), gateText(a))
+	for _, l := range BlindLines(a) {
+		fmt.Fprintf(w, "- %s\n", mdEscape(l))
+	}
 	if len(all) == 0 {
-		_, err := fmt.Fprintln(w, "No series shifted for good.")
+		_, err := fmt.Fprintln(w, "\nNo series shifted for good in the runs it can judge.")
 		return err
 	}
 	fmt.Fprintln(w, "| series | index | commits | before → after | change | |\n|---|---:|---|---|---|---|")
@@ -184,6 +222,10 @@ type seriesDoc struct {
 	Metric   string  `json:"metric"`
 	Runs     int     `json:"runs"`
 	Last     float64 `json:"last"` // the newest value
+	// Unjudged is what CI cannot judge yet (history.Blind): a step in the
+	// newest runs cannot be found, needs more runs make it findable.
+	// Absent for series CI does not judge.
+	Unjudged *hist.Blind `json:"unjudged,omitempty"`
 }
 
 func historyJSON(w io.Writer, name string, a *hist.Analysis) error {
@@ -194,10 +236,14 @@ func historyJSON(w io.Writer, name string, a *hist.Analysis) error {
 	if doc.ChangePoints == nil {
 		doc.ChangePoints = []hist.Change{}
 	}
-	for _, s := range a.Series {
+	for i, s := range a.Series {
 		d := seriesDoc{Workload: s.Workload, Mode: string(s.Mode), Series: s.Kind, Metric: string(s.Metric), Runs: len(s.Points)}
 		if len(s.Points) > 0 {
 			d.Last = s.Points[len(s.Points)-1].Value
+		}
+		if i < len(a.Blind) && (a.Blind[i] != hist.Blind{}) {
+			b := a.Blind[i]
+			d.Unjudged = &b
 		}
 		doc.Series = append(doc.Series, d)
 	}

@@ -47,6 +47,9 @@ type historyCell struct {
 	Series  *hist.Series
 	Changes []hist.Change
 	SVG     template.HTML
+	// Blind is what CI cannot judge yet in the series (nil: nothing, or
+	// a series CI does not judge).
+	Blind *hist.Blind
 }
 
 // History charts' colours: points in ink, stable stretches in the mode's
@@ -71,6 +74,10 @@ func HistoryHTML(w io.Writer, name string, a *hist.Analysis) error {
 	}
 	for i, s := range a.Series {
 		c := &historyCell{ID: fmt.Sprintf("history-%d", i), Series: s, Changes: a.Changes[i]}
+		if i < len(a.Blind) && (a.Blind[i] != hist.Blind{}) {
+			b := a.Blind[i]
+			c.Blind = &b
+		}
 		svg, err := historyChart(c, len(a.Entries), m.ModeColor(s.Mode))
 		if err != nil {
 			return fmt.Errorf("chart of %s: %w", s.Key(), err)

@@ -202,8 +202,9 @@ func whyText(c *Cell) string {
 		return ""
 	}
 	s := "\nwhy (" + ExplainBasis(c.Compare.ExplainUnit) + "):"
-	for _, f := range c.Compare.Explain {
-		s += "\n  " + f.Function + " " + ContributionText(c.Compare.ExplainUnit, f)
+	names := ExplainNames(c.Compare.Explain)
+	for i, f := range c.Compare.Explain {
+		s += "\n  " + names[i] + " " + ContributionText(c.Compare.ExplainUnit, f)
 	}
 	return s
 }

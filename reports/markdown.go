@@ -265,8 +265,9 @@ func writeWhy(w io.Writer, changed []*Cell) {
 			started = true
 		}
 		fmt.Fprintf(w, "- %s:\n", mdCode(c.Key()))
-		for _, f := range c.Compare.Explain {
-			fmt.Fprintf(w, "  - %s %s\n", mdCode(f.Function), mdEscape(ContributionText(c.Compare.ExplainUnit, f)))
+		names := ExplainNames(c.Compare.Explain)
+		for i, f := range c.Compare.Explain {
+			fmt.Fprintf(w, "  - %s %s\n", mdCode(names[i]), mdEscape(ContributionText(c.Compare.ExplainUnit, f)))
 		}
 	}
 	if started {

@@ -24,8 +24,9 @@ func (m *Matrix) Why(c *Cell) *WhyView {
 		return nil
 	}
 	v := &WhyView{Basis: ExplainBasis(c.Compare.ExplainUnit)}
-	for _, f := range c.Compare.Explain {
-		v.Lines = append(v.Lines, f.Function+" "+ContributionText(c.Compare.ExplainUnit, f))
+	names := ExplainNames(c.Compare.Explain)
+	for i, f := range c.Compare.Explain {
+		v.Lines = append(v.Lines, names[i]+" "+ContributionText(c.Compare.ExplainUnit, f))
 	}
 	v.Flame = diffFlameOf(m, c)
 	return v

@@ -194,14 +194,37 @@ func (s *splitter) best(xs []float64, minSize int) (end, bump cut) {
 		return end, bump
 	}
 	// row(k)[j] = Σ_{i<j} |x_k - x_i|, j in 0..n.
-	row := func(k int) []float64 { return s.rows[k*(n+1) : (k+1)*(n+1)] }
 	for k := 0; k < n; k++ {
-		r := row(k)
+		r := s.rows[k*(n+1) : (k+1)*(n+1)]
 		r[0] = 0
 		for j := 0; j < n; j++ {
 			r[j+1] = r[j] + math.Abs(xs[k]-xs[j])
 		}
 	}
+	return s.scan(n, minSize)
+}
+
+// bestOf is best over n values known by their distances: d[perm[k]][perm[j]]
+// is the distance of the k-th value from the j-th.
+func (s *splitter) bestOf(d [][]float64, perm []int, minSize int) (end, bump cut) {
+	n := len(perm)
+	if n < 2*minSize {
+		return cut{-1, math.Inf(-1)}, cut{-1, math.Inf(-1)}
+	}
+	for k := 0; k < n; k++ {
+		r, dk := s.rows[k*(n+1):(k+1)*(n+1)], d[perm[k]]
+		r[0] = 0
+		for j := 0; j < n; j++ {
+			r[j+1] = r[j] + dk[perm[j]]
+		}
+	}
+	return s.scan(n, minSize)
+}
+
+// scan finds best's two splits from the rows of prefix sums of distances.
+func (s *splitter) scan(n, minSize int) (end, bump cut) {
+	end, bump = cut{-1, math.Inf(-1)}, cut{-1, math.Inf(-1)}
+	row := func(k int) []float64 { return s.rows[k*(n+1) : (k+1)*(n+1)] }
 	left := 0.0 // Σ over pairs within [0, τ)
 	for tau := 1; tau <= n-minSize; tau++ {
 		left += row(tau - 1)[tau-1]
@@ -283,3 +306,59 @@ func splitP(xs []float64, q float64, bump bool, opts ChangeOptions, seed uint64)
 // quickShuffles: see splitP. A series of 300 runs with one shift takes
 // 0.2 s instead of 1 s on this machine.
 const quickShuffles = 199
+
+// GroupedEndP is the permutation p of the best lasting shift (the right
+// side running to the end) of a series whose values come in groups — an
+// invocation's runs — with groups, not values, exchangeable: shuffles
+// permute whole groups, so runs that share their invocation's machine
+// state are never taken as independent, and the false-alarm rate is that
+// of the invocations'. The distance of two groups is the mean distance of
+// their values across (within one group: over its pairs); tau is the best
+// split's index (-1 when too short). For the study of whether an
+// invocation's runs add power over its fastest alone (history's recorded
+// histories).
+func GroupedEndP(groups [][]float64, opts ChangeOptions) (tau int, p float64) {
+	opts = opts.orDefaults()
+	n := len(groups)
+	d := make([][]float64, n)
+	for i := range d {
+		d[i] = make([]float64, n)
+		for j := range d[i] {
+			sum, cnt := 0.0, 0
+			for a, x := range groups[i] {
+				for b, y := range groups[j] {
+					if i == j && a >= b {
+						continue
+					}
+					sum += math.Abs(x - y)
+					cnt++
+				}
+			}
+			if cnt > 0 {
+				d[i][j] = sum / float64(cnt)
+			}
+		}
+	}
+	perm := make([]int, n)
+	for i := range perm {
+		perm[i] = i
+	}
+	sp := newSplitter(n)
+	end, _ := sp.bestOf(d, perm, opts.MinSize)
+	if end.tau < 0 || !(end.q > 0) {
+		return end.tau, 1
+	}
+	rng := rand.New(rand.NewPCG(changeSeed, segmentSeed(0, n)))
+	limit := int(math.Ceil(opts.Alpha * float64(opts.Permutations+1)))
+	at := 0
+	for i := 1; i <= opts.Permutations; i++ {
+		rng.Shuffle(n, func(a, b int) { perm[a], perm[b] = perm[b], perm[a] })
+		if e, _ := sp.bestOf(d, perm, opts.MinSize); e.q >= end.q*(1-1e-12) {
+			at++
+			if at >= limit {
+				return end.tau, float64(at+1) / float64(i+1)
+			}
+		}
+	}
+	return end.tau, float64(at+1) / float64(opts.Permutations+1)
+}

@@ -110,3 +110,18 @@ func TestChangePointsFalseAlarms(t *testing.T) {
 	}
 	t.Logf("%d of %d stable series of 50 show a change point", alarms, series)
 }
+
+// GroupedEndP over groups of one value is the lasting-shift search over
+// the values: the same split, and a clear step significant.
+func TestGroupedEndPOfSingletonsIsTheSearch(t *testing.T) {
+	xs := []float64{10, 11, 10, 12, 11, 10, 11, 15, 16, 15, 16, 15}
+	gs := make([][]float64, len(xs))
+	for i, x := range xs {
+		gs[i] = []float64{x}
+	}
+	end, _ := newSplitter(len(xs)).best(xs, ChangeMinSize)
+	tau, p := GroupedEndP(gs, ChangeOptions{})
+	if tau != end.tau || tau != 7 || !(p < ChangeAlpha) {
+		t.Errorf("GroupedEndP: split %d p %v; the search's split %d, want 7 with p below %v", tau, p, end.tau, ChangeAlpha)
+	}
+}

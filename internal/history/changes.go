@@ -92,8 +92,12 @@ type Analysis struct {
 	Family      int
 	GateMinRuns int
 	GateShort   int // series the last run measured that are still shorter than GateMinRuns
-	opts        stats.ChangeOptions
-	prev        *Analysis // the history without its last entry (nil: one entry)
+	// Blind is, per series (in Series' order), what the gate cannot judge
+	// yet: set by Gate for the series it judges or will once long enough
+	// (zero for the others).
+	Blind []Blind
+	opts  stats.ChangeOptions
+	prev  *Analysis // the history without its last entry (nil: one entry)
 }
 
 // Analyze finds every series' change points, and marks New those the
@@ -180,6 +184,9 @@ const gateSpan = 50
 // judged again at the next run, with one more run of evidence.
 func (a *Analysis) Gate(alpha float64) {
 	holds := a.gate(alpha)
+	if len(a.Entries) > 0 {
+		a.blind(alpha, a.opts.WithDefaults())
+	}
 	var before map[string][]Change
 	if a.prev != nil {
 		before = map[string][]Change{}
@@ -257,6 +264,26 @@ func (a *Analysis) gate(alpha float64) []*Change {
 		}
 	}
 	return cands
+}
+
+// blind sets a.Blind: for each series the last run measured that CI
+// judges (or will, once long enough), what a step at its end needs before
+// the gate can see it, at the gate's level over its family.
+func (a *Analysis) blind(alpha float64, opts stats.ChangeOptions) {
+	a.Blind = make([]Blind, len(a.Series))
+	level := min(opts.Alpha, alpha/float64(max(a.Family, 1)))
+	last := len(a.Entries) - 1
+	for si, s := range a.Series {
+		n := len(s.Points)
+		if n == 0 || s.Points[n-1].Entry != last || a.isMachine(s) {
+			continue
+		}
+		var cps []stats.ChangePoint
+		for _, c := range a.Changes[si] {
+			cps = append(cps, c.cp)
+		}
+		a.Blind[si] = blindOf(s.Values(), cps, opts, level)
+	}
 }
 
 // seriesKey is the Key of c's series.

@@ -62,6 +62,13 @@ func FromResults(f *results.File, commit string) (*Entry, error) {
 	return e, nil
 }
 
+// SameRun reports whether a and b are one invocation: the same start, run
+// order seed, suite file (its hash) and machine fingerprint. The commit is
+// not part of it: it is what the user said, not what the file holds.
+func SameRun(a, b *Entry) bool {
+	return a.Date.Equal(b.Date) && a.Settings.Seed == b.Settings.Seed && a.Suite.SHA256 == b.Suite.SHA256 && a.Machine == b.Machine
+}
+
 // Read reads every entry of the history at path. A missing file is an
 // error wrapping os.ErrNotExist. Errors name the file and line.
 func Read(path string) ([]Entry, error) {
@@ -174,10 +181,17 @@ func Append(path string, e *Entry, waiting func(dir string)) (n int, err error) 
 	}
 	// The same results appended twice would count one invocation as two
 	// runs in every series (a change point's test takes them as
-	// independent): a run is its start and its commit.
+	// independent), and under another commit as a run of a build it never
+	// measured: a run is what its file holds (SameRun), whatever commit it
+	// is appended as.
 	for i, o := range entries {
-		if o.Date.Equal(e.Date) && o.Commit == e.Commit {
-			return 0, fmt.Errorf("%s already holds this run (run %d: commit %s, started %s); nothing was appended", path, i, e.Commit, e.Date.UTC().Format(time.RFC3339Nano))
+		if SameRun(&o, e) {
+			also := ""
+			if o.Commit != e.Commit {
+				also = fmt.Sprintf(", not %s: the same results file cannot measure two commits", e.Commit)
+			}
+			return 0, fmt.Errorf("%s already holds this run as run %d, appended as commit %s%s (started %s, seed %d, suite sha256 %.12s, machine %s); nothing was appended",
+				path, i, o.Commit, also, e.Date.UTC().Format(time.RFC3339Nano), e.Settings.Seed, e.Suite.SHA256, e.Machine.Hostname)
 		}
 	}
 	if len(old) > 0 && old[len(old)-1] != '\n' {

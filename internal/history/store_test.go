@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"vbench/internal/results"
 )
@@ -41,6 +42,7 @@ func TestAppendConcurrent(t *testing.T) {
 			for i := 0; i < each; i++ {
 				e := base[(w*each+i)%len(base)]
 				e.Commit = strings.Repeat(string(rune('a'+w)), 3) + string(rune('0'+i))
+				e.Date = e.Date.Add(time.Duration(w*each + i)) // a run of its own (SameRun)
 				if _, err := Append(path, &e, nil); err != nil {
 					errs <- err
 				}
@@ -129,8 +131,8 @@ func TestFromResultsRefuses(t *testing.T) {
 	}
 }
 
-// The same run appended twice (the same results file, the same commit)
-// is refused and the history left as it was: two copies would count one
+// The same run appended twice (the same results file, under the same
+// commit or another) is refused and the history left as it was: two copies would count one
 // invocation as two independent runs in every series. The same commit
 // measured again (another run, another start) is a run of its own.
 func TestAppendRefusesTheSameRunTwice(t *testing.T) {
@@ -141,8 +143,15 @@ func TestAppendRefusesTheSameRunTwice(t *testing.T) {
 		t.Fatal(err)
 	}
 	before, _ := os.ReadFile(path)
-	if _, err := Append(path, &e, nil); err == nil || !strings.Contains(err.Error(), "already holds this run (run 0") || !strings.Contains(err.Error(), "nothing was appended") {
+	if _, err := Append(path, &e, nil); err == nil || !strings.Contains(err.Error(), "already holds this run as run 0, appended as commit "+e.Commit) || !strings.Contains(err.Error(), "nothing was appended") {
 		t.Errorf("appending the same run again: %v", err)
+	}
+	// Under another commit too (issue 39: appended as c8, it was c1's run,
+	// counted twice under two commits).
+	other := e
+	other.Commit = "c8"
+	if _, err := Append(path, &other, nil); err == nil || !strings.Contains(err.Error(), "appended as commit "+e.Commit+", not c8") {
+		t.Errorf("appending the same run under another commit: %v", err)
 	}
 	if after, _ := os.ReadFile(path); string(after) != string(before) {
 		t.Errorf("the history was changed by a refused append")

@@ -31,6 +31,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -75,6 +76,14 @@ type run struct {
 	cpu      int64 // the threads' CPU time, ns; 0 when unknown
 	interval int64 // a sampled run's interval, ns (a sample's weight in time); 0 when unknown
 	fns      map[string]Weight
+	// calls are each function's calls in the run; nil when the engine
+	// does not count them (a sampler, a pprof file).
+	calls map[string]int64
+	// paths are the run's call paths (PathKey: root to the function) with
+	// their self weight, and their calls where counted: what ByPath
+	// compares. nil when the run was added without its call trees.
+	paths     map[string]Weight
+	pathCalls map[string]int64
 }
 
 // Add adds one run's profile (the merged profile of its processes). Only
@@ -110,7 +119,87 @@ func (s *Side) Add(p *profile.Profile) error {
 	if u == Share {
 		r.interval = p.IntervalNs
 	}
+	counts := p.Mode.CountsCalls()
+	if counts {
+		r.calls = make(map[string]int64, len(fns))
+		for i := range p.Functions {
+			if f := &p.Functions[i]; f.Calls > 0 {
+				r.calls[f.Name] += f.Calls
+			}
+		}
+	}
+	r.paths, r.pathCalls = pathWeights(p, counts)
 	return nil
+}
+
+// PathSep joins a call path's names in a PathKey.
+const PathSep = "\x00"
+
+// PathKey is the key of a call path, root first.
+func PathKey(names []string) string { return strings.Join(names, PathSep) }
+
+// SplitPath is PathKey's inverse.
+func SplitPath(key string) []string { return strings.Split(key, PathSep) }
+
+// MaxPathDepth is how many names a path key keeps: a deeper path (deep
+// recursion) is keyed by its last MaxPathDepth names after PathElided, so
+// a run's keys cost O(nodes), not O(nodes × depth).
+const MaxPathDepth = 32
+
+// PathElided stands, first in a path, for the callers a deep path leaves
+// out.
+const PathElided = "…"
+
+// pathWeights are a profile's call paths, merged across its threads, with
+// their self weight (ns, or samples) and, when counts, their calls.
+func pathWeights(p *profile.Profile, counts bool) (map[string]Weight, map[string]int64) {
+	sampled := p.Sampled()
+	out := map[string]Weight{}
+	var calls map[string]int64
+	if counts {
+		calls = map[string]int64{}
+	}
+	var names []string
+	for ti := range p.Threads {
+		profile.Walk(p.Threads[ti].Roots, func(n *profile.Node, d int) bool {
+			names = append(names[:d], p.Functions[n.Fn].Name)
+			w := Weight{n.ExclusiveNs, n.InclusiveNs}
+			if sampled {
+				w = Weight{n.ExclusiveSamples, n.InclusiveSamples}
+			}
+			k := PathKey(names)
+			if len(names) > MaxPathDepth {
+				k = PathElided + PathSep + PathKey(names[len(names)-MaxPathDepth:])
+			}
+			o := out[k]
+			out[k] = Weight{o.Self + w.Self, o.Incl + w.Incl}
+			if counts {
+				calls[k] += n.Calls
+			}
+			return true
+		}, nil)
+	}
+	return out, calls
+}
+
+// setPaths sets the last run's call paths (a pprof file's stacks).
+func (s *Side) setPaths(paths map[string]Weight) {
+	if len(s.runs) > 0 {
+		s.runs[len(s.runs)-1].paths = paths
+	}
+}
+
+// byPath is the side with its call paths in place of its functions (nil
+// when some run has none): its rows are paths, keyed by PathKey.
+func (s *Side) byPath() *Side {
+	out := &Side{Unit: s.Unit}
+	for _, r := range s.runs {
+		if r.paths == nil {
+			return nil
+		}
+		out.runs = append(out.runs, run{total: r.total, cpu: r.cpu, interval: r.interval, fns: r.paths, calls: r.pathCalls})
+	}
+	return out
 }
 
 // AddRun adds one run given as function weights (a pprof file's, which has
@@ -143,6 +232,9 @@ func (s *Side) PerRequest(n int64) {
 	for k, w := range r.fns {
 		r.fns[k] = Weight{w.Self / n, w.Incl / n}
 	}
+	for k, w := range r.paths {
+		r.paths[k] = Weight{w.Self / n, w.Incl / n}
+	}
 	r.total /= n
 }
 
@@ -164,7 +256,20 @@ type Row struct {
 	// a side when timing).
 	Lo, Hi, P   float64
 	HasInterval bool
+	// OldCalls and NewCalls are the function's (or path's) calls per run,
+	// the mean over each side's runs; HasCalls is false when some run's
+	// engine did not count calls (a sampler's).
+	OldCalls, NewCalls float64
+	HasCalls           bool
+	// Path is, in a diff by path (Diff.ByPath), the call path root to
+	// Function.
+	Path []string
 }
+
+// NotShown reports whether the row's change is not shown to differ from
+// zero: its interval holds 0 (no interval: not known to differ either way,
+// so false).
+func (r Row) NotShown() bool { return r.HasInterval && r.Lo <= 0 && r.Hi >= 0 }
 
 // InclChange is the change of the inclusive figure.
 func (r Row) InclChange() float64 { return r.NewIncl - r.OldIncl }
@@ -180,10 +285,46 @@ type Diff struct {
 	// sampled are unit Share's rows as sampled time per run (InTime), when
 	// every run of both sides knows its interval.
 	sampled map[string]Row
+	// byPath is the same comparison by call path (ByPath); nil when a side
+	// has runs without call trees, or in a diff that is itself by path.
+	byPath *Diff
+	// old and new are the sides compared (their call paths: Within).
+	old, new *Side
 }
+
+// ByPath is the diff by call path: each row a path from a root to a
+// function (Row.Path), its self figure the function's on that path alone.
+// A helper whose time grew under one caller only is one row here, where
+// by function its growth and its other callers' level time are one sum.
+// nil when some run was read without its call trees.
+func (d *Diff) ByPath() *Diff { return d.byPath }
 
 // Compare compares old with new.
 func Compare(old, new *Side) (*Diff, error) {
+	d, err := compare(old, new)
+	if err != nil {
+		return nil, err
+	}
+	d.old, d.new = old, new
+	if po, pn := old.byPath(), new.byPath(); po != nil && pn != nil {
+		if d.byPath, err = compare(po, pn); err != nil {
+			return nil, err
+		}
+		for i := range d.byPath.Rows {
+			r := &d.byPath.Rows[i]
+			r.Path = SplitPath(r.Function)
+			r.Function = r.Path[len(r.Path)-1]
+		}
+		for k, t := range d.byPath.sampled {
+			t.Path = SplitPath(k)
+			t.Function = t.Path[len(t.Path)-1]
+			d.byPath.sampled[k] = t
+		}
+	}
+	return d, nil
+}
+
+func compare(old, new *Side) (*Diff, error) {
 	if old.Runs() == 0 || new.Runs() == 0 {
 		return nil, fmt.Errorf("nothing to compare: %d old and %d new profiles", old.Runs(), new.Runs())
 	}
@@ -236,6 +377,15 @@ func Compare(old, new *Side) (*Diff, error) {
 		if r.Old == 0 && r.New == 0 && r.OldIncl == 0 && r.NewIncl == 0 {
 			continue
 		}
+		if oc, ok := old.callsPerRun(name); ok {
+			if nc, ok := new.callsPerRun(name); ok {
+				r.OldCalls, r.NewCalls, r.HasCalls = oc, nc, true
+				if t, ok := d.sampled[name]; ok {
+					t.OldCalls, t.NewCalls, t.HasCalls = oc, nc, true
+					d.sampled[name] = t
+				}
+			}
+		}
 		d.Rows = append(d.Rows, r)
 	}
 	sort.Slice(d.Rows, func(i, j int) bool {
@@ -251,6 +401,101 @@ func Compare(old, new *Side) (*Diff, error) {
 	return d, nil
 }
 
+// Within compares how fn's self weight divides among its call paths: a row
+// per path (Row.Path), its figures the path's fraction (0 to 1) of fn's
+// self weight in each run, the mean over a side's runs whose fn has any,
+// with Welch's interval over them. A machine that ran one side slower
+// scales every path of fn alike and leaves these fractions as they were;
+// a caller whose use of fn grew raises its path's. nil when a side's runs
+// have no call paths or fn is absent from a side.
+func (d *Diff) Within(fn string) []Row {
+	return d.fractions(func(k string) bool { return k == fn || strings.HasSuffix(k, PathSep+fn) },
+		func(r run) float64 { return float64(r.fns[fn].Self) })
+}
+
+// Moved compares every call path's fraction of its run's whole self
+// weight, run by run, as Within does a function's: the paths whose part of
+// the program moved, whatever the machine did to the runs' lengths. In
+// Moved's and Within's rows, Contribution is the change of the median
+// fraction over each side's runs: a run the machine disturbed (a thread
+// descheduled for 50 ms in one stage lends it 50 ms of wall-clock samples)
+// moves a mean, not a median.
+func (d *Diff) Moved() []Row {
+	return d.fractions(func(string) bool { return true }, func(r run) float64 { return float64(r.total) })
+}
+
+// fractions compares, for each call path keep accepts, its self weight's
+// fraction of denom in each run (runs whose denom is 0 left out).
+func (d *Diff) fractions(keep func(string) bool, denom func(run) float64) []Row {
+	if d.old == nil || d.old.byPath() == nil || d.new.byPath() == nil {
+		return nil
+	}
+	fractions := func(s *Side) (map[string][]float64, int) {
+		out := map[string][]float64{}
+		var runs int
+		for _, r := range s.runs {
+			total := denom(r)
+			if total <= 0 {
+				continue
+			}
+			for k, w := range r.paths {
+				if w.Self > 0 && keep(k) {
+					out[k] = append(out[k], make([]float64, runs-len(out[k]))...) // runs before that lacked it
+					out[k] = append(out[k], float64(w.Self)/total)
+				}
+			}
+			runs++
+			for k := range out {
+				out[k] = append(out[k], make([]float64, runs-len(out[k]))...)
+			}
+		}
+		return out, runs
+	}
+	of, oruns := fractions(d.old)
+	nf, nruns := fractions(d.new)
+	if oruns == 0 || nruns == 0 {
+		return nil
+	}
+	keys := map[string]bool{}
+	for k := range of {
+		keys[k] = true
+	}
+	for k := range nf {
+		keys[k] = true
+	}
+	var out []Row
+	for k := range keys {
+		os, ns := of[k], nf[k]
+		if os == nil {
+			os = make([]float64, oruns)
+		}
+		if ns == nil {
+			ns = make([]float64, nruns)
+		}
+		r := welch(os, ns)
+		r.Contribution = median(ns) - median(os)
+		r.Path = SplitPath(k)
+		r.Function = r.Path[len(r.Path)-1]
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return PathKey(out[i].Path) < PathKey(out[j].Path) })
+	return out
+}
+
+// median of xs (not modified).
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	n := len(s)
+	if n == 0 {
+		return 0
+	}
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
 // sums adds a side's runs up.
 func (s *Side) sums() run {
 	out := run{fns: map[string]Weight{}}
@@ -263,6 +508,19 @@ func (s *Side) sums() run {
 		}
 	}
 	return out
+}
+
+// callsPerRun is name's mean calls per run; ok is false when some run did
+// not count calls.
+func (s *Side) callsPerRun(name string) (float64, bool) {
+	var sum int64
+	for _, r := range s.runs {
+		if r.calls == nil {
+			return 0, false
+		}
+		sum += r.calls[name]
+	}
+	return float64(sum) / float64(len(s.runs)), len(s.runs) > 0
 }
 
 // knowCPU reports whether every run recorded its CPU time.
@@ -312,7 +570,11 @@ func shareRow(name string, old, new run) Row {
 // side's runs, with Welch's interval over them (as a traced time's). ok is
 // false when some run does not know its interval.
 func (d *Diff) InTime(r Row) (Row, bool) {
-	t, ok := d.sampled[r.Function]
+	k := r.Function
+	if r.Path != nil {
+		k = PathKey(r.Path)
+	}
+	t, ok := d.sampled[k]
 	return t, ok
 }
 
@@ -329,7 +591,7 @@ func (s *Side) sampledTime() *Side {
 		for k, w := range r.fns {
 			fns[k] = Weight{w.Self * r.interval, w.Incl * r.interval}
 		}
-		out.runs = append(out.runs, run{total: r.total * r.interval, cpu: r.cpu, fns: fns})
+		out.runs = append(out.runs, run{total: r.total * r.interval, cpu: r.cpu, fns: fns, calls: r.calls})
 	}
 	return out
 }
@@ -349,8 +611,15 @@ func (s *Side) knowInterval() bool {
 func timeRow(name string, old, new *Side) Row {
 	os, oi := old.perRun(name)
 	ns, ni := new.perRun(name)
-	r := Row{Function: name, Old: stat.Mean(os, nil), New: stat.Mean(ns, nil),
-		OldIncl: stat.Mean(oi, nil), NewIncl: stat.Mean(ni, nil)}
+	r := welch(os, ns)
+	r.Function, r.OldIncl, r.NewIncl = name, stat.Mean(oi, nil), stat.Mean(ni, nil)
+	return r
+}
+
+// welch compares the means of os and ns with Welch's interval and t test
+// when both have two or more values.
+func welch(os, ns []float64) Row {
+	r := Row{Old: stat.Mean(os, nil), New: stat.Mean(ns, nil)}
 	r.Change = r.New - r.Old
 	if len(os) < 2 || len(ns) < 2 {
 		return r

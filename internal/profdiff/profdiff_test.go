@@ -115,3 +115,33 @@ func TestPerRequest(t *testing.T) {
 		t.Errorf("per request: %+v, want Handler 100 µs → 120 µs", r)
 	}
 }
+
+// A deep recursion's paths are keyed by their last MaxPathDepth names: a
+// chain of 200 calls makes MaxPathDepth+1 keys, not 200 keys of up to 200
+// names, and every node's self time is kept (the elided ones summed).
+func TestDeepPathsAreBounded(t *testing.T) {
+	const depth = 200
+	p := &profile.Profile{Schema: profile.SchemaVersion, Mode: modes.EngineTracing,
+		Functions: []profile.Function{{ID: 0, Name: "Main"}, {ID: 1, Name: "Rec"}}}
+	leaf := profile.Node{Fn: 1, Calls: 1, ExclusiveNs: 10, InclusiveNs: 10}
+	for i := 1; i < depth; i++ {
+		leaf = profile.Node{Fn: 1, Calls: 1, ExclusiveNs: 10, InclusiveNs: leaf.InclusiveNs + 10, Children: []profile.Node{leaf}}
+	}
+	p.Threads = []profile.Thread{{OSID: 1, Roots: []profile.Node{{Fn: 0, Calls: 1, ExclusiveNs: 5, InclusiveNs: leaf.InclusiveNs + 5, Children: []profile.Node{leaf}}}}}
+	p.Derive()
+	paths, calls := pathWeights(p, true)
+	if len(paths) != MaxPathDepth+1 {
+		t.Errorf("%d path keys, want %d", len(paths), MaxPathDepth+1)
+	}
+	var self, n int64
+	for k, w := range paths {
+		self += w.Self
+		n += calls[k]
+		if names := SplitPath(k); len(names) > MaxPathDepth+1 {
+			t.Errorf("a key of %d names", len(names))
+		}
+	}
+	if self != 5+10*depth || n != 1+depth {
+		t.Errorf("self %d calls %d over the keys, want %d and %d", self, n, 5+10*depth, 1+depth)
+	}
+}

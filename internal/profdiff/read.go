@@ -189,7 +189,7 @@ func (in *Input) addPprof(path string) error {
 	if idx < 0 {
 		return fmt.Errorf("%s: no sample type counts samples or nanoseconds (types: %v)", path, p.SampleType)
 	}
-	fns := map[string]Weight{}
+	fns, paths := map[string]Weight{}, map[string]Weight{}
 	var total int64
 	var stack []string
 	seen := map[string]bool{}
@@ -227,9 +227,25 @@ func (in *Input) addPprof(path string) error {
 		}
 		total += v
 		in.Paths.AddStack(stack, v)
+		for i := range stack { // every prefix of the stack is a path it passes through
+			k := PathKey(stack[:i+1])
+			if i+1 > MaxPathDepth {
+				k = PathElided + PathSep + PathKey(stack[i+1-MaxPathDepth:i+1])
+			}
+			w := paths[k]
+			w.Incl += v
+			if i == len(stack)-1 {
+				w.Self += v
+			}
+			paths[k] = w
+		}
 	}
 	in.Paths.Runs++
-	return in.Side.AddRun(unit, total, fns)
+	if err := in.Side.AddRun(unit, total, fns); err != nil {
+		return err
+	}
+	in.Side.setPaths(paths)
+	return nil
 }
 
 func plural(n int, one, many string) string {

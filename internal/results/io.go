@@ -350,3 +350,36 @@ func index[T comparable](xs []T, x T) int {
 	}
 	return len(xs)
 }
+
+// CheckMeasured refuses a file one of whose cells that judged picks (and
+// that did not fail) holds no measured value of its metric: no measured
+// run, or a run whose metric is 0 (not recorded). Such a cell judged
+// against reads "baseline 0s … regressed"; a verdict stored on it can be
+// checked against nothing. name (the file as the user gave it) and the
+// cell start the error.
+func (f *File) CheckMeasured(name string, judged func(*Cell) bool) error {
+	for i := range f.Results {
+		c := &f.Results[i]
+		if c.Failed() || !judged(c) {
+			continue
+		}
+		xs := c.Values()
+		if len(xs) == 0 {
+			return fmt.Errorf("%s: results[%d] (%s) has no measured run: there is nothing to judge against or by (record it again)", name, i, c.Key())
+		}
+		for j, x := range xs {
+			if !(x > 0) {
+				return fmt.Errorf("%s: results[%d] (%s): measured run %d of %d has no %s (0): there is nothing to judge against or by (record it again)", name, i, c.Key(), j+1, len(xs), c.Metric.OrDefault())
+			}
+		}
+	}
+	return nil
+}
+
+// AnyCell and JudgedCell are CheckMeasured's usual choices: a baseline's
+// every cell is judged against; a results file's cells that hold a verdict
+// are judged by their runs.
+func AnyCell(*Cell) bool { return true }
+
+// JudgedCell picks the cells whose verdict is a judgement (Verdict.Judged).
+func JudgedCell(c *Cell) bool { return c.Verdict.Judged() }

@@ -414,6 +414,19 @@ type Contribution struct {
 	// sampled time (executions, under instrumentation) per run moved most
 	// the same way.
 	Line string `json:"line,omitempty"`
+	// Path is the call path, root to Function, the change is on, as the
+	// profiles' call trees have it: set when the function's change
+	// concentrates on a few of its paths (each then an entry of its own),
+	// absent when it is spread over many.
+	Path []string `json:"path,omitempty"`
+	// OldCalls and NewCalls are the function's (or path's) calls per run,
+	// the mean over each side's runs; absent when the engine does not
+	// count calls (a sampler).
+	OldCalls *float64 `json:"old_calls,omitempty"`
+	NewCalls *float64 `json:"new_calls,omitempty"`
+	// NotShown is set when the change's interval holds zero: it is not
+	// shown to differ from no change, and explains nothing.
+	NotShown bool `json:"not_shown,omitempty"`
 }
 
 // Run is one launch of a workload.

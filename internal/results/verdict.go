@@ -100,3 +100,13 @@ func (v Verdict) Fails(failOnInconclusive bool) bool {
 	}
 	return false
 }
+
+// Judged reports whether v is a judgement a cell's runs must back: a
+// verdict of a comparison, or the reference side of an A/B pair.
+func (v Verdict) Judged() bool {
+	switch v {
+	case VerdictImproved, VerdictSame, VerdictRegressed, VerdictInconclusive, VerdictReference:
+		return true
+	}
+	return false
+}

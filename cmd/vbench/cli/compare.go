@@ -57,6 +57,9 @@ belong in the job summary). Both are written whatever the exit code.
 			if err != nil {
 				return usageErr(err)
 			}
+			if err := old.CheckMeasured(args[0], results.AnyCell); err != nil {
+				return usageErr(err)
+			}
 			if old.Suite.Name != cur.Suite.Name {
 				return usageErrf("%s is from suite %q, %s from suite %q: nothing to compare", args[0], old.Suite.Name, args[1], cur.Suite.Name)
 			}

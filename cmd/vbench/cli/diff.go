@@ -20,6 +20,7 @@ type diffFlags struct {
 	output    string
 	top       int
 	processes string
+	by        string
 }
 
 func newDiffCmd() *cobra.Command {
@@ -53,6 +54,12 @@ type, the mean per run: the type whose bytes changed most and the paths it
 grew on first ("This change allocates 40MiB more Order a run, from …"),
 then every type by its change.
 
+--by path lists call paths instead of functions: each row a path from a
+root to a function, its self figure the function's on that path alone, so
+a helper several callers share, dearer under one of them, is that caller's
+path. Tracing profiles add each row's calls per run (old, new); a change
+whose interval holds zero is marked "(not shown)" beside its p.
+
 -o FILE.svg draws a differential flame graph: NEW's call paths as wide as
 their inclusive weight in NEW, coloured by the change of their self weight
 from OLD (red grew, blue shrank, white unchanged). -o with .txt, .md or
@@ -61,6 +68,7 @@ from OLD (red grew, blue shrank, white unchanged). -o with .txt, .md or
   vbench diff old/profile.json new/profile.json --top 10
   vbench diff old-prof/ new-prof/ --format markdown >> "$GITHUB_STEP_SUMMARY"
   vbench diff old.pb.gz new.pb.gz --format json
+  vbench diff out/profiles/app/sampled@old out/profiles/app/sampled --by path
   vbench diff base/ head/ --processes testhost -o diff.svg`,
 		Args: exactArgs(2, "OLD NEW"),
 		RunE: func(cmd *cobra.Command, args []string) error { return runDiff(cmd, f, args[0], args[1]) },
@@ -69,7 +77,9 @@ from OLD (red grew, blue shrank, white unchanged). -o with .txt, .md or
 	fl.StringVar(&f.format, "format", "", "text | markdown | json (default: text, or -o's extension)")
 	fl.StringVarP(&f.output, "output", "o", "", "write to `FILE` instead of stdout: .svg a differential flame graph, .txt, .md or .json that format")
 	fl.IntVar(&f.top, "top", 20, "how many functions to list (at least 1)")
+	fl.StringVar(&f.by, "by", "function", "function | path: a row per function, or per call path root to function (a helper's growth under one caller is that caller's path)")
 	fl.StringVar(&f.processes, "processes", "", "in profile directories of several processes, compare only those whose command line matches this Go `regexp`")
+	registerCompletion(cmd, "by", cobra.FixedCompletions([]string{"function", "path"}, cobra.ShellCompDirectiveNoFileComp))
 	registerCompletion(cmd, "format", cobra.FixedCompletions([]string{"text", "markdown", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -97,6 +107,9 @@ func runDiff(cmd *cobra.Command, f *diffFlags, oldPath, newPath string) error {
 	}
 	if _, ok := diffFormats[format]; !ok && !(format == "svg" && f.output != "") {
 		return usageErrf("--format %q: want text, markdown or json (-o FILE.svg draws the flame graph)", f.format)
+	}
+	if f.by != "function" && f.by != "path" {
+		return usageErrf("--by %q: want function or path", f.by)
 	}
 	var procs *regexp.Regexp
 	if f.processes != "" {
@@ -128,6 +141,12 @@ func runDiff(cmd *cobra.Command, f *diffFlags, oldPath, newPath string) error {
 	d, err := profdiff.Compare(old.Side, new.Side)
 	if err != nil {
 		return usageErr(err)
+	}
+	if f.by == "path" {
+		if d.ByPath() == nil {
+			return usageErrf("--by path: a side was read without its call trees")
+		}
+		d = d.ByPath()
 	}
 	render := func(w io.Writer) error {
 		if format == "svg" {

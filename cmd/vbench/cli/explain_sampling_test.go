@@ -21,9 +21,7 @@ func TestSamplingExplainIsSampledTime(t *testing.T) {
 		t.Skip("runs a program's two builds under the sampler")
 	}
 	dll := testbin.Workload(t, "cmd/vbench/cli/testdata/csharp/twowork/TwoWork.csproj")
-	dir := t.TempDir()
-	suite := filepath.Join(dir, "suite.yaml")
-	os.WriteFile(suite, []byte(`name: explain-sampling
+	f, _, stdout := runPairSuite(t, `name: explain-sampling
 runs: 3
 warmup: 0
 modes:
@@ -37,16 +35,7 @@ workloads:
     against: old
   - name: old
     command: [dotnet, `+dll+`, "40", "40"]
-`), 0o644)
-	out := filepath.Join(dir, "r.json")
-	stdout, stderr, code := runVbench(t, "run", suite, "--no-baseline", "--max-runs", "3", "--json", out)
-	if code != 0 && code != 1 {
-		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	f, err := results.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+`, "3")
 	c := f.Find("new", "sampled")
 	if c == nil || c.Compare == nil || len(c.Compare.Explain) == 0 {
 		t.Fatalf("no explain for the sampled pair:\n%s", stdout)
@@ -70,4 +59,26 @@ workloads:
 			t.Errorf("Work.Cold %+v moved by more than a quarter of Hot's change %v: its work did not change", e, hot.Change)
 		}
 	}
+}
+
+// runPairSuite runs suite (YAML) with at most maxRuns runs a cell and no
+// baseline: A/B pairs of a program's two builds, regressed or not (exit 0
+// or 1). It returns the results, the results file and the table.
+func runPairSuite(t *testing.T, suite, maxRuns string) (*results.File, string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "suite.yaml")
+	if err := os.WriteFile(path, []byte(suite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "r.json")
+	stdout, stderr, code := runVbench(t, "run", path, "--no-baseline", "--max-runs", maxRuns, "--json", out)
+	if code != 0 && code != 1 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	f, err := results.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, out, stdout
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -61,12 +62,14 @@ workloads:
 	if e := ch.Explain[0]; e.Lo == nil || e.Hi == nil || !(*e.Lo <= e.Change && e.Change <= *e.Hi) {
 		t.Errorf("explain %+v: no interval around the change (4 runs a side: Welch)", e)
 	}
-	for k := 1; k < len(ch.Explain); k++ {
-		if math.Abs(ch.Explain[k].Change) > math.Abs(ch.Explain[k-1].Change) {
+	// A path whose part of the runs moved most may lead; the rest follow
+	// by the size of their change.
+	for k := 2; k < len(ch.Explain); k++ {
+		if ch.Explain[k].Function != ch.Explain[k-1].Function && math.Abs(ch.Explain[k].Change) > math.Abs(ch.Explain[k-1].Change) {
 			t.Errorf("explain not ordered by the size of the change: %+v", ch.Explain)
 		}
 	}
-	if c.Verdict == results.VerdictRegressed && !strings.Contains(stdout, "why fib/tracing: "+ch.Explain[0].Function) {
+	if c.Verdict == results.VerdictRegressed && !strings.Contains(stdout, "why fib/tracing: "+strings.SplitN(reports.ExplainText(ch, 1), " ", 2)[0]) {
 		t.Errorf("the table has no why line under the regressed row:\n%s", stdout)
 	}
 	for _, m := range []string{"tracing", "tracing@old"} {
@@ -75,25 +78,36 @@ workloads:
 			t.Errorf("%s: %d runs kept, want one per measured run (%d)\n%s", m, len(runs), f.Find("fib", modes.Mode(m)).Runs, stderr)
 		}
 	}
-	js, stderr, code := runVbench(t, "diff", filepath.Join(dir, "out", "r.profiles", "fib", "tracing@old"), filepath.Join(dir, "out", "r.profiles", "fib", "tracing"), "--format", "json")
-	if code != 0 {
-		t.Fatalf("diff: exit %d\n%s", code, stderr)
+	diff := func(by string) reports.DiffJSON {
+		js, stderr, code := runVbench(t, "diff", filepath.Join(dir, "out", "r.profiles", "fib", "tracing@old"), filepath.Join(dir, "out", "r.profiles", "fib", "tracing"), "--format", "json", "--top", "500", "--by", by)
+		if code != 0 {
+			t.Fatalf("diff: exit %d\n%s", code, stderr)
+		}
+		var d reports.DiffJSON
+		if err := json.Unmarshal([]byte(js), &d); err != nil {
+			t.Fatal(err)
+		}
+		return d
 	}
-	var d reports.DiffJSON
-	if err := json.Unmarshal([]byte(js), &d); err != nil {
-		t.Fatal(err)
-	}
+	d, byPath := diff("function"), diff("path")
 	if d.OldRuns != f.Find("fib", "tracing@old").Runs || len(d.Functions) < len(ch.Explain) || d.Functions[0].Lo == nil {
 		t.Fatalf("diff of the kept runs: %d runs, functions %+v", d.OldRuns, d.Functions)
 	}
-	fib := false
-	for k, fn := range d.Functions {
-		fib = fib || fn.Function == "Vbench.Fibonacci.Program.Fib"
-		if k < len(ch.Explain) && (fn.Function != ch.Explain[k].Function || math.Abs(fn.Change-ch.Explain[k].Change) > 1e-6*math.Abs(fn.Change)+1e-9) {
-			t.Errorf("diff's function %d %s %v, explain's %s %v: the same runs must give the same answer", k, fn.Function, fn.Change, ch.Explain[k].Function, ch.Explain[k].Change)
-		}
-	}
-	if !fib {
+	if !slices.ContainsFunc(d.Functions, func(fn reports.DiffFunction) bool { return fn.Function == "Vbench.Fibonacci.Program.Fib" }) {
 		t.Errorf("the diff of fibonacci's profiles has no Fib: %+v", d.Functions)
+	}
+	// Each explain entry is the diff's row of its function, or of its path
+	// by path: the same runs give the same answer.
+	for _, e := range ch.Explain {
+		rows := d.Functions
+		if e.Path != nil {
+			rows = byPath.Functions
+		}
+		i := slices.IndexFunc(rows, func(fn reports.DiffFunction) bool {
+			return fn.Function == e.Function && slices.Equal(fn.Path, e.Path)
+		})
+		if i < 0 || math.Abs(rows[i].Change-e.Change) > 1e-6*math.Abs(e.Change)+1e-9 {
+			t.Errorf("explain's %s %v %v is not the diff's row (%d): the same runs must give the same answer", e.Function, e.Path, e.Change, i)
+		}
 	}
 }

@@ -65,7 +65,8 @@ its baseline; the suite is found from the path the results record) or
 take on the directory: a history is never half-written, and two appends
 never lose one another. Partial results, a single shard (merge the shards
 first: merged shards append as one run), A/B runs and a run the history
-already holds (the same commit and start) are refused.`,
+already holds (the same start, seed, suite file and machine, whatever the
+commit: the error names the commit it was appended as) are refused.`,
 		Example: `  vbench history append out/results.json
   vbench history append results.json --history ci/default.history.jsonl --commit "$GITHUB_SHA"`,
 		Args: exactArgs(1, "RESULTS.json"),
@@ -189,7 +190,11 @@ the suite's min_change. Each such change point is marked: fails CI, failed
 CI at an earlier run, held (not significant over the run's series: judged
 again next run), or smaller than min_change.
 
-` + "--format json prints `{history, runs, gate: {alpha, family}, series, change_points: [{workload, mode, series, metric, index, commit, commit_before, before, after, change, change_lo, change_hi, p, new, raw, calibration, gate, gate_p}]}`" + `:
+It also says what CI cannot judge yet: per series, the newest runs a step
+could start in and not be found however clear it were (too few runs for any
+order of them to be significant), and after how many more runs it can be.
+
+` + "--format json prints `{history, runs, gate: {alpha, family}, series: [{workload, mode, series, metric, runs, last, unjudged: {runs, needs}}], change_points: [{workload, mode, series, metric, index, commit, commit_before, before, after, change, change_lo, change_hi, p, new, raw, calibration, gate, gate_p}]}`" + `:
 before and after in nanoseconds (a time) or as a multiple (an overhead),
 change as a fraction (0.05 is 5% more); change_lo and change_hi are absent
 until each side has 6 runs.`,

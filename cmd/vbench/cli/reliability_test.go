@@ -582,11 +582,13 @@ func assertPidsGone(t *testing.T, pidfile string) {
 }
 
 // A workload that reports elapsed_ns=0 (a kernel below the timer's
-// resolution) makes a baseline whose median is 0. The next run's ratio to it
-// is infinite, which JSON cannot hold: the whole run's results could not be
-// saved ("json: unsupported value: +Inf", exit 3). Now they are saved, and the
-// change is shown as "from 0".
-func TestBaselineWithZeroMedianKeepsResults(t *testing.T) {
+// resolution) once made a baseline whose median was 0, and every later
+// run was judged "from 0 (p=0.002)", regressed, exit 1 (issue 39: a
+// baseline without measured times judged against as 0s). Now such a
+// baseline is not recorded (the old one, if any, kept), and one made by
+// hand stops vbench run before anything runs: exit 2, the file and the
+// cell named.
+func TestBaselineWithoutMeasuredTimesIsRefused(t *testing.T) {
 	fw := testbin.Fakework(t)
 	dir := t.TempDir()
 	suite := filepath.Join(dir, "bench", "suite.yaml")
@@ -594,23 +596,35 @@ func TestBaselineWithZeroMedianKeepsResults(t *testing.T) {
 		writeFile(t, suite, "name: zero\nruns: 6\nwarmup: 0\nmodes: [none]\nworkloads:\n  - name: z\n    command: ["+fw+", -elapsed, \""+elapsed+"\"]\n")
 	}
 	write("0")
+	base := filepath.Join(dir, "bench", "baselines", "zero.json")
+	stdout, stderr, code := vbRun(t, dir, nil, "baseline", "update", suite, "--quiet")
+	if code == 0 || !strings.Contains(stderr, "the baseline was not changed: the results: results[0] (z/none): measured run 1 of 6 has no elapsed (0)") {
+		t.Fatalf("baseline update of runs without a time: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(base); !os.IsNotExist(err) {
+		t.Fatalf("a baseline was written: %v", err)
+	}
+	// One written by hand: the run refuses it before running anything.
+	write("1000")
 	if _, stderr, code := vbRun(t, dir, nil, "baseline", "update", suite, "--quiet"); code != 0 {
 		t.Fatalf("baseline update: exit %d %s", code, stderr)
 	}
-	write("1000")
-	stdout, stderr, code := vbRun(t, dir, nil, "run", suite, "--quiet", "--json", "r.json")
-	if code != 1 || strings.Contains(stderr, "saving results") {
-		t.Fatalf("exit %d, want 1 (regressed from 0) with the results saved:\n%s\n%s", code, stdout, stderr)
-	}
-	f, err := results.ReadFile(filepath.Join(dir, "r.json"))
+	f, err := results.ReadFile(base)
 	if err != nil {
-		t.Fatalf("the results were not saved: %v", err)
+		t.Fatal(err)
 	}
-	if c := f.Find("z", "none"); c == nil || c.Verdict != results.VerdictRegressed || c.Compare == nil || c.Compare.BaselineMedianNs != 0 {
-		t.Errorf("cell: %+v", c)
+	for i := range f.Results[0].Samples {
+		f.Results[0].Samples[i].ElapsedNs = 0
 	}
-	if !strings.Contains(stdout, "from 0 (p=0.002)") {
-		t.Errorf("the table should say the change is from 0:\n%s", stdout)
+	if err := results.WriteFile(base, f); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code = vbRun(t, dir, nil, "run", suite, "--quiet", "--json", "r.json")
+	if code != 2 || !strings.Contains(stderr, base+": results[0] (z/none): measured run 1 of 6 has no elapsed (0)") {
+		t.Fatalf("run against a baseline without times: exit %d, want 2 naming the file and cell:\n%s\n%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r.json")); !os.IsNotExist(err) {
+		t.Errorf("the run ran: %v", err)
 	}
 }
 

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"sort"
 	"strings"
+	"time"
 	"vbench/internal/verdict"
 
 	"github.com/spf13/cobra"
@@ -43,7 +45,8 @@ workload, a column per mode: each mode's median as a multiple of the
 unprofiled none mode's, with its 95% interval), absolute medians, verdicts
 and the machine fingerprint:
 ` + reportFormatList() + `
-Several results files are a history, oldest first: the newest is reported and
+Several results files are a history, ordered by the start each records (a
+warning when the arguments disagree): the newest is reported and
 the others feed the trend charts and history table. --baseline recomputes the
 verdicts of the newest file against a baseline (a results file of the same
 suite) instead of using the verdicts stored in it.
@@ -156,9 +159,48 @@ func runReport(cmd *cobra.Command, args []string, f *reportFlags) error {
 		if in.Kind != reports.KindResults {
 			return usageErrf("report: %s is a profile; it cannot be mixed with results files", args[i])
 		}
+		if err := in.Results.CheckMeasured(args[i], results.JudgedCell); err != nil {
+			return usageErr(err)
+		}
 		files = append(files, in.Results)
 	}
+	args = byStart(cmd, args, files)
 	return reportResults(cmd, args, files, f)
+}
+
+// byStart orders results files (and their names, returned) by the start
+// each records, oldest first, as a history is read: the newest run is the
+// one that started last, whatever the arguments' order, which earlier
+// decided it (vbench report new.json old.json reported old.json as the
+// newest). A warning says so when the arguments were in another order.
+// Files that record no start keep their place after those that do.
+func byStart(cmd *cobra.Command, args []string, files []*results.File) []string {
+	idx := make([]int, len(files))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		x, y := files[idx[a]].Started, files[idx[b]].Started
+		if x.IsZero() || y.IsZero() {
+			return !x.IsZero() && y.IsZero()
+		}
+		return x.Before(y)
+	})
+	if sort.IntsAreSorted(idx) {
+		return args
+	}
+	sorted, names := make([]*results.File, len(files)), make([]string, len(files))
+	for i, j := range idx {
+		sorted[i], names[i] = files[j], args[j]
+	}
+	copy(files, sorted)
+	var when []string
+	for i, f := range files {
+		when = append(when, fmt.Sprintf("%s (started %s)", names[i], f.Started.UTC().Format(time.RFC3339)))
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "vbench: warning: the results files were not given oldest first; ordered by the start each records: %s; the newest reported is %s\n",
+		strings.Join(when, ", "), names[len(names)-1])
+	return names
 }
 
 func reportResults(cmd *cobra.Command, args []string, files []*results.File, f *reportFlags) error {
@@ -170,6 +212,9 @@ func reportResults(cmd *cobra.Command, args []string, files []*results.File, f *
 	if f.baseline != "" {
 		b, err := results.ReadFile(f.baseline)
 		if err != nil {
+			return usageErrf("baseline: %w", err)
+		}
+		if err := b.CheckMeasured(f.baseline, results.AnyCell); err != nil {
 			return usageErrf("baseline: %w", err)
 		}
 		cur := files[len(files)-1]

@@ -324,3 +324,72 @@ func TestReportHelpHasExamples(t *testing.T) {
 		}
 	}
 }
+
+// Results files are judged by what they hold (issue 39): given newest
+// first, `vbench report new.json old.json` reports the file that started
+// last as the newest, the same report as in order, and warns that the
+// arguments disagreed; in order, no warning.
+func TestReportOrdersFilesByRecordedStart(t *testing.T) {
+	dir := t.TempDir()
+	inOrder := vbench(t, dir, "report", testdata("history-1.json"), testdata("results.json"))
+	reversed := vbench(t, dir, "report", testdata("results.json"), testdata("history-1.json"))
+	if inOrder.code != 0 || reversed.code != 0 {
+		t.Fatalf("exit %d and %d: %s %s", inOrder.code, reversed.code, inOrder.stderr, reversed.stderr)
+	}
+	if strings.Contains(inOrder.stderr, "oldest first") {
+		t.Errorf("in order, a warning: %s", inOrder.stderr)
+	}
+	if !strings.Contains(reversed.stderr, "not given oldest first") || !strings.Contains(reversed.stderr, "the newest reported is "+testdata("results.json")) {
+		t.Errorf("reversed: no warning naming the newest: %q", reversed.stderr)
+	}
+	if reversed.stdout != inOrder.stdout {
+		t.Errorf("reversed arguments gave another report:\n%s\nin order:\n%s", reversed.stdout, inOrder.stdout)
+	}
+	if !strings.Contains(reversed.stdout, "2025-06-04") {
+		t.Errorf("the report is not of the file that started last (2025-06-04):\n%s", reversed.stdout)
+	}
+}
+
+// A baseline or results file with a judged cell that has no runs is
+// refused, file and cell named, exit 2 (issue 39): a baseline whose runs
+// recorded no elapsed time judged every cell "baseline 0s … regressed", and
+// one whose cells had no runs called every cell new without a word.
+func TestFilesWithEmptyJudgedCellsAreRefused(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, fixture string, edit func(*results.Cell)) string {
+		t.Helper()
+		f := loadResults(t, fixture)
+		edit(&f.Results[1])
+		path := filepath.Join(dir, name)
+		data, err := json.Marshal(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	zero := write("zero.json", "baseline.json", func(c *results.Cell) {
+		for i := range c.Samples {
+			c.Samples[i].ElapsedNs = 0
+		}
+	})
+	empty := write("empty.json", "baseline.json", func(c *results.Cell) { c.Samples, c.Runs = nil, 0 })
+	judged := write("judged.json", "results.json", func(c *results.Cell) { c.Samples, c.Runs = nil, 0 })
+	cur := testdata("results.json")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"compare", zero, cur}, zero + ": results[1] (fibonacci/null): measured run 1 of 10 has no elapsed (0)"},
+		{[]string{"compare", empty, cur}, empty + ": results[1] (fibonacci/null) has no measured run"},
+		{[]string{"report", cur, "--baseline", empty}, empty + ": results[1] (fibonacci/null) has no measured run"},
+		{[]string{"report", judged}, judged + ": results[1] (fibonacci/null) has no measured run"},
+	} {
+		r := vbench(t, dir, tc.args...)
+		if r.code != 2 || !strings.Contains(r.stderr, tc.want) || r.stdout != "" {
+			t.Errorf("%v: exit %d, stderr %q, stdout %d bytes; want exit 2 and %q", tc.args[0], r.code, r.stderr, len(r.stdout), tc.want)
+		}
+	}
+}

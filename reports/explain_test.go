@@ -1,0 +1,38 @@
+package reports
+
+import (
+	"strings"
+	"testing"
+
+	"vbench/internal/results"
+)
+
+// A why line names an entry on one call path by the path's shortest tail
+// no other entry shares (caller → function at least), prints calls per run
+// where counted, and leaves out an entry whose interval holds zero (issue
+// 39: such entries were listed as if they explained the change).
+func TestExplainTextNamesPathsAndLeavesOutTheUnshown(t *testing.T) {
+	f := func(x float64) *float64 { return &x }
+	ch := &results.Change{ExplainUnit: "ns", Explain: []results.Contribution{
+		{Function: "Pipeline.Mix", Path: []string{"Program.<Main>$", "Pipeline.Render", "Pipeline.Mix"}, Old: 200e6, New: 260e6, Change: 60e6, Lo: f(40e6), Hi: f(80e6), OldCalls: f(24000), NewCalls: f(31200)},
+		{Function: "Program.<Main>$", Path: []string{"Program.<Main>$"}, Old: 10e6, New: 12e6, Change: 2e6, Lo: f(-1e6), Hi: f(5e6), NotShown: true},
+		{Function: "Pipeline.Mix", Path: []string{"Program.<Main>$", "A.Outer", "Pipeline.Render", "Pipeline.Mix"}, Old: 1e6, New: 2e6, Change: 1e6},
+	}}
+	names := ExplainNames(ch.Explain)
+	if names[0] != "Program.<Main>$ → Pipeline.Render → Pipeline.Mix" || names[1] != "Program.<Main>$" || names[2] != "… → A.Outer → Pipeline.Render → Pipeline.Mix" {
+		t.Errorf("names %q", names)
+	}
+	line := ExplainText(ch, 3)
+	if !strings.HasPrefix(line, names[0]+" +60") || !strings.Contains(line, "calls/run 24000 → 31200") {
+		t.Errorf("why line %q: want the path first with its calls", line)
+	}
+	if strings.Contains(line, "Program.<Main>$ +2") {
+		t.Errorf("why line %q lists an entry not shown to differ from zero", line)
+	}
+	if got := ContributionText("ns", ch.Explain[1]); !strings.HasSuffix(got, "not shown to differ from 0") {
+		t.Errorf("unshown entry %q", got)
+	}
+	if got := ExplainText(&results.Change{Explain: ch.Explain[1:2]}, 3); got != "no function's change is shown to differ from zero" {
+		t.Errorf("only unshown entries: %q", got)
+	}
+}
