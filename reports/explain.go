@@ -105,7 +105,11 @@ func contributionFigures(unit string, c results.Contribution) string {
 		s = fmt.Sprintf("%s pts%s (%s → %s of samples", signed(c.Change, pts), interval(pts),
 			numfmt.Percent(c.Old), numfmt.Percent(c.New))
 	} else {
-		s = fmt.Sprintf("%s%s (%s → %s", signed(c.Change, numfmt.Duration), interval(numfmt.Duration), numfmt.Duration(c.Old), numfmt.Duration(c.New))
+		format := numfmt.Duration
+		if unit == results.ExplainAllocatedPerRun {
+			format = numfmt.Bytes
+		}
+		s = fmt.Sprintf("%s%s (%s → %s", signed(c.Change, format), interval(format), format(c.Old), format(c.New))
 	}
 	if c.OldCalls != nil && c.NewCalls != nil {
 		s += fmt.Sprintf("; calls/run %s → %s", callsText(*c.OldCalls), callsText(*c.NewCalls))
@@ -132,6 +136,9 @@ func ExplainBasis(unit string) string {
 	}
 	if unit == results.ExplainPerRequest {
 		return "self time per request served (mean over each side's measured runs)"
+	}
+	if unit == results.ExplainAllocatedPerRun {
+		return "bytes allocated per run of each type, on the path that allocated most of its change (mean over each side's measured runs; estimates under allocation-sampling)"
 	}
 	if unit == results.ExplainSampledPerRun {
 		return "sampled self time per run: a function's self samples times the interval (CPU time under cpu-sampling, every thread's wall time under sampling), mean over each side's measured runs"

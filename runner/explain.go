@@ -2,6 +2,7 @@ package runner
 
 import (
 	"math"
+	"slices"
 	"sort"
 
 	"vbench/internal/profdiff"
@@ -27,10 +28,11 @@ func explainPairs(f *results.File, cells []*cellState) {
 			}
 		}
 	}
+	explainAllocs(f, cells)
 	for i := range f.Results {
 		c := &f.Results[i]
 		ref := verdict.Reference(f, c)
-		if ref == nil || sides[ref] == nil || sides[c] == nil {
+		if ref == nil || sides[ref] == nil || sides[c] == nil || c.Compare != nil {
 			continue
 		}
 		d, err := profdiff.Compare(sides[ref], sides[c])
@@ -268,4 +270,50 @@ func contribution(r profdiff.Row) results.Contribution {
 		c.OldCalls, c.NewCalls = &o, &nw
 	}
 	return c
+}
+
+// explainAllocs gives every A/B pair under an allocation engine its
+// explain: the types whose bytes allocated per run changed most, each on
+// the path (root to the allocating frame) that allocated most of its
+// change, so that a regressed alloc_bytes says what it allocates more of
+// and where ("Vbench.Allocs.Order +781KiB … — … → Orders.Place").
+func explainAllocs(f *results.File, cells []*cellState) {
+	sides := map[*results.Cell]*profdiff.Allocs{}
+	for _, c := range cells {
+		if c.allocSide.Runs > 0 {
+			if rc := f.Find(c.Workload.Name, c.Mode); rc != nil {
+				sides[rc] = &c.allocSide
+			}
+		}
+	}
+	for i := range f.Results {
+		c := &f.Results[i]
+		ref := verdict.Reference(f, c)
+		if ref == nil || sides[ref] == nil || sides[c] == nil {
+			continue
+		}
+		d, err := profdiff.CompareAllocs(sides[ref], sides[c])
+		if err != nil {
+			continue
+		}
+		dir := direction(c.MeasureValues(results.MeasureAllocBytes), ref.MeasureValues(results.MeasureAllocBytes))
+		var out []results.Contribution
+		for _, t := range d.Types {
+			if len(out) == ExplainTop {
+				break
+			}
+			if t.Change() == 0 || (dir != 0 && (t.Change() > 0) != (dir > 0)) {
+				continue
+			}
+			con := results.Contribution{Function: t.Type, Old: t.OldBytes, New: t.NewBytes, Change: t.Change()}
+			if ps := d.Paths(t.Type); len(ps) > 0 && ps[0].Change()*t.Change() > 0 {
+				con.Path = append(slices.Clone(ps[0].Path), t.Type)
+				slices.Reverse(con.Path[:len(con.Path)-1]) // root first, the allocating frame last, then the type
+			}
+			out = append(out, con)
+		}
+		if len(out) > 0 {
+			c.Compare = &results.Change{Explain: out, ExplainUnit: results.ExplainAllocatedPerRun}
+		}
+	}
 }

@@ -45,6 +45,9 @@ func (l *launch) useProfile(c *cellState, r *results.Run, p *profile.Profile, re
 		if msg := c.allocs.add(p, rep.Allocs); msg != "" {
 			return msg
 		}
+		if err := c.allocSide.AddAllocs(p); err != nil {
+			l.env.logf("%s: run %d's allocations are left out of its explain: %v", c.Key(), seq, err)
+		}
 	}
 	if e != modes.EngineNull {
 		if err := c.side.Add(p); err != nil {

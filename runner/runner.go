@@ -68,17 +68,18 @@ func Run(ctx context.Context, plan *Plan, env Env) *results.File {
 // cellState is a cell being measured: its runs so far and what they showed.
 type cellState struct {
 	Cell
-	argv     []string // what each launch runs: the command, or dotnet and the built assembly
-	hook     string   // vbench's startup hook assembly for a .NET program (hook.go); "" for none
-	samples  []results.Run
-	failure  string // the first problem; a failed cell launches nothing more
-	accuracy *results.Accuracy
-	cover    coverageSets      // what sampling coverage needs of the measured profiles
-	shares   shareTally        // sampling cells: what the share checks need of the measured profiles
-	allocs   allocTally        // allocation cells: what the alloc checks need of the measured profiles
-	coverage *results.Coverage // sampling cells: set after the last run
-	profile  string            // where its last measured profile was kept
-	side     profdiff.Side     // engine modes: every measured run's function totals, for explain
+	argv      []string // what each launch runs: the command, or dotnet and the built assembly
+	hook      string   // vbench's startup hook assembly for a .NET program (hook.go); "" for none
+	samples   []results.Run
+	failure   string // the first problem; a failed cell launches nothing more
+	accuracy  *results.Accuracy
+	cover     coverageSets      // what sampling coverage needs of the measured profiles
+	shares    shareTally        // sampling cells: what the share checks need of the measured profiles
+	allocs    allocTally        // allocation cells: what the alloc checks need of the measured profiles
+	allocSide profdiff.Allocs   // allocation cells: every measured run's allocations, for explain
+	coverage  *results.Coverage // sampling cells: set after the last run
+	profile   string            // where its last measured profile was kept
+	side      profdiff.Side     // engine modes: every measured run's function totals, for explain
 
 	// Sampling cells with lines: the share checks of the declared lines
 	// (lineshares.go).

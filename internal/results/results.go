@@ -388,6 +388,12 @@ type Change struct {
 // a fixed-length load serves fewer requests, not longer runs, when slower.
 const ExplainPerRequest = "ns/request"
 
+// ExplainAllocatedPerRun is the explain unit of a pair under an allocation
+// engine: each entry is a type, on the path that allocated most of its
+// change, with its bytes allocated per run (the mean over a side's runs;
+// estimates under allocation-sampling).
+const ExplainAllocatedPerRun = "alloc-bytes"
+
 // ExplainSampledPerRun is the explain unit of a sampling pair: each
 // function's sampled self time per run, its self samples (weights) times
 // the interval — CPU time under cpu-sampling, every thread's wall time

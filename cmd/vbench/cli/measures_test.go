@@ -70,3 +70,55 @@ func readFileString(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// A pair whose new side allocates twice the notes (benchmarks/allocs with
+// --notes doubled), both under the exact allocations engine: its
+// alloc_bytes regresses, and its explain names what it allocates more of
+// and where: the Note type, on the path root → … → Audit.Record.
+func TestAllocBytesRegressionExplainsItself(t *testing.T) {
+	testbin.Dotnet(t)
+	testbin.ProfilerLib(t) // next to vbench: the default library of engine modes
+	dll := testbin.Workload(t, "benchmarks/allocs/Allocs.csproj")
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "suite.yaml"), `name: alloc-ab
+runs: 8
+warmup: 1
+baseline: none.json
+modes:
+  - {name: allocations, engine: allocations}
+workloads:
+  - name: base
+    command: [dotnet, `+dll+`, --orders, "20000", --reissues, "5000", --notes, "100000"]
+  - name: more
+    command: [dotnet, `+dll+`, --orders, "20000", --reissues, "5000", --notes, "200000"]
+    against: base
+`)
+	os.MkdirAll(filepath.Join(dir, "out"), 0o755)
+	stdout, stderr, code := vbRun(t, dir, ciEnv(), "run", "suite.yaml", "--json", "out/r.json")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (more allocates more):\n%s\n%s", code, stdout, stderr)
+	}
+	f, err := results.ReadFile(filepath.Join(dir, "out", "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := f.Find("more", "allocations")
+	ab := c.Metrics[results.MeasureAllocBytes]
+	if ab == nil || ab.Verdict != results.VerdictRegressed {
+		t.Fatalf("alloc_bytes %+v: want regressed", ab)
+	}
+	if c.Compare == nil || c.Compare.ExplainUnit != results.ExplainAllocatedPerRun || len(c.Compare.Explain) == 0 {
+		t.Fatalf("no allocation explain: %+v", c.Compare)
+	}
+	first := c.Compare.Explain[0]
+	// 100000 more Notes of 24 bytes a run.
+	if first.Function != "Vbench.Allocs.Note" || first.Change < 2.3e6 || first.Change > 2.5e6 {
+		t.Errorf("first explain entry %+v: want Vbench.Allocs.Note, +2.4 MB a run", first)
+	}
+	if n := len(first.Path); n < 3 || first.Path[n-1] != "Vbench.Allocs.Note" || !strings.HasSuffix(first.Path[n-2], "Audit.Record") {
+		t.Errorf("path %v: want root → … → Audit.Record → Vbench.Allocs.Note", first.Path)
+	}
+	if !strings.Contains(stdout, "why more/allocations:") || !strings.Contains(stdout, "Vbench.Allocs.Note +2.") {
+		t.Errorf("the run's table does not say why:\n%s", stdout)
+	}
+}
