@@ -14,7 +14,7 @@ import (
 
 // TestStressShort is the short version of scripts/stress-profiler.sh: the
 // GC/exception-heavy 8-thread program under every mode (and cpu-sampling
-// with every thread directed), 3 times each
+// with every thread directed, and both allocation engines), 3 times each
 // (sampling at 1ms), with no crash and a profile every time.
 func TestStressShort(t *testing.T) {
 	l := lib(t)
@@ -25,7 +25,7 @@ func TestStressShort(t *testing.T) {
 	if err != nil {
 		t.Fatalf("stress-profiler.sh 3: %v\n%s", err, out)
 	}
-	if !strings.Contains(string(out), "all 21 runs passed") {
+	if !strings.Contains(string(out), "all 27 runs passed") {
 		t.Fatalf("unexpected summary:\n%s", out)
 	}
 }

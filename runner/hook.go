@@ -221,6 +221,7 @@ func wholeProgram(dir string, root int, startMono int64, r *results.Run) {
 		exit       bool
 		gc         [3]int64
 		pause, all int64
+		hwm        int64 // the process's own peak RSS, 0 when not reported
 	}
 	var procs []proc
 	var rootStart, first int64
@@ -248,6 +249,7 @@ func wholeProgram(dir string, root int, startMono int64, r *results.Run) {
 				all, oka := v["alloc_bytes"]
 				if ok0 && ok1 && ok2 && okp && oka {
 					p.exit, p.gc, p.pause, p.all = true, [3]int64{g0, g1, g2}, pause, all
+					p.hwm = v["hwm_bytes"]
 				}
 			}
 		}
@@ -272,7 +274,7 @@ func wholeProgram(dir string, root int, startMono int64, r *results.Run) {
 		r.StartupNs = results.Int64(rootStart - startMono)
 	}
 	gc := make([]int64, 3)
-	var pause, all int64
+	var pause, all, hwm int64
 	for _, p := range procs {
 		if !p.exit {
 			return
@@ -282,8 +284,12 @@ func wholeProgram(dir string, root int, startMono int64, r *results.Run) {
 		}
 		pause += p.pause
 		all += p.all
+		hwm = max(hwm, p.hwm)
 	}
 	r.GCCollections, r.GCPauseNs, r.AllocBytes = gc, results.Int64(pause), results.Int64(all)
+	if hwm > 0 {
+		r.PeakRSS = results.Int64(hwm) // the tree's largest process, as max_rss_bytes is
+	}
 }
 
 // hookFields reads "k=v k=v" of non-negative integers; a malformed value

@@ -216,7 +216,7 @@ func (a *Analysis) gate(alpha float64) []*Change {
 	var values [][]float64
 	for si, s := range a.Series {
 		n := len(s.Points)
-		if s.Points[n-1].Entry != last || a.isMachine(s) {
+		if s.Points[n-1].Entry != last || a.isMachine(s) || s.isMeasure() == 1 {
 			continue
 		}
 		if n < 2*opts.MinSize {
@@ -275,7 +275,7 @@ func (a *Analysis) blind(alpha float64, opts stats.ChangeOptions) {
 	last := len(a.Entries) - 1
 	for si, s := range a.Series {
 		n := len(s.Points)
-		if n == 0 || s.Points[n-1].Entry != last || a.isMachine(s) {
+		if n == 0 || s.Points[n-1].Entry != last || a.isMachine(s) || s.isMeasure() == 1 {
 			continue
 		}
 		var cps []stats.ChangePoint

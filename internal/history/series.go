@@ -15,7 +15,8 @@ import (
 
 // The kinds of series every cell has; besides them, each judged measure a
 // cell's runs recorded (results.Measure.Judged) is a series whose kind is
-// the measure's name ("rss", "startup").
+// the measure's name ("rss", "startup"): shown with its change points, not
+// gated by CI, whose false-alarm rate was measured on time series only.
 const (
 	// KindTime is the cell's median in its metric, in nanoseconds: what a
 	// user waits, and what a machine that changed speed moves too.
@@ -125,7 +126,7 @@ func SeriesOf(entries []Entry) []*Series {
 			for _, ms := range results.Measures {
 				// Each judged figure of the whole program is a series of
 				// its own, valued as time is: the lowest of its runs (none that reads 0: a relative change from 0 is no number).
-				if v := c.MeasureValues(ms); ms.Judged() && len(v) > 0 && floats.Min(v) > 0 {
+				if v := c.TrustedValues(ms); ms.Judged() && len(v) > 0 && floats.Min(v) > 0 {
 					q := p
 					q.Value, q.Runs = floats.Min(v), len(v)
 					q.Lo, q.Hi = spread(q.Value, stats.Median(v))

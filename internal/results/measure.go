@@ -52,6 +52,9 @@ func (m Measure) Of(r *Run) (float64, bool) {
 	case MeasureWall:
 		return float64(r.WallNs), r.WallNs > 0
 	case MeasureRSS:
+		if r.PeakRSS != nil {
+			return float64(*r.PeakRSS), true
+		}
 		return float64(r.MaxRSS), r.MaxRSS > 0
 	case MeasureStartup:
 		return opt(r.StartupNs)
@@ -111,6 +114,18 @@ func (c *Cell) MeasureValues(m Measure) []float64 {
 	return out
 }
 
+// TrustedValues is MeasureValues of the runs whose reading can be judged
+// (Measure.Trusted).
+func (c *Cell) TrustedValues(m Measure) []float64 {
+	var out []float64
+	for _, r := range c.Measured() {
+		if v, ok := m.Of(&r); ok && m.Trusted(&r) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // MinChange is the smallest change of a measure that counts: relative
 // (0.05 is 5%) and, where set, absolute in the measure's unit (bytes, ns,
 // a count): a change must pass both, so 1 MB of RSS on a 30 MB program
@@ -127,6 +142,17 @@ func (mc MinChange) Of(ref float64) float64 {
 		return mc.Abs / ref
 	}
 	return mc.Rel
+}
+
+// Trusted reports whether run r's reading of m can be judged: rss only
+// where the process reported its own peak (Run.PeakRSS); the rusage peak
+// of a program without the startup hook holds vbench's own memory, which
+// grows over a run and differs between runs of vbench.
+func (m Measure) Trusted(r *Run) bool {
+	if m == MeasureRSS {
+		return r.PeakRSS != nil
+	}
+	return true
 }
 
 // Judged reports whether a cell's measure gets a verdict: the figures

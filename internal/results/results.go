@@ -477,7 +477,13 @@ type Run struct {
 	GCPauseNs     *int64  `json:"gc_pause_ns,omitempty"`   // GC.GetTotalPauseDuration at exit
 	AllocBytes    *int64  `json:"alloc_bytes,omitempty"`   // GC.GetTotalAllocatedBytes(precise) at exit
 	ProfileBytes  *int64  `json:"profile_bytes,omitempty"` // bytes of the profiles written (engine modes)
-	ProfilerMem   *int64  `json:"profiler_mem_bytes,omitempty"`
+	// PeakRSS is the peak resident memory of the tree's largest .NET
+	// process as the process itself saw it (VmHWM at exit, by the startup
+	// hook). MaxRSS, from the rusage vbench reads at wait, also counts
+	// vbench's own peak (a vforked child shares its memory until exec):
+	// PeakRSS is the figure rss is judged by.
+	PeakRSS     *int64 `json:"peak_rss_bytes,omitempty"`
+	ProfilerMem *int64 `json:"profiler_mem_bytes,omitempty"`
 }
 
 // Service is what a service workload's run measured (runner/service.go):

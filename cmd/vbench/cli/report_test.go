@@ -287,7 +287,8 @@ func TestReportBadInput(t *testing.T) {
 		{[]string{testdata("profile-tracing.json"), "--baseline", testdata("results.json")}, []string{"apply to results files"}},
 		{[]string{testdata("results.json"), "-o", "report.pdf"}, []string{"report.pdf", "--format"}},
 		{[]string{testdata("results.json"), "--format", "svg"}, []string{`format "svg"`}},
-		{[]string{testdata("profile-tracing.json"), "--format", "html"}, []string{`format "html"`}},
+		// html of a profile is its source view, which needs lines.
+		{[]string{testdata("profile-tracing.json"), "--format", "html"}, []string{"the profile has no source lines"}},
 		{[]string{testdata("profile-tracing.json"), "--depth", "5000"}, []string{"--depth 5000 is outside 0..1000"}},
 		{[]string{testdata("profile-tracing.json"), "--top", "0"}, []string{"--top 0: must be >= 1"}},
 		{[]string{testdata("profile-tracing.json"), "--top", "-1", "-o", keep}, []string{"--top -1: must be >= 1"}},
