@@ -77,6 +77,11 @@ type Settings struct {
 	MeasureMinChange map[Measure]MinChange `json:"measure_min_change,omitempty"`
 
 	Seed      uint64         `json:"seed"`                // of the randomized run order
+	// Schedule is how each round ordered its launches: "pairs" (an A/B
+	// pair's two cells back to back) or "shuffle" (every cell of a round
+	// in one random order); empty in files written before it was recorded
+	// (which shuffled).
+	Schedule string `json:"schedule,omitempty"`
 	Workloads []string       `json:"workloads,omitempty"` // --workloads filter, when given
 	Profiler  string         `json:"profiler,omitempty"`  // library used for profiled modes
 	Interval  modes.Duration `json:"interval,omitempty"`  // sampling interval given to the profiler (spelled "10ms")
@@ -121,6 +126,10 @@ type Cell struct {
 	// written before verdicts were sequential: one look.
 	PlannedRuns int `json:"planned_runs,omitempty"`
 	MaxRuns     int `json:"max_runs,omitempty"`
+	// Stopped is, for the NEW side of an A/B pair, why its rounds stopped
+	// when they did ("decided at its planned 10 rounds: same (…)",
+	// "reached its cap of 30 rounds, still inconclusive", "out of time …").
+	Stopped string `json:"stopped,omitempty"`
 
 	MedianNs float64 `json:"median_ns"`
 	CILoNs   float64 `json:"ci_lo_ns"` // 95% confidence interval of the median

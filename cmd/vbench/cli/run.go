@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -39,6 +40,8 @@ type runFlags struct {
 	profiler     string
 	seed         uint64
 	against      string // run only: the OLD build of an A/B run
+	schedule     string
+	budget       time.Duration
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -54,6 +57,8 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.shard, "shard", "", "run only shard i of n of the (workload, mode) cells, e.g. 2/4")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
 	fl.StringVar(&f.profiler, "profiler", "", "profiler library for profiled modes (default: libvbenchprof.so next to vbench)")
+	fl.StringVar(&f.schedule, "schedule", runner.SchedulePairs, "how a round orders its launches: pairs (an A/B pair's two cells back to back, so a neighbour's burst of load hits both) or shuffle (every cell in one random order)")
+	fl.DurationVar(&f.budget, "budget", 0, "time the measuring may take: no batch of adaptive rounds starts that the time left cannot pay for (e.g. 8m; default: none)")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the randomized run order (default: from the clock; recorded in the results)")
 	registerCompletion(cmd, "modes", completeSuiteModes)
 	registerCompletion(cmd, "workloads", completeSuiteWorkloads)
@@ -98,7 +103,14 @@ func prepare(cmd *cobra.Command, path string, f *runFlags) (*measurement, error)
 	if runs := cmp.Or(f.runs, s.Runs); cmd.Flags().Changed("max-runs") && f.maxRuns < runs {
 		return nil, usageErrf("--max-runs %d is below the runs (%d): it caps the runs an undecided A/B pair may add, so it must be at least the runs (equal adds none)", f.maxRuns, runs)
 	}
-	opts := runner.Options{Runs: f.runs, MaxRuns: f.maxRuns, Warmup: -1, Modes: modeNames(f.modes), Workloads: f.workloads, Timeout: f.timeout, Seed: f.seed}
+	if !slices.Contains(runner.Schedules, f.schedule) {
+		return nil, usageErrf("--schedule %q: one of %s", f.schedule, strings.Join(runner.Schedules, ", "))
+	}
+	if cmd.Flags().Changed("budget") && f.budget <= 0 {
+		return nil, usageErrf("--budget %s: must be > 0", f.budget)
+	}
+	opts := runner.Options{Runs: f.runs, MaxRuns: f.maxRuns, Warmup: -1, Modes: modeNames(f.modes), Workloads: f.workloads, Timeout: f.timeout, Seed: f.seed,
+		Schedule: f.schedule, Budget: f.budget}
 	if cmd.Flags().Changed("warmup") {
 		opts.Warmup = f.warmup
 	}
