@@ -33,8 +33,8 @@ type abPair struct{ new, old *cellState }
 // adaptive decides the extra rounds of a run's A/B pairs.
 type adaptive struct {
 	pairs   []abPair
-	units   []unit             // how a round keeps cells together (schedule.go)
-	stopped map[abPair]string  // why each settled pair stopped; a pair is never reopened
+	units   []unit            // how a round keeps cells together (schedule.go)
+	stopped map[abPair]string // why each settled pair stopped; a pair is never reopened
 	opts    verdict.Options
 	rng     *rand.Rand
 	round   int // the last round number given out

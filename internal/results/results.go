@@ -76,12 +76,12 @@ type Settings struct {
 	// (Measure.DefaultMinChange).
 	MeasureMinChange map[Measure]MinChange `json:"measure_min_change,omitempty"`
 
-	Seed      uint64         `json:"seed"`                // of the randomized run order
+	Seed uint64 `json:"seed"` // of the randomized run order
 	// Schedule is how each round ordered its launches: "pairs" (an A/B
 	// pair's two cells back to back) or "shuffle" (every cell of a round
 	// in one random order); empty in files written before it was recorded
 	// (which shuffled).
-	Schedule string `json:"schedule,omitempty"`
+	Schedule  string         `json:"schedule,omitempty"`
 	Workloads []string       `json:"workloads,omitempty"` // --workloads filter, when given
 	Profiler  string         `json:"profiler,omitempty"`  // library used for profiled modes
 	Interval  modes.Duration `json:"interval,omitempty"`  // sampling interval given to the profiler (spelled "10ms")
