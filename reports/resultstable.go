@@ -257,7 +257,8 @@ func notes(w io.Writer, f *results.File, bullet string) error {
 	return err
 }
 
-// ResultsSummary is the one-line tally, e.g. "2 regressed, 1 failed, 14 same".
+// ResultsSummary is the one-line tally, e.g. "2 regressed, 1 failed, 14 same",
+// ending with File.UndecidedSentence when the run decided too little.
 func ResultsSummary(f *results.File) string {
 	counts := f.Counts()
 	var parts []string
@@ -277,6 +278,9 @@ func ResultsSummary(f *results.File) string {
 	}
 	if len(parts) == 0 {
 		return "no cells"
+	}
+	if u := f.UndecidedSentence(); u != "" {
+		return strings.Join(parts, ", ") + "; " + u
 	}
 	return strings.Join(parts, ", ")
 }

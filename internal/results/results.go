@@ -32,7 +32,11 @@ type File struct {
 	Settings Settings `json:"settings"`
 	Baseline string   `json:"baseline,omitempty"` // baseline file the verdicts refer to
 	Warnings []string `json:"warnings,omitempty"` // e.g. fingerprint mismatch
-	Results  []Cell   `json:"results"`
+	// Undecided says that the run decided too little to show that nothing
+	// regressed (File.UndecidedSentence, set with the verdicts); "" when
+	// it decided enough.
+	Undecided string `json:"undecided,omitempty"`
+	Results   []Cell `json:"results"`
 
 	// BookkeepingNs is the harness's own time per launched run: the measuring
 	// loop's wall time minus the children's wall times, over the runs.

@@ -354,7 +354,7 @@ func finish(cmd *cobra.Command, res *results.File, f *runFlags, ci *ciFlags) err
 	if err := writeFormat(cmd.OutOrStdout(), res, f.format); err != nil {
 		errs = append(errs, err)
 	}
-	return outcome(res, res.Partial, ci.failOn, errs...)
+	return outcome(res, res.Partial, true, ci.failOn, errs...)
 }
 
 // modeNames types the --modes flag's values (nil stays nil: the suite's modes).
