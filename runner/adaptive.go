@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -156,8 +157,40 @@ func (a *adaptive) stop(p abPair) string {
 		return fmt.Sprintf("decided %s: same (any change within ±%g%%)", at, a.opts.MinChange*100)
 	case !verdict.Undecided(old, new, p.new.Runs, p.new.MaxRuns, len(a.pairs), a.opts):
 		return fmt.Sprintf("reached its cap of %d rounds, still inconclusive", n)
+	case futile(old, new, p.new.MaxRuns, a.opts):
+		return fmt.Sprintf("hopeless %s: inconclusive, and its interval, narrowed as %d rounds would, would still span no change and ±%g%%", at, p.new.MaxRuns, a.opts.MinChange*100)
 	}
 	return ""
+}
+
+// futileSlack is how much narrower than sqrt(n/max) predicts an interval
+// is assumed to get by the cap before a pair is given up as hopeless: the
+// width measured at n rounds is itself noisy, and a pair wrongly given up
+// is a verdict lost, so the rule errs towards more rounds.
+const futileSlack = 0.75
+
+// futile reports whether an undecided pair (old[i], new[i] of round i)
+// could not be decided even at its cap: its 1 - alpha interval (in log
+// ratio), shrunk by sqrt(n/maxRuns) — the width maxRuns rounds of the same
+// noise would give — and by futileSlack, around its present estimate,
+// would still hold both no change (so not significant) and a change of
+// min_change (so not settled). Its rounds then go to the pairs that can
+// still decide (issue 40: a busy machine made every pair take its cap).
+// Stopping for futility only ever withholds a verdict: it cannot raise
+// the false-alarm rate.
+func futile(old, new []float64, maxRuns int, opts verdict.Options) bool {
+	n := len(new)
+	if n == 0 || n >= maxRuns {
+		return false
+	}
+	j := stats.JudgePaired(old, new, opts.Alpha)
+	c, lo, hi := math.Log(j.Ratio), math.Log(j.DecideLo), math.Log(j.DecideHi)
+	h := max(c-lo, hi-c)
+	if math.IsNaN(h) || math.IsInf(h, 0) {
+		return false // no interval yet: nothing to project
+	}
+	proj := futileSlack * h * math.Sqrt(float64(n)/float64(maxRuns))
+	return math.Abs(c) <= proj && math.Abs(c)+proj >= math.Log(1+opts.MinChange)
 }
 
 // measured is how many successful measured runs the cell has (results.Cell.Measured).
