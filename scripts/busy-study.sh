@@ -25,22 +25,25 @@ cd "$root"
 reps=${1:-2} dir=${2:-out/busy-study}
 shift $(( $# > 2 ? 2 : $# ))
 suite=${SUITE:-benchmarks/quick.yaml} budget=${BUDGET:-8m}
-mkdir -p "$dir/same-build"
+# The builds it measures live in DIR/bin (a rebuild of bin/ meanwhile cannot
+# touch them); DIR/same-build holds the copy an A/A run is --against.
+bin=$dir/bin
+mkdir -p "$dir/same-build" "$bin"
 if (( reps > 0 )); then
-	make -s build slow-profiler
-	cp bin/libvbenchprof.so "$dir/same-build/libvbenchprof.so"
+	make -s build slow-profiler BIN="$bin"
+	cp "$bin/libvbenchprof.so" "$dir/same-build/libvbenchprof.so"
 fi
 for ((i = 1; i <= reps; i++)); do
 	order=(aa ab)
 	(( i % 2 == 0 )) && order=(ab aa)
 	for side in "${order[@]}"; do
-		new=bin/libvbenchprof.so against=$dir/same-build/libvbenchprof.so
-		[[ $side == ab ]] && new=bin/libvbenchprof-slow.so against=bin/libvbenchprof.so
+		new=$bin/libvbenchprof.so against=$dir/same-build/libvbenchprof.so
+		[[ $side == ab ]] && new=$bin/libvbenchprof-slow.so against=$bin/libvbenchprof.so
 		scripts/neighbour.sh -s "$i" -d 3600 &
 		nb=$!
 		start=$(date +%s)
 		rc=0
-		bin/vbench run "$suite" --quiet --no-baseline --no-step-summary --budget "$budget" --seed "$i" \
+		"$bin/vbench" run "$suite" --quiet --no-baseline --no-step-summary --budget "$budget" --seed "$i" \
 			--profiler "$new" --against "$against" --json "$dir/$i-$side.json" "$@" >"$dir/$i-$side.txt" 2>&1 || rc=$?
 		kill "$nb"; wait "$nb" || true
 		echo "$rc $(( $(date +%s) - start )) $(uptime | sed 's/.*average: //')" >"$dir/$i-$side.exit"
