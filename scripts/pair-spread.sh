@@ -37,17 +37,24 @@ for ((i = 1; i <= reps; i++)); do
 	done
 done
 uptime | sed 's/^/after: /' >&2
-# schedule workload ln(new/old) per round, then the spreads.
+# rep schedule workload ln(new/old) per round, then the spreads: per
+# schedule and workload over the repetitions, and per repetition over the
+# workloads (each value less its workload's mean in that repetition).
 for f in "$dir"/*-*.json; do
-	jq -r '.settings.schedule as $s | (.results | map(select(.mode == "tracing@old")) | map({key: .workload, value: (.samples | map(select(.round > 0 and .error == null)) | map({key: (.round|tostring), value: .cpu_ns}) | from_entries)}) | from_entries) as $old
+	rep=$(basename "$f"); rep=${rep%%-*}
+	jq -r --arg rep "$rep" '.settings.schedule as $s | (.results | map(select(.mode == "tracing@old")) | map({key: .workload, value: (.samples | map(select(.round > 0 and .error == null)) | map({key: (.round|tostring), value: .cpu_ns}) | from_entries)}) | from_entries) as $old
 		| .results[] | select(.mode == "tracing") | .workload as $w | .samples[] | select(.round > 0 and .error == null)
-		| select($old[$w][.round|tostring] != null) | "\($s) \($w) \((.cpu_ns / $old[$w][.round|tostring]) | log)"' "$f"
+		| select($old[$w][.round|tostring] != null) | "\($rep) \($s) \($w) \((.cpu_ns / $old[$w][.round|tostring]) | log)"' "$f"
 done | awk '
+	function isort(a, k,   i, j, t) { for (i = 2; i <= k; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j+1] = a[j]; a[j+1] = t } }
+	function med(a, k) { isort(a, k); return (k % 2) ? a[(k+1)/2] : (a[k/2] + a[k/2+1]) / 2 }
 	function sd(key,   m, s, i) { m = sum[key] / n[key]; s = 0; for (i = 1; i <= n[key]; i++) s += (x[key, i] - m)^2; return sqrt(s / (n[key] - 1)) }
-	function mad(key,   a, i, k, med, d) { k = n[key]; for (i = 1; i <= k; i++) a[i] = x[key, i]; asort(a); med = (k % 2) ? a[(k+1)/2] : (a[k/2] + a[k/2+1]) / 2
-		for (i = 1; i <= k; i++) d[i] = (x[key, i] - med) < 0 ? med - x[key, i] : x[key, i] - med; asort(d); return 1.4826 * ((k % 2) ? d[(k+1)/2] : (d[k/2] + d[k/2+1]) / 2) }
-	{ for (j = 0; j < 2; j++) { key = $1 SUBSEP (j ? "all" : $2); n[key]++; x[key, n[key]] = $3; sum[key] += $3; keys[key] = 1 } }
+	function mad(key,   a, d, i, k, m) { k = n[key]; for (i = 1; i <= k; i++) a[i] = x[key, i]; m = med(a, k)
+		for (i = 1; i <= k; i++) d[i] = x[key, i] > m ? x[key, i] - m : m - x[key, i]; return 1.4826 * med(d, k) }
+	function add(key, v) { n[key]++; x[key, n[key]] = v; sum[key] += v; keys[key] = 1 }
+	{ add($2 SUBSEP $3, $4); r[NR] = $1; s[NR] = $2; w[NR] = $3; v[NR] = $4; cell = $1 SUBSEP $2 SUBSEP $3; cn[cell]++; cs[cell] += $4 }
 	END {
+		for (i = 1; i <= NR; i++) { cell = r[i] SUBSEP s[i] SUBSEP w[i]; add(s[i] SUBSEP "rep " r[i], v[i] - cs[cell] / cn[cell]) }
 		printf "%-8s %-11s %4s %9s %9s\n", "schedule", "workload", "N", "sd", "mad*1.48"
-		for (key in keys) { split(key, k, SUBSEP); printf "%-8s %-11s %4d %8.2f%% %8.2f%%\n", k[1], k[2], n[key], 100 * sd(key), 100 * mad(key) | "sort" }
+		for (key in keys) { split(key, k, SUBSEP); printf "%-8s %-11s %4d %8.2f%% %8.2f%%\n", k[1], k[2], n[key], 100 * sd(key), 100 * mad(key) | "sort -k2,2 -k1,1" }
 	}'
