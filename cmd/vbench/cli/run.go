@@ -249,7 +249,13 @@ mode a suite defines may say against: <other mode> to be judged the same way.
 A pair whose verdict is still undecided after its runs (not significant, yet
 its interval still reaches the minimum change) gets more rounds, half its
 runs at a time, until it is decided or reaches --max-runs (the suite's
-max_runs, else 3 x runs).
+max_runs, else 3 x runs); a pair that even its cap could not decide stops
+as hopeless, and --budget bounds the time the extra rounds may take. Why
+each pair stopped is listed under the table. In each round the two cells of
+a pair run back to back, in a random order (--schedule pairs), so that a
+neighbour's burst of load lands on both. A run more than a quarter of whose
+pairs are inconclusive says it cannot show that nothing regressed, and
+exits 1 unless --fail-on regressed.
 
 For CI: --junit FILE writes JUnit XML (one test case per cell; regressions
 and failed workloads are failures), and when GITHUB_STEP_SUMMARY is set (as
@@ -266,6 +272,7 @@ exits 130.
   vbench run benchmarks/suite.yaml --runs 5 --modes none,tracing --json out/results.json
   vbench run benchmarks/suite.yaml --format markdown --baseline benchmarks/baselines/default.json
   vbench run benchmarks/suite.yaml --against base/libvbenchprof.so --modes none,tracing
+  vbench run benchmarks/quick.yaml --against base/libvbenchprof.so --budget 8m
   vbench run benchmarks/suite.yaml --shard 2/4 --json out/shard2.json --quiet
   vbench run benchmarks/suite.yaml --junit out/junit.xml --json out/results.json
   vbench run benchmarks/suite.yaml --quiet --format gobench > new.txt && benchstat old.txt new.txt`,
