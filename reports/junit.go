@@ -96,6 +96,15 @@ func (m *Matrix) WriteJUnit(w io.Writer) error {
 		// Interrupted: cells may be missing or hold fewer runs.
 		s.Properties = append(s.Properties, junitProperty{"partial", "true"})
 	}
+	if u := f.UndecidedSentence(); u != "" {
+		// A run that decided too little fails as a whole (vbench run exits
+		// 1 unless --fail-on regressed): one test case says so.
+		s.Properties = append(s.Properties, junitProperty{"undecided", u})
+		s.Cases = append(s.Cases, junitCase{Classname: f.Suite.Name, Name: "decided",
+			Failure: &junitFailure{Type: "undecided", Message: u, Text: u + " (" + ResultsSummary(f) + "): each inconclusive cell's runs cannot tell no change from a change of the minimum change, so a regression among them would pass unseen; rerun with more --runs or --max-runs on a quieter machine"}})
+		s.Failures++
+		s.Tests++
+	}
 	var total float64
 	for _, c := range m.Cells() {
 		secs := cellSeconds(c.Cell)

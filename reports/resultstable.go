@@ -254,11 +254,37 @@ func notes(w io.Writer, f *results.File, bullet string) error {
 	for _, line := range Legend(f) {
 		fmt.Fprintf(w, "%s%s\n", bullet, line)
 	}
+	for _, line := range StopLines(f) {
+		fmt.Fprintf(w, "%s%s\n", bullet, line)
+	}
 	_, err := fmt.Fprintf(w, "%s%s\n", bullet, ResultsSummary(f))
 	return err
 }
 
-// ResultsSummary is the one-line tally, e.g. "2 regressed, 1 failed, 14 same".
+// StopLines say why each A/B pair's rounds stopped (results.Cell.Stopped),
+// the pairs that stopped for the same reason on one line:
+// "stopped, decided at its planned 10 rounds: same (…): fib/tracing, split/tracing".
+func StopLines(f *results.File) []string {
+	var reasons []string
+	cells := map[string][]string{}
+	for _, c := range f.Results {
+		if c.Stopped == "" {
+			continue
+		}
+		if cells[c.Stopped] == nil {
+			reasons = append(reasons, c.Stopped)
+		}
+		cells[c.Stopped] = append(cells[c.Stopped], c.Key())
+	}
+	var out []string
+	for _, r := range reasons {
+		out = append(out, fmt.Sprintf("stopped, %s: %s", r, strings.Join(cells[r], ", ")))
+	}
+	return out
+}
+
+// ResultsSummary is the one-line tally, e.g. "2 regressed, 1 failed, 14 same",
+// ending with File.UndecidedSentence when the run decided too little.
 func ResultsSummary(f *results.File) string {
 	counts := f.Counts()
 	var parts []string
@@ -278,6 +304,9 @@ func ResultsSummary(f *results.File) string {
 	}
 	if len(parts) == 0 {
 		return "no cells"
+	}
+	if u := f.UndecidedSentence(); u != "" {
+		return strings.Join(parts, ", ") + "; " + u
 	}
 	return strings.Join(parts, ", ")
 }

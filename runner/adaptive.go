@@ -1,7 +1,10 @@
 package runner
 
 import (
+	"fmt"
+	"math"
 	"math/rand/v2"
+	"time"
 
 	"vbench/internal/results"
 	"vbench/internal/verdict"
@@ -20,37 +23,55 @@ import (
 // false-alarm rate. On a busy machine it is what lets a true 5% regression
 // be caught without making every quiet run pay for the busy ones
 // (BenchmarkDotNet likewise runs until its interval is narrow enough).
+// Clear pairs stop at their planned runs; the rounds go to the undecided
+// ones only, and with a budget (Options.Budget) no batch of rounds starts
+// that the time left cannot pay for at the run's pace so far. Each pair's
+// reason to stop is recorded (results.Cell.Stopped) and logged.
 
 // abPair is an A/B pair: NEW judged against OLD.
 type abPair struct{ new, old *cellState }
 
 // adaptive decides the extra rounds of a run's A/B pairs.
 type adaptive struct {
-	pairs []abPair
-	done  map[abPair]bool // pairs once settled stay settled: a pair is never reopened
-	opts  verdict.Options
-	rng   *rand.Rand
-	round int // the last round number given out
+	pairs   []abPair
+	units   []unit            // how a round keeps cells together (schedule.go)
+	stopped map[abPair]string // why each settled pair stopped; a pair is never reopened
+	opts    verdict.Options
+	rng     *rand.Rand
+	round   int // the last round number given out
+
+	start    time.Time     // when the measuring began
+	launched int           // launches given out so far
+	budget   time.Duration // 0: none
+	log      func(format string, args ...any)
 }
 
-// newAdaptive finds the run's A/B pairs; round is the schedule's last
-// measured round, after which adaptive rounds are numbered.
-func newAdaptive(cells []*cellState, plan *Plan, round int) *adaptive {
-	a := &adaptive{round: round, done: map[abPair]bool{}, opts: verdict.Options{Alpha: plan.Suite.Alpha, MinChange: plan.Suite.MinChange},
-		rng: rand.New(rand.NewPCG(plan.Options.Seed, 0x6d6f7265))} // "more"
+// runPairs are the run's A/B pairs: each cell judged against another cell
+// of the run, with that cell.
+func runPairs(cells []*cellState, plan *Plan) []abPair {
 	byKey := map[string]*cellState{}
 	for _, c := range cells {
 		byKey[c.Key()] = c
 	}
-	pairs := newPairing(plan.Cells)
+	pairing := newPairing(plan.Cells)
+	var out []abPair
 	for _, c := range cells {
-		if k, ok := pairs.reference(&c.Cell); ok {
+		if k, ok := pairing.reference(&c.Cell); ok {
 			if old := byKey[k]; old != nil {
-				a.pairs = append(a.pairs, abPair{c, old})
+				out = append(out, abPair{c, old})
 			}
 		}
 	}
-	return a
+	return out
+}
+
+// newAdaptive takes over after the planned schedule order (of units): its
+// rounds are numbered after order's last.
+func newAdaptive(pairs []abPair, us []unit, order []step, plan *Plan, env *Env) *adaptive {
+	return &adaptive{pairs: pairs, units: us, round: lastRound(order), stopped: map[abPair]string{},
+		opts:  verdict.Options{Alpha: plan.Suite.Alpha, MinChange: plan.Suite.MinChange},
+		rng:   rand.New(rand.NewPCG(plan.Options.Seed, 0x6d6f7265)), // "more"
+		start: time.Now(), launched: len(order), budget: plan.Options.Budget, log: env.logf}
 }
 
 // next returns the next batch of launches: rounds up to the next look of
@@ -58,38 +79,50 @@ func newAdaptive(cells []*cellState, plan *Plan, round int) *adaptive {
 // look), or nothing when every pair is settled.
 func (a *adaptive) next() []step {
 	target := map[*cellState]int{}
-	var open []*cellState
+	var open []abPair
 	batch := 0
 	for _, p := range a.pairs {
-		if a.done[p] || !a.undecided(p) {
-			a.done[p] = true
+		if _, ok := a.stopped[p]; ok {
 			continue
 		}
+		if why := a.stop(p); why != "" {
+			a.settle(p, why)
+			continue
+		}
+		open = append(open, p)
 		n := measured(p.new)
 		look := nextLook(p.new, n)
 		for _, c := range []*cellState{p.new, p.old} {
-			if _, ok := target[c]; !ok {
-				open = append(open, c)
-			}
 			target[c] = max(target[c], min(look, c.MaxRuns))
 		}
 		batch = max(batch, look-n)
 	}
 	var out []step
 	for r := 0; r < batch; r++ {
-		var round []*cellState
-		for _, c := range open {
-			if measured(c)+r < target[c] {
-				round = append(round, c)
-			}
-		}
-		a.rng.Shuffle(len(round), func(i, j int) { round[i], round[j] = round[j], round[i] })
 		a.round++
-		for _, c := range round {
+		for _, c := range roundOrder(a.rng, a.units, func(c *cellState) bool { _, ok := target[c]; return ok && measured(c)+r < target[c] }) {
 			out = append(out, step{c, false, a.round})
 		}
 	}
+	if a.budget > 0 && len(out) > 0 && a.launched > 0 {
+		spent := time.Since(a.start)
+		need := spent / time.Duration(a.launched) * time.Duration(len(out))
+		if spent+need > a.budget {
+			for _, p := range open {
+				a.settle(p, fmt.Sprintf("out of time after %d rounds, still inconclusive (the next look needed ~%s more of the %s budget)", measured(p.new), need.Round(time.Second), a.budget))
+			}
+			return nil
+		}
+	}
+	a.launched += len(out)
 	return out
+}
+
+// settle stops a pair for good, saying why.
+func (a *adaptive) settle(p abPair, why string) {
+	a.stopped[p] = why
+	p.new.stopped = why
+	a.log("%s: stopped: %s", p.new.Key(), why)
 }
 
 // nextLook is the first of the cell's looks (stats.Looks) beyond n runs.
@@ -102,15 +135,62 @@ func nextLook(c *cellState, n int) int {
 	return c.MaxRuns
 }
 
-// undecided reports whether a pair should get more runs: both cells
-// healthy and the verdict on their runs so far not decided
-// (verdict.Undecided, with the run's pairs as the family).
-func (a *adaptive) undecided(p abPair) bool {
+// stop is why a pair gets no more rounds, or "" when it should get more:
+// a side failed, or the verdict on its runs so far is decided (the
+// verdict.JudgePair of its rounds, with the run's pairs as the family:
+// verdict.Undecided's rule), or it reached its cap.
+func (a *adaptive) stop(p abPair) string {
 	if p.new.failure != "" || p.old.failure != "" {
-		return false
+		return "a side failed"
 	}
 	old, new := verdict.Rounds(p.old.runsSoFar(), p.new.runsSoFar())
-	return verdict.Undecided(old, new, p.new.Runs, p.new.MaxRuns, len(a.pairs), a.opts)
+	n := len(new)
+	v := verdict.JudgePair(old, new, p.new.Runs, p.new.MaxRuns, len(a.pairs), a.opts)
+	at := fmt.Sprintf("after %d rounds", n)
+	if n == p.new.Runs {
+		at = fmt.Sprintf("at its planned %d rounds", n)
+	}
+	switch {
+	case v == results.VerdictRegressed || v == results.VerdictImproved:
+		return fmt.Sprintf("decided %s: %s", at, v)
+	case v == results.VerdictSame:
+		return fmt.Sprintf("decided %s: same (any change within ±%g%%)", at, a.opts.MinChange*100)
+	case !verdict.Undecided(old, new, p.new.Runs, p.new.MaxRuns, len(a.pairs), a.opts):
+		return fmt.Sprintf("reached its cap of %d rounds, still inconclusive", n)
+	case futile(old, new, p.new.MaxRuns, a.opts):
+		return fmt.Sprintf("hopeless %s: inconclusive, and its interval, narrowed as %d rounds would, would still span no change and ±%g%%", at, p.new.MaxRuns, a.opts.MinChange*100)
+	}
+	return ""
+}
+
+// futileSlack is how much narrower than sqrt(n/max) predicts an interval
+// is assumed to get by the cap before a pair is given up as hopeless: the
+// width measured at n rounds is itself noisy, and a pair wrongly given up
+// is a verdict lost, so the rule errs towards more rounds.
+const futileSlack = 0.75
+
+// futile reports whether an undecided pair (old[i], new[i] of round i)
+// could not be decided even at its cap: its 1 - alpha interval (in log
+// ratio), shrunk by sqrt(n/maxRuns) — the width maxRuns rounds of the same
+// noise would give — and by futileSlack, around its present estimate,
+// would still hold both no change (so not significant) and a change of
+// min_change (so not settled). Its rounds then go to the pairs that can
+// still decide (issue 40: a busy machine made every pair take its cap).
+// Stopping for futility only ever withholds a verdict: it cannot raise
+// the false-alarm rate.
+func futile(old, new []float64, maxRuns int, opts verdict.Options) bool {
+	n := len(new)
+	if n == 0 || n >= maxRuns {
+		return false
+	}
+	j := stats.JudgePaired(old, new, opts.Alpha)
+	c, lo, hi := math.Log(j.Ratio), math.Log(j.DecideLo), math.Log(j.DecideHi)
+	h := max(c-lo, hi-c)
+	if math.IsNaN(h) || math.IsInf(h, 0) {
+		return false // no interval yet: nothing to project
+	}
+	proj := futileSlack * h * math.Sqrt(float64(n)/float64(maxRuns))
+	return math.Abs(c) <= proj && math.Abs(c)+proj >= math.Log(1+opts.MinChange)
 }
 
 // measured is how many successful measured runs the cell has (results.Cell.Measured).

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 	"vbench/internal/summary"
@@ -21,7 +22,7 @@ func newFile(plan *Plan, env *Env) *results.File {
 			Runs: plan.Runs, Warmup: plan.Warmup, Modes: plan.Modes, Timeout: plan.Timeout.String(),
 			Alpha: s.Alpha, Threshold: s.MinChange, MeasureMinChange: s.MeasureMinChange, Seed: plan.Options.Seed,
 			Workloads: plan.Options.Workloads, ModeSpecs: plan.Specs, Against: plan.Options.Against,
-			Calibration: s.Calibration,
+			Calibration: s.Calibration, Schedule: cmp.Or(plan.Options.Schedule, SchedulePairs),
 		},
 	}
 	pairs := newPairing(plan.Cells)
@@ -45,7 +46,7 @@ func assemble(f *results.File, cells []*cellState) {
 	for _, c := range cells {
 		shares, allocs := append(c.shares.checks(), c.lineShares.checks()...), c.allocs.checks(c.Spec.Engine)
 		rc := results.Cell{Workload: c.Workload.Name, Mode: c.Mode, Metric: c.Metric, Samples: c.samples, Failure: cellFailure(c, shares, allocs), Accuracy: c.accuracy, Coverage: c.coverage, Shares: shares, Allocs: allocs, Profile: c.profile,
-			PlannedRuns: c.Runs, MaxRuns: c.MaxRuns}
+			PlannedRuns: c.Runs, MaxRuns: c.MaxRuns, Stopped: c.stopped}
 		if rc.Samples == nil {
 			rc.Samples = []results.Run{}
 		}

@@ -32,6 +32,12 @@ type Options struct {
 	// its modes.OldBuild twin in the same rounds, and is judged against
 	// it. Empty: no A/B run.
 	Against string
+	// Schedule is how a round orders its launches: SchedulePairs (also
+	// ""), or ScheduleShuffle (schedule.go).
+	Schedule string
+	// Budget bounds the measuring: no batch of adaptive rounds starts that
+	// the time left cannot pay for at the run's pace so far (0: none).
+	Budget time.Duration
 }
 
 // Cell is one planned (workload, mode) pair.

@@ -54,8 +54,10 @@ func Run(ctx context.Context, plan *Plan, env Env) *results.File {
 	buildAll(ctx, cells, &env)
 	l, cleanup := newLaunch(plan, &env, cells)
 	defer cleanup()
-	order := schedule(cells, plan.Options.Seed)
-	acct, complete := measure(ctx, l, order, newAdaptive(cells, plan, lastRound(order)).next, env.Progress)
+	pairs := runPairs(cells, plan)
+	us := units(cells, pairs, plan.Options.Schedule)
+	order := schedule(cells, us, plan.Options.Seed)
+	acct, complete := measure(ctx, l, order, newAdaptive(pairs, us, order, plan, &env).next, env.Progress)
 	f.Partial = !complete
 	acct.record(f)
 	f.Finished = time.Now().UTC()
@@ -80,6 +82,7 @@ type cellState struct {
 	coverage  *results.Coverage // sampling cells: set after the last run
 	profile   string            // where its last measured profile was kept
 	side      profdiff.Side     // engine modes: every measured run's function totals, for explain
+	stopped   string            // the NEW side of an A/B pair: why its rounds stopped (adaptive.go)
 
 	// Sampling cells with lines: the share checks of the declared lines
 	// (lineshares.go).

@@ -11,25 +11,105 @@ type step struct {
 	round int
 }
 
+// How a round orders its launches (Options.Schedule).
+const (
+	// SchedulePairs (the default) runs the cells of an A/B pair back to
+	// back, in a random order within the pair, and the pairs (and the
+	// cells of no pair) in a random order: a burst of a neighbour's load
+	// then mostly lands on both sides of a pair, which the paired test
+	// divides out. Measured under scripts/neighbour.sh: docs/measurements.md.
+	SchedulePairs = "pairs"
+	// ScheduleShuffle runs every cell of a round in one random order, so
+	// the two sides of a pair are as far apart as any two cells (the
+	// schedule before issue 40; kept to measure the difference).
+	ScheduleShuffle = "shuffle"
+)
+
+// Schedules are the values Options.Schedule takes ("" is SchedulePairs).
+var Schedules = []string{SchedulePairs, ScheduleShuffle}
+
+// unit is what a round keeps together: the cells of one A/B pair (or of
+// pairs sharing a cell, e.g. two modes judged against one), or one cell.
+type unit []*cellState
+
+// units groups cells for a round: with SchedulePairs, the connected
+// components of the pairs (in the order of their first cell); otherwise,
+// and for cells of no pair, one cell each.
+func units(cells []*cellState, pairs []abPair, how string) []unit {
+	group := map[*cellState]int{}
+	for i, c := range cells {
+		group[c] = i
+	}
+	if how != ScheduleShuffle {
+		// Union of the pairs' cells: relabel every cell of the larger label.
+		for _, p := range pairs {
+			a, b := group[p.new], group[p.old]
+			if a == b {
+				continue
+			}
+			lo, hi := min(a, b), max(a, b)
+			for c, g := range group {
+				if g == hi {
+					group[c] = lo
+				}
+			}
+		}
+	}
+	var out []unit
+	at := map[int]int{}
+	for _, c := range cells {
+		g := group[c]
+		i, ok := at[g]
+		if !ok {
+			i = len(out)
+			at[g] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], c)
+	}
+	return out
+}
+
+// roundOrder is one round's launches: the cells of us that want a run
+// (want), the units in a random order and the cells of each in a random
+// order. Units of one cell draw nothing from rng for their inside, so a
+// schedule of single cells is the one ScheduleShuffle always made.
+func roundOrder(rng *rand.Rand, us []unit, want func(*cellState) bool) []*cellState {
+	var round []unit
+	for _, u := range us {
+		var in unit
+		for _, c := range u {
+			if want(c) {
+				in = append(in, c)
+			}
+		}
+		if len(in) > 0 {
+			round = append(round, in)
+		}
+	}
+	rng.Shuffle(len(round), func(i, j int) { round[i], round[j] = round[j], round[i] })
+	var out []*cellState
+	for _, u := range round {
+		rng.Shuffle(len(u), func(i, j int) { u[i], u[j] = u[j], u[i] })
+		out = append(out, u...)
+	}
+	return out
+}
+
 // schedule orders every launch: all warmups first, then the measured runs in
 // rounds; each round runs every cell that still needs a run once, in a fresh
 // random order (seeded), so slow drift and periodic noise hit all modes and
-// workloads alike instead of piling up on whichever ran last.
-func schedule(cells []*cellState, seed uint64) []step {
+// workloads alike instead of piling up on whichever ran last; the cells of
+// a unit (an A/B pair, with SchedulePairs) run back to back.
+func schedule(cells []*cellState, us []unit, seed uint64) []step {
 	rng := rand.New(rand.NewPCG(seed, 0x76626e6368))
 	var out []step
 	rounds := func(count func(*cellState) int, warmup bool) {
 		for r := 0; ; r++ {
-			var round []*cellState
-			for _, c := range cells {
-				if r < count(c) {
-					round = append(round, c)
-				}
-			}
+			round := roundOrder(rng, us, func(c *cellState) bool { return r < count(c) })
 			if len(round) == 0 {
 				return
 			}
-			rng.Shuffle(len(round), func(i, j int) { round[i], round[j] = round[j], round[i] })
 			n := 0 // warmups have no round
 			if !warmup {
 				n = r + 1

@@ -328,6 +328,40 @@ func (f *File) Counts() map[Verdict]int {
 	return m
 }
 
+// UndecidedShare is the share of a run's A/B pairs that may be
+// inconclusive before the run says it cannot show that nothing regressed:
+// a run most of whose pairs decided nothing passes a regression as easily
+// as a no-op change (issue 40).
+const UndecidedShare = 0.25
+
+// UndecidedSentence is, when more than UndecidedShare of the run's A/B
+// pairs (cells judged against another cell of the run: --against's twin,
+// a mode's or a workload's against:) are inconclusive, "this run cannot
+// show that nothing regressed: 12 of 17 pairs inconclusive"; "" otherwise.
+// Every output says it, and `vbench run` exits 1 on it unless --fail-on
+// regressed. Cells judged against a baseline do not count: a baseline's
+// verdicts are about drift between invocations, judged by other rules.
+func (f *File) UndecidedSentence() string {
+	pairs, inconclusive := 0, 0
+	for _, c := range f.Results {
+		if c.Compare == nil || (c.Compare.Against == "" && c.Compare.AgainstWorkload == "") {
+			continue
+		}
+		switch c.Verdict {
+		case VerdictInconclusive:
+			inconclusive++
+		case VerdictRegressed, VerdictImproved, VerdictSame:
+		default:
+			continue
+		}
+		pairs++
+	}
+	if pairs == 0 || float64(inconclusive) <= UndecidedShare*float64(pairs) {
+		return ""
+	}
+	return fmt.Sprintf("this run cannot show that nothing regressed: %d of %d pairs inconclusive", inconclusive, pairs)
+}
+
 // SortCells orders cells by the given workload order (unknown workloads last,
 // by name) and then by mode order.
 func SortCells(cells []Cell, workloads []string, order []modes.Mode) {

@@ -32,7 +32,11 @@ type File struct {
 	Settings Settings `json:"settings"`
 	Baseline string   `json:"baseline,omitempty"` // baseline file the verdicts refer to
 	Warnings []string `json:"warnings,omitempty"` // e.g. fingerprint mismatch
-	Results  []Cell   `json:"results"`
+	// Undecided says that the run decided too little to show that nothing
+	// regressed (File.UndecidedSentence, set with the verdicts); "" when
+	// it decided enough.
+	Undecided string `json:"undecided,omitempty"`
+	Results   []Cell `json:"results"`
 
 	// BookkeepingNs is the harness's own time per launched run: the measuring
 	// loop's wall time minus the children's wall times, over the runs.
@@ -76,7 +80,12 @@ type Settings struct {
 	// (Measure.DefaultMinChange).
 	MeasureMinChange map[Measure]MinChange `json:"measure_min_change,omitempty"`
 
-	Seed      uint64         `json:"seed"`                // of the randomized run order
+	Seed uint64 `json:"seed"` // of the randomized run order
+	// Schedule is how each round ordered its launches: "pairs" (an A/B
+	// pair's two cells back to back) or "shuffle" (every cell of a round
+	// in one random order); empty in files written before it was recorded
+	// (which shuffled).
+	Schedule  string         `json:"schedule,omitempty"`
 	Workloads []string       `json:"workloads,omitempty"` // --workloads filter, when given
 	Profiler  string         `json:"profiler,omitempty"`  // library used for profiled modes
 	Interval  modes.Duration `json:"interval,omitempty"`  // sampling interval given to the profiler (spelled "10ms")
@@ -121,6 +130,10 @@ type Cell struct {
 	// written before verdicts were sequential: one look.
 	PlannedRuns int `json:"planned_runs,omitempty"`
 	MaxRuns     int `json:"max_runs,omitempty"`
+	// Stopped is, for the NEW side of an A/B pair, why its rounds stopped
+	// when they did ("decided at its planned 10 rounds: same (…)",
+	// "reached its cap of 30 rounds, still inconclusive", "out of time …").
+	Stopped string `json:"stopped,omitempty"`
 
 	MedianNs float64 `json:"median_ns"`
 	CILoNs   float64 `json:"ci_lo_ns"` // 95% confidence interval of the median

@@ -85,6 +85,7 @@ func Apply(cur, base *results.File, opts Options) {
 	decide(tests, opts)
 	perEvent(cur)
 	markReferences(cur)
+	cur.Undecided = cur.UndecidedSentence()
 }
 
 // keepExplain carries an A/B pair's explain over to its new comparison:

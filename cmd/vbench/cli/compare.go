@@ -103,7 +103,7 @@ belong in the job summary). Both are written whatever the exit code.
 			}
 			// A comparison exits by what it judged: NEW being partial is
 			// shown (not run cells), not an interruption of this command.
-			return outcome(cur, false, ci.failOn, errs...)
+			return outcome(cur, false, false, ci.failOn, errs...)
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "table", formatHelp)

@@ -84,13 +84,13 @@ atomically.
 					return withCode(ExitFailed, err)
 				}
 			}
-			return outcome(merged, false, failOn, nil) // an A/B run's verdicts
+			return outcome(merged, false, true, failOn, nil) // an A/B run's verdicts
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "merged results file to write")
 	cmd.Flags().StringVar(&format, "format", "", "also print the merged results: "+formatNames)
 	registerCompletion(cmd, "format", completeResultsFormats)
-	cmd.Flags().StringVar(&failOn, "fail-on", "", "also exit 1 when an A/B pair is `inconclusive`; regressions always fail")
+	cmd.Flags().StringVar(&failOn, "fail-on", "", failOnHelp)
 	cmd.Flags().BoolVar(&allowPartial, "allow-partial", false, "merge partial (interrupted) files too; the result is marked partial")
 	return cmd
 }

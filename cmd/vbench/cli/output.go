@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"vbench/baseline"
 
@@ -52,14 +53,14 @@ var formatHelp = func() string {
 type ciFlags struct {
 	junit         string
 	noStepSummary bool
-	failOn        string // "inconclusive": an inconclusive cell fails the command too
+	failOn        string // "inconclusive": an inconclusive cell fails the command too; "regressed": only regressions do
 }
 
 func (c *ciFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&c.junit, "junit", "", "also write JUnit XML to `FILE`, atomically: one test case per cell, regressions and failed workloads as failures")
 	fl.BoolVar(&c.noStepSummary, "no-step-summary", false, "do not append the Markdown report to $GITHUB_STEP_SUMMARY")
-	fl.StringVar(&c.failOn, "fail-on", "", "also exit 1 when a cell is `inconclusive` (its runs cannot tell no change from min_change); regressions always fail")
+	fl.StringVar(&c.failOn, "fail-on", "", failOnHelp)
 }
 
 // check refuses, before anything runs, a JUnit file that cannot be written
@@ -99,10 +100,17 @@ func (c *ciFlags) write(cmd *cobra.Command, res *results.File) error {
 	return err
 }
 
-// checkFailOn refuses a --fail-on other than inconclusive (run, compare, merge).
+// failOnHelp is --fail-on's help: what exits 1, and the trade-off.
+const failOnHelp = "what else exits 1 besides a regression (which always does). Default: a run (or merge) more than a quarter of whose A/B pairs are `inconclusive` (\"this run cannot show that nothing regressed: 12 of 17 pairs inconclusive\"): a run that decided little would pass a regression as easily as a no-op change. " +
+	"inconclusive: any inconclusive cell too (strictest: a noisy machine then fails no-op changes). regressed: regressions only (a busy machine never fails the job, and a regression hidden in an inconclusive cell passes)"
+
+// failOnValues are the values --fail-on takes besides the default "".
+var failOnValues = []string{string(results.VerdictInconclusive), string(results.VerdictRegressed)}
+
+// checkFailOn refuses a --fail-on it does not know (run, compare, merge).
 func checkFailOn(v string) error {
-	if v != "" && v != string(results.VerdictInconclusive) {
-		return usageErrf("--fail-on %q: the one value is inconclusive (regressions always fail)", v)
+	if v != "" && !slices.Contains(failOnValues, v) {
+		return usageErrf("--fail-on %q: inconclusive (any inconclusive cell fails too) or regressed (only regressions fail); by default a run more than a quarter of whose A/B pairs are inconclusive fails too", v)
 	}
 	return nil
 }
@@ -112,7 +120,11 @@ func checkFailOn(v string) error {
 // itself was: a run, never a comparison of a partial file) > a workload
 // failed or an output was lost 3 > a regression (or, with --fail-on
 // inconclusive, an inconclusive cell) 1 > 0.
-func outcome(res *results.File, interrupted bool, failOn string, errs ...error) error {
+//
+// A run that decided too little (File.UndecidedSentence) exits 1 too when
+// ofARun (vbench run, and merge of a run's shards), unless --fail-on
+// regressed; compare judges two files someone already has, and only says it.
+func outcome(res *results.File, interrupted, ofARun bool, failOn string, errs ...error) error {
 	err := errors.Join(errs...)
 	worst := results.CIPass
 	for v, n := range res.Counts() {
@@ -127,6 +139,8 @@ func outcome(res *results.File, interrupted bool, failOn string, errs ...error) 
 		return withCode(ExitFailed, err)
 	case worst != results.CIPass: // a regression, or an inconclusive cell under --fail-on inconclusive
 		return withCode(ExitRegression, nil)
+	case ofARun && failOn != string(results.VerdictRegressed) && res.UndecidedSentence() != "":
+		return withCode(ExitRegression, fmt.Errorf("%s (--fail-on regressed passes such runs)", res.UndecidedSentence()))
 	}
 	return nil
 }

@@ -19,7 +19,9 @@ import (
 var exitCodeLines = map[int]string{
 	ExitOK: "0  no regression",
 	ExitRegression: `1  a cell regressed (against a baseline, or in an A/B run against its
-     OLD twin); with --fail-on inconclusive, also an inconclusive cell`,
+     OLD twin); or (run, merge) more than a quarter of the A/B pairs are
+     inconclusive ("this run cannot show that nothing regressed"), unless
+     --fail-on regressed; with --fail-on inconclusive, any inconclusive cell`,
 	ExitUsage: "2  usage or configuration error",
 	ExitFailed: `3  a workload failed (non-zero exit, crash, timeout, checksum mismatch,
      profiler call counts wrong)`,

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -39,6 +40,8 @@ type runFlags struct {
 	profiler     string
 	seed         uint64
 	against      string // run only: the OLD build of an A/B run
+	schedule     string
+	budget       time.Duration
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -54,6 +57,8 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.shard, "shard", "", "run only shard i of n of the (workload, mode) cells, e.g. 2/4")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
 	fl.StringVar(&f.profiler, "profiler", "", "profiler library for profiled modes (default: libvbenchprof.so next to vbench)")
+	fl.StringVar(&f.schedule, "schedule", runner.SchedulePairs, "how a round orders its launches: pairs (an A/B pair's two cells back to back, so a neighbour's burst of load hits both) or shuffle (every cell in one random order)")
+	fl.DurationVar(&f.budget, "budget", 0, "time the measuring may take: no batch of adaptive rounds starts that the time left cannot pay for (e.g. 8m; default: none)")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the randomized run order (default: from the clock; recorded in the results)")
 	registerCompletion(cmd, "modes", completeSuiteModes)
 	registerCompletion(cmd, "workloads", completeSuiteWorkloads)
@@ -98,7 +103,14 @@ func prepare(cmd *cobra.Command, path string, f *runFlags) (*measurement, error)
 	if runs := cmp.Or(f.runs, s.Runs); cmd.Flags().Changed("max-runs") && f.maxRuns < runs {
 		return nil, usageErrf("--max-runs %d is below the runs (%d): it caps the runs an undecided A/B pair may add, so it must be at least the runs (equal adds none)", f.maxRuns, runs)
 	}
-	opts := runner.Options{Runs: f.runs, MaxRuns: f.maxRuns, Warmup: -1, Modes: modeNames(f.modes), Workloads: f.workloads, Timeout: f.timeout, Seed: f.seed}
+	if !slices.Contains(runner.Schedules, f.schedule) {
+		return nil, usageErrf("--schedule %q: one of %s", f.schedule, strings.Join(runner.Schedules, ", "))
+	}
+	if cmd.Flags().Changed("budget") && f.budget <= 0 {
+		return nil, usageErrf("--budget %s: must be > 0", f.budget)
+	}
+	opts := runner.Options{Runs: f.runs, MaxRuns: f.maxRuns, Warmup: -1, Modes: modeNames(f.modes), Workloads: f.workloads, Timeout: f.timeout, Seed: f.seed,
+		Schedule: f.schedule, Budget: f.budget}
 	if cmd.Flags().Changed("warmup") {
 		opts.Warmup = f.warmup
 	}
@@ -237,7 +249,13 @@ mode a suite defines may say against: <other mode> to be judged the same way.
 A pair whose verdict is still undecided after its runs (not significant, yet
 its interval still reaches the minimum change) gets more rounds, half its
 runs at a time, until it is decided or reaches --max-runs (the suite's
-max_runs, else 3 x runs).
+max_runs, else 3 x runs); a pair that even its cap could not decide stops
+as hopeless, and --budget bounds the time the extra rounds may take. Why
+each pair stopped is listed under the table. In each round the two cells of
+a pair run back to back, in a random order (--schedule pairs), so that a
+neighbour's burst of load lands on both. A run more than a quarter of whose
+pairs are inconclusive says it cannot show that nothing regressed, and
+exits 1 unless --fail-on regressed.
 
 For CI: --junit FILE writes JUnit XML (one test case per cell; regressions
 and failed workloads are failures), and when GITHUB_STEP_SUMMARY is set (as
@@ -254,6 +272,7 @@ exits 130.
   vbench run benchmarks/suite.yaml --runs 5 --modes none,tracing --json out/results.json
   vbench run benchmarks/suite.yaml --format markdown --baseline benchmarks/baselines/default.json
   vbench run benchmarks/suite.yaml --against base/libvbenchprof.so --modes none,tracing
+  vbench run benchmarks/quick.yaml --against base/libvbenchprof.so --budget 8m
   vbench run benchmarks/suite.yaml --shard 2/4 --json out/shard2.json --quiet
   vbench run benchmarks/suite.yaml --junit out/junit.xml --json out/results.json
   vbench run benchmarks/suite.yaml --quiet --format gobench > new.txt && benchstat old.txt new.txt`,
@@ -342,7 +361,7 @@ func finish(cmd *cobra.Command, res *results.File, f *runFlags, ci *ciFlags) err
 	if err := writeFormat(cmd.OutOrStdout(), res, f.format); err != nil {
 		errs = append(errs, err)
 	}
-	return outcome(res, res.Partial, ci.failOn, errs...)
+	return outcome(res, res.Partial, true, ci.failOn, errs...)
 }
 
 // modeNames types the --modes flag's values (nil stays nil: the suite's modes).

@@ -1,0 +1,133 @@
+package runner
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"vbench/internal/results"
+	"vbench/internal/testbin"
+	"vbench/internal/verdict"
+)
+
+// abSuite has four A/B pairs of workloads (a NEW judged against its
+// -base): one the same and steady (settled at its planned runs), two
+// slower every round alike, by 50% and by 6% (at 12 of at most 36 rounds
+// the test cannot reach alpha at its look's share, 1/9 of it: decided by
+// adaptive rounds), one the same under heavy noise (undecided, and given
+// up as hopeless or at its cap), and a cell of no pair.
+func abSuite(fw string) string {
+	return `name: sched
+runs: 12
+max_runs: 36
+warmup: 0
+modes: [none]
+timeout: 1m
+thresholds: {min_change: 5%, alpha: 0.01}
+workloads:
+  - {name: slow, command: [` + fw + `, -elapsed, "3000000"], against: slow-base}
+  - {name: slow-base, command: [` + fw + `, -elapsed, "2000000"]}
+  - {name: steady, command: [` + fw + `, -elapsed, "1000000"], against: steady-base}
+  - {name: steady-base, command: [` + fw + `, -elapsed, "1000000"]}
+  - {name: six, command: [` + fw + `, -elapsed, "1060000"], against: six-base}
+  - {name: six-base, command: [` + fw + `, -elapsed, "1000000"]}
+  - {name: noisy, command: [` + fw + `, -spread, "0.5"], against: noisy-base}
+  - {name: noisy-base, command: [` + fw + `, -spread, "0.5"]}
+  - {name: alone, command: [` + fw + `]}
+`
+}
+
+// seqs maps each round of a cell to its run's position in the schedule.
+func seqs(c *results.Cell) map[int]int {
+	m := map[int]int{}
+	for _, r := range c.Samples {
+		m[r.Round] = r.Seq
+	}
+	return m
+}
+
+// A pair's two runs of a round are back to back (SchedulePairs), in
+// planned and adaptive rounds alike, in both orders over the run; with
+// ScheduleShuffle they are not kept together. Each pair's results say why
+// its rounds stopped (the noisy one decides only by a false verdict: at
+// most alpha over its family, 0.01/4, of runs of this test).
+func TestSchedulePairsBackToBack(t *testing.T) {
+	fw := testbin.Fakework(t)
+	apart := map[string]int{}
+	for _, how := range Schedules {
+		plan := planFor(t, t.TempDir(), abSuite(fw))
+		plan.Options.Schedule = how
+		f := Run(context.Background(), plan, Env{})
+		if f.Settings.Schedule != how {
+			t.Errorf("%s: results record schedule %q", how, f.Settings.Schedule)
+		}
+		for _, w := range []string{"slow", "steady", "six", "noisy"} {
+			nw, old := seqs(f.Find(w, "none")), seqs(f.Find(w+"-base", "none"))
+			first := map[bool]int{}
+			for round, s := range nw {
+				o, ok := old[round]
+				if !ok {
+					t.Fatalf("%s: %s ran in round %d, its base did not", how, w, round)
+				}
+				if d := s - o; d != 1 && d != -1 {
+					apart[how]++
+				}
+				first[s < o]++
+			}
+			if how == SchedulePairs && (first[true] == 0 || first[false] == 0) {
+				t.Errorf("%s: NEW ran first in %d rounds, OLD in %d: the order within a pair is not random", w, first[true], first[false])
+			}
+		}
+		stop := func(w string) string { return f.Find(w, "none").Stopped }
+		if s := stop("slow"); !strings.HasPrefix(s, "decided after 18 rounds: regressed") {
+			t.Errorf("%s: slow stopped: %q", how, s)
+		}
+		if s := stop("steady"); !strings.HasPrefix(s, "decided at its planned 12 rounds: same") {
+			t.Errorf("%s: steady stopped: %q", how, s)
+		}
+		if s, n := stop("six"), f.Find("six", "none").Runs; !strings.HasPrefix(s, "decided after ") || !strings.HasSuffix(s, "rounds: regressed") || n <= 12 {
+			t.Errorf("%s: six stopped after %d runs: %q", how, n, s)
+		}
+		if s := stop("noisy"); !strings.HasPrefix(s, "hopeless ") && s != "reached its cap of 36 rounds, still inconclusive" {
+			t.Errorf("%s: noisy stopped: %q", how, s)
+		}
+		if s := stop("alone") + stop("slow-base"); s != "" {
+			t.Errorf("%s: cells of no pair, or OLD sides, say they stopped: %q", how, s)
+		}
+	}
+	if apart[SchedulePairs] != 0 || apart[ScheduleShuffle] == 0 {
+		t.Errorf("rounds in which a pair's runs were not back to back: %v", apart)
+	}
+}
+
+// A pair is given up as hopeless only when even its cap's rounds would
+// leave its interval spanning both no change and the minimum change: wide
+// noise around no change is; a steady 6% change (its interval beyond 5%)
+// and a pair with no interval yet (5 rounds) are not.
+func TestFutile(t *testing.T) {
+	opts := verdict.Options{Alpha: 0.01, MinChange: 0.05}
+	ones := func(n int) []float64 {
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = 1
+		}
+		return x
+	}
+	wide := []float64{1.6, 0.6, 1.3, 0.8, 1.5, 0.7, 1.1, 0.9, 1.4, 0.65, 1.2, 0.85}
+	six := ones(12)
+	for i := range six {
+		six[i] = 1.06
+	}
+	if !futile(ones(12), wide, 36, opts) {
+		t.Errorf("±50%% noise around no change at 12 of 36 rounds is not hopeless")
+	}
+	if futile(ones(12), six, 36, opts) {
+		t.Errorf("a steady 6%% change is hopeless")
+	}
+	if futile(ones(5), wide[:5], 36, opts) {
+		t.Errorf("5 rounds (no 99%% interval) are hopeless")
+	}
+	if futile(ones(12), wide, 12, opts) {
+		t.Errorf("a pair at its cap is hopeless (the cap says why it stopped)")
+	}
+}
