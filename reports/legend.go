@@ -95,8 +95,12 @@ func Legend(f *results.File) []string {
 		}) {
 			more = "more runs decide it (vbench run --runs N; an A/B pair also gets rounds up to vbench run --max-runs N)"
 		}
-		out = append(out, fmt.Sprintf("inconclusive ±X%%: the runs cannot tell no change from a change of %g%%; ±X%% is the largest change the %g%% interval still allows (±∞: too few runs for any interval); %s; exit 0 unless --fail-on inconclusive",
-			100*f.Settings.Threshold, 100*(1-f.Settings.Alpha), more))
+		exit := "exit 0 unless --fail-on inconclusive"
+		if f.UndecidedSentence() != "" {
+			exit = "more than a quarter of the A/B pairs inconclusive: vbench run and merge exit 1 unless --fail-on regressed"
+		}
+		out = append(out, fmt.Sprintf("inconclusive ±X%%: the runs cannot tell no change from a change of %g%%; ±X%% is the largest change the %g%% interval still allows (±∞: too few runs for any interval); %s; %s",
+			100*f.Settings.Threshold, 100*(1-f.Settings.Alpha), more, exit))
 	}
 	// The reason a verdict could not be reached whatever the runs measured,
 	// which the JSON's compare.reason says: here once per reason.

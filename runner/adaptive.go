@@ -40,7 +40,8 @@ type adaptive struct {
 	rng     *rand.Rand
 	round   int // the last round number given out
 
-	start    time.Time     // when the measuring began
+	began    time.Time     // when the run began (its builds included): what the budget counts from
+	start    time.Time     // when the measuring began: the pace is measured from it
 	launched int           // launches given out so far
 	budget   time.Duration // 0: none
 	log      func(format string, args ...any)
@@ -66,12 +67,12 @@ func runPairs(cells []*cellState, plan *Plan) []abPair {
 }
 
 // newAdaptive takes over after the planned schedule order (of units): its
-// rounds are numbered after order's last.
-func newAdaptive(pairs []abPair, us []unit, order []step, plan *Plan, env *Env) *adaptive {
+// rounds are numbered after order's last; began is when the run began.
+func newAdaptive(pairs []abPair, us []unit, order []step, plan *Plan, env *Env, began time.Time) *adaptive {
 	return &adaptive{pairs: pairs, units: us, round: lastRound(order), stopped: map[abPair]string{},
 		opts:  verdict.Options{Alpha: plan.Suite.Alpha, MinChange: plan.Suite.MinChange},
 		rng:   rand.New(rand.NewPCG(plan.Options.Seed, 0x6d6f7265)), // "more"
-		start: time.Now(), launched: len(order), budget: plan.Options.Budget, log: env.logf}
+		began: began, start: time.Now(), launched: len(order), budget: plan.Options.Budget, log: env.logf}
 }
 
 // next returns the next batch of launches: rounds up to the next look of
@@ -105,9 +106,8 @@ func (a *adaptive) next() []step {
 		}
 	}
 	if a.budget > 0 && len(out) > 0 && a.launched > 0 {
-		spent := time.Since(a.start)
-		need := spent / time.Duration(a.launched) * time.Duration(len(out))
-		if spent+need > a.budget {
+		need := time.Since(a.start) / time.Duration(a.launched) * time.Duration(len(out))
+		if time.Since(a.began)+need > a.budget {
 			for _, p := range open {
 				a.settle(p, fmt.Sprintf("out of time after %d rounds, still inconclusive (the next look needed ~%s more of the %s budget)", measured(p.new), need.Round(time.Second), a.budget))
 			}

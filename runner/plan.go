@@ -35,8 +35,9 @@ type Options struct {
 	// Schedule is how a round orders its launches: SchedulePairs (also
 	// ""), or ScheduleShuffle (schedule.go).
 	Schedule string
-	// Budget bounds the measuring: no batch of adaptive rounds starts that
-	// the time left cannot pay for at the run's pace so far (0: none).
+	// Budget bounds the run, its builds included: no batch of adaptive
+	// rounds starts that the time left cannot pay for at the pace of its
+	// launches so far (0: none). The planned runs always run.
 	Budget time.Duration
 }
 

@@ -49,6 +49,7 @@ func (e *Env) logf(format string, args ...any) {
 // A/B pairs whose verdict is undecided (adaptive.go), and assemble the
 // cells into the results file (assemble.go).
 func Run(ctx context.Context, plan *Plan, env Env) *results.File {
+	began := time.Now() // --budget counts the builds too
 	f := newFile(plan, &env)
 	cells := newCells(plan)
 	buildAll(ctx, cells, &env)
@@ -57,7 +58,7 @@ func Run(ctx context.Context, plan *Plan, env Env) *results.File {
 	pairs := runPairs(cells, plan)
 	us := units(cells, pairs, plan.Options.Schedule)
 	order := schedule(cells, us, plan.Options.Seed)
-	acct, complete := measure(ctx, l, order, newAdaptive(pairs, us, order, plan, &env).next, env.Progress)
+	acct, complete := measure(ctx, l, order, newAdaptive(pairs, us, order, plan, &env, began).next, env.Progress)
 	f.Partial = !complete
 	acct.record(f)
 	f.Finished = time.Now().UTC()

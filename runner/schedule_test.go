@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"vbench/internal/results"
 	"vbench/internal/testbin"
@@ -129,5 +130,21 @@ func TestFutile(t *testing.T) {
 	}
 	if futile(ones(12), wide, 12, opts) {
 		t.Errorf("a pair at its cap is hopeless (the cap says why it stopped)")
+	}
+}
+
+// A budget the run has already spent starts no adaptive round: the pairs
+// still undecided at their planned runs stop out of time, the decided ones
+// stop as before.
+func TestBudgetStopsAdaptiveRounds(t *testing.T) {
+	plan := planFor(t, t.TempDir(), abSuite(testbin.Fakework(t)))
+	plan.Options.Budget = time.Nanosecond
+	f := Run(context.Background(), plan, Env{})
+	six := f.Find("six", "none")
+	if !strings.HasPrefix(six.Stopped, "out of time after 12 rounds, still inconclusive") || six.Runs != 12 {
+		t.Errorf("six: %d runs, stopped %q", six.Runs, six.Stopped)
+	}
+	if s := f.Find("steady", "none").Stopped; !strings.HasPrefix(s, "decided at its planned 12 rounds: same") {
+		t.Errorf("steady stopped %q", s)
 	}
 }

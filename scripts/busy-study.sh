@@ -19,12 +19,17 @@
 #   scripts/busy-study.sh 10 out/busy-study            # the issue's 10 of each (~3 h)
 #   BUDGET=8m SUITE=benchmarks/quick.yaml scripts/busy-study.sh 2 out/busy-study
 #   scripts/busy-study.sh 0 out/busy-study             # tally the runs DIR holds
+#   FIRST=3 SIDES=ab SLOW=out/slow10.so scripts/busy-study.sh 1 out/busy-study   # one more A/B, another slow build
+#
+# The slow build's cost is not linear in its spins and has drifted (4 spins,
+# make slow-profiler's, measured +0% on 2026-11-26: docs/measurements.md);
+# SLOW names another, e.g. one built with CGO_CFLAGS="-O2 -g -DVB_SLOW_SPINS=10".
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 reps=${1:-2} dir=${2:-out/busy-study}
 shift $(( $# > 2 ? 2 : $# ))
-suite=${SUITE:-benchmarks/quick.yaml} budget=${BUDGET:-8m}
+suite=${SUITE:-benchmarks/quick.yaml} budget=${BUDGET:-8m} first=${FIRST:-1} sides=${SIDES:-aa ab}
 # The builds it measures live in DIR/bin (a rebuild of bin/ meanwhile cannot
 # touch them); DIR/same-build holds the copy an A/A run is --against.
 bin=$dir/bin
@@ -33,12 +38,13 @@ if (( reps > 0 )); then
 	make -s build slow-profiler BIN="$bin"
 	cp "$bin/libvbenchprof.so" "$dir/same-build/libvbenchprof.so"
 fi
-for ((i = 1; i <= reps; i++)); do
-	order=(aa ab)
-	(( i % 2 == 0 )) && order=(ab aa)
+slow=${SLOW:-$bin/libvbenchprof-slow.so}
+for ((i = first; i < first + reps; i++)); do
+	read -ra order <<<"$sides"
+	(( i % 2 == 0 )) && read -ra order <<<"$(echo "$sides" | tr ' ' '\n' | tac | tr '\n' ' ')"
 	for side in "${order[@]}"; do
 		new=$bin/libvbenchprof.so against=$dir/same-build/libvbenchprof.so
-		[[ $side == ab ]] && new=$bin/libvbenchprof-slow.so against=$bin/libvbenchprof.so
+		[[ $side == ab ]] && new=$slow against=$bin/libvbenchprof.so
 		scripts/neighbour.sh -s "$i" -d 3600 &
 		nb=$!
 		start=$(date +%s)

@@ -58,7 +58,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
 	fl.StringVar(&f.profiler, "profiler", "", "profiler library for profiled modes (default: libvbenchprof.so next to vbench)")
 	fl.StringVar(&f.schedule, "schedule", runner.SchedulePairs, "how a round orders its launches: pairs (an A/B pair's two cells back to back, so a neighbour's burst of load hits both) or shuffle (every cell in one random order)")
-	fl.DurationVar(&f.budget, "budget", 0, "time the measuring may take: no batch of adaptive rounds starts that the time left cannot pay for (e.g. 8m; default: none)")
+	fl.DurationVar(&f.budget, "budget", 0, "time the run may take, its builds included: no batch of adaptive rounds starts that the time left cannot pay for at the pace so far; the planned runs always run (e.g. 8m; default: none)")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the randomized run order (default: from the clock; recorded in the results)")
 	registerCompletion(cmd, "modes", completeSuiteModes)
 	registerCompletion(cmd, "workloads", completeSuiteWorkloads)
