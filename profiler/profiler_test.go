@@ -635,8 +635,17 @@ func TestTimeSamplingFitIsWarned(t *testing.T) {
 	has := func(p *profile.Profile) bool {
 		return slices.ContainsFunc(p.Warnings, func(w string) bool { return strings.Contains(w, warn) })
 	}
-	if _, p := profiled(t, modes.EngineTracing, nil, 0, "loop", "20000000"); !has(p) {
-		t.Errorf("1 in 16 calls timed: no warning of the scaled times; warnings %q", p.Warnings)
+	// Whether the estimate runs past the caller depends on how this machine
+	// times a hooked call: past 10% in most runs, not in every one (1 of 3
+	// clean-clone runs on 2026-11-27 read under it). Three runs, one must warn.
+	var last []string
+	warned := false
+	for i := 0; i < 3 && !warned; i++ {
+		_, p := profiled(t, modes.EngineTracing, nil, 0, "loop", "20000000")
+		warned, last = has(p), p.Warnings
+	}
+	if !warned {
+		t.Errorf("1 in 16 calls timed, 3 runs: no warning of the scaled times; warnings %q", last)
 	}
 	if _, p := profiled(t, modes.EngineTracing, []string{attach.EnvTimeSample + "=1"}, 0, "loop", "2000000"); has(p) {
 		t.Errorf("every call timed, yet the times were scaled: %q", p.Warnings)
