@@ -45,9 +45,9 @@ test: build
 # histories that measure the verdict rule and history's change-point gate
 # (false alarms, power, latency) rather than check a behaviour. They launch
 # nothing and take minutes, so `make test` leaves them here; CI runs both.
-STUDY_PKGS := ./internal/history ./internal/verdict
+STUDY_PKGS := ./internal/history ./internal/verdict ./profiler
 study:
-	$(GO) test -tags vbenchtest,vbenchstudy -count=1 -timeout 30m -run 'Recorded|Simulated|HeavyTails' $(STUDY_PKGS)
+	$(GO) test -tags vbenchtest,vbenchstudy -count=1 -timeout 30m -run 'Recorded|Simulated|HeavyTails|TimeSamplingFitWarns' $(STUDY_PKGS)
 
 # The main job: the default suite, every workload under every mode, printing
 # the overhead table and writing results and a report under out/.

@@ -81,7 +81,7 @@ func TestAllocBytesRegressionExplainsItself(t *testing.T) {
 	dll := testbin.Workload(t, "benchmarks/allocs/Allocs.csproj")
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "suite.yaml"), `name: alloc-ab
-runs: 8
+runs: 12
 warmup: 1
 baseline: none.json
 modes:
