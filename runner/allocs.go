@@ -152,16 +152,7 @@ func (s *allocTally) sampledCheck(c *results.AllocCheck, level float64) {
 // allocsFailure is why a cell's alloc checks fail it ("" when they pass):
 // the first failing check, in words, and how many failed.
 func allocsFailure(workload string, checks []results.AllocCheck) string {
-	failed := 0
-	var first *results.AllocCheck
-	for i := range checks {
-		if !checks[i].Pass {
-			failed++
-			if first == nil {
-				first = &checks[i]
-			}
-		}
-	}
+	first, failed := firstFailing(checks, func(c *results.AllocCheck) bool { return c.Pass })
 	if first == nil {
 		return ""
 	}

@@ -149,19 +149,24 @@ func (s *shareTally) checks() []results.ShareCheck {
 	return out
 }
 
-// sharesFailure is why a cell's share checks fail it ("" when they pass):
-// the first failing check, in words, and how many failed.
-func sharesFailure(workload string, checks []results.ShareCheck) string {
-	failed := 0
-	var first *results.ShareCheck
+// firstFailing is the first of checks that did not pass (nil when all
+// did) and how many did not: what a cell's failure message names.
+func firstFailing[T any](checks []T, pass func(*T) bool) (first *T, failed int) {
 	for i := range checks {
-		if !checks[i].Pass {
+		if !pass(&checks[i]) {
 			failed++
 			if first == nil {
 				first = &checks[i]
 			}
 		}
 	}
+	return first, failed
+}
+
+// sharesFailure is why a cell's share checks fail it ("" when they pass):
+// the first failing check, in words, and how many failed.
+func sharesFailure(workload string, checks []results.ShareCheck) string {
+	first, failed := firstFailing(checks, func(c *results.ShareCheck) bool { return c.Pass })
 	if first == nil {
 		return ""
 	}
