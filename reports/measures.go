@@ -123,7 +123,7 @@ func fileCells(f *results.File) []*results.Cell {
 	return out
 }
 
-// matrixCells is every result cell of the matrix, row by row.
+// resultCells is every result cell of the matrix, row by row.
 func (m *Matrix) resultCells() []*results.Cell {
 	var out []*results.Cell
 	for _, c := range m.Cells() {

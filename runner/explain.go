@@ -302,7 +302,7 @@ func explainAllocs(f *results.File, cells []*cellState) {
 			if len(out) == ExplainTop {
 				break
 			}
-			if t.Change() == 0 || (dir != 0 && (t.Change() > 0) != (dir > 0)) {
+			if t.Change() == 0 || (t.Change() > 0) != (dir > 0) {
 				continue
 			}
 			con := results.Contribution{Function: t.Type, Old: t.OldBytes, New: t.NewBytes, Change: t.Change()}

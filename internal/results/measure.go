@@ -119,11 +119,19 @@ func (c *Cell) MeasureValues(m Measure) []float64 {
 func (c *Cell) TrustedValues(m Measure) []float64 {
 	var out []float64
 	for _, r := range c.Measured() {
-		if v, ok := m.Of(&r); ok && m.Trusted(&r) {
+		if v, ok := m.TrustedOf(&r); ok {
 			out = append(out, v)
 		}
 	}
 	return out
+}
+
+// TrustedOf is Of where the reading can be judged (Trusted), else false.
+func (m Measure) TrustedOf(r *Run) (float64, bool) {
+	if !m.Trusted(r) {
+		return 0, false
+	}
+	return m.Of(r)
 }
 
 // MinChange is the smallest change of a measure that counts: relative

@@ -221,15 +221,9 @@ func measureTests(f *results.File, old, c *results.Cell, paired bool, opts Optio
 		if !m.Judged() || c.Metrics[m] == nil {
 			continue
 		}
-		of := func(r *results.Run) (float64, bool) {
-			if !m.Trusted(r) {
-				return 0, false
-			}
-			return m.Of(r)
-		}
 		var oldX, newX []float64
 		if paired {
-			oldX, newX = RoundsOf(old, c, of)
+			oldX, newX = RoundsOf(old, c, m.TrustedOf)
 		} else {
 			oldX, newX = old.TrustedValues(m), c.TrustedValues(m)
 		}
