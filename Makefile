@@ -24,8 +24,8 @@ $(BIN)/libvbenchprof.so: FORCE
 FORCE:
 
 # A known regression to test verdicts with: the same profiler whose enter
-# hook spins a fixed time per call (profiler/slow.h, -tags vbenchslow), 8-10%
-# slower on fibonacci under tracing here (measured; just above min_change). Never part of `make build`.
+# hook adds a few cycles to every traced call (profiler/slow.h, -tags vbenchslow),
+# +10% on fibonacci under tracing here (measured: docs/harness.md). Never part of `make build`.
 slow-profiler: $(BIN)/libvbenchprof-slow.so
 
 $(BIN)/libvbenchprof-slow.so: FORCE

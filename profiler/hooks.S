@@ -104,12 +104,12 @@
 	.hidden vb_enter_stub
 	.type vb_enter_stub, @function
 vb_enter_stub:
-#ifdef VB_SLOW_HOOKS
-	VB_SLOW_DELAY		// only in the deliberately slow build (slow.h)
-#endif
 	mov r11, QWORD PTR vb_tls_thread@GOTTPOFF[rip]
 	mov r11, QWORD PTR fs:[r11]
 	mov r10, QWORD PTR [r11+T_ACTIVE]
+#ifdef VB_SLOW_HOOKS
+	VB_SLOW_DELAY r10	// only in the deliberately slow build (slow.h)
+#endif
 	mov r10, QWORD PTR [r10+N_HINT]
 	cmp QWORD PTR [r10+N_FN], r14
 	jne .Lenter_c

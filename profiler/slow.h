@@ -1,27 +1,31 @@
 // The deliberately slow profiler (`make slow-profiler`, -tags vbenchslow):
 // a known regression for testing the harness's verdicts. Every enter hook
-// first runs VB_SLOW_DELAY, a fixed spin of VB_SLOW_SPINS dependent
-// iterations; the shipped library (no VB_SLOW_HOOKS) has no trace of it.
-// Sized by measuring fibonacci under tracing side by side (kernel CPU time,
-// docs/harness.md "A known regression"): the cost is not linear in the
-// spins, since the CPU overlaps a short loop with the hook's own work: on
-// this project's AMD EPYC VM 3 spins cost +1 to +3%, 4 spins +8 to +10%,
-// 6 to 8 spins +15%, 12 spins +40%. 4 is the smallest above the suites'
-// min_change of 5%. Clobbers only r10 and flags, which the stub overwrites
-// next anyway.
+// runs VB_SLOW_DELAY on the active-node pointer it has just loaded: 2 x
+// VB_SLOW_SPINS rotations of that register by 32 bits, which leave it as it
+// was. The shipped library (no VB_SLOW_HOOKS) has no trace of it.
+//
+// Why rotations on that register, not a spin loop beside the hook's work:
+// the traced recursion is bound by the chain that stores and reloads the
+// thread's active node on every call, so an independent loop ran in the
+// shadow of that chain, and its cost moved with the hook's own code (4 spins
+// sized at +8-10% on 2026-11-22 measured +0% on 2026-11-26). A rotation is
+// one cycle of latency on that chain (never eliminated: it is not a move),
+// so the cost is VB_SLOW_SPINS x 2 cycles a traced call, near linear and
+// independent of how the rest of the hook is scheduled. Sized in
+// docs/harness.md ("A known regression"). Clobbers nothing: r10 comes out
+// as it went in, rotations touch only CF and OF, which the next cmp sets.
 #ifndef VB_SLOW_H
 #define VB_SLOW_H
 
 #ifndef VB_SLOW_SPINS
-#define VB_SLOW_SPINS 4
+#define VB_SLOW_SPINS 3
 #endif
 
 #if defined(__ASSEMBLER__) && defined(VB_SLOW_HOOKS)
-.macro VB_SLOW_DELAY
-	mov r10d, VB_SLOW_SPINS
-.Lvb_slow_spin\@:
-	dec r10d
-	jnz .Lvb_slow_spin\@
+.macro VB_SLOW_DELAY reg
+	.rept 2 * VB_SLOW_SPINS
+	ror \reg, 32
+	.endr
 .endm
 #endif
 

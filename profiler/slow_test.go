@@ -40,20 +40,28 @@ func stubCode(t *testing.T, lib, sym string, n int) []byte {
 	return nil
 }
 
-// The slow build's enter hook starts with the spin (mov r10d, imm32: 41 ba),
-// the shipped library's with the TLS load (mov r11, [rip+x]: 4c 8b 1d): the
-// delay is in one build only. Both builds are the same profiler otherwise,
-// so the slow one's call counts are exact too.
+// The slow build's enter hook rotates the active node it loaded (ror r10,
+// 32: 49 c1 ca 20) before using it; the shipped library's has no rotation
+// in its fast path. Both start with the same TLS load (mov r11, [rip+x]:
+// 4c 8b 1d), and are the same profiler otherwise, so the slow one's call
+// counts are exact too.
 func TestSlowBuildOnlyInSlowLibrary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds two libraries and runs dotnet")
 	}
+	ror := []byte{0x49, 0xc1, 0xca, 0x20}
 	shipped, slow := testbin.ProfilerLib(t), testbin.SlowProfilerLib(t)
-	if got := stubCode(t, shipped, "vb_enter_stub", 3); !bytes.Equal(got, []byte{0x4c, 0x8b, 0x1d}) {
-		t.Errorf("shipped library's enter hook starts % x, want the TLS load 4c 8b 1d", got)
-	}
-	if got := stubCode(t, slow, "vb_enter_stub", 2); !bytes.Equal(got, []byte{0x41, 0xba}) {
-		t.Errorf("slow library's enter hook starts % x, want the spin's mov r10d (41 ba)", got)
+	for _, lib := range []struct {
+		path   string
+		rotate bool
+	}{{shipped, false}, {slow, true}} {
+		code := stubCode(t, lib.path, "vb_enter_stub", 40)
+		if !bytes.HasPrefix(code, []byte{0x4c, 0x8b, 0x1d}) {
+			t.Errorf("%s: enter hook starts % x, want the TLS load 4c 8b 1d", lib.path, code[:3])
+		}
+		if got := bytes.Contains(code, ror); got != lib.rotate {
+			t.Errorf("%s: ror r10, 32 in the enter hook's first 40 bytes: %v, want %v\n% x", lib.path, got, lib.rotate, code)
+		}
 	}
 	r := testapp.Profiled(t, slow, modes.EngineTracing, nil, "all")
 	if r.Code != 0 {

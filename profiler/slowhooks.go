@@ -3,8 +3,8 @@
 package main
 
 // The deliberately slow profiler, compiled only with -tags vbenchslow
-// (`make slow-profiler` → bin/libvbenchprof-slow.so): every enter hook spins a
-// fixed time first (slow.h), a known regression to test verdicts with. The
+// (`make slow-profiler` → bin/libvbenchprof-slow.so): every enter hook adds a
+// few cycles to the chain each traced call waits for (slow.h), a known regression to test verdicts with. The
 // shipped bin/libvbenchprof.so never has it.
 
 /*

@@ -7,7 +7,7 @@
 #   A/A: SUITE --against a copy of the same build. Passes when it exits 0
 #        with no pair regressed or improved and at most 2 inconclusive; a
 #        false verdict is any pair regressed or improved.
-#   A/B: SUITE with the slow build (make slow-profiler: ~8-10% on tracing
+#   A/B: SUITE with the slow build (make slow-profiler: ~+10% on tracing
 #        fibonacci) as NEW --against the build. Caught when it exits 1 with
 #        fibonacci/tracing regressed and no cell but tracing ones regressed.
 #
@@ -21,9 +21,9 @@
 #   scripts/busy-study.sh 0 out/busy-study             # tally the runs DIR holds
 #   FIRST=3 SIDES=ab SLOW=out/slow10.so scripts/busy-study.sh 1 out/busy-study   # one more A/B, another slow build
 #
-# The slow build's cost is not linear in its spins and has drifted (4 spins,
-# make slow-profiler's, measured +0% on 2026-11-26: docs/measurements.md);
-# SLOW names another, e.g. one built with CGO_CFLAGS="-O2 -g -DVB_SLOW_SPINS=10".
+# SLOW names another slow build, e.g. one built with
+# CGO_CFLAGS="-O2 -g -DVB_SLOW_SPINS=2" (make slow-profiler's 3: +10% on
+# fibonacci under tracing; docs/harness.md, "A known regression").
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"

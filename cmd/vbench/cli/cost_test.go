@@ -129,8 +129,8 @@ func TestCostPerCallOnRealWorkload(t *testing.T) {
 	}
 }
 
-// An A/B pair against a known regression (the slow build spins in every
-// enter hook): the pair's change per call is reported with its interval,
+// An A/B pair against a known regression (the slow build adds a few cycles
+// to every enter hook): the pair's change per call is reported with its interval,
 // computed from the file's own rounds: the Hodges–Lehmann estimate of the
 // per-round differences slow − shipped and its signed-rank interval, over
 // the calls per run both sides counted alike.

@@ -15,8 +15,8 @@ import (
 	"vbench/reports"
 )
 
-// --against the slow profiler build (its enter hook spins a fixed time per
-// call) under tracing, fibonacci: the pair carries an explain in ns, its
+// --against the slow profiler build (its enter hook adds a few cycles to
+// every call) under tracing, fibonacci: the pair carries an explain in ns, its
 // functions ordered by the size of their change, and it is exactly what
 // vbench diff says of the two sides' kept profiles (every measured run of
 // each, kept; the diff gives intervals over them): one computation, two
