@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,6 +18,7 @@ import (
 	"vbench/internal/atomicfile"
 	"vbench/internal/jsonpos"
 	"vbench/internal/modes"
+	"vbench/stats"
 )
 
 // Marshal renders f as the indented JSON that every vbench file uses.
@@ -359,7 +361,40 @@ func (f *File) UndecidedSentence() string {
 	if pairs == 0 || float64(inconclusive) <= UndecidedShare*float64(pairs) {
 		return ""
 	}
-	return fmt.Sprintf("this run cannot show that nothing regressed: %d of %d pairs inconclusive", inconclusive, pairs)
+	return fmt.Sprintf("this run cannot show that nothing regressed: %d of %d pairs inconclusive", inconclusive, pairs) + f.undecidedNoise()
+}
+
+// undecidedNoise says how far the run's inconclusive A/B pairs are from a
+// verdict: the largest change any could hide, and the rounds a pair would
+// need at the noise they showed for its interval to fit within ±min_change
+// (an interval narrows as 1/sqrt(rounds): n x (hides/min_change)^2, the
+// median over the pairs) — what --max-runs, or a larger min_change, would
+// have to give. "" when no pair has an interval yet (too few rounds).
+func (f *File) undecidedNoise() string {
+	var widest float64
+	var need []float64
+	for _, c := range f.Results {
+		h := 0.0
+		if c.Compare != nil && c.Verdict == VerdictInconclusive && (c.Compare.Against != "" || c.Compare.AgainstWorkload != "") {
+			h = c.Compare.Hides
+		}
+		if !(h > 0) || math.IsInf(h, 0) {
+			continue
+		}
+		widest = max(widest, h)
+		if m := f.Settings.Threshold; m > 0 {
+			need = append(need, float64(len(c.Measured()))*(h/m)*(h/m))
+		}
+	}
+	if widest == 0 {
+		return ""
+	}
+	s := fmt.Sprintf(", which could hide changes up to ±%.1f%%", 100*widest)
+	if len(need) > 0 {
+		n := stats.Median(need)
+		s += fmt.Sprintf("; at this noise ±%g%% takes ~%d rounds a pair", 100*f.Settings.Threshold, int(math.Ceil(n/5))*5)
+	}
+	return s
 }
 
 // SortCells orders cells by the given workload order (unknown workloads last,

@@ -38,3 +38,23 @@ func TestUndecidedSentence(t *testing.T) {
 		}
 	}
 }
+
+// An undecided run also says how far its inconclusive pairs are from a
+// verdict: the widest change any could hide, and the rounds the median
+// pair would need at its noise for ±min_change (n x (hides/min_change)^2,
+// rounded up to 5): here 10 rounds hiding ±10% need 40 at ±5%.
+func TestUndecidedSentenceSaysWhatMoreRoundsWouldTake(t *testing.T) {
+	f := &File{Settings: Settings{Threshold: 0.05}}
+	runs := make([]Run, 10)
+	for i := range runs {
+		runs[i] = Run{Round: i + 1, ElapsedNs: 1e6}
+	}
+	for i, h := range []float64{0.10, 0.10, 0.20, 0.10, 0} {
+		f.Results = append(f.Results, Cell{Workload: fmt.Sprint("w", i), Verdict: VerdictInconclusive, Samples: runs,
+			Compare: &Change{Against: "tracing@old", Hides: h}})
+	}
+	want := "this run cannot show that nothing regressed: 5 of 5 pairs inconclusive, which could hide changes up to ±20.0%; at this noise ±5% takes ~40 rounds a pair"
+	if got := f.UndecidedSentence(); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
