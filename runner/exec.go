@@ -27,6 +27,9 @@ type Spec struct {
 	// Outcome.Killed).
 	Stop  <-chan struct{}
 	Grace time.Duration
+	// Started, when set, is told the process's id as soon as it runs (a
+	// service's server: its CPU clock is read around the measured load).
+	Started func(pid int)
 }
 
 // Outcome is what one launch did.
@@ -96,6 +99,9 @@ func Exec(ctx context.Context, spec Spec) Outcome {
 	}
 	pgid := cmd.Process.Pid
 	out.Pid = pgid
+	if spec.Started != nil {
+		spec.Started(pgid)
+	}
 	exited := make(chan struct{})
 	var loaded <-chan bool
 	if spec.Library != "" {

@@ -19,6 +19,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"vbench/internal/results"
 	"vbench/internal/suite"
 )
@@ -40,6 +42,8 @@ func (l *launch) serve(ctx context.Context, c *cellState, spec Spec, r *results.
 	spec.Argv, spec.Env = mapAll(spec.Argv, at), mapAll(spec.Env, at)
 	stop := make(chan struct{})
 	spec.Stop, spec.Grace = stop, w.Server.StopGrace
+	pid := make(chan int, 1)
+	spec.Started = func(p int) { pid <- p }
 	done := make(chan Outcome, 1)
 	go func() { done <- Exec(ctx, spec) }()
 
@@ -76,6 +80,11 @@ func (l *launch) serve(ctx context.Context, c *cellState, spec Spec, r *results.
 		}
 		return out
 	}
+	server := 0
+	select {
+	case server = <-pid: // the server answered, so it has started
+	case <-time.After(time.Second):
+	}
 	ld := w.Load
 	target := at(ld.URL)
 	phases := []struct {
@@ -87,7 +96,9 @@ func (l *launch) serve(ctx context.Context, c *cellState, spec Spec, r *results.
 		if ph.d <= 0 {
 			continue
 		}
+		cpu0, cpuOK := processCPU(server)
 		res, err := runLoad(ctx, ld.Generator, target, ld.Connections, ph.d, c.Workload.Cwd)
+		cpu1, cpuOK1 := processCPU(server)
 		if ctx.Err() != nil {
 			return finish()
 		}
@@ -107,6 +118,9 @@ func (l *launch) serve(ctx context.Context, c *cellState, spec Spec, r *results.
 		if ph.n == &r.Requests {
 			r.LoadNs, r.RPS = res.spanNs, res.rps()
 			r.LatencyP50Ns, r.LatencyP99Ns = res.quantile(0.50), res.quantile(0.99)
+			if cpuOK && cpuOK1 {
+				r.ServerCPUNs = cpu1 - cpu0
+			}
 		}
 	}
 	out := finish()
@@ -212,4 +226,18 @@ func mapAll(xs []string, f func(string) string) []string {
 		out[i] = f(x)
 	}
 	return out
+}
+
+// processCPU is process pid's CPU time so far, every thread's, in ns: its
+// CPUCLOCK_SCHED process clock (the kernel's sum_exec_runtime, not the
+// 10 ms ticks of /proc/PID/stat). Not ok for pid 0 or a process gone.
+func processCPU(pid int) (int64, bool) {
+	if pid <= 0 {
+		return 0, false
+	}
+	var ts unix.Timespec
+	if err := unix.ClockGettime(int32(^pid<<3|2), &ts); err != nil {
+		return 0, false
+	}
+	return ts.Nano(), true
 }

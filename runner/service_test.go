@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -45,7 +46,8 @@ func quoted(args string) string {
 }
 
 // A web app under none, tracing and sampling: every run has its rps and
-// both latency percentiles from the real load generator, the tracing runs'
+// both latency percentiles from the real load generator and the server's
+// own CPU time over the measured load (cpu-per-request), the tracing runs'
 // handler calls equal the requests completed (warm-up included), its
 // start-up (exec until ready) and GC work are recorded, and nothing of the
 // run is left: no process, nothing listening on its ports.
@@ -71,6 +73,13 @@ func TestServiceUnderEachMode(t *testing.T) {
 			}
 			if got := results.MetricRPS.Of(&r); got <= 0 {
 				t.Errorf("%s run %d: rps metric %d", c.Key(), r.Seq, got)
+			}
+			// The server's own CPU over the measured load: some, and no
+			// more than every core for the load's span and the reads around it.
+			if most := (sv.LoadNs + 250e6) * int64(runtime.NumCPU()); sv.ServerCPUNs <= 0 || sv.ServerCPUNs > most {
+				t.Errorf("%s run %d: server CPU %d ns over a load of %d ns on %d cores", c.Key(), r.Seq, sv.ServerCPUNs, sv.LoadNs, runtime.NumCPU())
+			} else if got, want := results.MetricCPUPerRequest.Of(&r), sv.ServerCPUNs/sv.Requests; got < want || got > want+1 {
+				t.Errorf("%s run %d: cpu-per-request %d ns, want %d ns (%d ns over %d requests)", c.Key(), r.Seq, got, want, sv.ServerCPUNs, sv.Requests)
 			}
 			if addr := stillListening(sv.Port); addr != "" {
 				t.Errorf("%s run %d: %s still listening after the run", c.Key(), r.Seq, addr)

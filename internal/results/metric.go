@@ -31,15 +31,21 @@ const (
 	MetricRPS        Metric = "rps"
 	MetricLatencyP50 Metric = "latency-p50"
 	MetricLatencyP99 Metric = "latency-p99"
+	// MetricCPUPerRequest is the server process's CPU time during the
+	// measured load over the requests it completed: a service's
+	// kernel-cpu. A neighbour holding a core halves a server's requests
+	// per second but barely moves the CPU each request costs it, and CPU
+	// per request is the figure an APM agent's overhead is quoted in.
+	MetricCPUPerRequest Metric = "cpu-per-request"
 )
 
 // Metrics lists the metrics.
-var Metrics = []Metric{MetricElapsed, MetricWall, MetricCPU, MetricKernelCPU, MetricRPS, MetricLatencyP50, MetricLatencyP99}
+var Metrics = []Metric{MetricElapsed, MetricWall, MetricCPU, MetricKernelCPU, MetricRPS, MetricLatencyP50, MetricLatencyP99, MetricCPUPerRequest}
 
 // Service reports whether m is measured by a service workload's load
 // generator (and only there).
 func (m Metric) Service() bool {
-	return m == MetricRPS || m == MetricLatencyP50 || m == MetricLatencyP99
+	return m == MetricRPS || m == MetricLatencyP50 || m == MetricLatencyP99 || m == MetricCPUPerRequest
 }
 
 // HigherIsBetter reports whether a larger reading of m is better (rps).
@@ -73,6 +79,8 @@ func (m Metric) Phrase() string {
 		return "median latency"
 	case MetricLatencyP99:
 		return "99th-percentile latency"
+	case MetricCPUPerRequest:
+		return "server CPU per request"
 	}
 	return "elapsed time"
 }
@@ -92,6 +100,8 @@ func (m Metric) Meaning() string {
 		return "the load generator's median request latency"
 	case MetricLatencyP99:
 		return "the load generator's 99th-percentile request latency"
+	case MetricCPUPerRequest:
+		return "the server process's CPU time during the measured load over the requests it completed"
 	}
 	return "the workload's own measurement, from its VBENCH line"
 }
@@ -112,6 +122,11 @@ func (m Metric) Of(r *Run) int64 {
 		return r.LatencyP50Ns
 	case MetricLatencyP99:
 		return r.LatencyP99Ns
+	case MetricCPUPerRequest:
+		if r.Requests <= 0 || r.ServerCPUNs <= 0 {
+			return 0
+		}
+		return int64(math.Round(float64(r.ServerCPUNs) / float64(r.Requests)))
 	case MetricWall:
 		return r.WallNs
 	case MetricCPU:

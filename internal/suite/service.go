@@ -195,6 +195,6 @@ func (p *parser) service(n *yaml.Node, field string, nodes workloadNodes, w *Wor
 		w.Metric = results.MetricRPS
 	}
 	if !w.Metric.Service() {
-		p.fail(n, field+".metric", "a service workload is measured by %s, %s or %s, got %s", results.MetricRPS, results.MetricLatencyP50, results.MetricLatencyP99, w.Metric)
+		p.fail(n, field+".metric", "a service workload is measured by %s, %s, %s or %s, got %s", results.MetricRPS, results.MetricLatencyP50, results.MetricLatencyP99, results.MetricCPUPerRequest, w.Metric)
 	}
 }

@@ -55,7 +55,7 @@ func TestServiceRefused(t *testing.T) {
 		{"not http", svcHead + server + "    load: {url: \"ftp://127.0.0.1/w\"}\n", `s.yaml:6: workloads[0].load.url: must be an http URL`},
 		{"command beside server", svcHead + "    command: [true]\n" + server + load, `s.yaml:6: workloads[0].server: a service's command goes under server:`},
 		{"checksum", svcHead + server + load + "    checksum: x\n", `s.yaml:7: workloads[0](web).checksum: a server prints no VBENCH line`},
-		{"batch metric", svcHead + server + load + "    metric: kernel-cpu\n", `s.yaml:4: workloads[0](web).metric: a service workload is measured by rps, latency-p50 or latency-p99, got kernel-cpu`},
+		{"batch metric", svcHead + server + load + "    metric: kernel-cpu\n", `s.yaml:4: workloads[0](web).metric: a service workload is measured by rps, latency-p50, latency-p99 or cpu-per-request, got kernel-cpu`},
 		{"rps for a program", "name: s\nmetric: rps\nbaseline: b.json\nworkloads:\n  - name: a\n    command: [true]\n", `s.yaml:5: workloads[0](a).metric: metric rps is measured by a load generator`},
 		{"ready is the load's URL", svcHead + "    server: {command: [true], ready: \"http://127.0.0.1:{port}/w\"}\n" + "    load: {url: \"http://127.0.0.1:{port}/w?q=1\", handler: A.B.Work}\n", `s.yaml:5: workloads[0](web).server.ready: "http://127.0.0.1:{port}/w" is the load's URL path too: its probes would reach the handler A.B.Work`},
 		{"ready is the load's URL, in other case", svcHead + "    server: {command: [true], ready: \"http://127.0.0.1:{port}/Work\"}\n" + "    load: {url: \"http://127.0.0.1:{port}/work\", handler: A.B.Work}\n", `s.yaml:5: workloads[0](web).server.ready: "http://127.0.0.1:{port}/Work" is the load's URL path too`},
