@@ -31,6 +31,8 @@ type reportFlags struct {
 	perThread  bool
 	focus      []string
 	allFrames  bool
+	across     bool
+	goals      []string
 }
 
 func newReportCmd() *cobra.Command {
@@ -47,7 +49,12 @@ and the machine fingerprint:
 ` + reportFormatList() + `
 Several results files are a history, ordered by the start each records (a
 warning when the arguments disagree): the newest is reported and
-the others feed the trend charts and history table. --baseline recomputes the
+the others feed the trend charts and history table. With --across they are
+runs of one suite on different hours or days, reported as one table: each
+cell the median of the runs' overhead multiples with the lowest and highest,
+and of their costs per event likewise; --goal MODE<=MULTIPLE (repeatable)
+adds a line per goal naming the runs that missed it, where and by what
+multiple (text or markdown). --baseline recomputes the
 verdicts of the newest file against a baseline (a results file of the same
 suite) instead of using the verdicts stored in it.
 
@@ -84,6 +91,7 @@ With -o the format follows the file's extension (.txt, .md, .html, .svg,
 		Example: `  vbench report out/results.json
   vbench report out/results.json --baseline benchmarks/baselines/default.json -o report.html
   vbench report day1.json day2.json day3.json -o trend.html
+  vbench report --across peers-03h.json peers-11h.json peers-19h.json --goal 'sampling-1ms<=1.03' --format markdown
   vbench report out/results.json --format markdown >> "$GITHUB_STEP_SUMMARY"
   vbench report old.json --format gobench > old.txt && vbench report new.json --format gobench > new.txt && benchstat old.txt new.txt
   vbench report out/results.json --junit junit.xml
@@ -112,6 +120,8 @@ With -o the format follows the file's extension (.txt, .md, .html, .svg,
 	fl.IntVar(&f.pid, "pid", 0, "profiles: only the process with this `pid` (a profile directory of several processes)")
 	fl.BoolVar(&f.perThread, "per-thread", false, "profiles: flame graph with one tower per thread instead of merging call paths")
 	fl.StringSliceVar(&f.focus, "focus", nil, "profiles: show only functions matching these `patterns` (namespace, type, method or assembly, glob '*'), in the tree and flame graph with what they called")
+	fl.BoolVar(&f.across, "across", false, "results: the files are runs of one suite on different hours or days; one table of each cell's median multiple and cost over them, with the range")
+	fl.StringArrayVar(&f.goals, "goal", nil, "with --across: `MODE<=MULTIPLE`, the largest overhead multiple MODE may show on any workload; says which runs missed it (repeatable)")
 	fl.BoolVar(&f.allFrames, "all-frames", false, "profiles of dotnet test: also show framework and test-runner frames (folded by default)")
 	registerCompletion(cmd, "format", completeFormats(reports.ForReport, reports.ForProfile))
 	return cmd
@@ -164,8 +174,42 @@ func runReport(cmd *cobra.Command, args []string, f *reportFlags) error {
 		}
 		files = append(files, in.Results)
 	}
+	if f.across || len(f.goals) > 0 {
+		return reportAcross(cmd, args, files, f)
+	}
 	args = byStart(cmd, args, files)
 	return reportResults(cmd, args, files, f)
+}
+
+// reportAcross is report --across: several runs of one suite as one table
+// of medians with their ranges, and the goals each run missed.
+func reportAcross(cmd *cobra.Command, args []string, files []*results.File, f *reportFlags) error {
+	if !f.across {
+		return usageErrf("report: --goal applies with --across (several runs of one suite)")
+	}
+	if f.baseline != "" || f.junit != "" {
+		return usageErrf("report: --across reports runs side by side; --baseline and --junit apply to one run")
+	}
+	var goals []reports.Goal
+	for _, s := range f.goals {
+		g, err := reports.ParseGoal(s)
+		if err != nil {
+			return usageErr(err)
+		}
+		goals = append(goals, g)
+	}
+	format := f.format
+	if format == "" && strings.HasSuffix(f.output, ".md") {
+		format = "markdown"
+	}
+	if format != "" && format != "text" && format != "markdown" {
+		return usageErrf("report: --across writes text or markdown, not %q", format)
+	}
+	a, err := reports.NewAcross(files, args)
+	if err != nil {
+		return usageErr(err)
+	}
+	return emit(cmd, f.output, func(w io.Writer) error { return a.Write(w, goals, format) })
 }
 
 // byStart orders results files (and their names, returned) by the start

@@ -1,0 +1,253 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"vbench/internal/modes"
+	"vbench/internal/numfmt"
+	"vbench/internal/results"
+	"vbench/stats"
+)
+
+// Across is the overhead matrix of several runs of one suite, made on
+// different hours or days (vbench report --across): each cell the median
+// of the runs' overhead multiples with the lowest and highest beside it,
+// and the cost per event likewise. One run's table shows its own day; on a
+// shared machine a suite's multiples move by 10-20% between invocations,
+// so a figure quoted in a README should be the median of several, with
+// its range, and say which runs missed a goal (Goal).
+type Across struct {
+	Suite     string
+	Files     []*results.File // ordered by start
+	Names     []string        // their labels, in the same order
+	Workloads []string        // rows, in the order of the first file that has them
+	Modes     []modes.Mode    // columns: every profiled mode some file ran
+	cells     map[cellKey]*AcrossCell
+}
+
+// AcrossCell is one (workload, mode) over the runs: per run its multiple
+// (NaN where the run had no such cell, or it failed) and its cost per
+// event in ns (NaN where it had none).
+type AcrossCell struct {
+	Multiples []float64
+	Costs     []float64
+	Event     string // "call" or "sample": what Costs are per
+}
+
+// Goal is the largest overhead multiple a mode may show on any workload:
+// "sampling-1ms<=1.03".
+type Goal struct {
+	Mode modes.Mode
+	Max  float64
+}
+
+// ParseGoal reads a goal as written on the command line, MODE<=MULTIPLE
+// (or MODE=MULTIPLE).
+func ParseGoal(s string) (Goal, error) {
+	name, val, ok := strings.Cut(s, "<=")
+	if !ok {
+		name, val, ok = strings.Cut(s, "=")
+	}
+	x, err := strconv.ParseFloat(strings.TrimPrefix(strings.TrimSpace(val), "x"), 64)
+	if !ok || strings.TrimSpace(name) == "" || err != nil || !(x > 0) {
+		return Goal{}, fmt.Errorf("goal %q: want MODE<=MULTIPLE, e.g. sampling-1ms<=1.03", s)
+	}
+	return Goal{Mode: modes.Mode(strings.TrimSpace(name)), Max: x}, nil
+}
+
+// NewAcross builds the table from files, which must all be runs of one
+// suite (the same name): a table across suites would put unlike cells side
+// by side. Files are ordered by their start.
+func NewAcross(files []*results.File, names []string) (*Across, error) {
+	if len(files) < 2 {
+		return nil, fmt.Errorf("--across needs at least two results files of one suite, got %d", len(files))
+	}
+	idx := make([]int, len(files))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return files[a].Started.Compare(files[b].Started) })
+	a := &Across{Suite: files[idx[0]].Suite.Name, cells: map[cellKey]*AcrossCell{}}
+	for _, i := range idx {
+		f := files[i]
+		if f.Suite.Name != a.Suite {
+			return nil, fmt.Errorf("%s is a run of suite %q, %s of %q: --across compares runs of one suite", names[i], f.Suite.Name, names[idx[0]], a.Suite)
+		}
+		a.Files, a.Names = append(a.Files, f), append(a.Names, names[i])
+	}
+	for k, f := range a.Files {
+		for j := range f.Results {
+			c := &f.Results[j]
+			if c.Mode == modes.None {
+				continue
+			}
+			if !slices.Contains(a.Workloads, c.Workload) {
+				a.Workloads = append(a.Workloads, c.Workload)
+			}
+			if !slices.Contains(a.Modes, c.Mode) {
+				a.Modes = append(a.Modes, c.Mode)
+			}
+			key := cellKey{c.Workload, c.Mode}
+			ac := a.cells[key]
+			if ac == nil {
+				ac = &AcrossCell{Multiples: nans(len(a.Files)), Costs: nans(len(a.Files))}
+				a.cells[key] = ac
+			}
+			if c.Failed() || !(c.Overhead > 0) {
+				continue
+			}
+			ac.Multiples[k] = c.Overhead
+			switch {
+			case c.CostPerCallNs != 0:
+				ac.Costs[k], ac.Event = c.CostPerCallNs, "call"
+			case c.CostPerSampleNs != 0:
+				ac.Costs[k], ac.Event = c.CostPerSampleNs, "sample"
+			}
+		}
+	}
+	if len(a.Modes) == 0 {
+		return nil, fmt.Errorf("%s: no profiled cell with an overhead multiple (a suite needs a none mode for multiples)", strings.Join(a.Names, ", "))
+	}
+	return a, nil
+}
+
+func nans(n int) []float64 {
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = math.NaN()
+	}
+	return x
+}
+
+// Cell is the (workload, mode) cell, nil when no run had it.
+func (a *Across) Cell(workload string, mode modes.Mode) *AcrossCell {
+	return a.cells[cellKey{workload, mode}]
+}
+
+// spread is the median of xs' numbers (NaNs left out) and their lowest and
+// highest, with how many there were.
+func spread(xs []float64) (med, lo, hi float64, n int) {
+	var v []float64
+	for _, x := range xs {
+		if !math.IsNaN(x) {
+			v = append(v, x)
+		}
+	}
+	if len(v) == 0 {
+		return math.NaN(), math.NaN(), math.NaN(), 0
+	}
+	return stats.Median(v), slices.Min(v), slices.Max(v), len(v)
+}
+
+// Text is the cell as the table shows it: "×1.03 [1.01-1.08]" then, when
+// the runs measured it, "24.1 µs/sample [13.0-33.2]"; "(2 of 3 runs)"
+// when some run lacked it; "" for none.
+func (c *AcrossCell) Text(runs int) string {
+	if c == nil {
+		return ""
+	}
+	med, lo, hi, n := spread(c.Multiples)
+	if n == 0 {
+		return numfmt.Missing
+	}
+	s := numfmt.Multiple(med) + " " + numfmt.Range(strings.TrimPrefix(numfmt.Multiple(lo), "×"), strings.TrimPrefix(numfmt.Multiple(hi), "×"))
+	if cm, clo, chi, cn := spread(c.Costs); cn > 0 {
+		s += "; " + numfmt.PerEvent(cm, clo, chi, c.Event, false)
+	}
+	if n < runs {
+		s += fmt.Sprintf(" (%d of %d runs)", n, runs)
+	}
+	return s
+}
+
+// Misses are the runs (by index) in which goal g was missed: the mode's
+// multiple above g.Max on some workload, with those workloads and
+// multiples in words ("mandelbrot ×1.08").
+func (a *Across) Misses(g Goal) map[int][]string {
+	out := map[int][]string{}
+	for _, wl := range a.Workloads {
+		c := a.Cell(wl, g.Mode)
+		if c == nil {
+			continue
+		}
+		for k, x := range c.Multiples {
+			if !math.IsNaN(x) && x > g.Max {
+				out[k] = append(out[k], wl+" "+numfmt.Multiple(x))
+			}
+		}
+	}
+	return out
+}
+
+// runLabel names run k: its start (UTC, to the minute) and its label.
+func (a *Across) runLabel(k int) string {
+	return fmt.Sprintf("run %d (%s, %s)", k+1, a.Files[k].Started.UTC().Format("2006-01-02 15:04 MST"), a.Names[k])
+}
+
+// GoalLines say, per goal, which runs missed it and where, or that every
+// run met it; a goal on a mode no run had says so.
+func (a *Across) GoalLines(goals []Goal) []string {
+	var out []string
+	for _, g := range goals {
+		head := fmt.Sprintf("goal %s ≤ %s: ", g.Mode, numfmt.Multiple(g.Max))
+		if !slices.Contains(a.Modes, g.Mode) {
+			out = append(out, head+"no run has mode "+string(g.Mode))
+			continue
+		}
+		misses := a.Misses(g)
+		if len(misses) == 0 {
+			out = append(out, head+fmt.Sprintf("met in all %d runs", len(a.Files)))
+			continue
+		}
+		var parts []string
+		for k := range a.Files {
+			if m := misses[k]; m != nil {
+				parts = append(parts, fmt.Sprintf("run %d: %s", k+1, strings.Join(m, ", ")))
+			}
+		}
+		out = append(out, head+fmt.Sprintf("missed in %d of %d runs: ", len(misses), len(a.Files))+strings.Join(parts, "; "))
+	}
+	return out
+}
+
+// Write renders the table, its runs and the goals' lines, as Markdown
+// tables (format "markdown") or the same with a plain heading ("text").
+func (a *Across) Write(w io.Writer, goals []Goal, format string) error {
+	e := &errWriter{w: w}
+	title := fmt.Sprintf("%s: %d runs, each cell the median of the runs' overhead multiples [lowest, highest] and of their costs per event", a.Suite, len(a.Files))
+	if format == "markdown" {
+		fmt.Fprintf(e, "### %s\n\n", title)
+	} else {
+		fmt.Fprintf(e, "%s\n\n", title)
+	}
+	header := []string{"workload"}
+	for _, m := range a.Modes {
+		header = append(header, string(m))
+	}
+	var rows [][]string
+	for _, wl := range a.Workloads {
+		row := []string{wl}
+		for _, m := range a.Modes {
+			row = append(row, a.Cell(wl, m).Text(len(a.Files)))
+		}
+		rows = append(rows, row)
+	}
+	e.table(header, rows)
+	fmt.Fprintln(e)
+	for k := range a.Files {
+		fmt.Fprintf(e, "- %s\n", a.runLabel(k)+": "+a.Files[k].Finished.Sub(a.Files[k].Started).Round(time.Second).String())
+	}
+	if lines := a.GoalLines(goals); len(lines) > 0 {
+		fmt.Fprintln(e)
+		for _, l := range lines {
+			fmt.Fprintf(e, "- %s\n", l)
+		}
+	}
+	return e.err
+}
