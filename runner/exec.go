@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"vbench/internal/dotnetbuild"
 )
 
 // Spec is one process launch.
@@ -222,7 +224,7 @@ func (o *Outcome) Failure(timeout time.Duration) string {
 		if o.Stdout != "" {
 			// Not the program's error: what it printed last is labelled so
 			// (a native crash quoted "start 149999997" as if its message).
-			return " (nothing on stderr; its stdout: " + oneLine(lastLines(o.Stdout, 3)) + ")"
+			return " (nothing on stderr; its stdout: " + oneLine(dotnetbuild.LastLines(o.Stdout, 3)) + ")"
 		}
 		return ""
 	}

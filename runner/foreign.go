@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"vbench/internal/atomicfile"
+	"vbench/internal/dotnetbuild"
 	"vbench/internal/foreignprof"
 	"vbench/internal/modes"
 	"vbench/internal/results"
@@ -89,32 +89,9 @@ func nettraceReaderDll() (string, error) {
 }
 
 func buildNettraceReader() (string, error) {
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	dir := filepath.Join(cache, "vbench", "nettrace-reader")
-	// Two vbench processes (parallel tests, two suites) build it one at a time.
-	unlock, err := atomicfile.LockDir(filepath.Join(dir, "NettraceStacks.csproj"), nil)
-	if err != nil {
-		return "", fmt.Errorf("the nettrace reader: %w", err)
-	}
-	defer unlock()
-	csproj, err := foreignprof.NettraceProject(dir)
-	if err != nil {
-		return "", fmt.Errorf("the nettrace reader: %w", err)
-	}
-	dotnet, err := exec.LookPath("dotnet")
-	if err != nil {
-		return "", fmt.Errorf("the nettrace reader needs dotnet: %w", err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), NettraceTimeout)
 	defer cancel()
-	dll, err := BuildProject(ctx, dotnet, csproj)
-	if err != nil {
-		return "", fmt.Errorf("building the nettrace reader: %w", err)
-	}
-	return dll, nil
+	return dotnetbuild.Embedded(ctx, "nettrace-reader", foreignprof.NettraceSource, "nettrace")
 }
 
 // readNettrace runs the nettrace reader on path: its stacks as JSON, or
@@ -138,7 +115,7 @@ func readNettrace(path string) ([]byte, error) {
 		if msg == "" {
 			msg = err.Error()
 		}
-		return nil, fmt.Errorf("TraceEvent: %s", lastLines(msg, 3))
+		return nil, fmt.Errorf("TraceEvent: %s", dotnetbuild.LastLines(msg, 3))
 	}
 	return stdout.Bytes(), nil
 }

@@ -9,11 +9,8 @@ package runner
 
 import (
 	"context"
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -22,15 +19,12 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/sys/unix"
-
+	"vbench/internal/dotnetbuild"
 	"vbench/internal/results"
 )
 
 //go:embed startuphook/StartupHook.cs startuphook/VbenchStartupHook.csproj
 var hookSource embed.FS
-
-const hookDLL = "VbenchStartupHook.dll"
 
 // startupHook is the built hook: its assembly and the major version of the
 // framework it targets (a runtime older than that cannot load it).
@@ -39,63 +33,20 @@ type startupHook struct {
 	major int
 }
 
-// buildHook builds the hook once per machine and version of its source:
-// into <user cache>/vbench/startuphook-<hash of the source>, made in a
-// directory of its own and renamed into place, so concurrent vbench runs
-// (and test processes) never build into one directory. A later run finds it
-// built and only reads it.
-func buildHook(ctx context.Context, dotnet string) (*startupHook, error) {
-	root, err := os.UserCacheDir()
-	if err != nil {
-		root = os.TempDir()
-	}
-	root = filepath.Join(root, "vbench")
-	sum := sha256.New()
-	files, _ := fs.Glob(hookSource, "startuphook/*")
-	for _, f := range files {
-		b, _ := hookSource.ReadFile(f)
-		fmt.Fprintf(sum, "%s %d\n", f, len(b))
-		sum.Write(b)
-	}
-	dir := filepath.Join(root, "startuphook-"+hex.EncodeToString(sum.Sum(nil))[:12])
-	if h, err := readHook(dir); err == nil {
-		return h, nil
-	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return nil, err
-	}
-	tmp, err := os.MkdirTemp(root, ".startuphook-build-")
+// buildHook builds the hook once per machine and version of its source
+// (dotnetbuild.Embedded: into the user's cache directory); a later run
+// finds it built and only reads it.
+func buildHook(ctx context.Context) (*startupHook, error) {
+	dll, err := dotnetbuild.Embedded(ctx, "startuphook", hookSource, "startuphook")
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp) // a no-op once renamed
-	for _, f := range files {
-		b, _ := hookSource.ReadFile(f)
-		if err := os.WriteFile(filepath.Join(tmp, filepath.Base(f)), b, 0o644); err != nil {
-			return nil, err
-		}
-	}
-	if _, err := BuildProject(ctx, dotnet, filepath.Join(tmp, "VbenchStartupHook.csproj")); err != nil {
-		return nil, err
-	}
-	if _, err := readHook(tmp); err != nil {
-		return nil, err
-	}
-	// Another process may have put its build in place meanwhile: the same
-	// source, so either will do.
-	if err := os.Rename(tmp, dir); err != nil && !errors.Is(err, fs.ErrExist) && !errors.Is(err, unix.ENOTEMPTY) {
-		return nil, err
-	}
-	return readHook(dir)
+	return readHook(dll)
 }
 
-// readHook is the hook built in dir: its assembly and, from its deps.json's
-// runtimeTarget (".NETCoreApp,Version=v10.0"), the framework it targets.
-func readHook(dir string) (*startupHook, error) {
-	dll := filepath.Join(dir, "bin", hookDLL)
-	if _, err := os.Stat(dll); err != nil {
-		return nil, err
-	}
+// readHook is the hook built as dll: the framework it targets, from its
+// deps.json's runtimeTarget (".NETCoreApp,Version=v10.0").
+func readHook(dll string) (*startupHook, error) {
 	b, err := os.ReadFile(strings.TrimSuffix(dll, ".dll") + ".deps.json")
 	if err != nil {
 		return nil, err

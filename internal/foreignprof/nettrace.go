@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 
 	"vbench/internal/profile"
 )
@@ -51,30 +48,8 @@ func decodeNettrace(r io.Reader) (nettraceOutput, error) {
 	return out, nil
 }
 
+// NettraceSource is the nettrace reader's C# project (directory nettrace),
+// which the runner builds once into the user's cache (dotnetbuild.Embedded).
+//
 //go:embed nettrace/NettraceStacks.csproj nettrace/Program.cs
-var nettraceSource embed.FS
-
-// NettraceProject writes the nettrace reader's C# project into dir (which
-// it creates) and returns its .csproj, for the runner to build as it builds
-// workloads. Files already there with the same content are left as they
-// are, so dotnet build finds nothing to do.
-func NettraceProject(dir string) (string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	err := fs.WalkDir(nettraceSource, "nettrace", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, _ := nettraceSource.ReadFile(path)
-		dst := filepath.Join(dir, filepath.Base(path))
-		if old, err := os.ReadFile(dst); err == nil && string(old) == string(b) {
-			return nil
-		}
-		return os.WriteFile(dst, b, 0o644)
-	})
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(dir, "NettraceStacks.csproj"), nil
-}
+var NettraceSource embed.FS

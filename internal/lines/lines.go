@@ -14,9 +14,7 @@ package lines
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -25,8 +23,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 
+	"vbench/internal/dotnetbuild"
 	"vbench/internal/profile"
 )
 
@@ -100,56 +98,9 @@ func dotnet() string {
 }
 
 // Helper builds the PDB reader (once per version of its source, into the
-// user's cache directory; concurrent callers wait on a lock file) and
-// returns its assembly.
+// user's cache directory: dotnetbuild.Embedded) and returns its assembly.
 func Helper(ctx context.Context) (string, error) {
-	h := sha256.New()
-	var files []string
-	for _, name := range []string{"pdblines/PdbLines.csproj", "pdblines/Program.cs"} {
-		b, err := helperSrc.ReadFile(name)
-		if err != nil {
-			return "", err
-		}
-		h.Write(b)
-		files = append(files, name)
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	dir := filepath.Join(cache, "vbench", "pdblines-"+hex.EncodeToString(h.Sum(nil))[:16])
-	dll := filepath.Join(dir, "out", "PdbLines.dll")
-	if _, err := os.Stat(dll); err == nil {
-		return dll, nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("building the PDB reader: %v", err)
-	}
-	lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return "", fmt.Errorf("building the PDB reader: %v", err)
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return "", err
-	}
-	if _, err := os.Stat(dll); err == nil { // built while we waited
-		return dll, nil
-	}
-	for _, name := range files {
-		b, _ := helperSrc.ReadFile(name)
-		if err := os.WriteFile(filepath.Join(dir, filepath.Base(name)), b, 0o644); err != nil {
-			return "", err
-		}
-	}
-	cmd := exec.CommandContext(ctx, dotnet(), "build", filepath.Join(dir, "PdbLines.csproj"), "-c", "Release", "-nologo", "-v", "quiet",
-		"--disable-build-servers", "-nodeReuse:false", "-o", filepath.Join(dir, "out"))
-	cmd.Dir = dir
-	cmd.Env = helperEnv()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building the PDB reader in %s: %v\n%s", dir, err, out)
-	}
-	return dll, nil
+	return dotnetbuild.Embedded(ctx, "pdblines", helperSrc, "pdblines")
 }
 
 // Resolve maps every line count of p (nodes' Lines, by token and IL
