@@ -109,7 +109,7 @@ func (a *adaptive) next() []step {
 	}
 	if a.budget > 0 && len(out) > 0 && a.launched > 0 {
 		need := time.Since(a.start) / time.Duration(a.launched) * time.Duration(len(out))
-		if time.Since(a.began)+need > a.budget {
+		if time.Since(a.began)+need+need/4+budgetReserve > a.budget {
 			for _, p := range open {
 				a.settle(p, fmt.Sprintf("out of time after %d rounds, still inconclusive (the next look needed ~%s more of the %s budget)", measured(p.new), need.Round(time.Second), a.budget))
 			}
@@ -119,6 +119,13 @@ func (a *adaptive) next() []step {
 	a.launched += len(out)
 	return out
 }
+
+// budgetReserve is the part of a budget no adaptive batch may use: the
+// run's end (its results, profiles and reports written). A batch is also
+// assumed a quarter slower than the run's pace so far, since on a busy
+// machine the pace drifts: a quick-suite run under the neighbour with a
+// budget of 8m took 486 s without either margin.
+const budgetReserve = 10 * time.Second
 
 // settle stops a pair for good, saying why.
 func (a *adaptive) settle(p abPair, why string) {
