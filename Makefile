@@ -62,9 +62,15 @@ quick: build
 	$(BIN)/vbench run benchmarks/quick.yaml --json out/quick.json $(RUNFLAGS)
 
 # vbench's sampler and tracer beside the runtime's own EventPipe sampler.
+# Each run is kept (out/peers/<start>.json); once there are several (made on
+# different hours: one run's multiples are one hour's), the table across
+# them: each cell's median multiple and cost per sample with their range,
+# and which runs missed the sampler's goals (issue 41).
+PEERS_GOALS ?= --goal 'sampling-1ms<=1.03' --goal 'sampling-10ms<=1.03'
 peers: build
-	@mkdir -p out
-	$(BIN)/vbench run benchmarks/peers.yaml --json out/peers.json $(RUNFLAGS)
+	@mkdir -p out/peers
+	$(BIN)/vbench run benchmarks/peers.yaml --json out/peers/$$(date -u +%Y%m%dT%H%M%S).json $(RUNFLAGS)
+	@if [ $$(ls out/peers/*.json | wc -l) -ge 2 ]; then $(BIN)/vbench report --across out/peers/*.json $(PEERS_GOALS); fi
 
 # The profiler's crash-safety proof: N runs of a GC-heavy program per mode.
 STRESS_RUNS ?= 30
