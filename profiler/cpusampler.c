@@ -8,7 +8,7 @@
 // signal context and stores the raw instruction pointers in the thread's
 // ring of preallocated slots. A drain thread (a C pthread with every signal
 // blocked, like the sampling engine's) empties the rings every DRAIN_NS
-// (10 ms; no tick waits for it), resolves each IP to a method with ICorProfilerInfo's
+// (20 ms; no tick waits for it), resolves each IP to a method with ICorProfilerInfo's
 // GetFunctionFromIP (from a normal thread, cached by IP) and merges the
 // stacks into the per-thread sampling trees the profile writer already reads.
 // A thread that waits (uses no CPU) gets one tick per wait, whose stack is
@@ -1076,8 +1076,13 @@ static int64_t drain_wakes, drain_sleep_ns; // the loop's wake-ups; with VBENCH_
 // least NSLOTS intervals of wall time), to check the waits (WAIT_NS) and
 // the directed threads: a wake-up is the drain's dearest part
 // (docs/measurements.md, "Where a sample's time goes"), now paid once for
-// every thread's ten or more samples rather than once or twice a sample.
-#define DRAIN_NS 10000000
+// every busy thread's twenty samples rather than once or twice a sample
+// (at 10 ms, measured, the wake-ups cost ~1 us more a sample). The price:
+// a directed thread that blocks is woken by its ticks until the next pass
+// gives it its CPU-clock timer back (see check_directed), 20 intervals at
+// most; and a busy thread waits up to 20 ms on its CPU-clock timer before
+// it is directed.
+#define DRAIN_NS 20000000
 static void *drain_loop(void *arg) {
 	(void)arg;
 	int64_t next = vb_mono_ns();
