@@ -131,7 +131,6 @@ typedef struct {
 	int64_t win_cpu;       // directed: its CPU time at the start of the window (see MOVE_BACK_NS)
 	int64_t pass_cpu;      // directed: its CPU time at the drain's last pass (see check_directed)
 	int64_t pass_ns;       // directed: when that was read, monotonic ns
-	int64_t period;        // directed: its timer's period, ns (see pace)
 	int64_t win_start;     // directed: the window's start, monotonic ns
 	int32_t wait;          // see waits: WAIT_NONE, WAIT_SENT, WAIT_HELD
 	uint32_t wait_owed;    // wait intervals due while its stack is on the way
@@ -403,7 +402,7 @@ static void drain_in_callback(record *r) {
 #define IDLE_TICKS 2
 #define MAX_DIRECTED 256     // threads with directed ticks at once
 int vb_cpu_ticks_timer, vb_cpu_ticks_directed, vb_cpu_ticks_back; // threads given a timer, directed, back on a timer
-int64_t vb_cpu_directed_sent, vb_cpu_back_idle, vb_cpu_paced;     // directed ticks taken (slots drained); threads moved back as idle; timers paced
+int64_t vb_cpu_directed_sent, vb_cpu_back_idle;                   // directed ticks taken (slots drained); threads moved back as idle
 static int64_t tick_reads;  // CPU clocks read by the directed threads' window checks
 static int directed_off;    // VBENCH_CPU_TIMERS=1: timers only
 static int directed_always; // VBENCH_CPU_DIRECTED=1: every thread directed from its registration (tests)
@@ -465,7 +464,6 @@ static int direct(record *r) {
 	__atomic_store_n(&r->idle, 0, __ATOMIC_RELAXED);
 	r->win_cpu = r->pass_cpu = cpu;
 	r->win_start = r->pass_ns = vb_mono_ns();
-	r->period = vb_interval_ns;
 	timer_t t;
 	if (start_timer(CLOCK_MONOTONIC, r->tid, DIRECTED_TAG, &t) != 0) return 0;
 	if (r->armed) timer_delete(r->timer);
@@ -501,28 +499,17 @@ static void disarm(record *r) {
 	r->armed = 0;
 }
 
-// pace sets directed thread r's timer to tick about once an interval of
-// the CPU it uses: every interval of wall time divided by the share of a
-// CPU it had over the last pass (ran ns of CPU in step ns), every 8 at
-// most. A thread that waits for a CPU (more threads than cores: a parallel
-// loop's workers) is otherwise ticked every interval of wall time, and
-// each tick it did not run half an interval for is a signal for nothing
-// (measured: mandelbrot's workers, 300-600 such a run beside ~730 samples).
-// The weights do not depend on it (the handler's CPU clock).
-static void pace(record *r, int64_t ran, int64_t step) {
-	int64_t ival = vb_interval_ns, period = 8 * ival;
-	if (ran * 8 > step) period = (int64_t)((double)ival * (double)step / (double)ran);
-	if (period < ival) period = ival;
-	if (period > 8 * ival) period = 8 * ival;
-	if (4 * (period > r->period ? period - r->period : r->period - period) <= r->period) return; // within a quarter: left as it is
-	struct itimerspec its = {{period / 1000000000, period % 1000000000}, {period / 1000000000, period % 1000000000}};
-	if (timer_settime(r->timer, 0, &its, 0) == 0) r->period = period, vb_cpu_paced++;
-}
-
 // check_directed, at every pass, gives directed thread r its CPU-clock
 // timer back when it stopped running (its last IDLE_TICKS ticks idle), used
 // less than an eighth of a CPU since the last pass, or less than a quarter
-// over the last window (see MOVE_BACK_NS); else paces its ticks.
+// over the last window (see MOVE_BACK_NS). Its timer keeps its period, an
+// interval, whatever share of a CPU it gets: paced to that share (tried),
+// a thread that runs in slices of a few ms got a tick for two intervals of
+// CPU as often as one for none, and its stacks fell by a third for the
+// same weight (mandelbrot's workers on 2 cores); each tick it did not run
+// half an interval for costs it a signal instead, at most one each time it
+// is scheduled in (the kernel re-arms the timer when the thread takes the
+// pending signal).
 static void check_directed(record *r, int64_t now) {
 	if (!r->directed) return;
 	int back = !directed_always && __atomic_load_n(&r->idle, __ATOMIC_RELAXED) >= IDLE_TICKS;
@@ -541,7 +528,6 @@ static void check_directed(record *r, int64_t now) {
 				r->win_cpu = cpu, r->win_start = now;
 			}
 		}
-		if (!back && step > 0) pace(r, ran, step);
 	}
 	if (!back) return;
 	disarm(r);
@@ -1222,9 +1208,9 @@ int vb_cpu_sampler_stop_within(int ms) {
 	int64_t empty = 0; // directed ticks the handler found nothing to sample for
 	for (int i = 0; i < nused; i++) empty += used[i]->empty;
 	vb_log("cpu sampler: %ld signals (weight %ld), %ld frames walked; walks rooted %ld, broken %ld, off the thread's stack %ld, before its range was known %ld; "
-		"frames unresolved %ld, samples with no managed frame %ld, not rooted %ld, leaf callers found at the stack pointer %ld, OSR callers %ld, callers of frameless methods %ld; samples lost (ring full) %ld; timers not made %ld; threads given CPU-clock timers %d, threads directed %d (ticks sent %ld by their wall-clock timers, empty %ld: the thread had not run half an interval), moved back to a timer %d (%ld as they stopped running), timers paced %ld; waits: %ld ticks sent, %ld stacks, weight %ld; walks started by a scan for a frame record %ld; IP cache %ld of %ld lookups",
+		"frames unresolved %ld, samples with no managed frame %ld, not rooted %ld, leaf callers found at the stack pointer %ld, OSR callers %ld, callers of frameless methods %ld; samples lost (ring full) %ld; timers not made %ld; threads given CPU-clock timers %d, threads directed %d (ticks sent %ld by their wall-clock timers, empty %ld: the thread had not run half an interval), moved back to a timer %d (%ld as they stopped running); waits: %ld ticks sent, %ld stacks, weight %ld; walks started by a scan for a frame record %ld; IP cache %ld of %ld lookups",
 		(long)vb_cpu_signals, (long)vb_cpu_weight, (long)vb_cpu_frames, (long)vb_cpu_rooted, (long)vb_cpu_broken, (long)vb_cpu_offstack, (long)vb_cpu_norange,
-		(long)vb_cpu_unresolved, (long)vb_cpu_no_managed, (long)vb_cpu_incomplete, (long)vb_cpu_leaf_callers, (long)vb_cpu_osr, (long)vb_cpu_frameless_found, (long)vb_cpu_full, (long)vb_cpu_timer_fail, vb_cpu_ticks_timer, vb_cpu_ticks_directed, (long)vb_cpu_directed_sent, (long)empty, vb_cpu_ticks_back, (long)vb_cpu_back_idle, (long)vb_cpu_paced, (long)vb_cpu_wait_sent, (long)vb_cpu_wait_stacks, (long)vb_cpu_wait_weight, (long)vb_cpu_scanned, (long)hits, (long)lookups);
+		(long)vb_cpu_unresolved, (long)vb_cpu_no_managed, (long)vb_cpu_incomplete, (long)vb_cpu_leaf_callers, (long)vb_cpu_osr, (long)vb_cpu_frameless_found, (long)vb_cpu_full, (long)vb_cpu_timer_fail, vb_cpu_ticks_timer, vb_cpu_ticks_directed, (long)vb_cpu_directed_sent, (long)empty, vb_cpu_ticks_back, (long)vb_cpu_back_idle, (long)vb_cpu_wait_sent, (long)vb_cpu_wait_stacks, (long)vb_cpu_wait_weight, (long)vb_cpu_scanned, (long)hits, (long)lookups);
 	vb_log("cpu sampler: the drain thread used %.1f ms of CPU over %.1f ms", (double)drain_cpu_ns / 1e6, (double)(vb_mono_ns() - (int64_t)vb_mono_start_ns) / 1e6);
 	if (timing) vb_log("cpu sampler: of it, draining %.1f ms (resolving IPs %.1f ms; %ld GetFunctionFromIP calls)", (double)drain_merge_ns / 1e6, (double)drain_resolve_ns / 1e6, (long)(lookups - hits));
 	if (timing) {
