@@ -125,9 +125,9 @@ typedef struct {
 	int32_t directed;      // ticks from a wall-clock timer, weighed by the handler (see direct), not a CPU-clock one
 	int32_t busy;          // the drain saw a timer signal with an overrun: direct it
 	int64_t tick_cpu;      // directed: the thread's CPU time ticks account for so far, ns (the handler's once set)
-	int32_t idle;          // directed: the handler's idle ticks in a row (see check_directed)
-	int64_t tick_seen;     // directed: the thread's CPU time at its last tick, the handler's
 	uint32_t empty;        // directed: the handler's empty ticks, all told
+	uint32_t pass_empty;   // directed: empty at the drain's last pass (see check_directed)
+	uint32_t pass_taken;   // directed: its ticks' slots drained since that pass
 	int64_t win_cpu;       // directed: its CPU time at the start of the window (see MOVE_BACK_NS)
 	int64_t pass_cpu;      // directed: its CPU time at the drain's last pass (see check_directed)
 	int64_t pass_ns;       // directed: when that was read, monotonic ns
@@ -258,14 +258,8 @@ static void on_prof(int sig, siginfo_t *si, void *ucv) {
 		// interval: no sample, the CPU carried to the next tick.
 		int64_t cpu = vb_self_cpu_ns(), ival = vb_interval_ns;
 		int64_t due = cpu < 0 ? 0 : (cpu - r->tick_cpu + ival / 2) / ival;
-		// Idle: it ran next to nothing since its last tick (a blocked
-		// thread this tick woke), not a little (one that waited for a CPU
-		// and was just scheduled in again: its ticks come back by themselves).
-		int idle = due <= 0 && cpu - r->tick_seen < ival / 8;
-		r->tick_seen = cpu;
-		__atomic_store_n(&r->idle, idle ? r->idle + 1 : 0, __ATOMIC_RELAXED);
 		if (due <= 0) {
-			r->empty++;
+			__atomic_store_n(&r->empty, r->empty + 1, __ATOMIC_RELAXED); // the drain reads it (see check_directed)
 			goto out;
 		}
 		if (due > MAX_WEIGHT) due = MAX_WEIGHT;
@@ -390,16 +384,14 @@ static void drain_in_callback(record *r) {
 // before, the drain thread woke every interval to read each busy thread's
 // CPU clock and send it its tick (rt_tgsigqueueinfo), ~15-20 us of a
 // wake-up on this VM for every sample (docs/measurements.md, issue 41).
-// A wall-clock timer does interrupt a thread that blocks, every interval:
-// a directed thread whose last IDLE_TICKS ticks each found it had run less
-// than an eighth of an interval since the one before has stopped running,
-// and the drain (every DRAIN_NS) gives it its CPU-clock timer back; so does
-// one that used less than a quarter of a CPU over a window of
-// MOVE_BACK_NS (a thread that runs in short bursts). A thread that only
-// waits for a CPU (more threads than cores) stays directed: its empty
-// ticks, each at its return to a CPU, cost it a signal.
+// A wall-clock timer does interrupt a thread that blocks, every interval,
+// and each of those ticks is empty: the drain (every DRAIN_NS) gives a
+// directed thread whose ticks since its last pass were more often empty
+// than not its CPU-clock timer back (see check_directed). A thread that
+// waits for a CPU (more threads than cores) but runs in slices of a few
+// intervals stays directed: an empty tick at each return to a CPU, a
+// signal for nothing, beside the slice's samples.
 #define MOVE_BACK_NS 256000000
-#define IDLE_TICKS 2
 #define MAX_DIRECTED 256     // threads with directed ticks at once
 int vb_cpu_ticks_timer, vb_cpu_ticks_directed, vb_cpu_ticks_back; // threads given a timer, directed, back on a timer
 int64_t vb_cpu_directed_sent, vb_cpu_back_idle;                   // directed ticks taken (slots drained); threads moved back as idle
@@ -460,8 +452,8 @@ static int direct(record *r) {
 	if (cpu < 0) return 0;
 	// What the handler reads, set before the first tick can come.
 	r->tick_cpu = cpu - phase(r->tid); // a random phase, as the timer's first expiry
-	r->tick_seen = cpu;
-	__atomic_store_n(&r->idle, 0, __ATOMIC_RELAXED);
+	r->pass_empty = __atomic_load_n(&r->empty, __ATOMIC_RELAXED);
+	r->pass_taken = 0;
 	r->win_cpu = r->pass_cpu = cpu;
 	r->win_start = r->pass_ns = vb_mono_ns();
 	timer_t t;
@@ -500,9 +492,14 @@ static void disarm(record *r) {
 }
 
 // check_directed, at every pass, gives directed thread r its CPU-clock
-// timer back when it stopped running (its last IDLE_TICKS ticks idle), used
-// less than an eighth of a CPU since the last pass, or less than a quarter
-// over the last window (see MOVE_BACK_NS). Its timer keeps its period, an
+// timer back when it stopped running: its ticks since the last pass more
+// often empty than not (at least 2), less than an eighth of a CPU used
+// since then, or less than a quarter over the last window (see
+// MOVE_BACK_NS). Counting empty ticks, not the CPU it used, because a
+// tick wakes a blocked thread and the runtime's waits spin a while before
+// they block again (measured: mandelbrot's pool threads, 100-150 us a
+// wake-up, which kept a thread that had stopped working directed for
+// hundreds of ms, woken every interval). Its timer keeps its period, an
 // interval, whatever share of a CPU it gets: paced to that share (tried),
 // a thread that runs in slices of a few ms got a tick for two intervals of
 // CPU as often as one for none, and its stacks fell by a third for the
@@ -512,7 +509,11 @@ static void disarm(record *r) {
 // pending signal).
 static void check_directed(record *r, int64_t now) {
 	if (!r->directed) return;
-	int back = !directed_always && __atomic_load_n(&r->idle, __ATOMIC_RELAXED) >= IDLE_TICKS;
+	uint32_t empty = __atomic_load_n(&r->empty, __ATOMIC_RELAXED), taken = r->pass_taken;
+	empty -= r->pass_empty;
+	r->pass_empty += empty;
+	r->pass_taken = 0;
+	int back = !directed_always && empty >= 2 && empty > taken;
 	if (back) {
 		vb_cpu_back_idle++;
 	} else {
@@ -903,7 +904,7 @@ static void drain_record(record *r) {
 			if (!__atomic_load_n(&r->hi, __ATOMIC_ACQUIRE) && r->seen_sp) maps_range(r, r->seen_sp);
 		}
 		vb_cpu_frames += s->seen;
-		if (s->flags & WALK_DIRECTED) vb_cpu_directed_sent++;
+		if (s->flags & WALK_DIRECTED) vb_cpu_directed_sent++, r->pass_taken++;
 		else if (!waiting && w >= 2 && r->armed && !r->directed) r->busy = 1; // a CPU-clock timer's; not once disarmed: an ended thread
 		int rooted = 0;
 		int64_t r0 = timing ? vb_self_cpu_ns() : 0;
