@@ -495,11 +495,12 @@ static void disarm(record *r) {
 // timer back when it stopped running: its ticks since the last pass more
 // often empty than not (at least 2), less than an eighth of a CPU used
 // since then, or less than a quarter over the last window (see
-// MOVE_BACK_NS). Counting empty ticks, not the CPU it used, because a
-// tick wakes a blocked thread and the runtime's waits spin a while before
-// they block again (measured: mandelbrot's pool threads, 100-150 us a
-// wake-up, which kept a thread that had stopped working directed for
-// hundreds of ms, woken every interval). Its timer keeps its period, an
+// MOVE_BACK_NS). Counting empty ticks over the pass, not idle ticks in a
+// row (tried first): a tick wakes a blocked thread, which then often ran
+// an eighth of an interval or more before it blocked again (the runtime's
+// waits spin first), enough to break the row, and mandelbrot's pool
+// threads stayed directed, woken every interval, for hundreds of ms after
+// they had stopped working. Its timer keeps its period, an
 // interval, whatever share of a CPU it gets: paced to that share (tried),
 // a thread that runs in slices of a few ms got a tick for two intervals of
 // CPU as often as one for none, and its stacks fell by a third for the
