@@ -7,8 +7,8 @@
 // interrupted thread's frames by frame pointers (the RBP chain) from the
 // signal context and stores the raw instruction pointers in the thread's
 // ring of preallocated slots. A drain thread (a C pthread with every signal
-// blocked, like the sampling engine's) empties the rings every few
-// milliseconds (and gives the directed ticks), resolves each IP to a method with ICorProfilerInfo's
+// blocked, like the sampling engine's) empties the rings every DRAIN_NS
+// (20 ms; no tick waits for it), resolves each IP to a method with ICorProfilerInfo's
 // GetFunctionFromIP (from a normal thread, cached by IP) and merges the
 // stacks into the per-thread sampling trees the profile writer already reads.
 // A thread that waits (uses no CPU) gets one tick per wait, whose stack is
@@ -26,7 +26,9 @@
 // (found by kernel thread id in a fixed table: no allocation, no lock), the
 // signal context and stack words inside the range recorded for the thread
 // at registration (each read checked against it), and publishes one slot
-// with a release store. Its only system call is gettid, once per thread.
+// with a release store. Its only system calls are gettid, once per thread,
+// and clock_gettime of its own CPU clock in a wait tick's and a directed
+// tick's (see direct).
 // It runs without SA_ONSTACK, on the interrupted thread's own stack (a
 // managed thread's is megabytes), so nothing of it lands on the 16 KiB
 // alternate stack CoreCLR gives each thread for its stack-overflow handler;
@@ -51,9 +53,9 @@
 // Ticks: CPU-clock timers are checked at the kernel's scheduler tick
 // (250 Hz here), so at 1 ms a signal carries the expirations it stands for
 // in si_overrun: such a sample weighs 1 + overrun, and samples times the
-// interval stay the thread's CPU time. A directed tick (rt_tgsigqueueinfo
-// from the drain thread) carries its weight in si_value: the intervals of
-// CPU the thread used since its last one.
+// interval stay the thread's CPU time. A directed tick (the thread's own
+// wall-clock timer's) is weighed by the handler from the thread's CPU
+// clock: the intervals of CPU it used since its last one.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -77,7 +79,8 @@
 #define RING VB_CPU_RING // root-most frames kept round a ring
 #define NHIDDEN 8     // OSR frames' hidden return addresses per walk
 #define SCAN 512      // words searched above a frame record for an OSR method's hidden one
-#define DIRECTED_TAG 0x5642 // si_value's high half: a directed tick (see direct), not someone else's sigqueue
+#define DIRECTED_TAG 0x5642 // si_value's high half: a directed tick (a wall-clock timer's, see direct), not someone else's signal
+#define MAX_WEIGHT 0xffff    // a sample's weight at most
 #define WAIT_TAG 0x5643     // ... a waiting thread's one tick (see waits)
 #define TOPWORDS 4     // words at the interrupted stack pointer (a frameless leaf's return address)
 #define NUP 24         // leaf-most frames whose record's upper words are kept (see frameless)
@@ -90,6 +93,7 @@ enum {
 	WALK_NORANGE = 8,   // the thread's stack range is not known yet: leaf only
 	WALK_WAIT = 16,     // a waiting thread's stack (see waits), not a tick of CPU time
 	WALK_SCANNED = 32,  // RBP was no frame pointer: the walk starts at a frame record found above SP (see scan_frame)
+	WALK_DIRECTED = 64, // a directed tick's (see direct)
 };
 #define SCAN_WAIT 1024 // words above the stack pointer searched for a frame record (see scan_frame)
 
@@ -118,14 +122,16 @@ enum { WAIT_NONE, WAIT_SENT, WAIT_HELD }; // a thread's wait (see waits): runnin
 typedef struct {
 	int32_t tid;           // kernel thread id; 0: free
 	int32_t armed;         // ticks run (directed, else the timer)
-	int32_t directed;      // ticks sent by the drain thread (see direct), not by the timer
+	int32_t directed;      // ticks from a wall-clock timer, weighed by the handler (see direct), not a CPU-clock one
 	int32_t busy;          // the drain saw a timer signal with an overrun: direct it
-	int32_t pending;       // a directed tick was sent and its handler has not run yet
-	int64_t tick_cpu;      // directed: the thread's CPU time ticks account for so far, ns
-	int64_t win_cpu;       // directed: its CPU time at the start of the window (see MOVE_BACK)
+	int64_t tick_cpu;      // directed: the thread's CPU time ticks account for so far, ns (the handler's once set)
+	uint32_t empty;        // directed: the handler's empty ticks, all told
+	uint32_t pass_empty;   // directed: empty at the drain's last pass (see check_directed)
+	uint32_t pass_taken;   // directed: its ticks' slots drained since that pass
+	int64_t win_cpu;       // directed: its CPU time at the start of the window (see MOVE_BACK_NS)
+	int64_t pass_cpu;      // directed: its CPU time at the drain's last pass (see check_directed)
+	int64_t pass_ns;       // directed: when that was read, monotonic ns
 	int64_t win_start;     // directed: the window's start, monotonic ns
-	int64_t last_cpu;      // directed: its CPU time at the last tick_all
-	int64_t last_ns;       // directed: when that was read, monotonic ns
 	int32_t wait;          // see waits: WAIT_NONE, WAIT_SENT, WAIT_HELD
 	uint32_t wait_owed;    // wait intervals due while its stack is on the way
 	int64_t wait_cpu;      // its CPU time at the last wait check (-1: not read yet)
@@ -227,7 +233,6 @@ static void on_prof(int sig, siginfo_t *si, void *ucv) {
 	uint64_t t0 = timing ? vb_rdtsc() : 0;
 	if (!my_tid) my_tid = (int32_t)syscall(SYS_gettid);
 	record *r = find(my_tid, 0);
-	if (r) __atomic_store_n(&r->pending, 0, __ATOMIC_RELEASE); // a directed tick may be sent again
 	if (!r || !r->slots) goto out;
 	uint32_t h = r->head;
 	if (h - __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE) >= NSLOTS) {
@@ -243,9 +248,26 @@ static void on_prof(int sig, siginfo_t *si, void *ucv) {
 	s->weight = 1;
 	if (si->si_code == SI_TIMER && si->si_overrun > 0) s->weight += (uint32_t)si->si_overrun;
 	uint32_t n = 1, flags = 0;
-	int tag = si->si_code == SI_QUEUE ? si->si_value.sival_int >> 16 : 0; // ours: a directed tick's, a wait's
-	if (tag == DIRECTED_TAG || tag == WAIT_TAG) s->weight = (uint32_t)si->si_value.sival_int & 0xffff;
-	if (tag == WAIT_TAG) flags = WALK_WAIT;
+	// Ours: a directed tick's (its timer's value), a wait's (the drain's sigqueue).
+	int tag = si->si_code == SI_QUEUE || si->si_code == SI_TIMER ? si->si_value.sival_int >> 16 : 0;
+	if (tag == WAIT_TAG) s->weight = (uint32_t)si->si_value.sival_int & 0xffff, flags = WALK_WAIT;
+	if (tag == DIRECTED_TAG) {
+		// Weighed by the CPU the thread used since its last tick (see
+		// direct): clock_gettime is async-signal-safe, and the one system
+		// call a wait tick's walk already makes. Less than half an
+		// interval: no sample, the CPU carried to the next tick.
+		int64_t cpu = vb_self_cpu_ns(), ival = vb_interval_ns;
+		int64_t due = cpu < 0 ? 0 : (cpu - r->tick_cpu + ival / 2) / ival;
+		if (due <= 0) {
+			__atomic_store_n(&r->empty, r->empty + 1, __ATOMIC_RELAXED); // the drain reads it (see check_directed)
+			goto out;
+		}
+		if (due > MAX_WEIGHT) due = MAX_WEIGHT;
+		r->tick_cpu += due * ival;
+		if (cpu - r->tick_cpu > MAX_WEIGHT * ival) r->tick_cpu = cpu; // never a weight beyond one signal's
+		s->weight = (uint32_t)due;
+		flags = WALK_DIRECTED;
+	}
 	s->ip[0] = ip;
 	memset(s->top, 0, sizeof s->top);
 	s->nhid = 0;
@@ -348,29 +370,36 @@ static void drain_in_callback(record *r) {
 // a signal stands for several (its si_overrun), fewer independent samples
 // than the interval asks (at 1 ms, a quarter). A thread the drain sees busy
 // (a signal with an overrun: it ran for 2 intervals between two ticks) is
-// moved to directed ticks: its timer is deleted, and the drain thread, which
-// then wakes every interval, reads the thread's CPU clock and, each time the
-// thread has used another interval of CPU, sends it SIGPROF itself
-// (rt_tgsigqueueinfo, to that thread alone, the intervals it stands for in
-// si_value). The sampled thread pays only the signal and the walk: the
-// timer's wake-up is the drain thread's, on whichever CPU it runs (measured
-// on this VM, a busy loop of 0.72 s: unchanged with 716 directed signals,
-// where a perf_event task-clock counter, an hrtimer on the thread's own CPU,
-// cost 10-30 us a tick; and a counter also cost at every context switch).
-// A tick is not sent again while the last one is pending (the thread has
-// SIGPROF blocked, or was not scheduled since): its intervals carry over.
-// A directed thread that used less than a quarter of a CPU over a window of
-// MOVE_BACK_NS goes back to a timer, so the drain reads few clocks a tick.
-#define MAX_WEIGHT 0xffff
+// moved to directed ticks: its CPU-clock timer is replaced by a wall-clock
+// one (CLOCK_MONOTONIC, an hrtimer, exact to the interval) that sends
+// SIGPROF to that thread alone, every interval of wall time, tagged
+// DIRECTED_TAG in si_value. The handler weighs such a tick by its own CPU
+// clock: the intervals of CPU the thread used since its last tick (rounded:
+// half an interval short counts now, the next one carries less, so the
+// weights add up to its CPU time within half an interval); a tick that
+// finds less than half an interval is empty (no slot), its CPU carried to
+// the next. A thread that waits for a CPU is not ticked meanwhile: the
+// kernel re-arms a periodic timer only once its pending signal is taken,
+// when the thread runs again. No thread of ours wakes for a directed tick:
+// before, the drain thread woke every interval to read each busy thread's
+// CPU clock and send it its tick (rt_tgsigqueueinfo), ~15-20 us of a
+// wake-up on this VM for every sample (docs/measurements.md, issue 41).
+// A wall-clock timer does interrupt a thread that blocks, every interval,
+// and each of those ticks is empty: the drain (every DRAIN_NS) gives a
+// directed thread whose ticks since its last pass were more often empty
+// than not its CPU-clock timer back (see check_directed). A thread that
+// waits for a CPU (more threads than cores) but runs in slices of a few
+// intervals stays directed: an empty tick at each return to a CPU, a
+// signal for nothing, beside the slice's samples.
 #define MOVE_BACK_NS 256000000
 #define MAX_DIRECTED 256     // threads with directed ticks at once
 int vb_cpu_ticks_timer, vb_cpu_ticks_directed, vb_cpu_ticks_back; // threads given a timer, directed, back on a timer
-int64_t vb_cpu_directed_sent, vb_cpu_directed_held;                // directed ticks sent, and held while one was pending
-static int64_t tick_reads, tick_send_ns;                           // CPU clocks read by tick; with VBENCH_CPU_TIMING=1 CPU time sending
+int64_t vb_cpu_directed_sent, vb_cpu_back_idle;                   // directed ticks taken (slots drained); threads moved back as idle
+static int64_t tick_reads;  // CPU clocks read by the directed threads' window checks
 static int directed_off;    // VBENCH_CPU_TIMERS=1: timers only
 static int directed_always; // VBENCH_CPU_DIRECTED=1: every thread directed from its registration (tests)
 static int ndirected;
-static pid_t self_pid; // and uid: a directed tick's sender, read once at start
+static pid_t self_pid; // and uid: a wait tick's sender, read once at start
 static uid_t self_uid;
 
 // phase is a random point of an interval, ns in [0, interval): where a
@@ -381,64 +410,64 @@ static int64_t phase(int32_t tid) {
 	return (int64_t)(x % (uint64_t)vb_interval_ns);
 }
 
+// start_timer makes a timer on clock c that sends SIGPROF to thread tid
+// alone, si_value tag<<16, every interval from a random point of the first
+// (every thread's ticks would otherwise fall at the same times of it in
+// every run, an interval after it starts, and what it runs in its first
+// interval, argument parsing before a 10 ms kernel, would never be
+// sampled, in any run); 0: made.
+static int start_timer(clockid_t c, int32_t tid, int tag, timer_t *t) {
+	struct sigevent ev = {0};
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = SIGPROF;
+	ev.sigev_value.sival_int = tag << 16;
+	ev._sigev_un._tid = tid;
+	if (timer_create(c, &ev, t) != 0) {
+		vb_cpu_timer_fail++;
+		return -1;
+	}
+	int64_t first = 1 + phase(tid);
+	struct itimerspec its = {{vb_interval_ns / 1000000000, vb_interval_ns % 1000000000}, {first / 1000000000, first % 1000000000}};
+	timer_settime(*t, 0, &its, 0);
+	return 0;
+}
+
 // arm starts r's ticks on thread tid: a timer on the thread's CPU clock.
 static void arm(record *r, int32_t tid) {
 	r->directed = 0;
 	r->busy = 0;
 	r->armed = 0; // until its timer runs: a failed timer_create leaves no stale one to delete
-	struct sigevent ev = {0};
-	ev.sigev_notify = SIGEV_THREAD_ID;
-	ev.sigev_signo = SIGPROF;
-	ev._sigev_un._tid = tid;
-	if (timer_create(vb_cpu_clock(tid), &ev, &r->timer) != 0) {
-		vb_cpu_timer_fail++;
-		return;
-	}
-	// The first expiry at a random point of the first interval: every
-	// thread's ticks would otherwise fall at the same CPU times of it in
-	// every run (an interval after it starts), and what it runs in its first
-	// interval (argument parsing before a 10 ms kernel) would never be
-	// sampled, in any run.
-	int64_t first = 1 + phase(tid);
-	struct itimerspec its = {{vb_interval_ns / 1000000000, vb_interval_ns % 1000000000}, {first / 1000000000, first % 1000000000}};
-	timer_settime(r->timer, 0, &its, 0);
+	if (start_timer(vb_cpu_clock(tid), tid, 0, &r->timer) != 0) return;
 	vb_cpu_ticks_timer++;
 	r->armed = 1;
 }
 
-// direct moves r's ticks from its timer (if any) to the drain thread; 1:
-// the thread is directed.
+// direct moves r's ticks from its CPU-clock timer (if any) to a wall-clock
+// timer whose ticks the handler weighs; 1: the thread is directed.
 static int direct(record *r) {
 	r->busy = 0;
 	if (r->directed) return 1;
 	if (directed_off || __atomic_load_n(&ndirected, __ATOMIC_RELAXED) >= MAX_DIRECTED) return 0;
 	int64_t cpu = vb_cpu_ns_of(r->tid);
 	if (cpu < 0) return 0;
+	// What the handler reads, set before the first tick can come.
+	r->tick_cpu = cpu - phase(r->tid); // a random phase, as the timer's first expiry
+	r->pass_empty = __atomic_load_n(&r->empty, __ATOMIC_RELAXED);
+	r->pass_taken = 0;
+	r->win_cpu = r->pass_cpu = cpu;
+	r->win_start = r->pass_ns = vb_mono_ns();
+	timer_t t;
+	if (start_timer(CLOCK_MONOTONIC, r->tid, DIRECTED_TAG, &t) != 0) return 0;
 	if (r->armed) timer_delete(r->timer);
+	r->timer = t;
 	r->armed = r->directed = 1;
-	r->pending = 0;
-	r->win_cpu = r->last_cpu = cpu;
-	r->tick_cpu = cpu - phase(r->tid); // a random phase, as arm's first expiry
-	r->win_start = r->last_ns = vb_mono_ns();
 	__atomic_fetch_add(&ndirected, 1, __ATOMIC_RELAXED);
 	vb_cpu_ticks_directed++;
 	return 1;
 }
 
-// until_due is the wall time, ns, before directed thread r, at CPU time
-// cpu, has used its next interval, at the rate it ran over the last step
-// (ran ns of CPU in step ns; at least an eighth of a CPU: a thread that
-// starts running again is seen within 8 intervals).
-static int64_t until_due(const record *r, int64_t cpu, int64_t ran, int64_t step) {
-	int64_t rem = r->tick_cpu + vb_interval_ns / 2 - cpu; // see tick's rounding
-	if (rem <= 0) return 0;
-	if (step <= 0 || ran * 8 < step) return rem * 8;
-	if (ran >= step) return rem;
-	return (int64_t)((double)rem * (double)step / (double)ran);
-}
-
-// send_tick sends thread tid SIGPROF, to it alone, tagged (a directed tick,
-// a wait's) and carrying the intervals it stands for; 0: sent.
+// send_tick sends thread tid SIGPROF, to it alone, tagged (a wait's) and
+// carrying the intervals it stands for; 0: sent.
 static int send_tick(int32_t tid, int tag, uint32_t weight) {
 	siginfo_t si;
 	memset(&si, 0, sizeof si);
@@ -450,74 +479,65 @@ static int send_tick(int32_t tid, int tag, uint32_t weight) {
 	return (int)syscall(SYS_rt_tgsigqueueinfo, self_pid, tid, SIGPROF, &si);
 }
 
-// tick sends directed thread r its tick when it has used another interval
-// of CPU, and moves it back to a timer at the end of a quiet window. It
-// returns the wall time, ns, before r can next be due at the rate it ran
-// since the last call (see tick_all), INT64_MAX when it is no longer
-// directed.
-static int64_t tick(record *r, int64_t now) {
-	int64_t cpu = vb_cpu_ns_of(r->tid);
-	tick_reads++;
-	if (cpu < 0) return INT64_MAX; // gone: its record is disarmed when the runtime says so
-	int64_t step = now - r->last_ns;
-	r->last_ns = now;
-	if (now - r->win_start >= MOVE_BACK_NS) {
-		if ((cpu - r->win_cpu) * 4 < now - r->win_start && !directed_always) {
-			__atomic_fetch_sub(&ndirected, 1, __ATOMIC_RELAXED);
-			arm(r, r->tid);
-			if (r->armed) {
-				vb_cpu_ticks_timer--; // the same thread, back on a timer: counted apart
-				vb_cpu_ticks_back++;
-			}
-			return INT64_MAX;
-		}
-		r->win_cpu = cpu, r->win_start = now;
-	}
-	// Sent only to a thread that ran for at least half of the last step: a
-	// timer never fires on a blocked thread, and a tick sent to one would
-	// wake it and sample its wait. Its due intervals carry over.
-	int64_t ran = cpu - r->last_cpu;
-	r->last_cpu = cpu;
-	// Rounded: a thread half an interval short is sent its tick now, its
-	// next one then carrying less. So every busy thread's tick is sent at
-	// the same wake-up, one an interval, whatever their phases; each
-	// thread's weights still add up to its CPU time within half an interval.
-	int64_t due = (cpu - r->tick_cpu + vb_interval_ns / 2) / vb_interval_ns;
-	if (due <= 0) return until_due(r, cpu, ran, step);
-	if (ran * 2 < step) {
-		vb_cpu_directed_held++;
-		return 8 * vb_interval_ns; // barely running (waiting, or starved): asked again at the next drain at the latest
-	}
-	if (__atomic_load_n(&r->pending, __ATOMIC_ACQUIRE)) {
-		vb_cpu_directed_held++;
-		return vb_interval_ns; // its intervals carry over to the tick after the handler runs
-	}
-	if (due > MAX_WEIGHT) due = MAX_WEIGHT;
-	r->tick_cpu += due * vb_interval_ns;
-	if (cpu - r->tick_cpu > MAX_WEIGHT * vb_interval_ns) r->tick_cpu = cpu; // never a weight beyond one signal's
-	__atomic_store_n(&r->pending, 1, __ATOMIC_RELEASE);
-	int64_t s0 = timing ? vb_self_cpu_ns() : 0;
-	int rc = send_tick(r->tid, DIRECTED_TAG, (uint32_t)due);
-	if (timing) tick_send_ns += vb_self_cpu_ns() - s0;
-	if (rc != 0) {
-		__atomic_store_n(&r->pending, 0, __ATOMIC_RELEASE);
-		return vb_interval_ns;
-	}
-	vb_cpu_directed_sent++;
-	return until_due(r, cpu, ran, step);
-}
-
 // disarm stops r's ticks (a signal already sent is still handled: the
 // handler finds the record, and the drain takes the slot).
 static void disarm(record *r) {
 	if (!r->armed) return;
+	timer_delete(r->timer);
 	if (r->directed) {
 		r->directed = 0;
 		__atomic_fetch_sub(&ndirected, 1, __ATOMIC_RELAXED);
-	} else {
-		timer_delete(r->timer);
 	}
 	r->armed = 0;
+}
+
+// check_directed, at every pass, gives directed thread r its CPU-clock
+// timer back when it stopped running: its ticks since the last pass more
+// often empty than not (at least 2), less than an eighth of a CPU used
+// since then, or less than a quarter over the last window (see
+// MOVE_BACK_NS). Counting empty ticks over the pass, not idle ticks in a
+// row (tried first): a tick wakes a blocked thread, which then often ran
+// an eighth of an interval or more before it blocked again (the runtime's
+// waits spin first), enough to break the row, and mandelbrot's pool
+// threads stayed directed, woken every interval, for hundreds of ms after
+// they had stopped working. Its timer keeps its period, an
+// interval, whatever share of a CPU it gets: paced to that share (tried),
+// a thread that runs in slices of a few ms got a tick for two intervals of
+// CPU as often as one for none, and its stacks fell by a third for the
+// same weight (mandelbrot's workers on 2 cores); each tick it did not run
+// half an interval for costs it a signal instead, at most one each time it
+// is scheduled in (the kernel re-arms the timer when the thread takes the
+// pending signal).
+static void check_directed(record *r, int64_t now) {
+	if (!r->directed) return;
+	uint32_t empty = __atomic_load_n(&r->empty, __ATOMIC_RELAXED), taken = r->pass_taken;
+	empty -= r->pass_empty;
+	r->pass_empty += empty;
+	r->pass_taken = 0;
+	int back = !directed_always && empty >= 2 && empty > taken;
+	if (back) {
+		vb_cpu_back_idle++;
+	} else {
+		int64_t cpu = vb_cpu_ns_of(r->tid);
+		tick_reads++;
+		if (cpu < 0) return; // gone: its record is disarmed when the runtime says so
+		int64_t ran = cpu - r->pass_cpu, step = now - r->pass_ns;
+		r->pass_cpu = cpu, r->pass_ns = now;
+		if (!directed_always) {
+			if (ran * 8 < step) back = 1, vb_cpu_back_idle++;
+			if (now - r->win_start >= MOVE_BACK_NS) {
+				back |= (cpu - r->win_cpu) * 4 < now - r->win_start;
+				r->win_cpu = cpu, r->win_start = now;
+			}
+		}
+	}
+	if (!back) return;
+	disarm(r);
+	arm(r, r->tid);
+	if (r->armed) {
+		vb_cpu_ticks_timer--; // the same thread, back on a timer: counted apart
+		vb_cpu_ticks_back++;
+	}
 }
 
 // vb_cpu_thread_assigned: managed thread `managed` runs on kernel thread
@@ -733,8 +753,22 @@ static void maps_range(record *r, uintptr_t sp) {
 #define MARK_INCOMPLETE ((FunctionID)-1)
 #define MARK_ELIDED ((FunctionID)-2)
 
+// A FunctionID -> record cache: merge's lookup of each frame's record
+// without vb_fn_for_function's lock and its two tables' cache misses a
+// frame (the drain's own, under reg like the IP cache; cleared with it).
+#define FNCACHE (1u << 12)
+static struct { FunctionID fid; vb_fn *fn; } fncache[FNCACHE];
+
+static vb_fn *fn_of(FunctionID fid) {
+	uint32_t i = ip_hash(fid, 12) % FNCACHE;
+	if (fncache[i].fid == fid) return fncache[i].fn;
+	vb_fn *f = vb_fn_for_function(fid);
+	if (f) fncache[i].fid = fid, fncache[i].fn = f; // a record is never freed
+	return f;
+}
+
 static vb_node *merge(vb_thread *t, vb_node *p, FunctionID fid, uint32_t w) {
-	vb_fn *f = fid == MARK_INCOMPLETE ? &vb_incomplete_fn : fid == MARK_ELIDED ? &vb_elided_fn : vb_fn_for_function(fid);
+	vb_fn *f = fid == MARK_INCOMPLETE ? &vb_incomplete_fn : fid == MARK_ELIDED ? &vb_elided_fn : fn_of(fid);
 	if (!f) return p;
 	vb_node *c = vb_node_child(t, p, f);
 	if (c) c->incl_samples += w;
@@ -755,6 +789,16 @@ static uintptr_t frame_ip(const slot *s, uint32_t j) { return s->ip[j < LEAD ? j
 static uint32_t resolve(const slot *s, FunctionID *out, int *rooted) {
 	uint32_t n = 0, seen = s->seen;
 	int last_managed = 0;
+	// The IP cache's entries for every frame asked for at once: the drain
+	// wakes to caches the sampled threads have since filled with their own
+	// data, and one miss after another, a frame at a time, was most of
+	// resolving's ~300 ns a frame (a hit is one load and a compare).
+	for (uint32_t j = 0; j < seen; j++) {
+		if (j == LEAD && seen > LEAD + RING) j = seen - RING;
+		uintptr_t ip = frame_ip(s, j);
+		__builtin_prefetch(&cache[ip_hash(j == 0 ? ip : ip - 1, 16) % CACHE]);
+		if (j > 0 && j < NUP) __builtin_prefetch(&fcache[ip_hash(ip - 1, 14) % FCACHE]); // hidden_caller's frame_at
+	}
 	for (uint32_t j = 0; j < seen; j++) {
 		if (j == LEAD && seen > LEAD + RING) {
 			out[n++] = MARK_ELIDED;
@@ -833,11 +877,17 @@ static FunctionID resolved[LEAD + RING + NUP + 2];
 
 static int64_t drain_resolve_ns; // with VBENCH_CPU_TIMING=1: of draining, resolving IPs
 static int64_t drain_records_ns, drain_lines_ns, drain_waits_ns; // ... the rings (resolving, merging, lines), of them lines, the waits' checks
+static int64_t drain_directed_ns; // ... directing threads and checking the directed ones (see check_directed)
 
 static void drain_record(record *r) {
 	uint32_t h = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
 	for (uint32_t t = r->tail; t != h; t++) {
 		const slot *s = &r->slots[t % NSLOTS];
+		if (t + 1 != h) { // the next slot's header and leaf-most frames, on their way while this one is merged
+			const slot *x = &r->slots[(t + 1) % NSLOTS];
+			__builtin_prefetch(x);
+			for (int k = 0; k < 8; k++) __builtin_prefetch((const char *)x->ip + 64 * k);
+		}
 		int waiting = (s->flags & WALK_WAIT) != 0;
 		uint32_t w = s->weight;
 		if (waiting) {
@@ -855,7 +905,8 @@ static void drain_record(record *r) {
 			if (!__atomic_load_n(&r->hi, __ATOMIC_ACQUIRE) && r->seen_sp) maps_range(r, r->seen_sp);
 		}
 		vb_cpu_frames += s->seen;
-		if (!waiting && w >= 2 && r->armed && !r->directed) r->busy = 1; // not once disarmed: an ended thread
+		if (s->flags & WALK_DIRECTED) vb_cpu_directed_sent++, r->pass_taken++;
+		else if (!waiting && w >= 2 && r->armed && !r->directed) r->busy = 1; // a CPU-clock timer's; not once disarmed: an ended thread
 		int rooted = 0;
 		int64_t r0 = timing ? vb_self_cpu_ns() : 0;
 		uint32_t n = resolve(s, resolved, &rooted);
@@ -981,7 +1032,6 @@ static void waits(void) {
 		if (w == 0) continue;
 		switch (r->wait) {
 		case WAIT_NONE: {
-			if (__atomic_load_n(&r->pending, __ATOMIC_ACQUIRE)) break; // a CPU tick is on its way
 			if (send_tick(r->tid, WAIT_TAG, w) == 0) {
 				r->wait = WAIT_SENT;
 				r->wait_owed = 0;
@@ -1004,8 +1054,10 @@ static void drain_all(void) {
 	if (cached > CACHE / 2) {
 		memset(cache, 0, sizeof cache);
 		memset(fcache, 0, sizeof fcache);
+		memset(fncache, 0, sizeof fncache);
 		cached = 0;
 	}
+	int64_t now = __atomic_load_n(&ndirected, __ATOMIC_RELAXED) > 0 ? vb_mono_ns() : 0;
 	for (int i = 0; i < nused; i++) {
 		record *r = used[i];
 		if (r->tid && r->slots && r->head != r->tail) {
@@ -1013,7 +1065,12 @@ static void drain_all(void) {
 			drain_record(r);
 			if (timing) drain_records_ns += vb_self_cpu_ns() - d0;
 		}
-		if (r->busy && r->armed) direct(r);
+		if (r->directed || (r->busy && r->armed)) {
+			int64_t c0 = timing ? vb_self_cpu_ns() : 0;
+			if (r->directed && now) check_directed(r, now);
+			if (r->busy && r->armed) direct(r);
+			if (timing) drain_directed_ns += vb_self_cpu_ns() - c0;
+		}
 		r->busy = 0;
 	}
 	int64_t w0 = timing ? vb_self_cpu_ns() : 0;
@@ -1028,46 +1085,29 @@ static void drain_all(void) {
 	pthread_mutex_unlock(&reg);
 }
 
-// tick_all gives every directed thread its tick; it returns the wall time,
-// ns, before the first of them can next be due (INT64_MAX: none directed).
-static int64_t tick_all(void) {
-	int64_t next = INT64_MAX;
-	pthread_mutex_lock(&reg);
-	if (__atomic_load_n(&ndirected, __ATOMIC_RELAXED) > 0) {
-		int64_t now = vb_mono_ns();
-		for (int i = 0; i < nused; i++)
-			if (used[i]->tid && used[i]->directed) {
-				int64_t w = tick(used[i], now);
-				if (w < next) next = w;
-			}
-	}
-	pthread_mutex_unlock(&reg);
-	return next;
-}
-
 static int64_t drain_cpu_ns; // the drain thread's CPU time, read as it ends (the debug log says it)
-static int64_t drain_tick_ns, drain_merge_ns; // with VBENCH_CPU_TIMING=1: of it, giving ticks, and draining
-static int64_t drain_wakes, drain_sleep_ns;   // the loop's wake-ups; with VBENCH_CPU_TIMING=1 CPU time in its sleep's system call
+static int64_t drain_merge_ns;              // with VBENCH_CPU_TIMING=1: of it, draining (drain_all)
+static int64_t drain_wakes, drain_sleep_ns; // the loop's wake-ups; with VBENCH_CPU_TIMING=1 CPU time in its sleep's system call
 
-// drain_loop drains every 4 ms (a slot ring holds NSLOTS ticks of one
-// thread) and, while some thread is directed, wakes to tick: when the first
-// directed thread can next be due at the rate it ran (tick_all), at most
-// every interval and at least every 4 ms. A wake-up is the drain's dearest
-// part (docs/measurements.md, "Where a sample's time goes"), and a thread
-// that gets a third of a CPU (a loaded machine) is due every third interval
-// of wall time: waking every interval found nothing to send two times in three.
+// drain_loop drains every DRAIN_NS. No tick waits for it (directed ticks
+// come from each thread's own wall-clock timer: see direct), so it wakes
+// only to empty the rings (a ring holds NSLOTS ticks of one thread, at
+// least NSLOTS intervals of wall time), to check the waits (WAIT_NS) and
+// the directed threads: a wake-up is the drain's dearest part
+// (docs/measurements.md, "Where a sample's time goes"), now paid once for
+// every busy thread's twenty samples rather than once or twice a sample
+// (at 10 ms, measured, the wake-ups cost ~1 us more a sample). The price:
+// a directed thread that blocks is woken by its ticks until the next pass
+// gives it its CPU-clock timer back (see check_directed), 20 intervals at
+// most; and a busy thread waits up to 20 ms on its CPU-clock timer before
+// it is directed.
+#define DRAIN_NS 20000000
 static void *drain_loop(void *arg) {
 	(void)arg;
-	const int64_t drain_ns = 4000000;
-	int64_t next = vb_mono_ns(), drained = next, until = INT64_MAX;
+	int64_t next = vb_mono_ns();
 	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
-		int64_t step = drain_ns, now = vb_mono_ns();
-		if (__atomic_load_n(&ndirected, __ATOMIC_RELAXED) > 0 && vb_interval_ns < drain_ns) {
-			int64_t left = drained + drain_ns - next;
-			step = until < left ? until : left;
-			if (step < vb_interval_ns) step = vb_interval_ns;
-		}
-		next += step;
+		int64_t now = vb_mono_ns();
+		next += DRAIN_NS;
 		// Late (the machine is busy, the drain thread waited for a CPU): one
 		// wake-up now, not one for every step missed.
 		if (next < now) next = now;
@@ -1077,14 +1117,8 @@ static void *drain_loop(void *arg) {
 		drain_wakes++;
 		int64_t t0 = timing ? vb_self_cpu_ns() : 0;
 		if (timing) drain_sleep_ns += t0 - z0;
-		until = tick_all();
-		int64_t t1 = timing ? vb_self_cpu_ns() : 0;
-		if (next - drained >= drain_ns) {
-			drained = next;
-			drain_all();
-			if (until == INT64_MAX) until = vb_interval_ns; // a thread directed just now ticks within an interval
-		}
-		if (timing) drain_tick_ns += t1 - t0, drain_merge_ns += vb_self_cpu_ns() - t1;
+		drain_all();
+		if (timing) drain_merge_ns += vb_self_cpu_ns() - t0;
 	}
 	drain_cpu_ns = vb_self_cpu_ns();
 	return 0;
@@ -1134,6 +1168,14 @@ int vb_cpu_sampler_start(void) {
 	if (ln && *ln && strcmp(ln, "0") != 0) vb_lines = vb_lines_init() == 0;
 	const char *dm = getenv("VBENCH_CPU_DUMP"); // debugging: log the first N samples' frames
 	dump = dm ? atoi(dm) : 0;
+	// The drain's caches written once here, before any tick: a page of
+	// .bss first read maps the shared zero page, and the drain's first write
+	// to it then copies it and flushes the TLB of every CPU running the
+	// program (an IPI each): measured, ~3 ms of the drain's CPU in a
+	// 0.5 s run, most of a sample's cost in the first few hundred.
+	memset(cache, 0, sizeof cache);
+	memset(fcache, 0, sizeof fcache);
+	memset(fncache, 0, sizeof fncache);
 	struct sigaction sa = {0};
 	sa.sa_sigaction = on_prof;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART; // no SA_ONSTACK: see above
@@ -1165,20 +1207,22 @@ int vb_cpu_sampler_stop_within(int ms) {
 	pthread_mutex_unlock(&reg);
 	in_callback = 1; // at Shutdown or a crash: no runtime call that locks (see frame_at)
 	drain_all();
+	int64_t empty = 0; // directed ticks the handler found nothing to sample for
+	for (int i = 0; i < nused; i++) empty += used[i]->empty;
 	vb_log("cpu sampler: %ld signals (weight %ld), %ld frames walked; walks rooted %ld, broken %ld, off the thread's stack %ld, before its range was known %ld; "
-		"frames unresolved %ld, samples with no managed frame %ld, not rooted %ld, leaf callers found at the stack pointer %ld, OSR callers %ld, callers of frameless methods %ld; samples lost (ring full) %ld; timers not made %ld; threads given CPU-clock timers %d, threads directed %d (ticks sent %ld, held: one pending or the thread barely ran %ld), moved back to a timer %d; waits: %ld ticks sent, %ld stacks, weight %ld; walks started by a scan for a frame record %ld; IP cache %ld of %ld lookups",
+		"frames unresolved %ld, samples with no managed frame %ld, not rooted %ld, leaf callers found at the stack pointer %ld, OSR callers %ld, callers of frameless methods %ld; samples lost (ring full) %ld; timers not made %ld; threads given CPU-clock timers %d, threads directed %d (ticks sent %ld by their wall-clock timers, empty %ld: the thread had not run half an interval), moved back to a timer %d (%ld as they stopped running); waits: %ld ticks sent, %ld stacks, weight %ld; walks started by a scan for a frame record %ld; IP cache %ld of %ld lookups",
 		(long)vb_cpu_signals, (long)vb_cpu_weight, (long)vb_cpu_frames, (long)vb_cpu_rooted, (long)vb_cpu_broken, (long)vb_cpu_offstack, (long)vb_cpu_norange,
-		(long)vb_cpu_unresolved, (long)vb_cpu_no_managed, (long)vb_cpu_incomplete, (long)vb_cpu_leaf_callers, (long)vb_cpu_osr, (long)vb_cpu_frameless_found, (long)vb_cpu_full, (long)vb_cpu_timer_fail, vb_cpu_ticks_timer, vb_cpu_ticks_directed, (long)vb_cpu_directed_sent, (long)vb_cpu_directed_held, vb_cpu_ticks_back, (long)vb_cpu_wait_sent, (long)vb_cpu_wait_stacks, (long)vb_cpu_wait_weight, (long)vb_cpu_scanned, (long)hits, (long)lookups);
+		(long)vb_cpu_unresolved, (long)vb_cpu_no_managed, (long)vb_cpu_incomplete, (long)vb_cpu_leaf_callers, (long)vb_cpu_osr, (long)vb_cpu_frameless_found, (long)vb_cpu_full, (long)vb_cpu_timer_fail, vb_cpu_ticks_timer, vb_cpu_ticks_directed, (long)vb_cpu_directed_sent, (long)empty, vb_cpu_ticks_back, (long)vb_cpu_back_idle, (long)vb_cpu_wait_sent, (long)vb_cpu_wait_stacks, (long)vb_cpu_wait_weight, (long)vb_cpu_scanned, (long)hits, (long)lookups);
 	vb_log("cpu sampler: the drain thread used %.1f ms of CPU over %.1f ms", (double)drain_cpu_ns / 1e6, (double)(vb_mono_ns() - (int64_t)vb_mono_start_ns) / 1e6);
-	if (timing) vb_log("cpu sampler: of it, giving ticks %.1f ms, draining %.1f ms (resolving IPs %.1f ms; %ld GetFunctionFromIP calls)", (double)drain_tick_ns / 1e6, (double)drain_merge_ns / 1e6, (double)drain_resolve_ns / 1e6, (long)(lookups - hits));
+	if (timing) vb_log("cpu sampler: of it, draining %.1f ms (resolving IPs %.1f ms; %ld GetFunctionFromIP calls)", (double)drain_merge_ns / 1e6, (double)drain_resolve_ns / 1e6, (long)(lookups - hits));
 	if (timing) {
 		// What one timing read costs, to subtract: the split's parts are each
 		// bracketed by two.
 		int64_t c0 = vb_self_cpu_ns();
 		for (int i = 0; i < 1000; i++) vb_self_cpu_ns();
 		double read_ns = (double)(vb_self_cpu_ns() - c0) / 1001;
-		vb_log("cpu sampler: split (CPU ms): %ld wake-ups, sleeping's system call %.2f; ticks %.2f (%ld clock reads, %ld sends: sending %.2f); rings %.2f (resolving %.2f: GetFunctionFromIP %.2f in %ld calls; lines %.2f; code lookups for frameless callers %ld), waits' checks %.2f; a timing read %.0f ns",
-			(long)drain_wakes, (double)drain_sleep_ns / 1e6, (double)drain_tick_ns / 1e6, (long)tick_reads, (long)vb_cpu_directed_sent, (double)tick_send_ns / 1e6,
+		vb_log("cpu sampler: split (CPU ms): %ld wake-ups, sleeping's system call %.2f; ticks %.2f (directing, and checking the directed: %ld clock reads, 0 sends: sending 0.00); rings %.2f (resolving %.2f: GetFunctionFromIP %.2f in %ld calls; lines %.2f; code lookups for frameless callers %ld), waits' checks %.2f; a timing read %.0f ns",
+			(long)drain_wakes, (double)drain_sleep_ns / 1e6, (double)drain_directed_ns / 1e6, (long)tick_reads,
 			(double)drain_records_ns / 1e6, (double)drain_resolve_ns / 1e6, (double)gffip_ns / 1e6, (long)(lookups - hits), (double)drain_lines_ns / 1e6, (long)frame_at_calls, (double)drain_waits_ns / 1e6, read_ns);
 	}
 	if (timing && vb_cpu_handler_n) {

@@ -45,9 +45,9 @@
 //     on the functions FunctionIDMapper2 chose; per thread a call tree with an
 //     active-node pointer (per node: calls, inclusive and child TSC ticks).
 //   - sampling (cpu-sampling, its name while it was experimental): per-thread
-//     CPU-clock timers send SIGPROF to the thread they time (a busy thread's
-//     ticks are sent by the drain thread instead, from its CPU clock); the
-//     handler walks that thread's frame pointers from the signal context into
+//     CPU-clock timers send SIGPROF to the thread they time (a busy thread
+//     gets a wall-clock timer instead, exact to the interval, whose ticks the
+//     handler weighs by its own CPU clock); the handler walks that thread's frame pointers from the signal context into
 //     a per-thread ring; a drain thread resolves IPs with GetFunctionFromIP
 //     and merges into per-thread sampling trees (cpusampler.c). A waiting
 //     thread is walked once per wait and weighed by the time it waits. The
