@@ -168,7 +168,7 @@ func (c *AcrossCell) Text(runs int) string {
 
 // Misses are the runs (by index) in which goal g was missed: the mode's
 // multiple above g.Max on some workload, with those workloads and
-// multiples in words ("mandelbrot ×1.08").
+// multiples in words ("mandelbrot ×1.081").
 func (a *Across) Misses(g Goal) map[int][]string {
 	out := map[int][]string{}
 	for _, wl := range a.Workloads {
@@ -178,7 +178,9 @@ func (a *Across) Misses(g Goal) map[int][]string {
 		}
 		for k, x := range c.Multiples {
 			if !math.IsNaN(x) && x > g.Max {
-				out[k] = append(out[k], wl+" "+numfmt.Multiple(x))
+				// Three decimals: a miss by less than the table's rounding
+				// (×1.0304 against 1.03) must not read as ×1.03.
+				out[k] = append(out[k], fmt.Sprintf("%s ×%.3f", wl, x))
 			}
 		}
 	}
