@@ -16,13 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
-static int64_t ns(clockid_t c) {
-	struct timespec t;
-	clock_gettime(c, &t);
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
+#include "busyloop.h"
+
 static volatile int target_tid, done, go;
-static volatile uint64_t sink;
 static int64_t work_cpu;
 static void on_prof(int s, siginfo_t *si, void *uc) { (void)s, (void)si, (void)uc; }
 
@@ -31,11 +27,7 @@ static void *worker(void *a) {
 	(void)a;
 	target_tid = (int)syscall(SYS_gettid);
 	while (!go) {}
-	int64_t c0 = ns(CLOCK_THREAD_CPUTIME_ID);
-	uint64_t x = 1;
-	for (uint64_t i = 0; i < WORK; i++) x = x * 6364136223846793005ull + 1442695040888963407ull;
-	sink = x;
-	work_cpu = ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+	work_cpu = busy_loop(WORK);
 	done = 1;
 	return 0;
 }
