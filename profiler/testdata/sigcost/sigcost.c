@@ -56,14 +56,8 @@ static int64_t run(int64_t gap_ns, long *sent, int64_t *send_ns, int64_t *read_n
 		struct timespec ct;
 		clock_gettime(cc, &ct);
 		int64_t b = ns(CLOCK_THREAD_CPUTIME_ID);
-		siginfo_t si;
-		memset(&si, 0, sizeof si);
-		si.si_signo = SIGPROF;
-		si.si_code = SI_QUEUE;
-		si.si_pid = pid;
-		si.si_uid = getuid();
 		if (done) break;
-		syscall(SYS_rt_tgsigqueueinfo, pid, target_tid, SIGPROF, &si);
+		send_tick(pid, target_tid);
 		int64_t c = ns(CLOCK_THREAD_CPUTIME_ID);
 		*read_ns += b - a, (*reads)++;
 		*send_ns += c - b, (*sent)++;

@@ -85,13 +85,7 @@ int main(int argc, char **argv) {
 					clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, 0);
 					struct timespec c;
 					clock_gettime((clockid_t)((~(unsigned)tid) << 3) | 6, &c); // the loop's CPU clock
-					siginfo_t si;
-					memset(&si, 0, sizeof si);
-					si.si_signo = SIGPROF;
-					si.si_code = SI_QUEUE;
-					si.si_pid = pid;
-					si.si_uid = getuid();
-					syscall(SYS_rt_tgsigqueueinfo, pid, tid, SIGPROF, &si);
+					send_tick(pid, tid);
 					sent++;
 				}
 			} else {
