@@ -49,8 +49,10 @@ workloads:
 	if big.Verdict != results.VerdictRegressed || rss == nil || rss.Verdict != results.VerdictRegressed {
 		t.Fatalf("gen0-big: verdict %q, rss %+v; want both regressed", big.Verdict, rss)
 	}
-	if !strings.HasPrefix(big.Compare.Reason, "regressed: rss +") {
-		t.Errorf("the reason does not lead with the measure: %q", big.Compare.Reason)
+	// The measures that regressed lead the reason; a larger gen-0 budget
+	// may lengthen the GC's pauses too (gc_pause then comes first).
+	if lead, _, _ := strings.Cut(big.Compare.Reason, "wall vs none"); !strings.HasPrefix(lead, "regressed: ") || !strings.Contains(lead, "regressed: rss +") {
+		t.Errorf("the reason does not lead with the measures that regressed, rss among them: %q", big.Compare.Reason)
 	}
 	if d := rss.Compare.Ratio; d < 1.2 {
 		t.Errorf("rss ratio %.2f: the gen-0 budget should hold far more memory", d)
