@@ -37,6 +37,7 @@ type abPair struct{ new, old *cellState }
 type adaptive struct {
 	pairs   []abPair
 	units   []unit            // how a round keeps cells together (schedule.go)
+	led     leads             // which side of each unit ran first how often (roundOrder)
 	stopped map[abPair]string // why each settled pair stopped; a pair is never reopened
 	opts    verdict.Options
 	rng     *rand.Rand
@@ -71,7 +72,7 @@ func runPairs(cells []*cellState, plan *Plan) []abPair {
 // newAdaptive takes over after the planned schedule order (of units): its
 // rounds are numbered after order's last; began is when the run began.
 func newAdaptive(pairs []abPair, us []unit, order []step, plan *Plan, env *Env, began time.Time) *adaptive {
-	return &adaptive{pairs: pairs, units: us, round: lastRound(order), stopped: map[abPair]string{},
+	return &adaptive{pairs: pairs, units: us, led: leadsOf(order, us), round: lastRound(order), stopped: map[abPair]string{},
 		opts:  verdict.Options{Alpha: plan.Suite.Alpha, MinChange: plan.Suite.MinChange},
 		rng:   rand.New(rand.NewPCG(plan.Options.Seed, 0x6d6f7265)), // "more"
 		began: began, start: time.Now(), launched: len(order), budget: plan.Options.Budget, log: env.logf}
@@ -103,7 +104,7 @@ func (a *adaptive) next() []step {
 	var out []step
 	for r := 0; r < batch; r++ {
 		a.round++
-		for _, c := range roundOrder(a.rng, a.units, func(c *cellState) bool { _, ok := target[c]; return ok && measured(c)+r < target[c] }) {
+		for _, c := range roundOrder(a.rng, a.units, func(c *cellState) bool { _, ok := target[c]; return ok && measured(c)+r < target[c] }, a.led) {
 			out = append(out, step{c, false, a.round})
 		}
 	}

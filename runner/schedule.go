@@ -1,6 +1,9 @@
 package runner
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+	"slices"
+)
 
 // step is one launch of the schedule.
 type step struct {
@@ -14,7 +17,7 @@ type step struct {
 // How a round orders its launches (Options.Schedule).
 const (
 	// SchedulePairs (the default) runs the cells of an A/B pair back to
-	// back, in a random order within the pair, and the pairs (and the
+	// back, counterbalanced within the pair (roundOrder), and the pairs (and the
 	// cells of no pair) in a random order: a burst of a neighbour's load
 	// then mostly lands on both sides of a pair, which the paired test
 	// divides out. Measured under scripts/neighbour.sh: docs/measurements.md.
@@ -70,11 +73,22 @@ func units(cells []*cellState, pairs []abPair, how string) []unit {
 	return out
 }
 
+// leads counts, per cell, the measured rounds in which it ran first of its
+// unit; nil for rounds that are not measured (warmups).
+type leads map[*cellState]int
+
 // roundOrder is one round's launches: the cells of us that want a run
 // (want), the units in a random order and the cells of each in a random
-// order. Units of one cell draw nothing from rng for their inside, so a
-// schedule of single cells is the one ScheduleShuffle always made.
-func roundOrder(rng *rand.Rand, us []unit, want func(*cellState) bool) []*cellState {
+// order, counterbalanced: the cell that has led its unit least (by led)
+// goes first, ties drawn at random, so over every two rounds each side of
+// a pair runs first once. Under load the first and the second run of a
+// pair need not cost alike; a coin flip per round from a fixed seed can
+// give one side the first place in, say, 15 of 25 rounds, and that
+// position effect then reads as a change (an A/A pair judged improved,
+// ratio 0.970, under a clean-clone CI run's load); balanced, it cancels.
+// Units of one cell draw nothing from rng for their inside, so a schedule
+// of single cells is the one ScheduleShuffle always made.
+func roundOrder(rng *rand.Rand, us []unit, want func(*cellState) bool, led leads) []*cellState {
 	var round []unit
 	for _, u := range us {
 		var in unit
@@ -91,9 +105,37 @@ func roundOrder(rng *rand.Rand, us []unit, want func(*cellState) bool) []*cellSt
 	var out []*cellState
 	for _, u := range round {
 		rng.Shuffle(len(u), func(i, j int) { u[i], u[j] = u[j], u[i] })
+		if led != nil && len(u) > 1 {
+			slices.SortStableFunc(u, func(a, b *cellState) int { return led[a] - led[b] })
+			led[u[0]]++
+		}
 		out = append(out, u...)
 	}
 	return out
+}
+
+// leadsOf counts, for the measured rounds of order, which cell of each unit
+// ran first: where adaptive rounds take up the counterbalancing.
+func leadsOf(order []step, us []unit) leads {
+	unitOf := map[*cellState]int{}
+	for i, u := range us {
+		for _, c := range u {
+			unitOf[c] = i
+		}
+	}
+	led := leads{}
+	seen := map[[2]int]bool{} // (round, unit) whose first cell is counted
+	for _, st := range order {
+		if st.round == 0 {
+			continue
+		}
+		k := [2]int{st.round, unitOf[st.cell]}
+		if !seen[k] {
+			seen[k] = true
+			led[st.cell]++
+		}
+	}
+	return led
 }
 
 // schedule orders every launch: all warmups first, then the measured runs in
@@ -104,9 +146,14 @@ func roundOrder(rng *rand.Rand, us []unit, want func(*cellState) bool) []*cellSt
 func schedule(cells []*cellState, us []unit, seed uint64) []step {
 	rng := rand.New(rand.NewPCG(seed, 0x76626e6368))
 	var out []step
+	led := leads{}
 	rounds := func(count func(*cellState) int, warmup bool) {
 		for r := 0; ; r++ {
-			round := roundOrder(rng, us, func(c *cellState) bool { return r < count(c) })
+			l := led
+			if warmup {
+				l = nil
+			}
+			round := roundOrder(rng, us, func(c *cellState) bool { return r < count(c) }, l)
 			if len(round) == 0 {
 				return
 			}

@@ -48,7 +48,8 @@ func seqs(c *results.Cell) map[int]int {
 }
 
 // A pair's two runs of a round are back to back (SchedulePairs), in
-// planned and adaptive rounds alike, in both orders over the run; with
+// planned and adaptive rounds alike, each side first in one of every two
+// rounds; with
 // ScheduleShuffle they are not kept together. Each pair's results say why
 // its rounds stopped (the noisy one decides only by a false verdict: at
 // most alpha over its family, 0.01/4, of runs of this test).
@@ -65,6 +66,7 @@ func TestSchedulePairsBackToBack(t *testing.T) {
 		for _, w := range []string{"slow", "steady", "six", "noisy"} {
 			nw, old := seqs(f.Find(w, "none")), seqs(f.Find(w+"-base", "none"))
 			first := map[bool]int{}
+			newFirst := map[int]bool{}
 			for round, s := range nw {
 				o, ok := old[round]
 				if !ok {
@@ -74,8 +76,21 @@ func TestSchedulePairsBackToBack(t *testing.T) {
 					apart[how]++
 				}
 				first[s < o]++
+				newFirst[round] = s < o
 			}
-			if how == SchedulePairs && (first[true] == 0 || first[false] == 0) {
+			if how != SchedulePairs {
+				continue
+			}
+			// Counterbalanced: in rounds 1-2, 3-4, … each side ran first
+			// once (which one in the odd round is random), planned and
+			// adaptive rounds alike.
+			for r := 1; r+1 <= len(nw); r += 2 {
+				if newFirst[r] == newFirst[r+1] {
+					t.Errorf("%s: rounds %d and %d both ran NEW first: %v (NEW first in %d rounds, OLD in %d)", w, r, r+1, newFirst[r], first[true], first[false])
+					break
+				}
+			}
+			if first[true] == len(nw) || first[false] == len(nw) {
 				t.Errorf("%s: NEW ran first in %d rounds, OLD in %d: the order within a pair is not random", w, first[true], first[false])
 			}
 		}
