@@ -57,8 +57,8 @@ func Run(ctx context.Context, plan *Plan, env Env) *results.File {
 	defer cleanup()
 	pairs := runPairs(cells, plan)
 	us := units(cells, pairs, plan.Options.Schedule)
-	order := schedule(cells, us, plan.Options.Seed)
-	acct, complete := measure(ctx, l, order, newAdaptive(pairs, us, order, plan, &env, began).next, env.Progress)
+	order, led := schedule(cells, us, plan.Options.Seed)
+	acct, complete := measure(ctx, l, order, newAdaptive(pairs, us, order, led, plan, &env, began).next, env.Progress)
 	f.Partial = !complete
 	acct.record(f)
 	f.Finished = time.Now().UTC()

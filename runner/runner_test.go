@@ -176,7 +176,7 @@ func TestSchedule(t *testing.T) {
 		cs = append(cs, &cellState{Cell: c})
 	}
 	cs[0].Runs = 3
-	order := schedule(cs, units(cs, nil, SchedulePairs), 42)
+	order, _ := schedule(cs, units(cs, nil, SchedulePairs), 42)
 	if len(order) != 6+3+5*20 {
 		t.Fatalf("%d steps", len(order))
 	}
@@ -205,7 +205,7 @@ func TestSchedule(t *testing.T) {
 	if len(firsts) < 3 {
 		t.Errorf("rounds are not shuffled: first cells %v", firsts)
 	}
-	again := schedule(cs, units(cs, nil, SchedulePairs), 42)
+	again, _ := schedule(cs, units(cs, nil, SchedulePairs), 42)
 	for i := range order {
 		if order[i].cell != again[i].cell {
 			t.Fatalf("same seed, different schedule")

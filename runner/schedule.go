@@ -114,39 +114,16 @@ func roundOrder(rng *rand.Rand, us []unit, want func(*cellState) bool, led leads
 	return out
 }
 
-// leadsOf counts, for the measured rounds of order, which cell of each unit
-// ran first: where adaptive rounds take up the counterbalancing.
-func leadsOf(order []step, us []unit) leads {
-	unitOf := map[*cellState]int{}
-	for i, u := range us {
-		for _, c := range u {
-			unitOf[c] = i
-		}
-	}
-	led := leads{}
-	seen := map[[2]int]bool{} // (round, unit) whose first cell is counted
-	for _, st := range order {
-		if st.round == 0 {
-			continue
-		}
-		k := [2]int{st.round, unitOf[st.cell]}
-		if !seen[k] {
-			seen[k] = true
-			led[st.cell]++
-		}
-	}
-	return led
-}
-
 // schedule orders every launch: all warmups first, then the measured runs in
 // rounds; each round runs every cell that still needs a run once, in a fresh
 // random order (seeded), so slow drift and periodic noise hit all modes and
 // workloads alike instead of piling up on whichever ran last; the cells of
-// a unit (an A/B pair, with SchedulePairs) run back to back.
-func schedule(cells []*cellState, us []unit, seed uint64) []step {
+// a unit (an A/B pair, with SchedulePairs) run back to back. led is which
+// cell of each unit ran first how often: where adaptive rounds take up the
+// counterbalancing.
+func schedule(cells []*cellState, us []unit, seed uint64) (out []step, led leads) {
 	rng := rand.New(rand.NewPCG(seed, 0x76626e6368))
-	var out []step
-	led := leads{}
+	led = leads{}
 	rounds := func(count func(*cellState) int, warmup bool) {
 		for r := 0; ; r++ {
 			l := led
@@ -168,7 +145,7 @@ func schedule(cells []*cellState, us []unit, seed uint64) []step {
 	}
 	rounds(func(c *cellState) int { return c.Warmup }, true)
 	rounds(func(c *cellState) int { return c.Runs }, false)
-	return out
+	return out, led
 }
 
 // lastRound is the number of the schedule's last measured round (0 when it
