@@ -24,7 +24,7 @@ import (
 // its range, and say which runs missed a goal (Goal).
 type Across struct {
 	Suite     string
-	Files     []*results.File // ordered by start
+	Files     []*results.File // oldest first
 	Names     []string        // their labels, in the same order
 	Workloads []string        // rows, in the order of the first file that has them
 	Modes     []modes.Mode    // columns: every profiled mode some file ran
@@ -61,25 +61,19 @@ func ParseGoal(s string) (Goal, error) {
 	return Goal{Mode: modes.Mode(strings.TrimSpace(name)), Max: x}, nil
 }
 
-// NewAcross builds the table from files, which must all be runs of one
-// suite (the same name): a table across suites would put unlike cells side
-// by side. Files are ordered by their start.
+// NewAcross builds the table from files, in the order given (the caller
+// orders them by start, as a history is read), which must all be runs of
+// one suite (the same name): a table across suites would put unlike cells
+// side by side.
 func NewAcross(files []*results.File, names []string) (*Across, error) {
 	if len(files) < 2 {
 		return nil, fmt.Errorf("--across needs at least two results files of one suite, got %d", len(files))
 	}
-	idx := make([]int, len(files))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int { return files[a].Started.Compare(files[b].Started) })
-	a := &Across{Suite: files[idx[0]].Suite.Name, cells: map[cellKey]*AcrossCell{}}
-	for _, i := range idx {
-		f := files[i]
+	a := &Across{Suite: files[0].Suite.Name, Files: files, Names: names, cells: map[cellKey]*AcrossCell{}}
+	for i, f := range files {
 		if f.Suite.Name != a.Suite {
-			return nil, fmt.Errorf("%s is a run of suite %q, %s of %q: --across compares runs of one suite", names[i], f.Suite.Name, names[idx[0]], a.Suite)
+			return nil, fmt.Errorf("%s is a run of suite %q, %s of %q: --across compares runs of one suite", names[i], f.Suite.Name, names[0], a.Suite)
 		}
-		a.Files, a.Names = append(a.Files, f), append(a.Names, names[i])
 	}
 	for k, f := range a.Files {
 		for j := range f.Results {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -175,7 +176,8 @@ func runReport(cmd *cobra.Command, args []string, f *reportFlags) error {
 		files = append(files, in.Results)
 	}
 	if f.across || len(f.goals) > 0 {
-		return reportAcross(cmd, args, files, f)
+		// Runs of different hours, in any order: ordered by start, no warning.
+		return reportAcross(cmd, orderByStart(args, files), files, f)
 	}
 	args = byStart(cmd, args, files)
 	return reportResults(cmd, args, files, f)
@@ -219,6 +221,23 @@ func reportAcross(cmd *cobra.Command, args []string, files []*results.File, f *r
 // newest). A warning says so when the arguments were in another order.
 // Files that record no start keep their place after those that do.
 func byStart(cmd *cobra.Command, args []string, files []*results.File) []string {
+	names := orderByStart(args, files)
+	if slices.Equal(names, args) {
+		return args
+	}
+	var when []string
+	for i, f := range files {
+		when = append(when, fmt.Sprintf("%s (started %s)", names[i], f.Started.UTC().Format(time.RFC3339)))
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "vbench: warning: the results files were not given oldest first; ordered by the start each records: %s; the newest reported is %s\n",
+		strings.Join(when, ", "), names[len(names)-1])
+	return names
+}
+
+// orderByStart reorders files (in place) by the start each records, oldest
+// first, files that record none after those that do, and returns their
+// names (args) in the new order.
+func orderByStart(args []string, files []*results.File) []string {
 	idx := make([]int, len(files))
 	for i := range idx {
 		idx[i] = i
@@ -238,12 +257,6 @@ func byStart(cmd *cobra.Command, args []string, files []*results.File) []string 
 		sorted[i], names[i] = files[j], args[j]
 	}
 	copy(files, sorted)
-	var when []string
-	for i, f := range files {
-		when = append(when, fmt.Sprintf("%s (started %s)", names[i], f.Started.UTC().Format(time.RFC3339)))
-	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "vbench: warning: the results files were not given oldest first; ordered by the start each records: %s; the newest reported is %s\n",
-		strings.Join(when, ", "), names[len(names)-1])
 	return names
 }
 
