@@ -344,24 +344,26 @@ const UndecidedShare = 0.25
 // regressed. Cells judged against a baseline do not count: a baseline's
 // verdicts are about drift between invocations, judged by other rules.
 func (f *File) UndecidedSentence() string {
-	pairs, inconclusive := 0, 0
-	for _, c := range f.Results {
+	pairs := 0
+	var inconclusive []*Cell
+	for i := range f.Results {
+		c := &f.Results[i]
 		if c.Compare == nil || (c.Compare.Against == "" && c.Compare.AgainstWorkload == "") {
 			continue
 		}
 		switch c.Verdict {
 		case VerdictInconclusive:
-			inconclusive++
+			inconclusive = append(inconclusive, c)
 		case VerdictRegressed, VerdictImproved, VerdictSame:
 		default:
 			continue
 		}
 		pairs++
 	}
-	if pairs == 0 || float64(inconclusive) <= UndecidedShare*float64(pairs) {
+	if pairs == 0 || float64(len(inconclusive)) <= UndecidedShare*float64(pairs) {
 		return ""
 	}
-	return fmt.Sprintf("this run cannot show that nothing regressed: %d of %d pairs inconclusive", inconclusive, pairs) + f.undecidedNoise()
+	return fmt.Sprintf("this run cannot show that nothing regressed: %d of %d pairs inconclusive", len(inconclusive), pairs) + f.undecidedNoise(inconclusive)
 }
 
 // undecidedNoise says how far the run's inconclusive A/B pairs are from a
@@ -370,14 +372,11 @@ func (f *File) UndecidedSentence() string {
 // (an interval narrows as 1/sqrt(rounds): n x (hides/min_change)^2, the
 // median over the pairs) — what --max-runs, or a larger min_change, would
 // have to give. "" when no pair has an interval yet (too few rounds).
-func (f *File) undecidedNoise() string {
+func (f *File) undecidedNoise(inconclusive []*Cell) string {
 	var widest float64
 	var need []float64
-	for _, c := range f.Results {
-		h := 0.0
-		if c.Compare != nil && c.Verdict == VerdictInconclusive && (c.Compare.Against != "" || c.Compare.AgainstWorkload != "") {
-			h = c.Compare.Hides
-		}
+	for _, c := range inconclusive {
+		h := c.Compare.Hides
 		if !(h > 0) || math.IsInf(h, 0) {
 			continue
 		}
