@@ -104,10 +104,7 @@ func readNettrace(path string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), NettraceTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "dotnet", dll, path)
-	cmd.Env = append(os.Environ(), "DOTNET_CLI_TELEMETRY_OPTOUT=1", "DOTNET_NOLOGO=1")
-	for _, k := range []string{"DOTNET_EnableEventPipe", "CORECLR_ENABLE_PROFILING", "CORECLR_ENABLE_PROFILING_64"} {
-		cmd.Env = append(cmd.Env, k+"=0") // the reader itself is not profiled
-	}
+	cmd.Env = dotnetbuild.Env() // the reader itself is not profiled
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

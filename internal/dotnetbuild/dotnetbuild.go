@@ -20,9 +20,10 @@ import (
 	"vbench/internal/atomicfile"
 )
 
-// Env is the environment every build runs in: vbench's own, without what
-// would profile or hook the SDK's processes (a profiling environment
-// inherited from vbench profile), with no telemetry and no banner.
+// Env is the environment every build, and an embedded helper's run, gets:
+// vbench's own, without what would profile or hook the SDK's processes or
+// the helper (a profiling environment inherited from vbench profile), with
+// no telemetry and no banner.
 func Env() []string {
 	var env []string
 	for _, e := range os.Environ() {
