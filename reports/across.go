@@ -150,7 +150,7 @@ func (c *AcrossCell) Text(runs int) string {
 	if n == 0 {
 		return numfmt.Missing
 	}
-	s := numfmt.Multiple(med) + " " + numfmt.Range(strings.TrimPrefix(numfmt.Multiple(lo), "×"), strings.TrimPrefix(numfmt.Multiple(hi), "×"))
+	s := numfmt.MultipleCI(med, lo, hi)
 	if cm, clo, chi, cn := spread(c.Costs); cn > 0 {
 		s += "; " + numfmt.PerEvent(cm, clo, chi, c.Event, false)
 	}
