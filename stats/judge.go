@@ -143,7 +143,7 @@ func JudgeWith(est Estimator, old, new []float64, alpha float64) Judgement {
 // It falls back to Judge when the sides differ in length or a time is not
 // positive (a kernel too short for the clock).
 func JudgePaired(old, new []float64, alpha float64) Judgement {
-	d, ok := LogRatios(old, new)
+	d, ok := logRatios(old, new)
 	if !ok {
 		return Judge(old, new, alpha)
 	}
@@ -169,15 +169,15 @@ func JudgePaired(old, new []float64, alpha float64) Judgement {
 // PairedP is JudgePaired's p-value alone (what each earlier look of an A/B
 // pair needs), without its intervals.
 func PairedP(old, new []float64, alpha float64) float64 {
-	if d, ok := LogRatios(old, new); ok {
+	if d, ok := logRatios(old, new); ok {
 		return SignedRankP(d)
 	}
 	return Judge(old, new, alpha).P
 }
 
-// LogRatios are ln(new[i]/old[i]), the paired rounds' changes; not ok when
-// the sides differ in length, are empty, or a time is not positive.
-func LogRatios(old, new []float64) ([]float64, bool) {
+// logRatios are ln(new[i]/old[i]); not ok when the sides differ in length,
+// are empty, or a time is not positive.
+func logRatios(old, new []float64) ([]float64, bool) {
 	if len(old) != len(new) || len(old) == 0 {
 		return nil, false
 	}
