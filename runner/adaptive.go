@@ -6,8 +6,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
 	"vbench/internal/results"
 	"vbench/internal/verdict"
 	"vbench/stats"
@@ -201,23 +199,6 @@ func futile(old, new []float64, maxRuns int, opts verdict.Options) bool {
 		return false // no interval yet: nothing to project
 	}
 	proj := futileSlack * h * math.Sqrt(float64(n)/float64(maxRuns))
-	// A few rounds far out (a run the machine slowed) make the interval at
-	// n rounds wider than sqrt(n) scaling can carry to the cap: at 10 rounds
-	// its ends are Walsh averages of those few, at 30 the bulk's. So the
-	// bulk's spread (1.4826 MAD of the log ratios) also projects the
-	// Hodges-Lehmann interval at the cap, z sqrt(pi/3) sigma / sqrt(max), and
-	// the narrower projection decides: the rule errs towards more rounds.
-	// Measured: a pair whose rounds spread 1.4% but two of ten were +21% and
-	// +16% was given up at 10 rounds (docs/measurements.md, issue 40).
-	d := make([]float64, n)
-	for i := range d {
-		d[i] = math.Log(new[i] / old[i])
-	}
-	sigma := 1.4826 * stats.MAD(d, stats.Median(d))
-	z := distuv.UnitNormal.Quantile(1 - opts.Alpha/2)
-	if bulk := z * math.Sqrt(math.Pi/3) * sigma / math.Sqrt(float64(maxRuns)); bulk < proj {
-		proj = bulk
-	}
 	return math.Abs(c) <= proj && math.Abs(c)+proj >= math.Log(1+opts.MinChange)
 }
 
