@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -52,7 +51,7 @@ func quoted(args string) string {
 // start-up (exec until ready) and GC work are recorded, and nothing of the
 // run is left: no process, nothing listening on its ports.
 func TestServiceUnderEachMode(t *testing.T) {
-	marker := "svc-" + filepath.Base(t.TempDir())
+	marker := testbin.Marker("svc")
 	plan := planFor(t, t.TempDir(), webSuite(t, "none, tracing, sampling", "--urls=http://127.0.0.1:{port}", marker))
 	f := Run(context.Background(), plan, Env{Profiler: testbin.ProfilerLib(t)})
 	for _, c := range f.Results {
@@ -118,7 +117,7 @@ func TestServiceFailures(t *testing.T) {
 		{"no-stop", "--urls=http://127.0.0.1:{port} --hang-on-stop", []string{"server did not stop within 1s of SIGTERM and was killed"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			marker := "svc-" + filepath.Base(t.TempDir())
+			marker := testbin.Marker("svc")
 			yaml := strings.Replace(webSuite(t, "none", tc.args, marker), "ready_timeout: 20s", "ready_timeout: 2s", 1)
 			if tc.name == "no-stop" {
 				yaml = strings.Replace(yaml, "ready_timeout: 2s", "ready_timeout: 20s\n      stop_grace: 1s", 1)

@@ -4,12 +4,14 @@
 package testbin
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -102,6 +104,17 @@ func Dotnet(t testing.TB) string {
 		t.Fatalf("dotnet not found on PATH: the .NET SDK is required")
 	}
 	return p
+}
+
+var markers atomic.Int64
+
+// Marker is a string unique to this test process and call, for a test to put
+// in its processes' command lines and find them again with ProcessesWith.
+// Test packages run side by side, so anything derived from t.TempDir alone
+// ("001") names another package's processes too. It ends in "z" so no marker
+// is a prefix of another.
+func Marker(prefix string) string {
+	return fmt.Sprintf("%s-%d-%dz", prefix, os.Getpid(), markers.Add(1))
 }
 
 // ProcessesWith lists the live processes whose command line holds s, as

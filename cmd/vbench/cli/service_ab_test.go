@@ -39,7 +39,7 @@ func TestServiceABPairs(t *testing.T) {
 	head := func(metric string) string {
 		return "name: svc-ab\nruns: 3\nmax_runs: 3\nwarmup: 0\nmodes: [none, tracing]\nmetric: " + metric + "\ntimeout: 1m\nworkloads:\n"
 	}
-	mw, mp := "abw-"+filepath.Base(t.TempDir()), "abp-"+filepath.Base(t.TempDir())
+	mw, mp := testbin.Marker("abw"), testbin.Marker("abp")
 	cases := []struct {
 		name, suite, judged, marker string
 		args                        []string

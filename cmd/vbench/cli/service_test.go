@@ -36,7 +36,7 @@ workloads:
 // no process of the run is left, neither the server nor the load generator.
 func TestCtrlCDuringLoadLeavesNothing(t *testing.T) {
 	dir := t.TempDir()
-	marker := "svc-" + filepath.Base(dir)
+	marker := testbin.Marker("svc")
 	writeFile(t, filepath.Join(dir, "suite.yaml"), serviceSuite(t, testbin.Dotnet(t), marker, "60s"))
 	cmd := exec.Command(testbin.Vbench(t), "run", "suite.yaml", "--quiet")
 	cmd.Dir = dir
