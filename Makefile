@@ -35,10 +35,12 @@ $(BIN)/libvbenchprof-slow.so: FORCE
 # The tests build what they need themselves (internal/testbin); building here
 # first surfaces compile errors before the long-running tests start. The HTML
 # report's test opens it in headless Chromium, installed like Go is, and the
-# service tests drive a web app with hey, the load generator, installed so too.
+# service tests drive a web app with hey, the load generator, installed so too,
+# and the perf mode's test runs Linux perf, so too.
 test: build
 	./scripts/ensure-chromium.sh
 	./scripts/ensure-loadgen.sh
+	./scripts/ensure-perf.sh
 	$(GO) test -tags vbenchtest -count=1 -timeout 30m ./...
 
 # The statistical studies (-tags vbenchstudy): simulations and recorded
@@ -68,6 +70,7 @@ quick: build
 # and which runs missed the sampler's goals (issue 41).
 PEERS_GOALS ?= --goal 'sampling-1ms<=1.03' --goal 'sampling-10ms<=1.03'
 peers: build
+	./scripts/ensure-perf.sh
 	@mkdir -p out/peers
 	$(BIN)/vbench run benchmarks/peers.yaml --json out/peers/$$(date -u +%Y%m%dT%H%M%S).json $(RUNFLAGS)
 	@if [ $$(ls out/peers/*.json | wc -l) -ge 2 ]; then $(BIN)/vbench report --across out/peers/*.json $(PEERS_GOALS); fi

@@ -414,7 +414,7 @@ func TestPeersSuite(t *testing.T) {
 			t.Errorf("peers.yaml's %s differs from suite.yaml's", w.Name)
 		}
 	}
-	if got := modes.List(peers.Modes); got != "none, sampling-10ms, sampling-1ms, suspend-10ms, suspend-1ms, eventpipe, eventpipe-10ms, tracing" {
+	if got := modes.List(peers.Modes); got != "none, sampling-10ms, sampling-1ms, suspend-10ms, suspend-1ms, eventpipe, eventpipe-10ms, perf-1ms, tracing" {
 		t.Errorf("peers.yaml modes: %s", got)
 	}
 	for name, want := range map[modes.Mode]string{
@@ -422,6 +422,7 @@ func TestPeersSuite(t *testing.T) {
 		"sampling-1ms":   "vbench sampling, interval 1ms",
 		"suspend-1ms":    "vbench suspend-sampling, interval 1ms",
 		"eventpipe-10ms": "DOTNET_EventPipeThreadSamplingRate=10",
+		"perf-1ms":       "scripts/perf-record.sh {rundir} 1000",
 	} {
 		sp, _ := peers.Spec(name)
 		if d := sp.Description(); !strings.Contains(d, want) {

@@ -38,7 +38,10 @@ func (l *launch) useForeign(c *cellState, r *results.Run, runDir string, rep Rep
 		return fmt.Sprintf("the mode's %s profile is unreadable: %v", pf.Format, err)
 	}
 	if p.Sampled() {
-		r.SamplesTaken = p.Samples
+		// As an engine's (events): a kernel's metric counts the samples
+		// of its share of the profile's span, where the profile has one
+		// (perf script's timestamps); a nettrace's counts them all.
+		_, r.SamplesTaken = events(modes.EngineSampling, c.Metric, len(paths), p, r.ElapsedNs)
 		if msg := c.shares.add(p, rep.Shares); msg != "" {
 			return msg
 		}

@@ -79,7 +79,7 @@ func (l *launch) run(ctx context.Context, st step, seq int) (results.Run, Outcom
 		defer os.RemoveAll(hookDir)
 	}
 	env := l.childEnv(c, runDir, seq, lib, hookDir)
-	spec := Spec{Argv: c.argv, Env: env, Dir: c.Workload.Cwd, Timeout: c.Timeout}
+	spec := Spec{Argv: c.Spec.Argv(c.argv, runDir), Env: env, Dir: c.Workload.Cwd, Timeout: c.Timeout}
 	if c.Spec.Engine == "" {
 		// Another profiler has no profile to show: its library must
 		// at least be seen in the process (loaded.go).
@@ -117,12 +117,12 @@ func (l *launch) run(ctx context.Context, st step, seq int) (results.Run, Outcom
 
 // needsRunDir reports whether the cell's runs each need a directory of
 // their own: an engine mode's profile goes there, and an environment value
-// may name it ({rundir}).
+// or a wrapper's argument may name it ({rundir}).
 func (c *cellState) needsRunDir() bool {
 	if c.Spec.Engine != "" || c.Spec.Profile != nil { // a mode's profile may be in it
 		return true
 	}
-	for _, kv := range append(c.Spec.EnvList(), c.Workload.Env...) {
+	for _, kv := range append(append(c.Spec.EnvList(), c.Workload.Env...), c.Spec.Wrap...) {
 		if strings.Contains(kv, modes.RunDir) {
 			return true
 		}

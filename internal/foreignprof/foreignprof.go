@@ -1,5 +1,5 @@
 // Package foreignprof reads the profiles other profilers write (EventPipe's
-// nettrace, pprof, speedscope) into vbench's own profile model, so the
+// nettrace, pprof, speedscope, perf script's text) into vbench's own profile model, so the
 // harness scores them as it scores its own engines' profiles: call counts,
 // sampled shares, coverage of the tracer's hot functions.
 //
@@ -147,6 +147,7 @@ func Plain(name string) string {
 func Read(format modes.ProfileFormat, paths []string, nettrace NettraceReader) (*profile.Profile, error) {
 	var all []Stack
 	calls := false
+	var native, spanNs int64 // perf script's: samples with no managed frame, the longest span
 	for i, path := range paths {
 		var stacks []Stack
 		var c bool
@@ -156,6 +157,11 @@ func Read(format modes.ProfileFormat, paths []string, nettrace NettraceReader) (
 			stacks, c, err = pprofStacks(path)
 		case modes.FormatSpeedscope:
 			stacks, err = speedscopeStacks(path)
+		case modes.FormatPerfScript:
+			var ps perfScript
+			if ps, err = perfScriptStacks(path); err == nil {
+				stacks, native, spanNs = ps.stacks, native+ps.native, max(spanNs, ps.spanNs)
+			}
 		case modes.FormatNettrace:
 			var out []byte
 			if out, err = nettrace(path); err == nil {
@@ -176,7 +182,12 @@ func Read(format modes.ProfileFormat, paths []string, nettrace NettraceReader) (
 		calls = c
 		all = append(all, stacks...)
 	}
-	return FromStacks(all, calls), nil
+	p := FromStacks(all, calls)
+	// Every sample perf took cost the program, managed frames or not; and
+	// its span lets a kernel's share of them be told (runner's events).
+	p.Samples += native
+	p.DurationNs = spanNs
+	return p, nil
 }
 
 func what(calls bool) string {

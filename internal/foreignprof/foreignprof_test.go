@@ -116,3 +116,50 @@ func TestNames(t *testing.T) {
 		t.Errorf("Plain: %q != %q", a, b)
 	}
 }
+
+// perf script's text as scripts/perf-record.sh writes it, eight samples of
+// a real run of the fibonacci benchmark under `perf record -F 1000 -g`
+// (testdata/fib.perf.txt): every sample counts as taken, those without a
+// managed frame (start-up in the host, the finalizer thread, whose command
+// name holds a space) have no stack; managed frames are named from the perf
+// map as vbench names functions, native ones between them are left out; the
+// span is the first sample's time to the last's.
+func TestReadPerfScript(t *testing.T) {
+	p, err := Read(modes.FormatPerfScript, []string{filepath.Join("testdata", "fib.perf.txt")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Samples != 8 || p.DurationNs != 304336000 || !p.Sampled() {
+		t.Errorf("samples %d, span %d ns, sampled %v; want 8, 304336000 (22501.741578 - 22501.437242 s), true", p.Samples, p.DurationNs, p.Sampled())
+	}
+	if len(p.Threads) != 1 || p.Threads[0].OSID != 32532 || p.Threads[0].Samples != 5 {
+		t.Errorf("threads %+v, want only the main thread 32532 with the 5 samples that have managed frames", p.Threads)
+	}
+	in := inclusive(p)
+	if in["Vbench.Fibonacci.Program.Main"] != 5 || in["Vbench.Fibonacci.Program.Run"] != 3 || in["Vbench.Fibonacci.Program.Fib"] != 3 || len(in) != 3 {
+		t.Errorf("inclusive samples %v, want Main 5, Run 3, Fib 3 (two samples in Main's own native callees) and nothing native", in)
+	}
+	for _, r := range p.Threads[0].Roots {
+		if p.Functions[r.Fn].Name != "Vbench.Fibonacci.Program.Main" {
+			t.Errorf("a root %s: stacks must start at Main (perf lists the leaf first)", p.Functions[r.Fn].Name)
+		}
+	}
+}
+
+// What is not perf script's text is refused with the file and line.
+func TestReadPerfScriptRefused(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ name, text, want string }{
+		{"empty", "", ": no samples (an empty perf script output"},
+		{"frame first", "\t 7f00 main (/bin/x)\n", ":1: a frame line outside a sample"},
+		{"no time", "dotnet 123\n\t 7f00 main (/bin/x)\n", `:1: "dotnet 123" is no sample header`},
+	} {
+		path := filepath.Join(dir, c.name+".txt")
+		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Read(modes.FormatPerfScript, []string{path}, nil); err == nil || !strings.Contains(err.Error(), path+c.want) {
+			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
+		}
+	}
+}

@@ -16,10 +16,15 @@ const (
 	FormatPprof ProfileFormat = "pprof"
 	// FormatSpeedscope is speedscope's JSON (dotnet-trace convert --format speedscope).
 	FormatSpeedscope ProfileFormat = "speedscope"
+	// FormatPerfScript is `perf script`'s text: each sample's header line,
+	// then its frames leaf first (scripts/perf-record.sh writes it); the
+	// managed frames come from the runtime's perf map
+	// (DOTNET_PerfMapEnabled).
+	FormatPerfScript ProfileFormat = "perf-script"
 )
 
 // ProfileFormats lists the formats, in the order messages name them.
-var ProfileFormats = []ProfileFormat{FormatNettrace, FormatPprof, FormatSpeedscope}
+var ProfileFormats = []ProfileFormat{FormatNettrace, FormatPprof, FormatSpeedscope, FormatPerfScript}
 
 // Valid reports whether f is one of ProfileFormats.
 func (f ProfileFormat) Valid() bool { return slices.Contains(ProfileFormats, f) }

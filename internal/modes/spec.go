@@ -29,6 +29,12 @@ type Spec struct {
 	// mode without an engine: EventPipe's trace, another CoreCLR profiler's
 	// pprof), read and scored after the run; nil when it names none.
 	Profile *ProfileFile `json:"profile,omitempty"`
+	// Wrap is a command the workload runs under: its argv goes before the
+	// workload's ("{rundir}" expands), as `perf record … --` or `strace -f`
+	// would; the wrapper must run the rest of its arguments as the program
+	// and exit with its status. Its own time and memory count as the
+	// program's (the process vbench waits for is the wrapper).
+	Wrap []string `json:"wrap,omitempty"`
 	ProfilerSettings
 }
 
@@ -55,10 +61,17 @@ func (s *Spec) EnvList() []string {
 // "env DOTNET_EnableEventPipe=1 …", "no profiler".
 func (s *Spec) Description() string {
 	if s.Engine == "" {
-		if len(s.Env) == 0 {
+		var d []string
+		if len(s.Wrap) > 0 {
+			d = append(d, "under "+strings.Join(s.Wrap, " "))
+		}
+		if len(s.Env) > 0 {
+			d = append(d, "env "+strings.Join(s.EnvList(), " "))
+		}
+		if len(d) == 0 {
 			return "no profiler"
 		}
-		return "env " + strings.Join(s.EnvList(), " ")
+		return strings.Join(d, ", ")
 	}
 	d := "vbench " + string(s.Engine)
 	var set []string
@@ -94,7 +107,24 @@ func (s *Spec) Description() string {
 	if s.Profiler != "" {
 		d += " (" + s.Profiler + ")"
 	}
+	if len(s.Wrap) > 0 {
+		d += ", under " + strings.Join(s.Wrap, " ")
+	}
 	return d
+}
+
+// Argv is the command a run of this mode starts: the wrapper's, if any,
+// before the workload's, with {rundir} in the wrapper's arguments the run's
+// directory.
+func (s *Spec) Argv(argv []string, runDir string) []string {
+	if len(s.Wrap) == 0 {
+		return argv
+	}
+	out := make([]string, 0, len(s.Wrap)+len(argv))
+	for _, a := range s.Wrap {
+		out = append(out, strings.ReplaceAll(a, RunDir, runDir))
+	}
+	return append(out, argv...)
 }
 
 // Equal reports whether two definitions load the same thing.
@@ -102,5 +132,6 @@ func (s *Spec) Equal(o *Spec) bool {
 	return s.Name == o.Name && s.Engine == o.Engine && s.Profiler == o.Profiler && s.Against == o.Against &&
 		(s.Profile == nil) == (o.Profile == nil) && (s.Profile == nil || *s.Profile == *o.Profile) &&
 		maps.Equal(s.Env, o.Env) && s.Interval == o.Interval && slices.Equal(s.Include, o.Include) &&
-		slices.Equal(s.Exclude, o.Exclude) && s.TimeSample == o.TimeSample && s.NoInline == o.NoInline && s.MaxStack == o.MaxStack && s.Lines == o.Lines
+		slices.Equal(s.Exclude, o.Exclude) && s.TimeSample == o.TimeSample && s.NoInline == o.NoInline && s.MaxStack == o.MaxStack && s.Lines == o.Lines &&
+		slices.Equal(s.Wrap, o.Wrap)
 }

@@ -26,7 +26,7 @@ import (
 var settingFields = []string{"interval", "include", "exclude", "time_sample", "no_inline", "max_stack", "lines"}
 
 // modeFields are the fields of a mode defined in the suite.
-var modeFields = append([]string{"name", "engine", "profiler", "env", "against", "profile"}, settingFields...)
+var modeFields = append([]string{"name", "engine", "profiler", "env", "against", "profile", "wrap"}, settingFields...)
 
 // suiteModes reads the suite's modes: each entry a built-in mode's name or
 // a mapping defining a mode. The built-in modes' definitions get the suite's
@@ -96,9 +96,9 @@ func (p *parser) suiteModes(n *yaml.Node, field string, s *Suite) {
 // modeNodes are the nodes of a mode's fields that checks after the field
 // loop point at.
 type modeNodes struct {
-	name, engine, profiler, env, against, profile, setting *yaml.Node
-	settingKey                                             string
-	settings                                               []*yaml.Node // every setting's key node, in order
+	name, engine, profiler, env, against, profile, wrap, setting *yaml.Node
+	settingKey                                                   string
+	settings                                                     []*yaml.Node // every setting's key node, in order
 }
 
 // modeSpec reads a mode defined in the suite, and the node of its against
@@ -132,6 +132,9 @@ func (p *parser) modeSpec(n *yaml.Node, field string) (modes.Spec, *yaml.Node) {
 		case "profile":
 			nodes.profile = v
 			spec.Profile = p.profileFile(v, f)
+		case "wrap":
+			nodes.wrap = v
+			spec.Wrap = p.strList(v, f)
 		default:
 			if nodes.setting == nil {
 				nodes.setting, nodes.settingKey = k, key
@@ -152,6 +155,17 @@ func (p *parser) modeSpec(n *yaml.Node, field string) (modes.Spec, *yaml.Node) {
 		return spec, nodes.against
 	}
 	field = fmt.Sprintf("%s(%s)", field, spec.Name)
+	if nodes.wrap != nil {
+		// A command the workload runs under (perf record, strace): its
+		// program is found as a workload's command is.
+		if len(spec.Wrap) == 0 {
+			p.fail(nodes.wrap, field+".wrap", "must not be empty: give the wrapper and its arguments as a list; it runs the workload's command after them")
+			return spec, nodes.against
+		}
+		if spec.Wrap[0] = p.resolveCommand(nodes.wrap.Content[0], field+".wrap[0]", spec.Wrap[0]); p.err != nil {
+			return spec, nodes.against
+		}
+	}
 	switch {
 	case nodes.engine == nil:
 	case spec.Engine == modes.Engine(modes.None):

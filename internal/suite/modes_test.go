@@ -136,11 +136,16 @@ func TestModesRefused(t *testing.T) {
 		{"max_stack", head + "profiler: {max_stack: 8}\n" + tail, `s.yaml:3: profiler.max_stack: must be >= 16, got 8`},
 		{"no_inline", head + "modes: [{name: x, engine: sampling, no_inline: yes}]\n" + tail, `s.yaml:3: modes[0].no_inline: must be true or false`},
 		{"engine env", head + "modes:\n  - name: x\n    engine: sampling\n    env: {VBENCH_INTERVAL: 1ms}\n" + tail, `s.yaml:6: modes[0](x).env.VBENCH_INTERVAL: set by vbench for a mode with an engine`},
-		{"unknown field", head + "modes: [{name: x, engines: tracing}]\n" + tail, `s.yaml:3: modes[0](x).engines: unknown field (known: name, engine, profiler, env, against, profile, interval, include, exclude, time_sample, no_inline, max_stack, lines)`},
+		{"unknown field", head + "modes: [{name: x, engines: tracing}]\n" + tail, `s.yaml:3: modes[0](x).engines: unknown field (known: name, engine, profiler, env, against, profile, wrap, interval, include, exclude, time_sample, no_inline, max_stack, lines)`},
 		{"workload mode undefined", head + "modes: [none]\n" + "workloads:\n  - name: a\n    command: [true]\n    modes: [eventpipe]\n", `s.yaml:7: workloads[0](a).modes[0]: mode "eventpipe" is not among the suite's modes [none]`},
 		{"unknown metric", head + "metric: cycles\n" + tail, `s.yaml:3: metric: unknown metric "cycles" (known: elapsed, wall, cpu, kernel-cpu, rps, latency-p50, latency-p99, cpu-per-request)`},
 		{"workload metric", head + "workloads:\n  - name: a\n    command: [true]\n    metric: [wall]\n", `s.yaml:6: workloads[0].metric: must be a string, got a list`},
 		{"empty modes", head + "modes: []\n" + tail, `s.yaml:3: modes: must list at least one mode`},
+		{"wrap empty", head + "modes:\n  - name: x\n    wrap: []\n" + tail, `s.yaml:5: modes[0](x).wrap: must not be empty: give the wrapper and its arguments as a list`},
+		{"wrap not a list", head + "modes:\n  - name: x\n    wrap: perf record\n" + tail, `s.yaml:5: modes[0].wrap: must be a list, got "perf record"`},
+		{"wrapper not in PATH", head + "modes:\n  - name: x\n    wrap: [no-such-wrapper-xyz, -q]\n" + tail, `s.yaml:5: modes[0](x).wrap[0]: command "no-such-wrapper-xyz" not found in PATH`},
+		{"wrapper missing", head + "modes:\n  - name: x\n    wrap: [scripts/gone.sh]\n" + tail, `s.yaml:5: modes[0](x).wrap[0]: command ` + dir + `/scripts/gone.sh not found`},
+		{"wrapper not executable", head + "modes:\n  - name: x\n    wrap: [./text.so]\n" + tail, `s.yaml:5: modes[0](x).wrap[0]: command ` + dir + `/text.so is not an executable file`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

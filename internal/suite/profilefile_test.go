@@ -42,7 +42,7 @@ workloads:
 	const head = "name: s\nmodes:\n  - name: x\n"
 	const tail = "workloads:\n  - name: a\n    command: [true]\n"
 	for _, c := range []struct{ name, yaml, want string }{
-		{"unknown format", head + "    profile: {path: \"{rundir}/t.json\", format: chrome}\n" + tail, `s.yaml:4: modes[0].profile.format: unknown profile format "chrome" (known: nettrace, pprof, speedscope)`},
+		{"unknown format", head + "    profile: {path: \"{rundir}/t.json\", format: chrome}\n" + tail, `s.yaml:4: modes[0].profile.format: unknown profile format "chrome" (known: nettrace, pprof, speedscope, perf-script)`},
 		{"no format", head + "    profile: {path: \"{rundir}/t\"}\n" + tail, `s.yaml:4: modes[0].profile.format: missing`},
 		{"no path", head + "    profile: {format: pprof}\n" + tail, `s.yaml:4: modes[0].profile.path: missing`},
 		{"relative path", head + "    profile: {path: out/t.pb.gz, format: pprof}\n" + tail, `s.yaml:4: modes[0].profile.path: "out/t.pb.gz" is neither in the run's directory ({rundir}/…) nor absolute`},

@@ -36,9 +36,11 @@ func copyThreeOne(t *testing.T, dir string) {
 
 // Profiles vbench's engines did not write are scored like theirs, on a
 // program vbench's benchmarks do not include: EventPipe's nettrace (read
-// with TraceEvent) and a pprof written by a CoreCLR profiler loaded by hand
+// with TraceEvent), a pprof written by a CoreCLR profiler loaded by hand
 // through plain CORECLR_* variables (vbench's own library, its sampler,
-// writing into {rundir} as any other profiler would). Each has its shares
+// writing into {rundir} as any other profiler would), and Linux perf's
+// samples (a mode that wraps the program in scripts/perf-record.sh; perf
+// script's text, JIT frames named from the runtime's perf map). Each has its shares
 // checked against the program's 3:1 declaration and its coverage of the
 // tracing cell's hot methods; a false 0.5/0.5 declaration fails both cells,
 // and the run exits 3.
@@ -65,6 +67,12 @@ modes:
       VBENCH_INTERVAL: 1ms
       VBENCH_PROFILE_DIR: "{rundir}"
     profile: {path: "{rundir}/*/profile.pb.gz", format: pprof}
+  - name: perf
+    wrap: [`+filepath.Join(testbin.RepoRoot(), "scripts", "perf-record.sh")+`, "{rundir}", "1000"]
+    env:
+      DOTNET_PerfMapEnabled: "3"
+      DOTNET_EnableWriteXorExecute: "0"
+    profile: {path: "{rundir}/perf.txt", format: perf-script}
 workloads:
   - name: threeone
     project: threeone/ThreeOne.csproj
@@ -72,8 +80,9 @@ workloads:
   - name: threeone-false
     project: threeone/ThreeOne.csproj
     args: ["5000", "--false-shares"]
-    modes: [eventpipe, by-hand]
+    modes: [eventpipe, by-hand, perf]
 `)
+	mapsBefore, _ := filepath.Glob("/tmp/perf-*.map")
 	stdout, stderr, code := vbRun(t, dir, ciEnv(), "run", "suite.yaml", "--quiet", "--no-baseline", "--json", "r.json")
 	if code != 3 {
 		t.Fatalf("exit %d, want 3 (the false declaration fails its cells)\n%s\n%s", code, stdout, stderr)
@@ -82,7 +91,11 @@ workloads:
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range []modes.Mode{"eventpipe", "by-hand"} {
+	// The perf mode's wrapper removed the runtime's perf maps it read.
+	if mapsAfter, _ := filepath.Glob("/tmp/perf-*.map"); len(mapsAfter) > len(mapsBefore) {
+		t.Errorf("perf maps left in /tmp: %v (before the run: %v)", mapsAfter, mapsBefore)
+	}
+	for _, m := range []modes.Mode{"eventpipe", "by-hand", "perf"} {
 		c := f.Find("threeone", m)
 		if c == nil || len(c.Shares) != 2 {
 			t.Fatalf("threeone/%s: shares not checked: %+v", m, c)

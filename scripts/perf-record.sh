@@ -1,0 +1,31 @@
+#!/bin/sh
+# perf-record.sh DIR FREQ COMMAND...: runs COMMAND under Linux perf's sampler
+# (`perf record -F FREQ -g`: every thread, FREQ samples a second of its CPU
+# time, frame-pointer call stacks) and leaves DIR/perf.txt, the samples as
+# `perf script` text, which vbench reads (profile format perf-script). It is
+# the wrapper of the perf modes in benchmarks/peers.yaml: the kernel's own
+# sampler measured beside vbench's as any other mode.
+#
+# The runtime names its JIT-compiled code for perf in /tmp/perf-PID.map when
+# the mode sets DOTNET_PerfMapEnabled=3; perf reads that map only for code
+# not in a file mapping, so the mode also sets DOTNET_EnableWriteXorExecute=0
+# (with W^X on, JIT code runs from a memfd's double mapping and every managed
+# frame is "[unknown]"). The maps are removed here after perf script read
+# them: a run leaves nothing in /tmp.
+#
+# Exits with COMMAND's status (perf record passes it on; a signal that killed
+# COMMAND arrives as 128+signal).
+set -u
+dir=$1 freq=$2
+shift 2
+command -v perf >/dev/null || { echo "perf-record.sh: perf is not installed (scripts/ensure-perf.sh installs it)" >&2; exit 127; }
+perf record -q -F "$freq" -g -o "$dir/perf.data" -- "$@"
+status=$?
+if [ -s "$dir/perf.data" ]; then
+	perf script -i "$dir/perf.data" -F comm,tid,time,period,event,ip,sym,dso > "$dir/perf.txt" 2> "$dir/perf-script.err" || { [ "$status" -eq 0 ] && status=1; }
+	for pid in $(perf script -i "$dir/perf.data" -F pid 2>/dev/null | sort -u); do
+		rm -f "/tmp/perf-$pid.map" "/tmp/perfinfo-$pid.map"
+	done
+	rm -f "$dir/perf.data"
+fi
+exit "$status"
