@@ -40,25 +40,54 @@ type AcrossCell struct {
 	Event     string // "call" or "sample": what Costs are per
 }
 
-// Goal is the largest overhead multiple a mode may show on any workload:
-// "sampling-1ms<=1.03".
+// Goal is what a mode's overhead multiple must not exceed on any workload
+// of a run: a number ("sampling-1ms<=1.03"), or another mode's multiple on
+// the same workload in the same run ("sampling-1ms<eventpipe": below the
+// profiler it is to beat; "<=" allows a tie). A run that lacks the other
+// mode's cell is not judged there.
 type Goal struct {
-	Mode modes.Mode
-	Max  float64
+	Mode   modes.Mode
+	Max    float64
+	Than   modes.Mode // the other mode, instead of Max
+	Strict bool       // "<": below, not equal
 }
 
-// ParseGoal reads a goal as written on the command line, MODE<=MULTIPLE
-// (or MODE=MULTIPLE).
+// ParseGoal reads a goal as written on the command line: MODE<=MULTIPLE (or
+// MODE=MULTIPLE), MODE<OTHER or MODE<=OTHER.
 func ParseGoal(s string) (Goal, error) {
-	name, val, ok := strings.Cut(s, "<=")
-	if !ok {
-		name, val, ok = strings.Cut(s, "=")
+	bad := fmt.Errorf("goal %q: want MODE<=MULTIPLE (e.g. sampling-1ms<=1.03) or MODE<OTHER-MODE (e.g. sampling-1ms<eventpipe)", s)
+	var name, val string
+	var ok, strict bool
+	for _, op := range []string{"<=", "<", "="} {
+		if name, val, ok = strings.Cut(s, op); ok {
+			strict = op == "<"
+			break
+		}
 	}
-	x, err := strconv.ParseFloat(strings.TrimPrefix(strings.TrimSpace(val), "x"), 64)
-	if !ok || strings.TrimSpace(name) == "" || err != nil || !(x > 0) {
-		return Goal{}, fmt.Errorf("goal %q: want MODE<=MULTIPLE, e.g. sampling-1ms<=1.03", s)
+	name, val = strings.TrimSpace(name), strings.TrimSpace(val)
+	if !ok || name == "" || val == "" {
+		return Goal{}, bad
 	}
-	return Goal{Mode: modes.Mode(strings.TrimSpace(name)), Max: x}, nil
+	x, err := strconv.ParseFloat(strings.TrimPrefix(val, "x"), 64)
+	switch {
+	case err == nil && x > 0 && !strict:
+		return Goal{Mode: modes.Mode(name), Max: x}, nil
+	case err == nil || strings.ContainsAny(val, "<=") || val == name:
+		return Goal{}, bad
+	}
+	return Goal{Mode: modes.Mode(name), Than: modes.Mode(val), Strict: strict}, nil
+}
+
+// String is the goal as its line heads it: "sampling-1ms ≤ ×1.03",
+// "sampling-1ms < eventpipe".
+func (g Goal) String() string {
+	switch {
+	case g.Than == "":
+		return fmt.Sprintf("%s ≤ %s", g.Mode, numfmt.Multiple(g.Max))
+	case g.Strict:
+		return fmt.Sprintf("%s < %s", g.Mode, g.Than)
+	}
+	return fmt.Sprintf("%s ≤ %s", g.Mode, g.Than)
 }
 
 // NewAcross builds the table from files, in the order given (the caller
@@ -161,8 +190,9 @@ func (c *AcrossCell) Text(runs int) string {
 }
 
 // Misses are the runs (by index) in which goal g was missed: the mode's
-// multiple above g.Max on some workload, with those workloads and
-// multiples in words ("mandelbrot ×1.081").
+// multiple above g.Max (or not below g.Than's) on some workload, with those
+// workloads and multiples in words ("mandelbrot ×1.081", "fibonacci ×1.092
+// against ×1.080").
 func (a *Across) Misses(g Goal) map[int][]string {
 	out := map[int][]string{}
 	for _, wl := range a.Workloads {
@@ -170,11 +200,23 @@ func (a *Across) Misses(g Goal) map[int][]string {
 		if c == nil {
 			continue
 		}
+		other := a.Cell(wl, g.Than)
 		for k, x := range c.Multiples {
-			if !math.IsNaN(x) && x > g.Max {
-				// Three decimals: a miss by less than the table's rounding
-				// (×1.0304 against 1.03) must not read as ×1.03.
-				out[k] = append(out[k], fmt.Sprintf("%s ×%.3f", wl, x))
+			if math.IsNaN(x) {
+				continue
+			}
+			// Three decimals: a miss by less than the table's rounding
+			// (×1.0304 against 1.03) must not read as ×1.03.
+			switch {
+			case g.Than == "":
+				if x > g.Max {
+					out[k] = append(out[k], fmt.Sprintf("%s ×%.3f", wl, x))
+				}
+			case other != nil && !math.IsNaN(other.Multiples[k]):
+				y := other.Multiples[k]
+				if x > y || g.Strict && x == y {
+					out[k] = append(out[k], fmt.Sprintf("%s ×%.3f against ×%.3f", wl, x, y))
+				}
 			}
 		}
 	}
@@ -191,14 +233,22 @@ func (a *Across) runLabel(k int) string {
 func (a *Across) GoalLines(goals []Goal) []string {
 	var out []string
 	for _, g := range goals {
-		head := fmt.Sprintf("goal %s ≤ %s: ", g.Mode, numfmt.Multiple(g.Max))
+		head := "goal " + g.String() + ": "
 		if !slices.Contains(a.Modes, g.Mode) {
 			out = append(out, head+"no run has mode "+string(g.Mode))
 			continue
 		}
-		misses := a.Misses(g)
+		if g.Than != "" && !slices.Contains(a.Modes, g.Than) {
+			out = append(out, head+"no run has mode "+string(g.Than))
+			continue
+		}
+		misses, judged := a.Misses(g), a.judged(g)
+		of := ""
+		if judged < len(a.Files) {
+			of = fmt.Sprintf(" (of %d; the others lack a mode)", len(a.Files))
+		}
 		if len(misses) == 0 {
-			out = append(out, head+fmt.Sprintf("met in all %d runs", len(a.Files)))
+			out = append(out, head+fmt.Sprintf("met in all %d runs", judged)+of)
 			continue
 		}
 		var parts []string
@@ -207,9 +257,25 @@ func (a *Across) GoalLines(goals []Goal) []string {
 				parts = append(parts, fmt.Sprintf("run %d: %s", k+1, strings.Join(m, ", ")))
 			}
 		}
-		out = append(out, head+fmt.Sprintf("missed in %d of %d runs: ", len(misses), len(a.Files))+strings.Join(parts, "; "))
+		out = append(out, head+fmt.Sprintf("missed in %d of %d runs%s: ", len(misses), judged, of)+strings.Join(parts, "; "))
 	}
 	return out
+}
+
+// judged is how many runs goal g could be judged in: those with a multiple
+// of its mode (and of the other mode, on the same workload) somewhere.
+func (a *Across) judged(g Goal) int {
+	n := 0
+	for k := range a.Files {
+		for _, wl := range a.Workloads {
+			c, o := a.Cell(wl, g.Mode), a.Cell(wl, g.Than)
+			if c != nil && !math.IsNaN(c.Multiples[k]) && (g.Than == "" || o != nil && !math.IsNaN(o.Multiples[k])) {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }
 
 // Write renders the table, its runs and the goals' lines, as Markdown

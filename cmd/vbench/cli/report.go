@@ -53,9 +53,11 @@ warning when the arguments disagree): the newest is reported and
 the others feed the trend charts and history table. With --across they are
 runs of one suite on different hours or days, reported as one table: each
 cell the median of the runs' overhead multiples with the lowest and highest,
-and of their costs per event likewise; --goal MODE<=MULTIPLE (repeatable)
-adds a line per goal naming the runs that missed it, where and by what
-multiple (text or markdown). --baseline recomputes the
+and of their costs per event likewise; --goal MODE<=MULTIPLE or
+MODE<OTHER-MODE (repeatable: a mode's multiple at most a number, or below
+another mode's on the same workload in the same run) adds a line per goal
+naming the runs that missed it, where and by what multiple (text or
+markdown). --baseline recomputes the
 verdicts of the newest file against a baseline (a results file of the same
 suite) instead of using the verdicts stored in it.
 
@@ -122,7 +124,7 @@ With -o the format follows the file's extension (.txt, .md, .html, .svg,
 	fl.BoolVar(&f.perThread, "per-thread", false, "profiles: flame graph with one tower per thread instead of merging call paths")
 	fl.StringSliceVar(&f.focus, "focus", nil, "profiles: show only functions matching these `patterns` (namespace, type, method or assembly, glob '*'), in the tree and flame graph with what they called")
 	fl.BoolVar(&f.across, "across", false, "results: the files are runs of one suite on different hours or days; one table of each cell's median multiple and cost over them, with the range")
-	fl.StringArrayVar(&f.goals, "goal", nil, "with --across: `MODE<=MULTIPLE`, the largest overhead multiple MODE may show on any workload; says which runs missed it (repeatable)")
+	fl.StringArrayVar(&f.goals, "goal", nil, "with --across: `MODE<=MULTIPLE` (the largest overhead multiple MODE may show on any workload) or MODE<OTHER-MODE (below OTHER-MODE's multiple on each workload of a run); says which runs missed it (repeatable)")
 	fl.BoolVar(&f.allFrames, "all-frames", false, "profiles of dotnet test: also show framework and test-runner frames (folded by default)")
 	registerCompletion(cmd, "format", completeFormats(reports.ForReport, reports.ForProfile))
 	return cmd
