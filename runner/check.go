@@ -237,7 +237,7 @@ func checkCalls(c *cellState, seq int, p *profile.Profile, want map[string]int64
 
 // events is what a cell's cost per event divides by (summary.Fill): the calls
 // the profile counted in all, for an engine whose counts are exact, or the
-// sampling ticks taken while the metric was timing. The sampler ticks
+// sampling ticks of CPU time taken while the metric was timing. The sampler ticks
 // steadily through the process's life (profile duration_ns), so under a
 // metric that times only the workload's kernel (elapsed, kernel-cpu) the
 // kernel's ticks are the profile's times the kernel's share of that life;
@@ -252,10 +252,16 @@ func events(e modes.Engine, metric results.Metric, processes int, p *profile.Pro
 		}
 	}
 	if e.Samples() {
-		samples = p.Samples
+		// Samples of CPU time only: a waiting thread's samples (the
+		// sampler's wait_samples, one an interval of the wait) cost a
+		// count after the wait's first walk, and a sampler of CPU time
+		// (perf) has none; counting them made a program with a waiting
+		// thread look cheaper per sample (mandelbrot: about half its
+		// samples).
+		samples = p.Samples - p.WaitSamples
 		m := metric.OrDefault()
 		if (m == results.MetricElapsed || m == results.MetricKernelCPU) && processes == 1 && p.DurationNs > 0 && kernelNs > 0 {
-			samples = int64(math.Round(float64(p.Samples) * min(1, float64(kernelNs)/float64(p.DurationNs))))
+			samples = int64(math.Round(float64(samples) * min(1, float64(kernelNs)/float64(p.DurationNs))))
 		}
 	}
 	return calls, samples

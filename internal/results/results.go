@@ -474,8 +474,8 @@ type Run struct {
 	// Calls is the total of the call counts in the run's profile (every
 	// process of its tree): the calls the profiler handled, in engines
 	// that count them exactly (tracing, instrumentation). SamplesTaken is
-	// the sampling ticks of a sampling run's profile taken while the
-	// cell's metric timed: under elapsed and kernel-cpu the kernel's share
+	// the sampling ticks of CPU time of a sampling run's profile (its
+	// samples less its wait_samples) taken while the cell's metric timed: under elapsed and kernel-cpu the kernel's share
 	// of them (runner.events). What a cell's cost per event divides by;
 	// 0 (absent) otherwise.
 	Calls        int64 `json:"calls,omitempty"`
