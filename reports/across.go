@@ -215,7 +215,13 @@ func (a *Across) Misses(g Goal) map[int][]string {
 			case other != nil && !math.IsNaN(other.Multiples[k]):
 				y := other.Multiples[k]
 				if x > y || g.Strict && x == y {
-					out[k] = append(out[k], fmt.Sprintf("%s ×%.3f against ×%.3f", wl, x, y))
+					// As many decimals as tell the two apart: ×1.0204
+					// against ×1.0198 must not read as a tie.
+					d := 3
+					for d < 6 && fmt.Sprintf("%.*f", d, x) == fmt.Sprintf("%.*f", d, y) {
+						d++
+					}
+					out[k] = append(out[k], fmt.Sprintf("%s ×%.*f against ×%.*f", wl, d, x, d, y))
 				}
 			}
 		}
