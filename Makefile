@@ -88,7 +88,7 @@ stress: build
 # seed. scripts/fuzz-seeds.sh regenerates the seed-* files from real runs.
 FUZZTIME ?= 10s
 FUZZTIMEOUT ?= 2h
-FUZZ_TARGETS := internal/suite:FuzzParse internal/results:FuzzDecode internal/profile:FuzzDecode baseline:FuzzLoad
+FUZZ_TARGETS := internal/suite:FuzzParse internal/results:FuzzDecode internal/profile:FuzzDecode baseline:FuzzLoad internal/foreignprof:FuzzPerfScript
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; fn=$${t##*:}; \

@@ -163,3 +163,36 @@ func TestReadPerfScriptRefused(t *testing.T) {
 		}
 	}
 }
+
+// perf script's reader never panics on what a file may hold, and what it
+// accepts has a sample for every stack it returns.
+func FuzzPerfScript(f *testing.F) {
+	b, err := os.ReadFile(filepath.Join("testdata", "fib.perf.txt"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Add([]byte("dotnet 1 2.5: 1 cpu-clock:\n\t 7f00 int32 [M] N.T::M()[Optimized] (/tmp/perf-1.map)\n\n"))
+	f.Add([]byte("x 1/2 3.0:\n\t 0 [unknown] (x)\n"))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(dir, "p.txt")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ps, err := perfScriptStacks(path)
+		if err != nil {
+			return
+		}
+		var n int64
+		for _, s := range ps.stacks {
+			if s.Count <= 0 || len(s.Frames) == 0 {
+				t.Fatalf("stack %+v: no count or no frames", s)
+			}
+			n += s.Count
+		}
+		if n+ps.native != ps.nSamples || ps.spanNs < 0 {
+			t.Fatalf("%d stacked + %d native samples, %d in all; span %d", n, ps.native, ps.nSamples, ps.spanNs)
+		}
+	})
+}
