@@ -13,19 +13,5 @@ SAY_AS=ensure-loadgen
 
 command -v hey >/dev/null 2>&1 && exit 0
 
-if ! command -v apt-get >/dev/null; then
-	say "the load generator hey is missing and this is not a Debian-like system; install hey and put it on PATH."
-	exit 1
-fi
-
-say "installing hey"
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-if ! { as_root apt-get update -qq && as_root env DEBIAN_FRONTEND=noninteractive \
-	apt-get install -y -qq --no-install-recommends hey; } >"$log" 2>&1; then
-	cat "$log" >&2
-	say "apt-get failed; install hey by hand"
-	exit 1
-fi
-hash -r
+apt_install "the load generator hey" hey || exit 1
 command -v hey >/dev/null 2>&1 || { say "installed hey but it is still not on PATH"; exit 1; }

@@ -11,19 +11,5 @@ SAY_AS=ensure-perf
 
 perf --version >/dev/null 2>&1 && exit 0
 
-if ! command -v apt-get >/dev/null; then
-	say "perf is missing and this is not a Debian-like system; install perf and put it on PATH."
-	exit 1
-fi
-
-say "installing linux-perf"
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-if ! { as_root apt-get update -qq && as_root env DEBIAN_FRONTEND=noninteractive \
-	apt-get install -y -qq --no-install-recommends linux-perf; } >"$log" 2>&1; then
-	cat "$log" >&2
-	say "apt-get failed; install linux-perf by hand"
-	exit 1
-fi
-hash -r
+apt_install perf linux-perf || exit 1
 perf --version >/dev/null 2>&1 || { say "installed linux-perf but perf does not run"; exit 1; }
