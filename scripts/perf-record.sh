@@ -19,7 +19,15 @@ set -u
 dir=$1 freq=$2
 shift 2
 command -v perf >/dev/null || { echo "perf-record.sh: perf is not installed (scripts/ensure-perf.sh installs it)" >&2; exit 127; }
-perf record -q -F "$freq" -g -o "$dir/perf.data" -- "$@"
+# cpu-clock, named: perf's default (cycles) is a hardware counter where there
+# is one, an NMI rather than the timer a CPU-time sampler such as vbench's
+# uses; this VM has none and fell back to cpu-clock anyway. A user that
+# perf_event_paranoid keeps out of the kernel samples user space only.
+event=cpu-clock
+if [ "$(id -u)" != 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)" -ge 2 ]; then
+	event=cpu-clock:u
+fi
+perf record -q -e "$event" -F "$freq" -g -o "$dir/perf.data" -- "$@"
 status=$?
 if [ -s "$dir/perf.data" ]; then
 	perf script -i "$dir/perf.data" -F comm,tid,time,period,event,ip,sym,dso > "$dir/perf.txt" 2> "$dir/perf-script.err" || { [ "$status" -eq 0 ] && status=1; }
