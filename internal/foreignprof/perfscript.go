@@ -56,8 +56,8 @@ func perfScriptStacks(path string) (perfScript, error) {
 	var order []key
 	var first, last float64
 	tid := -1
-	var frames []string // leaf first
-	lineNo, headerLine := 0, 0
+	var frames []string      // leaf first
+	lineNo, seen := 0, false // seen: a header read, first and last set
 	flush := func() {
 		if tid < 0 {
 			return
@@ -98,13 +98,13 @@ func perfScriptStacks(path string) (perfScript, error) {
 			}
 			tid, _ = strconv.Atoi(m[1])
 			t, _ := strconv.ParseFloat(m[2], 64)
-			if headerLine == 0 || t < first {
+			if !seen || t < first {
 				first = t
 			}
-			if t > last {
+			if !seen || t > last {
 				last = t
 			}
-			headerLine = lineNo
+			seen = true
 		}
 	}
 	if err := sc.Err(); err != nil {
