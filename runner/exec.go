@@ -30,8 +30,13 @@ type Spec struct {
 	Stop  <-chan struct{}
 	Grace time.Duration
 	// Started, when set, is told the process's id as soon as it runs (a
-	// service's server: its CPU clock is read around the measured load).
+	// service's server: its group's CPU clocks are read around the measured
+	// load).
 	Started func(pid int)
+	// Wrapped says Argv is a mode's wrapper around the program: an exit
+	// status of 128+n then most likely is a shell's report of the program
+	// killed by signal n, which Outcome.Failure says in words.
+	Wrapped bool
 }
 
 // Outcome is what one launch did.
@@ -58,6 +63,7 @@ type Outcome struct {
 	Loaded    bool // with Spec.Library: the process or a descendant mapped it
 	Stopped   bool // ended after Spec.Stop asked it to
 	Killed    bool // Stopped, but only by SIGKILL after the grace period
+	Wrapped   bool // Spec.Wrapped
 }
 
 // Exec runs spec in a new process group and waits for it. On timeout or
@@ -65,7 +71,7 @@ type Outcome struct {
 // a normal exit, stragglers the child left in its group are killed too, so no
 // run leaves processes behind to disturb the next.
 func Exec(ctx context.Context, spec Spec) Outcome {
-	var out Outcome
+	out := Outcome{Wrapped: spec.Wrapped}
 	rd, wr, err := os.Pipe()
 	if err != nil {
 		out.StartErr = err
@@ -240,6 +246,9 @@ func (o *Outcome) Failure(timeout time.Duration) string {
 		return fmt.Sprintf("crashed: killed by SIGKILL, not by vbench (the OOM killer or a memory limit sends it), at a peak RSS of %.0f MB%s", float64(o.MaxRSS)/1e6, detail())
 	case o.Signal != "":
 		return "crashed: killed by " + o.Signal + detail()
+	case o.ExitCode > 128 && o.ExitCode <= 128+64 && o.Wrapped && unix.SignalName(syscall.Signal(o.ExitCode-128)) != "":
+		return fmt.Sprintf("exited with status %d: 128+%d, how a wrapper's shell reports its program killed by %s%s",
+			o.ExitCode, o.ExitCode-128, unix.SignalName(syscall.Signal(o.ExitCode-128)), detail())
 	case o.ExitCode != 0:
 		return fmt.Sprintf("exited with status %d%s", o.ExitCode, detail())
 	}

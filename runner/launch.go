@@ -79,7 +79,7 @@ func (l *launch) run(ctx context.Context, st step, seq int) (results.Run, Outcom
 		defer os.RemoveAll(hookDir)
 	}
 	env := l.childEnv(c, runDir, seq, lib, hookDir)
-	spec := Spec{Argv: c.Spec.Argv(c.argv, runDir), Env: env, Dir: c.Workload.Cwd, Timeout: c.Timeout}
+	spec := Spec{Argv: c.Spec.Argv(c.argv, runDir), Env: env, Dir: c.Workload.Cwd, Timeout: c.Timeout, Wrapped: len(c.Spec.Wrap) > 0}
 	if c.Spec.Engine == "" {
 		// Another profiler has no profile to show: its library must
 		// at least be seen in the process (loaded.go).

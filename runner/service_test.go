@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os/exec"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -137,5 +140,50 @@ func TestServiceFailures(t *testing.T) {
 				t.Errorf("processes left after the run: %v", left)
 			}
 		})
+	}
+}
+
+// A server under a mode that wraps it in a command (Linux perf through
+// scripts/perf-record.sh): stopped by SIGTERM to its process group, the
+// wrapper outlives the server to write the profile and then ends by SIGTERM
+// itself, so the run is as clean as an unwrapped one; the server's CPU per
+// request counts the wrapped server's process (not the wrapper's, which
+// barely runs); and nothing is left: no process, no perf map in /tmp.
+func TestServiceUnderAWrapper(t *testing.T) {
+	if _, err := exec.LookPath("perf"); err != nil {
+		t.Fatal("perf is not installed: scripts/ensure-perf.sh installs it (make test runs it)")
+	}
+	marker := testbin.Marker("svc")
+	perf := fmt.Sprintf(`{name: perf, wrap: [%q, "{rundir}", "1000"], env: {DOTNET_PerfMapEnabled: "3", DOTNET_EnableWriteXorExecute: "0"}, profile: {path: "{rundir}/perf.txt", format: perf-script}}`,
+		filepath.Join(testbin.RepoRoot(), "scripts", "perf-record.sh"))
+	mapsBefore, _ := filepath.Glob("/tmp/perf-*.map")
+	plan := planFor(t, t.TempDir(), webSuite(t, "none, "+perf, "--urls=http://127.0.0.1:{port}", marker))
+	f := Run(context.Background(), plan, Env{})
+	var perRequest = map[modes.Mode][]int64{}
+	for _, c := range f.Results {
+		if c.Failure != "" || c.Runs != 2 {
+			t.Fatalf("%s: failure %q, %d runs", c.Key(), c.Failure, c.Runs)
+		}
+		for _, r := range c.Samples {
+			if r.ExitCode != 0 || r.Signal != "" || r.Service == nil || r.Service.Requests <= 0 {
+				t.Errorf("%s run %d: exit %d, signal %q, service %+v", c.Key(), r.Seq, r.ExitCode, r.Signal, r.Service)
+				continue
+			}
+			if c.Mode == "perf" && r.SamplesTaken <= 0 {
+				t.Errorf("perf run %d: no samples read from perf.txt", r.Seq)
+			}
+			perRequest[c.Mode] = append(perRequest[c.Mode], results.MetricCPUPerRequest.Of(&r))
+		}
+	}
+	// Under perf the server does the same work or more per request; the
+	// wrapper's own CPU would be a thousandth of it.
+	if slices.Min(perRequest["perf"]) < slices.Min(perRequest["none"])/2 {
+		t.Errorf("CPU per request under the wrapper %v ns, unwrapped %v ns: the wrapped server's CPU was not counted", perRequest["perf"], perRequest["none"])
+	}
+	if left := testbin.ProcessesWith(marker); len(left) > 0 {
+		t.Errorf("processes left after the run: %v", left)
+	}
+	if mapsAfter, _ := filepath.Glob("/tmp/perf-*.map"); len(mapsAfter) > len(mapsBefore) {
+		t.Errorf("perf maps left in /tmp: %v (before the run: %v)", mapsAfter, mapsBefore)
 	}
 }

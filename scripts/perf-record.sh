@@ -14,7 +14,10 @@
 # them: a run leaves nothing in /tmp.
 #
 # Exits with COMMAND's status (perf record passes it on; a signal that killed
-# COMMAND arrives as 128+signal).
+# COMMAND arrives as 128+signal). Stopped by SIGTERM or SIGINT (vbench stops a
+# service's server with SIGTERM to its whole process group: perf and COMMAND
+# get it too), it outlives them to write DIR/perf.txt, then ends by that same
+# signal, so whoever stopped it sees what it would have seen without it.
 set -u
 dir=$1 freq=$2
 shift 2
@@ -27,6 +30,9 @@ event=cpu-clock
 if [ "$(id -u)" != 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)" -ge 2 ]; then
 	event=cpu-clock:u
 fi
+stopped_by=
+trap 'stopped_by=TERM' TERM
+trap 'stopped_by=INT' INT
 perf record -q -e "$event" -F "$freq" -g -o "$dir/perf.data" -- "$@"
 status=$?
 if [ -s "$dir/perf.data" ]; then
@@ -35,5 +41,9 @@ if [ -s "$dir/perf.data" ]; then
 		rm -f "/tmp/perf-$pid.map" "/tmp/perfinfo-$pid.map"
 	done
 	rm -f "$dir/perf.data"
+fi
+if [ -n "$stopped_by" ]; then
+	trap - "$stopped_by"
+	kill -s "$stopped_by" $$
 fi
 exit "$status"

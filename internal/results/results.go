@@ -510,9 +510,10 @@ type Service struct {
 	RPS            float64 `json:"rps,omitempty"`      // Requests over LoadNs
 	LatencyP50Ns   int64   `json:"latency_p50_ns,omitempty"`
 	LatencyP99Ns   int64   `json:"latency_p99_ns,omitempty"`
-	// ServerCPUNs is the server process's own CPU time (every thread's,
-	// not its children's) from just before the measured load to just after
-	// it: metric cpu-per-request's numerator.
+	// ServerCPUNs is the CPU time of the server's process group (every
+	// thread of the server and, under a mode's wrapper, of the wrapper and
+	// its helpers) from just before the measured load to just after it:
+	// metric cpu-per-request's numerator.
 	ServerCPUNs int64 `json:"server_cpu_ns,omitempty"`
 }
 
