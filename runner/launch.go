@@ -78,8 +78,9 @@ func (l *launch) run(ctx context.Context, st step, seq int) (results.Run, Outcom
 		}
 		defer os.RemoveAll(hookDir)
 	}
-	env := l.childEnv(c, runDir, seq, lib, hookDir)
-	spec := Spec{Argv: c.Spec.Argv(c.argv, runDir), Env: env, Dir: c.Workload.Cwd, Timeout: c.Timeout, Wrapped: len(c.Spec.Wrap) > 0}
+	la := l.launcher(c, runDir, lib, hookDir)
+	env := la.Env(os.Environ(), []string{envPad(l.seed, seq)}, c.Workload.Env)
+	spec := Spec{Argv: la.Argv(c.argv), Env: env, Dir: c.Workload.Cwd, Timeout: c.Timeout, Wrapped: len(c.Spec.Wrap) > 0}
 	if c.Spec.Engine == "" {
 		// Another profiler has no profile to show: its library must
 		// at least be seen in the process (loaded.go).
@@ -130,22 +131,23 @@ func (c *cellState) needsRunDir() bool {
 	return false
 }
 
-// childEnv is a cell's process environment, built by attach.Launch (the
-// one launcher, which vbench profile uses too): vbench's own environment
+// launcher is how a run of cell c starts, by attach.Launch (the one
+// launcher, which vbench profile uses too). Its environment is vbench's own
 // without any profiler variable, the run's pad, the workload's env, the
 // mode's env (which wins over the workload's), and in an engine mode the
 // variables that load vbench's profiler and tell it its engine, settings
-// and where to write the profiles (the run's directory). {rundir} in the
-// workload's and the mode's values is the run's directory. lib is the run's
-// copy of the build (libraryCopy); the build itself is named in
-// VBENCH_PROFILER_BUILD. A .NET program's runs, in every mode, get vbench's
-// startup hook writing into hookDir (hook.go).
-func (l *launch) childEnv(c *cellState, runDir string, seq int, lib, hookDir string) []string {
+// and where to write the profiles (the run's directory); its command is the
+// mode's wrapper, if any, before the workload's. {rundir} in the workload's
+// and the mode's values and in the wrapper's arguments is the run's
+// directory. lib is the run's copy of the build (libraryCopy); the build
+// itself is named in VBENCH_PROFILER_BUILD. A .NET program's runs, in every
+// mode, get vbench's startup hook writing into hookDir (hook.go).
+func (l *launch) launcher(c *cellState, runDir, lib, hookDir string) attach.Launch {
 	la := attach.Launch{Spec: c.Spec, Library: lib, RunDir: runDir, StartupHook: c.hook, HookDir: hookDir}
 	if c.Spec.Engine != "" {
 		la.Build = l.build(c)
 	}
-	return la.Env(os.Environ(), []string{envPad(l.seed, seq)}, c.Workload.Env)
+	return la
 }
 
 // build is the profiler library an engine cell's mode names, else the run's.

@@ -18,7 +18,8 @@ type Launch struct {
 	// VBENCH_PROFILER_BUILD when it differs. Unused without an engine.
 	Library, Build string
 	// RunDir is the run's own directory: where the profiles go and what
-	// {rundir} in the mode's and the extra environment values names.
+	// {rundir} in the mode's and the extra environment values and in the
+	// wrapper's arguments names.
 	RunDir string
 	// Processes limits profiling to the processes whose command line
 	// matches it (CheckProcesses); "" profiles every one.
@@ -97,6 +98,19 @@ func (l *Launch) hook(env []string) []string {
 		hooks = theirs + ":" + hooks
 	}
 	return append(out, EnvStartupHooks+"="+hooks, EnvHookDir+"="+l.HookDir)
+}
+
+// Argv is the command the launch starts: the mode's wrapper, if it has
+// one, with {rundir} in its arguments the run's directory, before argv.
+func (l *Launch) Argv(argv []string) []string {
+	if len(l.Spec.Wrap) == 0 {
+		return argv
+	}
+	out := make([]string, 0, len(l.Spec.Wrap)+len(argv))
+	for _, a := range l.Spec.Wrap {
+		out = append(out, strings.ReplaceAll(a, modes.RunDir, l.RunDir))
+	}
+	return append(out, argv...)
 }
 
 // expand replaces {rundir} in each KEY=VALUE's value with the run's

@@ -41,3 +41,18 @@ func TestLaunchAddsStartupHook(t *testing.T) {
 		t.Errorf("the mode's hook over the workload's: %q", got)
 	}
 }
+
+// A mode's wrapper goes before the program's command, with {rundir} in its
+// arguments the run's directory (other braces untouched); without a wrapper
+// the command is the program's, as is.
+func TestLaunchArgvWraps(t *testing.T) {
+	argv := []string{"dotnet", "app.dll", "{rundir}"}
+	la := Launch{Spec: modes.Spec{Name: "perf", Wrap: []string{"/s/perf-record.sh", "{rundir}", "{pid}"}}, RunDir: "/run/1"}
+	if got, want := la.Argv(argv), []string{"/s/perf-record.sh", "/run/1", "{pid}", "dotnet", "app.dll", "{rundir}"}; !slices.Equal(got, want) {
+		t.Errorf("wrapped: %q, want %q", got, want)
+	}
+	la.Spec.Wrap = nil
+	if got := la.Argv(argv); !slices.Equal(got, argv) {
+		t.Errorf("unwrapped: %q, want %q", got, argv)
+	}
+}

@@ -113,20 +113,6 @@ func (s *Spec) Description() string {
 	return d
 }
 
-// Argv is the command a run of this mode starts: the wrapper's, if any,
-// before the workload's, with {rundir} in the wrapper's arguments the run's
-// directory.
-func (s *Spec) Argv(argv []string, runDir string) []string {
-	if len(s.Wrap) == 0 {
-		return argv
-	}
-	out := make([]string, 0, len(s.Wrap)+len(argv))
-	for _, a := range s.Wrap {
-		out = append(out, strings.ReplaceAll(a, RunDir, runDir))
-	}
-	return append(out, argv...)
-}
-
 // Equal reports whether two definitions load the same thing.
 func (s *Spec) Equal(o *Spec) bool {
 	return s.Name == o.Name && s.Engine == o.Engine && s.Profiler == o.Profiler && s.Against == o.Against &&
