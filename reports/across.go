@@ -195,14 +195,10 @@ func (c *AcrossCell) Text(runs int) string {
 // against ×1.080").
 func (a *Across) Misses(g Goal) map[int][]string {
 	out := map[int][]string{}
-	for _, wl := range a.Workloads {
-		c := a.Cell(wl, g.Mode)
-		if c == nil {
-			continue
-		}
-		other := a.Cell(wl, g.Than)
-		for k, x := range c.Multiples {
-			if math.IsNaN(x) {
+	for k := range a.Files {
+		for _, wl := range a.Workloads {
+			x, y, ok := a.pair(g, wl, k)
+			if !ok {
 				continue
 			}
 			// Three decimals: a miss by less than the table's rounding
@@ -212,21 +208,36 @@ func (a *Across) Misses(g Goal) map[int][]string {
 				if x > g.Max {
 					out[k] = append(out[k], fmt.Sprintf("%s ×%.3f", wl, x))
 				}
-			case other != nil && !math.IsNaN(other.Multiples[k]):
-				y := other.Multiples[k]
-				if x > y || g.Strict && x == y {
-					// As many decimals as tell the two apart: ×1.0204
-					// against ×1.0198 must not read as a tie.
-					d := 3
-					for d < 6 && fmt.Sprintf("%.*f", d, x) == fmt.Sprintf("%.*f", d, y) {
-						d++
-					}
-					out[k] = append(out[k], fmt.Sprintf("%s ×%.*f against ×%.*f", wl, d, x, d, y))
+			case x > y || g.Strict && x == y:
+				// As many decimals as tell the two apart: ×1.0204
+				// against ×1.0198 must not read as a tie.
+				d := 3
+				for d < 6 && fmt.Sprintf("%.*f", d, x) == fmt.Sprintf("%.*f", d, y) {
+					d++
 				}
+				out[k] = append(out[k], fmt.Sprintf("%s ×%.*f against ×%.*f", wl, d, x, d, y))
 			}
 		}
 	}
 	return out
+}
+
+// pair is what goal g judges on workload wl in run k: the mode's multiple
+// and, for a goal against another mode, that mode's; not ok when the run
+// lacks either.
+func (a *Across) pair(g Goal, wl string, k int) (x, y float64, ok bool) {
+	c := a.Cell(wl, g.Mode)
+	if c == nil || math.IsNaN(c.Multiples[k]) {
+		return 0, 0, false
+	}
+	if g.Than == "" {
+		return c.Multiples[k], 0, true
+	}
+	o := a.Cell(wl, g.Than)
+	if o == nil || math.IsNaN(o.Multiples[k]) {
+		return 0, 0, false
+	}
+	return c.Multiples[k], o.Multiples[k], true
 }
 
 // runLabel names run k: its start (UTC, to the minute) and its label.
@@ -274,8 +285,7 @@ func (a *Across) judged(g Goal) int {
 	n := 0
 	for k := range a.Files {
 		for _, wl := range a.Workloads {
-			c, o := a.Cell(wl, g.Mode), a.Cell(wl, g.Than)
-			if c != nil && !math.IsNaN(c.Multiples[k]) && (g.Than == "" || o != nil && !math.IsNaN(o.Multiples[k])) {
+			if _, _, ok := a.pair(g, wl, k); ok {
 				n++
 				break
 			}
