@@ -3,8 +3,10 @@
 // own CLOCK_MONOTONIC timer (SIGEV_THREAD_ID), whose handler reads its CPU
 // clock, as the sampling engine's directed ticks now are; (d) by a sender
 // thread that sleeps to each ms, reads the loop's CPU clock and sends it
-// SIGPROF with rt_tgsigqueueinfo, as the drain thread did before; (0) not
-// at all. Modes and repetitions from the arguments (default "0wd", 30);
+// SIGPROF with rt_tgsigqueueinfo, as the drain thread did before; (e) by
+// its own timer as (w), with an empty handler: the floor of any sampler a
+// timer ticks, a signal delivered and returned from and nothing else; (0)
+// not at all. Modes and repetitions from the arguments (default "0wd", 30);
 // each line gives the loop's CPU time, the signals handled and the
 // sender's CPU time. Not part of the build (testdata):
 //   cc -O2 -pthread -o /tmp/tick profiler/testdata/sigcost/tick.c && /tmp/tick 0wd 40
@@ -30,7 +32,7 @@ static timer_t tm;
 
 static void on_prof(int s, siginfo_t *si, void *uc) {
 	(void)s, (void)uc;
-	if (si->si_code == SI_TIMER) { // as the engine's handler weighs a directed tick
+	if (si->si_code == SI_TIMER && mode == 'w') { // as the engine's handler weighs a directed tick
 		volatile int64_t c = ns(CLOCK_THREAD_CPUTIME_ID);
 		(void)c;
 	}
@@ -41,7 +43,7 @@ static void on_prof(int s, siginfo_t *si, void *uc) {
 static void *worker(void *a) {
 	(void)a;
 	tid = (int)syscall(SYS_gettid);
-	if (mode == 'w') {
+	if (mode == 'w' || mode == 'e') {
 		struct sigevent ev = {0};
 		ev.sigev_notify = SIGEV_THREAD_ID;
 		ev.sigev_signo = SIGPROF;
@@ -52,7 +54,7 @@ static void *worker(void *a) {
 	}
 	while (!go) {}
 	work_cpu = busy_loop(WORK);
-	if (mode == 'w') timer_delete(tm);
+	if (mode == 'w' || mode == 'e') timer_delete(tm);
 	done = 1;
 	return 0;
 }
