@@ -5,8 +5,11 @@
 // thread that sleeps to each ms, reads the loop's CPU clock and sends it
 // SIGPROF with rt_tgsigqueueinfo, as the drain thread did before; (e) by
 // its own timer as (w), with an empty handler: the floor of any sampler a
-// timer ticks, a signal delivered and returned from and nothing else; (0)
-// not at all. Modes and repetitions from the arguments (default "0wd", 30);
+// timer ticks, a signal delivered and returned from and nothing else; (c)
+// by its own CPU-clock timer at 1 ms, empty handler: the kernel checks such
+// a timer only at its scheduler tick (CONFIG_HZ), so the signal rides an
+// interrupt that happens anyway, at most one a tick (overruns count the
+// rest); (0) not at all. Modes and repetitions from the arguments (default "0wd", 30);
 // each line gives the loop's CPU time, the signals handled and the
 // sender's CPU time. Not part of the build (testdata):
 //   cc -O2 -pthread -o /tmp/tick profiler/testdata/sigcost/tick.c && /tmp/tick 0wd 40
@@ -25,7 +28,7 @@
 #include "busyloop.h"
 
 static volatile int tid, done, go;
-static volatile long handled;
+static volatile long handled, overruns;
 static int64_t work_cpu;
 static int mode;
 static timer_t tm;
@@ -37,24 +40,25 @@ static void on_prof(int s, siginfo_t *si, void *uc) {
 		(void)c;
 	}
 	handled++;
+	if (mode == 'c') overruns += si->si_overrun;
 }
 
 #define WORK 100000000ull
 static void *worker(void *a) {
 	(void)a;
 	tid = (int)syscall(SYS_gettid);
-	if (mode == 'w' || mode == 'e') {
+	if (mode == 'w' || mode == 'e' || mode == 'c') {
 		struct sigevent ev = {0};
 		ev.sigev_notify = SIGEV_THREAD_ID;
 		ev.sigev_signo = SIGPROF;
 		ev._sigev_un._tid = tid;
-		timer_create(CLOCK_MONOTONIC, &ev, &tm);
+		timer_create(mode == 'c' ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &ev, &tm);
 		struct itimerspec its = {{0, 1000000}, {0, 1000000}};
 		timer_settime(tm, 0, &its, 0);
 	}
 	while (!go) {}
 	work_cpu = busy_loop(WORK);
-	if (mode == 'w' || mode == 'e') timer_delete(tm);
+	if (mode == 'w' || mode == 'e' || mode == 'c') timer_delete(tm);
 	done = 1;
 	return 0;
 }
@@ -69,7 +73,7 @@ int main(int argc, char **argv) {
 	for (int rep = 0; rep < reps; rep++)
 		for (const char *m = modes; *m; m++) {
 			mode = *m;
-			handled = 0;
+			handled = overruns = 0;
 			done = go = 0;
 			tid = 0;
 			pthread_t t;
@@ -95,7 +99,7 @@ int main(int argc, char **argv) {
 			}
 			int64_t snd = ns(CLOCK_THREAD_CPUTIME_ID) - s0;
 			pthread_join(t, 0);
-			printf("%c worker %.1f ms  handled %ld  sender %.2f ms (%ld sends)\n", mode, work_cpu / 1e6, handled, snd / 1e6, sent);
+			printf("%c worker %.1f ms  handled %ld  sender %.2f ms (%ld sends) overruns %ld\n", mode, work_cpu / 1e6, handled, snd / 1e6, sent, overruns);
 		}
 	return 0;
 }
