@@ -21,7 +21,8 @@ func allocProject() string {
 // Every run of a .NET program records what it cost the whole program, in
 // every mode alike (none, vbench's sampling and tracing engines, an
 // EventPipe mode that is only environment): its start-up, through the
-// startup hook vbench adds, between 0 and its wall time; the GC's
+// startup hook vbench adds, between 0 and its wall time; its own peak RSS;
+// the GC's
 // collections, pause and allocated bytes at its exit (the workload
 // allocates a known amount: alloc_bytes within 1 % of it; it forces 3 full
 // collections: gc_collections[2] >= 3); an engine mode the bytes of the
@@ -86,6 +87,13 @@ workloads:
 			}
 			if len(r.GCCollections) != 3 || r.GCPauseNs == nil || r.AllocBytes == nil {
 				t.Fatalf("%s run %d: GC figures missing: %v %v %v", c.Key(), r.Seq, r.GCCollections, r.GCPauseNs, r.AllocBytes)
+			}
+			// Its own peak RSS (VmHWM, which the hook reads at exit): a .NET
+			// process's, and not above the rusage's (which counts the forking
+			// parent's peak too) but for the few hundred KiB the two
+			// accountings differ by (VmHWM read 0.1-0.8 % above it).
+			if r.PeakRSS == nil || *r.PeakRSS < 16<<20 || *r.PeakRSS > r.MaxRSS+r.MaxRSS/20 {
+				t.Errorf("%s run %d: peak_rss_bytes %s, max_rss_bytes %d", c.Key(), r.Seq, fmtPtr(r.PeakRSS), r.MaxRSS)
 			}
 			if r.ProfilerMem != nil {
 				t.Errorf("%s run %d: profiler_mem %d, but profile.json reports no memory", c.Key(), r.Seq, *r.ProfilerMem)
@@ -153,4 +161,11 @@ workloads:
 	if !strings.HasPrefix(c.Failure, "crashed: killed by SIGKILL, not by vbench (the OOM killer or a memory limit sends it), at a peak RSS of 1") {
 		t.Errorf("failure %q", c.Failure)
 	}
+}
+
+func fmtPtr(p *int64) string {
+	if p == nil {
+		return "absent"
+	}
+	return fmt.Sprint(*p)
 }
