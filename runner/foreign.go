@@ -40,8 +40,7 @@ func (l *launch) useForeign(c *cellState, r *results.Run, runDir string, rep Rep
 	if p.Sampled() {
 		// As an engine's (events): a kernel's metric counts the samples
 		// of its share of the profile's span, where the profile has one
-		// (perf script's and a nettrace's timestamps); a pprof's or a
-		// speedscope's counts them all.
+		// (perf script's timestamps); a nettrace's counts them all.
 		_, r.SamplesTaken = events(modes.EngineSampling, c.Metric, len(paths), p, r.ElapsedNs)
 		if msg := c.shares.add(p, rep.Shares); msg != "" {
 			return msg

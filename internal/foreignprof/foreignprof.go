@@ -147,8 +147,7 @@ func Plain(name string) string {
 func Read(format modes.ProfileFormat, paths []string, nettrace NettraceReader) (*profile.Profile, error) {
 	var all []Stack
 	calls := false
-	var native int64 // perf script's samples with no managed frame
-	var spanNs int64 // perf script's or EventPipe's: the longest span from a first sample to a last
+	var native, spanNs int64 // perf script's: samples with no managed frame, the longest span
 	for i, path := range paths {
 		var stacks []Stack
 		var c bool
@@ -168,7 +167,7 @@ func Read(format modes.ProfileFormat, paths []string, nettrace NettraceReader) (
 			if out, err = nettrace(path); err == nil {
 				var o nettraceOutput
 				if o, err = decodeNettrace(bytes.NewReader(out)); err == nil {
-					stacks, spanNs = o.Stacks, max(spanNs, o.SpanNs)
+					stacks = o.Stacks
 				}
 			}
 		default:
@@ -185,8 +184,7 @@ func Read(format modes.ProfileFormat, paths []string, nettrace NettraceReader) (
 	}
 	p := FromStacks(all, calls)
 	// Every sample perf took cost the program, managed frames or not; and
-	// the span (perf's, EventPipe's) lets a kernel's share of them be told
-	// (runner's events).
+	// its span lets a kernel's share of them be told (runner's events).
 	p.Samples += native
 	p.DurationNs = spanNs
 	return p, nil

@@ -17,9 +17,6 @@ type NettraceCounts struct {
 	Managed  int64 `json:"managed"`
 	External int64 `json:"external"`
 	Other    int64 `json:"other"`
-	// SpanNs is the first thread sample to the last (any type): the life
-	// the sampler ticked through.
-	SpanNs int64 `json:"span_ns"`
 }
 
 // nettraceOutput is what the reader (nettrace/Program.cs) prints.

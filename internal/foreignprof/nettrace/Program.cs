@@ -3,12 +3,7 @@
 // as one JSON object on stdout, the stacks of its SampleProfiler thread
 // samples, merged per thread and counted:
 //
-//   {"managed": N, "external": M, "other": O, "span_ns": S,
-//    "stacks": [{"thread": tid, "count": k, "frames": [root, ..., leaf]}]}
-//
-// span_ns is the time from the first thread sample to the last, of any type:
-// the life the sampler ticked through, which tells a kernel metric's share
-// of the samples (as perf script's timestamps do).
+//   {"managed": N, "external": M, "stacks": [{"thread": tid, "count": k, "frames": [root, ..., leaf]}]}
 //
 // Only samples of type Managed (the thread was running managed code) are
 // stacks: EventPipe's sampler takes every thread every interval, and a
@@ -42,15 +37,11 @@ try
     string etlx = TraceLog.CreateFromEventPipeDataFile(path, Path.Combine(tmp, "trace.etlx"));
     using var log = new TraceLog(etlx);
     long managed = 0, external = 0, other = 0;
-    double first = double.NaN, last = double.NaN;
     var stacks = new Dictionary<(int, string), (int Thread, List<string> Frames, long Count)>();
     foreach (TraceEvent ev in log.Events)
     {
         if (ev.ProviderName != "Microsoft-DotNETCore-SampleProfiler")
             continue;
-        double at = ev.TimeStampRelativeMSec;
-        if (double.IsNaN(first) || at < first) first = at;
-        if (double.IsNaN(last) || at > last) last = at;
         object? type = ev.PayloadByName("Type");
         int t = type == null ? -1 : Convert.ToInt32(type);
         if (t == 1) { external++; continue; }
@@ -69,7 +60,6 @@ try
     w.WriteNumber("managed", managed);
     w.WriteNumber("external", external);
     w.WriteNumber("other", other);
-    w.WriteNumber("span_ns", double.IsNaN(first) ? 0 : (long)Math.Round((last - first) * 1e6));
     w.WriteStartArray("stacks");
     foreach (var s in stacks.Values)
     {
