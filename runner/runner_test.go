@@ -266,15 +266,15 @@ func TestFailureQuotesStderrAndLabelsStdout(t *testing.T) {
 // Under a mode's wrapper (a shell script such as scripts/perf-record.sh), a
 // program killed by a signal reaches vbench as the shell's exit status
 // 128+n: the failure names the signal, where an unwrapped program's status
-// 134 is only a status.
+// 138 is only a status.
 func TestWrappedSignalNamed(t *testing.T) {
-	argv := []string{"sh", "-c", `"$@"; exit $?`, "wrapper", "sh", "-c", "kill -ABRT $$"}
+	argv := []string{"sh", "-c", `"$@"; exit $?`, "wrapper", "sh", "-c", "kill -USR1 $$"}
 	out := Exec(context.Background(), Spec{Argv: argv, Env: os.Environ(), Dir: t.TempDir(), Wrapped: true})
-	if got, want := out.Failure(0), "exited with status 134: 128+6, how a wrapper's shell reports its program killed by SIGABRT"; !strings.HasPrefix(got, want) {
+	if got, want := out.Failure(0), "exited with status 138: 128+10, how a wrapper's shell reports its program killed by SIGUSR1"; !strings.HasPrefix(got, want) {
 		t.Errorf("wrapped: %q, want it to start %q", got, want)
 	}
 	out = Exec(context.Background(), Spec{Argv: argv, Env: os.Environ(), Dir: t.TempDir()})
-	if got, want := out.Failure(0), "exited with status 134"; !strings.HasPrefix(got, want) || strings.Contains(got, "SIGABRT") {
+	if got, want := out.Failure(0), "exited with status 138"; !strings.HasPrefix(got, want) || strings.Contains(got, "SIGUSR1") {
 		t.Errorf("not wrapped: %q, want it to start %q and name no signal", got, want)
 	}
 }

@@ -258,9 +258,10 @@ func groupCPU(pgid int) groupTimes {
 
 // since is the CPU the group used from earlier to g: each process's gain,
 // a process new since then counted whole. A process that ended in between
-// is missed (its time is no longer readable); not ok when g is empty.
+// is missed (its time is no longer readable); not ok when either reading
+// found no process (the server gone, or /proc unreadable).
 func (g groupTimes) since(earlier groupTimes) (int64, bool) {
-	if len(g) == 0 || earlier == nil {
+	if len(g) == 0 || len(earlier) == 0 {
 		return 0, false
 	}
 	var used int64

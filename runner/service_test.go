@@ -177,6 +177,11 @@ func TestServiceUnderAWrapper(t *testing.T) {
 	}
 	// Under perf the server does the same work or more per request; the
 	// wrapper's own CPU would be a thousandth of it.
+	for _, m := range []modes.Mode{"none", "perf"} {
+		if len(perRequest[m]) != 2 || slices.Min(perRequest[m]) <= 0 {
+			t.Fatalf("%s: CPU per request %v ns, want 2 runs' worth above 0", m, perRequest[m])
+		}
+	}
 	if slices.Min(perRequest["perf"]) < slices.Min(perRequest["none"])/2 {
 		t.Errorf("CPU per request under the wrapper %v ns, unwrapped %v ns: the wrapped server's CPU was not counted", perRequest["perf"], perRequest["none"])
 	}

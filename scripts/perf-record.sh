@@ -36,7 +36,16 @@ trap 'stopped_by=INT' INT
 perf record -q -e "$event" -F "$freq" -g -o "$dir/perf.data" -- "$@"
 status=$?
 if [ -s "$dir/perf.data" ]; then
-	perf script -i "$dir/perf.data" -F comm,tid,time,period,event,ip,sym,dso > "$dir/perf.txt" 2> "$dir/perf-script.err" || { [ "$status" -eq 0 ] && status=1; }
+	if ! perf script -i "$dir/perf.data" -F comm,tid,time,period,event,ip,sym,dso > "$dir/perf.txt" 2> "$dir/perf-script.err"; then
+		echo "perf-record.sh: perf script failed:" >&2
+		cat "$dir/perf-script.err" >&2
+		# A failure to report: not hidden behind the program's status 0,
+		# nor behind the stop it was asked for.
+		if [ "$status" -eq 0 ] || [ -n "$stopped_by" ]; then
+			status=1
+		fi
+		stopped_by=
+	fi
 	for pid in $(perf script -i "$dir/perf.data" -F pid 2>/dev/null | sort -u); do
 		rm -f "/tmp/perf-$pid.map" "/tmp/perfinfo-$pid.map"
 	done

@@ -31,7 +31,8 @@ const (
 	MetricRPS        Metric = "rps"
 	MetricLatencyP50 Metric = "latency-p50"
 	MetricLatencyP99 Metric = "latency-p99"
-	// MetricCPUPerRequest is the server process's CPU time during the
+	// MetricCPUPerRequest is the CPU time of the server's process group
+	// (the server, and a mode's wrapper with its helpers) during the
 	// measured load over the requests it completed: a service's
 	// kernel-cpu. A neighbour holding a core halves a server's requests
 	// per second but barely moves the CPU each request costs it, and CPU
@@ -101,7 +102,7 @@ func (m Metric) Meaning() string {
 	case MetricLatencyP99:
 		return "the load generator's 99th-percentile request latency"
 	case MetricCPUPerRequest:
-		return "the server process's CPU time during the measured load over the requests it completed"
+		return "the server's CPU time (its process group's) during the measured load over the requests it completed"
 	}
 	return "the workload's own measurement, from its VBENCH line"
 }
