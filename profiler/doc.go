@@ -208,7 +208,9 @@
 // function is profiled unless an exclude pattern matches; else if an include
 // pattern matches; else unless it is framework code (assemblies System,
 // System.*, Microsoft.*, mscorlib, netstandard; types System.*, Microsoft.*,
-// Internal.*). So: explicit exclude > include > default exclusion.
+// Internal.*) or vbench's own startup hook (assembly VbenchStartupHook, which
+// vbench run adds to every .NET run). So: explicit exclude > include >
+// default exclusion.
 // VBENCH_INCLUDE='*' profiles everything.
 //
 // # Output

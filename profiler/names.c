@@ -368,8 +368,10 @@ typedef struct {
 	int n;
 } patterns;
 static patterns include, exclude;
+// VbenchStartupHook is vbench's own startup hook (runner/startuphook), which
+// the harness adds to every run: never the program's code.
 static const char *default_excluded[] = {"System", "System.*", "Microsoft.*", "mscorlib", "netstandard", "Internal.*",
-	"Windows.*", "<*", 0};
+	"Windows.*", "<*", "VbenchStartupHook", 0};
 
 static void split(const char *s, patterns *ps) {
 	ps->n = 0;

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"vbench/internal/modes"
+	"vbench/internal/profile"
 	"vbench/internal/results"
 	"vbench/internal/testbin"
 )
@@ -168,4 +169,50 @@ func fmtPtr(p *int64) string {
 		return "absent"
 	}
 	return fmt.Sprint(*p)
+}
+
+// vbench's startup hook is the harness's code, not the program's: no
+// engine profiles it (its assembly is excluded by default), while a
+// startup hook of the program's own, whose class has the same name
+// (StartupHook, as the runtime requires), is profiled as any user code.
+func TestOwnHookProfiledVbenchsNot(t *testing.T) {
+	dll := testbin.Workload(t, allocProject())
+	mark := filepath.Join(t.TempDir(), "own-hook")
+	plan := planFor(t, t.TempDir(), fmt.Sprintf(`name: hooks
+runs: 1
+warmup: 0
+timeout: 2m
+modes: [tracing, instrumentation]
+workloads:
+  - name: ownhook
+    command: [dotnet, %s, alloc, "10", "64", "0"]
+    env: {DOTNET_STARTUP_HOOKS: %s, ALLOC_OWN_HOOK_MARK: %s}
+`, dll, dll, mark))
+	kept := t.TempDir()
+	f := Run(context.Background(), plan, Env{Profiler: testbin.ProfilerLib(t), ProfilesDir: kept})
+	for _, c := range f.Results {
+		if c.Failure != "" {
+			t.Fatalf("%s: %s", c.Key(), c.Failure)
+		}
+		paths, _ := filepath.Glob(filepath.Join(kept, "ownhook", string(c.Mode), "*", "profile.json"))
+		if len(paths) != 1 {
+			t.Fatalf("%s: profiles kept %v", c.Key(), paths)
+		}
+		p, err := profile.ReadFile(paths[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		own := false
+		for _, fn := range p.Functions {
+			if fn.Assembly == "VbenchStartupHook" {
+				t.Errorf("%s: vbench's hook profiled: %s (%s)", c.Key(), fn.Name, fn.Assembly)
+			}
+			if fn.Name == "StartupHook.Initialize" && fn.Assembly == "Alloc" && fn.Calls == 1 {
+				own = true
+			}
+		}
+		if !own {
+			t.Errorf("%s: the program's own StartupHook.Initialize is not in its profile", c.Key())
+		}
+	}
 }
