@@ -36,7 +36,7 @@ trap 'stopped_by=INT' INT
 perf record -q -e "$event" -F "$freq" -g -o "$dir/perf.data" -- "$@"
 status=$?
 if [ -s "$dir/perf.data" ]; then
-	if ! perf script -i "$dir/perf.data" -F comm,tid,time,period,event,ip,sym,dso > "$dir/perf.txt" 2> "$dir/perf-script.err"; then
+	if ! perf script -i "$dir/perf.data" -F comm,pid,tid,time,period,event,ip,sym,dso > "$dir/perf.txt" 2> "$dir/perf-script.err"; then
 		echo "perf-record.sh: perf script failed:" >&2
 		cat "$dir/perf-script.err" >&2
 		# A failure to report: not hidden behind the program's status 0,
@@ -46,7 +46,9 @@ if [ -s "$dir/perf.data" ]; then
 		fi
 		stopped_by=
 	fi
-	for pid in $(perf script -i "$dir/perf.data" -F pid 2>/dev/null | sort -u); do
+	# The processes sampled, from the headers' "pid/tid" (one decoding of
+	# perf.data, not two: a server's stop waits for this).
+	for pid in $(awk '!/^[ \t]/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\/[0-9]+$/) { sub(/\/.*/, "", $i); print $i; break } }' "$dir/perf.txt" | sort -u); do
 		rm -f "/tmp/perf-$pid.map" "/tmp/perfinfo-$pid.map"
 	done
 	rm -f "$dir/perf.data"
