@@ -30,7 +30,7 @@ type Spec struct {
 	Stop  <-chan struct{}
 	Grace time.Duration
 	// Started, when set, is told the process's id as soon as it runs (a
-	// service's server: its group's CPU clocks are read around the measured
+	// service's server: its tree's CPU clocks are read around the measured
 	// load).
 	Started func(pid int)
 	// Wrapped says Argv is a mode's wrapper around the program: an exit

@@ -107,13 +107,21 @@ func watchLoaded(pid int, lib library, exited <-chan struct{}) <-chan bool {
 	return seen
 }
 
-// treeMaps reports whether pid or one of its descendants (found through
-// /proc/PID/task/TID/children, breadth first) maps lib.
+// treeMaps reports whether pid or one of its descendants maps lib.
 func treeMaps(pid int, lib library, buf *bytes.Buffer) bool {
+	return walkTree(pid, buf, func(p int) bool {
+		return readProc(buf, fmt.Sprintf("/proc/%d/maps", p)) && lib.in(buf.Bytes())
+	})
+}
+
+// walkTree visits pid and its descendants (found through
+// /proc/PID/task/TID/children, breadth first, at most maxWatched) until
+// visit returns true, and says whether it did. visit may use buf.
+func walkTree(pid int, buf *bytes.Buffer, visit func(pid int) bool) bool {
 	queue := []int{pid}
 	for i := 0; i < len(queue) && i < maxWatched; i++ {
 		p := queue[i]
-		if readProc(buf, fmt.Sprintf("/proc/%d/maps", p)) && lib.in(buf.Bytes()) {
+		if visit(p) {
 			return true
 		}
 		tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", p))

@@ -9,6 +9,7 @@ package runner
 // the load generator completed.
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -96,9 +97,9 @@ func (l *launch) serve(ctx context.Context, c *cellState, spec Spec, r *results.
 		if ph.d <= 0 {
 			continue
 		}
-		cpu0 := groupCPU(server)
+		cpu0 := treeCPU(server)
 		res, err := runLoad(ctx, ld.Generator, target, ld.Connections, ph.d, c.Workload.Cwd)
-		cpu1 := groupCPU(server)
+		cpu1 := treeCPU(server)
 		if ctx.Err() != nil {
 			return finish()
 		}
@@ -228,39 +229,33 @@ func mapAll(xs []string, f func(string) string) []string {
 	return out
 }
 
-// groupCPU is the CPU time so far of each process in process group pgid
-// (the server's: it leads its own group), by pid. A mode's wrapper (a
-// profiler that is a command, such as perf) runs the server as its child,
-// so the server is not the group's leader then, and the wrapper's helpers
-// are the profiler's cost, which the server's machine pays too.
-type groupTimes map[int]int64
+// treeCPU is the CPU time so far of the server and each of its
+// descendants, by pid. A mode's wrapper (a profiler that is a command, such
+// as perf) runs the server as its child, so the process vbench started is
+// the wrapper then, and the wrapper's helpers are the profiler's cost,
+// which the server's machine pays too.
+type treeTimes map[int]int64
 
-func groupCPU(pgid int) groupTimes {
-	if pgid <= 0 {
+func treeCPU(pid int) treeTimes {
+	if pid <= 0 {
 		return nil
 	}
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	g := groupTimes{}
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || !inGroup(pid, pgid) {
-			continue
+	g := treeTimes{}
+	var buf bytes.Buffer
+	walkTree(pid, &buf, func(p int) bool {
+		if ns, ok := processCPU(p); ok {
+			g[p] = ns
 		}
-		if ns, ok := processCPU(pid); ok {
-			g[pid] = ns
-		}
-	}
+		return false
+	})
 	return g
 }
 
-// since is the CPU the group used from earlier to g: each process's gain,
+// since is the CPU the tree used from earlier to g: each process's gain,
 // a process new since then counted whole. A process that ended in between
 // is missed (its time is no longer readable); not ok when either reading
-// found no process (the server gone, or /proc unreadable).
-func (g groupTimes) since(earlier groupTimes) (int64, bool) {
+// found no process (the server gone).
+func (g treeTimes) since(earlier treeTimes) (int64, bool) {
 	if len(g) == 0 || len(earlier) == 0 {
 		return 0, false
 	}
@@ -269,24 +264,6 @@ func (g groupTimes) since(earlier groupTimes) (int64, bool) {
 		used += ns - earlier[pid]
 	}
 	return used, true
-}
-
-// inGroup says whether process pid is in process group pgid: /proc/PID/stat's
-// fifth field, after the command name in parentheses (which may hold any byte).
-func inGroup(pid, pgid int) bool {
-	if pid == pgid {
-		return true
-	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	i := strings.LastIndexByte(string(b), ')')
-	if i < 0 {
-		return false
-	}
-	f := strings.Fields(string(b[i+1:]))
-	return len(f) > 2 && f[2] == strconv.Itoa(pgid)
 }
 
 // processCPU is process pid's CPU time so far, every thread's, in ns: its

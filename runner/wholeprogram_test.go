@@ -23,8 +23,7 @@ func allocProject() string {
 // every mode alike (none, vbench's sampling and tracing engines, an
 // EventPipe mode that is only environment): its start-up, through the
 // startup hook vbench adds, between 0 and its wall time; its own peak RSS;
-// the GC's
-// collections, pause and allocated bytes at its exit (the workload
+// the GC's collections, pause and allocated bytes at its exit (the workload
 // allocates a known amount: alloc_bytes within 1 % of it; it forces 3 full
 // collections: gc_collections[2] >= 3); an engine mode the bytes of the
 // profile written. A workload with a startup hook of its own has both run.

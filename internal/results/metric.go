@@ -31,7 +31,7 @@ const (
 	MetricRPS        Metric = "rps"
 	MetricLatencyP50 Metric = "latency-p50"
 	MetricLatencyP99 Metric = "latency-p99"
-	// MetricCPUPerRequest is the CPU time of the server's process group
+	// MetricCPUPerRequest is the CPU time of the server's process tree
 	// (the server, and a mode's wrapper with its helpers) during the
 	// measured load over the requests it completed: a service's
 	// kernel-cpu. A neighbour holding a core halves a server's requests
@@ -102,7 +102,7 @@ func (m Metric) Meaning() string {
 	case MetricLatencyP99:
 		return "the load generator's 99th-percentile request latency"
 	case MetricCPUPerRequest:
-		return "the server's CPU time (its process group's) during the measured load over the requests it completed"
+		return "the server's CPU time (its process tree's) during the measured load over the requests it completed"
 	}
 	return "the workload's own measurement, from its VBENCH line"
 }

@@ -510,7 +510,7 @@ type Service struct {
 	RPS            float64 `json:"rps,omitempty"`      // Requests over LoadNs
 	LatencyP50Ns   int64   `json:"latency_p50_ns,omitempty"`
 	LatencyP99Ns   int64   `json:"latency_p99_ns,omitempty"`
-	// ServerCPUNs is the CPU time of the server's process group (every
+	// ServerCPUNs is the CPU time of the server's process tree (every
 	// thread of the server and, under a mode's wrapper, of the wrapper and
 	// its helpers) from just before the measured load to just after it:
 	// metric cpu-per-request's numerator.
