@@ -41,6 +41,7 @@ test: build
 	./scripts/ensure-chromium.sh
 	./scripts/ensure-loadgen.sh
 	./scripts/ensure-perf.sh
+	./scripts/ensure-valgrind.sh
 	$(GO) test -tags vbenchtest -count=1 -timeout 30m ./...
 
 # The statistical studies (-tags vbenchstudy): simulations and recorded

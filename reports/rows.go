@@ -101,6 +101,11 @@ func NewCellRow(c *results.Cell, verdict results.Verdict, ch *results.Change) Ce
 		}
 	}
 	r.Load = loadText(c)
+	if c.Metric.Count() {
+		// Under valgrind: neither time nor memory is the program's.
+		r.MAD = Value(c.Metric, c.MADNs)
+		r.Wall, r.User, r.Sys, r.MaxRSS = numfmt.Missing, numfmt.Missing, numfmt.Missing, numfmt.Missing
+	}
 	if c.Metric.HigherIsBetter() && c.MedianNs > 0 && c.MADNs > 0 {
 		// The runs are kept as time per request; a MAD of those is no
 		// rate: as a share of the median it reads the same either way.
@@ -131,6 +136,9 @@ func NewCellRow(c *results.Cell, verdict results.Verdict, ch *results.Change) Ce
 		r.Versus = numfmt.ChangeCIPAdj(ch.Ratio, ch.RatioLo, ch.RatioHi, ch.P, adjusted(ch)) + " vs " + old
 	default:
 		r.Baseline = numfmt.Duration(ch.BaselineMedianNs)
+		if c.Metric.Count() {
+			r.Baseline = Value(c.Metric, ch.BaselineMedianNs)
+		}
 		if c.Mode != modes.None && ch.BaselineOverhead != 0 {
 			r.Baseline += " " + numfmt.Multiple(ch.BaselineOverhead)
 		}
@@ -167,18 +175,22 @@ func (c *Cell) Row() CellRow { return NewCellRow(c.Cell, c.Verdict, c.Compare) }
 // costTexts are a cell's cost per event and its A/B pair's change per
 // event as tables print them, "" where the cell has none.
 func costTexts(c *results.Cell, ch *results.Change) (cost, change string) {
+	perEvent := numfmt.PerEvent
+	if c.Metric.Count() {
+		perEvent = numfmt.PerEventCount
+	}
 	switch {
 	case c.CostPerCallNs != 0:
-		cost = numfmt.PerEvent(c.CostPerCallNs, c.CostPerCallLoNs, c.CostPerCallHiNs, "call", false)
+		cost = perEvent(c.CostPerCallNs, c.CostPerCallLoNs, c.CostPerCallHiNs, "call", false)
 	case c.CostPerSampleNs != 0:
-		cost = numfmt.PerEvent(c.CostPerSampleNs, c.CostPerSampleLoNs, c.CostPerSampleHiNs, "sample", false)
+		cost = perEvent(c.CostPerSampleNs, c.CostPerSampleLoNs, c.CostPerSampleHiNs, "sample", false)
 	}
 	switch {
 	case ch == nil:
 	case ch.ChangePerCallNs != 0 || ch.ChangePerCallLoNs != 0:
-		change = numfmt.PerEvent(ch.ChangePerCallNs, ch.ChangePerCallLoNs, ch.ChangePerCallHiNs, "call", true)
+		change = perEvent(ch.ChangePerCallNs, ch.ChangePerCallLoNs, ch.ChangePerCallHiNs, "call", true)
 	case ch.ChangePerSampleNs != 0 || ch.ChangePerSampleLoNs != 0:
-		change = numfmt.PerEvent(ch.ChangePerSampleNs, ch.ChangePerSampleLoNs, ch.ChangePerSampleHiNs, "sample", true)
+		change = perEvent(ch.ChangePerSampleNs, ch.ChangePerSampleLoNs, ch.ChangePerSampleHiNs, "sample", true)
 	}
 	return cost, change
 }

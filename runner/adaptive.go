@@ -149,12 +149,14 @@ func nextLook(c *cellState, n int) int {
 // verdict.JudgePair of its rounds, with the run's pairs as the family:
 // verdict.Undecided's rule), or it reached its cap.
 func (a *adaptive) stop(p abPair) string {
+	opts := a.opts
+	opts.Exact = p.new.Metric.Deterministic()
 	if p.new.failure != "" || p.old.failure != "" {
 		return "a side failed"
 	}
 	old, new := verdict.Rounds(p.old.runsSoFar(), p.new.runsSoFar())
 	n := len(new)
-	v := verdict.JudgePair(old, new, p.new.Runs, p.new.MaxRuns, len(a.pairs), a.opts)
+	v := verdict.JudgePair(old, new, p.new.Runs, p.new.MaxRuns, len(a.pairs), opts)
 	at := fmt.Sprintf("after %d rounds", n)
 	if n == p.new.Runs {
 		at = fmt.Sprintf("at its planned %d rounds", n)
@@ -163,11 +165,11 @@ func (a *adaptive) stop(p abPair) string {
 	case v == results.VerdictRegressed || v == results.VerdictImproved:
 		return fmt.Sprintf("decided %s: %s", at, v)
 	case v == results.VerdictSame:
-		return fmt.Sprintf("decided %s: same (any change within ±%g%%)", at, a.opts.MinChange*100)
-	case !verdict.Undecided(old, new, p.new.Runs, p.new.MaxRuns, len(a.pairs), a.opts):
+		return fmt.Sprintf("decided %s: same (any change within ±%g%%)", at, opts.MinChange*100)
+	case !verdict.Undecided(old, new, p.new.Runs, p.new.MaxRuns, len(a.pairs), opts):
 		return fmt.Sprintf("reached its cap of %d rounds, still inconclusive", n)
-	case futile(old, new, p.new.MaxRuns, a.opts):
-		return fmt.Sprintf("hopeless %s: inconclusive, and its interval, narrowed as %d rounds would, would still span no change and ±%g%%", at, p.new.MaxRuns, a.opts.MinChange*100)
+	case futile(old, new, p.new.MaxRuns, opts):
+		return fmt.Sprintf("hopeless %s: inconclusive, and its interval, narrowed as %d rounds would, would still span no change and ±%g%%", at, p.new.MaxRuns, opts.MinChange*100)
 	}
 	return ""
 }

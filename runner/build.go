@@ -6,6 +6,7 @@ import (
 	"os/exec"
 
 	"vbench/internal/dotnetbuild"
+	"vbench/internal/results"
 )
 
 // buildAll sets every cell's argv: a command as the suite gives it, or
@@ -78,6 +79,12 @@ func addHooks(ctx context.Context, cells []*cellState, env *Env, dotnet string) 
 		}
 		var why string
 		c.hook, why = hookFor(h, c.argv, c.Workload.Cwd)
+		if c.Metric == results.MetricInstructions {
+			// A count is the program's own: the hook's ~50M instructions
+			// (15 % of a small program's) would be in every cell's, and
+			// the start-up and peak RSS it measures are valgrind's there.
+			c.hook, why = "", ""
+		}
 		if why != "" && h != nil && !said[c.Workload.Name] { // a failed build was said above
 			said[c.Workload.Name] = true
 			env.logf("%s: runs without vbench's startup hook, so without start-up and GC figures: %s", c.Workload.Name, why)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"vbench/internal/attach"
 	"vbench/internal/modes"
@@ -15,7 +16,8 @@ import (
 // launch is what every launch of a plan shares: how a cell's process is
 // started and what its results are checked against.
 type launch struct {
-	seed     uint64 // the plan's: draws each run's environment pad
+	mu       sync.Mutex // held while a finished run is checked against its cell
+	seed     uint64     // the plan's: draws each run's environment pad
 	env      *Env
 	workDir  string // each run's own directory is made under it
 	expected map[string]string
@@ -79,8 +81,18 @@ func (l *launch) run(ctx context.Context, st step, seq int) (results.Run, Outcom
 		defer os.RemoveAll(hookDir)
 	}
 	la := l.launcher(c, runDir, lib, hookDir)
-	env := la.Env(os.Environ(), []string{envPad(l.seed, seq)}, c.Workload.Env)
+	pad := envPad(l.seed, seq)
+	if c.Metric.Deterministic() {
+		// The pad moves the stack to defeat layout bias in time; in a
+		// count it would only add the instructions that scan it.
+		pad = "VBENCH_ENV_PAD="
+	}
+	env := la.Env(os.Environ(), []string{pad}, c.Workload.Env)
 	spec := Spec{Argv: la.Argv(c.argv), Env: env, Dir: c.Workload.Cwd, Timeout: c.Timeout, Wrapped: len(c.Spec.Wrap) > 0}
+	if c.Metric == results.MetricInstructions {
+		spec.Argv = append(valgrindArgs(l.env.Valgrind, runDir), spec.Argv...)
+		spec.Env = countingEnv(spec.Env)
+	}
 	if c.Spec.Engine == "" {
 		// Another profiler has no profile to show: its library must
 		// at least be seen in the process (loaded.go).
@@ -108,11 +120,18 @@ func (l *launch) run(ctx context.Context, st step, seq int) (results.Run, Outcom
 			r.ProfileBytes = results.Int64(n)
 		}
 	}
+	// What follows reads and writes the cell's state: runs of a
+	// deterministic metric finish in parallel (loop.go), one at a time here.
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if r.Error != "" { // the service's own failure
 		l.keepCrashed(c, st, &r, runDir)
 		return r, out
 	}
 	l.check(c, st, &r, out, spec.Library, runDir)
+	if c.Metric == results.MetricInstructions {
+		counted(&r, runDir)
+	}
 	return r, out
 }
 
@@ -121,6 +140,9 @@ func (l *launch) run(ctx context.Context, st step, seq int) (results.Run, Outcom
 // or a wrapper's argument may name it ({rundir}).
 func (c *cellState) needsRunDir() bool {
 	if c.Spec.Engine != "" || c.Spec.Profile != nil { // a mode's profile may be in it
+		return true
+	}
+	if c.Metric == results.MetricInstructions { // valgrind's count files
 		return true
 	}
 	for _, kv := range append(append(c.Spec.EnvList(), c.Workload.Env...), c.Spec.Wrap...) {

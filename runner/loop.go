@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"runtime"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -15,41 +17,99 @@ import (
 // returns (adaptive rounds; nil: nothing more) until it returns nothing,
 // and reports each step to progress. It stops when ctx is cancelled
 // (complete is false then): the launch running at that moment is killed and
-// not recorded. The account it returns is stopped as the loop ends.
-func measure(ctx context.Context, l *launch, order []step, more func() []step, progress Progress) (acct *account, complete bool) {
+// not recorded. The account it returns is stopped as the loop ends. With
+// jobs > 1 (a plan whose every metric is deterministic: a count does not
+// depend on what else the machine runs) up to jobs launches run at once;
+// each batch (the schedule, then each of more's) ends before more is
+// asked, since what more decides depends on every run before it.
+func measure(ctx context.Context, l *launch, order []step, more func() []step, progress Progress, jobs int) (acct *account, complete bool) {
 	if progress != nil {
 		progress.Begin(len(order))
 		defer progress.End()
 	}
 	acct = startAccount()
 	defer acct.stop()
-	for i := 0; ; i++ {
-		if i == len(order) && more != nil {
-			order = append(order, more()...)
-		}
-		if i == len(order) {
-			break
-		}
-		if ctx.Err() != nil {
-			return acct, false
-		}
-		st := order[i]
+	jobs = max(jobs, 1)
+	var mu sync.Mutex // guards acct, the cells' records and progress
+	done := 0
+	one := func(i int, st step) (interrupted bool) {
 		c := st.cell
-		ev := Event{Done: i + 1, Total: len(order), Cell: c.Key(), Warmup: st.warmup, Metric: c.Metric}
-		if c.failure == "" {
-			r, out := l.run(ctx, st, i)
+		mu.Lock()
+		failed := c.failure != ""
+		mu.Unlock()
+		ev := Event{Total: len(order), Cell: c.Key(), Warmup: st.warmup, Metric: c.Metric}
+		var r results.Run
+		if !failed {
+			var out Outcome
+			r, out = l.run(ctx, st, i)
+			mu.Lock()
+			defer mu.Unlock()
 			acct.add(out)
 			if out.Interrupted {
-				return acct, false
+				return true
 			}
 			c.record(r, st.warmup)
 			ev.Run, ev.Message = &r, r.Error
+		} else {
+			mu.Lock()
+			defer mu.Unlock()
 		}
+		done++
+		ev.Done = done
 		if progress != nil {
 			progress.Step(ev)
 		}
+		return false
+	}
+	for start := 0; ; {
+		if start == len(order) && more != nil {
+			order = append(order, more()...)
+		}
+		if start == len(order) {
+			break
+		}
+		end := len(order)
+		if jobs == 1 {
+			end = start + 1
+		}
+		if !runBatch(ctx, order[start:end], start, jobs, one) {
+			return acct, false
+		}
+		start = end
 	}
 	return acct, true
+}
+
+// runBatch runs one's steps (numbered from first) with up to jobs at
+// once, in order of start; false when interrupted.
+func runBatch(ctx context.Context, steps []step, first, jobs int, one func(int, step) bool) bool {
+	if jobs == 1 {
+		for k, st := range steps {
+			if ctx.Err() != nil || one(first+k, st) {
+				return false
+			}
+		}
+		return true
+	}
+	var wg sync.WaitGroup
+	var stop atomic.Bool
+	sem := make(chan struct{}, jobs)
+	for k, st := range steps {
+		sem <- struct{}{}
+		if ctx.Err() != nil || stop.Load() {
+			<-sem
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if one(first+k, st) {
+				stop.Store(true)
+			}
+		}()
+	}
+	wg.Wait()
+	return ctx.Err() == nil && !stop.Load()
 }
 
 // account is the measuring loop's clock: how long the loop ran, how much of

@@ -39,6 +39,9 @@ type Options struct {
 	// rounds starts that the time left cannot pay for at the pace of its
 	// launches so far (0: none). The planned runs always run.
 	Budget time.Duration
+	// Metric, when set, measures every batch workload by it instead of
+	// its own; cells it cannot measure are left out (Plan.Left says why).
+	Metric results.Metric
 }
 
 // Cell is one planned (workload, mode) pair.
@@ -72,6 +75,42 @@ type Plan struct {
 	// Profiled is set when some cell loads the run's profiler library (an
 	// engine mode that names no library of its own): it must be checked.
 	Profiled bool
+	// Left says which cells Options.Metric left out, and why.
+	Left []string
+}
+
+// Deterministic reports whether every cell's metric is deterministic: its
+// launches may then run in parallel (Env.Jobs).
+func (p *Plan) Deterministic() bool {
+	return !slices.ContainsFunc(p.Cells, func(c Cell) bool { return !c.Metric.Deterministic() })
+}
+
+// Counts reports whether some cell is measured in instructions (and so
+// needs valgrind).
+func (p *Plan) Counts() bool {
+	return slices.ContainsFunc(p.Cells, func(c Cell) bool { return c.Metric == results.MetricInstructions })
+}
+
+// valgrindSlowdown is how many times longer than its own timeout a run
+// under valgrind may take: it ran 30-50x slower here (issue 46).
+const valgrindSlowdown = 50
+
+// uncountable says why a cell of mode spec cannot be measured in
+// instructions, "" when it can. A count under valgrind is a cost only for
+// work that does not run on a clock: a sampler's timer ticks by CPU time,
+// which valgrind stretches ~30-50x, so it would take that many more samples
+// per instruction than it does natively, and a service's load is paced by
+// wall-clock seconds. A mode's wrapper (perf) would run inside valgrind.
+func uncountable(w *suite.Workload, spec modes.Spec) string {
+	switch {
+	case w.Server != nil:
+		return "a service's load is paced by the clock, so the instructions its server runs are not its cost per request (measure it by cpu-per-request)"
+	case spec.Engine.Samples():
+		return fmt.Sprintf("engine %s samples on a CPU-time timer, which valgrind stretches ~30-50x: it would take that many more samples per instruction than it does natively, and the count would not be its cost (measure it by kernel-cpu)", spec.Engine)
+	case len(spec.Wrap) > 0:
+		return "its wrapper (" + spec.Wrap[0] + ") would run under valgrind with the program"
+	}
+	return ""
 }
 
 // NewPlan applies the options to the suite. Its errors are usage errors.
@@ -163,11 +202,23 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 			want[w.Against] = true
 		}
 	}
+	if o.Metric != "" && (!o.Metric.Valid() || o.Metric.Service()) {
+		return nil, optionErr("Metric", func(name string) string {
+			return fmt.Sprintf("%s: %q is not a metric of batch workloads (known: %s)", name, o.Metric, modes.List(batchMetrics()))
+		})
+	}
 	var all []Cell
 	for i := range s.Workloads {
 		w := &s.Workloads[i]
 		if len(want) > 0 && !want[w.Name] {
 			continue
+		}
+		metric, overridden := w.Metric.OrDefault(), false
+		if o.Metric != "" && (w.Server == nil || o.Metric == results.MetricInstructions) {
+			metric, overridden = o.Metric, o.Metric != w.Metric.OrDefault()
+		}
+		if metric == results.MetricInstructions {
+			w = w.AtInstructionSize()
 		}
 		for _, m := range p.Modes { // report order
 			// A workload's own modes: subset limits every run's modes (a twin
@@ -177,7 +228,19 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 			if w.Modes != nil && !slices.Contains(w.Modes, m) && !slices.Contains(w.Modes, twinOf[m]) {
 				continue
 			}
-			c := Cell{Workload: w, Mode: m, Spec: specs[m], Metric: w.Metric.OrDefault(), Runs: p.Runs, Warmup: p.Warmup, Timeout: p.Timeout}
+			if metric == results.MetricInstructions {
+				if why := uncountable(w, specs[m]); why != "" {
+					if overridden {
+						p.Left = append(p.Left, w.Name+"/"+string(m)+": "+why)
+						continue
+					}
+					return nil, fmt.Errorf("%s:%d: workloads(%s): metric instructions cannot measure it under mode %s: %s; leave the mode out of the workload's modes", s.Path, w.Line, w.Name, m, why)
+				}
+			}
+			c := Cell{Workload: w, Mode: m, Spec: specs[m], Metric: metric, Runs: p.Runs, Warmup: p.Warmup, Timeout: p.Timeout}
+			if metric.Deterministic() {
+				c.Warmup = 0 // a count has no cache or JIT state to warm across processes
+			}
 			if o.Runs <= 0 && w.Runs > 0 {
 				c.Runs = w.Runs
 			}
@@ -185,10 +248,22 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 			if o.Timeout <= 0 && w.Timeout > 0 {
 				c.Timeout = w.Timeout
 			}
+			if metric == results.MetricInstructions && o.Timeout <= 0 {
+				// A timeout bounds a run's wall time, which valgrind
+				// stretches ~30-50x: the workload's, scaled (its
+				// instructions: timeout when it gives one).
+				c.Timeout *= valgrindSlowdown
+				if w.Instructions != nil && w.Instructions.Timeout > 0 {
+					c.Timeout = w.Instructions.Timeout
+				}
+			}
 			all = append(all, c)
 		}
 	}
 	if len(all) == 0 {
+		if len(p.Left) > 0 {
+			return nil, fmt.Errorf("nothing to run: metric %s can measure no cell of %s (%s)", o.Metric, s.Path, strings.Join(p.Left, "; "))
+		}
 		return nil, fmt.Errorf("nothing to run: no workload of %s runs under modes %v", s.Path, p.Modes)
 	}
 	// A mode asked for by name that no selected workload runs under would
@@ -207,6 +282,9 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 	}
 	for _, c := range p.Cells {
 		p.Profiled = p.Profiled || (c.Spec.Engine != "" && c.Spec.Profiler == "")
+	}
+	if p.Deterministic() {
+		p.Warmup = 0 // as each cell's: a count has nothing to warm
 	}
 	return p, nil
 }
@@ -353,3 +431,14 @@ func (e *OptionError) Error() string { return e.explain("Options." + e.Option) }
 
 // Explain is the message with the option called name ("--modes").
 func (e *OptionError) Explain(name string) string { return e.explain(name) }
+
+// batchMetrics are the metrics a batch workload can be measured by.
+func batchMetrics() []results.Metric {
+	var out []results.Metric
+	for _, m := range results.Metrics {
+		if !m.Service() {
+			out = append(out, m)
+		}
+	}
+	return out
+}

@@ -28,6 +28,8 @@ type Progress interface {
 // Env says how runs are launched.
 type Env struct {
 	Profiler    string // absolute path of a checked library; needed when the plan is profiled
+	Valgrind    string // valgrind's path; needed when a cell is measured in instructions (valgrind.go)
+	Jobs        int    // launches at once when every cell's metric is deterministic (loop.go); 0 or 1: one
 	ProfilesDir string // keep each cell's last profile here (<dir>/<workload>/<mode>); "" keeps none
 	Progress    Progress
 	Log         func(format string, args ...any) // warnings and build notes; may be nil
@@ -58,7 +60,11 @@ func Run(ctx context.Context, plan *Plan, env Env) *results.File {
 	pairs := runPairs(cells, plan)
 	us := units(cells, pairs, plan.Options.Schedule)
 	order, led := schedule(cells, us, plan.Options.Seed)
-	acct, complete := measure(ctx, l, order, newAdaptive(pairs, us, order, led, plan, &env, began).next, env.Progress)
+	jobs := 1
+	if plan.Deterministic() {
+		jobs = env.Jobs
+	}
+	acct, complete := measure(ctx, l, order, newAdaptive(pairs, us, order, led, plan, &env, began).next, env.Progress, jobs)
 	f.Partial = !complete
 	acct.record(f)
 	f.Finished = time.Now().UTC()

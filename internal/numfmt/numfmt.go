@@ -197,14 +197,26 @@ func Spread(center, lo, hi float64) string {
 // sign on every number, "+0.52 ns/call [+0.40, +0.66]". Without an interval
 // (lo and hi 0) only the estimate; Missing when x is NaN or infinite.
 func PerEvent(x, lo, hi float64, event string, signed bool) string {
+	return perEvent(x, lo, hi, event, signed, "ns", []prefix{{1e9, "s"}, {1e6, "ms"}, {1e3, "µs"}})
+}
+
+// PerEventCount is PerEvent of a count per event (instructions per call):
+// "38.2 instr/call [38.1, 38.3]", "+1.20k instr/call".
+func PerEventCount(x, lo, hi float64, event string, signed bool) string {
+	return perEvent(x, lo, hi, event, signed, "instr", []prefix{{1e9, "G instr"}, {1e6, "M instr"}, {1e3, "k instr"}})
+}
+
+type prefix struct {
+	s    float64
+	name string
+}
+
+func perEvent(x, lo, hi float64, event string, signed bool, base string, prefixes []prefix) string {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return Missing
 	}
-	scale, unit := 1.0, "ns"
-	for _, u := range []struct {
-		s    float64
-		name string
-	}{{1e9, "s"}, {1e6, "ms"}, {1e3, "µs"}} {
+	scale, unit := 1.0, base
+	for _, u := range prefixes {
 		if math.Abs(x) >= u.s*0.9995 {
 			scale, unit = u.s, u.name
 			break

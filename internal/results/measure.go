@@ -46,6 +46,14 @@ func (m Measure) Of(r *Run) (float64, bool) {
 		}
 		return float64(*p), true
 	}
+	if r.Instructions > 0 {
+		switch m {
+		case MeasureCPU, MeasureWall, MeasureRSS:
+			// A run counted under valgrind ran ~30-50x slower with
+			// valgrind's memory in its RSS: neither is the program's.
+			return 0, false
+		}
+	}
 	switch m {
 	case MeasureCPU:
 		return float64(r.UserNs + r.SysNs), r.WallNs > 0

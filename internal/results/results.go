@@ -461,15 +461,20 @@ type Run struct {
 	// CPUNs is the CPU time of the whole process during the kernel, as the
 	// workload measured it (cpu_ns on its VBENCH line); 0 when not reported.
 	// It is the time of MetricKernelCPU.
-	CPUNs    int64  `json:"cpu_ns,omitempty"`
-	UserNs   int64  `json:"user_ns"`
-	SysNs    int64  `json:"sys_ns"`
-	MaxRSS   int64  `json:"max_rss_bytes"`
-	ExitCode int    `json:"exit_code"`
-	Signal   string `json:"signal,omitempty"`
-	Checksum string `json:"checksum,omitempty"`
-	Outlier  bool   `json:"outlier,omitempty"`
-	Error    string `json:"error,omitempty"` // timeout, checksum mismatch, no VBENCH line, ...
+	CPUNs int64 `json:"cpu_ns,omitempty"`
+	// Instructions is what the run's process tree executed, counted under
+	// valgrind (MetricInstructions); Processes how many processes the
+	// count sums. 0 when the run was not counted.
+	Instructions int64  `json:"instructions,omitempty"`
+	Processes    int    `json:"processes,omitempty"`
+	UserNs       int64  `json:"user_ns"`
+	SysNs        int64  `json:"sys_ns"`
+	MaxRSS       int64  `json:"max_rss_bytes"`
+	ExitCode     int    `json:"exit_code"`
+	Signal       string `json:"signal,omitempty"`
+	Checksum     string `json:"checksum,omitempty"`
+	Outlier      bool   `json:"outlier,omitempty"`
+	Error        string `json:"error,omitempty"` // timeout, checksum mismatch, no VBENCH line, ...
 	*Service
 	// Calls is the total of the call counts in the run's profile (every
 	// process of its tree): the calls the profiler handled, in engines

@@ -110,6 +110,39 @@ type Workload struct {
 	// same rounds, and each of this workload's cells is judged against the
 	// other's cell of the same mode. Empty: judged against the baseline.
 	Against string
+	// Instructions is the size the workload runs at when its cells are
+	// measured in instructions (nil: its usual one).
+	Instructions *Size
+}
+
+// Size is another set of arguments for a workload, with the checksum they
+// give: for a project its args, for a command the arguments after its
+// program.
+type Size struct {
+	Args     []string
+	Checksum string
+	Runs     int           // 0: the workload's runs
+	Timeout  time.Duration // 0: the workload's, times valgrind's slowdown (runner)
+}
+
+// AtInstructionSize is w as it runs under metric instructions: its
+// instructions: size in place of its arguments and checksum, or w itself
+// when it gives none.
+func (w *Workload) AtInstructionSize() *Workload {
+	if w.Instructions == nil {
+		return w
+	}
+	c := *w
+	if c.Project != "" {
+		c.Args = w.Instructions.Args
+	} else if len(c.Command) > 0 {
+		c.Command = append([]string{c.Command[0]}, w.Instructions.Args...)
+	}
+	c.Checksum = w.Instructions.Checksum
+	if w.Instructions.Runs > 0 {
+		c.Runs = w.Instructions.Runs
+	}
+	return &c
 }
 
 // EffectiveModes is the workload's own subset, or the suite's modes.

@@ -115,7 +115,7 @@ func (p *parser) workload(n *yaml.Node, field string, s *Suite) Workload {
 	env := map[string]string{}
 	w.Metric = s.Metric
 	ownMetric := false
-	p.fields(n, field, []string{"name", "project", "args", "command", "server", "load", "env", "cwd", "checksum", "metric", "runs", "timeout", "modes", "against"}, func(key string, k, v *yaml.Node) {
+	p.fields(n, field, []string{"name", "project", "args", "command", "server", "load", "env", "cwd", "checksum", "metric", "runs", "timeout", "modes", "against", "instructions"}, func(key string, k, v *yaml.Node) {
 		f := join(field, key)
 		switch key {
 		case "name":
@@ -168,6 +168,8 @@ func (p *parser) workload(n *yaml.Node, field string, s *Suite) Workload {
 			w.Modes = p.modeNames(v, f)
 		case "against":
 			w.Against = p.name(v, f)
+		case "instructions":
+			w.Instructions = p.instructionSize(v, f)
 		}
 	})
 	if p.err != nil {
@@ -341,4 +343,30 @@ func (p *parser) resolveCommand(n *yaml.Node, field, name string) string {
 		p.fail(n, field, "command %s is not an executable file", path)
 	}
 	return path
+}
+
+// instructionSize reads a workload's instructions: field, the size it runs
+// at when measured in instructions (a process under valgrind runs ~30-50x
+// slower: a kernel of seconds takes minutes there).
+func (p *parser) instructionSize(n *yaml.Node, field string) *Size {
+	sz := &Size{}
+	var args *yaml.Node
+	p.fields(n, field, []string{"args", "checksum", "runs", "timeout"}, func(key string, k, v *yaml.Node) {
+		f := join(field, key)
+		switch key {
+		case "args":
+			args = v
+			sz.Args = p.strList(v, f)
+		case "checksum":
+			sz.Checksum = p.str(v, f)
+		case "runs":
+			sz.Runs = p.integer(v, f, 2) // one run a side estimates no spread
+		case "timeout":
+			sz.Timeout = p.duration(v, f)
+		}
+	})
+	if p.err == nil && args == nil {
+		p.fail(n, field+".args", "missing: the arguments the workload runs with under metric instructions (a project's args, or a command's arguments after its program)")
+	}
+	return sz
 }

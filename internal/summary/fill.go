@@ -35,6 +35,12 @@ func Fill(f *results.File) {
 			continue
 		}
 		r, lo, hi := stats.RatioCI(c.Values(), none.Values())
+		if c.Metric.Deterministic() {
+			// A count's few runs: the ratio of geometric means, with the
+			// verdict rule's interval for it.
+			j := stats.JudgeExact(none.Values(), c.Values(), 0.05)
+			r, lo, hi = j.Ratio, j.Lo, j.Hi
+		}
 		c.Overhead, c.OverheadLo, c.OverheadHi = stats.Finite(r), stats.Finite(lo), stats.Finite(hi)
 		if c.OverheadLo == 0 {
 			c.Warnings = append(c.Warnings, "too few runs for an overhead interval")
@@ -72,6 +78,11 @@ func fillCell(c *results.Cell) {
 	s := stats.Summarize(el)
 	c.MedianNs, c.MADNs = s.Median, s.MAD
 	c.CILoNs, c.CIHiNs = stats.Finite(s.Lo), stats.Finite(s.Hi)
+	if c.Metric.Deterministic() {
+		// A count's interval needs no 6 runs: its runs' spread is the
+		// program's own jitter, and the verdict rule's t interval says it.
+		c.CILoNs, c.CIHiNs = stats.ExactInterval(el)
+	}
 	if c.CILoNs == 0 || c.CIHiNs == 0 { // half an interval would mislead
 		c.CILoNs, c.CIHiNs = 0, 0
 	}

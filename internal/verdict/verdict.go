@@ -47,6 +47,18 @@ import (
 type Options struct {
 	Alpha     float64 // family-wise significance level, e.g. 0.01
 	MinChange float64 // smallest relative change that counts, e.g. 0.05
+	// Exact judges by the rule for a deterministic metric's runs
+	// (stats.JudgeExact: instructions) instead of the rank tests; Apply
+	// sets it per cell from the cell's metric.
+	Exact bool
+}
+
+// judgeUnpaired is the unpaired test opts call for.
+func judgeUnpaired(old, new []float64, opts Options) stats.Judgement {
+	if opts.Exact {
+		return stats.JudgeExact(old, new, opts.Alpha)
+	}
+	return stats.Judge(old, new, opts.Alpha)
 }
 
 // OptionsOf reads the thresholds recorded in a results file's settings.
@@ -73,10 +85,10 @@ func Apply(cur, base *results.File, opts Options) {
 		case len(c.Values()) == 0:
 			c.Verdict = results.VerdictNotRun
 		case IsAB(cur, c.Workload, c.Mode):
-			tests = append(tests, abTests(cur, c, opts)...)
+			tests = append(tests, abTests(cur, c, opts.For(c))...)
 			keepExplain(prev, c.Compare)
 		case base != nil:
-			tests = append(tests, baselineTests(base, cur, c, opts)...)
+			tests = append(tests, baselineTests(base, cur, c, opts.For(c))...)
 		}
 		if c.Verdict == "" && c.Compare == nil {
 			c.Verdict = results.VerdictNew
@@ -86,6 +98,12 @@ func Apply(cur, base *results.File, opts Options) {
 	perEvent(cur)
 	markReferences(cur)
 	cur.Undecided = cur.UndecidedSentence()
+}
+
+// For is opts for judging cell c: Exact when its metric is deterministic.
+func (o Options) For(c *results.Cell) Options {
+	o.Exact = c.Metric.Deterministic()
+	return o
 }
 
 // keepExplain carries an A/B pair's explain over to its new comparison:
@@ -199,7 +217,7 @@ func abTests(f *results.File, c *results.Cell, opts Options) []*test {
 		planned, maxRuns = f.Settings.Runs, f.Settings.MaxRuns
 	}
 	var looks []int
-	t.j, t.p, looks = pair(oldX, newX, planned, maxRuns, opts.Alpha)
+	t.j, t.p, looks = pair(oldX, newX, planned, maxRuns, opts)
 	// At best the smallest p comes at the last look, divided by its share.
 	t.minP = t.j.MinP / stats.Share(looks, len(looks)-1, max(maxRuns, len(newX)))
 	ch.BaselineMedianNs, ch.Paired = stats.Median(oldX), t.j.Paired
@@ -292,8 +310,17 @@ func hasRounds(runs []results.Run) bool {
 // pair judges an A/B pair's runs (paired by round) and folds the p-values
 // of the looks it took into one (stats.SequentialP). planned and maxRuns
 // are the pair's plan (0: one look, at the runs it has).
-func pair(oldX, newX []float64, planned, maxRuns int, alpha float64) (j stats.Judgement, p float64, looks []int) {
+func pair(oldX, newX []float64, planned, maxRuns int, opts Options) (j stats.Judgement, p float64, looks []int) {
 	n := min(len(oldX), len(newX))
+	if opts.Exact {
+		// A count's rounds share no machine state to pair away, and its
+		// looks need no alpha spent on them: a pair only gets more rounds
+		// when an outlier widened its interval (adaptive.go), and the
+		// t rule's error does not grow with a look it did not take early.
+		j = stats.JudgeExact(oldX, newX, opts.Alpha)
+		return j, j.P, []int{n}
+	}
+	alpha := opts.Alpha
 	j = stats.JudgePaired(oldX, newX, alpha)
 	looks = []int{n}
 	if planned > 0 && maxRuns > planned && len(oldX) == len(newX) {
@@ -321,7 +348,7 @@ func Undecided(old, new []float64, planned, maxRuns, family int, opts Options) b
 	if len(new) >= maxRuns || len(old) >= maxRuns {
 		return false
 	}
-	j, p, _ := pair(old, new, planned, maxRuns, opts.Alpha)
+	j, p, _ := pair(old, new, planned, maxRuns, opts)
 	return !(p*float64(max(family, 1)) < opts.Alpha) && !Settled(j, opts)
 }
 
@@ -331,7 +358,7 @@ func Undecided(old, new []float64, planned, maxRuns, family int, opts Options) b
 // p times family). Simulations and the recorded-noise test use it to judge
 // one pair the way a run does.
 func JudgePair(old, new []float64, planned, maxRuns, family int, opts Options) results.Verdict {
-	j, p, _ := pair(old, new, planned, maxRuns, opts.Alpha)
+	j, p, _ := pair(old, new, planned, maxRuns, opts)
 	c := &results.Cell{Compare: &results.Change{}}
 	return verdictOf(&test{cell: c, j: j, p: math.Min(1, p*float64(max(family, 1)))}, opts)
 }
@@ -345,14 +372,14 @@ func baselineTests(base, cur *results.File, c *results.Cell, opts Options) []*te
 		return nil
 	}
 	oldX, newX := old.Values(), c.Values()
-	t := &test{cell: c, what: string(c.Metric.OrDefault()), j: stats.Judge(oldX, newX, opts.Alpha), n: [2]int{len(oldX), len(newX)}}
+	t := &test{cell: c, what: string(c.Metric.OrDefault()), j: judgeUnpaired(oldX, newX, opts), n: [2]int{len(oldX), len(newX)}}
 	t.p, t.minP = t.j.P, t.j.MinP
 	c.Compare = &results.Change{BaselineMedianNs: stats.Median(oldX)}
 	out := []*test{t}
 	if c.Mode != modes.None {
 		oa, na := summary.OverheadSamples(base, old), summary.OverheadSamples(cur, c)
 		if len(oa) > 0 && len(na) > 0 {
-			o := &test{cell: c, what: "overhead", overhead: true, j: stats.Judge(oa, na, opts.Alpha), n: [2]int{len(oa), len(na)}}
+			o := &test{cell: c, what: "overhead", overhead: true, j: judgeUnpaired(oa, na, opts), n: [2]int{len(oa), len(na)}}
 			o.p, o.minP = o.j.P, o.j.MinP
 			c.Compare.BaselineOverhead = old.Overhead
 			if c.Compare.BaselineOverhead == 0 {

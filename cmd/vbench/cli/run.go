@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -42,6 +44,8 @@ type runFlags struct {
 	against      string // run only: the OLD build of an A/B run
 	schedule     string
 	budget       time.Duration
+	metric       string
+	jobs         int
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -59,6 +63,8 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.profiler, "profiler", "", "profiler library for profiled modes (default: libvbenchprof.so next to vbench)")
 	fl.StringVar(&f.schedule, "schedule", runner.SchedulePairs, "how a round orders its launches: pairs (an A/B pair's two cells back to back, so a neighbour's burst of load hits both) or shuffle (every cell in one random order)")
 	fl.DurationVar(&f.budget, "budget", 0, "time the run may take, its builds included: no batch of adaptive rounds starts that the time left cannot pay for at the pace so far; the planned runs always run (e.g. 8m; default: none)")
+	fl.StringVar(&f.metric, "metric", "", "measure every batch workload by this metric instead of its own, e.g. instructions (cells it cannot measure are left out, and said)")
+	fl.IntVar(&f.jobs, "jobs", 0, "launches at once when every cell's metric is deterministic (instructions; default: one per core); time metrics always run one at a time")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the randomized run order (default: from the clock; recorded in the results)")
 	registerCompletion(cmd, "modes", completeSuiteModes)
 	registerCompletion(cmd, "workloads", completeSuiteWorkloads)
@@ -67,10 +73,12 @@ func (f *runFlags) register(cmd *cobra.Command) {
 
 // measurement is a suite ready to run.
 type measurement struct {
-	suite *suite.Suite
-	plan  *runner.Plan
-	lib   string
-	flags *runFlags
+	suite    *suite.Suite
+	plan     *runner.Plan
+	lib      string
+	flags    *runFlags
+	valgrind string // valgrind's path when a cell counts instructions
+	jobs     int    // launches at once (Plan.Deterministic), else 1
 }
 
 // prepare validates everything that can be checked before the first run, so
@@ -109,8 +117,11 @@ func prepare(cmd *cobra.Command, path string, f *runFlags) (*measurement, error)
 	if cmd.Flags().Changed("budget") && f.budget <= 0 {
 		return nil, usageErrf("--budget %s: must be > 0", f.budget)
 	}
+	if cmd.Flags().Changed("jobs") && f.jobs < 1 {
+		return nil, usageErrf("--jobs %d: must be >= 1", f.jobs)
+	}
 	opts := runner.Options{Runs: f.runs, MaxRuns: f.maxRuns, Warmup: -1, Modes: modeNames(f.modes), Workloads: f.workloads, Timeout: f.timeout, Seed: f.seed,
-		Schedule: f.schedule, Budget: f.budget}
+		Schedule: f.schedule, Budget: f.budget, Metric: results.Metric(f.metric)}
 	if cmd.Flags().Changed("warmup") {
 		opts.Warmup = f.warmup
 	}
@@ -138,7 +149,17 @@ func prepare(cmd *cobra.Command, path string, f *runFlags) (*measurement, error)
 	if err != nil {
 		return nil, planErr(err)
 	}
-	m := &measurement{suite: s, plan: plan, flags: f}
+	m := &measurement{suite: s, plan: plan, flags: f, jobs: 1}
+	if plan.Deterministic() {
+		m.jobs = cmp.Or(f.jobs, runtime.NumCPU())
+	} else if f.jobs > 1 {
+		return nil, usageErrf("--jobs %d: only runs of a deterministic metric (instructions) go in parallel, and this run measures time, which another launch beside it would disturb", f.jobs)
+	}
+	if plan.Counts() {
+		if m.valgrind, err = exec.LookPath("valgrind"); err != nil {
+			return nil, usageErrf("metric instructions runs every process under valgrind, which is not installed (%v): install it with scripts/ensure-valgrind.sh (Debian's valgrind package)", err)
+		}
+	}
 	if plan.Profiled {
 		lib := f.profiler
 		if lib == "" {
@@ -187,6 +208,8 @@ func (m *measurement) measure(cmd *cobra.Command) *results.File {
 	stderr := cmd.ErrOrStderr()
 	env := runner.Env{
 		Profiler: m.lib,
+		Valgrind: m.valgrind,
+		Jobs:     m.jobs,
 		Progress: newProgress(stderr, m.flags.quiet),
 		Log: func(format string, args ...any) {
 			if !m.flags.quiet {
@@ -197,12 +220,25 @@ func (m *measurement) measure(cmd *cobra.Command) *results.File {
 	if m.flags.jsonOut != "" {
 		env.ProfilesDir = ProfilesDirFor(m.flags.jsonOut)
 	}
+	// One line per reason, naming the cells it leaves out.
+	var reasons []string
+	cells := map[string][]string{}
+	for _, left := range m.plan.Left {
+		cell, why, _ := strings.Cut(left, ": ")
+		if cells[why] == nil {
+			reasons = append(reasons, why)
+		}
+		cells[why] = append(cells[why], cell)
+	}
+	for _, why := range reasons {
+		env.Log("not measured by %s: %s: %s", m.plan.Options.Metric, strings.Join(cells[why], ", "), why)
+	}
 	fp := machine.Collect(context.WithoutCancel(ctx))
 	load := machine.LoadAverage()
 	f := runner.Run(ctx, m.plan, env)
 	f.Machine = fp
 	f.LoadAverage = []float64{load, machine.LoadAverage()}
-	if f.OtherCPU > machine.BusyWarnCores {
+	if f.OtherCPU > machine.BusyWarnCores && !m.plan.Deterministic() { // a count is not disturbed
 		f.Warnings = append(f.Warnings, fmt.Sprintf("the machine was busy: other processes kept %.1f of its %d cores busy while workloads ran, so times are noisier than usual", f.OtherCPU, fp.Cores))
 	}
 	return f

@@ -1,0 +1,132 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"vbench/cmd/vbench/cli"
+	"vbench/internal/results"
+	"vbench/internal/testbin"
+)
+
+// Issue 46's verdict in instructions, on a program that knows nothing of
+// vbench (TwoWork: two loops of arguments' sizes): a head build whose Hot
+// stage is 30 % dearer regressed against the base build, an identical
+// build same, with 3 runs a side under valgrind and a 1 % minimum change;
+// every cell's runs within 0.1 % (MAD) of its median; exit 1. Counts do
+// not depend on the machine's load, so this holds beside other tests.
+func TestInstructionsDecideABOfAProgram(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a .NET program 9 times under valgrind")
+	}
+	dll := testbin.Workload(t, "cmd/vbench/cli/testdata/csharp/twowork/TwoWork.csproj")
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "suite.yaml"), `name: instr
+runs: 3
+modes: [none]
+metric: instructions
+thresholds: {min_change: 1%}
+workloads:
+  - name: base
+    command: [dotnet, `+dll+`, "10", "20"]
+  - name: head
+    command: [dotnet, `+dll+`, "13", "20"]
+    against: base
+  - name: same
+    command: [dotnet, `+dll+`, "10", "20"]
+    against: base
+`)
+	stdout, stderr, code := vbRun(t, dir, nil, "run", "suite.yaml", "--quiet", "--no-baseline", "--json", "r.json")
+	if code != cli.ExitRegression {
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, cli.ExitRegression, stdout, stderr)
+	}
+	f, err := results.ReadFile(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]results.Verdict{"head": results.VerdictRegressed, "same": results.VerdictSame} {
+		if c := f.Find(name, "none"); c == nil || c.Verdict != want {
+			t.Errorf("%s/none: %+v, want %s\n%s", name, c, want, stdout)
+		}
+	}
+	for _, c := range f.Results {
+		if c.Runs != 3 || c.Metric != results.MetricInstructions {
+			t.Errorf("%s: %d runs by %s", c.Key(), c.Runs, c.Metric)
+		}
+		for _, r := range c.Measured() {
+			if r.Instructions <= 0 || r.Processes != 1 || r.PeakRSS != nil || r.StartupNs != nil {
+				t.Errorf("%s run %d: instructions %d over %d processes, peak RSS %v, start-up %v (valgrind's, not the program's)", c.Key(), r.Seq, r.Instructions, r.Processes, r.PeakRSS, r.StartupNs)
+			}
+		}
+		if c.MADNs > 0.001*c.MedianNs {
+			t.Errorf("%s: MAD %.0f of a median %.0f: more than 0.1 %%", c.Key(), c.MADNs, c.MedianNs)
+		}
+	}
+	// Hot is a third of the loops' work: +30 % of it is +10 % of the loops.
+	if head, base := f.Find("head", "none"), f.Find("base", "none"); head != nil && base != nil {
+		if r := head.MedianNs / base.MedianNs; r < 1.02 || r > 1.2 {
+			t.Errorf("head/base = %.4f, want a few %%", r)
+		}
+	}
+	for _, want := range []string{"instr", "regressed"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("table lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// What cannot be counted is refused or left out, with why, before anything
+// runs; valgrind missing names the script that installs it; a program that
+// crashes under valgrind fails its own cell with valgrind's message while
+// the rest of the run goes on.
+func TestInstructionsRefusals(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "sampled.yaml"), `name: s
+metric: instructions
+modes: [none, sampling]
+workloads:
+  - {name: a, command: [/bin/true]}
+`)
+	_, stderr, code := vbRun(t, dir, nil, "run", "sampled.yaml", "--no-baseline")
+	if code != cli.ExitUsage || !strings.Contains(stderr, "sampled.yaml:5: workloads(a): metric instructions cannot measure it under mode sampling") {
+		t.Errorf("a sampler in instructions: exit %d\n%s", code, stderr)
+	}
+	writeFile(t, filepath.Join(dir, "timed.yaml"), `name: t
+runs: 2
+metric: wall
+modes: [none, sampling]
+workloads:
+  - {name: a, command: [/bin/true]}
+  - name: crash
+    command: [/bin/sh, -c, "kill -SEGV $$"]
+`)
+	empty := t.TempDir()
+	_, stderr, code = vbRun(t, dir, []string{"PATH=" + empty, "HOME=" + os.Getenv("HOME")}, "run", "timed.yaml", "--no-baseline", "--metric", "instructions", "--modes", "none")
+	if code != cli.ExitUsage || !strings.Contains(stderr, "scripts/ensure-valgrind.sh") {
+		t.Errorf("no valgrind: exit %d\n%s", code, stderr)
+	}
+	_, stderr, code = vbRun(t, dir, nil, "run", "timed.yaml", "--no-baseline", "--metric", "instructions", "--modes", "none", "--jobs", "1", "--json", "r.json")
+	if code != cli.ExitFailed {
+		t.Fatalf("a crash under valgrind: exit %d, want %d\n%s", code, cli.ExitFailed, stderr)
+	}
+	f, err := results.ReadFile(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := f.Find("a", "none"); c == nil || c.Failed() || c.Runs != 2 || c.Samples[0].Instructions <= 0 {
+		t.Errorf("a/none beside the crash: %+v", c)
+	}
+	if c := f.Find("crash", "none"); c == nil || !c.Failed() || !strings.Contains(c.Failure, "SIGSEGV") {
+		t.Errorf("crash/none: %+v", c)
+	}
+	_, stderr, code = vbRun(t, dir, nil, "run", "timed.yaml", "--no-baseline", "--jobs", "2", "--modes", "none")
+	if code != cli.ExitUsage || !strings.Contains(stderr, "--jobs 2: only runs of a deterministic metric") {
+		t.Errorf("--jobs on a time metric: exit %d\n%s", code, stderr)
+	}
+	_, stderr, code = vbRun(t, dir, nil, "list", "timed.yaml")
+	if code != cli.ExitOK {
+		t.Errorf("list: exit %d\n%s", code, stderr)
+	}
+}

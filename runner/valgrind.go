@@ -1,0 +1,121 @@
+package runner
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"vbench/internal/results"
+)
+
+// Runs measured in instructions (results.MetricInstructions) execute under
+// valgrind's cachegrind without its cache simulation: the cheapest of its
+// tools that counts every instruction (callgrind, which also counts calls,
+// took 2.5x as long on fibonacci). Every process of the run's tree is
+// followed (--trace-children), each writes its own count file into the
+// run's directory, and the run's count is their sum: "the whole program",
+// as the time metrics' wall and cpu are. -q leaves valgrind's own messages
+// on stderr only when something is wrong (an instruction it cannot run, a
+// crash under it), where a failed run's message quotes them.
+
+// countFilePrefix names cachegrind's count files in a run's directory.
+const countFilePrefix = "vbench-cg."
+
+// valgrindArgs is what goes before a run's command under metric
+// instructions; tool is valgrind's path.
+func valgrindArgs(tool, runDir string) []string {
+	return []string{tool, "-q", "--tool=cachegrind", "--cache-sim=no", "--trace-children=yes",
+		"--cachegrind-out-file=" + filepath.Join(runDir, countFilePrefix+"%p")}
+}
+
+// countInstructions sums the instructions of every process of a run from
+// the count files cachegrind wrote into runDir (the "summary:" line of
+// each). A run that wrote none was not counted: valgrind did not run it
+// to its end (its stderr says why, and a failed exit was reported first).
+func countInstructions(runDir string) (total int64, procs int, err error) {
+	files, err := filepath.Glob(filepath.Join(runDir, countFilePrefix+"*"))
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, name := range files {
+		n, err := summaryOf(name)
+		if err != nil {
+			return 0, 0, err
+		}
+		total += n
+		procs++
+	}
+	if procs == 0 {
+		return 0, 0, fmt.Errorf("valgrind wrote no instruction count (no %s* file in the run's directory)", countFilePrefix)
+	}
+	return total, procs, nil
+}
+
+// summaryOf reads the "summary: <Ir>" line of one cachegrind file.
+func summaryOf(name string) (int64, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "summary:"); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(rest), 10, 64)
+			if err != nil || n < 0 {
+				return 0, fmt.Errorf("%s: summary line %q is not a count", filepath.Base(name), sc.Text())
+			}
+			return n, nil
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return 0, fmt.Errorf("%s: %v", filepath.Base(name), err)
+	}
+	return 0, fmt.Errorf("%s: no summary line (valgrind stopped before the process ended)", filepath.Base(name))
+}
+
+// counted fills a counted run's record: its instructions, and none of the
+// figures valgrind makes untrue. A process under valgrind runs ~30-50x
+// slower and valgrind's own memory is in its RSS, so its start-up, GC
+// pause and peak RSS are not the program's and are not kept; its GC
+// counts, allocated bytes and profile size are the program's, and stay.
+// Its wall and CPU times stay in the record (what the run cost the
+// harness) but no cell of this metric presents them as times.
+func counted(r *results.Run, runDir string) {
+	r.StartupNs, r.GCPauseNs, r.PeakRSS = nil, nil, nil
+	if r.Error != "" {
+		return
+	}
+	n, procs, err := countInstructions(runDir)
+	if err != nil {
+		r.Error = err.Error()
+		return
+	}
+	r.Instructions, r.Processes = n, procs
+}
+
+// countingEnv is a counted run's environment: env with what vbench sets to
+// hold a .NET program's count still, where the workload and the mode leave
+// it unset. Tiered compilation starts counting calls only after 100 ms of
+// quiet (a timer): which code a program then runs at tier 0 and which at
+// tier 1 depends on how fast the process ran, and under valgrind on what
+// else the machine did. With the delay 0 it depends on call counts alone:
+// TwoWork's four counts spread 0.011 % with the delay, 0.002 % without
+// (docs/harness.md, "Instructions").
+func countingEnv(env []string) []string {
+	for _, kv := range countingDefaults {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.ContainsFunc(env, func(e string) bool { return strings.HasPrefix(e, name+"=") }) {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// countingDefaults are the variables countingEnv sets.
+var countingDefaults = []string{"DOTNET_TC_CallCountingDelayMs=0"}
