@@ -6,7 +6,6 @@ import (
 	"os/exec"
 
 	"vbench/internal/dotnetbuild"
-	"vbench/internal/results"
 )
 
 // buildAll sets every cell's argv: a command as the suite gives it, or
@@ -79,7 +78,7 @@ func addHooks(ctx context.Context, cells []*cellState, env *Env, dotnet string) 
 		}
 		var why string
 		c.hook, why = hookFor(h, c.argv, c.Workload.Cwd)
-		if c.Metric == results.MetricInstructions {
+		if c.Metric.Count() {
 			// A count is the program's own: the hook's ~50M instructions
 			// (15 % of a small program's) would be in every cell's, and
 			// the start-up and peak RSS it measures are valgrind's there.

@@ -89,9 +89,12 @@ func (l *launch) run(ctx context.Context, st step, seq int) (results.Run, Outcom
 	}
 	env := la.Env(os.Environ(), []string{pad}, c.Workload.Env)
 	spec := Spec{Argv: la.Argv(c.argv), Env: env, Dir: c.Workload.Cwd, Timeout: c.Timeout, Wrapped: len(c.Spec.Wrap) > 0}
-	if c.Metric == results.MetricInstructions {
-		spec.Argv = append(valgrindArgs(l.env.Valgrind, runDir), spec.Argv...)
+	if c.Metric.Count() {
+		spec.Argv = append(valgrindArgs(l.env.Valgrind, runDir, c.Metric), spec.Argv...)
 		spec.Env = countingEnv(spec.Env)
+		if c.Metric == results.MetricKernelInstructions {
+			spec.Env = append(spec.Env, KernelMarksVar+"="+l.env.KernelMarks)
+		}
 	}
 	if c.Spec.Engine == "" {
 		// Another profiler has no profile to show: its library must
@@ -129,8 +132,8 @@ func (l *launch) run(ctx context.Context, st step, seq int) (results.Run, Outcom
 		return r, out
 	}
 	l.check(c, st, &r, out, spec.Library, runDir)
-	if c.Metric == results.MetricInstructions {
-		counted(&r, runDir)
+	if c.Metric.Count() {
+		counted(&r, runDir, c.Metric)
 	}
 	return r, out
 }
@@ -142,7 +145,7 @@ func (c *cellState) needsRunDir() bool {
 	if c.Spec.Engine != "" || c.Spec.Profile != nil { // a mode's profile may be in it
 		return true
 	}
-	if c.Metric == results.MetricInstructions { // valgrind's count files
+	if c.Metric.Count() { // valgrind's count files
 		return true
 	}
 	for _, kv := range append(append(c.Spec.EnvList(), c.Workload.Env...), c.Spec.Wrap...) {

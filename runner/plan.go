@@ -85,10 +85,10 @@ func (p *Plan) Deterministic() bool {
 	return !slices.ContainsFunc(p.Cells, func(c Cell) bool { return !c.Metric.Deterministic() })
 }
 
-// Counts reports whether some cell is measured in instructions (and so
-// needs valgrind).
+// Counts reports whether some cell counts instructions (and so needs
+// valgrind).
 func (p *Plan) Counts() bool {
-	return slices.ContainsFunc(p.Cells, func(c Cell) bool { return c.Metric == results.MetricInstructions })
+	return slices.ContainsFunc(p.Cells, func(c Cell) bool { return c.Metric.Count() })
 }
 
 // valgrindSlowdown is how many times longer than its own timeout a run
@@ -214,10 +214,10 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 			continue
 		}
 		metric, overridden := w.Metric.OrDefault(), false
-		if o.Metric != "" && (w.Server == nil || o.Metric == results.MetricInstructions) {
+		if o.Metric != "" && (w.Server == nil || o.Metric.Count()) {
 			metric, overridden = o.Metric, o.Metric != w.Metric.OrDefault()
 		}
-		if metric == results.MetricInstructions {
+		if metric.Count() {
 			w = w.AtInstructionSize()
 		}
 		for _, m := range p.Modes { // report order
@@ -228,7 +228,7 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 			if w.Modes != nil && !slices.Contains(w.Modes, m) && !slices.Contains(w.Modes, twinOf[m]) {
 				continue
 			}
-			if metric == results.MetricInstructions {
+			if metric.Count() {
 				if why := uncountable(w, specs[m]); why != "" {
 					if overridden {
 						p.Left = append(p.Left, w.Name+"/"+string(m)+": "+why)
@@ -248,7 +248,7 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 			if o.Timeout <= 0 && w.Timeout > 0 {
 				c.Timeout = w.Timeout
 			}
-			if metric == results.MetricInstructions && o.Timeout <= 0 {
+			if metric.Count() && o.Timeout <= 0 {
 				// A timeout bounds a run's wall time, which valgrind
 				// stretches ~30-50x: the workload's, scaled (its
 				// instructions: timeout when it gives one).
@@ -441,4 +441,10 @@ func batchMetrics() []results.Metric {
 		}
 	}
 	return out
+}
+
+// MarksKernel reports whether some cell counts its kernel's instructions
+// (and so needs the kernel marks: Env.KernelMarks).
+func (p *Plan) MarksKernel() bool {
+	return slices.ContainsFunc(p.Cells, func(c Cell) bool { return c.Metric == results.MetricKernelInstructions })
 }

@@ -29,6 +29,7 @@ type Progress interface {
 type Env struct {
 	Profiler    string // absolute path of a checked library; needed when the plan is profiled
 	Valgrind    string // valgrind's path; needed when a cell is measured in instructions (valgrind.go)
+	KernelMarks string // the kernel marks' library (kernelmarks.go); needed by kernel-instructions cells
 	Jobs        int    // launches at once when every cell's metric is deterministic (loop.go); 0 or 1: one
 	ProfilesDir string // keep each cell's last profile here (<dir>/<workload>/<mode>); "" keeps none
 	Progress    Progress

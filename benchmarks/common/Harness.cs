@@ -8,6 +8,7 @@
 using System.Diagnostics;
 using System.Diagnostics.CodeAnalysis;
 using System.Globalization;
+using System.Runtime.InteropServices;
 using System.Text;
 
 namespace Vbench.Common;
@@ -155,15 +156,43 @@ public static class Clock
     public static long Start()
     {
         _cpuStart = Environment.CpuUsage.TotalTime;
+        KernelMarks.Begin();
         return Stopwatch.GetTimestamp();
     }
 
     public static long ElapsedNs(long start)
     {
         long ticks = Stopwatch.GetTimestamp() - start;
+        KernelMarks.End();
         CpuNs = (Environment.CpuUsage.TotalTime - _cpuStart).Ticks * 100;
         return (long)((Int128)ticks * 1_000_000_000 / Stopwatch.Frequency);
     }
+}
+
+/// <summary>
+/// vbench's kernel marks: under metric kernel-instructions, VBENCH_KERNEL_MARKS names a native
+/// library whose two functions are callgrind's client requests to start and stop counting
+/// (runner/kernelmarks.go), called around the kernel. Unset (every other metric): nothing.
+/// </summary>
+public static class KernelMarks
+{
+    private delegate void Mark();
+
+    private static readonly Mark? _begin, _end;
+
+    static KernelMarks()
+    {
+        string? lib = Environment.GetEnvironmentVariable("VBENCH_KERNEL_MARKS");
+        if (string.IsNullOrEmpty(lib) || !NativeLibrary.TryLoad(lib, out IntPtr handle))
+            return;
+        _begin = Marshal.GetDelegateForFunctionPointer<Mark>(NativeLibrary.GetExport(handle, "vbench_kernel_begin"));
+        _end = Marshal.GetDelegateForFunctionPointer<Mark>(NativeLibrary.GetExport(handle, "vbench_kernel_end"));
+        _end(); // its marshalling stub is compiled here, not counted inside the kernel (stopping what has not started does nothing)
+    }
+
+    public static void Begin() => _begin?.Invoke();
+
+    public static void End() => _end?.Invoke();
 }
 
 /// <summary>Builds and prints the one VBENCH line.</summary>

@@ -46,19 +46,24 @@ const (
 	// the machine runs (CodSpeed's way), so a verdict decides with a few
 	// runs where time cannot (docs/harness.md, "Instructions").
 	MetricInstructions Metric = "instructions"
+	// MetricKernelInstructions is what the process executed between the
+	// workload's kernel marks (vbench's callgrind client requests, which
+	// benchmarks/common/Harness.cs calls around its kernel), every thread
+	// included: kernel-cpu's count, as instructions is cpu's.
+	MetricKernelInstructions Metric = "kernel-instructions"
 )
 
 // Metrics lists the metrics.
-var Metrics = []Metric{MetricElapsed, MetricWall, MetricCPU, MetricKernelCPU, MetricRPS, MetricLatencyP50, MetricLatencyP99, MetricCPUPerRequest, MetricInstructions}
+var Metrics = []Metric{MetricElapsed, MetricWall, MetricCPU, MetricKernelCPU, MetricRPS, MetricLatencyP50, MetricLatencyP99, MetricCPUPerRequest, MetricInstructions, MetricKernelInstructions}
 
 // Deterministic reports whether a run's reading of m does not depend on
 // the machine's load: its runs may go in parallel, it needs no warmup,
 // and its verdicts use the rule for near-exact readings (stats.JudgeExact).
-func (m Metric) Deterministic() bool { return m == MetricInstructions }
+func (m Metric) Deterministic() bool { return m.Count() }
 
 // Count reports whether m counts events rather than time: its values
 // print as counts ("253.4M instr"), not durations.
-func (m Metric) Count() bool { return m == MetricInstructions }
+func (m Metric) Count() bool { return m == MetricInstructions || m == MetricKernelInstructions }
 
 // Service reports whether m is measured by a service workload's load
 // generator (and only there).
@@ -101,6 +106,8 @@ func (m Metric) Phrase() string {
 		return "server CPU per request"
 	case MetricInstructions:
 		return "instructions (whole process)"
+	case MetricKernelInstructions:
+		return "instructions (the kernel)"
 	}
 	return "elapsed time"
 }
@@ -124,6 +131,8 @@ func (m Metric) Meaning() string {
 		return "the server's CPU time (its process tree's) during the measured load over the requests it completed"
 	case MetricInstructions:
 		return "instructions the whole process tree executed, counted under valgrind (not a time: valgrind runs a program ~30-50x slower)"
+	case MetricKernelInstructions:
+		return "instructions the process executed between the workload's kernel marks, counted under valgrind's callgrind"
 	}
 	return "the workload's own measurement, from its VBENCH line"
 }
@@ -155,7 +164,7 @@ func (m Metric) Of(r *Run) int64 {
 		return r.UserNs + r.SysNs
 	case MetricKernelCPU:
 		return r.CPUNs
-	case MetricInstructions:
+	case MetricInstructions, MetricKernelInstructions:
 		return r.Instructions
 	}
 	return r.ElapsedNs

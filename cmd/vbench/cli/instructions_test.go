@@ -130,3 +130,62 @@ workloads:
 		t.Errorf("list: exit %d\n%s", code, stderr)
 	}
 }
+
+// The kernel's own count (metric kernel-instructions): a benchmark's
+// Harness marks its kernel, and what the process executed between the marks
+// is counted, start-up excluded. fibonacci's kernel repeats exactly enough
+// to assert, and tracing's cost per call is a count: its instructions over
+// none's, per traced call. A program that never marks is refused, said.
+func TestKernelInstructionsCountTheKernel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a .NET program under valgrind")
+	}
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "suite.yaml"), `name: kernel
+runs: 2
+modes: [none, tracing]
+metric: kernel-instructions
+workloads:
+  - name: fibonacci
+    project: `+filepath.Join(testbin.RepoRoot(), "benchmarks/fibonacci/Fibonacci.csproj")+`
+    args: [--n, "20", --iterations, "10"]
+    checksum: "67650"
+  - name: unmarked
+    command: [/bin/true]
+    modes: [none]
+`)
+	stdout, stderr, code := vbRun(t, dir, nil, "run", "suite.yaml", "--quiet", "--no-baseline", "--json", "r.json")
+	if code != cli.ExitFailed {
+		t.Fatalf("exit %d, want %d (the unmarked program fails)\n%s\n%s", code, cli.ExitFailed, stdout, stderr)
+	}
+	f, err := results.ReadFile(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := f.Find("unmarked", "none"); c == nil || !strings.Contains(c.Failure, "counted no instructions between kernel marks") {
+		t.Errorf("unmarked/none: %+v", c)
+	}
+	none, traced := f.Find("fibonacci", "none"), f.Find("fibonacci", "tracing")
+	if none == nil || traced == nil || none.Failed() || traced.Failed() {
+		t.Fatalf("fibonacci: %+v %+v\n%s", none, traced, stdout)
+	}
+	// fib(20) ten times: 10 x 21891 calls of a few instructions each, a
+	// few million in all; start-up (hundreds of millions) is not in it.
+	for _, c := range []*results.Cell{none, traced} {
+		for _, r := range c.Measured() {
+			if r.Instructions < 1e6 || r.Instructions > 60e6 {
+				t.Errorf("%s: %d instructions: not the kernel's alone", c.Key(), r.Instructions)
+			}
+		}
+		if c.MADNs > 0.001*c.MedianNs {
+			t.Errorf("%s: MAD %.0f of %.0f", c.Key(), c.MADNs, c.MedianNs)
+		}
+	}
+	perCall := (traced.MedianNs - none.MedianNs) / 218910
+	if perCall < 5 || perCall > 500 {
+		t.Errorf("tracing costs %.1f instructions a call, want tens", perCall)
+	}
+	if !strings.Contains(stdout, "instr/call") {
+		t.Errorf("the table gives no cost per call in instructions:\n%s", stdout)
+	}
+}

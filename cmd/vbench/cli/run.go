@@ -78,6 +78,7 @@ type measurement struct {
 	lib      string
 	flags    *runFlags
 	valgrind string // valgrind's path when a cell counts instructions
+	marks    string // the kernel marks' library when a cell counts its kernel
 	jobs     int    // launches at once (Plan.Deterministic), else 1
 }
 
@@ -160,6 +161,11 @@ func prepare(cmd *cobra.Command, path string, f *runFlags) (*measurement, error)
 			return nil, usageErrf("metric instructions runs every process under valgrind, which is not installed (%v): install it with scripts/ensure-valgrind.sh (Debian's valgrind package)", err)
 		}
 	}
+	if plan.MarksKernel() {
+		if m.marks, err = runner.BuildKernelMarks(cmd.Context()); err != nil {
+			return nil, usageErrf("metric kernel-instructions needs vbench's kernel marks, which did not build: %v (they need cc and valgrind's callgrind.h: scripts/ensure-valgrind.sh)", err)
+		}
+	}
 	if plan.Profiled {
 		lib := f.profiler
 		if lib == "" {
@@ -207,10 +213,11 @@ func (m *measurement) measure(cmd *cobra.Command) *results.File {
 	defer stop()
 	stderr := cmd.ErrOrStderr()
 	env := runner.Env{
-		Profiler: m.lib,
-		Valgrind: m.valgrind,
-		Jobs:     m.jobs,
-		Progress: newProgress(stderr, m.flags.quiet),
+		Profiler:    m.lib,
+		Valgrind:    m.valgrind,
+		KernelMarks: m.marks,
+		Jobs:        m.jobs,
+		Progress:    newProgress(stderr, m.flags.quiet),
 		Log: func(format string, args ...any) {
 			if !m.flags.quiet {
 				fmt.Fprintf(stderr, "vbench: "+format+"\n", args...)
