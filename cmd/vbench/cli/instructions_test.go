@@ -125,6 +125,10 @@ workloads:
 	if code != cli.ExitUsage || !strings.Contains(stderr, "--jobs 2: only runs of a deterministic metric") {
 		t.Errorf("--jobs on a time metric: exit %d\n%s", code, stderr)
 	}
+	_, stderr, code = vbRun(t, dir, nil, "run", "timed.yaml", "--no-baseline", "--metric", "rps")
+	if code != cli.ExitUsage || !strings.Contains(stderr, `--metric: "rps" is not a metric of batch workloads`) {
+		t.Errorf("--metric rps: exit %d\n%s", code, stderr)
+	}
 	_, stderr, code = vbRun(t, dir, nil, "list", "timed.yaml")
 	if code != cli.ExitOK {
 		t.Errorf("list: exit %d\n%s", code, stderr)
