@@ -227,7 +227,7 @@ func TestModeSpecsRoundTrip(t *testing.T) {
 // What readers rely on about metrics and definitions is checked on read.
 func TestValidateMetricsAndModeSpecs(t *testing.T) {
 	for in, want := range map[string]string{
-		`{"schema": 1, "suite": {"name": "s"}, "results": [{"workload": "w", "mode": "none", "metric": "cycles"}]}`:                               `results[0] (w/none): unknown metric "cycles" (known: elapsed, wall, cpu, kernel-cpu, rps, latency-p50, latency-p99, cpu-per-request, instructions)`,
+		`{"schema": 1, "suite": {"name": "s"}, "results": [{"workload": "w", "mode": "none", "metric": "cycles"}]}`:                               `results[0] (w/none): unknown metric "cycles" (known: elapsed, wall, cpu, kernel-cpu, rps, latency-p50, latency-p99, cpu-per-request, instructions, kernel-instructions)`,
 		`{"schema": 1, "suite": {"name": "s"}, "results": [{"workload": "w", "mode": "none"}, {"workload": "w", "mode": "x", "metric": "wall"}]}`: `results[1] (w/x): metric wall, but cell w/none measured elapsed: a workload's cells share one metric`,
 		`{"schema": 1, "suite": {"name": "s"}, "settings": {"mode_specs": [{"name": "x"}, {"name": "x"}]}}`:                                       `settings.mode_specs[1]: mode "x" is unnamed or defined twice`,
 		`{"schema": 1, "suite": {"name": "s"}, "settings": {"mode_specs": [{"name": "x", "engine": "perf"}]}}`:                                    `settings.mode_specs[0] (x): unknown engine "perf"`,

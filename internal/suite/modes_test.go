@@ -138,7 +138,7 @@ func TestModesRefused(t *testing.T) {
 		{"engine env", head + "modes:\n  - name: x\n    engine: sampling\n    env: {VBENCH_INTERVAL: 1ms}\n" + tail, `s.yaml:6: modes[0](x).env.VBENCH_INTERVAL: set by vbench for a mode with an engine`},
 		{"unknown field", head + "modes: [{name: x, engines: tracing}]\n" + tail, `s.yaml:3: modes[0](x).engines: unknown field (known: name, engine, profiler, env, against, profile, wrap, interval, include, exclude, time_sample, no_inline, max_stack, lines)`},
 		{"workload mode undefined", head + "modes: [none]\n" + "workloads:\n  - name: a\n    command: [true]\n    modes: [eventpipe]\n", `s.yaml:7: workloads[0](a).modes[0]: mode "eventpipe" is not among the suite's modes [none]`},
-		{"unknown metric", head + "metric: cycles\n" + tail, `s.yaml:3: metric: unknown metric "cycles" (known: elapsed, wall, cpu, kernel-cpu, rps, latency-p50, latency-p99, cpu-per-request, instructions)`},
+		{"unknown metric", head + "metric: cycles\n" + tail, `s.yaml:3: metric: unknown metric "cycles" (known: elapsed, wall, cpu, kernel-cpu, rps, latency-p50, latency-p99, cpu-per-request, instructions, kernel-instructions)`},
 		{"workload metric", head + "workloads:\n  - name: a\n    command: [true]\n    metric: [wall]\n", `s.yaml:6: workloads[0].metric: must be a string, got a list`},
 		{"empty modes", head + "modes: []\n" + tail, `s.yaml:3: modes: must list at least one mode`},
 		{"wrap empty", head + "modes:\n  - name: x\n    wrap: []\n" + tail, `s.yaml:5: modes[0](x).wrap: must not be empty: give the wrapper and its arguments as a list`},

@@ -158,7 +158,7 @@ workloads:
     command: [/bin/true]
     modes: [none]
 `)
-	stdout, stderr, code := vbRun(t, dir, nil, "run", "suite.yaml", "--quiet", "--no-baseline", "--json", "r.json")
+	stdout, stderr, code := vbRun(t, dir, nil, "run", "suite.yaml", "--quiet", "--no-baseline", "--profiler", testbin.ProfilerLib(t), "--json", "r.json")
 	if code != cli.ExitFailed {
 		t.Fatalf("exit %d, want %d (the unmarked program fails)\n%s\n%s", code, cli.ExitFailed, stdout, stderr)
 	}
