@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// editedResults is reports/testdata/results.json with edit applied to its
+// text, written into dir as name.
+func editedResults(t *testing.T, dir, name string, edit func(string) string) string {
+	t.Helper()
+	good, err := os.ReadFile(testdata("results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := edit(string(good))
+	if s == string(good) {
+		t.Fatalf("%s: the edit changed nothing", name)
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A results file edited by hand (or corrupt) is refused by every reader
+// with the file, line and field: a judged verdict without its comparison
+// used to panic report (text, markdown, junit; a template error in html),
+// an unknown verdict was rendered and passed on by merge and baseline
+// update --from, negative runs and a median the runs do not give were
+// printed.
+func TestEditedResultsRefused(t *testing.T) {
+	dir := t.TempDir()
+	// The first cell (fibonacci/none): its median on line 44, its verdict
+	// on line 55, its comparison after it, its first run's elapsed_ns on
+	// line 70.
+	noCompare := editedResults(t, dir, "nocompare.json", func(s string) string {
+		s = strings.Replace(s, `"verdict": "same",
+      "compare": {`, `"verdict": "regressed",
+      "_compare": {`, 1)
+		return s
+	})
+	bogus := editedResults(t, dir, "bogus.json", func(s string) string {
+		return strings.Replace(s, `"verdict": "same"`, `"verdict": "bogus"`, 1)
+	})
+	negative := editedResults(t, dir, "negative.json", func(s string) string {
+		return strings.Replace(s, `"elapsed_ns": 415526729,`, `"elapsed_ns": -415526729,`, 1)
+	})
+	median := editedResults(t, dir, "median.json", func(s string) string {
+		return strings.Replace(s, `"median_ns": 410780732,`, `"median_ns": -410780732,`, 1)
+	})
+	stale := editedResults(t, dir, "stale.json", func(s string) string {
+		return strings.Replace(s, `"median_ns": 410780732,`, `"median_ns": 41078073,`, 1)
+	})
+	suite := filepath.Join(dir, "suite.yaml")
+	if err := os.WriteFile(suite, []byte("name: default\nworkloads:\n  - name: fibonacci\n    command: [true]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	noCompareMsg := "nocompare.json:55:15: results[0] (fibonacci/none).verdict: \"regressed\" without the comparison it was judged by"
+	bogusMsg := "bogus.json:55:15: results[0] (fibonacci/none).verdict: unknown verdict \"bogus\" (known: regressed, failed, inconclusive, not run, improved, same, new, reference)"
+	medianMsg := "median.json:44:17: results[0] (fibonacci/none).median_ns: -410780732 is negative"
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"report", noCompare}, noCompareMsg},
+		{[]string{"report", "--format", "markdown", noCompare}, noCompareMsg},
+		{[]string{"report", "--format", "junit", noCompare}, noCompareMsg},
+		{[]string{"report", "--format", "html", "-o", "r.html", noCompare}, noCompareMsg},
+		{[]string{"report", bogus}, bogusMsg},
+		{[]string{"report", "--format", "html", "-o", "r.html", bogus}, bogusMsg},
+		{[]string{"merge", "-o", "merged.json", bogus, testdata("results.json")}, bogusMsg},
+		{[]string{"baseline", "update", suite, "--from", bogus}, bogusMsg},
+		{[]string{"compare", testdata("baseline.json"), bogus}, bogusMsg},
+		{[]string{"report", median}, medianMsg},
+		{[]string{"report", negative}, "negative.json:70:22: results[0] (fibonacci/none).samples[0].elapsed_ns: -415526729 is negative"},
+		{[]string{"report", "--format", "markdown", stale}, "stale.json:44:17: results[0] (fibonacci/none).median_ns: 41078073, but its 10 measured runs' median elapsed is 410780732"},
+	} {
+		r := vbench(t, dir, tc.args...)
+		if r.code != ExitUsage || !strings.Contains(r.stderr, tc.want) || strings.Contains(r.stderr, "panic") {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tc.args, r.code, r.stderr, ExitUsage, tc.want)
+		}
+	}
+	for _, out := range []string{"r.html", "merged.json"} {
+		if _, err := os.Stat(filepath.Join(dir, out)); err == nil {
+			t.Errorf("%s written from a refused file", out)
+		}
+	}
+}
+
+// A profile.json edited by hand (or corrupt) with negative calls or a
+// frame's exclusive time above its inclusive time is refused with the
+// file, line, node and function; it used to render as negative calls and
+// shares above 100%.
+func TestEditedProfileRefused(t *testing.T) {
+	dir := t.TempDir()
+	good, err := os.ReadFile(testdata("profile-tracing.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, from, to, want string }{
+		{"calls.json", `"calls": 50,`, `"calls": -50,`, "calls.json:204:9: threads[0] (os_id 48213): nodes[3] (Fibonacci.Program.Fib(int)): calls -50 is negative"},
+		{"excl.json", `"exclusive_ns": 4500`, `"exclusive_ns": 2092501`, "excl.json:197:9: threads[0] (os_id 48213): nodes[2] (Fibonacci.Program.Fib(int)): exclusive_ns 2092501 exceeds inclusive_ns 2092500"},
+		{"fn.json", `"calls": 1,`, `"calls": -1,`, "fn.json:19:5: functions[0] (Fibonacci.Program.Main(string[])): calls -1 is negative"},
+	} {
+		s := strings.Replace(string(good), tc.from, tc.to, 1)
+		if s == string(good) {
+			t.Fatalf("%s: the edit changed nothing", tc.name)
+		}
+		p := filepath.Join(dir, tc.name)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{{"report", p}, {"diff", testdata("profile-tracing.json"), p}} {
+			r := vbench(t, dir, args...)
+			if r.code != ExitUsage || !strings.Contains(r.stderr, tc.want) {
+				t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", args, r.code, r.stderr, ExitUsage, tc.want)
+			}
+		}
+	}
+}
