@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"vbench/internal/testbin"
 )
 
 // editedResults is reports/testdata/results.json with edit applied to its
@@ -119,6 +120,79 @@ func TestEditedProfileRefused(t *testing.T) {
 			r := vbench(t, dir, args...)
 			if r.code != ExitUsage || !strings.Contains(r.stderr, tc.want) {
 				t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", args, r.code, r.stderr, ExitUsage, tc.want)
+			}
+		}
+	}
+}
+
+// writeEdited writes testdata file from with every from replaced by to,
+// into dir as name.
+func writeEdited(t *testing.T, dir, name, from, old, new string) string {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.ReplaceAll(string(data), old, new)
+	if s == string(data) {
+		t.Fatalf("%s: %q not found", name, old)
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Text vbench did not write — a method name, a commit, a program's stderr —
+// reaches the terminal with its control characters shown (\x1b, \n), never
+// as an escape sequence or a forged line; in Markdown (a pull-request
+// comment) it cannot link, embed an image, mention anyone or break a table.
+func TestUntrustedTextShownInert(t *testing.T) {
+	dir := t.TempDir()
+	hostileName := `Fibonacci.Program.Fib\u001b]0;pwned\u0007\u001b[2J\nvbench: 0 regressions(int)`
+	shown := `Fibonacci.Program.Fib\x1b]0;pwned\x07\x1b[2J\nvbench: 0 regressions(int)`
+	prof := writeEdited(t, dir, "profile.json", testdata("profile-tracing.json"), `"Fibonacci.Program.Fib(int)"`, `"`+hostileName+`"`)
+	hist := writeEdited(t, dir, "history.jsonl", filepath.Join(testbin.RepoRoot(), "reports", "testdata", "history.jsonl"),
+		`"commit":"dd71038f3463f511ee7403dbcbc87195302d891c"`, `"commit":"\u001b[2J\nFAKE\r\u009b31m"`)
+	res := writeEdited(t, dir, "results.json", testdata("results.json"), `"failure": "exit status 134 (SIGABRT): Fatal error. Internal CLR error. (0x80131506)"`,
+		`"failure": "crash \u001b[31m see [here](https://evil.example/x) ![pixel](https://evil.example/p.png) cc @octocat `+"`x`"+` a|b\n## forged heading"`)
+
+	for _, tc := range []struct {
+		args       []string
+		want, lack []string
+	}{
+		{[]string{"report", prof}, []string{shown}, nil},
+		{[]string{"report", prof, "--top", "5"}, []string{shown}, nil},
+		{[]string{"diff", testdata("profile-tracing.json"), prof}, []string{shown}, nil},
+		{[]string{"history", "show", "--history", hist}, []string{`\x1b[2J\nFAKE\r..`}, nil},
+		{[]string{"report", res}, []string{`crash \x1b[31m see`}, nil},
+		{[]string{"report", "--format", "markdown", res},
+			[]string{`[here\](https://evil.example/x)`, `\![pixel\](https://evil.example/p.png)`, "cc @\u200doctocat", "\\`x\\` a\\|b ## forged heading"},
+			[]string{"[here](", "[pixel](", "@octocat", "\n## forged"}},
+		{[]string{"history", "show", "--format", "markdown", "--history", hist}, []string{"`\\x1b[2J\\nFAKE\\r..ad552e6dc0`"}, nil},
+	} {
+		r := vbench(t, dir, tc.args...)
+		if r.code != 0 {
+			t.Errorf("%v: exit %d\n%s", tc.args, r.code, r.stderr)
+			continue
+		}
+		for _, out := range []string{r.stdout, r.stderr} {
+			for _, c := range out {
+				if c == 0x1b || c == '\r' || c == 0x07 || (c >= 0x80 && c < 0xa0) {
+					t.Errorf("%v: output holds the control character %U:\n%s", tc.args, c, out)
+					break
+				}
+			}
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(r.stdout, w) {
+				t.Errorf("%v: output lacks %q:\n%s", tc.args, w, r.stdout)
+			}
+		}
+		for _, l := range tc.lack {
+			if strings.Contains(r.stdout, l) {
+				t.Errorf("%v: output holds %q:\n%s", tc.args, l, r.stdout)
 			}
 		}
 	}
