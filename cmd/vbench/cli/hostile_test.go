@@ -8,25 +8,6 @@ import (
 	"vbench/internal/testbin"
 )
 
-// editedResults is reports/testdata/results.json with edit applied to its
-// text, written into dir as name.
-func editedResults(t *testing.T, dir, name string, edit func(string) string) string {
-	t.Helper()
-	good, err := os.ReadFile(testdata("results.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := edit(string(good))
-	if s == string(good) {
-		t.Fatalf("%s: the edit changed nothing", name)
-	}
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // A results file edited by hand (or corrupt) is refused by every reader
 // with the file, line and field: a judged verdict without its comparison
 // used to panic report (text, markdown, junit; a template error in html),
@@ -38,24 +19,14 @@ func TestEditedResultsRefused(t *testing.T) {
 	// The first cell (fibonacci/none): its median on line 44, its verdict
 	// on line 55, its comparison after it, its first run's elapsed_ns on
 	// line 70.
-	noCompare := editedResults(t, dir, "nocompare.json", func(s string) string {
-		s = strings.Replace(s, `"verdict": "same",
+	res := testdata("results.json")
+	noCompare := writeEdited(t, dir, "nocompare.json", res, `"verdict": "same",
       "compare": {`, `"verdict": "regressed",
-      "_compare": {`, 1)
-		return s
-	})
-	bogus := editedResults(t, dir, "bogus.json", func(s string) string {
-		return strings.Replace(s, `"verdict": "same"`, `"verdict": "bogus"`, 1)
-	})
-	negative := editedResults(t, dir, "negative.json", func(s string) string {
-		return strings.Replace(s, `"elapsed_ns": 415526729,`, `"elapsed_ns": -415526729,`, 1)
-	})
-	median := editedResults(t, dir, "median.json", func(s string) string {
-		return strings.Replace(s, `"median_ns": 410780732,`, `"median_ns": -410780732,`, 1)
-	})
-	stale := editedResults(t, dir, "stale.json", func(s string) string {
-		return strings.Replace(s, `"median_ns": 410780732,`, `"median_ns": 41078073,`, 1)
-	})
+      "_compare": {`)
+	bogus := writeEdited(t, dir, "bogus.json", res, `"verdict": "same"`, `"verdict": "bogus"`)
+	negative := writeEdited(t, dir, "negative.json", res, `"elapsed_ns": 415526729,`, `"elapsed_ns": -415526729,`)
+	median := writeEdited(t, dir, "median.json", res, `"median_ns": 410780732,`, `"median_ns": -410780732,`)
+	stale := writeEdited(t, dir, "stale.json", res, `"median_ns": 410780732,`, `"median_ns": 41078073,`)
 	suite := filepath.Join(dir, "suite.yaml")
 	if err := os.WriteFile(suite, []byte("name: default\nworkloads:\n  - name: fibonacci\n    command: [true]\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -99,23 +70,12 @@ func TestEditedResultsRefused(t *testing.T) {
 // shares above 100%.
 func TestEditedProfileRefused(t *testing.T) {
 	dir := t.TempDir()
-	good, err := os.ReadFile(testdata("profile-tracing.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, tc := range []struct{ name, from, to, want string }{
 		{"calls.json", `"calls": 50,`, `"calls": -50,`, "calls.json:204:9: threads[0] (os_id 48213): nodes[3] (Fibonacci.Program.Fib(int)): calls -50 is negative"},
 		{"excl.json", `"exclusive_ns": 4500`, `"exclusive_ns": 2092501`, "excl.json:197:9: threads[0] (os_id 48213): nodes[2] (Fibonacci.Program.Fib(int)): exclusive_ns 2092501 exceeds inclusive_ns 2092500"},
 		{"fn.json", `"calls": 1,`, `"calls": -1,`, "fn.json:19:5: functions[0] (Fibonacci.Program.Main(string[])): calls -1 is negative"},
 	} {
-		s := strings.Replace(string(good), tc.from, tc.to, 1)
-		if s == string(good) {
-			t.Fatalf("%s: the edit changed nothing", tc.name)
-		}
-		p := filepath.Join(dir, tc.name)
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		p := writeEdited(t, dir, tc.name, testdata("profile-tracing.json"), tc.from, tc.to)
 		for _, args := range [][]string{{"report", p}, {"diff", testdata("profile-tracing.json"), p}} {
 			r := vbench(t, dir, args...)
 			if r.code != ExitUsage || !strings.Contains(r.stderr, tc.want) {
@@ -125,8 +85,8 @@ func TestEditedProfileRefused(t *testing.T) {
 	}
 }
 
-// writeEdited writes testdata file from with every from replaced by to,
-// into dir as name.
+// writeEdited writes file from with every old replaced by new into dir as
+// name.
 func writeEdited(t *testing.T, dir, name, from, old, new string) string {
 	t.Helper()
 	data, err := os.ReadFile(from)
