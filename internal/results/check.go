@@ -101,7 +101,7 @@ type figure struct {
 // runFigures are run r's figures that count something, none of which
 // can be negative.
 func runFigures(r *Run) []figure {
-	fs := []figure{{"wall_ns", r.WallNs}, {"elapsed_ns", r.ElapsedNs}, {"cpu_ns", r.CPUNs}, {"user_ns", r.UserNs},
+	fs := []figure{{"wall_ns", r.WallNs}, {"elapsed_ns", r.ElapsedNs}, {"cpu_ns", r.CPUNs}, {"instructions", r.Instructions}, {"processes", int64(r.Processes)}, {"user_ns", r.UserNs},
 		{"sys_ns", r.SysNs}, {"max_rss_bytes", r.MaxRSS}, {"calls", r.Calls}, {"samples_taken", r.SamplesTaken}}
 	for _, o := range []struct {
 		name string
