@@ -41,7 +41,7 @@ func TestCostPerCallInEveryFormat(t *testing.T) {
 	}
 	want := map[string][]string{
 		"text":             {"Cost per event", "260 ns/call [", "200 ns/call [", "]; +60.0 ns/call [+60.0, +60.0] vs tracing@old", "per round (p"},
-		"markdown":         {"**Cost per event**", "260 ns/call [", "+60.0 ns/call [+60.0, +60.0] vs tracing@old"},
+		"markdown":         {"**Cost per event**", "260 ns/call [", "+60.0 ns/call [+60.0, +60.0] vs tracing@\u200dold"}, // no mention of a user "old"
 		"html":             {`<table class="matrix" id="cost">`, `<span class="est">260 ns/call</span> <span class="ci">[`, `<span class="est">&#43;60.0 ns/call</span> <span class="ci">[&#43;60.0, &#43;60.0] vs tracing@old</span>`},
 		"table":            {"cost/event [95% CI]", "A/B per event", "A/B per event: an A/B pair's change per call (or per sample taken)", "260 ns/call [", "+60.0 ns/call [+60.0, +60.0]"},
 		"results markdown": {"cost/event [95% CI]", "+60.0 ns/call [+60.0, +60.0]"},

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 	"text/tabwriter"
+	"vbench/internal/safetext"
 
 	"vbench/internal/numfmt"
 	"vbench/internal/profdiff"
@@ -91,9 +92,9 @@ func (v DiffView) calls() bool {
 // DiffName is a row's name: its function, or its path root first.
 func DiffName(r profdiff.Row) string {
 	if r.Path != nil {
-		return strings.Join(r.Path, " → ")
+		return safetext.Line(strings.Join(r.Path, " → "))
 	}
-	return r.Function
+	return safetext.Line(r.Function)
 }
 
 // rows are the table's cells. A change whose interval holds zero says so
@@ -122,7 +123,9 @@ func (v DiffView) rows() [][]string {
 
 // DiffText writes the diff as aligned text.
 func DiffText(w io.Writer, v DiffView) error {
-	ew := &errWriter{w: w}
+	sw := safetext.NewWriter(w)
+	defer sw.Flush()
+	ew := &errWriter{w: sw}
 	for _, l := range v.head() {
 		fmt.Fprintln(ew, l)
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"vbench/internal/safetext"
 
 	hist "vbench/internal/history"
 	"vbench/internal/numfmt"
@@ -92,8 +93,8 @@ func changeRow(c *hist.Change) []string {
 	if g := gateMark(*c); g != "" {
 		mark = strings.TrimPrefix(mark+", "+g, ", ")
 	}
-	return []string{fmt.Sprintf("%s/%s %s (%s)", c.Workload, c.Mode, c.Series, c.Metric), fmt.Sprint(c.Index),
-		short(c.CommitBefore) + ".." + short(c.Commit), SeriesValue(c.Series, c.Before) + " → " + SeriesValue(c.Series, c.After),
+	return []string{safetext.Line(fmt.Sprintf("%s/%s %s (%s)", c.Workload, c.Mode, c.Series, c.Metric)), fmt.Sprint(c.Index),
+		safetext.Line(short(c.CommitBefore) + ".." + short(c.Commit)), SeriesValue(c.Series, c.Before) + " → " + SeriesValue(c.Series, c.After),
 		ChangeText(c), mark}
 }
 
@@ -161,6 +162,9 @@ func BlindLines(a *hist.Analysis) []string {
 }
 
 func historyText(w io.Writer, name string, a *hist.Analysis) error {
+	sw := safetext.NewWriter(w)
+	defer sw.Flush()
+	w = sw
 	all := a.All()
 	fmt.Fprintf(w, "history %s: %s, %d series, %s%s\n", name, span(a), len(a.Series), fmt.Sprint(len(all), " ", plural(len(all), "change point", "change points")), gateText(a))
 	for _, l := range BlindLines(a) {
@@ -191,7 +195,10 @@ func historyMarkdown(w io.Writer, name string, a *hist.Analysis) error {
 	fmt.Fprintln(w, "| series | index | commits | before → after | change | |\n|---|---:|---|---|---|---|")
 	for _, c := range all {
 		r := changeRow(&c)
-		r[2] = "`" + r[2] + "`"
+		for i := range r {
+			r[i] = mdEscape(r[i])
+		}
+		r[2] = mdCode(changeRow(&c)[2])
 		if r[5] != "" {
 			r[5] = "**" + r[5] + "**"
 		}

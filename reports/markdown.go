@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"vbench/internal/safetext"
 
 	"github.com/olekukonko/tablewriter/tw"
 
@@ -176,20 +177,22 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 }
 
 var markdownHead = head{
-	title:       "### vbench · suite `%[1]s` — %[2]s\n\n<sub>%[3]s<br>%[4]s</sub>\n\n",
+	title:       "### vbench · suite %[1]s — %[2]s\n\n<sub>%[3]s<br>%[4]s</sub>\n\n",
 	warnings:    "> [!WARNING]\n",
 	warning:     "> %s<br>\n",
 	endWarnings: "\n",
 	escape:      mdEscape,
+	name:        mdCode,
 }
 
-// mdEscape keeps text from breaking a Markdown table row or turning into markup.
-func mdEscape(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;", "*", `\*`, "_", `\_`).Replace(s)
-}
+// mdEscape keeps text from breaking a Markdown table row or turning into
+// markup: a program's stderr or method names cannot link, embed an image,
+// mention anyone or forge a line in a pull-request comment.
+func mdEscape(s string) string { return safetext.Markdown(s) }
 
-// mdCode is s as inline code inside a table cell (only "|" needs escaping there).
-func mdCode(s string) string { return "`" + strings.ReplaceAll(s, "|", `\|`) + "`" }
+// mdCode is s as inline code inside a table cell, whatever backticks,
+// pipes or newlines it holds.
+func mdCode(s string) string { return safetext.Code(s) }
 
 // FingerprintLine is the machine fingerprint in one line.
 func FingerprintLine(f machine.Fingerprint) string {

@@ -107,7 +107,7 @@ func TestMarkdownWithoutBaseline(t *testing.T) {
 }
 
 func TestMdEscapeKeepsTablesIntact(t *testing.T) {
-	if got := mdEscape("a|b\n<c>"); got != `a\|b &lt;c&gt;` {
+	if got := mdEscape("a|b\n<c>"); got != `a\|b\\n&lt;c&gt;` {
 		t.Errorf("mdEscape: %q", got)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"vbench/internal/safetext"
 
 	"vbench/internal/modes"
 	"vbench/internal/numfmt"
@@ -14,6 +15,9 @@ import (
 // profile directory: the table TreeText starts with, which `vbench profile`
 // prints after the program exits. With several processes it has a pid column.
 func TreeTop(w io.Writer, t *profile.Tree, n int) error {
+	sw := safetext.NewWriter(w)
+	defer sw.Flush()
+	w = sw
 	if len(t.Processes) == 1 {
 		return ProfileTop(w, t.Processes[0], n)
 	}
@@ -44,6 +48,9 @@ func topSources(t *profile.Tree) []topSource {
 // report. opts.PID prints only that process; opts.Thread only the process
 // and thread with that OS id.
 func TreeText(w io.Writer, t *profile.Tree, opts ProfileOptions) error {
+	sw := safetext.NewWriter(w)
+	defer sw.Flush()
+	w = sw
 	if opts.PID != 0 {
 		p, path, err := t.Find(opts.PID)
 		if err != nil {

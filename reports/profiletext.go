@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"vbench/internal/safetext"
 
 	"vbench/internal/modes"
 	"vbench/internal/numfmt"
@@ -96,7 +97,7 @@ func share(part, whole int64) string { return numfmt.Share(float64(part), float6
 func ProfileHeader(w io.Writer, name string, p *profile.Profile) {
 	fmt.Fprintf(w, "%s: %s profile of pid %d", name, p.Mode, p.PID)
 	if len(p.Command) > 0 {
-		fmt.Fprintf(w, " (%s)", strings.Join(p.Command, " "))
+		fmt.Fprintf(w, " (%s)", safetext.Line(strings.Join(p.Command, " ")))
 	}
 	fmt.Fprintln(w)
 	parts := []string{".NET " + p.RuntimeVersion}
@@ -144,6 +145,9 @@ const FoldedNote = "a test run: framework and test-runner frames (System, Micros
 //	└─ Fibonacci.Program.Main(string[])  calls=1  incl=4.742ms (100.0%)  excl=1.250ms
 //	   └─ Fibonacci.Program.Run(int)  calls=25  incl=3.492ms (73.6%)  excl=75.00µs
 func ProfileText(w io.Writer, name string, p *profile.Profile, opts ProfileOptions) error {
+	sw := safetext.NewWriter(w)
+	defer sw.Flush()
+	w = sw
 	if p.Allocations != nil {
 		return allocText(w, name, p, opts)
 	}
@@ -185,6 +189,9 @@ func ProfileText(w io.Writer, name string, p *profile.Profile, opts ProfileOptio
 // `vbench profile` prints after the program exits (for several processes,
 // TreeTop).
 func ProfileTop(w io.Writer, p *profile.Profile, n int) error {
+	sw := safetext.NewWriter(w)
+	defer sw.Flush()
+	w = sw
 	ew := &errWriter{w: w}
 	if p.Allocations != nil {
 		writeAllocs(ew, p, max(n, 1))
@@ -239,7 +246,7 @@ func writeTop(w io.Writer, wt weigh, srcs []topSource, n int) {
 		for i, f := range p.Functions {
 			// A focused view's rows are its matching functions only; their
 			// callees (in the walk below) are in the call tree.
-			rows = append(rows, funcRow{pid: p.PID, name: f.Name, hidden: p.Focus != nil && !p.Focus.Matches(&p.Functions[i])})
+			rows = append(rows, funcRow{pid: p.PID, name: safetext.Line(f.Name), hidden: p.Focus != nil && !p.Focus.Matches(&p.Functions[i])})
 		}
 		open := make([]int, len(p.Functions)) // frames of each function on the current path
 		for ti := range src.threads {
@@ -365,7 +372,7 @@ func writeTree(w io.Writer, p *profile.Profile, wt weigh, t *profile.Thread, opt
 
 // nodeLine is one tree line: "Ns.Type.Method  calls=25  incl=3.493ms (73.6%)  excl=75.00µs".
 func nodeLine(p *profile.Profile, wt weigh, n *profile.Node, total int64) string {
-	name := p.Functions[n.Fn].Name
+	name := safetext.Line(p.Functions[n.Fn].Name)
 	if wt.sampling {
 		return fmt.Sprintf("%s  samples=%d (%s)  self=%d", name, wt.incl(n), share(wt.incl(n), total), wt.excl(n))
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"vbench/internal/safetext"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -147,6 +148,9 @@ func orNA(s string) string { return cmp.Or(s, "-") }
 
 // ResultsTable writes the aligned text table, then failures, warnings and a summary.
 func ResultsTable(w io.Writer, f *results.File) error {
+	sw := safetext.NewWriter(w)
+	defer sw.Flush()
+	w = sw
 	header, rows := ResultsRows(f)
 	var buf bytes.Buffer
 	t := tablewriter.NewTable(&buf,

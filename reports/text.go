@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 	"unicode/utf8"
+	"vbench/internal/safetext"
 
 	"github.com/olekukonko/tablewriter/tw"
 
@@ -27,6 +28,9 @@ func Text(w io.Writer, files []*results.File, opts Options) error {
 
 // WriteText writes the matrix as Text does.
 func (m *Matrix) WriteText(w io.Writer) error {
+	sw := safetext.NewWriter(w)
+	defer sw.Flush()
+	w = sw
 	ew := m.begin(w, textHead)
 
 	if defs := m.ModeDefinitions(); defs != nil {
@@ -114,19 +118,21 @@ type head struct {
 	// warnings opens the warning block, warning formats one, endWarnings closes it.
 	warnings, warning, endWarnings string
 	escape                         func(string) string
+	name                           func(string) string // the suite's name
 }
 
 var textHead = head{
 	title:   "vbench report · suite %[1]s · %[3]s\n%[2]s\n",
 	warning: "warning: %s\n",
-	escape:  func(s string) string { return s },
+	escape:  safetext.Line, // a warning may quote a program
+	name:    safetext.Line,
 }
 
 // begin writes the head of a report in format h and returns the writer the
 // rest of the report goes through (it keeps the first write error).
 func (m *Matrix) begin(out io.Writer, h head) *errWriter {
 	w := &errWriter{w: out}
-	fmt.Fprintf(w, h.title, m.Current.Suite.Name, m.Headline(), h.escape(m.Subtitle()), h.escape(FingerprintLine(m.Current.Machine)))
+	fmt.Fprintf(w, h.title, h.name(m.Current.Suite.Name), m.Headline(), h.escape(m.Subtitle()), h.escape(FingerprintLine(m.Current.Machine)))
 	if len(m.Warnings) > 0 {
 		io.WriteString(w, h.warnings)
 		for _, s := range m.Warnings {

@@ -24,12 +24,10 @@ func DiffCI(a, b []float64) (diff, lo, hi float64) {
 func medianBootstrap(num, den []float64, op func(x, y float64) float64) (lo, hi float64) {
 	rng := newBootstrapRand()
 	rs := make([]float64, BootstrapResamples)
-	bn := make([]float64, len(num))
-	bd := make([]float64, len(den))
+	sn, sd := newResampler(num), newResampler(den)
 	for i := range rs {
-		resample(rng, num, bn)
-		resample(rng, den, bd)
-		rs[i] = op(sortedMedian(bn), sortedMedian(bd))
+		bn := sn.draw(rng)
+		rs[i] = op(sortedMedian(bn), sortedMedian(sd.draw(rng)))
 	}
 	slices.Sort(rs)
 	lo, hi = percentiles(rs, Confidence)

@@ -101,23 +101,10 @@ func JudgeWith(est Estimator, old, new []float64, alpha float64) Judgement {
 	if len(old) == 0 || len(new) == 0 {
 		return j
 	}
-	bo, bn := make([]float64, len(old)), make([]float64, len(new))
-	estimates := func(o, n []float64) (eo, en float64) {
-		copy(bo, o)
-		copy(bn, n)
-		sort.Float64s(bo)
-		sort.Float64s(bn)
-		return est(bo), est(bn)
-	}
-	ratio := func(o, n []float64) float64 {
-		eo, en := estimates(o, n)
-		return en / eo
-	}
-	diff := func(o, n []float64) float64 {
-		eo, en := estimates(o, n)
-		return en - eo
-	}
-	j.Ratio = ratio(old, new)
+	// Both loops hand the estimator sides already sorted (permuter, resampler).
+	ratio := func(o, n []float64) float64 { return est(n) / est(o) }
+	diff := func(o, n []float64) float64 { return est(n) - est(o) }
+	j.Ratio = ratio(sorted(old), sorted(new))
 	j.MinP = math.Max(minPUnpaired(len(old), len(new)), 1/float64(1+MorePermutations))
 	rng := rand.New(rand.NewPCG(judgeSeed, uint64(len(old))<<32|uint64(len(new))))
 	j.P = permutationP(rng, diff, old, new, alpha)
@@ -193,19 +180,19 @@ func logRatios(old, new []float64) ([]float64, bool) {
 
 // permutationP is the share of shuffles whose |diff| is at least the
 // observed one, counting the observed split itself ((1+hits)/(1+N), so p is
-// never 0).
+// never 0). diff takes each side sorted.
 func permutationP(rng *rand.Rand, diff func(o, n []float64) float64, old, new []float64, alpha float64) float64 {
-	observed := math.Abs(diff(old, new))
+	observed := math.Abs(diff(sorted(old), sorted(new)))
 	if math.IsNaN(observed) {
 		return 1
 	}
-	pool := append(append([]float64(nil), old...), new...)
+	perm := newPermuter(old, new)
 	hits, done := 0, 0
 	shuffle := func(until int) {
 		for ; done < until; done++ {
-			rng.Shuffle(len(pool), func(a, b int) { pool[a], pool[b] = pool[b], pool[a] })
+			o, n := perm.shuffle(rng)
 			// A tolerance for rounding: shuffles as extreme as the data count.
-			if math.Abs(diff(pool[:len(old)], pool[len(old):])) >= observed*(1-1e-12) {
+			if math.Abs(diff(o, n)) >= observed*(1-1e-12) {
 				hits++
 			}
 		}
@@ -220,14 +207,14 @@ func permutationP(rng *rand.Rand, diff func(o, n []float64) float64, old, new []
 }
 
 // bootstrap is the ratio over BootstrapResamples resamples of each side on
-// its own (resample, as RatioCI draws them), sorted.
+// its own (drawn as RatioCI draws them), sorted. ratio takes each side
+// sorted.
 func bootstrap(rng *rand.Rand, ratio func(o, n []float64) float64, old, new []float64) []float64 {
-	ro, rn := make([]float64, len(old)), make([]float64, len(new))
+	so, sn := newResampler(old), newResampler(new)
 	rs := make([]float64, BootstrapResamples)
 	for i := range rs {
-		resample(rng, old, ro)
-		resample(rng, new, rn)
-		rs[i] = ratio(ro, rn)
+		ro := so.draw(rng)
+		rs[i] = ratio(ro, sn.draw(rng))
 	}
 	sort.Float64s(rs)
 	return rs

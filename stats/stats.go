@@ -169,11 +169,11 @@ func RatioCI(num, den []float64) (ratio, lo, hi float64) {
 
 func newBootstrapRand() *rand.Rand { return rand.New(rand.NewPCG(bootstrapSeed1, bootstrapSeed2)) }
 
-func resample(rng *rand.Rand, src, dst []float64) {
-	for i := range dst {
-		dst[i] = src[rng.IntN(len(src))]
-	}
-	sort.Float64s(dst)
+// sorted is a sorted copy of xs.
+func sorted(xs []float64) []float64 {
+	s := clone(xs)
+	sort.Float64s(s)
+	return s
 }
 
 func clone(xs []float64) []float64 { return append([]float64(nil), xs...) }

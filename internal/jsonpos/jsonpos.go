@@ -56,3 +56,65 @@ func LineCol(data []byte, off int64) (line, col int) {
 	}
 	return line, col
 }
+
+// Find is the offset just past the key (or array element's start) that
+// path names in data: object keys as strings (matched as encoding/json
+// matches them, case-insensitively), array indices as ints. At of it is the
+// line of the field a check of the decoded value refused. Not ok when data
+// has no such field.
+func Find(data []byte, path ...any) (int64, bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	off := int64(0)
+	for _, step := range path {
+		tok, err := dec.Token()
+		if err != nil {
+			return 0, false
+		}
+		switch s := step.(type) {
+		case string:
+			if tok != json.Delim('{') {
+				return 0, false
+			}
+			for {
+				if !dec.More() {
+					return 0, false
+				}
+				k, err := dec.Token()
+				if err != nil {
+					return 0, false
+				}
+				if key, _ := k.(string); strings.EqualFold(key, s) {
+					off = dec.InputOffset()
+					break
+				}
+				if skip(dec) != nil {
+					return 0, false
+				}
+			}
+		case int:
+			if tok != json.Delim('[') {
+				return 0, false
+			}
+			for i := 0; i < s; i++ {
+				if !dec.More() || skip(dec) != nil {
+					return 0, false
+				}
+			}
+			if !dec.More() {
+				return 0, false
+			}
+			// The element starts after the separator and blanks.
+			off = dec.InputOffset()
+			rest := data[off:]
+			off += int64(len(rest) - len(bytes.TrimLeft(rest, ", \t\r\n")) + 1)
+		default:
+			return 0, false
+		}
+	}
+	return off, true
+}
+
+func skip(dec *json.Decoder) error {
+	var v json.RawMessage
+	return dec.Decode(&v)
+}

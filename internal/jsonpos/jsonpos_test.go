@@ -40,3 +40,24 @@ func TestLineCol(t *testing.T) {
 		}
 	}
 }
+
+func TestFind(t *testing.T) {
+	data := []byte("{\n  \"a\": 1,\n  \"results\": [\n    {\"x\": 1},\n    {\n      \"Verdict\": \"bogus\"\n    }\n  ]\n}\n")
+	for _, c := range []struct {
+		path []any
+		want string
+		ok   bool
+	}{
+		{[]any{"a"}, "f.json:2:5", true},
+		{[]any{"results", 1}, "f.json:5:5", true},
+		{[]any{"results", 1, "verdict"}, "f.json:6:15", true},
+		{[]any{"results", 2}, "", false},
+		{[]any{"results", 0, "verdict"}, "", false},
+		{[]any{"a", "b"}, "", false},
+	} {
+		off, ok := Find(data, c.path...)
+		if ok != c.ok || (ok && At("f.json", data, off) != c.want) {
+			t.Errorf("Find(%v) = %s %v, want %s %v", c.path, At("f.json", data, off), ok, c.want, c.ok)
+		}
+	}
+}

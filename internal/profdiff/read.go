@@ -228,10 +228,7 @@ func (in *Input) addPprof(path string) error {
 		total += v
 		in.Paths.AddStack(stack, v)
 		for i := range stack { // every prefix of the stack is a path it passes through
-			k := PathKey(stack[:i+1])
-			if i+1 > MaxPathDepth {
-				k = PathElided + PathSep + PathKey(stack[i+1-MaxPathDepth:i+1])
-			}
+			k := pathKey(stack[:i+1])
 			w := paths[k]
 			w.Incl += v
 			if i == len(stack)-1 {

@@ -175,6 +175,12 @@ func readJSON(path string) (*Profile, error) {
 	}
 	p, err := decode(data)
 	if err != nil {
+		var fe *fieldError
+		if errors.As(err, &fe) {
+			if off, ok := jsonpos.Find(data, fe.path...); ok {
+				return nil, fmt.Errorf("%s: %w", jsonpos.At(path, data, off), err)
+			}
+		}
 		return nil, jsonpos.Error(path, data, err) // file:line:col for JSON errors
 	}
 	return p, nil
@@ -222,13 +228,16 @@ func (p *Profile) Validate() error {
 		if f.ID != i {
 			return fmt.Errorf("functions[%d] has id %d", i, f.ID)
 		}
+		if err := checkFigures(f.Calls, f.InclusiveNs, f.ExclusiveNs, f.InclusiveSamples, f.ExclusiveSamples); err != "" {
+			return &fieldError{[]any{"functions", i}, fmt.Sprintf("functions[%d] (%s): %s", i, f.Name, err)}
+		}
 	}
 	if p.Allocations != nil {
 		if err := p.Allocations.validate(len(p.Functions)); err != nil {
 			return err
 		}
 	}
-	for _, t := range p.Threads {
+	for ti, t := range p.Threads {
 		bad, found := 0, false
 		Walk(t.Roots, func(n *Node, _ int) bool {
 			if !found && (n.Fn < 0 || n.Fn >= len(p.Functions)) {
@@ -239,6 +248,55 @@ func (p *Profile) Validate() error {
 		if found {
 			return fmt.Errorf("thread %d: call tree refers to function %d, which is not in the function table (%d functions)", t.OSID, bad, len(p.Functions))
 		}
+		i, fn, msg := 0, 0, ""
+		Walk(t.Roots, func(n *Node, _ int) bool {
+			if msg != "" {
+				return false
+			}
+			if msg = checkFigures(n.Calls, n.InclusiveNs, n.ExclusiveNs, n.InclusiveSamples, n.ExclusiveSamples); msg != "" {
+				fn = n.Fn
+				return false
+			}
+			i++
+			return true
+		}, nil)
+		if msg != "" {
+			// i counts in pre-order, the order profile.json lists nodes in.
+			return &fieldError{[]any{"threads", ti, "nodes", i}, fmt.Sprintf("threads[%d] (os_id %d): nodes[%d] (%s): %s", ti, t.OSID, i, p.Functions[fn].Name, msg)}
+		}
 	}
 	return nil
+}
+
+// fieldError is a refusal of the value at path in profile.json (as
+// jsonpos.Find takes it): readJSON prefixes its line.
+type fieldError struct {
+	path []any
+	msg  string
+}
+
+func (e *fieldError) Error() string { return e.msg }
+
+// checkFigures is what is wrong with a node's or a function's figures, ""
+// when nothing: none can be negative, and no exclusive figure exceeds its
+// inclusive one (a frame's own time is part of its time; a function's
+// exclusive time, summed over its frames, lies within its outermost frames'
+// inclusive time). A profile edited by hand, or corrupt, that breaks them
+// would render as shares above 100% and negative bars.
+func checkFigures(calls, inclNs, exclNs, inclSamples, exclSamples int64) string {
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"calls", calls}, {"inclusive_ns", inclNs}, {"exclusive_ns", exclNs}, {"inclusive_samples", inclSamples}, {"exclusive_samples", exclSamples}} {
+		if f.v < 0 {
+			return fmt.Sprintf("%s %d is negative (the file was edited, or is corrupt)", f.name, f.v)
+		}
+	}
+	if exclNs > inclNs {
+		return fmt.Sprintf("exclusive_ns %d exceeds inclusive_ns %d (the file was edited, or is corrupt)", exclNs, inclNs)
+	}
+	if exclSamples > inclSamples {
+		return fmt.Sprintf("exclusive_samples %d exceeds inclusive_samples %d (the file was edited, or is corrupt)", exclSamples, inclSamples)
+	}
+	return ""
 }

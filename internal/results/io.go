@@ -129,6 +129,12 @@ func Decode(name string, data []byte) (*File, error) {
 		return nil, fmt.Errorf("%s: trailing data after the results object", jsonpos.At(name, data, end+1))
 	}
 	if err := f.Validate(); err != nil {
+		var fe *FieldError
+		if errors.As(err, &fe) {
+			if off, ok := jsonpos.Find(data, fe.Path...); ok {
+				return nil, fmt.Errorf("%s: %w", jsonpos.At(name, data, off), err)
+			}
+		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	for i := range f.Results {
@@ -189,6 +195,9 @@ func (f *File) Validate() error {
 		}
 		if c.Metric != "" && !c.Metric.Valid() {
 			return fmt.Errorf("results[%d] (%s): unknown metric %q (known: %s)", i, k, c.Metric, modes.List(Metrics))
+		}
+		if err := checkCell(i, c); err != nil {
+			return err
 		}
 		if first, ok := metric[c.Workload]; !ok {
 			metric[c.Workload] = c

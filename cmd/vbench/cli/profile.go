@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"vbench/internal/safetext"
 
 	"github.com/spf13/cobra"
 
@@ -82,7 +83,7 @@ func showProfile(cmd *cobra.Command, f *profileFlags, tree *profile.Tree, dir st
 	}
 	fmt.Fprintf(stderr, "vbench: %s\n", reports.ProfilesWritten(tree, dir))
 	for _, w := range reports.ProfileWarnings(tree) {
-		fmt.Fprintf(stderr, "vbench: warning: %s\n", w)
+		fmt.Fprintf(stderr, "vbench: warning: %s\n", safetext.Line(w)) // a profile's cause quotes the program
 	}
 	if busy != "" {
 		fmt.Fprintf(stderr, "vbench: warning: %s\n", busy)
