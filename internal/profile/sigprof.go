@@ -30,7 +30,9 @@ func (p *Profile) SamplingStopped() bool {
 }
 
 // UsesSIGPROF reports whether engine e samples with SIGPROF.
-func UsesSIGPROF(e modes.Engine) bool { return e == modes.EngineSampling || e == modes.EngineCPUSampling }
+func UsesSIGPROF(e modes.Engine) bool {
+	return e == modes.EngineSampling || e == modes.EngineCPUSampling
+}
 
 // SIGPROFDeath is what a process of engine e killed by signal sig (its
 // exit status 128+sig) most likely did: reset SIGPROF to its default
