@@ -53,12 +53,7 @@ func killTree(pgid int) {
 // or gone: then none can fork, and one more walk of the tree is its last.
 func allStopped(pids map[int]bool, buf *bytes.Buffer) bool {
 	for p := range pids {
-		if !readProc(buf, fmt.Sprintf("/proc/%d/stat", p)) {
-			continue
-		}
-		s := buf.String()
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) > 0 && f[0] != "T" && f[0] != "t" && f[0] != "Z" && f[0] != "X" {
+		if f := statFields(p, buf); len(f) > 0 && f[0] != "T" && f[0] != "t" && f[0] != "Z" && f[0] != "X" {
 			return false
 		}
 	}
@@ -68,10 +63,16 @@ func allStopped(pids map[int]bool, buf *bytes.Buffer) bool {
 // leadsGroup reports whether process pid leads process group pid (stat's
 // fifth field, the third after the command's name).
 func leadsGroup(pid int, buf *bytes.Buffer) bool {
+	f := statFields(pid, buf)
+	return len(f) > 2 && f[2] == strconv.Itoa(pid)
+}
+
+// statFields are /proc/PID/stat's fields after the command's name (which
+// may hold spaces and parentheses): the state first. nil: gone.
+func statFields(pid int, buf *bytes.Buffer) []string {
 	if !readProc(buf, fmt.Sprintf("/proc/%d/stat", pid)) {
-		return false
+		return nil
 	}
 	s := buf.String()
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	return len(f) > 2 && f[2] == strconv.Itoa(pid)
+	return strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
 }

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -337,10 +338,6 @@ func TestExecKillsEscapedDescendants(t *testing.T) {
 
 // processLives reports whether pid runs (a zombie has ended).
 func processLives(pid int) bool {
-	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	f := strings.Fields(string(st[strings.LastIndexByte(string(st), ')')+1:]))
+	f := statFields(pid, &bytes.Buffer{})
 	return len(f) > 0 && f[0] != "Z"
 }
