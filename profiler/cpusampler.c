@@ -21,6 +21,9 @@
 // SIGPIPE and SIGURG, its preemption signal; SIGPROF only for its own
 // pprof, which we never start) handles it. Installation refuses to take it
 // over when someone already has (the engine then fails to start and says so).
+// A program that takes it later (ignores it, gives it a handler of its own)
+// blinds the engine: the drain checks the handler at every pass and, when
+// it is no longer ours, stops every tick and says why (see check_handler).
 //
 // The handler is async-signal-safe end to end: it reads the thread's record
 // (found by kernel thread id in a fixed table: no allocation, no lock), the
@@ -57,6 +60,7 @@
 // wall-clock timer's) is weighed by the handler from the thread's CPU
 // clock: the intervals of CPU it used since its last one.
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -433,10 +437,13 @@ static int start_timer(clockid_t c, int32_t tid, int tag, timer_t *t) {
 }
 
 // arm starts r's ticks on thread tid: a timer on the thread's CPU clock.
+static int lost; // the program took SIGPROF: no more ticks (see check_handler)
+
 static void arm(record *r, int32_t tid) {
 	r->directed = 0;
 	r->busy = 0;
 	r->armed = 0; // until its timer runs: a failed timer_create leaves no stale one to delete
+	if (lost) return;
 	if (start_timer(vb_cpu_clock(tid), tid, 0, &r->timer) != 0) return;
 	vb_cpu_ticks_timer++;
 	r->armed = 1;
@@ -447,7 +454,7 @@ static void arm(record *r, int32_t tid) {
 static int direct(record *r) {
 	r->busy = 0;
 	if (r->directed) return 1;
-	if (directed_off || __atomic_load_n(&ndirected, __ATOMIC_RELAXED) >= MAX_DIRECTED) return 0;
+	if (lost || directed_off || __atomic_load_n(&ndirected, __ATOMIC_RELAXED) >= MAX_DIRECTED) return 0;
 	int64_t cpu = vb_cpu_ns_of(r->tid);
 	if (cpu < 0) return 0;
 	// What the handler reads, set before the first tick can come.
@@ -1049,8 +1056,42 @@ static void waits(void) {
 	}
 }
 
+// check_handler, at every pass of the drain (under reg), makes sure SIGPROF
+// still runs on_prof. A program that took it (signal(SIGPROF, SIG_IGN), a
+// handler of its own) gets no sample after that, and its profile would be
+// a believable one of a few samples: the engine stops every tick (the
+// program's handler is left to the program, and a SIG_DFL no tick of ours
+// ends the process), says so on stderr, and the profile is marked
+// incomplete with vb_cpu_lost_what as its cause (main.go). Never taken
+// back: the handler is the program's to choose. A SIG_DFL mostly kills
+// the process at the next tick, before any pass can see it
+// (docs/profiler.md). One rt_sigaction per pass, off the hot path.
+char vb_cpu_lost_what[256]; // what SIGPROF now does, "" while it is ours
+int64_t vb_cpu_lost_ns;     // when the drain saw it, since the profiler started (0: not seen)
+static void check_handler(void) {
+	struct sigaction a;
+	if (lost || sigaction(SIGPROF, 0, &a) != 0) return;
+	void *h = (a.sa_flags & SA_SIGINFO) ? (void *)a.sa_sigaction : (void *)a.sa_handler;
+	if (h == (void *)on_prof) return;
+	lost = 1;
+	for (int i = 0; i < nused; i++) disarm(used[i]);
+	Dl_info di; // the text first: a stop signal's write may read it while the drain runs
+	if (h == (void *)SIG_IGN)
+		snprintf(vb_cpu_lost_what, sizeof vb_cpu_lost_what, "ignored (SIG_IGN)");
+	else if (h == (void *)SIG_DFL)
+		snprintf(vb_cpu_lost_what, sizeof vb_cpu_lost_what, "reset to its default action (SIG_DFL), which ends the process");
+	else if (dladdr(h, &di) && di.dli_sname)
+		snprintf(vb_cpu_lost_what, sizeof vb_cpu_lost_what, "a handler of its own (%s in %s)", di.dli_sname, di.dli_fname);
+	else
+		snprintf(vb_cpu_lost_what, sizeof vb_cpu_lost_what, "a handler of its own (%p)", h);
+	__atomic_store_n(&vb_cpu_lost_ns, vb_mono_ns() - (int64_t)vb_mono_start_ns, __ATOMIC_RELEASE);
+	vb_err("the program took SIGPROF, the sampling engine's signal, %.2f s in: it is now %s; sampling stopped, the profile will say so (complete: false)",
+		(double)vb_cpu_lost_ns / 1e9, vb_cpu_lost_what);
+}
+
 static void drain_all(void) {
 	pthread_mutex_lock(&reg);
+	check_handler();
 	if (cached > CACHE / 2) {
 		memset(cache, 0, sizeof cache);
 		memset(fcache, 0, sizeof fcache);

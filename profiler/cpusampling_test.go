@@ -225,3 +225,23 @@ func TestCPUSamplingSamplesWaits(t *testing.T) {
 		t.Errorf("VBENCH_CPU_WAITS=0: wait_samples %d", p.WaitSamples)
 	}
 }
+
+// A program that takes SIGPROF, the sampling engine's signal, blinds the
+// sampler: its ticks are ignored, or run the program's handler. The
+// profile must say so (complete false, the cause), and stderr too; before,
+// it was written complete with a handful of samples and the hot function
+// missing. The program's own handler is left in place (never taken back).
+func TestProgramTakingSIGPROF(t *testing.T) {
+	for _, c := range []struct{ kind, now string }{
+		{"ign", "ignored (SIG_IGN)"},
+		{"own", "a handler of its own"},
+	} {
+		r, p := profiled(t, modes.EngineCPUSampling, []string{attach.EnvInterval + "=1ms"}, 0, "sigprof", "300", c.kind)
+		if p.Complete || !strings.Contains(p.Cause, "SIGPROF") || !strings.Contains(p.Cause, c.now) {
+			t.Errorf("%s: profile complete %v, cause %q; want it incomplete, its cause SIGPROF %s\nstderr:\n%s", c.kind, p.Complete, p.Cause, c.now, r.Stderr)
+		}
+		if !strings.Contains(r.Stderr, "vbench-profiler: ") || !strings.Contains(r.Stderr, c.now) {
+			t.Errorf("%s: stderr does not say the sampler lost SIGPROF:\n%s", c.kind, r.Stderr)
+		}
+	}
+}

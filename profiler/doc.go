@@ -51,7 +51,9 @@
 //     a per-thread ring; a drain thread resolves IPs with GetFunctionFromIP
 //     and merges into per-thread sampling trees (cpusampler.c). A waiting
 //     thread is walked once per wait and weighed by the time it waits. The
-//     runtime is never suspended.
+//     runtime is never suspended. A program that takes SIGPROF later (its
+//     own handler, SIG_IGN) is seen by the drain, which stops every tick and
+//     marks the profile incomplete; SIGPROF is never taken back.
 //   - suspend-sampling, the sampler before it: a profiler-owned C thread
 //     every VBENCH_INTERVAL (default 10ms, 1ms..1s) does SuspendRuntime,
 //     EnumThreads, DoStackSnapshot per thread,

@@ -93,6 +93,14 @@ func vbGoWrite(complete C.int, cause *C.char) {
 	if complete == 0 {
 		p.Cause = C.GoString(cause)
 	}
+	if at := int64(C.vb_cpu_lost_ns); at > 0 { // the program took SIGPROF (cpusampler.c)
+		lost := profile.SamplingStoppedCause(C.GoString(&C.vb_cpu_lost_what[0]), at)
+		if p.Complete {
+			p.Complete, p.Cause = false, lost
+		} else {
+			p.Warnings = append(p.Warnings, lost)
+		}
+	}
 	t1 := time.Now()
 	if err := writeProfile(current.procDir, p); err != nil {
 		logf("writing the profile: %v", err)

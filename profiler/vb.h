@@ -184,6 +184,8 @@ int vb_cpu_sampler_start(void);
 int vb_cpu_sampler_stop_within(int ms); // ms < 0: for ever; -1: still running after ms
 void vb_cpu_thread_assigned(ThreadID managed, int32_t tid);
 void vb_cpu_thread_destroyed(ThreadID managed);
+extern char vb_cpu_lost_what[256]; // the program took SIGPROF: what it does now ("" while it is ours)
+extern int64_t vb_cpu_lost_ns;     // ... seen this long after the profiler started
 
 // Source lines of sampled leaves (lines.c, VBENCH_LINES=1): one entry per
 // (leaf node, leaf IP), written by the drain thread only, its IL offset

@@ -63,6 +63,9 @@ func (m MissingProcess) Note() string {
 // means for its numbers: the process crashed or left by an exit path, and
 // the profile holds what ran until then.
 func IncompleteNote(p *profile.Profile) string {
+	if p.SamplingStopped() { // written at shutdown, its sampler blinded long before
+		return "incomplete profile: " + p.Cause
+	}
 	return "incomplete profile, written when the process " + incompleteWhy(p) + ", not at shutdown: it holds the calls made until then; frames still on a stack then are closed at that instant"
 }
 
@@ -82,6 +85,9 @@ func NoneWritten(t *profile.Tree) string {
 		w := m.Process.String() + " started and wrote none"
 		if m.Ended != nil {
 			w += ": it " + m.Ended.String() + " before writing its profile"
+			if d := profile.SIGPROFDeath(m.Mode, m.Ended.ExitCode-128); d != "" {
+				w += " (" + d + ")"
+			}
 		}
 		s = append(s, w)
 	}

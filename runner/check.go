@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"vbench/internal/modes"
 	"vbench/internal/profile"
 	"vbench/internal/results"
@@ -23,6 +25,9 @@ import (
 // and coverage noted), and its directory is kept when profiles are.
 func (l *launch) check(c *cellState, st step, r *results.Run, out Outcome, lib, runDir string) {
 	if msg := out.Failure(c.Timeout); msg != "" {
+		if d := profile.SIGPROFDeath(c.Spec.Engine, int(unix.SignalNum(out.Signal))); d != "" {
+			msg += " (" + d + ")"
+		}
 		r.Error = msg
 		l.keepCrashed(c, st, r, runDir)
 		return
@@ -63,6 +68,13 @@ func (l *launch) check(c *cellState, st step, r *results.Run, out Outcome, lib, 
 	if msg != "" {
 		r.Error = msg
 		return
+	}
+	for _, pp := range tree.Processes {
+		if pp.SamplingStopped() { // a few samples of the run's start: no number to report
+			r.Error = "the sampler was blinded: its profile is incomplete (" + pp.Cause + ")"
+			l.keepCrashed(c, st, r, runDir)
+			return
+		}
 	}
 	if !st.warmup {
 		if msg := l.useProfile(c, r, p, rep); msg != "" {
@@ -105,7 +117,7 @@ func (l *launch) keepCrashed(c *cellState, st step, r *results.Run, runDir strin
 // dying in native code does not print).
 func keptProfile(t *profile.Tree) string {
 	for _, p := range t.Processes {
-		if !p.Complete {
+		if !p.Complete && !p.SamplingStopped() { // that cause is the run's error already
 			if p.Cause == "" {
 				return "its profile, incomplete,"
 			}

@@ -67,7 +67,8 @@ type Outcome struct {
 }
 
 // Exec runs spec in a new process group and waits for it. On timeout or
-// cancellation the whole group is killed (SIGKILL), children included; after
+// cancellation the whole group is killed (SIGKILL), children included, and
+// descendants that left the group (setsid: see killTree); after
 // a normal exit, stragglers the child left in its group are killed too, so no
 // run leaves processes behind to disturb the next.
 func Exec(ctx context.Context, spec Spec) Outcome {
@@ -160,7 +161,7 @@ func Exec(ctx context.Context, spec Spec) Outcome {
 				why = killedInterrupt
 			}
 		}
-		unix.Kill(-pgid, unix.SIGKILL)
+		killTree(pgid) // the group, and what of its tree left it (setsid)
 		killedBy <- why
 	}()
 	waitErr := cmd.Wait()

@@ -1,13 +1,17 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"vbench/internal/modes"
 	"vbench/internal/suite"
@@ -277,4 +281,63 @@ func TestWrappedSignalNamed(t *testing.T) {
 	if got, want := out.Failure(0), "exited with status 138"; !strings.HasPrefix(got, want) || strings.Contains(got, "SIGUSR1") {
 		t.Errorf("not wrapped: %q, want it to start %q and name no signal", got, want)
 	}
+}
+
+// A workload's child that calls setsid leaves the run's process group: a
+// timeout or Ctrl-C killed the group and left it running (a sleep, which
+// skewed every later measurement on a small machine). The run's whole
+// tree, snapshotted before the kill, goes with it.
+func TestExecKillsEscapedDescendants(t *testing.T) {
+	for _, how := range []string{"timeout", "interrupt"} {
+		t.Run(how, func(t *testing.T) {
+			dir := t.TempDir()
+			pidfile := filepath.Join(dir, "pid")
+			// The pid is written once setsid has run (it execs sleep in place).
+			script := `setsid sh -c 'echo $$ > pid.tmp; mv pid.tmp pid; exec sleep 1000' & while [ ! -e pid ]; do sleep 0.05; done; echo ready; sleep 1000`
+			spec := Spec{Argv: []string{"sh", "-c", script}, Env: os.Environ(), Dir: dir}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if how == "timeout" {
+				spec.Timeout = 5 * time.Second
+			} else {
+				go func() {
+					for {
+						if _, err := os.Stat(pidfile); err == nil {
+							time.Sleep(100 * time.Millisecond) // past the loop that waits for it
+							cancel()
+							return
+						}
+						time.Sleep(20 * time.Millisecond)
+					}
+				}()
+			}
+			out := Exec(ctx, spec)
+			b, err := os.ReadFile(pidfile)
+			if err != nil {
+				t.Fatalf("the setsid child never ran (%v): %+v", err, out)
+			}
+			var pid int
+			fmt.Sscan(string(b), &pid)
+			t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+			if how == "timeout" && !out.TimedOut || how == "interrupt" && !out.Interrupted {
+				t.Fatalf("outcome %+v, want %s", out, how)
+			}
+			if sid, _ := unix.Getsid(pid); sid != pid && processLives(pid) {
+				t.Fatalf("pid %d is not the setsid child (session %d)", pid, sid)
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for processLives(pid) {
+				if time.Now().After(deadline) {
+					t.Fatalf("%s: the setsid child %d (sleep 1000) survived the run", how, pid)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		})
+	}
+}
+
+// processLives reports whether pid runs (a zombie has ended).
+func processLives(pid int) bool {
+	f := statFields(pid, &bytes.Buffer{})
+	return len(f) > 0 && f[0] != "Z"
 }

@@ -71,6 +71,11 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 	if code != 0 {
 		return withCode(code, nil)
 	}
+	for _, p := range tree.Processes {
+		if p.SamplingStopped() { // the profiler failed: its few samples are no profile of the run
+			return withCode(ExitFailed, fmt.Errorf("the sampler was blinded in pid %d (the warning above says how): its profile is not one of the whole run", p.PID))
+		}
+	}
 	return nil
 }
 

@@ -74,4 +74,6 @@ gets its complete profile. If the profiler library is missing or
 unusable vbench exits 2 without running anything; if the program ran but no
 process wrote a profile (the runtime declined the profiler, COMMAND is not a
 .NET program, or --processes matched nothing) vbench says why and exits 3 (or
-the program's code, if non-zero).`
+the program's code, if non-zero). It exits 3 too when the sampler was blinded:
+the program took SIGPROF, the sampling engine's signal, and the profile says
+when and how (incomplete, "sampling stopped …").`

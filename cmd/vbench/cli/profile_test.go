@@ -307,3 +307,31 @@ func profileUntilReady(t *testing.T, dll, n string) (cmd *exec.Cmd, stderr *byte
 		return cmd.ProcessState.ExitCode()
 	}
 }
+
+// A program that takes SIGPROF, the sampling engine's signal, blinds the
+// sampler. Ignored: the profile says why it has so few samples (stderr
+// and profile.json) and vbench profile exits 3, the profiler having
+// failed; it exited 0 with a believable table (Main 100 %). Reset to its
+// default action: the program dies of SIGPROF at the next tick, and the
+// error says what most likely did it.
+func TestProfileOfABlindedSampler(t *testing.T) {
+	dll := testapp.DLL(t)
+	out := t.TempDir()
+	_, stderr, code := runVbench(t, "profile", "--mode", "sampling", "--interval", "1ms", "--out", out, "--", "dotnet", dll, "sigprof", "300", "ign")
+	if code != ExitFailed || !strings.Contains(stderr, "vbench-profiler: the program took SIGPROF") ||
+		!regexp.MustCompile(`vbench: warning: incomplete profile: sampling stopped [0-9.]+ s in: the program took SIGPROF, the sampling engine's signal; it is now ignored \(SIG_IGN\)`).MatchString(stderr) {
+		t.Errorf("SIG_IGN: exit %d (want %d), stderr:\n%s", code, ExitFailed, stderr)
+	}
+	report, rerr, code := runVbench(t, "report", out)
+	if code != 0 || !strings.Contains(report, "warning: incomplete profile: sampling stopped") {
+		t.Errorf("vbench report %s: exit %d\n%s%s", out, code, report, rerr)
+	}
+	// Mostly killed by the next tick; when the drain sees SIG_DFL first, the
+	// ticks stop and the program lives, its profile as SIG_IGN's.
+	_, stderr, code = runVbench(t, "profile", "--mode", "sampling", "--interval", "1ms", "--out", t.TempDir(), "--", "dotnet", dll, "sigprof", "300", "dfl")
+	killed := code == 128+int(syscall.SIGPROF) && strings.Contains(stderr, "died of signal 27 (profiling timer expired) before writing its profile (SIGPROF is the sampling engine's signal: the program most likely reset it to its default action")
+	seen := code == ExitFailed && strings.Contains(stderr, "vbench: warning: incomplete profile: sampling stopped") && strings.Contains(stderr, "it is now reset to its default action (SIG_DFL)")
+	if !killed && !seen {
+		t.Errorf("SIG_DFL: exit %d (want 155, or 3 when the profiler saw it first), stderr:\n%s", code, stderr)
+	}
+}

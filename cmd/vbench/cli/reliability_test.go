@@ -1054,3 +1054,46 @@ workloads:
 		t.Errorf("update with fewer modes: exit %d, stderr\n%s\nwant %q", code, stderr, want)
 	}
 }
+
+// A program that takes SIGPROF, the sampling engine's signal, fails its
+// sampling cell, naming the cause: it passed with a believable multiple
+// (x1.03) and 5 samples against 600. Ignored: the profiler stopped
+// sampling and marked the profile incomplete; reset to its default action:
+// the program dies of SIGPROF, and the failure says what most likely did
+// it.
+func TestRunFailsABlindedSampler(t *testing.T) {
+	dll, dotnet := testapp.DLL(t), testbin.Dotnet(t)
+	testbin.ProfilerLib(t) // next to vbench, where run looks for it
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "suite.yaml"), `name: sigprof
+runs: 1
+warmup: 0
+metric: wall
+modes: [sampling]
+profiler:
+  interval: 1ms
+workloads:
+  - name: ign
+    command: [`+dotnet+`, `+dll+`, sigprof, "300", ign]
+  - name: dfl
+    command: [`+dotnet+`, `+dll+`, sigprof, "300", dfl]
+`)
+	stdout, stderr, code := vbRun(t, dir, ciEnv(), "run", "suite.yaml", "--quiet", "--no-baseline", "--json", "out/r.json")
+	if code != 3 {
+		t.Fatalf("exit %d, want 3\n%s%s", code, stdout, stderr)
+	}
+	f, err := results.ReadFile(filepath.Join(dir, "out", "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ cell, want string }{
+		{"ign", `^the sampler was blinded: its profile is incomplete \(sampling stopped [0-9.]+ s in: the program took SIGPROF, the sampling engine's signal; it is now ignored \(SIG_IGN\), so the samples cover only the time before\) \[its profile is in \S+\]$`},
+		// Mostly killed by the next tick; else seen by the profiler first.
+		{"dfl", `^crashed: killed by SIGPROF.* \(SIGPROF is the sampling engine's signal: the program most likely reset it to its default action|^the sampler was blinded: .*it is now reset to its default action \(SIG_DFL\)`},
+	} {
+		cell := f.Find(c.cell, modes.Mode("sampling"))
+		if cell == nil || !cell.Failed() || !regexp.MustCompile(c.want).MatchString(cell.Failure) {
+			t.Errorf("%s/sampling: %+v\nwant it failed with %s", c.cell, cell, c.want)
+		}
+	}
+}

@@ -24,7 +24,7 @@ var exitCodeLines = map[int]string{
      --fail-on regressed; with --fail-on inconclusive, any inconclusive cell`,
 	ExitUsage: "2  usage or configuration error",
 	ExitFailed: `3  a workload failed (non-zero exit, crash, timeout, checksum mismatch,
-     profiler call counts wrong)`,
+     profiler call counts wrong, a sampler the program blinded)`,
 	ExitInterrupted: "130 interrupted (Ctrl-C, SIGTERM); partial results saved with --json",
 }
 

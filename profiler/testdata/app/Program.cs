@@ -44,6 +44,7 @@ namespace VbTest
                 case "nativeexit": Exiter.RunNative(n); return 99; // not reached: libc exit()
                 case "exitcode": Console.WriteLine("exiting with " + n); return n;
                 case "sigflags": SigFlags.Print(); break;
+                case "sigprof": SigProf.Run(args.Length > 2 ? args[2] : "ign", n > 0 ? n : 300); break;
                 case "stress": return Stress.Run(n > 0 ? n : 8, args.Length > 2 ? int.Parse(args[2]) : 3000);
                 case "fib": FibBench.Run(n > 0 ? n : 100); break;
                 case "mandel": Mandel.Run(n > 0 ? n : 1600); break;
@@ -469,6 +470,31 @@ namespace VbTest
             if (sigaction(sig, IntPtr.Zero, (IntPtr)buf) != 0) { Console.WriteLine("sigaction failed"); return; }
             int flags = *(int*)(buf + 136);
             Console.WriteLine("SIGRTMIN=" + sig + " flags=0x" + flags.ToString("x") + " onstack=" + ((flags & 0x08000000) != 0));
+        }
+    }
+
+    // A program that takes SIGPROF, the sampling engine's signal, then
+    // spins in Hot.Spin: "ign" ignores it (SIG_IGN), "dfl" resets it to its
+    // default action (which ends the process), "own" gives it a handler of
+    // its own (libc's getpid: harmless in a signal, and no managed code).
+    public static class SigProf
+    {
+        const int SIGPROF = 27;
+        [DllImport("libc", EntryPoint = "signal")]
+        static extern IntPtr Signal(int sig, IntPtr handler);
+
+        public static void Run(string kind, int ms)
+        {
+            IntPtr h = kind switch
+            {
+                "ign" => (IntPtr)1,
+                "dfl" => IntPtr.Zero,
+                "own" => NativeLibrary.GetExport(NativeLibrary.Load("libc.so.6"), "getpid"),
+                _ => throw new ArgumentException("sigprof: ign, dfl or own, not " + kind),
+            };
+            Signal(SIGPROF, h);
+            Console.WriteLine("SIGPROF taken (" + kind + ")");
+            Hot.Run(ms);
         }
     }
 
