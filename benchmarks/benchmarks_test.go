@@ -85,6 +85,12 @@ type suiteWorkload struct {
 	Env      map[string]string `yaml:"env"`
 	Cwd      string            `yaml:"cwd"`
 	Metric   string            `yaml:"metric"`
+	// The size it is counted at under metric instructions.
+	Instructions *struct {
+		Args     []string `yaml:"args"`
+		Checksum string   `yaml:"checksum"`
+		Runs     int      `yaml:"runs"`
+	} `yaml:"instructions"`
 	// A service workload (web): its server and load.
 	Server *struct {
 		Project string   `yaml:"project"`
@@ -283,6 +289,14 @@ func TestSuites(t *testing.T) {
 					got := vbench(t, dll, w.Args...)
 					if got["checksum"] != w.Checksum {
 						t.Errorf("checksum %s, %s expects %s", got["checksum"], file, w.Checksum)
+					}
+					// Every batch workload of both suites is counted at a
+					// size of its own (issue 46), whose checksum must hold.
+					if w.Instructions == nil {
+						t.Fatalf("%s gives no instructions: size", file)
+					}
+					if got := vbench(t, dll, w.Instructions.Args...); got["checksum"] != w.Instructions.Checksum {
+						t.Errorf("instructions: size's checksum %s, %s expects %s", got["checksum"], file, w.Instructions.Checksum)
 					}
 				})
 			}
