@@ -47,6 +47,15 @@ func GoBench(w io.Writer, f *results.File) error {
 		metric := c.Metric.OrDefault()
 		cellCfg := append(slices.Clone(cfg), benchfmt.Config{Key: "metric", Value: []byte(metric), File: true})
 		for _, r := range c.Measured() {
+			if metric.Count() {
+				// A count: valgrind's times and RSS are not the program's.
+				res := &benchfmt.Result{Config: cellCfg, Name: benchfmt.Name(name), Iters: 1,
+					Values: []benchfmt.Value{{Value: float64(metric.Of(&r)), Unit: "instructions/op"}}}
+				if err := bw.Write(res); err != nil {
+					return err
+				}
+				continue
+			}
 			vals := []benchfmt.Value{{Value: float64(metric.Of(&r)), Unit: "ns/op"}}
 			if metric != results.MetricElapsed && r.ElapsedNs > 0 {
 				vals = append(vals, benchfmt.Value{Value: float64(r.ElapsedNs), Unit: "elapsed-ns/op"})
