@@ -92,7 +92,7 @@ func NewProcessDir(dir string, pid int) (string, error) {
 
 // WriteStarted writes pr as procDir's started.json, atomically.
 func WriteStarted(procDir string, pr Process) error {
-	return atomicfile.Write(filepath.Join(procDir, StartedFile), 0o644, func(w io.Writer) error {
+	return atomicfile.Write(filepath.Join(procDir, StartedFile), 0o666, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)
 		return enc.Encode(pr)
@@ -148,7 +148,7 @@ func (e Ended) String() string {
 
 // WriteEnded records how the process whose directory is procDir ended.
 func WriteEnded(procDir string, e Ended) error {
-	return atomicfile.Write(filepath.Join(procDir, EndedFile), 0o644, func(w io.Writer) error {
+	return atomicfile.Write(filepath.Join(procDir, EndedFile), 0o666, func(w io.Writer) error {
 		return json.NewEncoder(w).Encode(e)
 	})
 }
@@ -418,14 +418,14 @@ func (t *Tree) Merge() *Profile {
 func (t *Tree) WritePprofFile(path string) error {
 	if len(t.Processes) == 1 {
 		if b, err := os.ReadFile(filepath.Join(filepath.Dir(t.Paths[0]), PprofFile)); err == nil {
-			return atomicfile.WriteFile(path, b, 0o644)
+			return atomicfile.WriteFile(path, b, 0o666)
 		}
 	}
 	m := t.Merge()
 	if m == nil {
 		return errors.New("no process wrote a profile")
 	}
-	return atomicfile.Write(path, 0o644, m.WritePprof)
+	return atomicfile.Write(path, 0o666, m.WritePprof)
 }
 
 // Entries lists what in dir belongs to profiles: profile.json and

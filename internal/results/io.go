@@ -41,7 +41,7 @@ func WriteFile(path string, f *File) error {
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", path, err)
 	}
-	return atomicfile.WriteFile(path, b, 0o644)
+	return atomicfile.WriteFile(path, b, 0o666)
 }
 
 // CheckWritable fails early, before a long run, when path's directory cannot

@@ -256,7 +256,7 @@ commit and date.`,
 			if err := results.CheckWritable(out); err != nil {
 				return usageErr(err)
 			}
-			if err := atomicfile.Write(out, 0o644, func(w io.Writer) error { return reports.HistoryHTML(w, path, a) }); err != nil {
+			if err := atomicfile.Write(out, 0o666, func(w io.Writer) error { return reports.HistoryHTML(w, path, a) }); err != nil {
 				return withCode(ExitFailed, err)
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "vbench: wrote %s (%d runs, %d series)\n", out, len(a.Entries), len(a.Series))

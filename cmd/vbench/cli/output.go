@@ -90,7 +90,7 @@ func (c *ciFlags) check(keep ...string) error {
 func (c *ciFlags) write(cmd *cobra.Command, res *results.File) error {
 	var err error
 	if c.junit != "" {
-		err = atomicfile.Write(c.junit, 0o644, func(w io.Writer) error { return reports.JUnit(w, res) })
+		err = atomicfile.Write(c.junit, 0o666, func(w io.Writer) error { return reports.JUnit(w, res) })
 	}
 	if !c.noStepSummary {
 		if serr := reports.AppendStepSummary([]*results.File{res}, reports.Options{}); serr != nil {

@@ -118,7 +118,7 @@ func showProfile(cmd *cobra.Command, f *profileFlags, tree *profile.Tree, dir st
 		}
 	}
 	if f.jsonOut != "" {
-		if err := atomicfile.Write(f.jsonOut, 0o644, func(w io.Writer) error { return reports.WriteProfileJSON(w, doc) }); err != nil {
+		if err := atomicfile.Write(f.jsonOut, 0o666, func(w io.Writer) error { return reports.WriteProfileJSON(w, doc) }); err != nil {
 			return err
 		}
 	}

@@ -291,7 +291,7 @@ func reportResults(cmd *cobra.Command, args []string, files []*results.File, f *
 	}
 	render := func(w io.Writer) error { return format.Report(m, w) }
 	if f.junit != "" {
-		if err := atomicfile.Write(f.junit, 0o644, m.WriteJUnit); err != nil {
+		if err := atomicfile.Write(f.junit, 0o666, m.WriteJUnit); err != nil {
 			return err
 		}
 	}
@@ -400,7 +400,7 @@ func emit(cmd *cobra.Command, path string, render func(io.Writer) error) error {
 	if path == "" {
 		return render(cmd.OutOrStdout())
 	}
-	if err := atomicfile.Write(path, 0o644, render); err != nil {
+	if err := atomicfile.Write(path, 0o666, render); err != nil {
 		return err
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "vbench: wrote %s\n", path)

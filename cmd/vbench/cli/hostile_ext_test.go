@@ -1,0 +1,41 @@
+package cli_test
+
+// Hostile programs and inputs (issue 48): what a suite, a flag or a file in
+// the way must not do to the machine or to the user's files.
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"vbench/internal/testbin"
+)
+
+// Every file vbench writes follows the umask: under umask 077 results,
+// JUnit and baselines are 0600 (they were 0644 whatever the umask).
+func TestOutputsFollowTheUmask(t *testing.T) {
+	dir := t.TempDir()
+	suite := fakeSuite(t, dir, "umask", "none")
+	sh := "umask 077 && exec " + testbin.Vbench(t) + " \"$@\""
+	for _, args := range [][]string{
+		{"run", suite, "--quiet", "--json", "r.json", "--junit", "j.xml"},
+		{"baseline", "update", suite, "--from", "r.json", "--baseline", "b.json"},
+		{"report", "r.json", "-o", "r.html"},
+	} {
+		cmd := exec.Command("sh", append([]string{"-c", sh, "vbench"}, args...)...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+	}
+	for _, f := range []string{"r.json", "j.xml", "b.json", "r.html"} {
+		fi, err := os.Stat(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v under umask 077, want -rw-------", f, fi.Mode().Perm())
+		}
+	}
+}
