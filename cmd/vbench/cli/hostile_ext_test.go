@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"vbench/internal/profile"
+	"vbench/internal/testapp"
 	"vbench/internal/testbin"
 )
 
@@ -37,5 +39,25 @@ func TestOutputsFollowTheUmask(t *testing.T) {
 		if fi.Mode().Perm() != 0o600 {
 			t.Errorf("%s: mode %v under umask 077, want -rw-------", f, fi.Mode().Perm())
 		}
+	}
+}
+
+// A relative --out holds the profiles of a program that changes directory
+// before it starts .NET: vbench hands the profiler absolute paths. They went
+// to the program's new directory (/tmp/relprof/<pid>), and vbench said the
+// runtime had not loaded the profiler.
+func TestProfileRelativeOutSurvivesCd(t *testing.T) {
+	dll := testapp.DLL(t)
+	dir, elsewhere := t.TempDir(), t.TempDir()
+	_, stderr, code := vbRun(t, dir, nil, "profile", "--profiler", testbin.ProfilerLib(t), "--mode", "tracing", "--out", "relprof", "--",
+		"sh", "-c", `cd "$1" && exec dotnet "$2" loop 10`, "sh", elsewhere, dll)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if _, err := profile.ReadTree(filepath.Join(dir, "relprof")); err != nil {
+		t.Errorf("no profile in --out relprof: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(elsewhere, "relprof")); err == nil {
+		t.Errorf("the profile went to the program's directory, %s", filepath.Join(elsewhere, "relprof"))
 	}
 }
