@@ -120,3 +120,22 @@ func assertOnly(t *testing.T, dir string, names ...string) {
 		t.Fatalf("%s holds %v, want only %v (temporary files left?)", dir, got, names)
 	}
 }
+
+// TryLock refuses, without waiting, a directory whose lock is held, and
+// takes it once released.
+func TestTryLock(t *testing.T) {
+	dir := t.TempDir()
+	unlock, err := TryLock(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := TryLock(dir); !errors.Is(err, ErrLocked) {
+		t.Fatalf("second TryLock: %v, want ErrLocked", err)
+	}
+	unlock()
+	again, err := TryLock(dir)
+	if err != nil {
+		t.Fatalf("after unlock: %v", err)
+	}
+	again()
+}

@@ -44,3 +44,24 @@ func LockDir(path string, waiting func(dir string)) (unlock func(), err error) {
 	}
 	return func() { unix.Flock(fd, unix.LOCK_UN); unix.Close(fd) }, nil
 }
+
+// ErrLocked is TryLock's error when another process holds the lock.
+var ErrLocked = errors.New("locked by another process")
+
+// TryLock takes the lock LockDir takes, on dir itself, without waiting: a
+// writer that must not wait (two runs filling one directory would mix
+// their files) refuses instead. The error wraps ErrLocked when it is held.
+func TryLock(dir string) (unlock func(), err error) {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", dir, err)
+	}
+	if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		unix.Close(fd)
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, fmt.Errorf("lock %s: %w", dir, ErrLocked)
+		}
+		return nil, fmt.Errorf("lock %s: %w", dir, err)
+	}
+	return func() { unix.Flock(fd, unix.LOCK_UN); unix.Close(fd) }, nil
+}

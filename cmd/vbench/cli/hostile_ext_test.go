@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"vbench/internal/profile"
 	"vbench/internal/testapp"
@@ -60,4 +62,39 @@ func TestProfileRelativeOutSurvivesCd(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(elsewhere, "relprof")); err == nil {
 		t.Errorf("the profile went to the program's directory, %s", filepath.Join(elsewhere, "relprof"))
 	}
+}
+
+// Two `vbench profile --out SAME` at once: the second is refused, exit 2,
+// while the first is running (both used to pass the "already holds
+// profiles" check and read each other's processes); once the first has
+// ended, the check on what it left applies as before.
+func TestProfileOutTakenByAnotherProfile(t *testing.T) {
+	dir := t.TempDir()
+	lib := testbin.ProfilerLib(t)
+	first := exec.Command(testbin.Vbench(t), "profile", "--profiler", lib, "--out", "prof", "--",
+		"sh", "-c", "echo x > started; while [ ! -e done ]; do sleep 0.1; done")
+	first.Dir = dir
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer first.Process.Kill()
+	for i := 0; ; i++ {
+		if _, err := os.Stat(filepath.Join(dir, "started")); err == nil {
+			break
+		}
+		if i > 600 {
+			t.Fatal("the first profile's program never started")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	_, stderr, code := vbRun(t, dir, nil, "profile", "--profiler", lib, "--out", "prof", "--", "touch", "second-ran")
+	want := "--out prof: another vbench profile is writing its profiles there"
+	if code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("second profile: exit %d, want 2 and %q:\n%s", code, want, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "second-ran")); err == nil {
+		t.Errorf("the second profile ran its program")
+	}
+	writeFile(t, filepath.Join(dir, "done"), "")
+	first.Wait()
 }

@@ -30,10 +30,11 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 		return err
 	}
 	engine, focus, lib := pr.engine, pr.focus, pr.lib
-	dir, err := profile.RunDir("--out", f.out)
+	dir, unlock, err := profile.RunDir("--out", f.out)
 	if err != nil {
 		return usageErr(err)
 	}
+	defer unlock()
 	stderr := cmd.ErrOrStderr()
 
 	spec := modes.Spec{Name: modes.Mode(engine), Engine: engine, ProfilerSettings: modes.ProfilerSettings{
