@@ -4,14 +4,17 @@ package cli_test
 // the way must not do to the machine or to the user's files.
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"vbench/internal/profile"
+	"vbench/internal/results"
 	"vbench/internal/testapp"
 	"vbench/internal/testbin"
 )
@@ -97,4 +100,100 @@ func TestProfileOutTakenByAnotherProfile(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(dir, "done"), "")
 	first.Wait()
+}
+
+// A run count no machine can give is refused in a second, exit 2, naming
+// the file, line and field (or the flag). runs: 1000000000 used to pass
+// `vbench list` and make `vbench run` list every launch up front, printing
+// nothing, deaf to Ctrl-C, until it was killed at 24 GB.
+func TestHugeRunCountsRefused(t *testing.T) {
+	dir := t.TempDir()
+	fw := testbin.Fakework(t)
+	head := "name: huge\nmodes: [none]\n"
+	work := "workloads:\n  - name: a\n    command: [" + fw + ", -counter, launches.txt]\n"
+	for _, c := range []struct {
+		name, yaml string
+		args       []string
+		want       string
+	}{
+		{"runs", head + "runs: 1000000000\n" + work, nil, "s.yaml:3: runs: must be at most 100000 (the runs vbench launches per cell), got 1000000000"},
+		{"runs 2^63-1", head + "runs: 9223372036854775807\n" + work, nil, "s.yaml:3: runs: must be at most 100000"},
+		{"runs beyond int64", head + "runs: 9223372036854775808\n" + work, nil, "s.yaml:3: runs: must be at most 100000"},
+		{"warmup", head + "warmup: 1000000000\n" + work, nil, "s.yaml:3: warmup: must be at most 100000"},
+		{"max_runs", head + "max_runs: 1000000000\n" + work, nil, "s.yaml:3: max_runs: must be at most 100000"},
+		{"workload runs", head + work + "    runs: 1000000000\n", nil, "s.yaml:6: workloads[0].runs: must be at most 100000"},
+		{"--runs", head + work, []string{"--runs", "100000000"}, "--runs 100000000: must be at most 100000"},
+		{"--warmup", head + work, []string{"--warmup", "100000000"}, "--warmup 100000000: must be at most 100000"},
+		{"--max-runs", head + work, []string{"--max-runs", "100000000"}, "--max-runs 100000000: must be at most 100000"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			bench := filepath.Join(dir, "bench")
+			writeFile(t, filepath.Join(bench, "s.yaml"), c.yaml)
+			for _, sub := range [][]string{{"list"}, {"run"}} {
+				if sub[0] == "list" && c.args != nil {
+					continue
+				}
+				cmd := exec.Command(testbin.Vbench(t), append(append(sub, "s.yaml", "--no-baseline", "--quiet"), c.args...)...)
+				if sub[0] == "list" {
+					cmd = exec.Command(testbin.Vbench(t), "list", "s.yaml")
+				}
+				cmd.Dir = bench
+				var stderr strings.Builder
+				cmd.Stderr = &stderr
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				// Not a timing: a watchdog, so that the old behaviour fails
+				// the test instead of eating the machine.
+				watchdog := time.AfterFunc(20*time.Second, func() { cmd.Process.Kill() })
+				code := exitCode(t, cmd.Wait())
+				watchdog.Stop()
+				if code != 2 || !strings.Contains(stderr.String(), c.want) {
+					t.Errorf("%s: exit %d, want 2 and %q:\n%s", sub[0], code, c.want, stderr.String())
+				}
+			}
+			if n := launches(dir); n != "" {
+				t.Errorf("launched %s times", n)
+			}
+		})
+	}
+}
+
+// A suite at the bound (100 workloads of 100000 runs: ten million launches)
+// starts launching at once, in little memory, and stops on Ctrl-C: the
+// launches are drawn round by round. Listed up front they took a few
+// seconds and 924 MiB before the first launch (20 MiB now).
+func TestLargestSuiteStartsSmallAndStopsOnInterrupt(t *testing.T) {
+	dir := t.TempDir()
+	fw := testbin.Fakework(t)
+	var b strings.Builder
+	b.WriteString("name: largest\nruns: 100000\nwarmup: 0\nmodes: [none]\nworkloads:\n")
+	for i := range 100 {
+		fmt.Fprintf(&b, "  - name: w%d\n    command: [%s, -counter, launches.txt]\n", i, fw)
+	}
+	writeFile(t, filepath.Join(dir, "bench", "s.yaml"), b.String())
+	cmd := exec.Command(testbin.Vbench(t), "run", "s.yaml", "--no-baseline", "--quiet", "--json", "r.json")
+	cmd.Dir = filepath.Join(dir, "bench")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	watchdog := time.AfterFunc(2*time.Minute, func() { cmd.Process.Kill() })
+	defer watchdog.Stop()
+	for launches(dir) == "" {
+		time.Sleep(10 * time.Millisecond)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	if code := exitCode(t, cmd.Wait()); code != 130 {
+		t.Fatalf("exit %d, want 130:\n%s", code, stderr.String())
+	}
+	f, err := results.ReadFile(filepath.Join(dir, "bench", "r.json"))
+	if err != nil || !f.Partial {
+		t.Fatalf("partial results: %v", err)
+	}
+	// Maxrss is in KiB on Linux.
+	if rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss; rss > 200<<10 {
+		t.Errorf("vbench grew to %d MiB before its first launches", rss>>10)
+	}
 }

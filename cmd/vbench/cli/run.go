@@ -97,6 +97,14 @@ func prepare(cmd *cobra.Command, path string, f *runFlags) (*measurement, error)
 	if cmd.Flags().Changed("warmup") && f.warmup < 0 {
 		return nil, usageErrf("--warmup %d: must be >= 0", f.warmup)
 	}
+	for _, c := range []struct {
+		flag string
+		n    int
+	}{{"runs", f.runs}, {"max-runs", f.maxRuns}, {"warmup", f.warmup}} {
+		if c.n > suite.RunsLimit {
+			return nil, usageErrf("--%s %d: must be at most %d (the runs vbench launches per cell)", c.flag, c.n, suite.RunsLimit)
+		}
+	}
 	if cmd.Flags().Changed("timeout") && f.timeout <= 0 {
 		return nil, usageErrf("--timeout %s: must be > 0", f.timeout)
 	}
