@@ -13,6 +13,7 @@ import (
 
 	"vbench/internal/atomicfile"
 	"vbench/internal/history"
+	"vbench/internal/ownfile"
 	"vbench/internal/results"
 	"vbench/internal/suite"
 	"vbench/reports"
@@ -254,6 +255,9 @@ commit and date.`,
 				return err
 			}
 			if err := results.CheckWritable(out); err != nil {
+				return usageErr(err)
+			}
+			if err := ownfile.Check("-o", out, reports.HTMLKind); err != nil {
 				return usageErr(err)
 			}
 			if err := atomicfile.Write(out, 0o666, func(w io.Writer) error { return reports.HistoryHTML(w, path, a) }); err != nil {

@@ -197,3 +197,73 @@ func TestLargestSuiteStartsSmallAndStopsOnInterrupt(t *testing.T) {
 		t.Errorf("vbench grew to %d MiB before its first launches", rss>>10)
 	}
 }
+
+// A writer replaces only its own kind of file: the suite itself named as
+// its baseline or as --json, a notes file named as any output, is refused,
+// exit 2, and left byte for byte; nothing runs. `baseline update` used to
+// replace the suite (baseline: self.yaml) and `run --json s.yaml` too, exit
+// 0. A file of the writer's kind is still replaced, as before.
+func TestWritersReplaceOnlyTheirOwnFiles(t *testing.T) {
+	dir := t.TempDir()
+	suite := fakeSuite(t, dir, "own", "none")
+	if _, stderr, code := vbRun(t, dir, nil, "run", suite, "--quiet", "--json", "r.json"); code != 0 {
+		t.Fatalf("making results: exit %d %s", code, stderr)
+	}
+	os.Remove(filepath.Join(dir, "bench", "launches.txt"))
+	self := filepath.Join(dir, "bench", "self.yaml")
+	writeFile(t, self, "name: own\nbaseline: self.yaml\nruns: 2\nwarmup: 0\nmodes: [none]\nworkloads:\n  - name: a\n    command: ["+testbin.Fakework(t)+", -counter, launches.txt]\n")
+	notes := filepath.Join(dir, "notes.txt")
+	writeFile(t, notes, "my notes: do not lose them\n")
+	for _, c := range []struct {
+		name, file string
+		args       []string
+		want       string
+	}{
+		{"baseline update over its own suite", self, []string{"baseline", "update", self, "--quiet"}, "the suite's baseline " + self + ": the file there is not a vbench results file"},
+		{"baseline update --from over its own suite", self, []string{"baseline", "update", self, "--from", "r.json"}, "the file there is not a vbench results file"},
+		{"baseline update --baseline notes", notes, []string{"baseline", "update", suite, "--quiet", "--baseline", notes}, "--baseline " + notes + ": the file there is not a vbench results file"},
+		{"run --json the suite", suite, []string{"run", suite, "--quiet", "--json", suite}, "--json " + suite + ": the file there is not a vbench results file"},
+		{"run --json notes", notes, []string{"run", suite, "--quiet", "--json", notes}, "the file there is not a vbench results file"},
+		{"run --junit notes", notes, []string{"run", suite, "--quiet", "--junit", notes}, "--junit " + notes + ": the file there is not a JUnit XML file"},
+		{"merge -o notes", notes, []string{"merge", "r.json", "-o", notes}, "-o " + notes + ": the file there is not a vbench results file"},
+		{"report -o notes", notes, []string{"report", "r.json", "-o", notes}, "-o " + notes + ": the file there is not a text file vbench wrote"},
+		{"report --junit notes", notes, []string{"report", "r.json", "--junit", notes}, "the file there is not a JUnit XML file"},
+		{"profile --json notes", notes, []string{"profile", "--profiler", testbin.FakeProfiler(t), "--json", notes, "--", "touch", "profiled-ran"}, "--json " + notes + ": the file there is not a vbench profile summary"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			before := fileHash(t, c.file)
+			_, stderr, code := vbRun(t, dir, nil, c.args...)
+			if code != 2 || !strings.Contains(stderr, c.want) {
+				t.Errorf("exit %d, want 2 and %q:\n%s", code, c.want, stderr)
+			}
+			if fileHash(t, c.file) != before {
+				t.Errorf("%s changed", c.file)
+			}
+			if n := launches(dir); n != "" {
+				t.Errorf("launched %s times", n)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "profiled-ran")); err == nil {
+				t.Errorf("vbench profile ran the program")
+			}
+		})
+	}
+	// Their own kind of file is replaced, as before.
+	for _, args := range [][]string{
+		{"run", suite, "--quiet", "--json", "r.json", "--junit", "j.xml"},
+		{"run", suite, "--quiet", "--json", "r.json", "--junit", "j.xml"},
+		{"baseline", "update", suite, "--from", "r.json", "--baseline", "b.json"},
+		{"baseline", "update", suite, "--from", "r.json", "--baseline", "b.json"},
+		{"merge", "r.json", "-o", "m.json"},
+		{"merge", "r.json", "-o", "m.json"},
+		{"report", "r.json", "-o", "r.txt", "--junit", "j.xml"},
+		{"report", "r.json", "-o", "r.txt"},
+		{"report", "r.json", "-o", "r.md"},
+		{"report", "r.json", "-o", "r.md"},
+		{"report", "r.json", "-o", "r.html"},
+		{"report", "r.json", "-o", "r.html"},
+	} {
+		if _, stderr, code := vbRun(t, dir, nil, args...); code != 0 {
+			t.Errorf("%v: exit %d\n%s", args, code, stderr)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"vbench/internal/atomicfile"
+	"vbench/internal/ownfile"
 	"vbench/internal/results"
 	"vbench/reports"
 )
@@ -78,6 +79,9 @@ func (c *ciFlags) check(keep ...string) error {
 		}
 	}
 	if err := results.CheckWritable(c.junit); err != nil {
+		return usageErr(err)
+	}
+	if err := ownfile.Check("--junit", c.junit, reports.JUnitKind); err != nil {
 		return usageErr(err)
 	}
 	return nil

@@ -15,6 +15,7 @@ import (
 	"vbench/baseline"
 	"vbench/internal/atomicfile"
 	"vbench/internal/modes"
+	"vbench/internal/ownfile"
 	"vbench/internal/results"
 	"vbench/reports"
 )
@@ -138,6 +139,9 @@ func runReport(cmd *cobra.Command, args []string, f *reportFlags) error {
 		return usageErr(err)
 	}
 	if err := baseline.Guard("--junit", f.junit); err != nil {
+		return usageErr(err)
+	}
+	if err := ownfile.Check("--junit", f.junit, reports.JUnitKind); err != nil {
 		return usageErr(err)
 	}
 	// Checked (and a missing directory created) before anything is read or
@@ -267,6 +271,9 @@ func reportResults(cmd *cobra.Command, args []string, files []*results.File, f *
 	if err != nil {
 		return err
 	}
+	if err := ownfile.Check("-o", f.output, format.Kind()); err != nil {
+		return usageErr(err)
+	}
 	opts := reports.Options{Names: args}
 	if f.baseline != "" {
 		b, err := results.ReadFile(f.baseline)
@@ -302,6 +309,9 @@ func reportProfile(cmd *cobra.Command, in *reports.Input, f *reportFlags) error 
 	format, err := pickFormat(f, reports.ForProfile)
 	if err != nil {
 		return err
+	}
+	if err := ownfile.Check("-o", f.output, format.Kind()); err != nil {
+		return usageErr(err)
 	}
 	if f.depth < 0 || f.depth > reports.MaxTreeDepth {
 		return usageErrf("report: --depth %d is outside 0..%d (deeper paths are summarised)", f.depth, reports.MaxTreeDepth)

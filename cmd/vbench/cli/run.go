@@ -23,6 +23,7 @@ import (
 	"vbench/internal/attach"
 	"vbench/internal/machine"
 	"vbench/internal/modes"
+	"vbench/internal/ownfile"
 	"vbench/internal/results"
 	"vbench/internal/suite"
 	"vbench/runner"
@@ -185,6 +186,9 @@ func prepare(cmd *cobra.Command, path string, f *runFlags) (*measurement, error)
 	}
 	if f.jsonOut != "" {
 		if err := baseline.Guard("--json", f.jsonOut, s.Baseline); err != nil {
+			return nil, usageErr(err)
+		}
+		if err := ownfile.Check("--json", f.jsonOut, results.Kind); err != nil {
 			return nil, usageErr(err)
 		}
 		if err := results.CheckWritable(f.jsonOut); err != nil {
