@@ -19,28 +19,26 @@ func LockDir(path string, waiting func(dir string)) (unlock func(), err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("%s: cannot create its directory: %w", path, err)
 	}
+	unlock, err = TryLock(dir)
+	if !errors.Is(err, ErrLocked) {
+		return unlock, err
+	}
+	if waiting != nil {
+		waiting(dir)
+	}
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", dir, err)
 	}
-	if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		if !errors.Is(err, unix.EWOULDBLOCK) {
-			unix.Close(fd)
-			return nil, fmt.Errorf("lock %s: %w", dir, err)
+	for {
+		err = unix.Flock(fd, unix.LOCK_EX)
+		if !errors.Is(err, unix.EINTR) {
+			break
 		}
-		if waiting != nil {
-			waiting(dir)
-		}
-		for {
-			err = unix.Flock(fd, unix.LOCK_EX)
-			if !errors.Is(err, unix.EINTR) {
-				break
-			}
-		}
-		if err != nil {
-			unix.Close(fd)
-			return nil, fmt.Errorf("lock %s: %w", dir, err)
-		}
+	}
+	if err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("lock %s: %w", dir, err)
 	}
 	return func() { unix.Flock(fd, unix.LOCK_UN); unix.Close(fd) }, nil
 }
