@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 )
 
@@ -21,10 +20,12 @@ type Kind struct {
 
 // Check refuses path (named by flag, e.g. "--json") when a file is there
 // that is not of kind k: replacing it would lose what the user had. A
-// missing or empty file, or a directory (CheckWritable's to refuse), passes.
+// missing or empty file passes, and so does a path that is no file at all
+// (a directory, a path through a file): the writer's own check of its
+// directory names what is wrong there.
 func Check(flag, path string, k Kind) error {
 	fi, err := os.Stat(path)
-	if errors.Is(err, fs.ErrNotExist) || (err == nil && (fi.IsDir() || fi.Size() == 0)) {
+	if err != nil || fi.IsDir() || fi.Size() == 0 {
 		return nil
 	}
 	data, err := os.ReadFile(path)

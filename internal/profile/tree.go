@@ -465,7 +465,7 @@ func RunDir(flag, out string) (dir string, unlock func(), err error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return "", nil, fmt.Errorf("%s %s: %v", flag, out, err)
 	}
-	unlock, err = atomicfile.TryLock(out)
+	release, err := atomicfile.TryLock(out)
 	if errors.Is(err, atomicfile.ErrLocked) {
 		return "", nil, fmt.Errorf("%s %s: another vbench profile is writing its profiles there: wait for it to end, or choose another directory", flag, out)
 	}
@@ -474,7 +474,7 @@ func RunDir(flag, out string) (dir string, unlock func(), err error) {
 	}
 	defer func() {
 		if err != nil {
-			unlock()
+			release()
 		}
 	}()
 	old, err := Entries(out)
@@ -494,5 +494,5 @@ func RunDir(flag, out string) (dir string, unlock func(), err error) {
 	}
 	probe.Close()
 	os.Remove(probe.Name())
-	return out, unlock, nil
+	return out, release, nil
 }

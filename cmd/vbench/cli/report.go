@@ -271,9 +271,6 @@ func reportResults(cmd *cobra.Command, args []string, files []*results.File, f *
 	if err != nil {
 		return err
 	}
-	if err := ownfile.Check("-o", f.output, format.Kind()); err != nil {
-		return usageErr(err)
-	}
 	opts := reports.Options{Names: args}
 	if f.baseline != "" {
 		b, err := results.ReadFile(f.baseline)
@@ -296,6 +293,9 @@ func reportResults(cmd *cobra.Command, args []string, files []*results.File, f *
 	if format.OneFile && len(files) > 1 {
 		return usageErrf("report: %s writes one results file; give one (benchstat compares files: benchstat old.txt new.txt)", format.Name)
 	}
+	if err := ownfile.Check("-o", f.output, format.Kind()); err != nil {
+		return usageErr(err)
+	}
 	render := func(w io.Writer) error { return format.Report(m, w) }
 	if f.junit != "" {
 		if err := atomicfile.Write(f.junit, 0o666, m.WriteJUnit); err != nil {
@@ -309,9 +309,6 @@ func reportProfile(cmd *cobra.Command, in *reports.Input, f *reportFlags) error 
 	format, err := pickFormat(f, reports.ForProfile)
 	if err != nil {
 		return err
-	}
-	if err := ownfile.Check("-o", f.output, format.Kind()); err != nil {
-		return usageErr(err)
 	}
 	if f.depth < 0 || f.depth > reports.MaxTreeDepth {
 		return usageErrf("report: --depth %d is outside 0..%d (deeper paths are summarised)", f.depth, reports.MaxTreeDepth)
@@ -340,6 +337,9 @@ func reportProfile(cmd *cobra.Command, in *reports.Input, f *reportFlags) error 
 		Tree: tree, Profile: p,
 		Text:  reports.ProfileOptions{Top: f.top, MaxDepth: f.depth, MinPercent: f.minPercent, Thread: f.thread, PID: f.pid},
 		Flame: reports.FlameOptions{PerThread: f.perThread, MaxDepth: f.depth},
+	}
+	if err := ownfile.Check("-o", f.output, format.Kind()); err != nil {
+		return usageErr(err)
 	}
 	render := func(w io.Writer) error { return format.Profile(w, view) }
 	if err := emit(cmd, f.output, render); err != nil {
