@@ -1,11 +1,14 @@
 package reports
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 
+	"vbench/internal/ownfile"
 	"vbench/internal/profile"
 	"vbench/internal/results"
 )
@@ -38,6 +41,41 @@ type Format struct {
 	// Profile writes `vbench report`'s rendering of a profile; nil when it
 	// does not render profiles.
 	Profile func(io.Writer, ProfileView) error
+	// Is recognises a file of this format, the only kind `vbench report -o`
+	// replaces (ownfile): vbench's own header for the plain-text formats,
+	// which any notes file would be, the format itself for the others.
+	Is func(data []byte) bool
+}
+
+// Kind is what `vbench report -o` in format f may replace.
+func (f *Format) Kind() ownfile.Kind {
+	is := f.Is
+	if is == nil {
+		is = func([]byte) bool { return false }
+	}
+	return ownfile.Kind{Name: "a " + f.Name + " file vbench wrote", Is: is}
+}
+
+// JUnitKind is what --junit replaces: a JUnit XML file.
+var JUnitKind = ownfile.Kind{Name: "a JUnit XML file", Is: isJUnit}
+
+func isJUnit(b []byte) bool { return bytes.Contains(ownfile.Head(b), []byte("<testsuites")) }
+
+// HTMLKind is what an HTML page's -o replaces: an HTML page.
+var HTMLKind = ownfile.Kind{Name: "an HTML page", Is: isHTML}
+
+func isHTML(b []byte) bool {
+	h := bytes.ToLower(bytes.TrimSpace(ownfile.Head(b)))
+	return bytes.HasPrefix(h, []byte("<!doctype html")) || bytes.HasPrefix(h, []byte("<html"))
+}
+
+// profileTextHead is the first line of a profile's text report
+// ("profile.json: tracing profile of pid 48213 (…)", "prof: sampling
+// profiles of 3 processes").
+var profileTextHead = regexp.MustCompile(`^[^\n]*: [a-z-]+ profiles? of `)
+
+func isText(b []byte) bool {
+	return bytes.HasPrefix(b, []byte("vbench report")) || profileTextHead.Match(ownfile.Head(b))
 }
 
 // ProfileView is what a profile format draws, with the options of either
@@ -56,17 +94,20 @@ var Formats = []*Format{
 	{
 		Name: "text", Exts: []string{".txt", ".text"},
 		About:   "aligned tables (the default on stdout)",
+		Is:      isText,
 		Report:  (*Matrix).WriteText,
 		Profile: func(w io.Writer, v ProfileView) error { return TreeText(w, v.Tree, v.Text) },
 	},
 	{
 		Name: "markdown", Aliases: []string{"md"}, Exts: []string{".md", ".markdown"},
 		About:   "for a pull-request comment: changes first, full table folded",
+		Is:      func(b []byte) bool { return bytes.HasPrefix(b, []byte("### vbench")) },
 		Results: ResultsMarkdown, Report: (*Matrix).WriteMarkdown,
 	},
 	{
 		Name: "html", Exts: []string{".html", ".htm"},
 		About:  "one self-contained page with charts (overhead bars, run spread,\nhistory trends), no external files or scripts",
+		Is:     isHTML,
 		Report: (*Matrix).WriteHTML,
 		// A profile with lines: its source view (source.go).
 		Profile: func(w io.Writer, v ProfileView) error {
@@ -75,6 +116,7 @@ var Formats = []*Format{
 	},
 	{
 		Name: "svg", Exts: []string{".svg"}, NeedsCalls: true,
+		Is:      func(b []byte) bool { return bytes.Contains(ownfile.Head(b), []byte("<svg")) },
 		Profile: func(w io.Writer, v ProfileView) error { return FlameGraph(w, v.Profile, v.Flame) },
 	},
 	{Name: "json", Note: "the results file", Results: ResultsJSON},
@@ -83,12 +125,14 @@ var Formats = []*Format{
 		Name: "gobench", Note: "for benchstat", OneFile: true,
 		About:   "Go benchmark format, one line per run: benchstat old.txt new.txt",
 		Results: GoBench,
+		Is:      func(b []byte) bool { return bytes.HasPrefix(b, []byte("goos: ")) },
 		Report:  func(m *Matrix, w io.Writer) error { return GoBench(w, m.Current) },
 	},
 	{
 		Name: "junit", Exts: []string{".xml"},
 		About:   "JUnit XML, one test case per cell; regressions and failed\nworkloads are failures",
 		Results: JUnit, Report: (*Matrix).WriteJUnit,
+		Is: isJUnit,
 	},
 }
 

@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 	"vbench/internal/modes"
+	"vbench/internal/ownfile"
 
 	"vbench/internal/profile"
 )
@@ -93,6 +94,15 @@ func WriteProfileJSON(w io.Writer, doc ProfileJSON) error {
 	enc.SetEscapeHTML(false)
 	return enc.Encode(doc)
 }
+
+// ProfileJSONKind is what `vbench profile --json` replaces: a summary it
+// wrote (a JSON object with the profile's directory).
+var ProfileJSONKind = ownfile.Kind{Name: "a vbench profile summary", Is: func(data []byte) bool {
+	var head struct {
+		ProfileDir *string `json:"profile_dir"`
+	}
+	return json.Unmarshal(data, &head) == nil && head.ProfileDir != nil
+}}
 
 // ProfileJSONOutline is ProfileJSON's fields as `vbench profile --help`
 // shows them; kept here, so that the schema and its outline change together.

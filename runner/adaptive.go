@@ -67,14 +67,14 @@ func runPairs(cells []*cellState, plan *Plan) []abPair {
 	return out
 }
 
-// newAdaptive takes over after the planned schedule order (of units) and
-// its leads: its rounds are numbered after order's last; began is when the
-// run began.
-func newAdaptive(pairs []abPair, us []unit, order []step, led leads, plan *Plan, env *Env, began time.Time) *adaptive {
-	return &adaptive{pairs: pairs, units: us, led: led, round: lastRound(order), stopped: map[abPair]string{},
+// newAdaptive takes over after the planned rounds (of units) and their
+// leads: its rounds are numbered after their last; began is when the run
+// began.
+func newAdaptive(pairs []abPair, us []unit, sched *planned, plan *Plan, env *Env, began time.Time) *adaptive {
+	return &adaptive{pairs: pairs, units: us, led: sched.led, round: sched.lastRound(), stopped: map[abPair]string{},
 		opts:  verdict.Options{Alpha: plan.Suite.Alpha, MinChange: plan.Suite.MinChange},
 		rng:   rand.New(rand.NewPCG(plan.Options.Seed, 0x6d6f7265)), // "more"
-		began: began, start: time.Now(), launched: len(order), budget: plan.Options.Budget, log: env.logf}
+		began: began, start: time.Now(), launched: sched.total(), budget: plan.Options.Budget, log: env.logf}
 }
 
 // next returns the next batch of launches: rounds up to the next look of

@@ -13,18 +13,18 @@ import (
 	"vbench/internal/results"
 )
 
-// measure runs the schedule, one launch per step, then whatever more
-// returns (adaptive rounds; nil: nothing more) until it returns nothing,
-// and reports each step to progress. It stops when ctx is cancelled
-// (complete is false then): the launch running at that moment is killed and
-// not recorded. The account it returns is stopped as the loop ends. With
-// jobs > 1 (a plan whose every metric is deterministic: a count does not
-// depend on what else the machine runs) up to jobs launches run at once;
-// each batch (the schedule, then each of more's) ends before more is
-// asked, since what more decides depends on every run before it.
-func measure(ctx context.Context, l *launch, order []step, more func() []step, progress Progress, jobs int) (acct *account, complete bool) {
+// measure runs the launches more returns, batch after batch (the planned
+// rounds, then adaptive ones), until it returns nothing, and reports each
+// to progress: total is how many are planned (more may add). It stops when
+// ctx is cancelled (complete is false then): the launch running at that
+// moment is killed and not recorded. The account it returns is stopped as
+// the loop ends. With jobs > 1 (a plan whose every metric is
+// deterministic: a count does not depend on what else the machine runs)
+// up to jobs launches of a batch run at once; each batch ends before more
+// is asked, since what adaptive rounds decide depends on every run before.
+func measure(ctx context.Context, l *launch, total int, more func() []step, progress Progress, jobs int) (acct *account, complete bool) {
 	if progress != nil {
-		progress.Begin(len(order))
+		progress.Begin(total)
 		defer progress.End()
 	}
 	acct = startAccount()
@@ -37,7 +37,7 @@ func measure(ctx context.Context, l *launch, order []step, more func() []step, p
 		mu.Lock()
 		failed := c.failure != ""
 		mu.Unlock()
-		ev := Event{Total: len(order), Cell: c.Key(), Warmup: st.warmup, Metric: c.Metric}
+		ev := Event{Total: total, Cell: c.Key(), Warmup: st.warmup, Metric: c.Metric}
 		var r results.Run
 		if !failed {
 			var out Outcome
@@ -61,21 +61,19 @@ func measure(ctx context.Context, l *launch, order []step, more func() []step, p
 		}
 		return false
 	}
-	for start := 0; ; {
-		if start == len(order) && more != nil {
-			order = append(order, more()...)
-		}
-		if start == len(order) {
-			break
-		}
-		end := len(order)
-		if jobs == 1 {
-			end = start + 1
-		}
-		if !runBatch(ctx, order[start:end], start, jobs, one) {
+	for first := 0; ; {
+		if ctx.Err() != nil {
 			return acct, false
 		}
-		start = end
+		batch := more()
+		if len(batch) == 0 {
+			break
+		}
+		total = max(total, first+len(batch)) // no launch runs between batches
+		if !runBatch(ctx, batch, first, jobs, one) {
+			return acct, false
+		}
+		first += len(batch)
 	}
 	return acct, true
 }

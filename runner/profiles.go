@@ -208,7 +208,7 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	defer in.Close()
-	return atomicfile.Write(dst, 0o644, func(w io.Writer) error {
+	return atomicfile.Write(dst, 0o666, func(w io.Writer) error {
 		_, err := io.Copy(w, in)
 		return err
 	})

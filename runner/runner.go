@@ -60,12 +60,33 @@ func Run(ctx context.Context, plan *Plan, env Env) *results.File {
 	defer cleanup()
 	pairs := runPairs(cells, plan)
 	us := units(cells, pairs, plan.Options.Schedule)
-	order, led := schedule(cells, us, plan.Options.Seed)
 	jobs := 1
 	if plan.Deterministic() {
 		jobs = env.Jobs
 	}
-	acct, complete := measure(ctx, l, order, newAdaptive(pairs, us, order, led, plan, &env, began).next, env.Progress, jobs)
+	sched := newPlanned(cells, us, plan.Options.Seed)
+	ad := newAdaptive(pairs, us, sched, plan, &env, began)
+	// One round a batch; with jobs > 1, rounds enough to keep the jobs busy
+	// (a batch's last launches wait for its slowest).
+	size := 1
+	if jobs > 1 {
+		size = 64 * jobs
+	}
+	more := func() []step {
+		var out []step
+		for len(out) < size {
+			st := sched.next()
+			if st == nil {
+				break
+			}
+			out = append(out, st...)
+		}
+		if len(out) > 0 {
+			return out
+		}
+		return ad.next()
+	}
+	acct, complete := measure(ctx, l, sched.total(), more, env.Progress, jobs)
 	f.Partial = !complete
 	acct.record(f)
 	f.Finished = time.Now().UTC()

@@ -114,46 +114,84 @@ func roundOrder(rng *rand.Rand, us []unit, want func(*cellState) bool, led leads
 	return out
 }
 
-// schedule orders every launch: all warmups first, then the measured runs in
-// rounds; each round runs every cell that still needs a run once, in a fresh
-// random order (seeded), so slow drift and periodic noise hit all modes and
-// workloads alike instead of piling up on whichever ran last; the cells of
-// a unit (an A/B pair, with SchedulePairs) run back to back. led is which
-// cell of each unit ran first how often: where adaptive rounds take up the
-// counterbalancing.
-func schedule(cells []*cellState, us []unit, seed uint64) (out []step, led leads) {
-	rng := rand.New(rand.NewPCG(seed, 0x76626e6368))
-	led = leads{}
-	rounds := func(count func(*cellState) int, warmup bool) {
-		for r := 0; ; r++ {
-			l := led
-			if warmup {
-				l = nil
-			}
-			round := roundOrder(rng, us, func(c *cellState) bool { return r < count(c) }, l)
-			if len(round) == 0 {
-				return
-			}
-			n := 0 // warmups have no round
-			if !warmup {
-				n = r + 1
-			}
-			for _, c := range round {
-				out = append(out, step{c, warmup, n})
-			}
-		}
-	}
-	rounds(func(c *cellState) int { return c.Warmup }, true)
-	rounds(func(c *cellState) int { return c.Runs }, false)
-	return out, led
+// planned yields the planned launches one round at a time: all warmups
+// first, then the measured runs in rounds; each round runs every cell that
+// still needs a run once, in a fresh random order (seeded), so slow drift
+// and periodic noise hit all modes and workloads alike instead of piling up
+// on whichever ran last; the cells of a unit (an A/B pair, with
+// SchedulePairs) run back to back. Round by round, not all up front: a
+// suite's every launch listed before the first ran held memory in
+// proportion to its runs (runs: 1000000000 grew to 24 GB, printing
+// nothing). led is which cell of each unit ran first how often: where
+// adaptive rounds take up the counterbalancing.
+type planned struct {
+	rng    *rand.Rand
+	us     []unit
+	cells  []*cellState
+	led    leads
+	warmup bool
+	r      int // the next round's index in its phase
 }
 
-// lastRound is the number of the schedule's last measured round (0 when it
-// has none): where adaptive rounds go on numbering.
-func lastRound(order []step) int {
+func newPlanned(cells []*cellState, us []unit, seed uint64) *planned {
+	return &planned{rng: rand.New(rand.NewPCG(seed, 0x76626e6368)), us: us, cells: cells, led: leads{}, warmup: true}
+}
+
+// next is the next round's launches; nil once the planned rounds are done.
+func (p *planned) next() []step {
+	for {
+		count := func(c *cellState) int { return c.Runs }
+		l := p.led
+		if p.warmup {
+			count, l = func(c *cellState) int { return c.Warmup }, nil
+		}
+		r := p.r
+		round := roundOrder(p.rng, p.us, func(c *cellState) bool { return r < count(c) }, l)
+		p.r++
+		if len(round) == 0 {
+			if !p.warmup {
+				p.r-- // done: stay done
+				return nil
+			}
+			p.warmup, p.r = false, 0
+			continue
+		}
+		n := 0 // warmups have no round
+		if !p.warmup {
+			n = r + 1
+		}
+		out := make([]step, len(round))
+		for i, c := range round {
+			out[i] = step{c, p.warmup, n}
+		}
+		return out
+	}
+}
+
+// total is the number of planned launches.
+func (p *planned) total() int {
+	n := 0
+	for _, c := range p.cells {
+		n += c.Warmup + c.Runs
+	}
+	return n
+}
+
+// lastRound is the number of the last planned measured round (0 when there
+// is none): where adaptive rounds go on numbering.
+func (p *planned) lastRound() int {
 	last := 0
-	for _, st := range order {
-		last = max(last, st.round)
+	for _, c := range p.cells {
+		last = max(last, c.Runs)
 	}
 	return last
+}
+
+// schedule is every planned launch at once (tests look at the whole).
+func schedule(cells []*cellState, us []unit, seed uint64) (out []step, led leads) {
+	p := newPlanned(cells, us, seed)
+	for st := p.next(); st != nil; st = p.next() {
+		out = append(out, st...)
+	}
+	return out, p.led
 }

@@ -75,7 +75,7 @@ func record(dir, out, note string) error {
 	}
 	// One line per sample array: the file stays small and diffable.
 	b = numberArray.ReplaceAllFunc(b, func(m []byte) []byte { return space.ReplaceAll(m, nil) })
-	return atomicfile.WriteFile(out, append(b, '\n'), 0o644)
+	return atomicfile.WriteFile(out, append(b, '\n'), 0o666)
 }
 
 // readUptimes reads uptime.log's "<file> before|after: <uptime>" lines.

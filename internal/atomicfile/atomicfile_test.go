@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 )
 
@@ -17,7 +18,7 @@ import (
 func TestReadersSeeOldOrNewNeverHalf(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "r.json")
 	versions := [][]byte{bytes.Repeat([]byte("a"), 10), bytes.Repeat([]byte("b"), 1<<20), bytes.Repeat([]byte("c"), 4097)}
-	if err := WriteFile(path, versions[0], 0o644); err != nil {
+	if err := WriteFile(path, versions[0], 0o666); err != nil {
 		t.Fatal(err)
 	}
 	var stop atomic.Bool
@@ -44,7 +45,7 @@ func TestReadersSeeOldOrNewNeverHalf(t *testing.T) {
 		}()
 	}
 	for i := 0; i < 60; i++ {
-		if err := WriteFile(path, versions[i%len(versions)], 0o644); err != nil {
+		if err := WriteFile(path, versions[i%len(versions)], 0o666); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -60,11 +61,11 @@ func TestReadersSeeOldOrNewNeverHalf(t *testing.T) {
 func TestFailedWriteLeavesOldFile(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "b.json")
-	if err := WriteFile(path, []byte("baseline"), 0o644); err != nil {
+	if err := WriteFile(path, []byte("baseline"), 0o666); err != nil {
 		t.Fatal(err)
 	}
 	boom := errors.New("disk full")
-	err := Write(path, 0o644, func(w io.Writer) error {
+	err := Write(path, 0o666, func(w io.Writer) error {
 		w.Write([]byte("half of a new ba"))
 		return boom
 	})
@@ -77,14 +78,23 @@ func TestFailedWriteLeavesOldFile(t *testing.T) {
 	assertOnly(t, dir, "b.json")
 }
 
-// The permission asked for is applied (CreateTemp makes 0600 files).
-func TestPermission(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "r.json")
-	if err := WriteFile(path, []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o644 {
-		t.Fatalf("mode %v, %v", fi.Mode(), err)
+// The mode is 0666 filtered by the umask, as os.WriteFile's: a user with
+// umask 077 gets 0600 files (they were 0644 whatever the umask: the temp
+// file was chmod-ed, which the umask does not filter), and the mode of the
+// file replaced does not matter.
+func TestPermissionFollowsUmask(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ umask, want os.FileMode }{{0o077, 0o600}, {0o022, 0o644}, {0o002, 0o664}} {
+		old := syscall.Umask(int(c.umask))
+		path := filepath.Join(dir, "r.json")
+		err := WriteFile(path, []byte("x"), 0o666)
+		syscall.Umask(old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != c.want {
+			t.Fatalf("umask %04o: mode %v, want %v (%v)", c.umask, fi.Mode().Perm(), c.want, err)
+		}
 	}
 }
 
@@ -92,8 +102,8 @@ func TestPermission(t *testing.T) {
 // and changes nothing.
 func TestUnwritableDirectory(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "plain")
-	os.WriteFile(file, []byte("x"), 0o644)
-	err := WriteFile(filepath.Join(file, "r.json"), []byte("y"), 0o644)
+	os.WriteFile(file, []byte("x"), 0o666)
+	err := WriteFile(filepath.Join(file, "r.json"), []byte("y"), 0o666)
 	if err == nil || !bytes.Contains([]byte(err.Error()), []byte(filepath.Join(file, "r.json"))) {
 		t.Fatalf("err = %v", err)
 	}
@@ -109,4 +119,23 @@ func assertOnly(t *testing.T, dir string, names ...string) {
 	if len(got) != len(names) || (len(got) > 0 && got[0] != names[0]) {
 		t.Fatalf("%s holds %v, want only %v (temporary files left?)", dir, got, names)
 	}
+}
+
+// TryLock refuses, without waiting, a directory whose lock is held, and
+// takes it once released.
+func TestTryLock(t *testing.T) {
+	dir := t.TempDir()
+	unlock, err := TryLock(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := TryLock(dir); !errors.Is(err, ErrLocked) {
+		t.Fatalf("second TryLock: %v, want ErrLocked", err)
+	}
+	unlock()
+	again, err := TryLock(dir)
+	if err != nil {
+		t.Fatalf("after unlock: %v", err)
+	}
+	again()
 }

@@ -1,6 +1,7 @@
 package attach
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -45,6 +46,7 @@ const (
 // any value given wins over them) and the profiler's variables last, with
 // only the settings the engine reads (modes.Engine.Uses).
 func (l *Launch) Env(base []string, extra ...[]string) []string {
+	l = l.absolute()
 	env := ScrubEnv(base)
 	for _, kvs := range extra {
 		env = append(env, l.expand(kvs)...)
@@ -78,6 +80,21 @@ func (l *Launch) Env(base []string, extra ...[]string) []string {
 	return l.hook(env)
 }
 
+// absolute is l with every path it hands the process made absolute: a
+// program that changes directory (sh -c 'cd /tmp && dotnet X.dll') would
+// otherwise write its profiles, or look for the library, from there.
+func (l *Launch) absolute() *Launch {
+	c := *l
+	for _, p := range []*string{&c.Library, &c.RunDir, &c.StartupHook, &c.HookDir} {
+		if *p != "" && !filepath.IsAbs(*p) {
+			if a, err := filepath.Abs(*p); err == nil {
+				*p = a
+			}
+		}
+	}
+	return &c
+}
+
 // hook adds vbench's startup hook to env: DOTNET_STARTUP_HOOKS becomes the
 // value env gave it last (the one a process would see), then ours.
 func (l *Launch) hook(env []string) []string {
@@ -106,6 +123,7 @@ func (l *Launch) Argv(argv []string) []string {
 	if len(l.Spec.Wrap) == 0 {
 		return argv
 	}
+	l = l.absolute()
 	out := make([]string, 0, len(l.Spec.Wrap)+len(argv))
 	for _, a := range l.Spec.Wrap {
 		out = append(out, strings.ReplaceAll(a, modes.RunDir, l.RunDir))

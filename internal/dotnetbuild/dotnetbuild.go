@@ -161,7 +161,7 @@ func Embedded(ctx context.Context, name string, src fs.FS, dir string) (string, 
 		return dll, nil
 	}
 	for f, b := range files {
-		if err := os.WriteFile(filepath.Join(out, f), b, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(out, f), b, 0o666); err != nil {
 			return "", fmt.Errorf("the %s: %w", name, err)
 		}
 	}
@@ -173,7 +173,7 @@ func Embedded(ctx context.Context, name string, src fs.FS, dir string) (string, 
 	if err != nil {
 		return "", fmt.Errorf("building the %s: %w", name, err)
 	}
-	if err := atomicfile.WriteFile(filepath.Join(out, stamp), []byte(dll+"\n"), 0o644); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(out, stamp), []byte(dll+"\n"), 0o666); err != nil {
 		return "", fmt.Errorf("the %s: %w", name, err)
 	}
 	return dll, nil

@@ -197,7 +197,7 @@ func Append(path string, e *Entry, waiting func(dir string)) (n int, err error) 
 	if len(old) > 0 && old[len(old)-1] != '\n' {
 		old = append(old, '\n')
 	}
-	if err := atomicfile.WriteFile(path, append(append(old, line...), '\n'), 0o644); err != nil {
+	if err := atomicfile.WriteFile(path, append(append(old, line...), '\n'), 0o666); err != nil {
 		return 0, err
 	}
 	return len(entries) + 1, nil

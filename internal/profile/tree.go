@@ -92,7 +92,7 @@ func NewProcessDir(dir string, pid int) (string, error) {
 
 // WriteStarted writes pr as procDir's started.json, atomically.
 func WriteStarted(procDir string, pr Process) error {
-	return atomicfile.Write(filepath.Join(procDir, StartedFile), 0o644, func(w io.Writer) error {
+	return atomicfile.Write(filepath.Join(procDir, StartedFile), 0o666, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)
 		return enc.Encode(pr)
@@ -148,7 +148,7 @@ func (e Ended) String() string {
 
 // WriteEnded records how the process whose directory is procDir ended.
 func WriteEnded(procDir string, e Ended) error {
-	return atomicfile.Write(filepath.Join(procDir, EndedFile), 0o644, func(w io.Writer) error {
+	return atomicfile.Write(filepath.Join(procDir, EndedFile), 0o666, func(w io.Writer) error {
 		return json.NewEncoder(w).Encode(e)
 	})
 }
@@ -418,14 +418,14 @@ func (t *Tree) Merge() *Profile {
 func (t *Tree) WritePprofFile(path string) error {
 	if len(t.Processes) == 1 {
 		if b, err := os.ReadFile(filepath.Join(filepath.Dir(t.Paths[0]), PprofFile)); err == nil {
-			return atomicfile.WriteFile(path, b, 0o644)
+			return atomicfile.WriteFile(path, b, 0o666)
 		}
 	}
 	m := t.Merge()
 	if m == nil {
 		return errors.New("no process wrote a profile")
 	}
-	return atomicfile.Write(path, 0o644, m.WritePprof)
+	return atomicfile.Write(path, 0o666, m.WritePprof)
 }
 
 // Entries lists what in dir belongs to profiles: profile.json and
@@ -454,30 +454,45 @@ func Entries(dir string) ([]string, error) {
 // (created if needed), or a new temporary directory when out is "", after
 // checking that a file can be created in it. An out that already holds
 // profiles (Entries) is refused: the new run's processes would be read
-// together with the old run's. Errors name out as flag (e.g. "--out").
-func RunDir(flag, out string) (string, error) {
+// together with the old run's. So is an out another run is filling (it
+// holds out's lock, which unlock releases once the profiles are read).
+// Errors name out as flag (e.g. "--out").
+func RunDir(flag, out string) (dir string, unlock func(), err error) {
 	if out == "" {
-		return os.MkdirTemp("", "vbench-profile-")
+		dir, err := os.MkdirTemp("", "vbench-profile-")
+		return dir, func() {}, err
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
-		return "", fmt.Errorf("%s %s: %v", flag, out, err)
+		return "", nil, fmt.Errorf("%s %s: %v", flag, out, err)
 	}
+	release, err := atomicfile.TryLock(out)
+	if errors.Is(err, atomicfile.ErrLocked) {
+		return "", nil, fmt.Errorf("%s %s: another vbench profile is writing its profiles there: wait for it to end, or choose another directory", flag, out)
+	}
+	if err != nil {
+		return "", nil, fmt.Errorf("%s %s: %v", flag, out, err)
+	}
+	defer func() {
+		if err != nil {
+			release()
+		}
+	}()
 	old, err := Entries(out)
 	if err != nil {
-		return "", fmt.Errorf("%s %s: %v", flag, out, err)
+		return "", nil, fmt.Errorf("%s %s: %v", flag, out, err)
 	}
 	if len(old) > 0 {
 		if len(old) > 3 {
 			old = append(old[:3], "...")
 		}
-		return "", fmt.Errorf("%s %s already holds profiles (%s): vbench does not mix two runs' profiles; remove them or choose another directory",
+		return "", nil, fmt.Errorf("%s %s already holds profiles (%s): vbench does not mix two runs' profiles; remove them or choose another directory",
 			flag, out, strings.Join(old, ", "))
 	}
 	probe, err := os.CreateTemp(out, ".vbench-probe-*")
 	if err != nil {
-		return "", fmt.Errorf("%s %s is not writable: %v", flag, out, err)
+		return "", nil, fmt.Errorf("%s %s is not writable: %v", flag, out, err)
 	}
 	probe.Close()
 	os.Remove(probe.Name())
-	return out, nil
+	return out, release, nil
 }

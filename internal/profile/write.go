@@ -49,9 +49,9 @@ func (p *Profile) Encode(w io.Writer) error {
 // WriteDir writes profile.json and profile.pb.gz into dir, each atomically
 // (temp file + fsync + rename): a reader never sees half a profile.
 func WriteDir(dir string, p *Profile) error {
-	if err := atomicfile.Write(filepath.Join(dir, PprofFile), 0o644, p.WritePprof); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, PprofFile), 0o666, p.WritePprof); err != nil {
 		return err
 	}
 	// profile.json last: its presence means the whole profile is there.
-	return atomicfile.Write(filepath.Join(dir, JSONFile), 0o644, p.Encode)
+	return atomicfile.Write(filepath.Join(dir, JSONFile), 0o666, p.Encode)
 }

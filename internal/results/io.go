@@ -18,6 +18,7 @@ import (
 	"vbench/internal/atomicfile"
 	"vbench/internal/jsonpos"
 	"vbench/internal/modes"
+	"vbench/internal/ownfile"
 	"vbench/stats"
 )
 
@@ -41,8 +42,17 @@ func WriteFile(path string, f *File) error {
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", path, err)
 	}
-	return atomicfile.WriteFile(path, b, 0o644)
+	return atomicfile.WriteFile(path, b, 0o666)
 }
+
+// Kind is what a writer of results files (--json, a baseline, merge -o)
+// replaces: a file with a results file's schema and suite, of any version.
+var Kind = ownfile.Kind{Name: "a vbench results file", Is: func(data []byte) bool {
+	var head struct {
+		Schema, Suite json.RawMessage
+	}
+	return json.Unmarshal(data, &head) == nil && head.Schema != nil && head.Suite != nil
+}}
 
 // CheckWritable fails early, before a long run, when path's directory cannot
 // take a new file. A missing directory is created (like mkdir -p): asking

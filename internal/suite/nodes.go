@@ -4,6 +4,7 @@ package suite
 // records the first error (file, line, field) on the parser.
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -123,6 +124,21 @@ func (p *parser) integer(n *yaml.Node, field string, min int) int {
 	}
 	if v < min {
 		p.fail(n, field, "must be >= %d, got %d", min, v)
+	}
+	return v
+}
+
+// count is integer for a number of launches per cell: at most RunsLimit.
+func (p *parser) count(n *yaml.Node, field string, min int) int {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!int" {
+		if _, err := strconv.Atoi(n.Value); errors.Is(err, strconv.ErrRange) {
+			p.fail(n, field, "must be at most %d (the runs vbench launches per cell), got %s", RunsLimit, n.Value)
+			return 0
+		}
+	}
+	v := p.integer(n, field, min)
+	if v > RunsLimit {
+		p.fail(n, field, "must be at most %d (the runs vbench launches per cell), got %d", RunsLimit, v)
 	}
 	return v
 }

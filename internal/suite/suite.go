@@ -42,6 +42,14 @@ const (
 	// (an A/B pair) may take up to this many times its runs when its
 	// verdict is still undecided (runner's adaptive rounds).
 	DefaultMaxRunsFactor = 3
+	// RunsLimit bounds runs, warmup and max_runs. Every launch is kept (its
+	// sample in the results file, a few hundred bytes) and costs a process
+	// start (a millisecond at the very least): 100000 runs of one cell are
+	// already a day of a one-second workload and an interval 100 times
+	// narrower than the default 10 runs give. A suite asking for a
+	// billion (a typo, a generated file) is refused in a second rather
+	// than found out after hours.
+	RunsLimit = 100000
 )
 
 // Suite is a parsed, validated suite file. Relative paths are resolved

@@ -31,12 +31,12 @@ func (p *parser) suite(root *yaml.Node, s *Suite) {
 			nameNode = v
 			s.Name = p.name(v, key)
 		case "runs":
-			s.Runs = p.integer(v, key, 1)
+			s.Runs = p.count(v, key, 1)
 		case "max_runs":
 			maxRunsNode = v
-			s.MaxRuns = p.integer(v, key, 1)
+			s.MaxRuns = p.count(v, key, 1)
 		case "warmup":
-			s.Warmup = p.integer(v, key, 0)
+			s.Warmup = p.count(v, key, 0)
 		case "modes":
 			p.suiteModes(v, key, s)
 		case "metric":

@@ -161,7 +161,7 @@ func (p *parser) workload(n *yaml.Node, field string, s *Suite) Workload {
 			ownMetric = true
 			w.Metric = p.metric(v, f)
 		case "runs":
-			w.Runs = p.integer(v, f, 1)
+			w.Runs = p.count(v, f, 1)
 		case "timeout":
 			w.Timeout = p.duration(v, f)
 		case "modes":

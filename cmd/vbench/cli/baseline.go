@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"vbench/internal/atomicfile"
+	"vbench/internal/ownfile"
 	"vbench/internal/verdict"
 
 	"github.com/spf13/cobra"
@@ -69,6 +70,13 @@ results, shard results and results with failed cells are refused.
 			}
 			if f.jsonOut != "" && baseline.SamePath(f.jsonOut, path) {
 				return usageErrf("--json %s is the baseline this update writes; give the run's results another file", f.jsonOut)
+			}
+			named := "--baseline"
+			if out == "" {
+				named = "the suite's baseline"
+			}
+			if err := ownfile.Check(named, path, results.Kind); err != nil {
+				return usageErr(err)
 			}
 			var res *results.File
 			if from != "" {

@@ -13,6 +13,7 @@ import (
 
 	"vbench/internal/atomicfile"
 	"vbench/internal/history"
+	"vbench/internal/ownfile"
 	"vbench/internal/results"
 	"vbench/internal/suite"
 	"vbench/reports"
@@ -256,7 +257,10 @@ commit and date.`,
 			if err := results.CheckWritable(out); err != nil {
 				return usageErr(err)
 			}
-			if err := atomicfile.Write(out, 0o644, func(w io.Writer) error { return reports.HistoryHTML(w, path, a) }); err != nil {
+			if err := ownfile.Check("-o", out, reports.HTMLKind); err != nil {
+				return usageErr(err)
+			}
+			if err := atomicfile.Write(out, 0o666, func(w io.Writer) error { return reports.HistoryHTML(w, path, a) }); err != nil {
 				return withCode(ExitFailed, err)
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "vbench: wrote %s (%d runs, %d series)\n", out, len(a.Entries), len(a.Series))

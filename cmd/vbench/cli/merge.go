@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"vbench/baseline"
+	"vbench/internal/ownfile"
 	"vbench/internal/results"
 )
 
@@ -51,6 +52,9 @@ atomically.
 				return err
 			}
 			if err := baseline.Guard("-o", out); err != nil {
+				return usageErr(err)
+			}
+			if err := ownfile.Check("-o", out, results.Kind); err != nil {
 				return usageErr(err)
 			}
 			if err := results.CheckWritable(out); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"vbench/internal/atomicfile"
+	"vbench/internal/ownfile"
 	"vbench/internal/results"
 	"vbench/reports"
 )
@@ -80,6 +81,9 @@ func (c *ciFlags) check(keep ...string) error {
 	if err := results.CheckWritable(c.junit); err != nil {
 		return usageErr(err)
 	}
+	if err := ownfile.Check("--junit", c.junit, reports.JUnitKind); err != nil {
+		return usageErr(err)
+	}
 	return nil
 }
 
@@ -90,7 +94,7 @@ func (c *ciFlags) check(keep ...string) error {
 func (c *ciFlags) write(cmd *cobra.Command, res *results.File) error {
 	var err error
 	if c.junit != "" {
-		err = atomicfile.Write(c.junit, 0o644, func(w io.Writer) error { return reports.JUnit(w, res) })
+		err = atomicfile.Write(c.junit, 0o666, func(w io.Writer) error { return reports.JUnit(w, res) })
 	}
 	if !c.noStepSummary {
 		if serr := reports.AppendStepSummary([]*results.File{res}, reports.Options{}); serr != nil {

@@ -30,10 +30,11 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 		return err
 	}
 	engine, focus, lib := pr.engine, pr.focus, pr.lib
-	dir, err := profile.RunDir("--out", f.out)
+	dir, unlock, err := profile.RunDir("--out", f.out)
 	if err != nil {
 		return usageErr(err)
 	}
+	defer unlock()
 	stderr := cmd.ErrOrStderr()
 
 	spec := modes.Spec{Name: modes.Mode(engine), Engine: engine, ProfilerSettings: modes.ProfilerSettings{
@@ -123,7 +124,7 @@ func showProfile(cmd *cobra.Command, f *profileFlags, tree *profile.Tree, dir st
 		}
 	}
 	if f.jsonOut != "" {
-		if err := atomicfile.Write(f.jsonOut, 0o644, func(w io.Writer) error { return reports.WriteProfileJSON(w, doc) }); err != nil {
+		if err := atomicfile.Write(f.jsonOut, 0o666, func(w io.Writer) error { return reports.WriteProfileJSON(w, doc) }); err != nil {
 			return err
 		}
 	}

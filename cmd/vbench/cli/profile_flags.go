@@ -9,8 +9,10 @@ import (
 	"vbench/baseline"
 	"vbench/internal/attach"
 	"vbench/internal/modes"
+	"vbench/internal/ownfile"
 	"vbench/internal/profile"
 	"vbench/internal/results"
+	"vbench/reports"
 )
 
 type profileFlags struct {
@@ -127,6 +129,9 @@ func (f *profileFlags) check(cmd *cobra.Command) (*profileRun, error) {
 		}
 		if err := results.CheckWritable(f.jsonOut); err != nil {
 			return nil, usageErrf("--json %v", err)
+		}
+		if err := ownfile.Check("--json", f.jsonOut, reports.ProfileJSONKind); err != nil {
+			return nil, usageErr(err)
 		}
 	}
 	lib := f.lib

@@ -15,6 +15,7 @@ import (
 	"vbench/baseline"
 	"vbench/internal/atomicfile"
 	"vbench/internal/modes"
+	"vbench/internal/ownfile"
 	"vbench/internal/results"
 	"vbench/reports"
 )
@@ -138,6 +139,9 @@ func runReport(cmd *cobra.Command, args []string, f *reportFlags) error {
 		return usageErr(err)
 	}
 	if err := baseline.Guard("--junit", f.junit); err != nil {
+		return usageErr(err)
+	}
+	if err := ownfile.Check("--junit", f.junit, reports.JUnitKind); err != nil {
 		return usageErr(err)
 	}
 	// Checked (and a missing directory created) before anything is read or
@@ -289,9 +293,12 @@ func reportResults(cmd *cobra.Command, args []string, files []*results.File, f *
 	if format.OneFile && len(files) > 1 {
 		return usageErrf("report: %s writes one results file; give one (benchstat compares files: benchstat old.txt new.txt)", format.Name)
 	}
+	if err := ownfile.Check("-o", f.output, format.Kind()); err != nil {
+		return usageErr(err)
+	}
 	render := func(w io.Writer) error { return format.Report(m, w) }
 	if f.junit != "" {
-		if err := atomicfile.Write(f.junit, 0o644, m.WriteJUnit); err != nil {
+		if err := atomicfile.Write(f.junit, 0o666, m.WriteJUnit); err != nil {
 			return err
 		}
 	}
@@ -330,6 +337,9 @@ func reportProfile(cmd *cobra.Command, in *reports.Input, f *reportFlags) error 
 		Tree: tree, Profile: p,
 		Text:  reports.ProfileOptions{Top: f.top, MaxDepth: f.depth, MinPercent: f.minPercent, Thread: f.thread, PID: f.pid},
 		Flame: reports.FlameOptions{PerThread: f.perThread, MaxDepth: f.depth},
+	}
+	if err := ownfile.Check("-o", f.output, format.Kind()); err != nil {
+		return usageErr(err)
 	}
 	render := func(w io.Writer) error { return format.Profile(w, view) }
 	if err := emit(cmd, f.output, render); err != nil {
@@ -400,7 +410,7 @@ func emit(cmd *cobra.Command, path string, render func(io.Writer) error) error {
 	if path == "" {
 		return render(cmd.OutOrStdout())
 	}
-	if err := atomicfile.Write(path, 0o644, render); err != nil {
+	if err := atomicfile.Write(path, 0o666, render); err != nil {
 		return err
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "vbench: wrote %s\n", path)

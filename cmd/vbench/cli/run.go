@@ -23,6 +23,7 @@ import (
 	"vbench/internal/attach"
 	"vbench/internal/machine"
 	"vbench/internal/modes"
+	"vbench/internal/ownfile"
 	"vbench/internal/results"
 	"vbench/internal/suite"
 	"vbench/runner"
@@ -96,6 +97,14 @@ func prepare(cmd *cobra.Command, path string, f *runFlags) (*measurement, error)
 	}
 	if cmd.Flags().Changed("warmup") && f.warmup < 0 {
 		return nil, usageErrf("--warmup %d: must be >= 0", f.warmup)
+	}
+	for _, c := range []struct {
+		flag string
+		n    int
+	}{{"runs", f.runs}, {"max-runs", f.maxRuns}, {"warmup", f.warmup}} {
+		if c.n > suite.RunsLimit {
+			return nil, usageErrf("--%s %d: must be at most %d (the runs vbench launches per cell)", c.flag, c.n, suite.RunsLimit)
+		}
 	}
 	if cmd.Flags().Changed("timeout") && f.timeout <= 0 {
 		return nil, usageErrf("--timeout %s: must be > 0", f.timeout)
@@ -177,6 +186,9 @@ func prepare(cmd *cobra.Command, path string, f *runFlags) (*measurement, error)
 	}
 	if f.jsonOut != "" {
 		if err := baseline.Guard("--json", f.jsonOut, s.Baseline); err != nil {
+			return nil, usageErr(err)
+		}
+		if err := ownfile.Check("--json", f.jsonOut, results.Kind); err != nil {
 			return nil, usageErr(err)
 		}
 		if err := results.CheckWritable(f.jsonOut); err != nil {
