@@ -62,8 +62,9 @@ func checkCell(i int, c *Cell) error {
 		}
 	}
 	// 0: a cell written without its summary (tests build such files);
-	// anything else must be what the runs give.
-	if xs := c.Values(); len(xs) > 0 && c.MedianNs != 0 {
+	// anything else must be what the runs give. Runs that recorded no
+	// value (0) are left to CheckMeasured, which says so plainly.
+	if xs := c.Values(); len(xs) > 0 && c.MedianNs != 0 && !slices.Contains(xs, 0) {
 		if m := stats.Median(xs); math.Abs(c.MedianNs-m) > 1e-9*math.Abs(m) {
 			return fieldErr(at("median_ns"), "%s.median_ns: %s, but its %d measured runs' median %s is %s: the summary does not match the runs (the file was edited, or is corrupt)", name, num(c.MedianNs), len(xs), c.Metric.OrDefault(), num(m))
 		}
