@@ -97,7 +97,8 @@ func Exec(ctx context.Context, spec Spec) Outcome {
 
 	out.StartMono = monotonicNs()
 	start := time.Now()
-	err = cmd.Start()
+	own := startAlone(cmd)
+	err = own.err
 	wr.Close()
 	ewr.Close()
 	if err != nil {
@@ -209,7 +210,7 @@ func Exec(ctx context.Context, spec Spec) Outcome {
 	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
 		out.User = time.Duration(ru.Utime.Nano())
 		out.Sys = time.Duration(ru.Stime.Nano())
-		out.MaxRSS = ru.Maxrss * 1024 // kilobytes on Linux
+		out.MaxRSS = own.childPeak(ru.Maxrss * 1024) // kilobytes on Linux
 	}
 	// A timer that fired just as the child exited on its own killed nothing.
 	if out.TimedOut && out.Signal != "SIGKILL" {
@@ -244,7 +245,11 @@ func (o *Outcome) Failure(timeout time.Duration) string {
 		// vbench's own SIGKILLs are a timeout or an interruption, said
 		// above or not a failure: this one came from outside, most often
 		// the kernel's OOM killer or a memory limit, so its peak is said.
-		return fmt.Sprintf("crashed: killed by SIGKILL, not by vbench (the OOM killer or a memory limit sends it), at a peak RSS of %.0f MB%s", float64(o.MaxRSS)/1e6, detail())
+		peak := ""
+		if o.MaxRSS > 0 {
+			peak = fmt.Sprintf(", at a peak RSS of %.0f MB", float64(o.MaxRSS)/1e6)
+		}
+		return fmt.Sprintf("crashed: killed by SIGKILL, not by vbench (the OOM killer or a memory limit sends it)%s%s", peak, detail())
 	case o.Signal != "":
 		return "crashed: killed by " + o.Signal + detail()
 	case o.ExitCode > 128 && o.ExitCode <= 128+64 && o.Wrapped && unix.SignalName(syscall.Signal(o.ExitCode-128)) != "":

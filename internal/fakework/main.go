@@ -16,6 +16,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"runtime"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -51,6 +52,7 @@ func main() {
 	counter := flag.String("counter", "", "file counting launches (with -fail-at)")
 	failAt := flag.Int("fail-at", 0, "with -counter: exit 7 on this launch (1-based)")
 	hangAt := flag.Int("hang-at", 0, "with -counter: behave as -hang on this launch (1-based)")
+	touch := flag.Int("touch-mib", 0, "hold this many MiB resident before reporting (a peak RSS to measure)")
 	flag.Parse()
 
 	if *envFile != "" {
@@ -89,6 +91,13 @@ func main() {
 	}
 	if *sleep > 0 {
 		time.Sleep(*sleep)
+	}
+	if *touch > 0 {
+		b := make([]byte, *touch<<20)
+		for i := 0; i < len(b); i += 4096 {
+			b[i] = 1
+		}
+		runtime.KeepAlive(b)
 	}
 	if *spin > 0 {
 		burn(*spin)

@@ -162,8 +162,8 @@ func (mc MinChange) Of(ref float64) float64 {
 
 // Trusted reports whether run r's reading of m can be judged: rss only
 // where the process reported its own peak (Run.PeakRSS); the rusage peak
-// of a program without the startup hook holds vbench's own memory, which
-// grows over a run and differs between runs of vbench.
+// of a program without the startup hook held vbench's own memory in files
+// of older vbench, and is now known only above vbench's own.
 func (m Measure) Trusted(r *Run) bool {
 	if m == MeasureRSS {
 		return r.PeakRSS != nil

@@ -497,8 +497,9 @@ type Run struct {
 	ProfileBytes  *int64  `json:"profile_bytes,omitempty"` // bytes of the profiles written (engine modes)
 	// PeakRSS is the peak resident memory of the tree's largest .NET
 	// process as the process itself saw it (VmHWM at exit, by the startup
-	// hook). MaxRSS, from the rusage vbench reads at wait, also counts
-	// vbench's own peak (a vforked child shares its memory until exec):
+	// hook). MaxRSS, from the rusage vbench reads at wait, is kept only
+	// when it exceeds vbench's own memory at the exec (a vforked child's
+	// rusage counts its parent's peak; runner/maxrss.go), else 0:
 	// PeakRSS is the figure rss is judged by.
 	PeakRSS     *int64 `json:"peak_rss_bytes,omitempty"`
 	ProfilerMem *int64 `json:"profiler_mem_bytes,omitempty"`

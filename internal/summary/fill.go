@@ -67,7 +67,11 @@ func fillCell(c *results.Cell) {
 		wall = append(wall, float64(r.WallNs))
 		user = append(user, float64(r.UserNs))
 		sys = append(sys, float64(r.SysNs))
-		rss = append(rss, float64(r.MaxRSS))
+		// The process's own peak (the hook's) where it reported one, else
+		// rusage's when that is the child's own; unknown runs left out.
+		if v, ok := results.MeasureRSS.Of(&r); ok {
+			rss = append(rss, v)
+		}
 	}
 	c.Runs = len(el)
 	if c.Runs == 0 {
@@ -87,7 +91,10 @@ func fillCell(c *results.Cell) {
 		c.CILoNs, c.CIHiNs = 0, 0
 	}
 	c.Warnings = append(c.Warnings, s.Warnings...)
-	c.WallMedianNs, c.UserMedianNs, c.SysMedianNs, c.MaxRSSMedian = stats.Median(wall), stats.Median(user), stats.Median(sys), stats.Median(rss)
+	c.WallMedianNs, c.UserMedianNs, c.SysMedianNs, c.MaxRSSMedian = stats.Median(wall), stats.Median(user), stats.Median(sys), 0
+	if len(rss) > 0 {
+		c.MaxRSSMedian = stats.Median(rss)
+	}
 	for j, out := range stats.Outliers(el) {
 		if out {
 			c.Samples[idx[j]].Outlier = true
