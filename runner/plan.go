@@ -266,6 +266,16 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 		}
 		return nil, fmt.Errorf("nothing to run: no workload of %s runs under modes %v", s.Path, p.Modes)
 	}
+	// What the machine lacks is refused only for what the selection runs:
+	// an unselected service's load generator is not needed.
+	for _, c := range all {
+		if c.Workload.Lacks != nil {
+			return nil, c.Workload.Lacks
+		}
+		if e := s.ModeLacks[c.Mode]; e != nil {
+			return nil, e
+		}
+	}
 	// A mode asked for by name that no selected workload runs under would
 	// be recorded as run and show nothing: refused, naming who limits it.
 	for _, m := range o.Modes {

@@ -53,7 +53,14 @@ func (p *parser) suiteModes(n *yaml.Node, field string, s *Suite) {
 		var spec modes.Spec
 		if e.Kind == yaml.MappingNode {
 			var an *yaml.Node
+			p.lack = nil
 			spec, an = p.modeSpec(e, f)
+			if p.lack != nil {
+				if s.ModeLacks == nil {
+					s.ModeLacks = map[modes.Mode]*Error{}
+				}
+				s.ModeLacks[spec.Name], p.lack = p.lack, nil
+			}
 			if an != nil {
 				againsts = append(againsts, against{an, fmt.Sprintf("%s(%s).against", f, spec.Name), spec.Name})
 			}

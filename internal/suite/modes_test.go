@@ -150,7 +150,7 @@ func TestModesRefused(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p := write(t, dir, "s.yaml", c.yaml)
-			_, err := Load(p)
+			err := loadOrLack(p)
 			if err == nil {
 				t.Fatalf("accepted\n%s", c.yaml)
 			}

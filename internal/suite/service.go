@@ -127,8 +127,7 @@ func (p *parser) load(v *yaml.Node, f string, w *Workload) {
 	}
 	gen, err := exec.LookPath(LoadGenerator)
 	if err != nil {
-		p.fail(v, f, "the load generator %s is not installed (not found in PATH): scripts/ensure-loadgen.sh installs it (Debian package hey)", LoadGenerator)
-		return
+		p.need(v, f, "the load generator %s is not installed (not found in PATH): scripts/ensure-loadgen.sh installs it (Debian package hey)", LoadGenerator)
 	}
 	ld.Generator = gen
 	w.Load = ld

@@ -74,8 +74,9 @@ func TestServiceRefused(t *testing.T) {
 	}
 }
 
-// Without the load generator a service suite is refused when read, naming
-// the load and what installs it: nothing is built or run.
+// Without the load generator a service workload lacks it, naming the load
+// and what installs it: the suite still reads (its other workloads run),
+// and a run that selects the service is refused (runner.NewPlan).
 func TestServiceWithoutLoadGenerator(t *testing.T) {
 	bin := t.TempDir()
 	if err := os.Symlink("/bin/true", filepath.Join(bin, "true")); err != nil {
@@ -83,9 +84,12 @@ func TestServiceWithoutLoadGenerator(t *testing.T) {
 	}
 	t.Setenv("PATH", bin)
 	p := write(t, t.TempDir(), "s.yaml", svcHead+"    server: {command: [true], ready: \"http://127.0.0.1:{port}/\"}\n    load: {url: \"http://127.0.0.1:{port}/w\"}\n")
-	_, err := Load(p)
+	s, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := "s.yaml:6: workloads[0].load: the load generator hey is not installed (not found in PATH): scripts/ensure-loadgen.sh installs it"
-	if err == nil || !strings.HasPrefix(strings.TrimPrefix(err.Error(), filepath.Dir(p)+"/"), want) {
-		t.Errorf("error %v\nwant %s", err, want)
+	if l := s.Workloads[0].Lacks; l == nil || !strings.HasPrefix(strings.TrimPrefix(l.Error(), filepath.Dir(p)+"/"), want) {
+		t.Errorf("lacks %v\nwant %s", l, want)
 	}
 }

@@ -68,8 +68,11 @@ type Suite struct {
 	MaxRuns int
 	// Modes are the suite's modes by name, as listed; Specs their
 	// definitions in the same order (see Spec for any mode by name).
-	Modes     []modes.Mode
-	Specs     []modes.Spec
+	Modes []modes.Mode
+	Specs []modes.Spec
+	// ModeLacks is, by mode, what a mode needs that this machine lacks
+	// (its wrapper's command): refused only when the mode is selected.
+	ModeLacks map[modes.Mode]*Error
 	Metric    results.Metric // the workloads' default
 	Timeout   time.Duration
 	Profiler  Profiler
@@ -121,6 +124,10 @@ type Workload struct {
 	// Instructions is the size the workload runs at when its cells are
 	// measured in instructions (nil: its usual one).
 	Instructions *Size
+	// Lacks is what the workload needs that this machine lacks (its
+	// command, the load generator), nil when nothing: runner.NewPlan
+	// refuses it only when the workload is selected.
+	Lacks *Error
 }
 
 // Size is another set of arguments for a workload, with the checksum they
@@ -240,4 +247,15 @@ type parser struct {
 	file string
 	dir  string
 	err  *Error // first error wins: it is the one to fix first
+	// lack is the first thing the workload or mode being read needs from
+	// the machine and this one lacks (a command, the load generator): not
+	// an error of the file, refused only when a selected cell needs it.
+	lack *Error
+}
+
+// need records what the machine lacks (see parser.lack).
+func (p *parser) need(n *yaml.Node, field, format string, args ...any) {
+	if p.lack == nil {
+		p.lack = &Error{File: p.file, Line: n.Line, Field: field, Msg: fmt.Sprintf(format, args...)}
+	}
 }

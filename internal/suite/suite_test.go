@@ -169,7 +169,7 @@ func TestBadInput(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p := write(t, t.TempDir(), "s.yaml", c.yaml)
-			_, err := Load(p)
+			err := loadOrLack(p)
 			if err == nil {
 				t.Fatalf("no error for\n%s", c.yaml)
 			}
@@ -186,4 +186,25 @@ func TestUnreadable(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "/nonexistent/suite.yaml: cannot read suite") {
 		t.Errorf("got %v", err)
 	}
+}
+
+// loadOrLack is Load's error, else the first thing the suite's workloads
+// or modes need that the machine lacks: what a run selecting them is
+// refused for (runner.NewPlan).
+func loadOrLack(p string) error {
+	s, err := Load(p)
+	if err != nil {
+		return err
+	}
+	for _, w := range s.Workloads {
+		if w.Lacks != nil {
+			return w.Lacks
+		}
+	}
+	for _, m := range s.Modes {
+		if e := s.ModeLacks[m]; e != nil {
+			return e
+		}
+	}
+	return nil
 }

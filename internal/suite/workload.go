@@ -109,8 +109,10 @@ func valueOf(n *yaml.Node, key string) *yaml.Node {
 // workload reads one workload: its fields first, then what only the whole
 // workload can tell (project or command, its modes among the suite's, cwd).
 // Errors after the fields name the workload: "workloads[1](fib).project".
-func (p *parser) workload(n *yaml.Node, field string, s *Suite) Workload {
-	w := Workload{Line: n.Line}
+func (p *parser) workload(n *yaml.Node, field string, s *Suite) (w Workload) {
+	w = Workload{Line: n.Line}
+	p.lack = nil
+	defer func() { w.Lacks, p.lack = p.lack, nil }()
 	var nodes workloadNodes
 	env := map[string]string{}
 	w.Metric = s.Metric
@@ -328,7 +330,7 @@ func (p *parser) resolveCommand(n *yaml.Node, field, name string) string {
 	if !strings.Contains(name, "/") {
 		path, err := exec.LookPath(name)
 		if err != nil {
-			p.fail(n, field, "command %q not found in PATH", name)
+			p.need(n, field, "command %q not found in PATH", name)
 			return name
 		}
 		return path

@@ -84,3 +84,24 @@ func TestServiceWithoutLoadGeneratorExits2(t *testing.T) {
 		t.Errorf("stderr %q\nlacks %q", se.String(), want)
 	}
 }
+
+// A run of another workload of a suite with a service does not need the
+// load generator: `--workloads plain` on a machine without hey runs plain
+// (it was refused: "the load generator hey is not installed").
+func TestUnselectedServiceNeedsNoLoadGenerator(t *testing.T) {
+	dir := t.TempDir()
+	suite := serviceSuite(t, testbin.Dotnet(t), "x", "1s") +
+		fmt.Sprintf("  - name: plain\n    command: [%s, -elapsed, \"1000\"]\n    checksum: ok\n", testbin.Fakework(t))
+	writeFile(t, filepath.Join(dir, "suite.yaml"), suite)
+	cmd := exec.Command(testbin.Vbench(t), "run", "suite.yaml", "--workloads", "plain", "--json", "r.json")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PATH="+t.TempDir())
+	var se bytes.Buffer
+	cmd.Stderr = &se
+	if code := exitCode(t, cmd.Run()); code != 0 {
+		t.Fatalf("exit %d, want 0:\n%s", code, se.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r.json")); err != nil {
+		t.Errorf("no results: %v\n%s", err, se.String())
+	}
+}
