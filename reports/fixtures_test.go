@@ -41,7 +41,7 @@ func baselineOpts(t *testing.T) Options {
 
 func readProfile(t *testing.T, name string) *profile.Profile {
 	t.Helper()
-	in, err := ReadInput(fixture(name))
+	in, err := ReadInput(fixture(name), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,12 @@
 package reports
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
 
+	"vbench/internal/foreignprof"
 	"vbench/internal/profile"
 	"vbench/internal/results"
 )
@@ -29,13 +31,26 @@ type Input struct {
 // ReadInput reads path and decides by content whether it is a results file or
 // a profile (a directory is a profile directory), then reads it with that
 // kind's own reader: results.ReadFile, the one every command shares, or
-// profile.ReadTree. Errors name the file and, for JSON errors, the line,
-// column and field.
-func ReadInput(path string) (*Input, error) {
+// profile.ReadTree; another tool's profile (foreignprof.Formats: nettrace,
+// read by nettrace, pprof, speedscope, perf script) is converted to
+// vbench's profile model. Errors name the file and, for JSON errors, the
+// line, column and field.
+func ReadInput(path string, nettrace foreignprof.NettraceReader) (*Input, error) {
 	kind := KindProfile
 	if fi, err := os.Stat(path); err != nil {
 		return nil, err
 	} else if !fi.IsDir() {
+		if _, ok := foreignprof.Detect(path); ok {
+			p, _, err := foreignprof.ReadFile(path, nettrace)
+			if err != nil {
+				return nil, err
+			}
+			t := &profile.Tree{Dir: path, Processes: []*profile.Profile{p}, Paths: []string{path}}
+			return &Input{Path: path, Kind: KindProfile, Profile: p, Tree: t}, nil
+		}
+		if !startsJSON(path) {
+			return nil, fmt.Errorf("%s: not a file vbench reads: a results file (vbench run --json), a profile.json or profile directory, or another tool's profile (%s)", path, foreignprof.Formats)
+		}
 		kind = kindOf(path)
 	}
 	switch kind {
@@ -63,6 +78,28 @@ func ReadInput(path string) (*Input, error) {
 		return nil, fmt.Errorf("%s: no results (the \"results\" list is empty or missing): nothing to report", path)
 	}
 	return &Input{Path: path, Kind: KindResults, Results: f}, nil
+}
+
+// startsJSON reports whether the file's first non-space byte opens JSON (or
+// it cannot be read: the reader then says why).
+func startsJSON(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	r := bufio.NewReader(f)
+	for {
+		b, err := r.ReadByte()
+		if err != nil {
+			return true // empty: the results reader says so
+		}
+		switch b {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		return b == '{' || b == '['
+	}
 }
 
 // kindOf tells the kind from the first top-level key that tells it (both

@@ -28,7 +28,7 @@ func TestReadInputDetectsKindByContent(t *testing.T) {
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		in, err := ReadInput(p)
+		in, err := ReadInput(p, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -47,7 +47,7 @@ func TestReadInputProfileDirectory(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "profile.json"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	in, err := ReadInput(dir)
+	in, err := ReadInput(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,6 +80,7 @@ func TestReadInputErrors(t *testing.T) {
 		{"type.json", typeErr, []string{"type.json:", "field settings.runs: int cannot hold a JSON string"}},
 		{"schema.json", wrongSchema, []string{"schema.json:", "schema version 9", "reads version 1"}},
 		{"other.json", `{"name": "not ours"}`, []string{"other.json:", "neither a vbench results file"}},
+		{"notes.txt", "hello\n", []string{"notes.txt: not a file vbench reads: a results file (vbench run --json), a profile.json or profile directory, or another tool's profile (nettrace (EventPipe), pprof (.pb.gz), speedscope JSON, perf script text)"}},
 		{"empty.json", `{"schema": 1, "suite": {"name": "x"}, "results": []}`, []string{"empty.json:", "no results"}},
 		{"nocell.json", `{"schema": 1, "suite": {"name": "x"}, "results": [{"workload": "w"}]}`, []string{"nocell.json:", "results[0]", "mode"}},
 	} {
@@ -87,7 +88,7 @@ func TestReadInputErrors(t *testing.T) {
 		if err := os.WriteFile(p, []byte(tc.content), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := ReadInput(p)
+		_, err := ReadInput(p, nil)
 		if err == nil {
 			t.Errorf("%s: no error", tc.name)
 			continue
@@ -98,7 +99,7 @@ func TestReadInputErrors(t *testing.T) {
 			}
 		}
 	}
-	if _, err := ReadInput(filepath.Join(t.TempDir(), "missing.json")); err == nil || !strings.Contains(err.Error(), "missing.json") {
+	if _, err := ReadInput(filepath.Join(t.TempDir(), "missing.json"), nil); err == nil || !strings.Contains(err.Error(), "missing.json") {
 		t.Errorf("missing file: %v", err)
 	}
 }
@@ -113,7 +114,7 @@ func TestReadInputTruncatedProfile(t *testing.T) {
 	if err := os.WriteFile(p, good[:len(good)/2], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = ReadInput(p)
+	_, err = ReadInput(p, nil)
 	if err == nil || !strings.HasPrefix(err.Error(), p+":") || !strings.Contains(err.Error(), "truncated JSON") {
 		t.Fatalf("got %v", err)
 	}

@@ -41,11 +41,11 @@ func diffFlameOf(m *Matrix, c *Cell) template.HTML {
 	if ref == nil || ref.Profile == "" || c.Profile == "" {
 		return ""
 	}
-	old, err := profdiff.Read(ref.Profile, nil)
+	old, err := profdiff.Read(ref.Profile, nil, nil)
 	if err != nil {
 		return ""
 	}
-	new, err := profdiff.Read(c.Profile, nil)
+	new, err := profdiff.Read(c.Profile, nil, nil)
 	if err != nil || old.Side.Unit != new.Side.Unit {
 		return ""
 	}

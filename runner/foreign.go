@@ -33,7 +33,7 @@ func (l *launch) useForeign(c *cellState, r *results.Run, runDir string, rep Rep
 		return fmt.Sprintf("the mode's profile was not written: expected %s (%s)%s", pf.Path, pattern, runDirHas(runDir))
 	}
 	sort.Strings(paths)
-	p, err := foreignprof.Read(pf.Format, paths, readNettrace)
+	p, err := foreignprof.Read(pf.Format, paths, ReadNettrace)
 	if err != nil {
 		return fmt.Sprintf("the mode's %s profile is unreadable: %v", pf.Format, err)
 	}
@@ -97,9 +97,9 @@ func buildNettraceReader() (string, error) {
 	return dotnetbuild.Embedded(ctx, "nettrace-reader", foreignprof.NettraceSource, "nettrace")
 }
 
-// readNettrace runs the nettrace reader on path: its stacks as JSON, or
+// ReadNettrace runs the nettrace reader on path: its stacks as JSON, or
 // the reader's reason for not reading the file (TraceEvent's).
-func readNettrace(path string) ([]byte, error) {
+func ReadNettrace(path string) ([]byte, error) {
 	dll, err := nettraceReaderDll()
 	if err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 
 	pprof "github.com/google/pprof/profile"
 
+	"vbench/internal/foreignprof"
 	"vbench/internal/profile"
 )
 
@@ -33,10 +34,11 @@ type Input struct {
 // Read reads one side: a profile directory as vbench run keeps them (every
 // measured run under runs/, each a run), a profile directory of one run's
 // processes or a profile.json (one run), or a pprof file (profile.pb.gz,
-// one run). In a profile directory of several processes, processes picks
-// those whose command line matches (nil: all); a run's chosen processes are
-// merged.
-func Read(path string, processes *regexp.Regexp) (*Input, error) {
+// one run), or another tool's profile file (foreignprof.Formats; a nettrace
+// read by nettrace), one run. In a profile directory of several processes,
+// processes picks those whose command line matches (nil: all); a run's
+// chosen processes are merged.
+func Read(path string, processes *regexp.Regexp, nettrace foreignprof.NettraceReader) (*Input, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -63,6 +65,19 @@ func Read(path string, processes *regexp.Regexp) (*Input, error) {
 			return nil, err
 		}
 		in.About = path + " (pprof)"
+		return in, nil
+	} else if format, ok := foreignprof.Detect(path); ok {
+		if processes != nil {
+			return nil, fmt.Errorf("%s: a %s file is one profile; --processes applies to profile directories", path, format)
+		}
+		p, _, err := foreignprof.ReadFile(path, nettrace)
+		if err != nil {
+			return nil, err
+		}
+		if err := in.addProfile(path, p); err != nil {
+			return nil, err
+		}
+		in.About = fmt.Sprintf("%s (%s)", path, format)
 		return in, nil
 	}
 	if err := in.addTree(path, processes); err != nil {
@@ -120,7 +135,11 @@ func (in *Input) addTree(path string, processes *regexp.Regexp) error {
 	if len(t.Processes) == 0 {
 		return fmt.Errorf("%s: no process wrote its profile", path)
 	}
-	p := t.Merge()
+	return in.addProfile(path, t.Merge())
+}
+
+// addProfile adds one run's profile, read from path.
+func (in *Input) addProfile(path string, p *profile.Profile) error {
 	if p.Allocations != nil {
 		if in.Allocs == nil {
 			in.Allocs = &Allocs{}

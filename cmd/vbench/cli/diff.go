@@ -13,6 +13,7 @@ import (
 	"vbench/internal/profdiff"
 	"vbench/internal/results"
 	"vbench/reports"
+	"vbench/runner"
 )
 
 type diffFlags struct {
@@ -34,7 +35,9 @@ each function's change, largest contribution to the total change first.
 OLD and NEW are each a profile directory as vbench run keeps them
 (profiles/<workload>/<mode>: every measured run under runs/), a profile
 directory of vbench profile (--out; one run, its processes merged), a
-profile.json, or a pprof file (profile.pb.gz). Functions are matched by
+profile.json, a pprof file (profile.pb.gz), or another tool's profile
+(EventPipe's nettrace, speedscope JSON, perf script text; one run).
+Functions are matched by
 name (namespace, type and method), not by assembly, so two builds that name
 their assemblies differently compare. --processes keeps, in directories of
 several processes (dotnet test), only those whose command line matches.
@@ -127,11 +130,11 @@ func runDiff(cmd *cobra.Command, f *diffFlags, oldPath, newPath string) error {
 			return usageErr(err)
 		}
 	}
-	old, err := profdiff.Read(oldPath, procs)
+	old, err := profdiff.Read(oldPath, procs, runner.ReadNettrace)
 	if err != nil {
 		return usageErrf("OLD: %v", err)
 	}
-	new, err := profdiff.Read(newPath, procs)
+	new, err := profdiff.Read(newPath, procs, runner.ReadNettrace)
 	if err != nil {
 		return usageErrf("NEW: %v", err)
 	}

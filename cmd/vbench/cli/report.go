@@ -18,6 +18,7 @@ import (
 	"vbench/internal/ownfile"
 	"vbench/internal/results"
 	"vbench/reports"
+	"vbench/runner"
 )
 
 type reportFlags struct {
@@ -62,7 +63,9 @@ markdown). --baseline recomputes the
 verdicts of the newest file against a baseline (a results file of the same
 suite) instead of using the verdicts stored in it.
 
-A profile (profile.json, or the directory holding it) renders as the top
+A profile (profile.json, or the directory holding it; or another tool's:
+EventPipe's nettrace, pprof, speedscope JSON, perf script text, converted
+to vbench's profile model) renders as the top
 functions and each thread's call tree (text), or as a flame graph (svg), or,
 when it has lines (vbench profile --lines), as a source view (html): the
 hot files with each line's samples or executions beside its text,
@@ -156,7 +159,7 @@ func runReport(cmd *cobra.Command, args []string, f *reportFlags) error {
 	}
 	var inputs []*reports.Input
 	for _, a := range args {
-		in, err := reports.ReadInput(a)
+		in, err := reports.ReadInput(a, runner.ReadNettrace)
 		if err != nil {
 			return usageErr(err)
 		}
