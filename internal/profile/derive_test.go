@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+
+	"vbench/internal/modes"
 )
 
 // A tree with recursion (fib -> fib), the same function under two parents and
@@ -103,34 +105,47 @@ func TestWriteDirAndRead(t *testing.T) {
 	}
 }
 
-// The sampler takes every thread's stack on the wall clock, a thread
-// blocked in a wait included: its pprof says wall time (go tool pprof's
-// "Type: wall"), never cpu.
-func TestSampledPprofIsWallClock(t *testing.T) {
-	p := &Profile{Schema: SchemaVersion, Mode: "sampling", IntervalNs: 10e6, Samples: 3, Start: time.Unix(1700000000, 0).UTC(),
-		Functions: []Function{{ID: 0, Name: "Main"}, {ID: 1, Name: "Wait"}}}
-	p.Threads = []Thread{{OSID: 1, Samples: 3, Roots: []Node{{Fn: 0, InclusiveSamples: 3, ExclusiveSamples: 1,
-		Children: []Node{{Fn: 1, InclusiveSamples: 2, ExclusiveSamples: 2}}}}}}
-	p.Derive()
-	var buf bytes.Buffer
-	if err := p.WritePprof(&buf); err != nil {
-		t.Fatal(err)
-	}
-	pp, err := profile.Parse(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := pp.CheckValid(); err != nil {
-		t.Fatal(err)
-	}
-	if len(pp.SampleType) != 2 || pp.SampleType[1].Type != "wall" || pp.DefaultSampleType != "wall" || pp.PeriodType == nil || pp.PeriodType.Type != "wall" {
-		t.Fatalf("sample types %v, default %q, period type %v: want wall time", pp.SampleType, pp.DefaultSampleType, pp.PeriodType)
-	}
-	var ns int64
-	for _, s := range pp.Sample {
-		ns += s.Value[1]
-	}
-	if ns != 3*10e6 {
-		t.Errorf("wall nanoseconds %d, want samples × interval = %d", ns, int64(3*10e6))
+// A sampled pprof names its samples by the clock they were taken on (go
+// tool pprof's "Type:"): the suspending sampler's every thread on the wall
+// clock, a blocked one too: wall; the signal sampler's each thread every
+// interval of its own CPU time: cpu, and cpu+wait when it also weighed waits
+// by the time waited. The CPU sampler's samples were called wall.
+func TestSampledPprofNamesItsClock(t *testing.T) {
+	for _, c := range []struct {
+		mode  modes.Engine
+		waits int64
+		want  string
+	}{
+		{modes.EngineSuspendSampling, 0, "wall"},
+		{modes.EngineSampling, 0, "cpu"},
+		{modes.EngineCPUSampling, 0, "cpu"},
+		{modes.EngineSampling, 2, "cpu+wait"},
+	} {
+		p := &Profile{Schema: SchemaVersion, Mode: c.mode, IntervalNs: 10e6, Samples: 3, WaitSamples: c.waits, Start: time.Unix(1700000000, 0).UTC(),
+			Functions: []Function{{ID: 0, Name: "Main"}, {ID: 1, Name: "Wait"}}}
+		p.Threads = []Thread{{OSID: 1, Samples: 3, Roots: []Node{{Fn: 0, InclusiveSamples: 3, ExclusiveSamples: 1,
+			Children: []Node{{Fn: 1, InclusiveSamples: 2, ExclusiveSamples: 2}}}}}}
+		p.Derive()
+		var buf bytes.Buffer
+		if err := p.WritePprof(&buf); err != nil {
+			t.Fatal(err)
+		}
+		pp, err := profile.Parse(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pp.CheckValid(); err != nil {
+			t.Fatal(err)
+		}
+		if len(pp.SampleType) != 2 || pp.SampleType[1].Type != c.want || pp.DefaultSampleType != c.want || pp.PeriodType == nil || pp.PeriodType.Type != c.want {
+			t.Errorf("%s (wait samples %d): sample types %v, default %q, period type %v: want %s", c.mode, c.waits, pp.SampleType, pp.DefaultSampleType, pp.PeriodType, c.want)
+		}
+		var ns int64
+		for _, s := range pp.Sample {
+			ns += s.Value[1]
+		}
+		if ns != 3*10e6 {
+			t.Errorf("%s: nanoseconds %d, want samples × interval = %d", c.mode, ns, int64(3*10e6))
+		}
 	}
 }

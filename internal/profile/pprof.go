@@ -9,6 +9,8 @@ import (
 	"strconv"
 
 	"github.com/google/pprof/profile"
+
+	"vbench/internal/modes"
 )
 
 // PprofMaxStack is the deepest stack a profile.pb.gz sample holds. pprof
@@ -60,13 +62,12 @@ func (p *Profile) WritePprof(w io.Writer) error {
 		return p.writeAllocPprof(zw, &e)
 	}
 	if p.Sampled() {
-		// The sampler takes every thread's stack on the wall clock (a
-		// thread asleep or blocked is sampled too): wall time, not CPU.
+		clock := p.SampleClock()
 		valueType(1, "samples", "count")
-		valueType(1, "wall", "nanoseconds")
-		valueType(11, "wall", "nanoseconds")
+		valueType(1, clock, "nanoseconds")
+		valueType(11, clock, "nanoseconds")
 		e.top(12, p.IntervalNs)
-		e.top(14, e.str("wall"))
+		e.top(14, e.str(clock))
 	} else {
 		valueType(1, "calls", "count")
 		valueType(1, "wall", "nanoseconds")
@@ -453,4 +454,21 @@ func (e *pbWriter) sample(ids []uint64, v [2]int64, thread, pid int64) {
 	e.label.int(3, pid) // num: -tagfocus pid=4242 matches it as a number
 	e.msg.bytes(3, e.label)
 	e.field(2)
+}
+
+// SampleClock is what a sampled profile's samples are intervals of, as
+// pprof names its sample type: "wall" for the suspending sampler (every
+// thread's stack on the wall clock, a blocked one too); "cpu" for the
+// signal sampler (each thread every interval of its own CPU time), and
+// "cpu+wait" when it also weighed waits by the time waited (WaitSamples).
+func (p *Profile) SampleClock() string {
+	switch {
+	case p.Mode == modes.EngineSuspendSampling:
+		return "wall"
+	case p.WaitSamples > 0:
+		return "cpu+wait"
+	case p.Mode == modes.EngineSampling || p.Mode == modes.EngineCPUSampling:
+		return "cpu"
+	}
+	return "wall" // another tool's samples (a nettrace's): taken on the wall clock
 }
