@@ -10,6 +10,7 @@ import (
 
 	hist "vbench/internal/history"
 	"vbench/internal/numfmt"
+	"vbench/internal/results"
 )
 
 // The history's views: `vbench history show` as text, Markdown or JSON,
@@ -31,13 +32,36 @@ func WriteHistory(w io.Writer, name string, a *hist.Analysis, format string) err
 	return fmt.Errorf("unknown format %q: want one of %s", format, strings.Join(HistoryFormats, ", "))
 }
 
-// SeriesValue prints a series' value: a duration for a time, a multiple
-// for an overhead or a calibrated time.
-func SeriesValue(kind string, x float64) string {
-	if kind == hist.KindOverhead || kind == hist.KindCalibrated {
+// SeriesValue prints a series' value in its own unit: a multiple for an
+// overhead or a calibrated time, a whole-program figure in its measure's
+// ("94.22MiB", "5" collections), a time in its metric's ("412.3ms",
+// "1520 req/s"). Every series printed as a duration once: "rss 80.19ms".
+func SeriesValue(kind string, metric results.Metric, x float64) string {
+	switch m := results.Measure(kind); {
+	case kind == hist.KindOverhead || kind == hist.KindCalibrated:
 		return numfmt.Multiple(x)
+	case m.Valid():
+		return numfmt.Quantity(x, m.Unit())
+	case !(x > 0):
+		return numfmt.Missing
 	}
-	return numfmt.OrMissing(x, numfmt.Duration)
+	return metric.OrDefault().Format(x, numfmt.Duration)
+}
+
+// ChangeWord says which way a change point went in the series' own terms:
+// "slower"/"faster" for a time, "higher"/"lower" for a whole-program
+// figure (memory does not get slower).
+func ChangeWord(kind string, change float64) string {
+	if results.Measure(kind).Valid() {
+		if change > 0 {
+			return "higher"
+		}
+		return "lower"
+	}
+	if change > 0 {
+		return "slower"
+	}
+	return "faster"
 }
 
 // ChangeText is a change point's change with its interval and p:
@@ -81,7 +105,7 @@ func changeRow(c *hist.Change) []string {
 	if c.New {
 		mark = "new"
 		if c.Slower() {
-			mark = "new, slower"
+			mark = "new, " + ChangeWord(c.Series, c.Change)
 		}
 		if c.Raw {
 			mark += " (raw time: the calibrated series is judged)"
@@ -94,7 +118,7 @@ func changeRow(c *hist.Change) []string {
 		mark = strings.TrimPrefix(mark+", "+g, ", ")
 	}
 	return []string{safetext.Line(fmt.Sprintf("%s/%s %s (%s)", c.Workload, c.Mode, c.Series, c.Metric)), fmt.Sprint(c.Index),
-		safetext.Line(short(c.CommitBefore) + ".." + short(c.Commit)), SeriesValue(c.Series, c.Before) + " → " + SeriesValue(c.Series, c.After),
+		safetext.Line(short(c.CommitBefore) + ".." + short(c.Commit)), SeriesValue(c.Series, c.Metric, c.Before) + " → " + SeriesValue(c.Series, c.Metric, c.After),
 		ChangeText(c), mark}
 }
 

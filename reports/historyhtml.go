@@ -16,6 +16,7 @@ import (
 	hist "vbench/internal/history"
 	"vbench/internal/modes"
 	"vbench/internal/numfmt"
+	"vbench/internal/results"
 	"vbench/stats"
 )
 
@@ -26,6 +27,7 @@ var historyTemplate = template.Must(template.New("history").Funcs(template.FuncM
 	"date":   func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 MST") },
 	"short":  short,
 	"value":  SeriesValue,
+	"word":   ChangeWord,
 	"change": func(c hist.Change) string { return ChangeText(&c) },
 	"gate":   gateMark,
 }).Parse(historySource))
@@ -112,6 +114,9 @@ func historyChart(c *historyCell, runs int, col color.RGBA) (template.HTML, erro
 		p.Y.Label.Text = fmt.Sprintf("%s (%s)", s.Metric.Phrase(), unit)
 	} else if s.Kind == hist.KindCalibrated {
 		p.Y.Label.Text = "time over the calibration's (×)"
+	} else if m := results.Measure(s.Kind); m.Valid() {
+		scale, unit = measureScale(m, s.Values())
+		p.Y.Label.Text = fmt.Sprintf("%s (%s)", m, unit)
 	} else {
 		p.Y.Label.Text = "overhead multiple (× none)"
 	}
@@ -185,6 +190,21 @@ func historyChart(c *historyCell, runs int, col color.RGBA) (template.HTML, erro
 }
 
 // timeScale picks a unit for a series of nanoseconds: ms, s or µs.
+// measureScale is a whole-program figure's axis unit: a time's as
+// timeScale, bytes in MiB (KiB when small), a count as it is.
+func measureScale(m results.Measure, xs []float64) (float64, string) {
+	switch m.Unit() {
+	case "ns":
+		return timeScale(xs)
+	case "B":
+		if stats.Median(xs) >= 1<<20 {
+			return 1 << 20, "MiB"
+		}
+		return 1 << 10, "KiB"
+	}
+	return 1, "count"
+}
+
 func timeScale(xs []float64) (float64, string) {
 	m := stats.Median(xs)
 	switch {
