@@ -24,6 +24,20 @@ type CostRow struct {
 	Costs    [][]string
 }
 
+// Noise is WithinNoiseNote when some cell shows WithinNoise, else "".
+func (t CostTable) Noise() string {
+	for _, r := range t.Rows {
+		for _, parts := range r.Costs {
+			for _, p := range parts {
+				if strings.HasPrefix(p, WithinNoise) {
+					return WithinNoiseNote
+				}
+			}
+		}
+	}
+	return ""
+}
+
 // CostText is a grid cell as one line of text: its parts joined by "; ",
 // "" for none.
 func CostText(parts []string) string { return strings.Join(parts, "; ") }

@@ -38,6 +38,12 @@ func Legend(f *results.File) []string {
 		out = append(out, "cost/event: (the cell's median − none's) / calls (or samples taken) per run, with its 95% interval, in the same unit")
 	}
 	if has(func(c *results.Cell) bool {
+		cost, change := costTexts(c, c.Compare)
+		return cost == WithinNoise || change == WithinNoise
+	}) {
+		out = append(out, WithinNoiseNote)
+	}
+	if has(func(c *results.Cell) bool {
 		return c.Compare != nil && (c.Compare.ChangePerCallNs != 0 || c.Compare.ChangePerSampleNs != 0)
 	}) {
 		out = append(out, "A/B per event: an A/B pair's change per call (or per sample taken), this side − its reference, with its 95% interval")

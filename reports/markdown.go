@@ -130,6 +130,9 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 		}
 		ew.table(header, rows, align...)
 		fmt.Fprintln(ew)
+		if n := ct.Noise(); n != "" {
+			fmt.Fprintf(ew, "%s\n\n", mdEscape(n))
+		}
 	}
 	if header, rows := MeasureRows(m.resultCells()); header != nil {
 		fmt.Fprintf(ew, "**Whole program** (%s)\n\n", mdEscape(strings.TrimPrefix(strings.TrimSuffix(MeasuresTitle, ")"), "Whole program (")))

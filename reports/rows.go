@@ -173,7 +173,8 @@ func adjusted(ch *results.Change) float64 {
 func (c *Cell) Row() CellRow { return NewCellRow(c.Cell, c.Verdict, c.Compare) }
 
 // costTexts are a cell's cost per event and its A/B pair's change per
-// event as tables print them, "" where the cell has none.
+// event as tables print them, "" where the cell has none, WithinNoise
+// where a figure per sample means nothing (PerSampleMeans).
 func costTexts(c *results.Cell, ch *results.Change) (cost, change string) {
 	perEvent := numfmt.PerEvent
 	if c.Metric.Count() {
@@ -182,6 +183,8 @@ func costTexts(c *results.Cell, ch *results.Change) (cost, change string) {
 	switch {
 	case c.CostPerCallNs != 0:
 		cost = perEvent(c.CostPerCallNs, c.CostPerCallLoNs, c.CostPerCallHiNs, "call", false)
+	case c.CostPerSampleNs != 0 && !PerSampleMeans(c.CostPerSampleNs, c.CostPerSampleLoNs, c.CostPerSampleHiNs, false):
+		cost = WithinNoise
 	case c.CostPerSampleNs != 0:
 		cost = perEvent(c.CostPerSampleNs, c.CostPerSampleLoNs, c.CostPerSampleHiNs, "sample", false)
 	}
@@ -189,10 +192,31 @@ func costTexts(c *results.Cell, ch *results.Change) (cost, change string) {
 	case ch == nil:
 	case ch.ChangePerCallNs != 0 || ch.ChangePerCallLoNs != 0:
 		change = perEvent(ch.ChangePerCallNs, ch.ChangePerCallLoNs, ch.ChangePerCallHiNs, "call", true)
+	case (ch.ChangePerSampleNs != 0 || ch.ChangePerSampleLoNs != 0) && !PerSampleMeans(ch.ChangePerSampleNs, ch.ChangePerSampleLoNs, ch.ChangePerSampleHiNs, true):
+		change = WithinNoise
 	case ch.ChangePerSampleNs != 0 || ch.ChangePerSampleLoNs != 0:
 		change = perEvent(ch.ChangePerSampleNs, ch.ChangePerSampleLoNs, ch.ChangePerSampleHiNs, "sample", true)
 	}
 	return cost, change
+}
+
+// WithinNoise stands in a headline table for a figure per sample that
+// means nothing (PerSampleMeans); the JSON keeps the figure.
+const WithinNoise = "within noise"
+
+// WithinNoiseNote says what WithinNoise means, under a table that shows it.
+const WithinNoiseNote = "within noise: a cost (or A/B change) per sample whose 95% interval is wider than itself, or a negative cost: a few samples over start-up noise, no figure (the JSON keeps it)"
+
+// PerSampleMeans reports whether a cost per sample (or, change, an A/B
+// pair's change per sample) means anything: its 95% interval no wider
+// than itself and, for a cost, above zero. A handful of samples over
+// start-up noise printed "1.36 ms/sample [-0.74, 2.83]", "-3.06
+// ms/sample", "-116 µs/sample [-2359, 3323]" in headline tables.
+func PerSampleMeans(x, lo, hi float64, change bool) bool {
+	if !change && x <= 0 {
+		return false
+	}
+	return hi-lo <= math.Abs(x)
 }
 
 // loadText is a service cell's rps and latency percentiles, each the median

@@ -66,6 +66,9 @@ func (m *Matrix) WriteText(w io.Writer) error {
 			fmt.Fprintln(tab, strings.Join(row, "\t"))
 		}
 		tab.Flush()
+		if n := ct.Noise(); n != "" {
+			fmt.Fprintln(ew, n)
+		}
 	}
 
 	writeMeasures(ew, m.resultCells())
