@@ -59,12 +59,12 @@ func TestReportsOfAnABRun(t *testing.T) {
 	for _, c := range []struct{ name, out, want string }{
 		{"text headline", txt, "1 regression"},
 		{"text subtitle", txt, "A/B against /base/libvbenchprof.so"},
-		{"text changes", txt, "Regressed:\n  fib/tracing  tracing@old 3.003ms → tracing 3.603ms (medians); change +20.0% [+20.0%, +20.0%] per round (p=0.008)"},
+		{"text changes", txt, "Regressed:\n  fib/tracing  kernel-cpu: tracing@old 3.003ms → tracing 3.603ms (medians); change +20.0% [+20.0%, +20.0%] per round (p=0.008)"},
 		{"markdown changes", md, "| `fib/tracing` | `tracing@old` |"},
 		{"markdown header", md, "then (median)"},
 		{"markdown change", md, "**+20.0%** [+20.0%, +20.0%] per round"},
 		{"html cell", html, "+20.0% vs tracing@old</span>"},
-		{"junit", junit, `message="fib/tracing regressed +20.0% (p=0.008) against tracing@old"`},
+		{"junit", junit, `message="fib/tracing regressed: kernel-cpu +20.0% (p=0.008) against tracing@old"`},
 		// Paired by round: every one of the 8 rounds 20% slower, p = 2/2^8.
 		{"table", table, "+20.0% [+20.0%, +20.0%] (p=0.008) vs tracing@old"},
 	} {
@@ -119,10 +119,10 @@ func TestReportsOfAWorkloadPair(t *testing.T) {
 	for _, c := range []struct{ name, out, want string }{
 		{"text headline", txt, "2 regressions"},
 		{"text subtitle", txt, "A/B app-base → app"},
-		{"text changes", txt, "  app/none  app-base 1.006ms → app 1.206ms (medians); change +19.9% [+19.8%, +19.9%] per round (p<0.001)"},
+		{"text changes", txt, "  app/none  elapsed: app-base 1.006ms → app 1.206ms (medians); change +19.9% [+19.8%, +19.9%] per round (p<0.001)"},
 		{"markdown changes", md, "| `app/sampling` | `app-base` |"},
 		{"html cell", html, "+19.9% vs app-base</span>"},
-		{"junit", junit, `message="app/none regressed +19.9% (p&lt;0.001) against app-base"`},
+		{"junit", junit, `message="app/none regressed: elapsed +19.9% (p&lt;0.001) against app-base"`},
 		{"table", table, "(p<0.001, adj. p<0.001) vs app-base  regressed"},
 		{"csv", csv, ",app-base,"}, // against_workload, then the measures' columns
 	} {

@@ -34,6 +34,7 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	// estimate and interval of a cost per event, "3.21 ns/call [3.05, 3.40]":
 	// the interval drawn small like the overhead's, and a line break
 	// allowed only between the two
+	"measureRegression": func(c *Cell) string { return MeasureRegression(c.Cell) },
 	"splitCI": func(s string) []string {
 		est, ci, ok := strings.Cut(s, " [")
 		if !ok {

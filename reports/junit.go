@@ -218,14 +218,31 @@ func whyText(c *Cell) string {
 	return s
 }
 
-// regressionMessage names what regressed: the time ("fib/tracing regressed
-// +8.1% (p=0.002) against tracing@old"), or the measures that did
-// ("app/agent regressed: rss +95.37MiB (×1.90); time +0.3% (p=0.540)
-// against none").
+// regressionMessage names what regressed, each by its metric: the time
+// ("fib/tracing regressed: elapsed +8.1% (p=0.002) against tracing@old"),
+// the measures that did, and the time's change said to be no regression
+// when it was not one ("app/agent regressed: rss +95.37MiB (×1.90);
+// elapsed +0.3% (p=0.540) same against none").
 func regressionMessage(c *Cell, baselineName string) string {
-	t := numfmt.ChangeP(c.Compare.Ratio, c.Compare.P)
-	if r := MeasureRegression(c.Cell); r != "" {
-		return fmt.Sprintf("%s regressed: %s; time %s against %s", c.Key(), r, t, c.Versus(baselineName))
+	metric := string(c.Metric.OrDefault())
+	t := metric + " " + numfmt.ChangeP(c.Compare.Ratio, c.Compare.P)
+	var parts []string
+	if c.TimeMoved() {
+		parts = append(parts, t)
 	}
-	return fmt.Sprintf("%s regressed %s against %s", c.Key(), t, c.Versus(baselineName))
+	if c.Compare.OverheadVerdict == results.VerdictRegressed {
+		parts = append(parts, "overhead "+numfmt.ChangeP(c.Compare.OverheadRatio, c.Compare.OverheadP))
+	}
+	if r := MeasureRegression(c.Cell); r != "" {
+		parts = append(parts, r)
+	}
+	s := fmt.Sprintf("%s regressed: %s", c.Key(), strings.Join(parts, ", "))
+	if !c.TimeMoved() {
+		tv := string(c.Compare.TimeVerdict) // same, inconclusive
+		if tv == "" {
+			tv = "not a regression"
+		}
+		s += "; " + t + " " + tv
+	}
+	return s + " against " + c.Versus(baselineName)
 }

@@ -64,7 +64,7 @@ func TestJUnitOneCasePerCell(t *testing.T) {
 		case results.VerdictRegressed:
 			wantFail++
 			if tc.Failure == nil || tc.Failure.Type != "regression" ||
-				tc.Failure.Message != "fibonacci/tracing regressed +9.3% (p<0.001) against baselines/default.json" ||
+				tc.Failure.Message != "fibonacci/tracing regressed: elapsed +9.3% (p<0.001) against baselines/default.json" ||
 				!strings.HasPrefix(tc.Failure.Text, "45.44s → 49.65s (medians); change +9.3% [+5.5%, +10.5%] in fast-half means (p<0.001); overhead ×111 → ×121\n"+
 					"median 49.65s (elapsed) over 10 runs, 95% CI [49.40s, 50.58s]; overhead ×121 [120, 122]") {
 				t.Errorf("%s: regression failure %+v", tc.Name, tc.Failure)

@@ -43,14 +43,17 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 			if ch := c.Compare; ch.BaselineOverhead != 0 && c.Mode != modes.None {
 				ov = numfmt.Multiple(ch.BaselineOverhead) + " → " + numfmt.Multiple(c.Overhead)
 			}
-			change := "**" + numfmt.Change(c.Compare.Ratio) + "**"
+			change := numfmt.Change(c.Compare.Ratio)
+			if c.TimeMoved() { // only a significant change is highlighted
+				change = "**" + change + "**"
+			}
 			if ch := c.Compare; ch.AB() && (ch.RatioLo != 0 || ch.RatioHi != 0) {
 				change += " " + numfmt.Range(numfmt.Change(ch.RatioLo), numfmt.Change(ch.RatioHi))
 			}
 			if m.AB {
 				change += " " + ChangeBasis(c.Compare) // rows may mix A/B pairs and baselines
 			}
-			row := []string{c.Verdict.Emoji(), mdCode(c.Key())}
+			row := []string{c.Verdict.Emoji() + " " + mdEscape(strings.Join(c.Moved(), ", ")), mdCode(c.Key())}
 			if m.AB {
 				row = append(row, mdCode(c.Versus(m.BaselineName)))
 			}

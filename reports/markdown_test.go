@@ -166,8 +166,8 @@ func TestTextReport(t *testing.T) {
 		}
 	}
 	for _, w := range []string{
-		"Regressed against testdata/baseline.json:\n  fibonacci/tracing  45.44s → 49.65s (medians); change +9.9% [+8.6%, +11.3%] in fast-half means (p<0.001); overhead ×111 → ×121\n",
-		"Improved against testdata/baseline.json:\n  mandelbrot/sampling  1.766s → 1.664s (medians); change -6.6% [-7.7%, -5.5%] in fast-half means (p<0.001); overhead ×1.16 → ×1.09\n",
+		"Regressed against testdata/baseline.json:\n  fibonacci/tracing  elapsed, overhead: 45.44s → 49.65s (medians); change +9.9% [+8.6%, +11.3%] in fast-half means (p<0.001); overhead ×111 → ×121\n",
+		"Improved against testdata/baseline.json:\n  mandelbrot/sampling  elapsed, overhead: 1.766s → 1.664s (medians); change -6.6% [-7.7%, -5.5%] in fast-half means (p<0.001); overhead ×1.16 → ×1.09\n",
 		"Failed:\n  exceptions/sampling  exit status 134 (SIGABRT): Fatal error. Internal CLR error. (0x80131506) (7 of 10 measured runs succeeded)\n",
 		"fibonacci    410.8ms   ×3.04 [3.01, 3.08]         ×121 [120, 122] ▲+9.9%   ×1.14 [1.12, 1.15]\n",
 	} {

@@ -294,14 +294,3 @@ func measureBenchValues(r *results.Run) []benchfmt.Value {
 	}
 	return out
 }
-
-// regressedMeasures names a cell's regressed measures: [rss startup].
-func regressedMeasures(c *results.Cell) []string {
-	var out []string
-	for _, m := range results.Measures {
-		if ms := c.Metrics[m]; ms != nil && ms.Verdict == results.VerdictRegressed {
-			out = append(out, string(m))
-		}
-	}
-	return out
-}

@@ -27,7 +27,7 @@ func TestResultsSummaryAndColumns(t *testing.T) {
 	}
 	want := [][]string{
 		{"a", "none", "10", "412.3ms ± 3%", "-", "-", "same"},
-		{"a", "tracing", "10", "1.237s ± 5%", "×3.00 [2.90, 3.10]", "4/4 exact", "regressed"},
+		{"a", "tracing", "10", "1.237s ± 5%", "×3.00 [2.90, 3.10]", "4/4 exact", "regressed: elapsed"},
 		{"b", "none", "0", "-", "-", "-", "failed"},
 		{"c", "sampling", "2 (1 out)", "2.000ms ± ∞", "×121 ± ∞", "-", "-"},
 	}
@@ -62,7 +62,7 @@ func TestResultsChangeColumns(t *testing.T) {
 		t.Errorf("header %q", got)
 	}
 	want := [][]string{
-		{"a", "none", "8", "1.200ms ± 0%", "-", "1.000ms", "+20.0% (p<0.001)", "-", "regressed"},
+		{"a", "none", "8", "1.200ms ± 0%", "-", "1.000ms", "+20.0% (p<0.001)", "-", "regressed: elapsed"},
 		{"a", "tracing", "8", "3.000ms ± 0%", "×2.50 [2.50, 2.50]", "2.900ms ×2.60", "+3.4% (p=0.012)", "+0.0% (p=0.500)", "same"},
 		{"z", "none", "8", "1.000ms ± 0%", "-", "0s", "from 0 (p=0.002)", "-", "same"},
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 
 	"vbench/internal/modes"
 	"vbench/internal/numfmt"
@@ -91,9 +90,7 @@ func NewCellRow(c *results.Cell, verdict results.Verdict, ch *results.Change) Ce
 		Accuracy: c.AccuracyText(),
 		Verdict:  verdict, VerdictText: string(verdict),
 	}
-	if ms := regressedMeasures(c); len(ms) > 0 && verdict == results.VerdictRegressed {
-		r.VerdictText = "regressed: " + strings.Join(ms, ", ")
-	}
+	r.VerdictText = (&Cell{Cell: c, Verdict: verdict, Compare: ch}).VerdictWhat()
 	if verdict == results.VerdictInconclusive && ch != nil {
 		r.VerdictText = string(verdict) + " ±∞" // no interval at all: too few runs (the legend)
 		if ch.Hides > 0 {

@@ -160,7 +160,11 @@ func writeChanges(w io.Writer, m *Matrix, name func(*Cell) string) {
 			fmt.Fprintf(w, "\n%s against %s:\n", v.Label(), m.BaselineName)
 		}
 		for _, c := range cs {
-			fmt.Fprintf(w, "  %s  %s\n", name(c), c.ChangeText())
+			figures := ""
+			if r := MeasureRegression(c.Cell); r != "" && v == results.VerdictRegressed {
+				figures = r + "; "
+			}
+			fmt.Fprintf(w, "  %s  %s: %s%s\n", name(c), strings.Join(c.Moved(), ", "), figures, c.ChangeText())
 		}
 	}
 	if cs := m.WithVerdict(results.VerdictInconclusive); len(cs) > 0 {
@@ -229,12 +233,13 @@ func (c *Cell) matrixText() string {
 	if c.HasOverhead() {
 		s = numfmt.MultipleCI(c.Overhead, c.OverheadLo, c.OverheadHi)
 	}
-	switch c.Verdict {
-	case results.VerdictRegressed:
-		s += " ▲" + numfmt.Change(c.Compare.Ratio)
-	case results.VerdictImproved:
-		s += " ▼" + numfmt.Change(c.Compare.Ratio)
-	case results.VerdictNew:
+	mark := map[results.Verdict]string{results.VerdictRegressed: " ▲", results.VerdictImproved: " ▼"}[c.Verdict]
+	switch {
+	case mark != "" && c.TimeMoved():
+		s += mark + numfmt.Change(c.Compare.Ratio)
+	case mark != "":
+		s += mark + strings.Join(c.Moved(), ", ") // not its time: what did
+	case c.Verdict == results.VerdictNew:
 		s += " (new)"
 	}
 	return s
@@ -317,10 +322,14 @@ var absoluteHeader = []string{"cell", "runs", "median", "95% CI", "MAD", "wall",
 // the columns of its CellRow that table shows.
 func (c *Cell) AbsoluteRow() []string {
 	r := c.Row()
+	mark := r.Verdict.Mark()
+	if moved := c.Moved(); len(moved) > 0 {
+		mark += ": " + strings.Join(moved, ", ")
+	}
 	return []string{
 		r.Key, r.Runs, r.Median, r.CI, r.MAD,
 		r.Wall, r.User, r.Sys, r.MaxRSS,
-		r.Outliers, r.Accuracy, r.Versus, r.OverheadVersus, r.Verdict.Mark(),
+		r.Outliers, r.Accuracy, r.Versus, r.OverheadVersus, mark,
 	}
 }
 

@@ -359,6 +359,12 @@ type Change struct {
 	AgainstWorkload string `json:"against_workload,omitempty"`
 	Reason          string `json:"reason,omitempty"` // what decided the verdict, in words
 	Comparable      bool   `json:"comparable"`       // both sides had enough runs to test
+	// TimeVerdict and OverheadVerdict are the verdicts of the time's test
+	// and of the overhead's (when it had one) alone: the cell's verdict
+	// also counts its judged measures' (Cell.Metrics). Absent in files of
+	// older vbench.
+	TimeVerdict     Verdict `json:"time_verdict,omitempty"`
+	OverheadVerdict Verdict `json:"overhead_verdict,omitempty"`
 
 	// PAdjusted is the p the verdict was decided by: the looks' p-values
 	// folded by their share of alpha (stats.SequentialP), then adjusted by

@@ -431,6 +431,14 @@ func decide(tests []*test, opts Options) {
 			verdicts[i] = verdictOf(t, opts)
 			reasons = append(reasons, describe(t, verdicts[i], len(times), opts))
 		}
+		// What each test said, so that a verdict names what moved: a
+		// regressed rss alone reads otherwise as the time's regression.
+		ch.TimeVerdict, ch.OverheadVerdict = verdicts[0], ""
+		for i, t := range ts {
+			if t.overhead {
+				ch.OverheadVerdict = verdicts[i]
+			}
+		}
 		switch {
 		case slices.Contains(verdicts, results.VerdictRegressed):
 			c.Verdict = results.VerdictRegressed

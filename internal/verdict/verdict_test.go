@@ -52,6 +52,13 @@ func TestVerdicts(t *testing.T) {
 			if got.Verdict != c.verdict || !strings.Contains(got.Compare.Reason, c.reason) {
 				t.Errorf("verdict %s (%s), want %s (%s)", got.Verdict, got.Compare.Reason, c.verdict, c.reason)
 			}
+			// Each test's own verdict is kept, so that a report names what
+			// moved the cell: the overhead's regression is not the time's.
+			tv, ov := got.Compare.TimeVerdict, got.Compare.OverheadVerdict
+			if c.name == "overhead regression" && (tv != results.VerdictSame || ov != results.VerdictRegressed) ||
+				c.name != "overhead regression" && tv != c.verdict {
+				t.Errorf("time verdict %q, overhead verdict %q (cell %s)", tv, ov, got.Verdict)
+			}
 			if len(c.cur.Warnings) != 0 {
 				t.Errorf("warnings %v", c.cur.Warnings)
 			}
