@@ -132,22 +132,8 @@ workloads:
 // ends with exit 3 like any failed cell. The truncated trace is the first
 // half of one a real CoreCLR process wrote.
 func TestForeignProfileMissingOrCorrupt(t *testing.T) {
-	dotnet := testbin.Dotnet(t)
 	dir := t.TempDir()
-	copyThreeOne(t, dir)
-	build := exec.Command(dotnet, "build", "-c", "Release", "-nologo", "-v", "quiet", "-getProperty:TargetPath", "-t:Build", filepath.Join(dir, "threeone", "ThreeOne.csproj"))
-	out, err := build.Output()
-	if err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	dll := strings.TrimSpace(string(out))
-	trace := filepath.Join(dir, "whole.nettrace")
-	run := exec.Command(dotnet, dll, "300")
-	run.Env = append(os.Environ(), "DOTNET_EnableEventPipe=1", "DOTNET_EventPipeOutputPath="+trace,
-		"DOTNET_EventPipeConfig=Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:4c14fccbd:5")
-	if out, err := run.CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	trace := threeOneTrace(t, dir, "whole.nettrace")
 	whole, err := os.ReadFile(trace)
 	if err != nil || len(whole) < 1000 {
 		t.Fatalf("the runtime wrote no trace: %v", err)
@@ -195,4 +181,26 @@ workloads:
 			}
 		}
 	}
+}
+
+// threeOneTrace builds threeone in dir and runs it under EventPipe's
+// sampler, as a user would by hand: the nettrace a real CoreCLR process
+// wrote, at dir/name.
+func threeOneTrace(t *testing.T, dir, name string) string {
+	t.Helper()
+	dotnet := testbin.Dotnet(t)
+	copyThreeOne(t, dir)
+	build := exec.Command(dotnet, "build", "-c", "Release", "-nologo", "-v", "quiet", "-getProperty:TargetPath", "-t:Build", filepath.Join(dir, "threeone", "ThreeOne.csproj"))
+	out, err := build.Output()
+	if err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	trace := filepath.Join(dir, name)
+	run := exec.Command(dotnet, strings.TrimSpace(string(out)), "300")
+	run.Env = append(os.Environ(), "DOTNET_EnableEventPipe=1", "DOTNET_EventPipeOutputPath="+trace,
+		"DOTNET_EventPipeConfig=Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:4c14fccbd:5")
+	if out, err := run.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	return trace
 }

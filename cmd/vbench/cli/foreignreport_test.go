@@ -2,12 +2,9 @@ package cli_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"vbench/internal/testbin"
 )
 
 // vbench scores nettrace and perf script profiles, so report and diff read
@@ -16,21 +13,8 @@ import (
 // of no format vbench reads is refused naming the formats it reads. The
 // nettrace is one a real CoreCLR process wrote (EventPipe's sampler).
 func TestReportAndDiffReadForeignProfiles(t *testing.T) {
-	dotnet := testbin.Dotnet(t)
 	dir := t.TempDir()
-	copyThreeOne(t, dir)
-	build := exec.Command(dotnet, "build", "-c", "Release", "-nologo", "-v", "quiet", "-getProperty:TargetPath", "-t:Build", filepath.Join(dir, "threeone", "ThreeOne.csproj"))
-	out, err := build.Output()
-	if err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	trace := filepath.Join(dir, "trace.nettrace")
-	run := exec.Command(dotnet, strings.TrimSpace(string(out)), "300")
-	run.Env = append(os.Environ(), "DOTNET_EnableEventPipe=1", "DOTNET_EventPipeOutputPath="+trace,
-		"DOTNET_EventPipeConfig=Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:4c14fccbd:5")
-	if out, err := run.CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	trace := threeOneTrace(t, dir, "trace.nettrace")
 	perf, _ := filepath.Abs(filepath.Join("..", "..", "..", "internal", "foreignprof", "testdata", "fib.perf.txt"))
 	for _, c := range []struct {
 		args []string
