@@ -71,7 +71,7 @@ workloads:
 		}
 	}
 	stdout, _, _ = vbRun(t, dir, nil, "report", "merged.json")
-	for _, want := range []string{"A/B app-base → app", "  app/none  app-base ", " → app ", "(medians); change +"} {
+	for _, want := range []string{"A/B app-base → app", "  app/none  elapsed: app-base ", " → app ", "(medians); change +"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("report lacks %q:\n%s", want, stdout)
 		}
