@@ -95,9 +95,8 @@ func Exec(ctx context.Context, spec Spec) Outcome {
 	cmd.Stdout, cmd.Stderr = wr, ewr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 
-	out.StartMono = monotonicNs()
-	start := time.Now()
-	own := startAlone(cmd)
+	var start time.Time
+	own := startAlone(cmd, func() { out.StartMono, start = monotonicNs(), time.Now() })
 	err = own.err
 	wr.Close()
 	ewr.Close()

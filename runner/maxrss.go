@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"runtime/debug"
 	"strconv"
 	"sync"
 )
@@ -26,13 +27,17 @@ type started struct {
 	inherit int64 // bytes: vbench's high-water mark just after the exec, an upper bound of what the child inherited; -1 unknown
 }
 
-// startAlone starts cmd, resetting vbench's own high-water mark to its
-// current RSS first (clear_refs 5), so a child smaller than vbench's
-// past peak still gets its figure when it exceeds vbench's present.
-func startAlone(cmd *exec.Cmd) started {
+// startAlone starts cmd, first returning vbench's free heap to the system
+// and resetting its high-water mark to what it then holds (clear_refs 5),
+// so a child smaller than vbench's past peak still gets its figure when it
+// exceeds vbench's live memory. now is called right before the start,
+// after that work: the child's times begin there.
+func startAlone(cmd *exec.Cmd, now func()) started {
 	startMu.Lock()
 	defer startMu.Unlock()
+	debug.FreeOSMemory()
 	os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) // best effort: an older kernel keeps the lifetime peak, read below
+	now()
 	err := cmd.Start()
 	return started{err: err, inherit: selfHWM()}
 }
