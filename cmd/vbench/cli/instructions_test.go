@@ -158,7 +158,15 @@ workloads:
     command: [/bin/true]
     modes: [none]
 `)
-	stdout, stderr, code := vbRun(t, dir, nil, "run", "suite.yaml", "--quiet", "--no-baseline", "--profiler", testbin.ProfilerLib(t), "--json", "r.json")
+	// A/A: the profiler against a copy of itself must decide same, and say
+	// no why (a counted pair's profiles time valgrind, not the program).
+	lib := testbin.ProfilerLib(t)
+	b, err := os.ReadFile(lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "copy.so"), string(b))
+	stdout, stderr, code := vbRun(t, dir, nil, "run", "suite.yaml", "--quiet", "--no-baseline", "--profiler", lib, "--against", "copy.so", "--json", "r.json")
 	if code != cli.ExitFailed {
 		t.Fatalf("exit %d, want %d (the unmarked program fails)\n%s\n%s", code, cli.ExitFailed, stdout, stderr)
 	}
@@ -188,6 +196,9 @@ workloads:
 	perCall := (traced.MedianNs - none.MedianNs) / 218910
 	if perCall < 5 || perCall > 500 {
 		t.Errorf("tracing costs %.1f instructions a call, want tens", perCall)
+	}
+	if traced.Verdict != results.VerdictSame || strings.Contains(stdout, "why fibonacci/tracing") {
+		t.Errorf("tracing against a copy of its build: %s, or a why from valgrind's times:\n%s", traced.Verdict, stdout)
 	}
 	if !strings.Contains(stdout, "instr/call") {
 		t.Errorf("the table gives no cost per call in instructions:\n%s", stdout)
