@@ -85,8 +85,14 @@ func TestNeighbourStops(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("neighbour after SIGTERM: %v", err)
 	}
-	if !groupGone(cmd.Process.Pid) {
-		t.Errorf("the burner outlived SIGTERM")
+	// The burner dies by the script's trap; on a loaded machine its exit
+	// can be reaped a moment after the script's own (seen twice in a
+	// clean-clone CI run beside valgrind runs): allow it a few seconds.
+	for deadline := time.Now().Add(10 * time.Second); !groupGone(cmd.Process.Pid); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Errorf("the burner outlived SIGTERM by 10 s")
+			break
+		}
 	}
 }
 
