@@ -123,6 +123,10 @@ func (l *launch) run(ctx context.Context, st step, seq int) (results.Run, Outcom
 			r.ProfileBytes = results.Int64(n)
 		}
 	}
+	var cnt runCount
+	if c.Metric.Count() {
+		cnt = count(runDir)
+	}
 	// What follows reads and writes the cell's state: runs of a
 	// deterministic metric finish in parallel (loop.go), one at a time here.
 	l.mu.Lock()
@@ -133,7 +137,7 @@ func (l *launch) run(ctx context.Context, st step, seq int) (results.Run, Outcom
 	}
 	l.check(c, st, &r, out, spec.Library, runDir)
 	if c.Metric.Count() {
-		counted(&r, runDir, c.Metric)
+		counted(&r, cnt, c.Metric)
 	}
 	return r, out
 }

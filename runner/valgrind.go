@@ -42,8 +42,7 @@ func valgrindArgs(tool, runDir string, metric results.Metric) []string {
 }
 
 // countInstructions sums the instructions of every process of a run from
-// the count files cachegrind wrote into runDir (the "summary:" line of
-// each). A run that wrote none was not counted: valgrind did not run it
+// the count files valgrind wrote into runDir (summaryOf each). A run that wrote none was not counted: valgrind did not run it
 // to its end (its stderr says why, and a failed exit was reported first).
 func countInstructions(runDir string) (total int64, procs int, err error) {
 	files, err := filepath.Glob(filepath.Join(runDir, countFilePrefix+"*"))
@@ -103,12 +102,13 @@ func summaryOf(name string) (int64, error) {
 // counts, allocated bytes and profile size are the program's, and stay.
 // Its wall and CPU times stay in the record (what the run cost the
 // harness) but no cell of this metric presents them as times.
-func counted(r *results.Run, runDir string, metric results.Metric) {
+// c is the run's count, read (count) before the cell's lock is taken.
+func counted(r *results.Run, c runCount, metric results.Metric) {
 	r.StartupNs, r.GCPauseNs, r.PeakRSS = nil, nil, nil
 	if r.Error != "" {
 		return
 	}
-	n, procs, err := countInstructions(runDir)
+	n, procs, err := c.n, c.procs, c.err
 	if err != nil {
 		r.Error = err.Error()
 		return
@@ -118,6 +118,20 @@ func counted(r *results.Run, runDir string, metric results.Metric) {
 		return
 	}
 	r.Instructions, r.Processes = n, procs
+}
+
+// runCount is what countInstructions read of a run.
+type runCount struct {
+	n     int64
+	procs int
+	err   error
+}
+
+// count reads a counted run's count files: outside the cell's lock, so
+// that runs finishing in parallel do not parse their files one at a time.
+func count(runDir string) runCount {
+	n, procs, err := countInstructions(runDir)
+	return runCount{n, procs, err}
 }
 
 // countingEnv is a counted run's environment: env with what vbench sets to
