@@ -28,8 +28,11 @@ func Legend(f *results.File) []string {
 	}) {
 		out = append(out, fmt.Sprintf("± ∞: fewer than %d runs (for an overhead: in its cell or the none cell), too few for a 95%% interval (vbench run --runs %d or more)", stats.MinRunsForInterval, stats.MinRunsForInterval))
 	}
-	if has(func(c *results.Cell) bool { return c.Runs > 0 && c.CILoNs != 0 }) {
+	if has(func(c *results.Cell) bool { return c.Runs > 0 && c.CILoNs != 0 && !c.Metric.Deterministic() }) {
 		out = append(out, "± X%: the median's 95% interval (distribution-free, as benchstat's), its farther end as a share of the median")
+	}
+	if has(func(c *results.Cell) bool { return c.Runs > 0 && c.CILoNs != 0 && c.Metric.Deterministic() }) {
+		out = append(out, "± X% of a count (instructions): the 95% Student's t interval of its runs' geometric mean, its farther end as a share of the median")
 	}
 	if has(func(c *results.Cell) bool { return c.Outliers > 0 }) {
 		out = append(out, "(N out): N runs more than 3.5 scaled MADs and 3.5% from the median; counted, never dropped")
@@ -105,8 +108,8 @@ func Legend(f *results.File) []string {
 		if f.UndecidedSentence() != "" {
 			exit = "more than a quarter of the A/B pairs inconclusive: vbench run and merge exit 1 unless --fail-on regressed"
 		}
-		out = append(out, fmt.Sprintf("inconclusive ±X%%: the runs cannot tell no change from a change of %g%%; ±X%% is the largest change the %g%% interval still allows (±∞: too few runs for any interval); %s; %s",
-			100*f.Settings.Threshold, 100*(1-f.Settings.Alpha), more, exit))
+		out = append(out, fmt.Sprintf("inconclusive ±X%%: the runs cannot tell no change from a change of %s; ±X%% is the largest change the %g%% interval still allows (±∞: too few runs for any interval); %s; %s",
+			minChanges(f), 100*(1-f.Settings.Alpha), more, exit))
 	}
 	// The reason a verdict could not be reached whatever the runs measured,
 	// which the JSON's compare.reason says: here once per reason.
@@ -126,7 +129,7 @@ func Legend(f *results.File) []string {
 	for _, r := range reasons {
 		// Not "whatever they measure": a cell with as few runs whose
 		// interval lies within ±min_change is same (a change ruled out).
-		out = append(out, fmt.Sprintf("%s: %s: no change can be shown, only ruled out (same) by an interval within ±%g%%, which theirs was not", strings.Join(cellsOf[r], ", "), r, 100*f.Settings.Threshold))
+		out = append(out, fmt.Sprintf("%s: %s: no change can be shown, only ruled out (same) by an interval within ±%s, which theirs was not", strings.Join(cellsOf[r], ", "), r, minChanges(f)))
 	}
 	if has(func(c *results.Cell) bool { return c.Verdict == results.VerdictReference }) {
 		out = append(out, "reference: what an A/B pair is judged against (the mode named after \"vs\" in its row, e.g. --against's OLD build); it gets no verdict of its own")
@@ -141,4 +144,16 @@ func Legend(f *results.File) []string {
 // against a stored baseline (BaselineNote says what it is computed from).
 func (m *Matrix) HasBaselineChanges() bool {
 	return slices.ContainsFunc(m.Cells(), func(c *Cell) bool { return c.Compare != nil && !c.Compare.AB() })
+}
+
+// minChanges is the minimum change the file's cells are held to, "5%", or
+// "5% (1% in instructions)" when its counted cells have their own.
+func minChanges(f *results.File) string {
+	s := fmt.Sprintf("%g%%", 100*f.Settings.Threshold)
+	if slices.ContainsFunc(f.Results, func(c results.Cell) bool { return c.Metric.Deterministic() }) {
+		if m := f.Settings.CountThreshold; m > 0 && m != f.Settings.Threshold {
+			s += fmt.Sprintf(" (%g%% in instructions)", 100*m)
+		}
+	}
+	return s
 }

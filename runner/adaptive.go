@@ -72,7 +72,7 @@ func runPairs(cells []*cellState, plan *Plan) []abPair {
 // began.
 func newAdaptive(pairs []abPair, us []unit, sched *planned, plan *Plan, env *Env, began time.Time) *adaptive {
 	return &adaptive{pairs: pairs, units: us, led: sched.led, round: sched.lastRound(), stopped: map[abPair]string{},
-		opts:  verdict.Options{Alpha: plan.Suite.Alpha, MinChange: plan.Suite.MinChange},
+		opts:  verdict.Options{Alpha: plan.Suite.Alpha, MinChange: plan.Suite.MinChange, CountMinChange: plan.Suite.MinChangeInstructions},
 		rng:   rand.New(rand.NewPCG(plan.Options.Seed, 0x6d6f7265)), // "more"
 		began: began, start: time.Now(), launched: sched.total(), budget: plan.Options.Budget, log: env.logf}
 }
@@ -149,8 +149,7 @@ func nextLook(c *cellState, n int) int {
 // verdict.JudgePair of its rounds, with the run's pairs as the family:
 // verdict.Undecided's rule), or it reached its cap.
 func (a *adaptive) stop(p abPair) string {
-	opts := a.opts
-	opts.Exact = p.new.Metric.Deterministic()
+	opts := a.opts.ForMetric(p.new.Metric)
 	if p.new.failure != "" || p.old.failure != "" {
 		return "a side failed"
 	}

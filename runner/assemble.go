@@ -20,7 +20,7 @@ func newFile(plan *Plan, env *Env) *results.File {
 		Shard:   plan.Options.Shard,
 		Settings: results.Settings{
 			Runs: plan.Runs, Warmup: plan.Warmup, Modes: plan.Modes, Timeout: plan.Timeout.String(),
-			Alpha: s.Alpha, Threshold: s.MinChange, MeasureMinChange: s.MeasureMinChange, Seed: plan.Options.Seed,
+			Alpha: s.Alpha, Threshold: s.MinChange, CountThreshold: s.MinChangeInstructions, MeasureMinChange: s.MeasureMinChange, Seed: plan.Options.Seed,
 			Workloads: plan.Options.Workloads, ModeSpecs: plan.Specs, Against: plan.Options.Against,
 			Calibration: s.Calibration, Schedule: cmp.Or(plan.Options.Schedule, SchedulePairs),
 		},

@@ -400,7 +400,7 @@ func (f *File) undecidedNoise(inconclusive []*Cell) string {
 			continue
 		}
 		widest = max(widest, h)
-		if m := f.Settings.Threshold; m > 0 {
+		if m := f.MinChangeOf(c); m > 0 {
 			need = append(need, float64(len(c.Measured()))*(h/m)*(h/m))
 		}
 	}
@@ -410,7 +410,7 @@ func (f *File) undecidedNoise(inconclusive []*Cell) string {
 	s := fmt.Sprintf(", which could hide changes up to ±%.1f%%", 100*widest)
 	if len(need) > 0 {
 		n := stats.Median(need)
-		s += fmt.Sprintf("; at this noise ±%g%% takes ~%d rounds a pair", 100*f.Settings.Threshold, int(math.Ceil(n/5))*5)
+		s += fmt.Sprintf("; at this noise ±%g%% takes ~%d rounds a pair", 100*f.MinChangeOf(inconclusive[0]), int(math.Ceil(n/5))*5)
 	}
 	return s
 }

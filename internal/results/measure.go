@@ -197,6 +197,16 @@ func (m Measure) DefaultMinChange(rel float64) MinChange {
 	return MinChange{Rel: rel}
 }
 
+// MinChangeOf is the minimum relative change cell c is held to: the
+// suite's min_change_instructions for a cell measured in instructions, when
+// set, else its min_change.
+func (f *File) MinChangeOf(c *Cell) float64 {
+	if c.Metric.Deterministic() && f.Settings.CountThreshold > 0 {
+		return f.Settings.CountThreshold
+	}
+	return f.Settings.Threshold
+}
+
 // MeasureMinChange is the threshold of measure m in f: the suite's own
 // (Settings.MeasureMinChange), else m.DefaultMinChange of the file's
 // min_change.

@@ -75,6 +75,11 @@ type Settings struct {
 	Timeout   string       `json:"timeout"`
 	Alpha     float64      `json:"alpha"`
 	Threshold float64      `json:"threshold"` // minimum relative change that counts, e.g. 0.05
+	// CountThreshold is the minimum change of a cell measured in
+	// instructions (thresholds.min_change_instructions): a count repeats
+	// to ~0.01 %, so it can hold a build to far less than time's
+	// threshold. 0: Threshold.
+	CountThreshold float64 `json:"threshold_instructions,omitempty"`
 	// MeasureMinChange is a suite's own threshold of a measure
 	// (thresholds.metrics); a measure it leaves out has its default
 	// (Measure.DefaultMinChange).

@@ -64,3 +64,20 @@ func TestMeasureThresholds(t *testing.T) {
 		}
 	}
 }
+
+// thresholds.min_change_instructions reads as min_change does, into its
+// own field; a bad one names its line and field.
+func TestMinChangeInstructions(t *testing.T) {
+	head := "name: s\nworkloads:\n  - name: w\n    command: [true]\nthresholds:\n  min_change: 5%\n"
+	s, err := Parse("s.yaml", []byte(head+"  min_change_instructions: 0.5%\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.MinChange != 0.05 || s.MinChangeInstructions != 0.005 {
+		t.Errorf("min_change %g, min_change_instructions %g", s.MinChange, s.MinChangeInstructions)
+	}
+	_, err = Parse("s.yaml", []byte(head+"  min_change_instructions: lots\n"))
+	if err == nil || !strings.HasPrefix(err.Error(), "s.yaml:7: thresholds.min_change_instructions: ") {
+		t.Errorf("err %v", err)
+	}
+}

@@ -77,6 +77,9 @@ type Suite struct {
 	Timeout   time.Duration
 	Profiler  Profiler
 	MinChange float64 // e.g. 0.05
+	// MinChangeInstructions is thresholds.min_change_instructions: the
+	// minimum change of cells measured in instructions; 0: MinChange.
+	MinChangeInstructions float64
 	// MeasureMinChange holds thresholds.metrics: a measure's own minimum
 	// change; the others take results.Measure.DefaultMinChange of MinChange.
 	MeasureMinChange map[results.Measure]results.MinChange

@@ -168,10 +168,10 @@ func (p *parser) measureThresholds(n *yaml.Node, field string, s *Suite) {
 }
 
 func (p *parser) thresholds(n *yaml.Node, field string, s *Suite) {
-	p.fields(n, field, []string{"min_change", "alpha", "metrics"}, func(key string, k, v *yaml.Node) {
+	p.fields(n, field, []string{"min_change", "min_change_instructions", "alpha", "metrics"}, func(key string, k, v *yaml.Node) {
 		f := join(field, key)
 		switch key {
-		case "min_change":
+		case "min_change", "min_change_instructions":
 			if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
 				p.fail(v, f, "must be a number or a percentage, got %s", kindName(v))
 				return
@@ -180,7 +180,11 @@ func (p *parser) thresholds(n *yaml.Node, field string, s *Suite) {
 			if err != nil {
 				p.fail(v, f, "%s", err)
 			}
-			s.MinChange = mc
+			if key == "min_change" {
+				s.MinChange = mc
+			} else {
+				s.MinChangeInstructions = mc
+			}
 		case "metrics":
 			p.measureThresholds(v, f, s)
 		case "alpha":

@@ -49,6 +49,9 @@ func fillCost(f *results.File) {
 			continue
 		}
 		d, lo, hi := stats.DiffCI(c.Values(), none.Values())
+		if c.Metric.Deterministic() && none.Metric == c.Metric {
+			d, lo, hi = stats.ExactDiff(c.Values(), none.Values()) // instructions a call
+		}
 		if lo == 0 && hi == 0 {
 			continue // too few runs for an interval: no cost shown rather than half of one
 		}

@@ -51,6 +51,9 @@ type Options struct {
 	// (stats.JudgeExact: instructions) instead of the rank tests; Apply
 	// sets it per cell from the cell's metric.
 	Exact bool
+	// CountMinChange is MinChange for a cell measured in instructions
+	// (thresholds.min_change_instructions); 0: MinChange. For applies it.
+	CountMinChange float64
 }
 
 // judgeUnpaired is the unpaired test opts call for.
@@ -63,7 +66,7 @@ func judgeUnpaired(old, new []float64, opts Options) stats.Judgement {
 
 // OptionsOf reads the thresholds recorded in a results file's settings.
 func OptionsOf(f *results.File) Options {
-	return Options{Alpha: f.Settings.Alpha, MinChange: f.Settings.Threshold}
+	return Options{Alpha: f.Settings.Alpha, MinChange: f.Settings.Threshold, CountMinChange: f.Settings.CountThreshold}
 }
 
 // Apply gives every cell of cur its verdict and records each comparison in
@@ -100,9 +103,16 @@ func Apply(cur, base *results.File, opts Options) {
 	cur.Undecided = cur.UndecidedSentence()
 }
 
-// For is opts for judging cell c: Exact when its metric is deterministic.
-func (o Options) For(c *results.Cell) Options {
-	o.Exact = c.Metric.Deterministic()
+// For is opts for judging cell c (ForMetric of its metric).
+func (o Options) For(c *results.Cell) Options { return o.ForMetric(c.Metric) }
+
+// ForMetric is opts for judging a cell measured by m: Exact, and held to
+// CountMinChange when set, when m is deterministic (instructions).
+func (o Options) ForMetric(m results.Metric) Options {
+	o.Exact = m.Deterministic()
+	if o.Exact && o.CountMinChange > 0 {
+		o.MinChange = o.CountMinChange
+	}
 	return o
 }
 
@@ -249,9 +259,16 @@ func measureTests(f *results.File, old, c *results.Cell, paired bool, opts Optio
 			continue
 		}
 		t := &test{cell: c, what: string(m), measure: m, n: [2]int{len(oldX), len(newX)}}
-		if paired {
+		switch {
+		case opts.Exact:
+			// A counted cell's few runs: its GC counts, allocated and
+			// profile bytes repeat as its instructions do (the rank tests
+			// could not decide on 3 runs a side: every figure showed
+			// "inconclusive").
+			t.j = stats.JudgeExact(oldX, newX, opts.Alpha)
+		case paired:
 			t.j = stats.JudgePaired(oldX, newX, opts.Alpha)
-		} else {
+		default:
 			t.j = stats.Judge(oldX, newX, opts.Alpha)
 		}
 		t.p, t.minP = t.j.P, t.j.MinP
@@ -427,9 +444,10 @@ func decide(tests []*test, opts Options) {
 		ch.Comparable = time.minP*float64(len(times)) < opts.Alpha
 		verdicts := make([]results.Verdict, len(ts))
 		var reasons []string
+		o := opts.For(c) // a count's own min_change
 		for i, t := range ts {
-			verdicts[i] = verdictOf(t, opts)
-			reasons = append(reasons, describe(t, verdicts[i], len(times), opts))
+			verdicts[i] = verdictOf(t, o)
+			reasons = append(reasons, describe(t, verdicts[i], len(times), o))
 		}
 		// What each test said, so that a verdict names what moved: a
 		// regressed rss alone reads otherwise as the time's regression.

@@ -97,3 +97,44 @@ func TestVerdictNewFailedMismatch(t *testing.T) {
 		t.Errorf("warnings after a second comparison: %v", cur.Warnings)
 	}
 }
+
+// counted is a cell measured in instructions: three runs within 0.01 %.
+func counted(w string, mode modes.Mode, base float64) results.Cell {
+	c := results.Cell{Workload: w, Mode: mode, Metric: results.MetricInstructions}
+	for k := 0; k < 3; k++ {
+		pb := int64(200000 + k)
+		c.Samples = append(c.Samples, results.Run{Seq: k, Instructions: int64(base * (1 + float64(k)/1e5)), ProfileBytes: &pb, GCCollections: []int64{0}})
+	}
+	return c
+}
+
+// thresholds.min_change_instructions holds counted cells to their own
+// minimum change: a +2 % count is same at time's 5 % and regressed at 1 %,
+// while a time cell's +2 % in the same file stays same.
+func TestCountMinChange(t *testing.T) {
+	base := file(counted("w", "none", 1e9), counted("w", "tracing", 3e9), cell("v", "none", 1e6, 10))
+	base.Settings.Threshold = 0.05
+	for _, tc := range []struct {
+		count float64
+		want  results.Verdict
+	}{{0, results.VerdictSame}, {0.01, results.VerdictRegressed}} {
+		cur := file(counted("w", "none", 1e9), counted("w", "tracing", 3.06e9), cell("v", "none", 1.02e6, 10))
+		cur.Settings.Threshold, cur.Settings.CountThreshold = 0.05, tc.count
+		o := opts
+		o.CountMinChange = tc.count
+		Apply(cur, base, o)
+		if got := cur.Find("w", "tracing"); got.Verdict != tc.want {
+			t.Errorf("min_change_instructions %g: w/tracing %s (%s), want %s", tc.count, got.Verdict, got.Compare.Reason, tc.want)
+		}
+		// Its measures repeat as its count does: decided on 3 runs, not
+		// "inconclusive" as the rank tests left every one.
+		for _, m := range []results.Measure{results.MeasureProfileBytes, results.MeasureGCCount} {
+			if ms := cur.Find("w", "tracing").Metrics[m]; ms == nil || ms.Verdict != results.VerdictSame {
+				t.Errorf("w/tracing %s: %+v (%s), want same", m, ms, ms.Compare.Reason)
+			}
+		}
+		if got := cur.Find("v", "none"); got.Verdict != results.VerdictSame {
+			t.Errorf("min_change_instructions %g: the time cell v/none %s (%s), want same", tc.count, got.Verdict, got.Compare.Reason)
+		}
+	}
+}
