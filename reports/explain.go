@@ -106,13 +106,20 @@ func contributionFigures(unit string, c results.Contribution) string {
 			numfmt.Percent(c.Old), numfmt.Percent(c.New))
 	} else {
 		format := numfmt.Duration
-		if unit == results.ExplainAllocatedPerRun {
+		switch unit {
+		case results.ExplainAllocatedPerRun:
 			format = numfmt.Bytes
+		case results.ExplainInstructions:
+			format = func(x float64) string { return results.FormatCount(x) + " instr" }
 		}
 		s = fmt.Sprintf("%s%s (%s → %s", signed(c.Change, format), interval(format), format(c.Old), format(c.New))
 	}
 	if c.OldCalls != nil && c.NewCalls != nil {
 		s += fmt.Sprintf("; calls/run %s → %s", callsText(*c.OldCalls), callsText(*c.NewCalls))
+		if o, n := *c.OldCalls, *c.NewCalls; unit == results.ExplainInstructions && o > 0 && n > 0 {
+			// What a profiler engineer holds a hook to: its cost a call.
+			s += fmt.Sprintf("; %s instr a call", signed(c.New/n-c.Old/o, func(x float64) string { return fmt.Sprintf("%.1f", x) }))
+		}
 	}
 	s += ")"
 	if c.NotShown {
@@ -139,6 +146,9 @@ func ExplainBasis(unit string) string {
 	}
 	if unit == results.ExplainAllocatedPerRun {
 		return "bytes allocated per run of each type, on the path that allocated most of its change (mean over each side's measured runs; estimates under allocation-sampling)"
+	}
+	if unit == results.ExplainInstructions {
+		return "each function's own instructions in one launch a side under callgrind (the profiler's functions by symbol, .NET methods by the runtime's perf map; code without either by its file, in brackets)"
 	}
 	if unit == results.ExplainSampledPerRun {
 		return "sampled self time per run: a function's self samples times the interval (CPU time under cpu-sampling, every thread's wall time under sampling), mean over each side's measured runs"

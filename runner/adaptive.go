@@ -104,7 +104,7 @@ func (a *adaptive) next() []step {
 	for r := 0; r < batch; r++ {
 		a.round++
 		for _, c := range roundOrder(a.rng, a.units, func(c *cellState) bool { _, ok := target[c]; return ok && measured(c)+r < target[c] }, a.led) {
-			out = append(out, step{c, false, a.round})
+			out = append(out, step{c, false, a.round, false})
 		}
 	}
 	if a.budget > 0 && len(out) > 0 && a.launched > 0 {

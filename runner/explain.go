@@ -21,26 +21,38 @@ const ExplainTop = 5
 // verdict.Apply keeps when it judges the pair.
 func explainPairs(f *results.File, cells []*cellState) {
 	sides := map[*results.Cell]*profdiff.Side{}
+	states := map[*results.Cell]*cellState{}
 	for _, c := range cells {
+		rc := f.Find(c.Workload.Name, c.Mode)
+		if rc == nil {
+			continue
+		}
+		states[rc] = c
 		if c.side.Runs() > 0 {
-			if rc := f.Find(c.Workload.Name, c.Mode); rc != nil {
-				sides[rc] = &c.side
-			}
+			sides[rc] = &c.side
 		}
 	}
 	explainAllocs(f, cells)
 	for i := range f.Results {
 		c := &f.Results[i]
 		ref := verdict.Reference(f, c)
-		if ref == nil || sides[ref] == nil || sides[c] == nil || c.Compare != nil {
+		if ref == nil || c.Compare != nil {
 			continue
 		}
 		if c.Metric.Count() {
-			// A counted pair's profiles timed the program under valgrind,
-			// whose own work (callgrind's start of counting flushes every
-			// translation) dwarfs the program's: a why from them named
-			// Clock.Start −140 ms on a +10 % per-call change. No why
-			// rather than a wrong one.
+			// Not from the engine's profiles: they timed the program
+			// under valgrind, whose own work (callgrind's start of
+			// counting flushes every translation) dwarfs the program's (a
+			// why from them named Clock.Start −140 ms on a +10 % per-call
+			// change). From the why launches' instructions (why.go).
+			if s, r := states[c], states[ref]; s != nil && r != nil {
+				if ch, ok := explainCounted(s, r, direction(c.Values(), ref.Values())); ok {
+					c.Compare = ch
+				}
+			}
+			continue
+		}
+		if sides[ref] == nil || sides[c] == nil {
 			continue
 		}
 		d, err := profdiff.Compare(sides[ref], sides[c])

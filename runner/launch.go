@@ -90,8 +90,11 @@ func (l *launch) run(ctx context.Context, st step, seq int) (results.Run, Outcom
 	env := la.Env(os.Environ(), []string{pad}, c.Workload.Env)
 	spec := Spec{Argv: la.Argv(c.argv), Env: env, Dir: c.Workload.Cwd, Timeout: c.Timeout, Wrapped: len(c.Spec.Wrap) > 0}
 	if c.Metric.Count() {
-		spec.Argv = append(valgrindArgs(l.env.Valgrind, runDir, c.Metric), spec.Argv...)
+		spec.Argv = append(valgrindArgs(l.env.Valgrind, runDir, c.Metric, st.why), spec.Argv...)
 		spec.Env = countingEnv(spec.Env)
+		if st.why {
+			spec.Env = append(spec.Env, whyEnv(runDir)...)
+		}
 		if c.Metric == results.MetricKernelInstructions {
 			spec.Env = append(spec.Env, KernelMarksVar+"="+l.env.KernelMarks)
 		}
@@ -108,6 +111,10 @@ func (l *launch) run(ctx context.Context, st step, seq int) (results.Run, Outcom
 		out = Exec(ctx, spec)
 	}
 	if out.Interrupted {
+		return r, out
+	}
+	if st.why {
+		l.keepWhy(c, &r, out, runDir)
 		return r, out
 	}
 	r.WallNs = int64(out.Wall)

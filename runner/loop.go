@@ -37,7 +37,7 @@ func measure(ctx context.Context, l *launch, total int, more func() []step, prog
 		mu.Lock()
 		failed := c.failure != ""
 		mu.Unlock()
-		ev := Event{Total: total, Cell: c.Key(), Warmup: st.warmup, Metric: c.Metric}
+		ev := Event{Total: total, Cell: c.Key(), Warmup: st.warmup, Why: st.why, Metric: c.Metric}
 		var r results.Run
 		if !failed {
 			var out Outcome
@@ -48,7 +48,9 @@ func measure(ctx context.Context, l *launch, total int, more func() []step, prog
 			if out.Interrupted {
 				return true
 			}
-			c.record(r, st.warmup)
+			if !st.why {
+				c.record(r, st.warmup)
+			}
 			ev.Run, ev.Message = &r, r.Error
 		} else {
 			mu.Lock()

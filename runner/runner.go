@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"time"
+	"vbench/internal/instrprof"
 
 	"vbench/internal/profdiff"
 	"vbench/internal/results"
@@ -13,6 +14,7 @@ type Event struct {
 	Done, Total int // launches finished / planned
 	Cell        string
 	Warmup      bool
+	Why         bool           // a counted cell's launch for its instruction profile (not measured)
 	Run         *results.Run   // nil for a build step
 	Metric      results.Metric // what the cell's runs are measured by
 	Message     string         // build steps and failures
@@ -72,6 +74,7 @@ func Run(ctx context.Context, plan *Plan, env Env) *results.File {
 	if jobs > 1 {
 		size = 64 * jobs
 	}
+	whyAsked := false
 	more := func() []step {
 		var out []step
 		for len(out) < size {
@@ -84,7 +87,14 @@ func Run(ctx context.Context, plan *Plan, env Env) *results.File {
 		if len(out) > 0 {
 			return out
 		}
-		return ad.next()
+		if out = ad.next(); len(out) > 0 {
+			return out
+		}
+		if !whyAsked {
+			whyAsked = true
+			out = whySteps(ad.unsettled())
+		}
+		return out
 	}
 	acct, complete := measure(ctx, l, sched.total(), more, env.Progress, jobs)
 	f.Partial = !complete
@@ -118,6 +128,10 @@ type cellState struct {
 	lineShares shareTally
 	// Engine cells with lines: each function's lines, for explain (explainlines.go).
 	lineSide lineSide
+	// Counted cells of an unsettled A/B pair: the instructions of their
+	// why launch by function, or why there are none (why.go).
+	instr    *instrprof.Profile
+	instrErr string
 }
 
 func newCells(plan *Plan) []*cellState {

@@ -12,6 +12,9 @@ type step struct {
 	// round numbers the measured rounds from 1 (0 for warmups): the runs of
 	// an A/B pair are paired by it (results.Run.Round).
 	round int
+	// why is a counted cell's extra launch for its instruction profile
+	// (why.go): not a measured run.
+	why bool
 }
 
 // How a round orders its launches (Options.Schedule).
@@ -162,7 +165,7 @@ func (p *planned) next() []step {
 		}
 		out := make([]step, len(round))
 		for i, c := range round {
-			out[i] = step{c, p.warmup, n}
+			out[i] = step{c, p.warmup, n, false}
 		}
 		return out
 	}

@@ -31,8 +31,14 @@ const countFilePrefix = "vbench-cg."
 // instrumentation; cachegrind has none in Debian's valgrind 3.19. Outside
 // the marks nothing is instrumented, so start-up runs faster than under
 // cachegrind.
-func valgrindArgs(tool, runDir string, metric results.Metric) []string {
+func valgrindArgs(tool, runDir string, metric results.Metric, why bool) []string {
 	out := filepath.Join(runDir, countFilePrefix+"%p")
+	if why && metric != results.MetricKernelInstructions {
+		// A why launch of the whole program: callgrind, which names code
+		// without symbols by its address (cachegrind lumps it as "???"),
+		// so that the perf map can name the .NET methods, and counts calls.
+		return []string{tool, "-q", "--tool=callgrind", "--trace-children=yes", "--callgrind-out-file=" + out}
+	}
 	if metric == results.MetricKernelInstructions {
 		return []string{tool, "-q", "--tool=callgrind", "--instr-atstart=no", "--trace-children=yes",
 			"--callgrind-out-file=" + out}

@@ -48,6 +48,9 @@ const (
 	Nanoseconds Unit = "ns"
 	// Share: a share (0 to 1) of the side's samples.
 	Share Unit = "share"
+	// Instructions: instructions per run (the mean over a side's runs),
+	// counted under valgrind (internal/instrprof).
+	Instructions Unit = "instructions"
 )
 
 // UnitOf is the unit profiles of engine e are compared in.
@@ -222,6 +225,18 @@ func (s *Side) AddRun(u Unit, total int64, fns map[string]Weight) error {
 	return nil
 }
 
+// AddCounted adds one run counted in instructions: each function's own
+// and inclusive instructions, and its calls where they were counted (nil:
+// not counted); paths (PathKey) and their calls, when known (nil: none).
+func (s *Side) AddCounted(total int64, fns map[string]Weight, calls map[string]int64, paths map[string]Weight, pathCalls map[string]int64) error {
+	if err := s.AddRun(Instructions, total, fns); err != nil {
+		return err
+	}
+	r := &s.runs[len(s.runs)-1]
+	r.calls, r.paths, r.pathCalls = calls, paths, pathCalls
+	return nil
+}
+
 // PerRequest divides the last run added by its n requests (a service run:
 // the load lasts a fixed time, so a slower build serves fewer requests in
 // it and its time per run does not grow; per request, it does). A share of
@@ -341,7 +356,7 @@ func compare(old, new *Side) (*Diff, error) {
 	d := &Diff{Unit: old.Unit, OldRuns: old.Runs(), NewRuns: new.Runs()}
 	osum, nsum := old.sums(), new.sums()
 	d.OldTotal, d.NewTotal = float64(osum.total), float64(nsum.total)
-	if d.Unit == Nanoseconds {
+	if d.Unit == Nanoseconds || d.Unit == Instructions {
 		d.OldTotal /= float64(old.Runs())
 		d.NewTotal /= float64(new.Runs())
 	}

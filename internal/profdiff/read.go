@@ -195,25 +195,40 @@ func (in *Input) addPprof(path string) error {
 	if err != nil {
 		return fmt.Errorf("%s: not a pprof profile: %w", path, err)
 	}
-	idx, unit := -1, Nanoseconds
+	idx, unit, callsIdx := -1, Nanoseconds, -1
 	for i, st := range p.SampleType {
 		if st.Type == "samples" {
 			idx, unit = i, Share
 			break
+		}
+		if st.Type == "instructions" { // vbench's instruction profiles (instrprof)
+			idx, unit = i, Instructions
+			continue
+		}
+		if st.Type == "calls" {
+			callsIdx = i
+			continue
 		}
 		if st.Unit == "nanoseconds" {
 			idx = i
 		}
 	}
 	if idx < 0 {
-		return fmt.Errorf("%s: no sample type counts samples or nanoseconds (types: %v)", path, p.SampleType)
+		return fmt.Errorf("%s: no sample type counts samples, nanoseconds or instructions (types: %v)", path, p.SampleType)
 	}
 	fns, paths := map[string]Weight{}, map[string]Weight{}
+	var calls map[string]int64 // an instruction profile's calls, a function's on its leaf samples
+	if callsIdx >= 0 && unit == Instructions {
+		calls = map[string]int64{}
+	}
 	var total int64
 	var stack []string
 	seen := map[string]bool{}
 	for _, s := range p.Sample {
 		v := s.Value[idx]
+		if calls != nil && len(s.Location) > 0 && len(s.Location[0].Line) > 0 && s.Location[0].Line[0].Function != nil {
+			calls[s.Location[0].Line[0].Function.Name] += s.Value[callsIdx]
+		}
 		if v == 0 {
 			continue
 		}
@@ -257,6 +272,9 @@ func (in *Input) addPprof(path string) error {
 		}
 	}
 	in.Paths.Runs++
+	if unit == Instructions {
+		return in.Side.AddCounted(total, fns, calls, paths, nil)
+	}
 	if err := in.Side.AddRun(unit, total, fns); err != nil {
 		return err
 	}

@@ -426,6 +426,11 @@ const ExplainAllocatedPerRun = "alloc-bytes"
 // (its share was diluted).
 const ExplainSampledPerRun = "sampled-ns"
 
+// ExplainInstructions is the explain unit of a counted pair (metric
+// instructions): each function's own instructions in one launch a side
+// under callgrind, with its calls where counted.
+const ExplainInstructions = "instructions"
+
 // Contribution is one function's part in an A/B pair's change: its self
 // figure on the reference side (Old) and the judged side (New), and New -
 // Old (see internal/profdiff).

@@ -209,4 +209,81 @@ workloads:
 	if traced.Verdict != results.VerdictSame || strings.Contains(stdout, "why fibonacci/tracing") {
 		t.Errorf("tracing against a copy of its build: %s, or a why from valgrind's times:\n%s", traced.Verdict, stdout)
 	}
+	if _, err := os.Stat(filepath.Join(dir, cli.ProfilesDirFor("r.json"), "fibonacci", "tracing", "instructions.pb.gz")); err == nil {
+		t.Errorf("a pair shown the same got a why launch")
+	}
+
+	// Issue 51: the slow build (every enter hook 6 instructions dearer:
+	// profiler/slow.h's 2 x 3 rotations) regresses, and its why, from one
+	// callgrind launch a side, names the hook with its extra instructions
+	// a call.
+	slow := testbin.SlowProfilerLib(t)
+	stdout, stderr, code = vbRun(t, dir, nil, "run", "suite.yaml", "--quiet", "--no-baseline", "--workloads", "fibonacci", "--profiler", slow, "--against", lib, "--json", "ab.json")
+	if code != cli.ExitRegression {
+		t.Fatalf("slow build: exit %d, want %d\n%s\n%s", code, cli.ExitRegression, stdout, stderr)
+	}
+	if f, err = results.ReadFile(filepath.Join(dir, "ab.json")); err != nil {
+		t.Fatal(err)
+	}
+	traced = f.Find("fibonacci", "tracing")
+	if traced == nil || traced.Verdict != results.VerdictRegressed || traced.Compare == nil || len(traced.Compare.Explain) == 0 {
+		t.Fatalf("slow build: %+v\n%s", traced, stdout)
+	}
+	top := traced.Compare.Explain[0]
+	if top.Function != "vb_enter_stub" || top.OldCalls == nil || top.NewCalls == nil || *top.NewCalls < 218910 {
+		t.Fatalf("why leads with %+v, want vb_enter_stub with its calls\n%s", top, stdout)
+	}
+	if perCall := top.New / *top.NewCalls - top.Old / *top.OldCalls; perCall < 5.4 || perCall > 6.6 {
+		t.Errorf("vb_enter_stub: %+.2f instructions a call, want 6 (±10 %%)\n%s", perCall, stdout)
+	}
+	if !strings.Contains(stdout, "instr a call") {
+		t.Errorf("the table's why lacks the cost a call:\n%s", stdout)
+	}
+	if _, err := os.Stat(filepath.Join(dir, cli.ProfilesDirFor("ab.json"), "fibonacci", "tracing", "instructions.pb.gz")); err != nil {
+		t.Errorf("the regressed pair's instruction profile was not kept: %v", err)
+	}
+}
+
+// Issue 51 on a program vbench never saw (pipeline: three stages share one
+// helper, Mix; the head build's Render stage 30 % dearer, the extra inside
+// Mix): in whole-program instructions, the why from one callgrind launch a
+// side names the path Render → Mix first, its .NET methods named through
+// the runtime's perf map.
+func TestInstructionsWhyNamesTheStagePath(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a .NET program under valgrind")
+	}
+	dll := testbin.Workload(t, "cmd/vbench/cli/testdata/csharp/pipeline/Pipeline.csproj")
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "suite.yaml"), `name: why
+runs: 2
+modes: [none]
+metric: instructions
+thresholds: {min_change_instructions: 1%}
+workloads:
+  - name: base
+    command: [dotnet, `+dll+`, "100"]
+  - name: head
+    command: [dotnet, `+dll+`, "130"]
+    against: base
+`)
+	stdout, stderr, code := vbRun(t, dir, nil, "run", "suite.yaml", "--quiet", "--no-baseline", "--json", "r.json")
+	if code != cli.ExitRegression {
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, cli.ExitRegression, stdout, stderr)
+	}
+	f, err := results.ReadFile(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := f.Find("head", "none")
+	if head == nil || head.Verdict != results.VerdictRegressed || head.Compare == nil || len(head.Compare.Explain) == 0 {
+		t.Fatalf("head: %+v\n%s", head, stdout)
+	}
+	top := head.Compare.Explain[0]
+	if top.Function != "Pipeline.Mix" || strings.Join(top.Path, " → ") != "Pipeline.Render → Pipeline.Mix" {
+		t.Errorf("why leads with %s on %v, want Pipeline.Mix on Render's path\n%s", top.Function, top.Path, stdout)
+	}
+	if head.Compare.ExplainUnit != results.ExplainInstructions {
+		t.Errorf("explain unit %q", head.Compare.ExplainUnit)
+	}
 }

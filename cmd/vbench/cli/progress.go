@@ -73,6 +73,9 @@ func (p *lineProgress) Step(e runner.Event) {
 	if e.Warmup {
 		kind = "warmup"
 	}
+	if e.Why {
+		kind = "why (callgrind, not measured)"
+	}
 	switch {
 	case e.Run == nil: // a failed cell's remaining runs: said, so the count does not jump
 		fmt.Fprintf(p.w, "vbench: [%d/%d] %s %s skipped (the cell failed)\n", e.Done, e.Total, e.Cell, kind)

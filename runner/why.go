@@ -1,0 +1,126 @@
+package runner
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+
+	"vbench/internal/atomicfile"
+	"vbench/internal/instrprof"
+	"vbench/internal/profdiff"
+	"vbench/internal/results"
+	"vbench/internal/verdict"
+)
+
+// Why, in instructions: a counted A/B pair that its runs did not show the
+// same gets one more launch a side under callgrind, with the runtime's perf
+// map on, whose per-function counts (internal/instrprof) say where the
+// instructions went: the profiler's own C and Go functions by their
+// symbols, the program's .NET methods through the perf map, the runtime's
+// unnamed code by its file. The measured runs stay as they were (writing a
+// perf map costs instructions of its own, and the whole-program metric runs
+// under cachegrind, which cannot name JIT-compiled code): the why launch is
+// not one of them. A pair shown the same gets none, so an A/A run costs
+// nothing more.
+
+// InstrProfileFile is a counted cell's instruction profile, kept in its
+// profile directory (<profiles>/<workload>/<mode>/) when the run keeps
+// profiles: a pprof with sample types instructions and calls.
+const InstrProfileFile = "instructions.pb.gz"
+
+// unsettled are the counted pairs whose verdict on their runs is not same
+// (regressed, improved, inconclusive), neither side failed.
+func (a *adaptive) unsettled() []abPair {
+	var out []abPair
+	for _, p := range a.pairs {
+		if !p.new.Metric.Count() || p.new.failure != "" || p.old.failure != "" {
+			continue
+		}
+		old, new := verdict.Rounds(p.old.runsSoFar(), p.new.runsSoFar())
+		if len(old) == 0 {
+			continue
+		}
+		opts := a.opts.ForMetric(p.new.Metric)
+		if verdict.JudgePair(old, new, p.new.Runs, p.new.MaxRuns, len(a.pairs), opts) != results.VerdictSame {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// whySteps are the why launches of pairs: the reference side first.
+func whySteps(pairs []abPair) []step {
+	var out []step
+	for _, p := range pairs {
+		out = append(out, step{cell: p.old, why: true}, step{cell: p.new, why: true})
+	}
+	return out
+}
+
+// whyEnv is what a why launch adds: the runtime's perf map of its
+// JIT-compiled code (3: the map alone, no jitdump), written into the run's
+// directory.
+func whyEnv(runDir string) []string {
+	return []string{"DOTNET_PerfMapEnabled=3", "DOTNET_PerfMapJitDumpPath=" + runDir}
+}
+
+// keepWhy reads a why launch's instruction profile into its cell, and
+// keeps it as the cell's InstrProfileFile when the run keeps profiles. A
+// launch that failed leaves the cell's why empty, and says so: its
+// measured runs were good, and a why is not a verdict.
+func (l *launch) keepWhy(c *cellState, r *results.Run, out Outcome, runDir string) {
+	var p *instrprof.Profile
+	var err error
+	failure := out.Failure(c.Timeout)
+	if failure == "" {
+		p, err = instrprof.ReadDir(runDir, countFilePrefix, runDir)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case failure != "":
+		c.instrErr = "its launch under callgrind " + failure
+	case err != nil:
+		c.instrErr = err.Error()
+	default:
+		c.instr = p
+		r.Instructions, r.Processes = p.Total, p.Processes
+		if l.env.ProfilesDir != "" {
+			dst := filepath.Join(l.env.ProfilesDir, c.Workload.Name, string(c.Mode), InstrProfileFile)
+			if err := writePprof(dst, p); err != nil {
+				l.env.logf("keeping the instruction profile of %s: %v", c.Key(), err)
+			}
+		}
+	}
+	if c.instrErr != "" {
+		r.Error = "no instruction profile: " + c.instrErr
+	}
+}
+
+// writePprof writes p's pprof to path, whole or not at all.
+func writePprof(path string, p *instrprof.Profile) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return atomicfile.Write(path, 0o644, func(w io.Writer) error {
+		return p.Pprof().Write(w) // gzipped by pprof itself
+	})
+}
+
+// explainCounted gives a counted pair its why from the two sides' why
+// launches: the functions whose instructions changed most, with their
+// calls where callgrind counted them. false when a side has no profile.
+func explainCounted(c, ref *cellState, dir int) (*results.Change, bool) {
+	if c.instr == nil || ref.instr == nil {
+		return nil, false
+	}
+	var old, new profdiff.Side
+	if ref.instr.AddTo(&old) != nil || c.instr.AddTo(&new) != nil {
+		return nil, false
+	}
+	d, err := profdiff.Compare(&old, &new)
+	if err != nil {
+		return nil, false
+	}
+	return &results.Change{Explain: contributions(d, ExplainTop, false, dir), ExplainUnit: results.ExplainInstructions}, true
+}
