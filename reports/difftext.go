@@ -11,6 +11,7 @@ import (
 
 	"vbench/internal/numfmt"
 	"vbench/internal/profdiff"
+	"vbench/internal/results"
 )
 
 // A profile diff (`vbench diff`) as text, Markdown and JSON: a header
@@ -25,18 +26,27 @@ type DiffView struct {
 }
 
 func (v DiffView) value(x float64) string {
-	if v.Diff.Unit == profdiff.Share {
+	switch v.Diff.Unit {
+	case profdiff.Share:
 		return numfmt.Percent(x)
+	case profdiff.Instructions:
+		return instr(x)
 	}
 	return numfmt.Duration(x)
 }
 
 func (v DiffView) change(x float64) string {
-	if v.Diff.Unit == profdiff.Share {
+	switch v.Diff.Unit {
+	case profdiff.Share:
 		return signed(100*x, func(a float64) string { return fmt.Sprintf("%.2f", a) }) + " pts"
+	case profdiff.Instructions:
+		return signed(x, instr)
 	}
 	return signed(x, numfmt.Duration)
 }
+
+// instr is a count of instructions: "33.29M instr".
+func instr(x float64) string { return results.FormatCount(x) + " instr" }
 
 // head is the lines above the table.
 func (v DiffView) head() []string {
@@ -46,6 +56,12 @@ func (v DiffView) head() []string {
 		lines = append(lines, fmt.Sprintf("samples: %.0f in %d %s → %.0f in %d %s; figures are shares of each side's samples (those with a managed frame), change in percentage points; interval and p: a test of two proportions",
 			d.OldTotal, d.OldRuns, plural(d.OldRuns, "run", "runs"), d.NewTotal, d.NewRuns, plural(d.NewRuns, "run", "runs")),
 			"functions by contribution: the change of their share times the side's CPU time per run, an estimate of their self CPU time (shares alone cannot say where more work went)")
+	} else if d.Unit == profdiff.Instructions {
+		total := fmt.Sprintf("instructions per run: %s → %s (%s", instr(d.OldTotal), instr(d.NewTotal), signed(d.NewTotal-d.OldTotal, instr))
+		if d.OldTotal > 0 {
+			total += ", " + numfmt.Change(d.NewTotal/d.OldTotal)
+		}
+		lines = append(lines, total+")", "figures are each function's own instructions (self) and, by path, its calls' (incl), counted under callgrind; code without a symbol or a perf-map name is its file, in brackets")
 	} else {
 		total := fmt.Sprintf("total self time per run: %s → %s (%s", numfmt.Duration(d.OldTotal), numfmt.Duration(d.NewTotal), signed(d.NewTotal-d.OldTotal, numfmt.Duration))
 		if d.OldTotal > 0 {

@@ -247,9 +247,9 @@ workloads:
 // Issue 51 on a program vbench never saw (pipeline: three stages share one
 // helper, Mix; the head build's Render stage 30 % dearer, the extra inside
 // Mix): in whole-program instructions, the why from one callgrind launch a
-// side names the path Render → Mix first, its .NET methods named through
-// the runtime's perf map.
-func TestInstructionsWhyNamesTheStagePath(t *testing.T) {
+// side names Mix first, its .NET methods named through the runtime's perf
+// map; the two launches' profiles are kept and vbench diff reads them.
+func TestInstructionsWhyNamesTheHelper(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a .NET program under valgrind")
 	}
@@ -279,11 +279,28 @@ workloads:
 	if head == nil || head.Verdict != results.VerdictRegressed || head.Compare == nil || len(head.Compare.Explain) == 0 {
 		t.Fatalf("head: %+v\n%s", head, stdout)
 	}
+	// The helper leads, named through the perf map. Its path is not
+	// Render's: callgrind sees most calls into JIT-compiled code come from
+	// the runtime ([libcoreclr.so]), whose transitions into a method's
+	// on-stack-replacement body are not calls it can follow (docs/harness.md,
+	// "Why, in instructions").
 	top := head.Compare.Explain[0]
-	if top.Function != "Pipeline.Mix" || strings.Join(top.Path, " → ") != "Pipeline.Render → Pipeline.Mix" {
-		t.Errorf("why leads with %s on %v, want Pipeline.Mix on Render's path\n%s", top.Function, top.Path, stdout)
+	if top.Function != "Pipeline.Mix" {
+		t.Errorf("why leads with %s on %v, want Pipeline.Mix\n%s", top.Function, top.Path, stdout)
+	}
+	for _, c := range head.Compare.Explain {
+		if strings.HasPrefix(c.Function, "0x") {
+			t.Errorf("an address left unnamed: %+v", c)
+		}
 	}
 	if head.Compare.ExplainUnit != results.ExplainInstructions {
 		t.Errorf("explain unit %q", head.Compare.ExplainUnit)
+	}
+	// Both sides' instruction profiles are kept, and vbench diff compares
+	// them in instructions.
+	profiles := filepath.Join(dir, cli.ProfilesDirFor("r.json"))
+	out, stderr, code := vbRun(t, dir, nil, "diff", filepath.Join(profiles, "base", "none", "instructions.pb.gz"), filepath.Join(profiles, "head", "none", "instructions.pb.gz"))
+	if code != 0 || !strings.Contains(out, "Pipeline.Mix") {
+		t.Errorf("diff of the instruction profiles: exit %d\n%s\n%s", code, out, stderr)
 	}
 }
