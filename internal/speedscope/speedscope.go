@@ -166,6 +166,13 @@ func New(name string, p *profile.Profile, tl *timeline.Trace) *File {
 	if tl != nil {
 		b.addTimeline(tl)
 	}
+	// Open on the heaviest thread's profile (speedscope opens the first).
+	best := -1.0
+	for i, pr := range b.f.Profiles {
+		if w := pr.EndValue - pr.StartValue; pr.Type == "sampled" && w > best {
+			b.f.ActiveProfileIndex, best = i, w
+		}
+	}
 	return b.f
 }
 

@@ -76,21 +76,25 @@ func TestSpeedscopeOpensEveryFile(t *testing.T) {
 	}
 	srv := httptest.NewServer(http.FileServer(http.Dir(root)))
 	defer srv.Close()
+	// A file speedscope cannot import, to show the check sees an import error.
+	if err := os.WriteFile(filepath.Join(files, "broken.speedscope.json"), []byte(`{"profiles": 3}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	shots := os.Getenv("VBENCH_DOCS_SHOTS") == "1"
-	for _, name := range []string{"tracing.speedscope.json", "sampling.speedscope.json", "allocations.speedscope.json", "timeline.json"} {
+	for _, name := range []string{"broken.speedscope.json", "tracing.speedscope.json", "sampling.speedscope.json", "allocations.speedscope.json", "timeline.json"} {
 		t.Run(name, func(t *testing.T) {
 			page := srv.URL + "/probe.html#profileURL=" + url.QueryEscape(srv.URL+"/files/"+name) + "&title=" + url.QueryEscape(name)
 			dom := runBrowser(t, ctx, browser, "--dump-dom", page)
-			probe := regexp.MustCompile(`data-vbench-probe="([^"]*)"`).FindStringSubmatch(dom)
-			switch {
-			case probe == nil:
-				t.Fatalf("the probe never ran:\n%.2000s", dom)
-			case probe[1] != "[]" && probe[1] != "":
-				t.Errorf("speedscope said: %s", probe[1])
-			case strings.Contains(dom, "Something went wrong"):
-				t.Errorf("speedscope shows its error screen")
-			case !strings.Contains(dom, "<canvas"):
-				t.Errorf("no flame graph drawn:\n%.3000s", dom)
+			problem := speedscopeProblem(dom)
+			if name == "broken.speedscope.json" {
+				if problem == "" {
+					t.Fatalf("a broken file passed the check:\n%.3000s", dom)
+				}
+				t.Logf("the broken file: %s", problem)
+				return
+			}
+			if problem != "" {
+				t.Fatal(problem)
 			}
 			png := filepath.Join(t.TempDir(), "shot.png")
 			runBrowser(t, ctx, browser, "--screenshot="+png, "--window-size=1000,520", page)
@@ -106,6 +110,23 @@ func TestSpeedscopeOpensEveryFile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// speedscopeProblem is what the page says went wrong with the import, ""
+// when the profile was drawn.
+func speedscopeProblem(dom string) string {
+	probe := regexp.MustCompile(`data-vbench-probe="([^"]*)"`).FindStringSubmatch(dom)
+	switch {
+	case probe == nil:
+		return "the probe never ran"
+	case probe[1] != "[]" && probe[1] != "":
+		return "speedscope said: " + probe[1]
+	case strings.Contains(dom, "Something went wrong"):
+		return "speedscope shows its error screen"
+	case !strings.Contains(dom, "<canvas"):
+		return "no flame graph drawn"
+	}
+	return ""
 }
 
 const speedscopeProbe = `<script>
