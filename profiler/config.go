@@ -117,8 +117,8 @@ func configFromEnv(get func(string) (string, bool)) (*config, error) {
 		c.maxStack = n
 	}
 	if s, ok := get(attach.EnvTimeline); ok && s != "" && s != "0" {
-		if c.mode != cModeTracing {
-			return nil, fmt.Errorf("%s=%s: only the tracing engine writes a timeline", attach.EnvTimeline, s)
+		if c.mode != cModeTracing && c.mode != cModeAllocations && c.mode != cModeAllocSampling {
+			return nil, fmt.Errorf("%s=%s: only the tracing and allocation engines write a timeline", attach.EnvTimeline, s)
 		}
 		c.timeline = true
 	}

@@ -91,3 +91,6 @@ void vb_tl_exception(ObjectID obj) {
 
 // vb_tl_n is how many events a thread has kept (its hooks may still run).
 uint64_t vb_tl_n(vb_tl *l) { return __atomic_load_n(&l->n, __ATOMIC_ACQUIRE); }
+
+// vb_aev_n is how many allocations a thread's table has kept in its timeline.
+uint64_t vb_aev_n(vb_atab *t) { return __atomic_load_n(&t->nev, __ATOMIC_ACQUIRE); }

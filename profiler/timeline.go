@@ -78,6 +78,9 @@ func writeTimeline(cfg *config, dir string) *profile.Timeline {
 			ev = append(ev, timeline.Event{Name: "thread exit", Cat: timeline.CatThread, Ph: "i", S: "t", Ts: us(end), Pid: pid, Tid: tid})
 		}
 	}
+	if cfg.engine.Allocates() {
+		ev = append(ev, allocationEvents(pid, us, info)...)
+	}
 	ngc := min(uint64(C.vb_gc_count), C.VB_GC_MAX)
 	for _, g := range unsafe.Slice(&C.vb_gcs[0], ngc) {
 		if g.t0 == 0 || g.t1 < g.t0 {
@@ -114,9 +117,9 @@ func writeTimeline(cfg *config, dir string) *profile.Timeline {
 	timeline.Sort(ev)
 	tr := &timeline.Trace{TraceEvents: ev, OtherData: map[string]any{
 		"producer": "vbench profile --timeline", "mode": string(cfg.engine), "pid": pid,
-		"calls": info.Calls, "folded_calls": info.Folded, "dropped_calls": info.Dropped,
+		"calls": info.Calls, "allocations": info.Allocations, "folded_calls": info.Folded, "dropped": info.Dropped,
 		"cap_events": info.Cap, "min_duration_ns": info.MinNs,
-		"note": fmt.Sprintf("calls shorter than %v were folded into their callers (%d of them); %d calls were dropped at the cap of %d events", cfg.timelineMin, info.Folded, info.Dropped, info.Cap),
+		"note": fmt.Sprintf("calls shorter than %v were folded into their callers (%d of them); %d calls or allocations were dropped at the cap of %d events", cfg.timelineMin, info.Folded, info.Dropped, info.Cap),
 	}}
 	err := atomicfile.Write(filepath.Join(dir, timeline.File), 0o666, func(w io.Writer) error {
 		n, err := timeline.Write(w, tr)
@@ -127,6 +130,67 @@ func writeTimeline(cfg *config, dir string) *profile.Timeline {
 		info.File, info.Error = "", fmt.Sprintf("writing %s: %v", timeline.File, err)
 	}
 	return info
+}
+
+// allocationEvents are the allocation engines' timeline: each object (or
+// sample) an instant on its thread, with its type, bytes and call path
+// (root first), after the write resolved the tables' IPs.
+func allocationEvents(pid int, us func(uint64) float64, info *profile.Timeline) []timeline.Event {
+	var ev []timeline.Event
+	types := map[C.ClassID]string{}
+	var buf [512]C.char
+	typeName := func(cls C.ClassID) string {
+		n, ok := types[cls]
+		if !ok {
+			n = fmt.Sprintf("[vbench: unknown type 0x%x]", uint64(cls))
+			if C.vb_type_name(cls, &buf[0], C.size_t(len(buf))) == 0 {
+				n = C.GoString(&buf[0])
+			}
+			types[cls] = n
+		}
+		return n
+	}
+	for t := C.vb_atabs; t != nil; t = t.next {
+		info.Dropped += int64(t.dropped)
+		if t.ev == nil {
+			continue
+		}
+		tid := int(t.tid)
+		sites := unsafe.Slice(t.sites, C.VB_ALLOC_SITES)
+		var fns []*C.vb_fn
+		if t.fns != nil {
+			fns = unsafe.Slice(t.fns, t.nresolved)
+		}
+		paths := map[uint32]string{}
+		path := func(site uint32) string {
+			if site == C.VB_ASITE_NONE || site >= C.VB_ALLOC_SITES {
+				return profile.FoldedPaths
+			}
+			p, ok := paths[site]
+			if ok {
+				return p
+			}
+			s := &sites[site]
+			var names []string
+			for k := int(s.n) - 1; k >= 0; k-- { // leaf first in the table
+				if i := int(s.off) + k; i < len(fns) && fns[i] != nil {
+					names = append(names, C.GoString(fns[i].name))
+				}
+			}
+			p = strings.Join(names, " > ")
+			paths[site] = p
+			return p
+		}
+		ev = append(ev, timeline.Event{Name: "thread_name", Ph: "M", Pid: pid, Tid: tid, Args: map[string]any{"name": fmt.Sprintf("thread %d", tid)}})
+		n := uint64(C.vb_aev_n(t))
+		for _, e := range unsafe.Slice(t.ev, n) {
+			typ := typeName(e.cls)
+			ev = append(ev, timeline.Event{Name: "new " + typ, Cat: timeline.CatAlloc, Ph: "i", S: "t", Ts: us(uint64(e.ts)), Pid: pid, Tid: tid,
+				Args: map[string]any{"type": typ, "bytes": uint64(e.bytes), "stack": path(uint32(e.site))}})
+			info.Allocations++
+		}
+	}
+	return ev
 }
 
 // processName is how Perfetto names the process: its command, short.

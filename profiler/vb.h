@@ -123,6 +123,8 @@ void vb_tl_jit_finished(FunctionID fid);
 void vb_tl_exception(ObjectID obj);
 void vb_tl_thread_exit(vb_thread *t);
 uint64_t vb_tl_n(vb_tl *l);
+struct vb_atab;
+uint64_t vb_aev_n(struct vb_atab *t);
 
 // Function ids the instrumentation engine's per-thread table covers: 512 KiB
 // of arena address space per thread, committed only where touched.
@@ -323,7 +325,19 @@ typedef struct vb_atab {
 	vb_asite *sites;
 	uintptr_t *frames;
 	vb_fn **fns;       // at the write: frames resolved (NULL: native)
+	// The timeline (VBENCH_TIMELINE=1): each allocation (or sample) in
+	// order, reserved for the cap at the table's making; NULL without.
+	struct vb_aev *ev;
+	uint64_t nev, budget, dropped;
 } vb_atab;
+typedef struct vb_aev {
+	uint64_t ts;      // TSC
+	uint64_t bytes;   // the object's (allocation-sampling: the sampled object's)
+	ClassID cls;
+	uint32_t site;    // in the table's sites; VB_ASITE_NONE: folded (no path)
+	uint32_t pad;
+} vb_aev;
+#define VB_ASITE_NONE UINT32_MAX
 typedef struct {
 	ClassID cls;
 	uint64_t count, bytes, ecount_fx, ebytes_fx; // estimates in 1/1024 units

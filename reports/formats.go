@@ -122,7 +122,6 @@ var Formats = []*Format{
 	},
 	{
 		Name: "speedscope", Exts: []string{speedscope.Ext}, NeedsCalls: true,
-		About: "speedscope's JSON (open it in speedscope, offline too): per thread,\nself time, samples or allocated bytes by call path",
 		Is:    func(b []byte) bool { return bytes.Contains(ownfile.Head(b), []byte(speedscope.Schema)) },
 		Profile: func(w io.Writer, v ProfileView) error {
 			return speedscope.Write(w, speedscope.New("vbench "+string(v.Profile.Mode)+" profile", v.Profile, nil))

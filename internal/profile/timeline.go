@@ -9,15 +9,17 @@ import (
 // --timeline wrote beside it (timeline.json, package timeline): how much
 // it kept, and what it left out.
 type Timeline struct {
-	File    string `json:"file,omitempty"` // the file's name beside profile.json; "" when it could not be written
-	Error   string `json:"error,omitempty"`
-	Events  int64  `json:"events"`  // every event written: calls, GCs, JIT compilations, exceptions, thread exits
-	Calls   int64  `json:"calls"`   // of Events, call slices
-	Folded  int64  `json:"folded"`  // calls shorter than MinNs, folded into their callers
-	Dropped int64  `json:"dropped"` // calls not kept: past the cap, or deeper than the frames followed
-	Cap     int64  `json:"cap"`     // call events a process keeps at most
-	MinNs   int64  `json:"min_ns"`
-	Bytes   int64  `json:"bytes"`
+	File   string `json:"file,omitempty"` // the file's name beside profile.json; "" when it could not be written
+	Error  string `json:"error,omitempty"`
+	Events int64  `json:"events"` // every event written: calls, GCs, JIT compilations, exceptions, thread exits
+	Calls  int64  `json:"calls"`  // of Events, call slices (tracing)
+	// of Events, allocations (the allocation engines: each object, or each sample)
+	Allocations int64 `json:"allocations,omitempty"`
+	Folded      int64 `json:"folded"`  // calls shorter than MinNs, folded into their callers
+	Dropped     int64 `json:"dropped"` // calls not kept: past the cap, or deeper than the frames followed
+	Cap         int64 `json:"cap"`     // call events a process keeps at most
+	MinNs       int64 `json:"min_ns"`
+	Bytes       int64 `json:"bytes"`
 }
 
 // Warning says what the timeline left out that a reader would miss: calls
@@ -29,6 +31,8 @@ func (t *Timeline) Warning() string {
 		return ""
 	case t.Error != "":
 		return "timeline: " + t.Error
+	case t.Dropped > 0 && t.Allocations > 0:
+		return fmt.Sprintf("timeline: %d allocations were left out of %s: its cap of %d events was reached (--timeline-cap)", t.Dropped, t.File, t.Cap)
 	case t.Dropped > 0:
 		return fmt.Sprintf("timeline: %d calls were left out of %s: its cap of %d events was reached (--timeline-cap), or they were deeper than the frames it follows; raise --timeline-min to fold more short calls", t.Dropped, t.File, t.Cap)
 	}
@@ -42,6 +46,9 @@ func (t *Timeline) Summary() string {
 		return ""
 	}
 	s := fmt.Sprintf("%s: %d events, %d calls kept, %d calls shorter than %v folded into their callers", t.File, t.Events, t.Calls, t.Folded, time.Duration(t.MinNs))
+	if t.Allocations > 0 || t.Calls == 0 {
+		s = fmt.Sprintf("%s: %d events, %d allocations", t.File, t.Events, t.Allocations)
+	}
 	if t.Dropped > 0 {
 		s += fmt.Sprintf(", %d dropped at the cap of %d", t.Dropped, t.Cap)
 	}

@@ -25,6 +25,7 @@ const (
 	CatJIT       = "jit"
 	CatException = "exception"
 	CatThread    = "thread"
+	CatAlloc     = "alloc"
 )
 
 // Event is one trace event. Ts and Dur are microseconds (the format's unit).

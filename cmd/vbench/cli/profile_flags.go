@@ -74,8 +74,8 @@ func newProfileCmd() *cobra.Command {
 	fl.IntVar(&f.maxStack, "max-stack", modes.MaxStack.Default, fmt.Sprintf("suspend-sampling: frames kept per stack (%s); deeper stacks keep both ends around one %q frame", modes.MaxStack.Want(), profile.ElidedFrames))
 	fl.BoolVar(&f.lines, "lines", false, "sampling: each sample's source line (from the program's PDBs); instrumentation: count every line's executions")
 	fl.BoolVar(&f.allFrames, "all-frames", false, "dotnet test: also show framework and test-runner frames (folded by default)")
-	fl.BoolVar(&f.timeline, "timeline", false, "tracing: also write <pid>/timeline.json, every thread's calls, GCs, JIT compilations and exceptions in time order (Chrome trace-event JSON: Perfetto, speedscope)")
-	fl.DurationVar(&f.timelineMin, "timeline-min", modes.TimelineMin.Default, "with --timeline: calls shorter than this fold into their caller (0: keep every call)")
+	fl.BoolVar(&f.timeline, "timeline", false, "tracing: also write <pid>/timeline.json, every thread's calls, GCs, JIT compilations and exceptions in time order; allocations, allocation-sampling: every allocation (or sample) with its type, bytes and path, and the GCs (Chrome trace-event JSON: Perfetto, speedscope)")
+	fl.DurationVar(&f.timelineMin, "timeline-min", modes.TimelineMin.Default, "with --timeline, tracing: calls shorter than this fold into their caller (0: keep every call)")
 	fl.IntVar(&f.timelineCap, "timeline-cap", modes.TimelineCap.Default, "with --timeline: events a process keeps at most ("+modes.TimelineCap.Want()+"); calls past it are counted and said")
 	fl.StringVarP(&f.output, "output", "o", "", "also write the profiles (and timelines) in speedscope's format to `FILE`.speedscope.json")
 	registerCompletion(cmd, "mode", completeEngines)
@@ -124,7 +124,7 @@ func (f *profileFlags) check(cmd *cobra.Command) (*profileRun, error) {
 		}
 	}
 	// A flag the engine does not read would silently do nothing.
-	for _, fs := range [][2]string{{"interval", modes.Interval.Name}, {"no-inline", "no_inline"}, {"max-stack", modes.MaxStack.Name}, {"time-sample", modes.TimeSample.Name}, {"lines", "lines"}, {"timeline", "timeline"}} {
+	for _, fs := range [][2]string{{"interval", modes.Interval.Name}, {"no-inline", "no_inline"}, {"max-stack", modes.MaxStack.Name}, {"time-sample", modes.TimeSample.Name}, {"lines", "lines"}, {"timeline", "timeline"}, {"timeline-min", modes.TimelineMin.Name}} {
 		flag, setting := fs[0], fs[1]
 		if (flag == "no-inline" && !f.noInline) || (flag == "lines" && !f.lines) || (flag == "timeline" && !f.timeline) {
 			continue // --no-inline=false, --lines=false ask for nothing

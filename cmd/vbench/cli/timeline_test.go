@@ -133,7 +133,7 @@ func TestTimelineBadFlags(t *testing.T) {
 		{[]string{"--timeline", "--timeline-cap", "-5"}, "--timeline-cap -5: want"},
 		{[]string{"--timeline", "--timeline-min", "-1ms"}, "--timeline-min -1ms: want a duration in 0s..1m0s"},
 		{[]string{"--timeline-cap", "10"}, "--timeline-cap does nothing without --timeline"},
-		{[]string{"--mode", "sampling", "--timeline"}, "--timeline does nothing under --mode sampling: only tracing read it"},
+		{[]string{"--mode", "sampling", "--timeline"}, "--timeline does nothing under --mode sampling: only tracing, allocations, allocation-sampling read it"},
 		{[]string{"-o", "x.json"}, "-o x.json: vbench profile writes speedscope's format"},
 	}
 	for _, c := range cases {
@@ -193,5 +193,59 @@ func TestTimelineFibonacciBounded(t *testing.T) {
 		if !c.drop && tl.Folded < 1_000_000 {
 			t.Errorf("only %d calls folded at 100us", tl.Folded)
 		}
+	}
+}
+
+// Under the allocations engine the timeline holds every object as an
+// instant on its thread, with its type, bytes and path: ForceGC's 2000
+// byte arrays of 1 KiB, exactly, on the main thread, before its GC.
+func TestTimelineOfAllocations(t *testing.T) {
+	testbin.Dotnet(t)
+	dll := testbin.Workload(t, waitGcProject)
+	out := t.TempDir()
+	stdout, stderr, code := runVbench(t, "profile", "--mode", "allocations", "--timeline", "--out", out, "--", "dotnet", dll)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	m := waitGcLine.FindStringSubmatch(stdout)
+	if m == nil {
+		t.Fatalf("no result line:\n%s", stdout)
+	}
+	mainTid, _ := strconv.Atoi(m[1])
+	p, err := profile.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(out, strconv.Itoa(p.PID), timeline.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tr, err := timeline.Read(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := timeline.Validate(tr); err != nil {
+		t.Fatal(err)
+	}
+	var arrays int
+	var last, gc float64
+	for _, e := range tr.TraceEvents {
+		switch {
+		case e.Cat == timeline.CatAlloc && e.Name == "new System.Byte[]" && strings.HasSuffix(e.Args["stack"].(string), "Phases.ForceGC"):
+			if e.Tid != mainTid || e.Args["bytes"].(float64) < 1024 {
+				t.Fatalf("ForceGC's array on thread %d (main %d), %v bytes", e.Tid, mainTid, e.Args["bytes"])
+			}
+			arrays++
+			last = e.Ts
+		case e.Cat == timeline.CatGC && e.Name == "GC gen2 (induced)" && e.Tid == mainTid:
+			gc = e.Ts
+		}
+	}
+	// The same objects as the profile's tables count at that path (the walk
+	// places ~1 in 2000 on the caller), each once.
+	want, _ := p.Allocations.SelfByFunction(p, "Phases.ForceGC", "System.Byte[]")
+	if int64(arrays) != want || arrays < 1990 || gc < last || p.Timeline == nil || p.Timeline.Allocations != p.Allocations.Count || p.Timeline.Dropped != 0 {
+		t.Errorf("%d arrays from ForceGC (profile.json: %d of 2000), the last at %.0f, its GC at %.0f; timeline %+v, %d objects in the profile", arrays, want, last, gc, p.Timeline, p.Allocations.Count)
 	}
 }
