@@ -122,7 +122,7 @@ var Formats = []*Format{
 	},
 	{
 		Name: "speedscope", Exts: []string{speedscope.Ext}, NeedsCalls: true,
-		Is:    func(b []byte) bool { return bytes.Contains(ownfile.Head(b), []byte(speedscope.Schema)) },
+		Is: func(b []byte) bool { return bytes.Contains(ownfile.Head(b), []byte(speedscope.Schema)) },
 		Profile: func(w io.Writer, v ProfileView) error {
 			return speedscope.Write(w, speedscope.New("vbench "+string(v.Profile.Mode)+" profile", v.Profile, nil))
 		},
