@@ -75,6 +75,10 @@ static vb_atab *new_tab(void) {
 		if (pthread_attr_getstack(&a, &base, &size) == 0) t->lo = (uintptr_t)base, t->hi = (uintptr_t)base + size;
 		pthread_attr_destroy(&a);
 	}
+	if (vb_tl_on) {
+		void *ev = mmap(0, vb_tl_cap * sizeof(vb_aev), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (ev != MAP_FAILED) t->ev = ev;
+	}
 	vb_atab *head = __atomic_load_n(&vb_atabs, __ATOMIC_RELAXED);
 	do t->next = head;
 	while (!__atomic_compare_exchange_n(&vb_atabs, &head, t, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
@@ -174,8 +178,9 @@ static uint32_t walk(uintptr_t bp, uintptr_t lo, uintptr_t hi, uintptr_t *ips, u
 static inline uint64_t mix(uint64_t h, uint64_t v) { return (h ^ v) * 0x9E3779B97F4A7C15ull; }
 
 // record adds count objects of type cls and bytes bytes (estimates ecount,
-// ebytes) at the path ips[0..n) (leaf first) to the calling thread's table.
-static void record(vb_atab *t, ClassID cls, const uintptr_t *ips, uint32_t n, int rooted, uint64_t count, uint64_t bytes, double ecount, double ebytes) {
+// ebytes) at the path ips[0..n) (leaf first) to the calling thread's table;
+// returns the site, VB_ASITE_NONE when folded.
+static uint32_t record(vb_atab *t, ClassID cls, const uintptr_t *ips, uint32_t n, int rooted, uint64_t count, uint64_t bytes, double ecount, double ebytes) {
 	uint64_t h = mix(0x5643, cls);
 	for (uint32_t k = 0; k < n; k++) h = mix(h, ips[k]);
 	h = mix(h, n | (uint64_t)rooted << 32);
@@ -193,13 +198,34 @@ static void record(vb_atab *t, ClassID cls, const uintptr_t *ips, uint32_t n, in
 			t->nframes += n;
 			t->used++;
 			__atomic_store_n(&s->cls, cls, __ATOMIC_RELEASE);
-			return;
+			return i;
 		}
 		if (s->hash != h || s->cls != cls || s->n != n || s->rooted != rooted || memcmp(t->frames + s->off, ips, n * sizeof *ips) != 0) continue;
 		s->count += count, s->bytes += bytes, s->ecount += ecount, s->ebytes += ebytes;
-		return;
+		return i;
 	}
 	fold(cls, count, bytes, ecount, ebytes);
+	return VB_ASITE_NONE;
+}
+
+// timeline_note appends one allocation to the thread's timeline: its own
+// buffer, the cap taken VB_TL_BLOCK events at a time (no lock, no call).
+static void timeline_note(vb_atab *t, ClassID cls, uint64_t bytes, uint32_t site) {
+	uint64_t i = t->nev;
+	if (i == t->budget) {
+		int64_t old = __atomic_fetch_sub(&vb_tl_left, VB_TL_BLOCK, __ATOMIC_RELAXED);
+		if (old > 0) t->budget += old < VB_TL_BLOCK ? (uint64_t)old : VB_TL_BLOCK;
+		if (i == t->budget) {
+			t->dropped++;
+			return;
+		}
+	}
+	vb_aev *e = &t->ev[i];
+	e->ts = vb_rdtsc();
+	e->bytes = bytes;
+	e->cls = cls;
+	e->site = site;
+	__atomic_store_n(&t->nev, i + 1, __ATOMIC_RELEASE);
 }
 
 static inline vb_atab *tab(void) {
@@ -231,7 +257,8 @@ void vb_alloc_note(uintptr_t bp, ClassID cls, uint64_t count, uint64_t bytes, do
 		n = walk(bp, t->lo, t->hi, ips, VB_ALLOC_DEPTH, &rooted);
 	}
 	if (!rooted) __atomic_fetch_add(&vb_alloc_walk_short, 1, __ATOMIC_RELAXED);
-	record(t, cls, ips, n, rooted, count, bytes, ecount, ebytes);
+	uint32_t site = record(t, cls, ips, n, rooted, count, bytes, ecount, ebytes);
+	if (t->ev) timeline_note(t, cls, bytes, site);
 }
 
 // ---- ObjectAllocated (the allocations engine): every object, exactly.

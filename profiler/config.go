@@ -45,6 +45,9 @@ type config struct {
 	interval         time.Duration
 	timeSample       int // tracing, instrumentation: 1 times every call; N: hot nodes ~1 call in N
 	maxStack         int // suspend-sampling: frames kept per stack
+	timeline         bool
+	timelineMin      time.Duration // calls shorter than this fold into their caller
+	timelineCap      int           // events at most
 	include, exclude []string
 	processes        *regexp.Regexp // VBENCH_PROCESSES; nil: every process
 	dir              string
@@ -65,7 +68,8 @@ func envLookup(k string) (string, bool) { return os.LookupEnv(k) }
 // error (the profiler then declines to load); a missing or unwritable profile
 // directory is not: the program still runs, profiled, and nothing is written.
 func configFromEnv(get func(string) (string, bool)) (*config, error) {
-	c := &config{interval: modes.Interval.Default, timeSample: modes.TimeSample.Default, maxStack: modes.MaxStack.Default}
+	c := &config{interval: modes.Interval.Default, timeSample: modes.TimeSample.Default, maxStack: modes.MaxStack.Default,
+		timelineMin: modes.TimelineMin.Default, timelineCap: modes.TimelineCap.Default}
 	name, _ := get(attach.EnvMode)
 	c.engine = modes.Engine(name)
 	switch c.engine {
@@ -111,6 +115,26 @@ func configFromEnv(get func(string) (string, bool)) (*config, error) {
 			return nil, fmt.Errorf("%s=%q is not a number of frames in %s", attach.EnvMaxStack, s, modes.MaxStack.Want())
 		}
 		c.maxStack = n
+	}
+	if s, ok := get(attach.EnvTimeline); ok && s != "" && s != "0" {
+		if c.mode != cModeTracing && c.mode != cModeAllocations && c.mode != cModeAllocSampling {
+			return nil, fmt.Errorf("%s=%s: only the tracing and allocation engines write a timeline", attach.EnvTimeline, s)
+		}
+		c.timeline = true
+	}
+	if s, ok := get(attach.EnvTimelineMin); ok && s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || modes.Validate(modes.ProfilerSettings{TimelineMin: modes.Duration(d)}) != nil {
+			return nil, fmt.Errorf("%s=%q is not a duration in %s", attach.EnvTimelineMin, s, modes.TimelineMin.Want())
+		}
+		c.timelineMin = d
+	}
+	if s, ok := get(attach.EnvTimelineCap); ok && s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n == 0 || modes.Validate(modes.ProfilerSettings{TimelineCap: n}) != nil {
+			return nil, fmt.Errorf("%s=%q is not a number of events in %s", attach.EnvTimelineCap, s, modes.TimelineCap.Want())
+		}
+		c.timelineCap = n
 	}
 	if s, ok := get(attach.EnvProcesses); ok && s != "" {
 		re, err := attach.CheckProcesses(s)

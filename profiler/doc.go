@@ -29,6 +29,15 @@
 //     at the write; allocsample.c: allocation-sampling's EventPipe session
 //     and EventPipeEventDelivered; gc.c: each GC's generation, reason and
 //     pause; allocsnap.go: the tables and GCs into the profile.
+//   - timeline.c, timeline.go (VBENCH_TIMELINE=1): the timeline's cold half
+//     and its writer. Under tracing other stubs (hooks.S vb_tl_*) send every
+//     call to C (hot.c vb_tl_enter/leave: the tree's work plus one 24-byte
+//     event in the thread's own buffer, reserved at its first call; a call
+//     shorter than the minimum is given back at its leave; the cap taken
+//     4096 events at a time by one atomic add); the allocation engines add
+//     one event per object in alloc.c; GCs (gc.c), JIT compilations and
+//     exceptions are recorded by their callbacks. Drained once, at the
+//     write, into timeline.json (Chrome trace-event JSON).
 //   - signals.c: the signal handlers Go's runtime changed, put back.
 //   - crash.c: the profile of a process the runtime aborts (below).
 //   - state.c (the mode, the runtime's ICorProfilerInfo10, the interval),

@@ -10,7 +10,10 @@
 // The callbacks run on the thread doing the GC with the runtime suspended
 // (one at a time); the writer reads the records while the process may still
 // run, so a record's fields are published before the count.
+#define _GNU_SOURCE
 #include <stdint.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include "vb.h"
 
 vb_gc vb_gcs[VB_GC_MAX];
@@ -18,11 +21,17 @@ uint64_t vb_gc_count, vb_gc_induced, vb_gc_pause_ns, vb_gc_by_gen[3];
 static int64_t suspend_start; // mono ns, 0: no suspension for a GC open
 static int64_t open_gc = -1;   // the record the open suspension's pause goes to (-1: none kept)
 static int gc_open;            // a GC started in the open suspension
+static uint64_t suspend_tsc;   // the timeline's: when and on which thread it started
+static int32_t suspend_tid;
 
 HRESULT vb_gc_suspend_started(void *self, uint32_t reason) {
 	(void)self;
 	// COR_PRF_SUSPEND_FOR_GC (1), COR_PRF_SUSPEND_FOR_GC_PREP (7).
-	if (reason == 1 || reason == 7) suspend_start = vb_mono_ns();
+	if (reason == 1 || reason == 7) {
+		suspend_start = vb_mono_ns();
+		suspend_tsc = vb_rdtsc();
+		suspend_tid = (int32_t)syscall(SYS_gettid);
+	}
 	return S_OK;
 }
 
@@ -36,6 +45,9 @@ HRESULT vb_gc_started(void *self, int ngens, const BOOL *collected, uint32_t rea
 		vb_gcs[i].generation = gen;
 		vb_gcs[i].induced = reason == 1; // COR_PRF_GC_INDUCED
 		vb_gcs[i].pause_ns = 0;
+		vb_gcs[i].t0 = suspend_tsc;
+		vb_gcs[i].t1 = 0;
+		vb_gcs[i].tid = suspend_tid;
 		open_gc = (int64_t)i;
 	} else {
 		open_gc = -1;
@@ -56,7 +68,10 @@ HRESULT vb_gc_resume_finished(void *self) {
 	// A suspension with no GC started in it (a GC that decided not to run)
 	// is nobody's pause.
 	if (gc_open) vb_gc_pause_ns += (uint64_t)d;
-	if (open_gc >= 0) __atomic_store_n(&vb_gcs[open_gc].pause_ns, d, __ATOMIC_RELEASE);
+	if (open_gc >= 0) {
+		vb_gcs[open_gc].t1 = vb_rdtsc();
+		__atomic_store_n(&vb_gcs[open_gc].pause_ns, d, __ATOMIC_RELEASE);
+	}
 	open_gc = -1;
 	gc_open = 0;
 	return S_OK;

@@ -207,6 +207,39 @@ vb_tailcall_stub:
 	.size vb_leave_stub, .-vb_leave_stub
 	.size vb_tailcall_stub, .-vb_tailcall_stub
 
+// The timeline's stubs (VBENCH_TIMELINE=1): every call goes to C
+// (vb_tl_enter, vb_tl_leave in hot.c), which keeps the tree as the fast
+// paths above do and writes the call's event; the first call on a thread
+// makes its tree and timeline through the slow path, as above.
+	.globl vb_tl_enter_stub
+	.hidden vb_tl_enter_stub
+	.type vb_tl_enter_stub, @function
+vb_tl_enter_stub:
+	SAVE_INT
+	mov rdi, r14
+	call vb_tl_enter
+	test eax, eax
+	jnz 1f
+	RESTORE_INT
+	ret
+1:	SAVE_XMM
+	mov rdi, r14
+	call vb_tl_enter_slow
+	RESTORE_XMM
+	RESTORE_INT
+	ret
+	.size vb_tl_enter_stub, .-vb_tl_enter_stub
+
+	.globl vb_tl_leave_stub
+	.hidden vb_tl_leave_stub
+	.type vb_tl_leave_stub, @function
+vb_tl_leave_stub:
+	SAVE_INT
+	call vb_tl_leave
+	RESTORE_INT
+	ret
+	.size vb_tl_leave_stub, .-vb_tl_leave_stub
+
 // The null engine: registered like the tracer's hooks, does nothing. It is the
 // floor any enter/leave tracer pays.
 	.globl vb_null_stub

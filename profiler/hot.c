@@ -184,6 +184,110 @@ void vb_leave_fast(vb_fn *fn) {
 	if (vb_pop_to(t, fn)) __atomic_fetch_add(&vb_mismatch_pops, 1, __ATOMIC_RELAXED);
 }
 
+// ---- The timeline's hooks (VBENCH_TIMELINE=1, tracing; timeline.c has its
+// cold half): the tree's work of the stubs' fast paths, plus one fixed-size
+// event per call in the thread's own buffer. One rdtsc per hook serves both.
+// No allocation, lock or system call: the buffer was reserved at the
+// thread's first call, and the cap is taken VB_TL_BLOCK events at a time
+// with one atomic add.
+int vb_tl_on;
+uint64_t vb_tl_min_ticks, vb_tl_cap;
+int64_t vb_tl_left;
+
+static inline void tl_push(vb_tl *l, vb_fn *fn, uint64_t now) {
+	uint64_t d = l->depth++;
+	if (__builtin_expect(d >= VB_TL_DEPTH, 0)) {
+		l->dropped++;
+		return;
+	}
+	uint64_t i = l->n;
+	if (__builtin_expect(i == l->budget, 0)) {
+		int64_t old = __atomic_fetch_sub(&vb_tl_left, VB_TL_BLOCK, __ATOMIC_RELAXED);
+		if (old > 0) l->budget += old < VB_TL_BLOCK ? (uint64_t)old : VB_TL_BLOCK;
+	}
+	l->stack[d].fn = fn;
+	if (__builtin_expect(i == l->budget, 0)) { // the cap is reached
+		l->stack[d].idx = VB_TL_NONE;
+		l->dropped++;
+		return;
+	}
+	vb_tl_ev *e = &l->ev[i];
+	e->ts = now;
+	e->dur = 0;
+	e->fn = fn;
+	l->stack[d].idx = i;
+	__atomic_store_n(&l->n, i + 1, __ATOMIC_RELEASE);
+}
+
+// tl_close closes the top frame: folded when shorter than the minimum (then
+// its callees, shorter still, were folded before it and it is the last
+// event), else its duration is filled in.
+static inline void tl_close(vb_tl *l, uint64_t now) {
+	uint64_t d = --l->depth;
+	if (d >= VB_TL_DEPTH) return;
+	uint64_t i = l->stack[d].idx;
+	if (i == VB_TL_NONE) return;
+	vb_tl_ev *e = &l->ev[i];
+	uint64_t dur = now - e->ts;
+	if (dur < vb_tl_min_ticks && i + 1 == l->n) {
+		__atomic_store_n(&l->n, i, __ATOMIC_RELEASE);
+		l->folded++;
+		return;
+	}
+	__atomic_store_n(&e->dur, dur ? dur : 1, __ATOMIC_RELEASE);
+}
+
+// vb_tl_pop closes fn's frame and, as the tree does for a leave that is not
+// the top frame's, the frames above it; nothing when fn is not open.
+void vb_tl_pop(vb_tl *l, vb_fn *fn, uint64_t now) {
+	if (l->depth == 0) return;
+	if (l->depth > VB_TL_DEPTH) { // frames this deep are not followed: trust the pairing
+		l->depth--;
+		return;
+	}
+	uint64_t k = l->depth;
+	while (k > 0 && l->stack[k - 1].fn != fn) k--;
+	if (k == 0) return;
+	while (l->depth >= k) tl_close(l, now);
+}
+
+int vb_tl_enter(vb_fn *fn) {
+	vb_thread *t = vb_tls_thread;
+	if (__builtin_expect(t == &vb_nothread, 0)) return 1;
+	uint64_t now = vb_rdtsc();
+	if (t->tl) tl_push(t->tl, fn, now);
+	if (__builtin_expect(t->lost != 0, 0)) {
+		t->lost++;
+		return 0;
+	}
+	vb_node *c = vb_node_child(t, t->active, fn);
+	if (__builtin_expect(c == 0, 0)) {
+		enter_lost(t);
+		return 0;
+	}
+	c->calls++;
+	t->active = c;
+	if (vb_time_this(t, c)) c->start = now;
+	return 0;
+}
+
+void vb_tl_leave(vb_fn *fn) {
+	vb_thread *t = vb_tls_thread;
+	if (__builtin_expect(t == &vb_nothread, 0)) return;
+	uint64_t now = vb_rdtsc();
+	if (t->tl) vb_tl_pop(t->tl, fn, now);
+	if (__builtin_expect(t->lost != 0, 0)) {
+		vb_lost_pop(t);
+		return;
+	}
+	vb_node *c = t->active;
+	if (__builtin_expect(c->fn == fn, 1)) {
+		close_frame(t, c, now);
+		return;
+	}
+	if (vb_pop_to(t, fn)) __atomic_fetch_add(&vb_mismatch_pops, 1, __ATOMIC_RELAXED);
+}
+
 // ---- The instrumentation engine's counting functions. Rewritten IL calls
 // them with an unmanaged calli that suppresses the GC transition, so they run
 // as plain C calls from managed code (SysV ABI: the JIT saved what it needs):

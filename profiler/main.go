@@ -49,6 +49,9 @@ func vbGoConfigure() C.int {
 	// Kept for the life of the process: C's filter holds its own copies.
 	C.vb_configure(C.int(cfg.mode), C.int64_t(cfg.interval.Nanoseconds()), inc, exc)
 	C.vb_set_time_sample(C.int(cfg.timeSample))
+	if cfg.timeline {
+		C.vb_tl_configure(1, C.int64_t(cfg.timelineMin.Nanoseconds()), C.int64_t(cfg.timelineCap))
+	}
 	C.vb_max_stack = C.uint32_t(cfg.maxStack)
 	C.vb_elided_fn.name = C.CString(profile.ElidedFrames) // kept for the life of the process
 	C.vb_incomplete_fn.name = C.CString(IncompleteStack)
@@ -99,6 +102,13 @@ func vbGoWrite(complete C.int, cause *C.char) {
 			p.Complete, p.Cause = false, lost
 		} else {
 			p.Warnings = append(p.Warnings, lost)
+		}
+	}
+	if current.timeline {
+		// Before the profile: profile.json's presence means all is there.
+		p.Timeline = writeTimeline(current, current.procDir)
+		if w := p.Timeline.Warning(); w != "" {
+			p.Warnings = append(p.Warnings, w)
 		}
 	}
 	t1 := time.Now()

@@ -218,6 +218,10 @@ static HRESULT cb_initialize(void *self, IUnknown *unk) {
 	// engine does the same, so it stays the floor of exactly this tracer.
 	case VB_MODE_TRACING:
 		mask = COR_PRF_MONITOR_ENTERLEAVE | COR_PRF_MONITOR_EXCEPTIONS | COR_PRF_MONITOR_JIT_COMPILATION;
+		if (vb_tl_on) { // the timeline's GCs (gc.c)
+			mask |= COR_PRF_MONITOR_SUSPENDS;
+			high = COR_PRF_HIGH_BASIC_GC;
+		}
 		break;
 	case VB_MODE_NULL:
 		mask = COR_PRF_MONITOR_ENTERLEAVE | COR_PRF_MONITOR_JIT_COMPILATION;
@@ -267,7 +271,9 @@ static HRESULT cb_initialize(void *self, IUnknown *unk) {
 	if (vb_mode == VB_MODE_TRACING || vb_mode == VB_MODE_NULL) {
 		hr = VCALL(vb_info, INFO_SetFunctionIDMapper2, SetMapper2_t)(vb_info, (void *)mapper, 0);
 		if (!FAILED(hr)) {
-			if (vb_mode == VB_MODE_TRACING)
+			if (vb_mode == VB_MODE_TRACING && vb_tl_on)
+				hr = VCALL(vb_info, INFO_SetEnterLeaveFunctionHooks3, SetHooks3_t)(vb_info, (void *)vb_tl_enter_stub, (void *)vb_tl_leave_stub, (void *)vb_tl_leave_stub);
+			else if (vb_mode == VB_MODE_TRACING)
 				hr = VCALL(vb_info, INFO_SetEnterLeaveFunctionHooks3, SetHooks3_t)(vb_info, (void *)vb_enter_stub, (void *)vb_leave_stub, (void *)vb_tailcall_stub);
 			else
 				hr = VCALL(vb_info, INFO_SetEnterLeaveFunctionHooks3, SetHooks3_t)(vb_info, (void *)vb_null_stub, (void *)vb_null_stub, (void *)vb_null_stub);
@@ -339,12 +345,14 @@ static HRESULT cb_jit_started(void *self, FunctionID fid, BOOL safe) {
 		vb_instr_jit_started(fid);
 	else
 		__atomic_fetch_add(&vb_jit_compilations, 1, __ATOMIC_RELAXED);
+	if (vb_tl_on) vb_tl_jit_started(fid);
 	return S_OK;
 }
 
 static HRESULT cb_jit_finished(void *self, FunctionID fid, HRESULT status, BOOL safe) {
 	(void)self, (void)fid, (void)status, (void)safe;
 	if (vb_mode == VB_MODE_INSTRUMENTATION) vb_instr_jit_finished();
+	if (vb_tl_on) vb_tl_jit_finished(fid);
 	return S_OK;
 }
 
@@ -365,6 +373,7 @@ static HRESULT cb_module_unload_started(void *self, ModuleID mid) {
 static HRESULT cb_exception_thrown(void *self, ObjectID obj) {
 	(void)self;
 	vb_crash_thrown(obj);
+	if (vb_tl_on) vb_tl_exception(obj);
 	return S_OK;
 }
 static HRESULT cb_catcher_found(void *self, FunctionID fid) {
@@ -390,6 +399,11 @@ static HRESULT cb_unwind_leave(void *self) {
 	vb_fn *f = vb_fn_lookup(t->unwind_fid);
 	t->unwind_fid = 0;
 	if (!f || !f->user) return S_OK;
+	vb_tl *l = t->tl;
+	if (l && l->depth > VB_TL_DEPTH)
+		l->depth--;
+	else if (l && l->depth && l->stack[l->depth - 1].fn == f)
+		vb_tl_pop(l, f, vb_rdtsc());
 	if (t->lost) {
 		vb_lost_pop(t);
 		return S_OK;

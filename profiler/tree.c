@@ -42,6 +42,7 @@ static void thread_exit(void *arg) {
 	struct timespec ts;
 	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
 		t->cpu_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	vb_tl_thread_exit(t);
 	__atomic_store_n(&t->dead, 1, __ATOMIC_RELEASE);
 }
 
@@ -70,6 +71,7 @@ vb_thread *vb_thread_attach(void) {
 	vb_thread *t = vb_thread_new((int32_t)syscall(SYS_gettid), 0);
 	if (!t) return &vb_nothread;
 	if (vb_mode == VB_MODE_INSTRUMENTATION) t->last = arena_alloc(VB_LAST_CAP * sizeof(vb_node *)); // NULL if full: unused
+	if (vb_tl_on) t->tl = vb_tl_new(t->os_tid); // NULL: this thread has no timeline
 	vb_tls_thread = t;
 	pthread_setspecific(thread_key, t);
 	return t;

@@ -72,7 +72,59 @@ typedef struct vb_thread {
 	vb_node *lost_saved;       // the active node when the arena ran out
 	vb_node **last;            // instrumentation: by function id (< VB_LAST_CAP), the node last
 	                           // entered on this thread; NULL in other engines
+	struct vb_tl *tl;          // tracing with a timeline: this thread's events; NULL without
 } vb_thread;
+
+// The timeline (timeline.c, VBENCH_TIMELINE=1, tracing): per thread, one
+// fixed-size event per kept call, in order of entry, its duration filled in
+// when the call leaves. A call shorter than vb_tl_min_ticks is folded into its
+// caller at its leave (its slot, and its children's, given back); the
+// process's events are capped at vb_tl_cap, reserved VB_TL_BLOCK at a time.
+typedef struct {
+	uint64_t ts;  // TSC at enter
+	uint64_t dur; // ticks; 0: still open
+	vb_fn *fn;
+} vb_tl_ev;
+#define VB_TL_DEPTH 4096 // open frames a thread's timeline follows; deeper ones are not kept
+#define VB_TL_BLOCK 4096
+#define VB_TL_NONE UINT64_MAX
+typedef struct vb_tl {
+	vb_tl_ev *ev;      // reserved for vb_tl_cap events, committed as touched
+	uint64_t n;        // events kept (published with release stores)
+	uint64_t budget;   // events this thread may keep so far
+	uint64_t depth;    // open frames, kept or not
+	uint64_t folded;   // calls folded into their callers
+	uint64_t dropped;  // calls not kept: the cap, or deeper than VB_TL_DEPTH
+	uint64_t start_tsc, end_tsc; // the thread's first hooked call; its exit (0: alive)
+	int32_t os_tid;
+	struct { uint64_t idx; vb_fn *fn; } stack[VB_TL_DEPTH];
+} vb_tl;
+extern int vb_tl_on;
+extern uint64_t vb_tl_min_ticks, vb_tl_cap;
+extern int64_t vb_tl_left; // events of the cap not yet reserved by a thread
+void vb_tl_configure(int on, int64_t min_ns, int64_t cap);
+vb_tl *vb_tl_new(int32_t os_tid); // a thread's, at its first hooked call (libc allowed)
+int vb_tl_enter(vb_fn *fn);       // the hooks under a timeline (hot.c); 1: no tree yet
+void vb_tl_enter_slow(vb_fn *fn);
+void vb_tl_leave(vb_fn *fn);
+void vb_tl_pop(vb_tl *l, vb_fn *fn, uint64_t now);
+void vb_tl_enter_stub(void), vb_tl_leave_stub(void);
+// Runtime events for the timeline: JIT compilations and exceptions thrown,
+// each on the thread it ran on (GCs are in vb_gcs).
+#define VB_TL_JITS 65536
+#define VB_TL_EXCS 16384
+typedef struct { uint64_t t0, t1; vb_fn *fn; int32_t tid; } vb_tl_jit;
+typedef struct { uint64_t ts; ClassID cls; int32_t tid; int32_t caught; } vb_tl_exc;
+extern vb_tl_jit vb_tl_jits[VB_TL_JITS];
+extern vb_tl_exc vb_tl_excs[VB_TL_EXCS];
+extern uint64_t vb_tl_njit, vb_tl_nexc;
+void vb_tl_jit_started(FunctionID fid);
+void vb_tl_jit_finished(FunctionID fid);
+void vb_tl_exception(ObjectID obj);
+void vb_tl_thread_exit(vb_thread *t);
+uint64_t vb_tl_n(vb_tl *l);
+struct vb_atab;
+uint64_t vb_aev_n(struct vb_atab *t);
 
 // Function ids the instrumentation engine's per-thread table covers: 512 KiB
 // of arena address space per thread, committed only where touched.
@@ -273,7 +325,19 @@ typedef struct vb_atab {
 	vb_asite *sites;
 	uintptr_t *frames;
 	vb_fn **fns;       // at the write: frames resolved (NULL: native)
+	// The timeline (VBENCH_TIMELINE=1): each allocation (or sample) in
+	// order, reserved for the cap at the table's making; NULL without.
+	struct vb_aev *ev;
+	uint64_t nev, budget, dropped;
 } vb_atab;
+typedef struct vb_aev {
+	uint64_t ts;      // TSC
+	uint64_t bytes;   // the object's (allocation-sampling: the sampled object's)
+	ClassID cls;
+	uint32_t site;    // in the table's sites; VB_ASITE_NONE: folded (no path)
+	uint32_t pad;
+} vb_aev;
+#define VB_ASITE_NONE UINT32_MAX
 typedef struct {
 	ClassID cls;
 	uint64_t count, bytes, ecount_fx, ebytes_fx; // estimates in 1/1024 units
@@ -300,6 +364,8 @@ typedef struct {
 	int32_t generation;
 	int32_t induced;
 	int64_t pause_ns;
+	uint64_t t0, t1; // TSC at the suspension's start and the resume's end (timeline)
+	int32_t tid;     // the thread that suspended the runtime
 } vb_gc;
 extern vb_gc vb_gcs[VB_GC_MAX];
 extern uint64_t vb_gc_count, vb_gc_induced, vb_gc_pause_ns, vb_gc_by_gen[3];

@@ -11,6 +11,7 @@ import (
 	"vbench/internal/ownfile"
 	"vbench/internal/profile"
 	"vbench/internal/results"
+	"vbench/internal/speedscope"
 )
 
 // Format is one --format value and what writes it. Formats is the one table
@@ -119,6 +120,13 @@ var Formats = []*Format{
 		Is:      func(b []byte) bool { return bytes.Contains(ownfile.Head(b), []byte("<svg")) },
 		Profile: func(w io.Writer, v ProfileView) error { return FlameGraph(w, v.Profile, v.Flame) },
 	},
+	{
+		Name: "speedscope", Exts: []string{speedscope.Ext}, NeedsCalls: true,
+		Is: func(b []byte) bool { return bytes.Contains(ownfile.Head(b), []byte(speedscope.Schema)) },
+		Profile: func(w io.Writer, v ProfileView) error {
+			return speedscope.Write(w, speedscope.New("vbench "+string(v.Profile.Mode)+" profile", v.Profile, nil))
+		},
+	},
 	{Name: "json", Note: "the results file", Results: ResultsJSON},
 	{Name: "csv", Results: ResultsCSV},
 	{
@@ -160,6 +168,22 @@ func FormatOfExt(ext string) *Format {
 		}
 	}
 	return nil
+}
+
+// FormatOfFile is the format a file's name picks by its ending, the longest
+// that matches (x.speedscope.json is speedscope's, not plain JSON), or nil.
+func FormatOfFile(name string) *Format {
+	name = strings.ToLower(name)
+	var best *Format
+	n := 0
+	for _, f := range Formats {
+		for _, e := range f.Exts {
+			if strings.HasSuffix(name, e) && len(e) > n {
+				best, n = f, len(e)
+			}
+		}
+	}
+	return best
 }
 
 // FormatsFor lists the formats that write one kind of output: results

@@ -43,6 +43,10 @@ type Matrix struct {
 	Against      string   // the OLD build of an A/B run (--against), else ""
 	AB           bool     // some cell was judged against another mode of its run
 	Warnings     []string // from the file, plus fingerprint or suite mismatches found here
+	// Kept are the files a run kept of its cells' profiles (speedscope,
+	// timelines, pprof), with links relative to the page; set by the
+	// caller, who knows where both are.
+	Kept []KeptFiles
 
 	cells map[cellKey]*Cell
 }

@@ -15,6 +15,7 @@ import (
 	"vbench/internal/profdiff"
 	"vbench/internal/profile"
 	"vbench/internal/results"
+	"vbench/internal/speedscope"
 )
 
 // useProfile takes from a measured run's profiles what the cell keeps: the
@@ -125,6 +126,9 @@ func keepProfile(src, dst string, t *profile.Tree, runName string) (err error) {
 	}
 	if t != nil {
 		if err := t.WritePprofFile(filepath.Join(tmp, profile.PprofFile)); err != nil {
+			return err
+		}
+		if err := speedscope.WriteTreeFile(filepath.Join(tmp, speedscope.FileName), t); err != nil {
 			return err
 		}
 	}

@@ -34,16 +34,19 @@ const LibraryName = "libvbenchprof.so"
 
 // Environment variables the profiler reads (documented in the README).
 const (
-	EnvMode       = "VBENCH_MODE"              // tracing | instrumentation | sampling | null
-	EnvProfileDir = "VBENCH_PROFILE_DIR"       // where each process writes its profile (DIR/<pid>/)
-	EnvInterval   = "VBENCH_INTERVAL"          // sampling interval, a Go duration ("10ms")
-	EnvInclude    = "VBENCH_INCLUDE"           // comma-separated assembly/namespace patterns
-	EnvExclude    = "VBENCH_EXCLUDE"           // comma-separated assembly/namespace patterns
-	EnvTimeSample = "VBENCH_TIME_SAMPLE"       // tracing, instrumentation: time 1 in N calls of hot nodes (1: every call)
-	EnvNoInline   = "VBENCH_SAMPLING_NOINLINE" // sampling, suspend-sampling: keep user methods from being inlined
-	EnvMaxStack   = "VBENCH_MAX_STACK"         // suspend-sampling: frames kept per stack; deeper ones lose their middle
-	EnvLines      = "VBENCH_LINES"             // sampling: map each sample's leaf to its IL offset; instrumentation: count each sequence point
-	EnvProcesses  = "VBENCH_PROCESSES"         // a regexp: profile only processes whose command line matches
+	EnvMode        = "VBENCH_MODE"              // tracing | instrumentation | sampling | null
+	EnvProfileDir  = "VBENCH_PROFILE_DIR"       // where each process writes its profile (DIR/<pid>/)
+	EnvInterval    = "VBENCH_INTERVAL"          // sampling interval, a Go duration ("10ms")
+	EnvInclude     = "VBENCH_INCLUDE"           // comma-separated assembly/namespace patterns
+	EnvExclude     = "VBENCH_EXCLUDE"           // comma-separated assembly/namespace patterns
+	EnvTimeSample  = "VBENCH_TIME_SAMPLE"       // tracing, instrumentation: time 1 in N calls of hot nodes (1: every call)
+	EnvNoInline    = "VBENCH_SAMPLING_NOINLINE" // sampling, suspend-sampling: keep user methods from being inlined
+	EnvMaxStack    = "VBENCH_MAX_STACK"         // suspend-sampling: frames kept per stack; deeper ones lose their middle
+	EnvLines       = "VBENCH_LINES"             // sampling: map each sample's leaf to its IL offset; instrumentation: count each sequence point
+	EnvProcesses   = "VBENCH_PROCESSES"         // a regexp: profile only processes whose command line matches
+	EnvTimeline    = "VBENCH_TIMELINE"          // tracing: 1 writes timeline.json, every thread's calls in time order
+	EnvTimelineMin = "VBENCH_TIMELINE_MIN"      // tracing: calls shorter than this duration fold into their caller
+	EnvTimelineCap = "VBENCH_TIMELINE_CAP"      // tracing: the timeline's events at most
 	// the build a run's private copy of the library was made from (vbench
 	// run loads a fresh copy each run; the profiler loads CORECLR_PROFILER_PATH)
 	EnvBuild = "VBENCH_PROFILER_BUILD"
@@ -70,6 +73,11 @@ type Options struct {
 	NoInline   bool // sampling engines only: keep user methods (but tiny ones) from being inlined
 	MaxStack   int  // suspend-sampling only: frames kept per stack; 0 means modes.MaxStack.Default
 	Lines      bool // sampling and instrumentation: source lines (see EnvLines)
+	// Timeline (tracing): write timeline.json; TimelineMin < 0 and
+	// TimelineCap 0 leave the profiler's defaults.
+	Timeline    bool
+	TimelineMin time.Duration
+	TimelineCap int
 	// Processes, a regular expression (CheckProcesses), limits profiling to
 	// the processes whose command line it matches; "" profiles every one.
 	Processes string
@@ -115,6 +123,15 @@ func Env(libPath string, opts Options) []string {
 	}
 	if opts.Lines {
 		env = append(env, EnvLines+"=1")
+	}
+	if opts.Timeline {
+		env = append(env, EnvTimeline+"=1")
+		if opts.TimelineMin >= 0 {
+			env = append(env, EnvTimelineMin+"="+opts.TimelineMin.String())
+		}
+		if opts.TimelineCap > 0 {
+			env = append(env, EnvTimelineCap+"="+strconv.Itoa(opts.TimelineCap))
+		}
 	}
 	if opts.MaxStack > 0 {
 		env = append(env, EnvMaxStack+"="+strconv.Itoa(opts.MaxStack))

@@ -67,6 +67,12 @@ func (l *Launch) Env(base []string, extra ...[]string) []string {
 	if sp.Engine.Uses("lines") {
 		opts.Lines = sp.Lines
 	}
+	if sp.Engine.Uses("timeline") && sp.Timeline {
+		opts.Timeline, opts.TimelineMin, opts.TimelineCap = true, -1, sp.TimelineCap
+		if sp.TimelineMin != 0 {
+			opts.TimelineMin = time.Duration(sp.TimelineMin)
+		}
+	}
 	if sp.Engine.Uses(modes.MaxStack.Name) && sp.MaxStack != modes.MaxStack.Default {
 		opts.MaxStack = sp.MaxStack
 	}

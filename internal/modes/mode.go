@@ -110,6 +110,10 @@ func (e Engine) Uses(setting string) bool {
 		return e.CountsCalls()
 	case "lines": // the signal sampler maps its leaves' IPs; instrumentation counts sequence points
 		return e == EngineSampling || e == EngineCPUSampling || e == EngineInstrumentation
+	case "timeline", TimelineCap.Name: // the enter/leave hooks, the allocation callbacks write it
+		return e == EngineTracing || e.Allocates()
+	case TimelineMin.Name: // calls fold; allocations are instants
+		return e == EngineTracing
 	}
 	return true // include, exclude: what is profiled, under every engine
 }

@@ -15,6 +15,11 @@ type ProfilerSettings struct {
 	NoInline   bool     `json:"no_inline,omitempty"`   // sampling, suspend-sampling: keep user methods from being inlined
 	MaxStack   int      `json:"max_stack,omitempty"`   // suspend-sampling: frames kept per stack
 	Lines      bool     `json:"lines,omitempty"`       // sampling: each sample's source line; instrumentation: each line's executions
+	// tracing: a timeline of every thread (timeline.json), calls shorter
+	// than TimelineMin folded into their callers, at most TimelineCap events
+	Timeline    bool     `json:"timeline,omitempty"`
+	TimelineMin Duration `json:"timeline_min,omitempty"`
+	TimelineCap int      `json:"timeline_cap,omitempty"`
 }
 
 // A Setting is one of the profiler's numeric settings as data: its name (a
@@ -53,6 +58,12 @@ var (
 	TimeSample = Setting[int]{Name: "time_sample", Default: 16, Min: 1, Max: 1024, PowersOfTwo: true}
 	// MaxStack: the profiler's per-tick frame buffer holds 2^22 frames.
 	MaxStack = Setting[int]{Name: "max_stack", Default: 1 << 20, Min: 16, Max: 1 << 22}
+	// TimelineCap: events of one process's timeline (~90 bytes each in
+	// timeline.json: the default is a file of ~90 MB at most, which
+	// Perfetto and speedscope still open).
+	TimelineCap = Setting[int]{Name: "timeline_cap", Default: 1_000_000, Min: 1, Max: 50_000_000}
+	// TimelineMin: calls shorter than this are folded into their caller.
+	TimelineMin = Setting[time.Duration]{Name: "timeline_min", Default: 100 * time.Microsecond, Min: 0, Max: time.Minute}
 )
 
 // Validate reports the first of s's settings the profiler would refuse. A
@@ -64,6 +75,12 @@ func Validate(s ProfilerSettings) error {
 		return err
 	}
 	if err := check(TimeSample, s.TimeSample); err != nil {
+		return err
+	}
+	if err := check(TimelineCap, s.TimelineCap); err != nil {
+		return err
+	}
+	if err := check(TimelineMin, time.Duration(s.TimelineMin)); err != nil {
 		return err
 	}
 	return check(MaxStack, s.MaxStack)
@@ -78,7 +95,8 @@ func check[T ~int | ~int64](s Setting[T], v T) error {
 
 // IsZero reports whether no setting is given.
 func (p ProfilerSettings) IsZero() bool {
-	return p.Interval == 0 && len(p.Include) == 0 && len(p.Exclude) == 0 && p.TimeSample == 0 && !p.NoInline && p.MaxStack == 0 && !p.Lines
+	return p.Interval == 0 && len(p.Include) == 0 && len(p.Exclude) == 0 && p.TimeSample == 0 && !p.NoInline && p.MaxStack == 0 && !p.Lines &&
+		!p.Timeline && p.TimelineMin == 0 && p.TimelineCap == 0
 }
 
 // Duration is a time.Duration that a results file spells as Go does ("10ms").
@@ -90,11 +108,11 @@ func (d Duration) String() string { return time.Duration(d).String() }
 func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
 
 // UnmarshalText reads what time.ParseDuration reads. (encoding/json gives
-// its error no position; intervals are the only durations in the file.)
+// its error no position.)
 func (d *Duration) UnmarshalText(b []byte) error {
 	v, err := time.ParseDuration(string(b))
 	if err != nil {
-		return fmt.Errorf("settings.mode_specs: interval %q is not a duration like 10ms", b)
+		return fmt.Errorf("settings.mode_specs: %q is not a duration like 10ms", b)
 	}
 	*d = Duration(v)
 	return nil

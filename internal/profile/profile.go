@@ -65,6 +65,7 @@ type Profile struct {
 	// the garbage collections.
 	Allocations *Allocations `json:"allocations,omitempty"`
 	GC          *GC          `json:"gc,omitempty"`
+	Timeline    *Timeline    `json:"timeline,omitempty"` // tracing with --timeline: timeline.json beside it
 	// Instrumentation with lines (schema 5): every rewritten method's basic
 	// blocks and how often each ran; internal/lines turns them into
 	// Executions, by source line, from the PDB's sequence points.

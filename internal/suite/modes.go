@@ -23,7 +23,7 @@ import (
 
 // settingFields are the profiler settings a suite's profiler block and an
 // engine mode may give.
-var settingFields = []string{"interval", "include", "exclude", "time_sample", "no_inline", "max_stack", "lines"}
+var settingFields = []string{"interval", "include", "exclude", "time_sample", "no_inline", "max_stack", "lines", "timeline", "timeline_min", "timeline_cap"}
 
 // modeFields are the fields of a mode defined in the suite.
 var modeFields = append([]string{"name", "engine", "profiler", "env", "against", "profile", "wrap"}, settingFields...)
@@ -203,7 +203,7 @@ func (p *parser) modeSpec(n *yaml.Node, field string) (modes.Spec, *yaml.Node) {
 	// interval on a tracing mode). The suite's profiler block may hold any:
 	// it serves every engine mode.
 	for _, k := range nodes.settings {
-		if !spec.Engine.Uses(k.Value) && !(k.Value == "no_inline" && !spec.NoInline) && !(k.Value == "lines" && !spec.Lines) { // false asks for nothing
+		if !spec.Engine.Uses(k.Value) && !(k.Value == "no_inline" && !spec.NoInline) && !(k.Value == "lines" && !spec.Lines) && !(k.Value == "timeline" && !spec.Timeline) { // false asks for nothing
 			p.fail(k, field+"."+k.Value, "does nothing under engine %s: only %s read it", spec.Engine, modes.List(modes.UsedBy(k.Value)))
 			return spec, nodes.against
 		}
@@ -326,6 +326,20 @@ func (p *parser) setting(key string, v *yaml.Node, f string, ps *modes.ProfilerS
 			p.fail(v, f, "must be at most %d frames (what the profiler accepts), got %d", modes.MaxStack.Max, n)
 		}
 		ps.MaxStack = n
+	case "timeline":
+		ps.Timeline = p.boolean(v, f)
+	case "timeline_min":
+		d := p.duration(v, f)
+		if p.err == nil && modes.Validate(modes.ProfilerSettings{TimelineMin: modes.Duration(d)}) != nil {
+			p.fail(v, f, "must be between %v and %v (what the profiler accepts), got %s", modes.TimelineMin.Min, modes.TimelineMin.Max, v.Value)
+		}
+		ps.TimelineMin = modes.Duration(d)
+	case "timeline_cap":
+		n := p.integer(v, f, modes.TimelineCap.Min)
+		if p.err == nil && modes.Validate(modes.ProfilerSettings{TimelineCap: n}) != nil {
+			p.fail(v, f, "must be %s events (what the profiler accepts), got %d", modes.TimelineCap.Want(), n)
+		}
+		ps.TimelineCap = n
 	}
 }
 
@@ -362,6 +376,15 @@ func inherit(own, base modes.ProfilerSettings) modes.ProfilerSettings {
 	}
 	if own.MaxStack == 0 {
 		own.MaxStack = base.MaxStack
+	}
+	if !own.Timeline {
+		own.Timeline = base.Timeline
+	}
+	if own.TimelineMin == 0 {
+		own.TimelineMin = base.TimelineMin
+	}
+	if own.TimelineCap == 0 {
+		own.TimelineCap = base.TimelineCap
 	}
 	return own
 }

@@ -10,7 +10,9 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 	"vbench/internal/safetext"
+	"vbench/internal/speedscope"
 
 	"github.com/spf13/cobra"
 
@@ -40,6 +42,7 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 	spec := modes.Spec{Name: modes.Mode(engine), Engine: engine, ProfilerSettings: modes.ProfilerSettings{
 		Interval: modes.Duration(f.interval), Include: f.include, Exclude: f.exclude,
 		TimeSample: f.timeSamp, NoInline: f.noInline, MaxStack: f.maxStack, Lines: f.lines,
+		Timeline: f.timeline, TimelineMin: modes.Duration(max(f.timelineMin, time.Nanosecond)), TimelineCap: f.timelineCap,
 	}}
 	launch := attach.Launch{Spec: spec, Library: lib, RunDir: dir, Processes: f.processes}
 	env := launch.Env(os.Environ())
@@ -88,6 +91,17 @@ func showProfile(cmd *cobra.Command, f *profileFlags, tree *profile.Tree, dir st
 		return fmt.Errorf("writing the merged pprof profile: %w", err)
 	}
 	fmt.Fprintf(stderr, "vbench: %s\n", reports.ProfilesWritten(tree, dir))
+	for _, p := range tree.Processes {
+		if s := p.Timeline.Summary(); s != "" {
+			fmt.Fprintf(stderr, "vbench: pid %d: %s (open it in Perfetto or speedscope: docs/timeline.md)\n", p.PID, s)
+		}
+	}
+	if f.output != "" {
+		if err := speedscope.WriteTreeFile(f.output, tree); err != nil {
+			return fmt.Errorf("writing %s: %w", f.output, err)
+		}
+		fmt.Fprintf(stderr, "vbench: speedscope file written to %s\n", f.output)
+	}
 	for _, w := range reports.ProfileWarnings(tree) {
 		fmt.Fprintf(stderr, "vbench: warning: %s\n", safetext.Line(w)) // a profile's cause quotes the program
 	}

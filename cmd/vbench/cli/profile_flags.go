@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -12,6 +13,7 @@ import (
 	"vbench/internal/ownfile"
 	"vbench/internal/profile"
 	"vbench/internal/results"
+	"vbench/internal/speedscope"
 	"vbench/reports"
 )
 
@@ -32,6 +34,11 @@ type profileFlags struct {
 	focus     []string
 	allFrames bool
 	lines     bool
+
+	timeline    bool
+	timelineMin time.Duration
+	timelineCap int
+	output      string // -o: speedscope's file
 }
 
 func newProfileCmd() *cobra.Command {
@@ -67,6 +74,10 @@ func newProfileCmd() *cobra.Command {
 	fl.IntVar(&f.maxStack, "max-stack", modes.MaxStack.Default, fmt.Sprintf("suspend-sampling: frames kept per stack (%s); deeper stacks keep both ends around one %q frame", modes.MaxStack.Want(), profile.ElidedFrames))
 	fl.BoolVar(&f.lines, "lines", false, "sampling: each sample's source line (from the program's PDBs); instrumentation: count every line's executions")
 	fl.BoolVar(&f.allFrames, "all-frames", false, "dotnet test: also show framework and test-runner frames (folded by default)")
+	fl.BoolVar(&f.timeline, "timeline", false, "tracing: also write <pid>/timeline.json, every thread's calls, GCs, JIT compilations and exceptions in time order; allocations, allocation-sampling: every allocation (or sample) with its type, bytes and path, and the GCs (Chrome trace-event JSON: Perfetto, speedscope)")
+	fl.DurationVar(&f.timelineMin, "timeline-min", modes.TimelineMin.Default, "with --timeline, tracing: calls shorter than this fold into their caller (0: keep every call)")
+	fl.IntVar(&f.timelineCap, "timeline-cap", modes.TimelineCap.Default, "with --timeline: events a process keeps at most ("+modes.TimelineCap.Want()+"); calls past it are counted and said")
+	fl.StringVarP(&f.output, "output", "o", "", "also write the profiles (and timelines) in speedscope's format to `FILE`.speedscope.json")
 	registerCompletion(cmd, "mode", completeEngines)
 	registerCompletion(cmd, "format", cobra.FixedCompletions([]string{"table\ton stderr", "json\ton stdout, after the program's output"}, cobra.ShellCompDirectiveNoFileComp))
 	fl.IntVar(&f.timeSamp, "time-sample", 0, "tracing, instrumentation: time ~1 in N calls of hot call paths (power of two; 1: every call; default 16, instrumentation 256)")
@@ -101,10 +112,21 @@ func (f *profileFlags) check(cmd *cobra.Command) (*profileRun, error) {
 	if f.maxStack == 0 || modes.Validate(modes.ProfilerSettings{MaxStack: f.maxStack}) != nil {
 		return nil, usageErrf("--max-stack %d: want %s frames", f.maxStack, modes.MaxStack.Want())
 	}
+	if f.timelineCap <= 0 || modes.Validate(modes.ProfilerSettings{TimelineCap: f.timelineCap}) != nil {
+		return nil, usageErrf("--timeline-cap %d: want %s events", f.timelineCap, modes.TimelineCap.Want())
+	}
+	if modes.Validate(modes.ProfilerSettings{TimelineMin: modes.Duration(f.timelineMin)}) != nil {
+		return nil, usageErrf("--timeline-min %v: want a duration in %v..%v (0 keeps every call)", f.timelineMin, modes.TimelineMin.Min, modes.TimelineMin.Max)
+	}
+	for _, flag := range []string{"timeline-min", "timeline-cap"} {
+		if cmd.Flags().Changed(flag) && !f.timeline {
+			return nil, usageErrf("--%s does nothing without --timeline", flag)
+		}
+	}
 	// A flag the engine does not read would silently do nothing.
-	for _, fs := range [][2]string{{"interval", modes.Interval.Name}, {"no-inline", "no_inline"}, {"max-stack", modes.MaxStack.Name}, {"time-sample", modes.TimeSample.Name}, {"lines", "lines"}} {
+	for _, fs := range [][2]string{{"interval", modes.Interval.Name}, {"no-inline", "no_inline"}, {"max-stack", modes.MaxStack.Name}, {"time-sample", modes.TimeSample.Name}, {"lines", "lines"}, {"timeline", "timeline"}, {"timeline-min", modes.TimelineMin.Name}} {
 		flag, setting := fs[0], fs[1]
-		if (flag == "no-inline" && !f.noInline) || (flag == "lines" && !f.lines) {
+		if (flag == "no-inline" && !f.noInline) || (flag == "lines" && !f.lines) || (flag == "timeline" && !f.timeline) {
 			continue // --no-inline=false, --lines=false ask for nothing
 		}
 		if cmd.Flags().Changed(flag) && !engine.Uses(setting) {
@@ -131,6 +153,23 @@ func (f *profileFlags) check(cmd *cobra.Command) (*profileRun, error) {
 			return nil, usageErrf("--json %v", err)
 		}
 		if err := ownfile.Check("--json", f.jsonOut, reports.ProfileJSONKind); err != nil {
+			return nil, usageErr(err)
+		}
+	}
+	if f.output != "" && engine == modes.EngineNull {
+		return nil, usageErrf("-o %s: the null engine's hooks record nothing: there is nothing to draw", f.output)
+	}
+	if f.output != "" {
+		if !strings.HasSuffix(strings.ToLower(f.output), speedscope.Ext) {
+			return nil, usageErrf("-o %s: vbench profile writes speedscope's format: name the file *%s (vbench report -o writes the other formats)", f.output, speedscope.Ext)
+		}
+		if err := baseline.Guard("-o", f.output); err != nil {
+			return nil, usageErr(err)
+		}
+		if err := results.CheckWritable(f.output); err != nil {
+			return nil, usageErrf("-o %v", err)
+		}
+		if err := ownfile.Check("-o", f.output, reports.FormatNamed("speedscope").Kind()); err != nil {
 			return nil, usageErr(err)
 		}
 	}

@@ -94,7 +94,7 @@ name, type or assembly ('MyLib.*', 'MyApp.Parser.Parse', 'MyLib'); a pattern
 without '*' also matches the names under it.
 
 With -o the format follows the file's extension (.txt, .md, .html, .svg,
-.xml for JUnit); --format overrides it. Outputs are written atomically.`,
+.speedscope.json, .xml for JUnit); --format overrides it. Outputs are written atomically.`,
 		Example: `  vbench report out/results.json
   vbench report out/results.json --baseline benchmarks/baselines/default.json -o report.html
   vbench report day1.json day2.json day3.json -o trend.html
@@ -296,6 +296,17 @@ func reportResults(cmd *cobra.Command, args []string, files []*results.File, f *
 	if format.OneFile && len(files) > 1 {
 		return usageErrf("report: %s writes one results file; give one (benchstat compares files: benchstat old.txt new.txt)", format.Name)
 	}
+	if format.Name == "html" { // links to what `vbench run --json` kept beside the newest file
+		page := "."
+		if f.output != "" {
+			page = filepath.Dir(f.output)
+		}
+		pageAbs, err1 := filepath.Abs(page)
+		kept, err2 := filepath.Abs(ProfilesDirFor(args[len(args)-1]))
+		if err1 == nil && err2 == nil {
+			m.Kept = reports.FindKept(m, kept, pageAbs)
+		}
+	}
 	if err := ownfile.Check("-o", f.output, format.Kind()); err != nil {
 		return usageErr(err)
 	}
@@ -358,7 +369,7 @@ func pickFormat(f *reportFlags, writes func(*reports.Format) bool) (*reports.For
 	allowed := reports.FormatsFor(writes)
 	name := strings.ToLower(f.format)
 	if name == "" && f.output != "" {
-		ft := reports.FormatOfExt(filepath.Ext(f.output))
+		ft := reports.FormatOfFile(f.output)
 		if ft == nil {
 			return nil, usageErrf("report: cannot tell the format from %q; use --format (%s)", f.output, reports.FormatNames(allowed))
 		}
