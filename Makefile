@@ -80,8 +80,13 @@ peers: build
 
 # The profiler's crash-safety proof: N runs of a GC-heavy program per mode.
 STRESS_RUNS ?= 30
+# The profiler's stress proof: the GC/exception-heavy program under every
+# engine, then service start-ups under each signal-driven engine beside a
+# busy loop (scripts/startup-stress.sh; STARTUP_RUNS rounds, default 20).
+STARTUP_RUNS ?= 20
 stress: build
 	scripts/stress-profiler.sh $(STRESS_RUNS)
+	VBENCH_LIB=$(BIN)/libvbenchprof.so scripts/startup-stress.sh $(STARTUP_RUNS)
 
 # Fuzz every reader of user files, each target for FUZZTIME (CI: the 10s
 # default; locally e.g. FUZZTIME=10m). A failing input is written to

@@ -245,3 +245,26 @@ func TestProgramTakingSIGPROF(t *testing.T) {
 		}
 	}
 }
+
+// A thread whose fault became a managed exception (the stress program's
+// workers dereference null every round) keeps its ticks: CoreCLR leaves
+// its fault handler, which runs with SIGPROF blocked, for the exception's
+// dispatch without returning, so SIGPROF stayed blocked on the thread for
+// good. Each worker used ~0.9 s of CPU and got 20-24 samples at 1 ms, not
+// ~900; now its samples cover at least half its CPU time.
+func TestCPUSamplingAfterNullReference(t *testing.T) {
+	r, p := profiled(t, modes.EngineCPUSampling, []string{attach.EnvInterval + "=1ms"}, 0, "stress", "2", "10000")
+	workers := 0
+	for _, th := range p.Threads {
+		if th.CPUNs < 100e6 || th.OSID == p.PID { // the main thread only waits for the workers
+			continue
+		}
+		workers++
+		if due := th.CPUNs / 1e6; th.Samples*2 < due {
+			t.Errorf("thread %d: %d samples for %d ms of CPU at 1 ms: its ticks stopped\nstderr:\n%s", th.OSID, th.Samples, due, r.Stderr)
+		}
+	}
+	if workers == 0 {
+		t.Errorf("no worker thread with 100 ms of CPU or more: %+v", p.Threads)
+	}
+}

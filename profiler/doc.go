@@ -162,7 +162,9 @@
 //     would be fatal anyway). TestHardwareFaultsBecomeExceptions runs faults
 //     under every engine; the stress program dereferences null every round.
 //
-// The proof is scripts/stress-profiler.sh (make stress), results in
+// The proof is scripts/stress-profiler.sh and, for a service's start-up
+// (threads made, handlers installed, code JIT-compiled while ticks
+// arrive), scripts/startup-stress.sh (both make stress), results in
 // docs/profiler.md; TestSigrtminOnstackCleared reads SIGRTMIN's flags from
 // inside the profilee under every engine.
 //

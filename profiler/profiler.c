@@ -253,9 +253,11 @@ static HRESULT cb_initialize(void *self, IUnknown *unk) {
 		mask = COR_PRF_MONITOR_SUSPENDS;
 		high = COR_PRF_HIGH_BASIC_GC | COR_PRF_HIGH_MONITOR_EVENT_PIPE;
 		break;
-	// cpu-sampling: the thread callbacks arm and disarm each thread's timer.
+	// cpu-sampling: the thread callbacks arm and disarm each thread's timer;
+	// ExceptionThrown gives SIGPROF back to a thread whose fault became an
+	// exception (vb_cpu_exception_thrown).
 	case VB_MODE_CPU_SAMPLING:
-		mask = COR_PRF_MONITOR_THREADS;
+		mask = COR_PRF_MONITOR_THREADS | COR_PRF_MONITOR_EXCEPTIONS;
 		if (env_true("VBENCH_SAMPLING_NOINLINE")) mask |= COR_PRF_MONITOR_JIT_COMPILATION;
 		break;
 	}
@@ -372,12 +374,17 @@ static HRESULT cb_module_unload_started(void *self, ModuleID mid) {
 // exception thrown with no catcher found is what an abort() then reports.
 static HRESULT cb_exception_thrown(void *self, ObjectID obj) {
 	(void)self;
+	if (vb_mode == VB_MODE_CPU_SAMPLING) {
+		vb_cpu_exception_thrown();
+		return S_OK;
+	}
 	vb_crash_thrown(obj);
 	if (vb_tl_on) vb_tl_exception(obj);
 	return S_OK;
 }
 static HRESULT cb_catcher_found(void *self, FunctionID fid) {
 	(void)self, (void)fid;
+	if (vb_mode == VB_MODE_CPU_SAMPLING) return S_OK;
 	vb_crash_caught();
 	return S_OK;
 }

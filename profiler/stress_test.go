@@ -29,3 +29,24 @@ func TestStressShort(t *testing.T) {
 		t.Fatalf("unexpected summary:\n%s", out)
 	}
 }
+
+// TestStartupStressShort is the short version of scripts/startup-stress.sh:
+// the web service (benchmarks/web) started, asked for /health and stopped
+// under each signal-driven engine (sampling at 1 ms and 10 ms,
+// suspend-sampling), twice each, with no crash, exit 0 and a profile every
+// time. A SIGSEGV during such a start-up once failed
+// TestServiceUnderEachMode (issue 48); make stress runs 20 rounds beside a
+// busy loop.
+func TestStartupStressShort(t *testing.T) {
+	l := lib(t)
+	web := testbin.Workload(t, filepath.Join("benchmarks", "web", "Web.csproj"))
+	cmd := exec.Command("bash", filepath.Join(testbin.RepoRoot(), "scripts", "startup-stress.sh"), "2")
+	cmd.Env = append(attach.ScrubEnv(os.Environ()), "VBENCH_LIB="+l, "VBENCH_WEB="+web, "STARTUP_BUSY=0")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("startup-stress.sh 2: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "all 6 start-ups passed") {
+		t.Fatalf("unexpected summary:\n%s", out)
+	}
+}

@@ -235,6 +235,7 @@ extern int64_t vb_cpu_signals, vb_cpu_weight, vb_cpu_full, vb_cpu_incomplete, vb
 int vb_cpu_sampler_start(void);
 int vb_cpu_sampler_stop_within(int ms); // ms < 0: for ever; -1: still running after ms
 void vb_cpu_thread_assigned(ThreadID managed, int32_t tid);
+void vb_cpu_exception_thrown(void);
 void vb_cpu_thread_destroyed(ThreadID managed);
 extern char vb_cpu_lost_what[256]; // the program took SIGPROF: what it does now ("" while it is ours)
 extern int64_t vb_cpu_lost_ns;     // ... seen this long after the profiler started

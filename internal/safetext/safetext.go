@@ -70,10 +70,14 @@ func unsafe(r rune, keepLines bool) bool {
 }
 
 // Markdown is Line as inert Markdown text: nothing in it can link, embed
-// an image, mention anyone (a zero-width joiner follows an @ before a name), format,
-// open a code span or HTML, or split a table cell. Brackets are escaped
-// only where they could make a link (before "(", "[" or ":", and "![");
-// text cannot define a link, and "[+3.2%, +7.0%]" stays readable.
+// an image, mention anyone, refer to an issue, format, open a code span or
+// HTML, or split a table cell. Brackets are escaped only where they could
+// make a link (before "(", "[" or ":", and "!["); text cannot define a
+// link, and "[+3.2%, +7.0%]" stays readable. What GitHub links by itself,
+// where no escape helps (it links the rendered text), is broken by a
+// zero-width joiner (ZWJ): after an @ before a name (a mention, an e-mail
+// address), after a # or GH- before a digit (an issue or pull request,
+// which also notifies it), in :// (a bare URL, any scheme) and in www.
 func Markdown(s string) string {
 	s = Line(s)
 	var b strings.Builder
@@ -83,14 +87,22 @@ func Markdown(s string) string {
 			next = s[i+1]
 		}
 		switch {
+		case r == '#' && isDigit(next),
+			r == '-' && isDigit(next) && i >= 2 && strings.EqualFold(s[i-2:i], "gh"):
+			b.WriteRune(r)
+			b.WriteString(zwj)
+		case r == ':' && strings.HasPrefix(s[i+1:], "//"):
+			b.WriteString(":" + zwj)
+		case r == '.' && i >= 3 && strings.EqualFold(s[i-3:i], "www"):
+			b.WriteString(zwj + ".")
 		case r == '<':
 			b.WriteString("&lt;")
 		case r == '>':
 			b.WriteString("&gt;")
 		case r == '&':
 			b.WriteString("&amp;")
-		case r == '@' && (isWord(next)):
-			b.WriteString("@\u200d")
+		case r == '@' && isWord(next):
+			b.WriteString("@" + zwj)
 		case r == ']' && (next == '(' || next == '[' || next == ':'),
 			r == '!' && next == '[',
 			r == '\\', r == '`', r == '*', r == '_', r == '|', r == '~':
@@ -102,6 +114,11 @@ func Markdown(s string) string {
 	}
 	return b.String()
 }
+
+// zwj is the zero-width joiner Markdown puts inside what GitHub would link.
+const zwj = "\u200d"
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // isWord reports whether c can start a GitHub user or team name.
 func isWord(c byte) bool {

@@ -26,12 +26,18 @@ func TestLine(t *testing.T) {
 func TestMarkdown(t *testing.T) {
 	for in, want := range map[string]string{
 		"plain text 1.5":                      "plain text 1.5",
-		"[click](https://evil.example/x)":     `[click\](https://evil.example/x)`,
-		"![img](https://evil.example/i.png)":  `\![img\](https://evil.example/i.png)`,
-		"[a][ref] [ref]: http://x [+3%, +7%]": `[a\][ref] [ref\]: http://x [+3%, +7%]`,
+		"[click](https://evil.example/x)":     "[click\\](https:\u200d//evil.example/x)",
+		"![img](https://evil.example/i.png)":  "\\![img\\](https:\u200d//evil.example/i.png)",
+		"[a][ref] [ref]: http://x [+3%, +7%]": "[a\\][ref] [ref\\]: http:\u200d//x [+3%, +7%]",
 		"cc @octocat and @org/team":           "cc @\u200doctocat and @\u200dorg/team",
 		"a|b `code` *em* _x_ <b>&lt;":         "a\\|b \\`code\\` \\*em\\* \\_x\\_ &lt;b&gt;&amp;lt;",
 		"line1\nline2":                        `line1\\nline2`,
+		// What GitHub links in rendered text: a ZWJ breaks it.
+		"see https://evil.example/x?a=1":         "see https:\u200d//evil.example/x?a=1",
+		"ftp://h, FILE://x and www.evil.example": "ftp:\u200d//h, FILE:\u200d//x and www\u200d.evil.example",
+		"fixes #123, org/repo#7 and GH-42":       "fixes #\u200d123, org/repo#\u200d7 and GH-\u200d42",
+		"mail me@evil.example":                   "mail me@\u200devil.example",
+		"# heading #x C# 10:30 a:b //c":          "# heading #x C# 10:30 a:b //c",
 	} {
 		if got := Markdown(in); got != want {
 			t.Errorf("Markdown(%q) = %q, want %q", in, got, want)

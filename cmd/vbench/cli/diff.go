@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"vbench/baseline"
+	"vbench/internal/ownfile"
 	"vbench/internal/profdiff"
 	"vbench/internal/results"
 	"vbench/reports"
@@ -127,6 +128,9 @@ func runDiff(cmd *cobra.Command, f *diffFlags, oldPath, newPath string) error {
 			return usageErr(err)
 		}
 		if err := results.CheckWritable(f.output); err != nil {
+			return usageErr(err)
+		}
+		if err := ownfile.Check("-o", f.output, reports.DiffKind(format)); err != nil {
 			return usageErr(err)
 		}
 	}

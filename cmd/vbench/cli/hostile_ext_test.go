@@ -202,7 +202,8 @@ func TestLargestSuiteStartsSmallAndStopsOnInterrupt(t *testing.T) {
 // its baseline or as --json, a notes file named as any output, is refused,
 // exit 2, and left byte for byte; nothing runs. `baseline update` used to
 // replace the suite (baseline: self.yaml) and `run --json s.yaml` too, exit
-// 0. A file of the writer's kind is still replaced, as before.
+// 0; diff -o and report --across -o replaced any file. A file of the
+// writer's kind is still replaced, as before.
 func TestWritersReplaceOnlyTheirOwnFiles(t *testing.T) {
 	dir := t.TempDir()
 	suite := fakeSuite(t, dir, "own", "none")
@@ -214,6 +215,12 @@ func TestWritersReplaceOnlyTheirOwnFiles(t *testing.T) {
 	writeFile(t, self, "name: own\nbaseline: self.yaml\nruns: 2\nwarmup: 0\nmodes: [none]\nworkloads:\n  - name: a\n    command: ["+testbin.Fakework(t)+", -counter, launches.txt]\n")
 	notes := filepath.Join(dir, "notes.txt")
 	writeFile(t, notes, "my notes: do not lose them\n")
+	notesMD, notesSVG := filepath.Join(dir, "notes.md"), filepath.Join(dir, "logo.svg")
+	writeFile(t, notesMD, "# My notes\n")
+	writeFile(t, notesSVG, "a drawing, not yet svg\n")
+	fixture := func(name string) string { return filepath.Join(testbin.RepoRoot(), "reports", "testdata", name) }
+	prof, res := fixture("profile-tracing.json"), filepath.Join(dir, "r.json")
+	day1, day2 := fixture("history-1.json"), fixture("history-2.json") // runs of one suite, for --across
 	for _, c := range []struct {
 		name, file string
 		args       []string
@@ -228,6 +235,13 @@ func TestWritersReplaceOnlyTheirOwnFiles(t *testing.T) {
 		{"merge -o notes", notes, []string{"merge", "r.json", "-o", notes}, "-o " + notes + ": the file there is not a vbench results file"},
 		{"report -o notes", notes, []string{"report", "r.json", "-o", notes}, "-o " + notes + ": the file there is not a text file vbench wrote"},
 		{"report --junit notes", notes, []string{"report", "r.json", "--junit", notes}, "the file there is not a JUnit XML file"},
+		{"diff -o notes", notes, []string{"diff", prof, prof, "-o", notes}, "-o " + notes + ": the file there is not a text diff vbench wrote"},
+		{"diff -o notes.md", notesMD, []string{"diff", prof, prof, "-o", notesMD}, "-o " + notesMD + ": the file there is not a markdown diff vbench wrote"},
+		{"diff -o results", res, []string{"diff", prof, prof, "-o", res}, "-o " + res + ": the file there is not a json diff vbench wrote"},
+		{"diff -o not svg", notesSVG, []string{"diff", prof, prof, "-o", notesSVG}, "the file there is not a svg diff vbench wrote"},
+		{"diff --format json -o notes", notes, []string{"diff", prof, prof, "--format", "json", "-o", notes}, "the file there is not a json diff vbench wrote"},
+		{"report --across -o notes", notes, []string{"report", "--across", day1, day2, "-o", notes}, "-o " + notes + ": the file there is not a text file vbench wrote"},
+		{"report --across -o notes.md", notesMD, []string{"report", "--across", day1, day2, "-o", notesMD}, "the file there is not a markdown file vbench wrote"},
 		{"profile --json notes", notes, []string{"profile", "--profiler", testbin.FakeProfiler(t), "--json", notes, "--", "touch", "profiled-ran"}, "--json " + notes + ": the file there is not a vbench profile summary"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -261,6 +275,19 @@ func TestWritersReplaceOnlyTheirOwnFiles(t *testing.T) {
 		{"report", "r.json", "-o", "r.md"},
 		{"report", "r.json", "-o", "r.html"},
 		{"report", "r.json", "-o", "r.html"},
+		{"diff", prof, prof, "-o", "d.txt"},
+		{"diff", prof, prof, "-o", "d.txt"},
+		{"diff", prof, prof, "-o", "d.md"},
+		{"diff", prof, prof, "-o", "d.md"},
+		{"diff", prof, prof, "-o", "d.json"},
+		{"diff", prof, prof, "-o", "d.json"},
+		{"diff", prof, prof, "-o", "d.svg"},
+		{"diff", prof, prof, "-o", "d.svg"},
+		{"report", "--across", day1, day2, "-o", "a.txt"},
+		{"report", "--across", day1, day2, "-o", "a.txt"},
+		{"report", "--across", day1, day2, "-o", "a.md"},
+		{"report", "--across", day1, day2, "-o", "a.md"},
+		{"report", "--across", day1, day2, "-o", "r.md"}, // the report's own markdown
 	} {
 		if _, stderr, code := vbRun(t, dir, nil, args...); code != 0 {
 			t.Errorf("%v: exit %d\n%s", args, code, stderr)

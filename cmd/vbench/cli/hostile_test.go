@@ -116,7 +116,7 @@ func TestUntrustedTextShownInert(t *testing.T) {
 	hist := writeEdited(t, dir, "history.jsonl", filepath.Join(testbin.RepoRoot(), "reports", "testdata", "history.jsonl"),
 		`"commit":"dd71038f3463f511ee7403dbcbc87195302d891c"`, `"commit":"\u001b[2J\nFAKE\r\u009b31m"`)
 	res := writeEdited(t, dir, "results.json", testdata("results.json"), `"failure": "exit status 134 (SIGABRT): Fatal error. Internal CLR error. (0x80131506)"`,
-		`"failure": "crash \u001b[31m see [here](https://evil.example/x) ![pixel](https://evil.example/p.png) cc @octocat `+"`x`"+` a|b\n## forged heading"`)
+		`"failure": "crash \u001b[31m see [here](https://evil.example/x) ![pixel](https://evil.example/p.png) cc @octocat `+"`x`"+` a|b fixes #1 at https://evil.example/bare or www.evil.example\n## forged heading"`)
 
 	for _, tc := range []struct {
 		args       []string
@@ -128,8 +128,9 @@ func TestUntrustedTextShownInert(t *testing.T) {
 		{[]string{"history", "show", "--history", hist}, []string{`\x1b[2J\nFAKE\r..`}, nil},
 		{[]string{"report", res}, []string{`crash \x1b[31m see`}, nil},
 		{[]string{"report", "--format", "markdown", res},
-			[]string{`[here\](https://evil.example/x)`, `\![pixel\](https://evil.example/p.png)`, "cc @\u200doctocat", "\\`x\\` a\\|b ## forged heading"},
-			[]string{"[here](", "[pixel](", "@octocat", "\n## forged"}},
+			[]string{"[here\\](https:\u200d//evil.example/x)", "\\![pixel\\](https:\u200d//evil.example/p.png)", "cc @\u200doctocat",
+				"\\`x\\` a\\|b fixes #\u200d1 at https:\u200d//evil.example/bare or www\u200d.evil.example ## forged heading"},
+			[]string{"[here](", "[pixel](", "@octocat", "\n## forged", "https://evil", "www.evil", "fixes #1 "}},
 		{[]string{"history", "show", "--format", "markdown", "--history", hist}, []string{"`\\x1b[2J\\nFAKE\\r..ad552e6dc0`"}, nil},
 	} {
 		r := vbench(t, dir, tc.args...)

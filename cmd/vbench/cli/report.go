@@ -220,6 +220,12 @@ func reportAcross(cmd *cobra.Command, args []string, files []*results.File, f *r
 	if err != nil {
 		return usageErr(err)
 	}
+	if format == "" {
+		format = "text"
+	}
+	if err := ownfile.Check("-o", f.output, reports.AcrossKind(format)); err != nil {
+		return usageErr(err)
+	}
 	return emit(cmd, f.output, func(w io.Writer) error { return a.Write(w, goals, format) })
 }
 
