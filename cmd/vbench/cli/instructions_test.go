@@ -230,7 +230,7 @@ workloads:
 		t.Fatalf("slow build: %+v\n%s", traced, stdout)
 	}
 	top := traced.Compare.Explain[0]
-	if top.Function != "vb_enter_stub" || top.OldCalls == nil || top.NewCalls == nil || *top.NewCalls < 218910 {
+	if top.Function != "vb_enter_stub" || top.OldCalls == nil || top.NewCalls == nil || *top.NewCalls < 218900 {
 		t.Fatalf("why leads with %+v, want vb_enter_stub with its calls\n%s", top, stdout)
 	}
 	if perCall := top.New / *top.NewCalls - top.Old / *top.OldCalls; perCall < 5.4 || perCall > 6.6 {
