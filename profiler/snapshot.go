@@ -65,6 +65,7 @@ func snapshot(cfg *config, complete bool) *profile.Profile {
 	}
 	b := &builder{p: p, index: map[fnKey]int{}, byID: map[uint32]int{}, nsPerTick: nsPerTick,
 		sampling: cfg.engine.Samples(), nowTSC: nowTSC}
+
 	if cfg.engine.Allocates() {
 		b.allocations(cfg.mode == cModeAllocSampling)
 	}
@@ -84,6 +85,20 @@ func snapshot(cfg *config, complete bool) *profile.Profile {
 		if th, ok := b.thread(t); ok {
 			p.Threads = append(p.Threads, th)
 		}
+	}
+	if cfg.mode == cModeCPUSampling {
+		// The profile's samples are its threads': every one of them is in
+		// a frame (a named one when no method's), so profile.json, the
+		// table and pprof agree. Taken but on no thread's tree (a tree
+		// the arena had no room for): said, not hidden.
+		var sum int64
+		for _, th := range p.Threads {
+			sum += th.Samples
+		}
+		if lost := p.Samples - sum; lost > 0 {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("%d samples were taken on threads with no call tree (the arena had no room for it) and are in no total", lost))
+		}
+		p.Samples = sum
 	}
 	if b.fitted > 0 {
 		paths := "call paths"
@@ -164,6 +179,10 @@ type builder struct {
 	// those of each output node, by (token, IL offset).
 	hits     map[*C.vb_node][]C.vb_lsample
 	outLines map[int32][]profile.LineCount
+	// ... and the call sites in its caller of the samples through each raw
+	// node (lines.c's site entries), and of each output node.
+	sites        map[*C.vb_node][]C.vb_lsample
+	outCallLines map[int32][]profile.LineCount
 	// Paths whose children's estimates exceeded the node's time by more
 	// than fitWarn (and fitMinNs at least), and the largest such factor:
 	// a warning says their times were scaled down (see project).
@@ -274,6 +293,7 @@ func (b *builder) thread(t *C.vb_thread) (profile.Thread, bool) {
 	b.outs = append(b.outs[:0], outNode{})
 	b.wide = map[uint64]int32{}
 	b.outLines = map[int32][]profile.LineCount{}
+	b.outCallLines = map[int32][]profile.LineCount{}
 	b.project(root)
 	if b.outs[0].kids == 0 {
 		return th, false
@@ -327,6 +347,12 @@ func (b *builder) project(root *C.vb_node) {
 		if b.sampling && c.fn.user == 0 {
 			if !it.top {
 				b.outs[it.o].exclSmpl += int64(c.excl_samples)
+			} else if c.excl_samples > 0 {
+				// No selected caller to take them: a frame of their own, so
+				// the thread's samples all stay in its tree.
+				d := &b.outs[b.child(0, b.synthetic(profile.UnselectedFrame))]
+				d.inclSmpl += int64(c.excl_samples)
+				d.exclSmpl += int64(c.excl_samples)
 			}
 			push(c, it.o, it.top, func(*C.vb_node) float64 { return 0 })
 			continue
@@ -337,7 +363,10 @@ func (b *builder) project(root *C.vb_node) {
 		d.inclSmpl += int64(c.incl_samples)
 		d.exclSmpl += int64(c.excl_samples)
 		if hs := b.hits[c]; len(hs) > 0 {
-			b.addLines(di, uint32(c.fn.token), hs)
+			b.outLines[di] = addLines(b.outLines[di], uint32(c.fn.token), hs)
+		}
+		if ss := b.sites[c]; len(ss) > 0 && !it.top {
+			b.outCallLines[di] = addLines(b.outCallLines[di], 0, ss)
 		}
 		var sum float64
 		for k := c.first; k != nil; k = k.next {
@@ -414,6 +443,7 @@ func (b *builder) finish() []profile.Node {
 			it.ns[i] = profile.Node{Fn: int(o.fn), Calls: o.calls, InclusiveNs: o.inclNs, ExclusiveNs: o.exclNs,
 				InclusiveSamples: o.inclSmpl, ExclusiveSamples: o.exclSmpl}
 			it.ns[i].Lines = b.outLines[k]
+			it.ns[i].CallLines = b.outCallLines[k]
 			if o.kids > 0 {
 				it.ns[i].Children = carve(o.kids)
 				work = append(work, item{k, it.ns[i].Children})
@@ -461,24 +491,35 @@ func (b *builder) leafLines() {
 	}
 	tab := unsafe.Slice(C.vb_ltab, C.VB_LTAB)
 	b.hits = map[*C.vb_node][]C.vb_lsample{}
+	b.sites = map[*C.vb_node][]C.vb_lsample{}
 	for i := range tab {
 		e := tab[i]
 		if e.node == nil || e.w == 0 {
 			continue
 		}
-		b.hits[e.node] = append(b.hits[e.node], e)
+		if e.site != 0 {
+			b.sites[e.node] = append(b.sites[e.node], e)
+		} else {
+			b.hits[e.node] = append(b.hits[e.node], e)
+		}
 	}
 	if n := int64(C.vb_lines_lost); n > 0 {
 		b.p.Warnings = append(b.p.Warnings, fmt.Sprintf("%d samples have no line: the line table was full", n))
 	}
 }
 
-// addLines adds a raw node's leaf counts to output node o, by IL offset.
-// Still pending at the write (noted inside a runtime callback, the stop):
-// the IL offset is not known.
-func (b *builder) addLines(o int32, token uint32, hs []C.vb_lsample) {
-	ls := b.outLines[o]
+// addLines adds a raw node's line entries to an output node's counts ls,
+// by IL offset, as token's (0: each entry's own method's, a call site's
+// caller). Still pending at the write (noted inside a runtime callback, the
+// stop): the IL offset is not known.
+func addLines(ls []profile.LineCount, token uint32, hs []C.vb_lsample) []profile.LineCount {
 	for _, h := range hs {
+		token := token
+		if token == 0 {
+			if f := C.vb_fn_lookup(h.fid); f != nil {
+				token = uint32(f.token)
+			}
+		}
 		il := int32(h.il)
 		if il == C.VB_IL_PENDING {
 			il = C.VB_IL_UNKNOWN
@@ -498,5 +539,5 @@ func (b *builder) addLines(o int32, token uint32, hs []C.vb_lsample) {
 	sort.Slice(ls, func(i, j int) bool {
 		return ls[i].Token < ls[j].Token || ls[i].Token == ls[j].Token && ls[i].IL < ls[j].IL
 	})
-	b.outLines[o] = ls
+	return ls
 }
