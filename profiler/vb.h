@@ -52,6 +52,8 @@ typedef struct vb_node {
 	int64_t countdown;         // calls until the next timed one (1: the next)
 	struct vb_node *hint2;     // the child found before hint (never NULL): a loop calling
 	                           // two functions in turn finds both without a list walk
+	uint64_t min_ticks;        // the shortest timed frame closed in C, plus 1 (0: none): under
+	                           // instrumentation every timed frame (snapshot.go's tooShort)
 } vb_node;
 
 typedef struct vb_thread {
@@ -214,6 +216,7 @@ extern uint64_t vb_instr_rewrite_ns, vb_instr_sig_hits, vb_instr_sig_misses;
 vb_thread *vb_ithread(void);
 vb_node *vb_ienter(vb_fn *fn);
 void vb_itime(vb_node *c), vb_ileave(vb_node *c, vb_fn *fn), vb_iunwind(vb_fn *fn);
+uint64_t vb_timed_floor(void); // TSC ticks of a timed empty frame, C alone (timefloor.c)
 
 // Sampling (sampler.c).
 #define VB_MAXFRAMES (1u << 22)  // frames of all stacks of one tick (32 MiB reserved)
