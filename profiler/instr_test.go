@@ -9,8 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
