@@ -122,6 +122,7 @@ typedef struct {
 } slot;
 
 enum { WAIT_NONE, WAIT_SENT, WAIT_HELD }; // a thread's wait (see waits): running, its stack on the way, held
+#define WAIT_SITES 32 // call sites a held waiting stack's later weight is added to (lines)
 
 typedef struct {
 	int32_t tid;           // kernel thread id; 0: free
@@ -141,6 +142,8 @@ typedef struct {
 	int64_t wait_cpu;      // its CPU time at the last wait check (-1: not read yet)
 	vb_node *wait_leaf;    // WAIT_HELD: where its waiting stack ends (0: no managed frame)
 	vb_lsample *wait_line; // WAIT_HELD, with lines: the leaf's line entry (0: none)
+	vb_lsample *wait_sites[WAIT_SITES]; // ... and its call sites' entries (note_sites)
+	uint32_t nwait_sites;
 	ThreadID managed;      // the runtime's id (0: not assigned)
 	uintptr_t lo, hi;      // the thread's stack (hi 0: unknown)
 	uintptr_t seen_sp;     // a stack pointer the handler saw while hi was 0
@@ -180,6 +183,16 @@ static int in_callback; // resolving inside a runtime callback or at the stop (s
 // The root of stacks whose walk did not reach the thread's first frame; Go
 // names it (profile.IncompleteStack).
 vb_fn vb_incomplete_fn = {.id = UINT32_MAX - 1, .user = 1, .name = "", .module = "", .assembly = "", .type_name = ""};
+// The frames of samples with no managed frame, by where the interrupted IP
+// lies (VB_NATIVE_*); Go names them (profile.NativeFrames). Before, such
+// samples were counted in the thread's and the profile's totals and in no
+// frame: 20-30 % of a short program's samples vanished from every table.
+vb_fn vb_native_fns[VB_NATIVE_KINDS] = {
+	{.id = UINT32_MAX - 2, .user = 1, .name = "", .module = "", .assembly = "", .type_name = ""},
+	{.id = UINT32_MAX - 3, .user = 1, .name = "", .module = "", .assembly = "", .type_name = ""},
+	{.id = UINT32_MAX - 4, .user = 1, .name = "", .module = "", .assembly = "", .type_name = ""},
+	{.id = UINT32_MAX - 5, .user = 1, .name = "", .module = "", .assembly = "", .type_name = ""},
+};
 
 static record *find(int32_t tid, int claim) {
 	uint32_t i = (uint32_t)tid % NRECORDS;
@@ -729,7 +742,7 @@ static int after_call(uintptr_t ret) {
 
 // hidden_caller is the method frame j's frameless method f hides, or 0:
 // the return address into it lies above f's frame among slot.up[j].
-static FunctionID hidden_caller(const slot *s, uint32_t j, FunctionID f, uintptr_t ret) {
+static FunctionID hidden_caller(const slot *s, uint32_t j, FunctionID f, uintptr_t ret, uintptr_t *at) {
 	if (j == 0 || j >= NUP) return 0;
 	int32_t frame = frame_at(f, ret - 1);
 	if (frame < 0 || frame / 8 >= UPWORDS) return 0;
@@ -738,6 +751,7 @@ static FunctionID hidden_caller(const slot *s, uint32_t j, FunctionID f, uintptr
 	FunctionID c = function_at(w - 1); // first: only managed code's bytes are read
 	if (!c || c == f || !after_call(w)) return 0;
 	vb_cpu_frameless_found++;
+	*at = w; // the return address into c: its call site
 	return c;
 }
 
@@ -793,7 +807,9 @@ static uintptr_t frame_ip(const slot *s, uint32_t j) { return s->ip[j < LEAD ? j
 // the managed ones. A walk whose last frame is managed stopped early (a
 // broken chain, or only the leaf was taken). Return addresses are resolved
 // at ip-1: a call that ends a method returns to the next one's first byte.
-static uint32_t resolve(const slot *s, FunctionID *out, int *rooted) {
+// rets[i] is the return address into out[i]'s code where the walk gave one
+// (its call site), 0 where it is not known (the leaf, a marker).
+static uint32_t resolve(const slot *s, FunctionID *out, uintptr_t *rets, int *rooted) {
 	uint32_t n = 0, seen = s->seen;
 	int last_managed = 0;
 	// The IP cache's entries for every frame asked for at once: the drain
@@ -808,6 +824,7 @@ static uint32_t resolve(const slot *s, FunctionID *out, int *rooted) {
 	}
 	for (uint32_t j = 0; j < seen; j++) {
 		if (j == LEAD && seen > LEAD + RING) {
+			rets[n] = 0;
 			out[n++] = MARK_ELIDED;
 			j = seen - RING;
 		}
@@ -828,6 +845,7 @@ static uint32_t resolve(const slot *s, FunctionID *out, int *rooted) {
 				FunctionID c = s->top[k] ? function_at(s->top[k] - 1) : 0;
 				if (!c) continue;
 				if (c != out[0]) {
+					rets[n] = s->top[k];
 					out[n++] = c;
 					vb_cpu_leaf_callers++;
 				}
@@ -847,6 +865,7 @@ static uint32_t resolve(const slot *s, FunctionID *out, int *rooted) {
 				FunctionID c = s->top[k] ? function_at(s->top[k] - 1) : 0;
 				if (!c) continue;
 				if (c == f) {
+					rets[n] = s->top[k];
 					out[n++] = c;
 					same = 1;
 					vb_cpu_leaf_callers++;
@@ -858,10 +877,15 @@ static uint32_t resolve(const slot *s, FunctionID *out, int *rooted) {
 			vb_cpu_unresolved++;
 			continue;
 		}
+		rets[n] = j > 0 ? ip : 0;
 		out[n++] = f;
 		// A frameless method's caller, which the chain skips.
-		FunctionID hc = j < LEAD && !same ? hidden_caller(s, j, f, ip) : 0;
-		if (hc) out[n++] = hc;
+		uintptr_t hret = 0;
+		FunctionID hc = j < LEAD && !same ? hidden_caller(s, j, f, ip, &hret) : 0;
+		if (hc) {
+			rets[n] = hret;
+			out[n++] = hc;
+		}
 		// The frame of an OSR method (a loop's optimized code entered
 		// mid-method) gives as return address a stale word of its Tier0
 		// frame, in the same method: that frame is the hidden caller.
@@ -871,6 +895,7 @@ static uint32_t resolve(const slot *s, FunctionID *out, int *rooted) {
 					FunctionID c = function_at(s->hid_ret[k] - 1);
 					if (c && c != f) {
 						out[n - 1] = c;
+						rets[n - 1] = s->hid_ret[k];
 						vb_cpu_osr++;
 					}
 					break;
@@ -881,10 +906,51 @@ static uint32_t resolve(const slot *s, FunctionID *out, int *rooted) {
 }
 
 static FunctionID resolved[LEAD + RING + NUP + 2];
+static uintptr_t rets[LEAD + RING + NUP + 2];
+static vb_node *nodes[LEAD + RING + NUP + 2];
 
 static int64_t drain_resolve_ns; // with VBENCH_CPU_TIMING=1: of draining, resolving IPs
 static int64_t drain_records_ns, drain_lines_ns, drain_waits_ns; // ... the rings (resolving, merging, lines), of them lines, the waits' checks
 static int64_t drain_directed_ns; // ... directing threads and checking the directed ones (see check_directed)
+
+// native_kind tells what code an IP with no managed frame above it lies
+// in, from the shared object holding it: the JIT, the runtime (its GC too,
+// unless the standalone GC is loaded), anything else native.
+static int native_kind(uintptr_t ip) {
+	Dl_info di;
+	if (!ip || !dladdr((void *)ip, &di) || !di.dli_fname) return VB_NATIVE_OTHER;
+	const char *b = strrchr(di.dli_fname, '/');
+	b = b ? b + 1 : di.dli_fname;
+	if (strncmp(b, "libclrjit", 9) == 0) return VB_NATIVE_JIT;
+	if (strncmp(b, "libclrgc", 8) == 0) return VB_NATIVE_GC;
+	if (strncmp(b, "libcoreclr", 10) == 0) return VB_NATIVE_RUNTIME;
+	return VB_NATIVE_OTHER;
+}
+
+// note_sites adds the sample's weight to each user frame's call site
+// (lines.c, site entries): the entry of the nearest user node below the
+// frame (the callee as the profile shows it, frames outside the filter
+// left out), at the return address into the frame. Frames whose return
+// address the walk does not know get none: no line rather than a wrong
+// one. held (a waiting stack) gets the entries, for the later weight.
+static uint32_t note_sites(uint32_t n, uint32_t w, vb_lsample **held) {
+	vb_node *below = nodes[0] && nodes[0]->fn && nodes[0]->fn->user ? nodes[0] : 0;
+	uint32_t nheld = 0;
+	for (uint32_t i = 1; i < n; i++) {
+		vb_node *nd = nodes[i];
+		if (!nd || nd == nodes[i - 1] || !nd->fn || !nd->fn->user) continue; // a frame merge skipped, or outside the filter
+		if (nd->fn == &vb_incomplete_fn || nd->fn == &vb_elided_fn) {
+			below = 0; // what lies beyond a marker is not this frame's callee
+			continue;
+		}
+		if (below && rets[i] && function_at(rets[i] - 1) == resolved[i]) {
+			vb_lsample *e = resolved[i - 1] < MARK_ELIDED ? vb_lines_note(below, resolved[i], rets[i] - 1, w, !in_callback, resolved[i - 1]) : 0;
+			if (e && held && nheld < WAIT_SITES) held[nheld++] = e;
+		}
+		below = nd;
+	}
+	return nheld;
+}
 
 static void drain_record(record *r) {
 	uint32_t h = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
@@ -916,7 +982,7 @@ static void drain_record(record *r) {
 		else if (!waiting && w >= 2 && r->armed && !r->directed) r->busy = 1; // a CPU-clock timer's; not once disarmed: an ended thread
 		int rooted = 0;
 		int64_t r0 = timing ? vb_self_cpu_ns() : 0;
-		uint32_t n = resolve(s, resolved, &rooted);
+		uint32_t n = resolve(s, resolved, rets, &rooted);
 		if (timing) drain_resolve_ns += vb_self_cpu_ns() - r0;
 		if (dump > 0 && (waiting || (n > 0 && (vb_cpu_signals % 50) == 0))) {
 			dump--;
@@ -934,7 +1000,7 @@ static void drain_record(record *r) {
 			// The stack a thread waits on: held (see waits) while it waits.
 			int held = r->wait == WAIT_SENT;
 			if (held) {
-				r->wait = WAIT_HELD, r->wait_leaf = 0, r->wait_line = 0;
+				r->wait = WAIT_HELD, r->wait_leaf = 0, r->wait_line = 0, r->nwait_sites = 0;
 				// From the end of the walk on, it runs only if its wait ends
 				// (then the check sees it): not from when the drain got here,
 				// which would hide what it ran since.
@@ -951,7 +1017,11 @@ static void drain_record(record *r) {
 		th->samples += w;
 		th->root.incl_samples += w;
 		if (n == 0) {
-			vb_cpu_no_managed++; // no managed frame: native code, or a walk that found none
+			// No managed frame: native code, or a walk that found none. Its
+			// samples go to a frame named for the code it was in.
+			vb_cpu_no_managed++;
+			vb_node *c = vb_node_child(th, &th->root, &vb_native_fns[native_kind(frame_ip(s, 0))]);
+			if (c) c->incl_samples += w, c->excl_samples += w;
 			continue;
 		}
 		vb_node *p = &th->root;
@@ -960,18 +1030,24 @@ static void drain_record(record *r) {
 			p = merge(th, p, MARK_INCOMPLETE, w);
 		}
 		if (s->seen > LEAD + RING) vb_stacks_elided++;
-		for (uint32_t i = n; i-- > 0 && p;) p = merge(th, p, resolved[i], w);
+		for (uint32_t i = n; i-- > 0 && p;) nodes[i] = p = merge(th, p, resolved[i], w);
 		if (p && p != &th->root) p->excl_samples += w;
+		uint32_t nsites = 0;
+		if (vb_lines && p && p != &th->root) {
+			int64_t l0 = timing ? vb_self_cpu_ns() : 0;
+			nsites = note_sites(n, w, waiting ? r->wait_sites : 0);
+			if (timing) drain_lines_ns += vb_self_cpu_ns() - l0;
+		}
 		vb_lsample *line = 0;
 		if (vb_lines && p && p != &th->root) {
 			// The leaf's own IP when the leaf frame is the interrupted one
 			// (not a caller standing in for an unresolved stub).
 			uintptr_t ip = frame_ip(s, 0);
 			int64_t l0 = timing ? vb_self_cpu_ns() : 0;
-			if (function_at(ip) == resolved[0]) line = vb_lines_note(p, resolved[0], ip, w, !in_callback);
+			if (function_at(ip) == resolved[0]) line = vb_lines_note(p, resolved[0], ip, w, !in_callback, 0);
 			if (timing) drain_lines_ns += vb_self_cpu_ns() - l0;
 		}
-		if (waiting && r->wait == WAIT_HELD && p != &th->root) r->wait_leaf = p, r->wait_line = line;
+		if (waiting && r->wait == WAIT_HELD && p != &th->root) r->wait_leaf = p, r->wait_line = line, r->nwait_sites = nsites;
 	}
 	__atomic_store_n(&r->tail, h, __ATOMIC_RELEASE);
 	vb_cpu_full += (int64_t)__atomic_exchange_n(&r->full, 0, __ATOMIC_RELAXED);
@@ -1010,6 +1086,7 @@ static void wait_add(record *r, uint32_t w) {
 	for (vb_node *n = r->wait_leaf; n; n = n->parent) n->incl_samples += w;
 	r->wait_leaf->excl_samples += w;
 	if (r->wait_line) r->wait_line->w += w;
+	for (uint32_t k = 0; k < r->nwait_sites; k++) r->wait_sites[k]->w += w;
 	r->tree->samples += w;
 	vb_cpu_wait_weight += w;
 }

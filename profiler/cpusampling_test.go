@@ -1,15 +1,23 @@
 package main
 
 import (
+	"bytes"
 	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	pprof "github.com/google/pprof/profile"
 
 	"vbench/internal/attach"
 	"vbench/internal/modes"
 	"vbench/internal/profile"
 	"vbench/internal/testapp"
+	"vbench/internal/testbin"
 )
 
 // The cpu-sampling engine walks frame pointers from a signal: its stacks
@@ -42,9 +50,11 @@ func findsHotFunction(t *testing.T, env, log string) {
 	if len(top) == 0 || top[0].Name != "VbTest.Hot.Spin" {
 		t.Fatalf("top function %v, want VbTest.Hot.Spin", top)
 	}
-	var total int64
+	var total int64 // of the program's methods: not the runtime's start-up in named frames
 	for _, f := range p.Functions {
-		total += f.ExclusiveSamples
+		if !namedFrame(f.Name) {
+			total += f.ExclusiveSamples
+		}
 	}
 	if top[0].ExclusiveSamples*10 < total*8 {
 		t.Errorf("Hot.Spin has %d of %d exclusive samples, want >= 80%%", top[0].ExclusiveSamples, total)
@@ -142,7 +152,7 @@ func paths(p *profile.Profile, skipMarkers bool) [][]string {
 	for _, th := range p.Threads {
 		profile.Walk(th.Roots, func(n *profile.Node, _ int) bool {
 			name := p.Functions[n.Fn].Name
-			if skipMarkers && (name == IncompleteStack || name == profile.ElidedFrames) {
+			if skipMarkers && (name == IncompleteStack || name == profile.ElidedFrames || namedFrame(name)) {
 				cur = append(cur, "")
 			} else {
 				cur = append(cur, name)
@@ -158,6 +168,15 @@ func paths(p *profile.Profile, skipMarkers bool) [][]string {
 		}, func(*profile.Node, int) { cur = cur[:len(cur)-1] })
 	}
 	return out
+}
+
+// namedFrame: a frame the sampler names for samples no method takes.
+func namedFrame(name string) bool {
+	switch name {
+	case profile.NativeFrame, profile.JITFrame, profile.RuntimeFrame, profile.GCFrame, profile.UnselectedFrame:
+		return true
+	}
+	return false
 }
 
 // subsequence reports whether a's names appear in b in order, and a's
@@ -266,5 +285,69 @@ func TestCPUSamplingAfterNullReference(t *testing.T) {
 	}
 	if workers == 0 {
 		t.Errorf("no worker thread with 100 ms of CPU or more: %+v", p.Threads)
+	}
+}
+
+// TestSampleTotalsAgree: every sample of a real CoreCLR process is counted
+// once everywhere: profile.json's samples, the sum of its threads', the
+// text table's total (vbench profile's stderr) and pprof's total (go tool
+// pprof -raw's sample values) are one number, and the samples no method
+// takes (the runtime's start-up, the JIT, a thread pool thread in
+// framework code) are in named frames. Before, profile.json said 161,
+// the threads 117, the table 113: threads without a managed frame and
+// framework code with no selected caller vanished.
+func TestSampleTotalsAgree(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command(testbin.Vbench(t), "profile", "--profiler", lib(t), "--mode", "sampling", "--interval", "1ms",
+		"--top", "100000", "--out", dir, "--", testbin.Dotnet(t), testapp.DLL(t), "threads", "20000")
+	cmd.Env = attach.ScrubEnv(os.Environ())
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("vbench profile: %v\n%s", err, stderr.String())
+	}
+	pdir := testapp.ProcessDir(t, dir)
+	p, err := profile.ReadFile(pdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var threads, roots int64
+	for _, th := range p.Threads {
+		threads += th.Samples
+		for _, r := range th.Roots {
+			roots += r.InclusiveSamples
+		}
+	}
+	m := regexp.MustCompile(`by exclusive samples \(total (\d+) on`).FindStringSubmatch(stderr.String())
+	if m == nil {
+		t.Fatalf("no table total in vbench profile's output:\n%s", stderr.String())
+	}
+	table, _ := strconv.ParseInt(m[1], 10, 64)
+	f, err := os.Open(filepath.Join(pdir, profile.PprofFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	pp, err := pprof.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inPprof int64
+	for _, s := range pp.Sample {
+		inPprof += s.Value[0]
+	}
+	named := map[string]int64{}
+	for _, fn := range p.Functions {
+		if namedFrame(fn.Name) {
+			named[fn.Name] = fn.InclusiveSamples
+		}
+	}
+	t.Logf("profile.json %d, threads %d, their roots %d, table %d, pprof %d; named frames %v", p.Samples, threads, roots, table, inPprof, named)
+	if p.Samples < 50 || p.Samples != threads || threads != roots || roots != table || table != inPprof {
+		t.Errorf("totals disagree: profile.json %d, threads %d, their roots %d, table %d, pprof %d", p.Samples, threads, roots, table, inPprof)
+	}
+	if len(named) == 0 {
+		t.Errorf("no samples in a named frame (%s, %s, %s, %s, %s): start-up alone runs without a managed frame",
+			profile.NativeFrame, profile.JITFrame, profile.RuntimeFrame, profile.GCFrame, profile.UnselectedFrame)
 	}
 }

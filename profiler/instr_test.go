@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -200,5 +201,33 @@ func TestInstrumentationIncludesFrameworkCode(t *testing.T) {
 		if f.Assembly != "VbTestApp" && f.Assembly != "System.Console" && !strings.HasPrefix(f.Name, "System.Console") {
 			t.Errorf("%s (%s) counted, but only System.Console was included", f.Name, f.Assembly)
 		}
+	}
+}
+
+// TestTooShortToTimeInCaller: a hot tiny getter called from a heavier
+// method. Timed on 1 call in 256, a timed call of it measured mostly the
+// clock and the slow path around it, and extrapolated over its 20 million
+// calls it was 84 % of the profile and its caller's self time 0 (the
+// sampler: 5-8 % and 65-88 %). Its shortest timed call is within twice an
+// empty timed frame's, so it is too short to time: its calls stay exact,
+// its time is left in its caller's, and a warning names it.
+func TestTooShortToTimeInCaller(t *testing.T) {
+	_, p := profiled(t, modes.EngineInstrumentation, nil, 0, "getter", "200")
+	g, h := p.Function("VbTest.Getter.Box.get_Value"), p.Function("VbTest.Getter.Heavy")
+	if g == nil || h == nil {
+		t.Fatalf("getter %+v, Heavy %+v", g, h)
+	}
+	if g.Calls != 20_000_000 || h.Calls != 200 {
+		t.Errorf("calls: getter %d, Heavy %d; want 20000000 and 200", g.Calls, h.Calls)
+	}
+	share := float64(h.ExclusiveNs) / float64(h.ExclusiveNs+g.ExclusiveNs)
+	t.Logf("Heavy self %d ns, getter self %d ns (Heavy's share %.3f); warnings %q", h.ExclusiveNs, g.ExclusiveNs, share, p.Warnings)
+	if g.ExclusiveNs != 0 || share < 0.5 {
+		t.Errorf("getter self %d ns, Heavy self %d ns: want the getter's time in Heavy's", g.ExclusiveNs, h.ExclusiveNs)
+	}
+	if !slices.ContainsFunc(p.Warnings, func(w string) bool {
+		return strings.Contains(w, "too short to time (VbTest.Getter.Box.get_Value)")
+	}) {
+		t.Errorf("no warning names the getter: %q", p.Warnings)
 	}
 }

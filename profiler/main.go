@@ -55,6 +55,10 @@ func vbGoConfigure() C.int {
 	C.vb_max_stack = C.uint32_t(cfg.maxStack)
 	C.vb_elided_fn.name = C.CString(profile.ElidedFrames) // kept for the life of the process
 	C.vb_incomplete_fn.name = C.CString(IncompleteStack)
+	for k, name := range map[int]string{C.VB_NATIVE_OTHER: profile.NativeFrame, C.VB_NATIVE_JIT: profile.JITFrame,
+		C.VB_NATIVE_RUNTIME: profile.RuntimeFrame, C.VB_NATIVE_GC: profile.GCFrame} {
+		C.vb_native_fns[k].name = C.CString(name)
+	}
 	return 0
 }
 

@@ -52,6 +52,8 @@ typedef struct vb_node {
 	int64_t countdown;         // calls until the next timed one (1: the next)
 	struct vb_node *hint2;     // the child found before hint (never NULL): a loop calling
 	                           // two functions in turn finds both without a list walk
+	uint64_t min_ticks;        // the shortest timed frame closed in C, plus 1 (0: none): under
+	                           // instrumentation every timed frame (snapshot.go's tooShort)
 } vb_node;
 
 typedef struct vb_thread {
@@ -214,6 +216,7 @@ extern uint64_t vb_instr_rewrite_ns, vb_instr_sig_hits, vb_instr_sig_misses;
 vb_thread *vb_ithread(void);
 vb_node *vb_ienter(vb_fn *fn);
 void vb_itime(vb_node *c), vb_ileave(vb_node *c, vb_fn *fn), vb_iunwind(vb_fn *fn);
+uint64_t vb_timed_floor(void); // TSC ticks of a timed empty frame, C alone (timefloor.c)
 
 // Sampling (sampler.c).
 #define VB_MAXFRAMES (1u << 22)  // frames of all stacks of one tick (32 MiB reserved)
@@ -229,6 +232,9 @@ int vb_sampler_stop_within(int ms); // -1: still running after ms (left running)
 // The cpu-sampling engine (cpusampler.c): per-thread CPU timers, SIGPROF,
 // frame-pointer walks from the signal context, resolved by a drain thread.
 extern vb_fn vb_incomplete_fn; // the root of stacks whose walk stopped in managed code
+// Samples with no managed frame, by the code their IP lies in.
+enum { VB_NATIVE_OTHER, VB_NATIVE_JIT, VB_NATIVE_RUNTIME, VB_NATIVE_GC, VB_NATIVE_KINDS };
+extern vb_fn vb_native_fns[VB_NATIVE_KINDS];
 extern int64_t vb_cpu_wait_weight;
 enum { VB_CPU_LEAD = 128, VB_CPU_RING = 128 }; // frames a cpu-sampling walk keeps: leaf-most in order, root-most round a ring
 extern int64_t vb_cpu_signals, vb_cpu_weight, vb_cpu_full, vb_cpu_incomplete, vb_cpu_no_managed, vb_cpu_timer_fail;
@@ -242,7 +248,9 @@ extern int64_t vb_cpu_lost_ns;     // ... seen this long after the profiler star
 
 // Source lines of sampled leaves (lines.c, VBENCH_LINES=1): one entry per
 // (leaf node, leaf IP), written by the drain thread only, its IL offset
-// from the runtime's IL-to-native map (or one of VB_IL_*).
+// from the runtime's IL-to-native map (or one of VB_IL_*). A site entry is
+// a call site: (callee node, return address - 1 in the caller's code), fid
+// the caller's, its weight the samples through that call.
 enum { VB_IL_NONE = -1, VB_IL_PROLOG = -2, VB_IL_EPILOG = -3, VB_IL_UNKNOWN = -4, VB_IL_PENDING = -5 };
 #define VB_LTAB (1u << 17)
 typedef struct {
@@ -251,7 +259,8 @@ typedef struct {
 	FunctionID fid;
 	uint64_t w;        // the samples' weight
 	int32_t il;
-	uint32_t pad;
+	uint32_t site;     // 1: a call site entry (see above)
+	FunctionID callee; // a call site's: the method called (the frame below)
 } vb_lsample;
 extern int vb_lines;
 // Instrumentation with lines: one rewritten method's basic blocks (their
@@ -267,7 +276,7 @@ extern vb_lblocks *vb_lblocks_head;
 extern vb_lsample *vb_ltab;
 extern int64_t vb_lines_lost, vb_lines_unmapped, vb_lines_pending;
 int vb_lines_init(void);
-vb_lsample *vb_lines_note(vb_node *node, FunctionID f, uintptr_t ip, uint32_t w, int may_call);
+vb_lsample *vb_lines_note(vb_node *node, FunctionID f, uintptr_t ip, uint32_t w, int may_call, FunctionID callee); // callee 0: a leaf
 void vb_lines_settle(void); // map the entries noted inside callbacks (not from one)
 
 // The leaf the suspension hid (interrupted.c).

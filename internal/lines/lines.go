@@ -114,12 +114,14 @@ func Resolve(ctx context.Context, p *profile.Profile) error {
 	}
 	used := map[string]bool{}
 	for _, t := range p.Threads {
-		profile.Walk(t.Roots, func(n *profile.Node, _ int) bool {
+		callers(t.Roots, func(n *profile.Node, caller int) {
 			if len(n.Lines) > 0 && p.Functions[n.Fn].ModulePath != "" {
 				used[p.Functions[n.Fn].ModulePath] = true
 			}
-			return true
-		}, nil)
+			if len(n.CallLines) > 0 && caller >= 0 && p.Functions[caller].ModulePath != "" {
+				used[p.Functions[caller].ModulePath] = true
+			}
+		})
 	}
 	for _, b := range p.Blocks {
 		if m := p.Functions[b.Fn].ModulePath; m != "" {
@@ -133,14 +135,21 @@ func Resolve(ctx context.Context, p *profile.Profile) error {
 		}
 	}
 	for _, t := range p.Threads {
-		profile.Walk(t.Roots, func(n *profile.Node, _ int) bool {
+		callers(t.Roots, func(n *profile.Node, caller int) {
 			for _, l := range n.Lines {
 				if m := p.Functions[n.Fn].ModulePath; used[m] && l.Token != 0 && l.Token != p.Functions[n.Fn].Token {
 					tokens[m] = append(tokens[m], l.Token) // an overload sharing the row
 				}
 			}
-			return true
-		}, nil)
+			for _, l := range n.CallLines {
+				if caller < 0 {
+					break
+				}
+				if m := p.Functions[caller].ModulePath; used[m] && l.Token != 0 && l.Token != p.Functions[caller].Token {
+					tokens[m] = append(tokens[m], l.Token)
+				}
+			}
+		})
 	}
 	if len(tokens) == 0 {
 		return nil
@@ -175,26 +184,30 @@ func Apply(p *profile.Profile, mods map[string]*Module) {
 			f.File, f.Line = m.Docs[first[2]], first[1]
 		}
 	}
-	for ti := range p.Threads {
-		profile.Walk(p.Threads[ti].Roots, func(n *profile.Node, _ int) bool {
-			f := &p.Functions[n.Fn]
-			for j := range n.Lines {
-				l := &n.Lines[j]
-				tok := l.Token
-				if tok == 0 {
-					tok = f.Token
-				}
-				m, ps := points(f, tok)
-				l.File, l.Line = "", 0
-				if pt := pointAt(ps, l.IL); pt != nil {
-					l.Line = pt[1]
-					if doc := m.Docs[pt[2]]; doc != f.File {
-						l.File = doc
-					}
+	resolve := func(f *profile.Function, ls []profile.LineCount) {
+		for j := range ls {
+			l := &ls[j]
+			tok := l.Token
+			if tok == 0 {
+				tok = f.Token
+			}
+			m, ps := points(f, tok)
+			l.File, l.Line = "", 0
+			if pt := pointAt(ps, l.IL); pt != nil {
+				l.Line = pt[1]
+				if doc := m.Docs[pt[2]]; doc != f.File {
+					l.File = doc
 				}
 			}
-			return true
-		}, nil)
+		}
+	}
+	for ti := range p.Threads {
+		callers(p.Threads[ti].Roots, func(n *profile.Node, caller int) {
+			resolve(&p.Functions[n.Fn], n.Lines)
+			if caller >= 0 {
+				resolve(&p.Functions[caller], n.CallLines) // the caller's lines
+			}
+		})
 	}
 	p.Executions = executions(p, points)
 	p.Warnings = append(p.Warnings, notes...)
@@ -292,6 +305,21 @@ func pointAt(ps [][]int, il int32) []int {
 		}
 	}
 	return best
+}
+
+// callers walks roots, giving each node with its parent's function (-1
+// for a root).
+func callers(roots []profile.Node, visit func(n *profile.Node, caller int)) {
+	var path []int
+	profile.Walk(roots, func(n *profile.Node, d int) bool {
+		caller := -1
+		if d > 0 {
+			caller = path[d-1]
+		}
+		path = append(path[:d], n.Fn)
+		visit(n, caller)
+		return true
+	}, nil)
 }
 
 func sortedKeys(m map[string]*Module) []string {

@@ -30,6 +30,7 @@ type FlatNode struct {
 	InclusiveSamples int64       `json:"inclusive_samples,omitempty"`
 	ExclusiveSamples int64       `json:"exclusive_samples,omitempty"`
 	Lines            []LineCount `json:"lines,omitempty"`
+	CallLines        []LineCount `json:"call_lines,omitempty"`
 }
 
 // Flatten lists the forest roots in depth-first pre-order: every parent comes
@@ -45,7 +46,7 @@ func Flatten(roots []Node) []FlatNode {
 		path = append(path[:d], len(out))
 		out = append(out, FlatNode{Parent: parent, Fn: n.Fn, Calls: n.Calls,
 			InclusiveNs: n.InclusiveNs, ExclusiveNs: n.ExclusiveNs,
-			InclusiveSamples: n.InclusiveSamples, ExclusiveSamples: n.ExclusiveSamples, Lines: n.Lines})
+			InclusiveSamples: n.InclusiveSamples, ExclusiveSamples: n.ExclusiveSamples, Lines: n.Lines, CallLines: n.CallLines})
 		return true
 	}, nil)
 	return out
@@ -82,7 +83,7 @@ func Unflatten(flat []FlatNode) ([]Node, error) {
 		}
 		n := &all[s]
 		*n = Node{Fn: f.Fn, Calls: f.Calls, InclusiveNs: f.InclusiveNs, ExclusiveNs: f.ExclusiveNs,
-			InclusiveSamples: f.InclusiveSamples, ExclusiveSamples: f.ExclusiveSamples, Lines: f.Lines}
+			InclusiveSamples: f.InclusiveSamples, ExclusiveSamples: f.ExclusiveSamples, Lines: f.Lines, CallLines: f.CallLines}
 		if k := kids[i]; k > 0 {
 			n.Children = all[next : next+k : next+k]
 			fill[i] = next
@@ -177,6 +178,13 @@ func (e *threadWriter) thread(t *Thread) {
 				e.err = err
 			}
 			b = append(append(b, `,"lines":`...), js...)
+		}
+		if len(n.CallLines) > 0 {
+			js, err := json.Marshal(n.CallLines)
+			if err != nil && e.err == nil {
+				e.err = err
+			}
+			b = append(append(b, `,"call_lines":`...), js...)
 		}
 		e.b = append(b, '}')
 		e.flush(false)

@@ -60,7 +60,7 @@ func (p *Profile) HasLines() bool {
 		// line is found may it (a node without lines, such as Main above
 		// the sampled leaves, must not hide them).
 		Walk(t.Roots, func(n *Node, _ int) bool {
-			found = found || len(n.Lines) > 0
+			found = found || len(n.Lines) > 0 || len(n.CallLines) > 0
 			return !found
 		}, nil)
 		if found {

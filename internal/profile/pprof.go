@@ -27,6 +27,23 @@ const PprofMaxStack = 128
 // stacks beyond the profiler's VBENCH_MAX_STACK).
 const ElidedFrames = "[vbench: frames elided]"
 
+// The frames a sampler puts samples under that have no frame of a selected
+// method to go to, so that every sample is in a frame and a profile's totals
+// agree (profile.json's samples, the threads', the table's, pprof's). The
+// cpu-sampling engine names a stack with no managed frame for the code its
+// interrupted IP lies in: the JIT (libclrjit), the runtime (libcoreclr: the
+// GC is part of it, unless the standalone GC is loaded: libclrgc), other
+// native code. UnselectedFrame holds the self samples of methods outside the
+// include/exclude filter that no selected method called (a thread pool
+// thread in framework code).
+const (
+	NativeFrame     = "[native]"
+	JITFrame        = "[JIT]"
+	RuntimeFrame    = "[runtime]"
+	GCFrame         = "[GC]"
+	UnselectedFrame = "[unselected code]"
+)
+
 // WritePprof writes p in pprof's gzipped protobuf format: one sample per call
 // path (tree node), with the node's exclusive values, so pprof's flat figures
 // are exclusive and its cumulative ones inclusive. Tracing: calls/count and
@@ -89,6 +106,11 @@ func (p *Profile) WritePprof(w io.Writer) error {
 	const keepLeaf = PprofMaxStack - keepRoot - 1
 	var stack []uint64 // location ids, root first
 	var ids []uint64   // one sample's, leaf first
+	// sites[d]: the location of the frame at depth d-1 on the line of its
+	// call to the node at depth d, 0 when that line is not known (then the
+	// frame's function location, which has no line in a sampled profile:
+	// before, a caller sat on its first line, which is a statement).
+	var sites []uint64
 	for ti := range p.Threads {
 		t := &p.Threads[ti]
 		thread := e.str(strconv.Itoa(t.OSID))
@@ -103,6 +125,13 @@ func (p *Profile) WritePprof(w io.Writer) error {
 		var cutVals [][2]int64
 		Walk(t.Roots, func(n *Node, d int) bool {
 			stack = append(stack[:d], uint64(n.Fn)+1)
+			site := uint64(0)
+			if d > 0 && p.Sampled() {
+				if file, line, ok := n.callLine(); ok {
+					site = e.lineLoc(p, int(stack[d-1]-1), file, line)
+				}
+			}
+			sites = append(sites[:d], site)
 			v := [2]int64{n.Calls, n.ExclusiveNs}
 			if p.Sampled() {
 				v = [2]int64{n.ExclusiveSamples, n.ExclusiveSamples * p.IntervalNs}
@@ -113,7 +142,11 @@ func (p *Profile) WritePprof(w io.Writer) error {
 			ids = ids[:0]
 			if len(stack) <= PprofMaxStack {
 				for i := len(stack) - 1; i >= 0; i-- {
-					ids = append(ids, stack[i])
+					if i+1 < len(stack) && sites[i+1] != 0 {
+						ids = append(ids, sites[i+1])
+					} else {
+						ids = append(ids, stack[i])
+					}
 				}
 				if p.Sampled() && len(n.Lines) > 0 {
 					// The leaf's samples on each known line, at a location of
@@ -223,7 +256,13 @@ func (e *pbWriter) finish(p *Profile, zw io.Closer, elided uint64) error {
 	for i := range p.Functions {
 		f := &p.Functions[i]
 		function(uint64(i)+1, f.Name, f.sourceFile(), f.Line)
-		location(uint64(i)+1, uint64(i)+1, f.Line)
+		// A sampled frame with a line has a location of its own (lineLoc):
+		// this one is for frames whose line is not known.
+		at := f.Line
+		if p.Sampled() {
+			at = 0
+		}
+		location(uint64(i)+1, uint64(i)+1, at)
 	}
 	if elided != 0 {
 		function(elided, ElidedFrames, "", 0)
@@ -321,6 +360,29 @@ func (e *pbWriter) lineLoc(p *Profile, fn int, file string, line int) uint64 {
 	e.lines[k] = id
 	e.lineOrder = append(e.lineOrder, k)
 	return id
+}
+
+// callLine is the line of the caller's call that every sample through n
+// came by, when the profile knows one line for all of them: a callee called
+// from two lines of one caller, or through a call whose site the walk did
+// not know, leaves it unknown (the samples' split among n's callees is not
+// recorded per call site).
+func (n *Node) callLine() (file string, line int, ok bool) {
+	var known int64
+	for _, l := range n.CallLines {
+		if l.Line <= 0 {
+			continue
+		}
+		if ok && (l.File != file || l.Line != line) {
+			return "", 0, false
+		}
+		file, line, ok = l.File, l.Line, true
+		known += l.Samples
+	}
+	if !ok || known != n.InclusiveSamples {
+		return "", 0, false
+	}
+	return file, line, true
 }
 
 // sourceFile is the file pprof shows for f: its source file when known,

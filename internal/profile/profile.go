@@ -151,8 +151,13 @@ type Node struct {
 	ExclusiveSamples int64 `json:"exclusive_samples,omitempty"`
 	// Lines: this path's self samples (or executions) by IL offset and
 	// source line (see LineCount); nil without lines.
-	Lines    []LineCount `json:"lines,omitempty"`
-	Children []Node      `json:"children,omitempty"`
+	Lines []LineCount `json:"lines,omitempty"`
+	// CallLines (sampling with lines): the samples through this path by
+	// the call site in its caller (the parent node's method: Token and IL
+	// are the caller's), where the walk knew the return address; nil
+	// without lines. pprof puts the caller's frame on that line.
+	CallLines []LineCount `json:"call_lines,omitempty"`
+	Children  []Node      `json:"children,omitempty"`
 }
 
 // ReadFile reads a profile from a profile.json file, a directory holding one,

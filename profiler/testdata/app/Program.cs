@@ -24,6 +24,7 @@ namespace VbTest
             {
                 case "recursion": Recursion.Run(n > 0 ? n : 20); break;
                 case "loop": Loop.Run(n > 0 ? n : 100000); break;
+                case "getter": Getter.Run(n > 0 ? n : 1000); break;
                 case "throw": Throws.Run(n > 0 ? n : 10); break;
                 case "generic": Generics.Run(n > 0 ? n : 1000); break;
                 case "iface": Shapes.Run(n > 0 ? n : 1000); break;
@@ -97,6 +98,40 @@ namespace VbTest
             for (int i = 0; i < n; i++) Step(i);
             Console.WriteLine("loop total=" + total);
             Program.Expect("VbTest.Loop.Step", n);
+        }
+    }
+
+    // A hot tiny getter called from a heavier method: Heavy's arithmetic
+    // takes most of the time, Box.Value (not inlined, so every engine sees
+    // it) a few percent. Run: n rounds of 100,000 Heavy iterations.
+    public static class Getter
+    {
+        public sealed class Box
+        {
+            int v = 3;
+            public int Value { [MethodImpl(MethodImplOptions.NoInlining)] get => v; }
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static long Heavy(Box b, int n)
+        {
+            long s = 1;
+            for (int i = 0; i < n; i++)
+            {
+                for (int k = 0; k < 8; k++) s = s * 31 + (k ^ (s >> 7));
+                s += b.Value;
+            }
+            return s;
+        }
+
+        public static void Run(int n)
+        {
+            var b = new Box();
+            long s = 0;
+            for (int r = 0; r < n; r++) s ^= Heavy(b, 100_000);
+            Console.WriteLine("getter " + s);
+            Program.Expect("VbTest.Getter.Box.get_Value", 100_000L * n);
+            Program.Expect("VbTest.Getter.Heavy", n);
         }
     }
 
