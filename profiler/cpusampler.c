@@ -864,13 +864,21 @@ static uint32_t resolve(const slot *s, FunctionID *out, int *rooted) {
 		if (hc) out[n++] = hc;
 		// The frame of an OSR method (a loop's optimized code entered
 		// mid-method) gives as return address a stale word of its Tier0
-		// frame, in the same method: that frame is the hidden caller.
-		if (same && j < LEAD)
+		// frame, in the same method: that frame is the hidden caller. An
+		// OSR method that keeps no frame pointer (RBP still its Tier0
+		// frame's caller's) hides that caller as a frameless method does:
+		// its callee's record links past the Tier0 frame, whose own record
+		// (hid_at) names the caller. Native code called from the OSR loop
+		// (an allocation's GC) read "MakeLines" under <root>, Main lost.
+		if (j < LEAD && (same || !hc))
 			for (uint32_t k = 0; k < s->nhid; k++)
 				if (s->hid_at[k] == j) {
 					FunctionID c = function_at(s->hid_ret[k] - 1);
 					if (c && c != f) {
-						out[n - 1] = c;
+						if (same)
+							out[n - 1] = c;
+						else
+							out[n++] = c;
 						vb_cpu_osr++;
 					}
 					break;
@@ -880,7 +888,7 @@ static uint32_t resolve(const slot *s, FunctionID *out, int *rooted) {
 	return n;
 }
 
-static FunctionID resolved[LEAD + RING + NUP + 2];
+static FunctionID resolved[LEAD + RING + NUP + NHIDDEN + 2];
 
 static int64_t drain_resolve_ns; // with VBENCH_CPU_TIMING=1: of draining, resolving IPs
 static int64_t drain_records_ns, drain_lines_ns, drain_waits_ns; // ... the rings (resolving, merging, lines), of them lines, the waits' checks
