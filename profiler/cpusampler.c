@@ -98,6 +98,7 @@ enum {
 	WALK_WAIT = 16,     // a waiting thread's stack (see waits), not a tick of CPU time
 	WALK_SCANNED = 32,  // RBP was no frame pointer: the walk starts at a frame record found above SP (see scan_frame)
 	WALK_DIRECTED = 64, // a directed tick's (see direct)
+	WALK_KERNEL = 128,  // taken inside the kernel window (kernel.c)
 };
 #define SCAN_WAIT 1024 // words above the stack pointer searched for a frame record (see scan_frame)
 
@@ -329,6 +330,7 @@ static void on_prof(int sig, siginfo_t *si, void *ucv) {
 		}
 	}
 	s->seen = n;
+	if (__atomic_load_n(&vb_kernel_on, __ATOMIC_RELAXED)) flags |= WALK_KERNEL;
 	s->flags = flags;
 	// clock_gettime is async-signal-safe; only a wait tick's walk reads it.
 	s->cpu_end = tag == WAIT_TAG ? vb_self_cpu_ns() : 0;
@@ -970,6 +972,7 @@ static void drain_record(record *r) {
 		if (s->seen > LEAD + RING) vb_stacks_elided++;
 		for (uint32_t i = n; i-- > 0 && p;) p = merge(th, p, resolved[i], w);
 		if (p && p != &th->root) p->excl_samples += w;
+		if (s->flags & WALK_KERNEL) vb_kernel_add(th, p, w);
 		vb_lsample *line = 0;
 		if (vb_lines && p && p != &th->root) {
 			// The leaf's own IP when the leaf frame is the interrupted one
@@ -1042,6 +1045,7 @@ static void wait_add(record *r, uint32_t w) {
 	if (!r->wait_leaf || !r->tree) return;
 	for (vb_node *n = r->wait_leaf; n; n = n->parent) n->incl_samples += w;
 	r->wait_leaf->excl_samples += w;
+	if (__atomic_load_n(&vb_kernel_on, __ATOMIC_RELAXED)) vb_kernel_add(r->tree, r->wait_leaf, w);
 	if (r->wait_line) r->wait_line->w += w;
 	r->tree->samples += w;
 	vb_cpu_wait_weight += w;

@@ -50,6 +50,7 @@ func snapshot(cfg *config, complete bool) *profile.Profile {
 	if cfg.engine.Samples() {
 		p.IntervalNs = cfg.interval.Nanoseconds()
 		p.Samples = int64(C.vb_samples_taken)
+		p.KernelMarked = C.vb_kernel_marked != 0
 	}
 	if cfg.mode == cModeCPUSampling {
 		// Every thread's ticks, one per interval of its CPU time, and of
@@ -190,6 +191,7 @@ type outNode struct {
 	calls              int64
 	inclNs, exclNs     int64
 	inclSmpl, exclSmpl int64
+	kIncl, kExcl       int64 // of the samples, the kernel window's
 }
 
 // Up to outScan children are found by a scan of the list: most nodes have
@@ -327,6 +329,7 @@ func (b *builder) project(root *C.vb_node) {
 		if b.sampling && c.fn.user == 0 {
 			if !it.top {
 				b.outs[it.o].exclSmpl += int64(c.excl_samples)
+				b.outs[it.o].kExcl += int64(c.kexcl_samples)
 			}
 			push(c, it.o, it.top, func(*C.vb_node) float64 { return 0 })
 			continue
@@ -336,6 +339,8 @@ func (b *builder) project(root *C.vb_node) {
 		d.calls += int64(c.calls)
 		d.inclSmpl += int64(c.incl_samples)
 		d.exclSmpl += int64(c.excl_samples)
+		d.kIncl += int64(c.kincl_samples)
+		d.kExcl += int64(c.kexcl_samples)
 		if hs := b.hits[c]; len(hs) > 0 {
 			b.addLines(di, uint32(c.fn.token), hs)
 		}
@@ -412,7 +417,7 @@ func (b *builder) finish() []profile.Node {
 		for i, k := range kids {
 			o := &b.outs[k]
 			it.ns[i] = profile.Node{Fn: int(o.fn), Calls: o.calls, InclusiveNs: o.inclNs, ExclusiveNs: o.exclNs,
-				InclusiveSamples: o.inclSmpl, ExclusiveSamples: o.exclSmpl}
+				InclusiveSamples: o.inclSmpl, ExclusiveSamples: o.exclSmpl, KernelInclusiveSamples: o.kIncl, KernelExclusiveSamples: o.kExcl}
 			it.ns[i].Lines = b.outLines[k]
 			if o.kids > 0 {
 				it.ns[i].Children = carve(o.kids)
