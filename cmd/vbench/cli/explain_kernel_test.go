@@ -16,31 +16,7 @@ import (
 // A/B's why led with a table built before the kernel); the kernel's alone
 // lead with Kernel.Run, and say so.
 func TestWhyExplainsTheKernel(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a program's two builds under the sampler")
-	}
-	dll := testbin.Workload(t, "cmd/vbench/cli/testdata/csharp/phases/Phases.csproj")
-	f, _, stdout := runPairSuite(t, `name: explain-kernel
-runs: 3
-warmup: 0
-modes:
-  - none
-  - name: sampled
-    engine: sampling
-    interval: 1ms
-workloads:
-  - name: new
-    command: [dotnet, `+dll+`, "600", "300", "0"]
-    against: old
-  - name: old
-    command: [dotnet, `+dll+`, "0", "150", "0"]
-`, "3")
-	c := f.Find("new", "sampled")
-	if c == nil || c.Compare == nil || len(c.Compare.Explain) == 0 {
-		t.Fatalf("no explain for the sampled pair:\n%s", stdout)
-	}
-	ch := c.Compare
-	t.Logf("explain (%s, %s): %+v", ch.ExplainUnit, ch.ExplainScope, ch.Explain)
+	ch := phasesPair(t, []string{"600", "300", "0"}, []string{"0", "150", "0"})
 	if ch.ExplainScope != results.ExplainKernel {
 		t.Errorf("explain scope %q, want %q", ch.ExplainScope, results.ExplainKernel)
 	}
@@ -58,11 +34,32 @@ workloads:
 // is explained by its collections too: the runtime's GC pauses, with the
 // count, which no function of a profile shows.
 func TestWhyNamesTheGC(t *testing.T) {
+	ch := phasesPair(t, []string{"0", "200", "500"}, []string{"0", "200", "0"})
+	found := false
+	for _, e := range ch.Explain {
+		if strings.HasPrefix(e.Function, runner.ExplainGC) {
+			found = true
+			if !(e.New > e.Old) || !strings.Contains(e.Function, "collections") {
+				t.Errorf("GC entry %+v: want more pause time, with the collections' count", e)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("the why does not name the GC: %+v", ch.Explain)
+	}
+}
+
+// phasesPair runs Phases with newArgs against oldArgs (setup, kernel,
+// allocs), 3 runs a side under the sampler at 1 ms, and returns the pair's
+// judgement, which must have a why.
+func phasesPair(t *testing.T, newArgs, oldArgs []string) *results.Change {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("runs a program's two builds under the sampler")
 	}
 	dll := testbin.Workload(t, "cmd/vbench/cli/testdata/csharp/phases/Phases.csproj")
-	f, _, stdout := runPairSuite(t, `name: explain-gc
+	quoted := func(args []string) string { return `"` + strings.Join(args, `", "`) + `"` }
+	f, _, stdout := runPairSuite(t, `name: explain-phases
 runs: 3
 warmup: 0
 modes:
@@ -72,26 +69,15 @@ modes:
     interval: 1ms
 workloads:
   - name: new
-    command: [dotnet, `+dll+`, "0", "200", "500"]
+    command: [dotnet, `+dll+`, `+quoted(newArgs)+`]
     against: old
   - name: old
-    command: [dotnet, `+dll+`, "0", "200", "0"]
+    command: [dotnet, `+dll+`, `+quoted(oldArgs)+`]
 `, "3")
 	c := f.Find("new", "sampled")
 	if c == nil || c.Compare == nil || len(c.Compare.Explain) == 0 {
 		t.Fatalf("no explain for the sampled pair:\n%s", stdout)
 	}
-	t.Logf("explain (%s): %+v", c.Compare.ExplainUnit, c.Compare.Explain)
-	found := false
-	for _, e := range c.Compare.Explain {
-		if strings.HasPrefix(e.Function, runner.ExplainGC) {
-			found = true
-			if !(e.New > e.Old) || !strings.Contains(e.Function, "collections") {
-				t.Errorf("GC entry %+v: want more pause time, with the collections' count", e)
-			}
-		}
-	}
-	if !found {
-		t.Errorf("the why does not name the GC: %+v\n%s", c.Compare.Explain, stdout)
-	}
+	t.Logf("explain (%s, %s): %+v", c.Compare.ExplainUnit, c.Compare.ExplainScope, c.Compare.Explain)
+	return c.Compare
 }
