@@ -146,11 +146,32 @@ static uintptr_t hidden(uintptr_t bp, uintptr_t next, uintptr_t lo, uintptr_t hi
 	return 0;
 }
 
+// An OSR method (a Tier0 loop's optimized code, entered mid-method) keeps
+// its Tier0 frame below its own: its frame record links straight to the
+// Tier0 frame's caller's record, and its return address is a stale word of
+// the Tier0 frame, a return into the same method. The walk saw
+// "MakeLines <- MakeLines" and lost Main. The Tier0 frame's own record, a
+// copy of the link, lies above, followed by the real return address: the
+// walk stores it after the stale one, tagged, and vb_alloc_resolve puts it
+// in the stale one's place when that names the method of the frame below.
+#define OSR_TAG ((uintptr_t)1 << 63) // no user-space address has it
+#define OSR_SCAN 512                 // words searched above a frame record
+
+static uintptr_t osr_caller(uintptr_t bp, uintptr_t next, uintptr_t hi) {
+	if (next <= bp + 16 || next > hi - 16) return 0;
+	uintptr_t *w = (uintptr_t *)(bp + 16), *end = (uintptr_t *)next;
+	if (end - w > OSR_SCAN) end = w + OSR_SCAN;
+	for (; w < end; w++)
+		if (*w == next) return w[1];
+	return 0;
+}
+
 // walk stores the return addresses of the frame-pointer chain from frame
 // bp (leaf first) into ips, at most max; *rooted: the chain ended before max
 // (at a zero frame pointer, or one that is no frame of this stack: the
 // native frames below main and a thread's start keep none), else the
-// path was cut at max frames and its root-most frames are unknown.
+// path was cut at max frames and its root-most frames are unknown. A
+// managed frame record may add an OSR frame's hidden caller, tagged.
 static uint32_t walk(uintptr_t bp, uintptr_t lo, uintptr_t hi, uintptr_t *ips, uint32_t max, int *rooted) {
 	uint32_t n = 0;
 	uintptr_t floor = bp;
@@ -160,6 +181,10 @@ static uint32_t walk(uintptr_t bp, uintptr_t lo, uintptr_t hi, uintptr_t *ips, u
 		uintptr_t next = ((uintptr_t *)bp)[0], ret = ((uintptr_t *)bp)[1];
 		if (ret == 0) break;
 		ips[n++] = ret;
+		if (!stub && n < max) {
+			uintptr_t c = osr_caller(bp, next, hi);
+			if (c && !(c & OSR_TAG)) ips[n++] = c | OSR_TAG;
+		}
 		if (stub && in_clr(ret) && next > bp + 16 && next < hi - 16 && !(next & 7)) {
 			uintptr_t mret = ((uintptr_t *)next)[1];
 			if (mret && !in_clr(mret)) {
@@ -296,6 +321,23 @@ static vb_fn *resolve_ip(uintptr_t ip) {
 	return fn;
 }
 
+// osr_fix resolves a path's tagged OSR callers (see OSR_TAG): one replaces
+// the frame before it when that frame names the same method as the frame
+// below it (the OSR frame's stale word of its Tier0 frame); a tagged entry
+// is never a frame of its own.
+static void osr_fix(const uintptr_t *frames, vb_fn **fns, uint32_t n) {
+	for (uint32_t k = 1; k < n; k++) {
+		if (!(frames[k] & OSR_TAG)) continue;
+		vb_fn *below = 0;
+		for (uint32_t j = k - 1; j-- > 0;)
+			if (fns[j]) {
+				below = fns[j];
+				break;
+			}
+		if (fns[k - 1] && fns[k - 1] == below) fns[k - 1] = resolve_ip(frames[k] & ~OSR_TAG);
+	}
+}
+
 // vb_alloc_resolve fills each table's fns (parallel to frames) with the
 // method of each stored IP (NULL: none, native code). Called once, before
 // the Go writer reads the tables, outside any runtime callback.
@@ -310,7 +352,11 @@ void vb_alloc_resolve(void) {
 		uint32_t n = __atomic_load_n(&t->nframes, __ATOMIC_ACQUIRE);
 		t->fns = calloc(n + 1, sizeof *t->fns);
 		if (!t->fns) continue;
-		for (uint32_t k = 0; k < n; k++) t->fns[k] = resolve_ip(t->frames[k]);
+		for (uint32_t k = 0; k < n; k++) t->fns[k] = t->frames[k] & OSR_TAG ? 0 : resolve_ip(t->frames[k]);
+		for (uint32_t i = 0; i < VB_ALLOC_SITES; i++) {
+			vb_asite *s = &t->sites[i];
+			if (__atomic_load_n(&s->cls, __ATOMIC_ACQUIRE) && s->off + s->n <= n) osr_fix(t->frames + s->off, t->fns + s->off, s->n);
+		}
 		t->nresolved = n;
 	}
 	free(ipcache);

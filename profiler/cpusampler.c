@@ -98,6 +98,7 @@ enum {
 	WALK_WAIT = 16,     // a waiting thread's stack (see waits), not a tick of CPU time
 	WALK_SCANNED = 32,  // RBP was no frame pointer: the walk starts at a frame record found above SP (see scan_frame)
 	WALK_DIRECTED = 64, // a directed tick's (see direct)
+	WALK_KERNEL = 128,  // taken inside the kernel window (kernel.c)
 };
 #define SCAN_WAIT 1024 // words above the stack pointer searched for a frame record (see scan_frame)
 
@@ -342,6 +343,7 @@ static void on_prof(int sig, siginfo_t *si, void *ucv) {
 		}
 	}
 	s->seen = n;
+	if (__atomic_load_n(&vb_kernel_on, __ATOMIC_RELAXED)) flags |= WALK_KERNEL;
 	s->flags = flags;
 	// clock_gettime is async-signal-safe; only a wait tick's walk reads it.
 	s->cpu_end = tag == WAIT_TAG ? vb_self_cpu_ns() : 0;
@@ -888,14 +890,24 @@ static uint32_t resolve(const slot *s, FunctionID *out, uintptr_t *rets, int *ro
 		}
 		// The frame of an OSR method (a loop's optimized code entered
 		// mid-method) gives as return address a stale word of its Tier0
-		// frame, in the same method: that frame is the hidden caller.
-		if (same && j < LEAD)
+		// frame, in the same method: that frame is the hidden caller. An
+		// OSR method that keeps no frame pointer (RBP still its Tier0
+		// frame's caller's) hides that caller as a frameless method does:
+		// its callee's record links past the Tier0 frame, whose own record
+		// (hid_at) names the caller. Native code called from the OSR loop
+		// (an allocation's GC) read "MakeLines" under <root>, Main lost.
+		if (j < LEAD && (same || !hc))
 			for (uint32_t k = 0; k < s->nhid; k++)
 				if (s->hid_at[k] == j) {
 					FunctionID c = function_at(s->hid_ret[k] - 1);
 					if (c && c != f) {
-						out[n - 1] = c;
-						rets[n - 1] = s->hid_ret[k];
+						if (same) {
+							out[n - 1] = c;
+							rets[n - 1] = s->hid_ret[k];
+						} else {
+							rets[n] = s->hid_ret[k];
+							out[n++] = c;
+						}
 						vb_cpu_osr++;
 					}
 					break;
@@ -905,9 +917,9 @@ static uint32_t resolve(const slot *s, FunctionID *out, uintptr_t *rets, int *ro
 	return n;
 }
 
-static FunctionID resolved[LEAD + RING + NUP + 2];
-static uintptr_t rets[LEAD + RING + NUP + 2];
-static vb_node *nodes[LEAD + RING + NUP + 2];
+static FunctionID resolved[LEAD + RING + NUP + NHIDDEN + 2];
+static uintptr_t rets[LEAD + RING + NUP + NHIDDEN + 2];
+static vb_node *nodes[LEAD + RING + NUP + NHIDDEN + 2];
 
 static int64_t drain_resolve_ns; // with VBENCH_CPU_TIMING=1: of draining, resolving IPs
 static int64_t drain_records_ns, drain_lines_ns, drain_waits_ns; // ... the rings (resolving, merging, lines), of them lines, the waits' checks
@@ -1022,6 +1034,7 @@ static void drain_record(record *r) {
 			vb_cpu_no_managed++;
 			vb_node *c = vb_node_child(th, &th->root, &vb_native_fns[native_kind(frame_ip(s, 0))]);
 			if (c) c->incl_samples += w, c->excl_samples += w;
+			if (c && (s->flags & WALK_KERNEL)) vb_kernel_add(th, c, w);
 			continue;
 		}
 		vb_node *p = &th->root;
@@ -1038,6 +1051,7 @@ static void drain_record(record *r) {
 			nsites = note_sites(n, w, waiting ? r->wait_sites : 0);
 			if (timing) drain_lines_ns += vb_self_cpu_ns() - l0;
 		}
+		if (s->flags & WALK_KERNEL) vb_kernel_add(th, p, w);
 		vb_lsample *line = 0;
 		if (vb_lines && p && p != &th->root) {
 			// The leaf's own IP when the leaf frame is the interrupted one
@@ -1079,12 +1093,38 @@ static void drain_record(record *r) {
 // of the wait tick's own handler (its return and sigreturn).
 #define WAIT_HELD_RAN_NS 5000
 static int64_t wait_last_ns, wait_rem_ns;
+int64_t vb_cpu_wait_runnable; // checks that found a thread runnable, waiting for a CPU: no wait
+
+// runnable reports whether thread tid is runnable (running, or on a run
+// queue waiting for a CPU): its state in /proc/self/task/<tid>/stat is R.
+// A thread that used no CPU since the last check either waited (blocked: a
+// lock, a join, I/O, a sleep; state S or D) or was preempted and waits for
+// a CPU (more runnable threads than cores). The second is the machine's
+// load, not the program's wait: weighed as a wait, each such stack stood
+// for tens of intervals of wall time, and split at 4 threads on a busy
+// machine had ~100 such stacks a run for ~290 intervals of CPU, its shares
+// 0.24 to 0.35 against 0.3. (The run-queue time schedstat gives is added
+// only once the thread runs again: no use here.) Read by the drain, only
+// for threads that did not run.
+static int runnable(int32_t tid) {
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) return 0;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0) return 0;
+	buf[n] = 0;
+	char *p = strrchr(buf, ')'); // the name may hold spaces and parentheses
+	return p && p[1] == ' ' && p[2] == 'R';
+}
 
 // wait_add adds w intervals waited to r's held stack, leaf to root.
 static void wait_add(record *r, uint32_t w) {
 	if (!r->wait_leaf || !r->tree) return;
 	for (vb_node *n = r->wait_leaf; n; n = n->parent) n->incl_samples += w;
 	r->wait_leaf->excl_samples += w;
+	if (__atomic_load_n(&vb_kernel_on, __ATOMIC_RELAXED)) vb_kernel_add(r->tree, r->wait_leaf, w);
 	if (r->wait_line) r->wait_line->w += w;
 	for (uint32_t k = 0; k < r->nwait_sites; k++) r->wait_sites[k]->w += w;
 	r->tree->samples += w;
@@ -1113,10 +1153,20 @@ static void waits(void) {
 			continue;
 		}
 		if (r->wait == WAIT_HELD && ran >= WAIT_HELD_RAN_NS) r->wait = WAIT_NONE; // it woke, and waits again: walk the new wait now
-		if (w == 0) continue;
+		// Runnable for most of the time since the last read: it waited for
+		// a CPU, not for the program. No wait tick, and a held wait ends
+		// (it was woken).
+		if (runnable(r->tid)) {
+			r->wait = WAIT_NONE;
+			r->wait_owed = 0;
+			vb_cpu_wait_runnable++;
+			continue;
+		}
+		uint32_t wt = w;
+		if (wt == 0) continue;
 		switch (r->wait) {
 		case WAIT_NONE: {
-			if (send_tick(r->tid, WAIT_TAG, w) == 0) {
+			if (send_tick(r->tid, WAIT_TAG, wt) == 0) {
 				r->wait = WAIT_SENT;
 				r->wait_owed = 0;
 				vb_cpu_wait_sent++;
@@ -1124,10 +1174,10 @@ static void waits(void) {
 			break;
 		}
 		case WAIT_SENT:
-			r->wait_owed = r->wait_owed + w > MAX_WEIGHT ? MAX_WEIGHT : r->wait_owed + w;
+			r->wait_owed = r->wait_owed + wt > MAX_WEIGHT ? MAX_WEIGHT : r->wait_owed + wt;
 			break;
 		case WAIT_HELD:
-			wait_add(r, w);
+			wait_add(r, wt);
 			break;
 		}
 	}
@@ -1354,9 +1404,9 @@ int vb_cpu_sampler_stop_within(int ms) {
 	int64_t empty = 0; // directed ticks the handler found nothing to sample for
 	for (int i = 0; i < nused; i++) empty += used[i]->empty;
 	vb_log("cpu sampler: %ld signals (weight %ld), %ld frames walked; walks rooted %ld, broken %ld, off the thread's stack %ld, before its range was known %ld; "
-		"frames unresolved %ld, samples with no managed frame %ld, not rooted %ld, leaf callers found at the stack pointer %ld, OSR callers %ld, callers of frameless methods %ld; samples lost (ring full) %ld; timers not made %ld; threads given CPU-clock timers %d, threads directed %d (ticks sent %ld by their wall-clock timers, empty %ld: the thread had not run half an interval), moved back to a timer %d (%ld as they stopped running); waits: %ld ticks sent, %ld stacks, weight %ld; walks started by a scan for a frame record %ld; IP cache %ld of %ld lookups",
+		"frames unresolved %ld, samples with no managed frame %ld, not rooted %ld, leaf callers found at the stack pointer %ld, OSR callers %ld, callers of frameless methods %ld; samples lost (ring full) %ld; timers not made %ld; threads given CPU-clock timers %d, threads directed %d (ticks sent %ld by their wall-clock timers, empty %ld: the thread had not run half an interval), moved back to a timer %d (%ld as they stopped running); waits: %ld ticks sent, %ld stacks, weight %ld, %ld checks found the thread runnable (waiting for a CPU: no wait); walks started by a scan for a frame record %ld; IP cache %ld of %ld lookups",
 		(long)vb_cpu_signals, (long)vb_cpu_weight, (long)vb_cpu_frames, (long)vb_cpu_rooted, (long)vb_cpu_broken, (long)vb_cpu_offstack, (long)vb_cpu_norange,
-		(long)vb_cpu_unresolved, (long)vb_cpu_no_managed, (long)vb_cpu_incomplete, (long)vb_cpu_leaf_callers, (long)vb_cpu_osr, (long)vb_cpu_frameless_found, (long)vb_cpu_full, (long)vb_cpu_timer_fail, vb_cpu_ticks_timer, vb_cpu_ticks_directed, (long)vb_cpu_directed_sent, (long)empty, vb_cpu_ticks_back, (long)vb_cpu_back_idle, (long)vb_cpu_wait_sent, (long)vb_cpu_wait_stacks, (long)vb_cpu_wait_weight, (long)vb_cpu_scanned, (long)hits, (long)lookups);
+		(long)vb_cpu_unresolved, (long)vb_cpu_no_managed, (long)vb_cpu_incomplete, (long)vb_cpu_leaf_callers, (long)vb_cpu_osr, (long)vb_cpu_frameless_found, (long)vb_cpu_full, (long)vb_cpu_timer_fail, vb_cpu_ticks_timer, vb_cpu_ticks_directed, (long)vb_cpu_directed_sent, (long)empty, vb_cpu_ticks_back, (long)vb_cpu_back_idle, (long)vb_cpu_wait_sent, (long)vb_cpu_wait_stacks, (long)vb_cpu_wait_weight, (long)vb_cpu_wait_runnable, (long)vb_cpu_scanned, (long)hits, (long)lookups);
 	vb_log("cpu sampler: SIGPROF unblocked on a thread after a fault became an exception %ld times", (long)vb_cpu_unblocked);
 	vb_log("cpu sampler: the drain thread used %.1f ms of CPU over %.1f ms", (double)drain_cpu_ns / 1e6, (double)(vb_mono_ns() - (int64_t)vb_mono_start_ns) / 1e6);
 	if (timing) vb_log("cpu sampler: of it, draining %.1f ms (resolving IPs %.1f ms; %ld GetFunctionFromIP calls)", (double)drain_merge_ns / 1e6, (double)drain_resolve_ns / 1e6, (long)(lookups - hits));

@@ -351,3 +351,29 @@ func TestSampleTotalsAgree(t *testing.T) {
 			profile.NativeFrame, profile.JITFrame, profile.RuntimeFrame, profile.GCFrame, profile.UnselectedFrame)
 	}
 }
+
+// A thread waiting for a CPU is not waiting: sixteen threads spinning on
+// two cores are each preempted for tens of milliseconds at a time, and the
+// engine's wait check (a thread that used no CPU for 10 ms) took each such
+// stretch for a wait, weighing the preempted stack by the wall time: on a
+// busy machine split's 4 threads had ~100 such stacks a run against ~290
+// intervals of CPU, their shares 0.24 to 0.35 against 0.3. A spinning
+// thread's samples are its CPU time, one per interval (within half, and a
+// few intervals of rounding).
+func TestCPUSamplingPreemptedIsNoWait(t *testing.T) {
+	r, p := profiled(t, modes.EngineSampling, []string{attach.EnvInterval + "=1ms", "VBENCH_DEBUG=1"}, 0, "leaf", "5", "16")
+	spinners := 0
+	for _, th := range p.Threads {
+		if samplesOf(p, th.Roots, "VbTest.Leafy.Spin") == 0 {
+			continue
+		}
+		spinners++
+		cpu := float64(th.CPUNs) / float64(p.IntervalNs)
+		if float64(th.Samples) > 1.5*cpu+10 {
+			t.Errorf("thread %d: %d samples for %.0f intervals of CPU: its waits for a CPU were counted as waits", th.OSID, th.Samples, cpu)
+		}
+	}
+	if spinners < 8 {
+		t.Fatalf("%d threads sampled in Leafy.Spin, want 16\nstderr:\n%s", spinners, r.Stderr)
+	}
+}

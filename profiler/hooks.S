@@ -83,8 +83,8 @@
 #define N_TIMED 56
 #define N_START 64
 #define N_COUNT 88
-#define T_ACTIVE 120
-#define T_RNG 144
+#define T_ACTIVE 136
+#define T_RNG 160
 
 // The fast paths below are pure assembly: load the thread's tree from the
 // initial-exec TLS slot and check that the node we expect is there (enter:

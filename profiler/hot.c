@@ -19,8 +19,8 @@ _Static_assert(offsetof(vb_node, incl_ticks) == 48, "N_INCL");
 _Static_assert(offsetof(vb_node, timed) == 56, "N_TIMED");
 _Static_assert(offsetof(vb_node, start) == 64, "N_START");
 _Static_assert(offsetof(vb_node, countdown) == 88, "N_COUNT");
-_Static_assert(offsetof(vb_thread, active) == 120, "T_ACTIVE");
-_Static_assert(offsetof(vb_thread, rng) == 144, "T_RNG");
+_Static_assert(offsetof(vb_thread, active) == 136, "T_ACTIVE");
+_Static_assert(offsetof(vb_thread, rng) == 160, "T_RNG");
 
 __attribute__((visibility("hidden"))) vb_node vb_no_child = {.fn = (vb_fn *)1, .hint = &vb_no_child, .hint2 = &vb_no_child};
 __attribute__((visibility("hidden"))) vb_thread vb_nothread = {.active = &vb_nothread.root, .root = {.hint = &vb_no_child, .hint2 = &vb_no_child}};

@@ -125,6 +125,7 @@ static vb_node *merge(vb_thread *t, vb_node *p, vb_fn *f) {
 }
 
 static void sample_once(void) {
+	int kernel = __atomic_load_n(&vb_kernel_on, __ATOMIC_ACQUIRE);
 	int64_t t0 = vb_mono_ns();
 	uint32_t gen = vb_leaf_recovery > 0 ? vb_interrupts_open() : 0;
 	if (FAILED(VCALL(vb_info, INFO_SuspendRuntime, Suspend_t)(vb_info))) {
@@ -198,6 +199,7 @@ static void sample_once(void) {
 		}
 		if (r->leaf && p) p = merge(t, p, vb_fn_for_function(r->leaf));
 		if (p && p != &t->root) p->excl_samples++;
+		if (kernel) vb_kernel_add(t, p, 1);
 	}
 }
 

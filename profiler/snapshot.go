@@ -51,6 +51,7 @@ func snapshot(cfg *config, complete bool) *profile.Profile {
 	if cfg.engine.Samples() {
 		p.IntervalNs = cfg.interval.Nanoseconds()
 		p.Samples = int64(C.vb_samples_taken)
+		p.KernelMarked = C.vb_kernel_marked != 0
 	}
 	if cfg.mode == cModeCPUSampling {
 		// Every thread's ticks, one per interval of its CPU time, and of
@@ -288,6 +289,7 @@ type outNode struct {
 	calls              int64
 	inclNs, exclNs     int64
 	inclSmpl, exclSmpl int64
+	kIncl, kExcl       int64 // of the samples, the kernel window's
 }
 
 // Up to outScan children are found by a scan of the list: most nodes have
@@ -426,12 +428,15 @@ func (b *builder) project(root *C.vb_node) {
 		if b.sampling && c.fn.user == 0 {
 			if !it.top {
 				b.outs[it.o].exclSmpl += int64(c.excl_samples)
+				b.outs[it.o].kExcl += int64(c.kexcl_samples)
 			} else if c.excl_samples > 0 {
 				// No selected caller to take them: a frame of their own, so
 				// the thread's samples all stay in its tree.
 				d := &b.outs[b.child(0, b.synthetic(profile.UnselectedFrame))]
 				d.inclSmpl += int64(c.excl_samples)
 				d.exclSmpl += int64(c.excl_samples)
+				d.kIncl += int64(c.kexcl_samples)
+				d.kExcl += int64(c.kexcl_samples)
 			}
 			push(c, it.o, it.top, func(*C.vb_node) float64 { return 0 })
 			continue
@@ -441,6 +446,8 @@ func (b *builder) project(root *C.vb_node) {
 		d.calls += int64(c.calls)
 		d.inclSmpl += int64(c.incl_samples)
 		d.exclSmpl += int64(c.excl_samples)
+		d.kIncl += int64(c.kincl_samples)
+		d.kExcl += int64(c.kexcl_samples)
 		if hs := b.hits[c]; len(hs) > 0 {
 			b.outLines[di] = addLines(b.outLines[di], uint32(c.fn.token), hs)
 		}
@@ -520,7 +527,7 @@ func (b *builder) finish() []profile.Node {
 		for i, k := range kids {
 			o := &b.outs[k]
 			it.ns[i] = profile.Node{Fn: int(o.fn), Calls: o.calls, InclusiveNs: o.inclNs, ExclusiveNs: o.exclNs,
-				InclusiveSamples: o.inclSmpl, ExclusiveSamples: o.exclSmpl}
+				InclusiveSamples: o.inclSmpl, ExclusiveSamples: o.exclSmpl, KernelInclusiveSamples: o.kIncl, KernelExclusiveSamples: o.kExcl}
 			it.ns[i].Lines = b.outLines[k]
 			it.ns[i].CallLines = b.outCallLines[k]
 			if o.kids > 0 {

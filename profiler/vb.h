@@ -54,6 +54,8 @@ typedef struct vb_node {
 	                           // two functions in turn finds both without a list walk
 	uint64_t min_ticks;        // the shortest timed frame closed in C, plus 1 (0: none): under
 	                           // instrumentation every timed frame (snapshot.go's tooShort)
+	uint64_t kincl_samples;    // sampling: of incl_samples and excl_samples, those taken
+	uint64_t kexcl_samples;    // inside the kernel window (kernel.c)
 } vb_node;
 
 typedef struct vb_thread {
@@ -185,6 +187,11 @@ void vb_tree_thread_key_init(void);
 int64_t vb_thread_cpu_ns(vb_thread *t);
 uint64_t vb_arena_used(void);
 int vb_arena_exhausted(void);
+
+// The kernel window (kernel.c): between the program's marks, samples also
+// count as the kernel's.
+extern int vb_kernel_on, vb_kernel_marked;
+void vb_kernel_add(vb_thread *t, vb_node *leaf, uint64_t w);
 
 static inline uint64_t vb_rdtsc(void) {
 	uint32_t lo, hi;

@@ -138,6 +138,23 @@ func callsText(x float64) string {
 
 // ExplainBasis says what an explain's figures are, for a note under a table.
 func ExplainBasis(unit string) string {
+	return explainBasis(unit)
+}
+
+// ExplainBasisOf is the basis of change ch's why: its unit, and what part
+// of each run it explains.
+func ExplainBasisOf(ch *results.Change) string {
+	b := explainBasis(ch.ExplainUnit)
+	switch ch.ExplainScope {
+	case results.ExplainKernel:
+		b += "; the kernel alone (between the program's kernel marks)"
+	case results.ExplainWholeProcess:
+		b += "; the whole process, start-up included (the program marks no kernel, or its engine does not count one apart)"
+	}
+	return b
+}
+
+func explainBasis(unit string) string {
 	if unit == "share" {
 		return "share of the samples with a managed frame, all measured runs of each side"
 	}

@@ -210,7 +210,7 @@ func whyText(c *Cell) string {
 	if !Explained(c.Verdict, c.Compare) {
 		return ""
 	}
-	s := "\nwhy (" + ExplainBasis(c.Compare.ExplainUnit) + "):"
+	s := "\nwhy (" + ExplainBasisOf(c.Compare) + "):"
 	names := ExplainNames(c.Compare.Explain)
 	for i, f := range c.Compare.Explain {
 		s += "\n  " + names[i] + " " + ContributionText(c.Compare.ExplainUnit, f)

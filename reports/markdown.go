@@ -270,7 +270,7 @@ func writeWhy(w io.Writer, changed []*Cell) {
 			continue
 		}
 		if !started {
-			fmt.Fprintf(w, "**Why** (%s)\n\n", ExplainBasis(c.Compare.ExplainUnit))
+			fmt.Fprintf(w, "**Why** (%s)\n\n", ExplainBasisOf(c.Compare))
 			started = true
 		}
 		fmt.Fprintf(w, "- %s:\n", mdCode(c.Key()))

@@ -23,7 +23,7 @@ func (m *Matrix) Why(c *Cell) *WhyView {
 	if !Explained(c.Verdict, c.Compare) {
 		return nil
 	}
-	v := &WhyView{Basis: ExplainBasis(c.Compare.ExplainUnit)}
+	v := &WhyView{Basis: ExplainBasisOf(c.Compare)}
 	names := ExplainNames(c.Compare.Explain)
 	for i, f := range c.Compare.Explain {
 		v.Lines = append(v.Lines, names[i]+" "+ContributionText(c.Compare.ExplainUnit, f))

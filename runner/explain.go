@@ -72,7 +72,15 @@ func explainPairs(f *results.File, cells []*cellState) {
 		// A slower pair's why leads with what grew, a faster one's with
 		// what shrank.
 		dir := direction(c.Values(), ref.Values())
-		c.Compare = &results.Change{Explain: contributions(d, ExplainTop, timed, dir), ExplainUnit: unit}
+		why := contributions(d, ExplainTop, timed, dir)
+		if unit == string(profdiff.Nanoseconds) || unit == results.ExplainSampledPerRun {
+			why = withRuntime(why, runtimeContributions(c, ref), ExplainTop)
+		}
+		scope := results.ExplainWholeProcess
+		if sides[ref].Kernel() && sides[c].Kernel() {
+			scope = results.ExplainKernel
+		}
+		c.Compare = &results.Change{Explain: why, ExplainUnit: unit, ExplainScope: scope}
 	}
 }
 

@@ -173,6 +173,7 @@ func wholeProgram(dir string, root int, startMono int64, r *results.Run) {
 		gc         [3]int64
 		pause, all int64
 		hwm        int64 // the process's own peak RSS, 0 when not reported
+		jit        int64 // its JIT compilation time, -1 when not reported
 	}
 	var procs []proc
 	var rootStart, first int64
@@ -201,6 +202,10 @@ func wholeProgram(dir string, root int, startMono int64, r *results.Run) {
 				if ok0 && ok1 && ok2 && okp && oka {
 					p.exit, p.gc, p.pause, p.all = true, [3]int64{g0, g1, g2}, pause, all
 					p.hwm = v["hwm_bytes"]
+					p.jit = -1
+					if j, ok := v["jit_ns"]; ok {
+						p.jit = j
+					}
 				}
 			}
 		}
@@ -225,10 +230,15 @@ func wholeProgram(dir string, root int, startMono int64, r *results.Run) {
 		r.StartupNs = results.Int64(rootStart - startMono)
 	}
 	gc := make([]int64, 3)
-	var pause, all, hwm int64
+	var pause, all, hwm, jit int64
 	for _, p := range procs {
 		if !p.exit {
 			return
+		}
+		if jit >= 0 && p.jit >= 0 {
+			jit += p.jit
+		} else {
+			jit = -1
 		}
 		for g := range gc {
 			gc[g] += p.gc[g]
@@ -238,6 +248,9 @@ func wholeProgram(dir string, root int, startMono int64, r *results.Run) {
 		hwm = max(hwm, p.hwm)
 	}
 	r.GCCollections, r.GCPauseNs, r.AllocBytes = gc, results.Int64(pause), results.Int64(all)
+	if jit >= 0 {
+		r.JITNs = results.Int64(jit)
+	}
 	if hwm > 0 {
 		r.PeakRSS = results.Int64(hwm) // the tree's largest process, as max_rss_bytes is
 	}

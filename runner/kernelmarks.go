@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"crypto/sha256"
+	"debug/elf"
 	_ "embed"
 	"encoding/hex"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // The kernel marks: a tiny native library whose two functions are
@@ -20,6 +22,32 @@ import (
 // an instruction sequence only valgrind's header (callgrind.h, in Debian's
 // valgrind package) writes; built once per machine with the system's C
 // compiler into the user's cache, as the startup hook is built with dotnet.
+
+// exportsKernelMarks reports whether the profiler library at path exports
+// the kernel marks (vbench_kernel_begin and _end: profiler/kernel.c), so
+// that a sampling run can name it as the marks' library; an older build
+// does not, and the harness would fail to find them. Read once per path.
+func exportsKernelMarks(path string) bool {
+	if v, ok := kernelMarkers.Load(path); ok {
+		return v.(bool)
+	}
+	ok := false
+	if f, err := elf.Open(path); err == nil {
+		syms, _ := f.DynamicSymbols()
+		n := 0
+		for _, s := range syms {
+			if s.Name == "vbench_kernel_begin" || s.Name == "vbench_kernel_end" {
+				n++
+			}
+		}
+		ok = n == 2
+		f.Close()
+	}
+	kernelMarkers.Store(path, ok)
+	return ok
+}
+
+var kernelMarkers sync.Map // library path → exportsKernelMarks
 
 // KernelMarksVar names the kernel marks' library in a counted run's
 // environment.

@@ -99,6 +99,11 @@ func (l *launch) run(ctx context.Context, st step, seq int) (results.Run, Outcom
 			spec.Env = append(spec.Env, KernelMarksVar+"="+l.env.KernelMarks)
 		}
 	}
+	if c.Spec.Engine.Samples() && !c.Metric.Count() && exportsKernelMarks(l.build(c)) {
+		// The profiler is the kernel marks' library: its samplers count the
+		// kernel apart, for the why (kernelmarks.go).
+		spec.Env = append(spec.Env, KernelMarksVar+"="+lib)
+	}
 	if c.Spec.Engine == "" {
 		// Another profiler has no profile to show: its library must
 		// at least be seen in the process (loaded.go).

@@ -87,12 +87,17 @@ type run struct {
 	// compares. nil when the run was added without its call trees.
 	paths     map[string]Weight
 	pathCalls map[string]int64
+	kernel    bool // the run's kernel window alone (profile.Profile.KernelView)
 }
 
 // Add adds one run's profile (the merged profile of its processes). Only
 // the function table is read: O(functions), cheap enough for every run of
 // a benchmark. A profile of another unit than the side's is an error.
 func (s *Side) Add(p *profile.Profile) error {
+	kernel := false
+	if k := p.KernelView(); k != nil {
+		p, kernel = k, true
+	}
 	u := UnitOf(p.Mode)
 	if p.Mode == modes.EngineNull {
 		return fmt.Errorf("a %s profile has no times or samples to compare", p.Mode)
@@ -116,6 +121,7 @@ func (s *Side) Add(p *profile.Profile) error {
 		return err
 	}
 	r := &s.runs[len(s.runs)-1]
+	r.kernel = kernel
 	for _, t := range p.Threads {
 		r.cpu += t.CPUNs
 	}
@@ -689,4 +695,16 @@ func (d *Diff) Top(n int) []Row {
 		out = append(out, r)
 	}
 	return out
+}
+
+// Kernel reports whether every run of the side is its kernel window alone
+// (the program marked its kernel, and a sampler counted it apart): else
+// its runs are whole processes, start-up and all.
+func (s *Side) Kernel() bool {
+	for _, r := range s.runs {
+		if !r.kernel {
+			return false
+		}
+	}
+	return len(s.runs) > 0
 }

@@ -116,3 +116,36 @@ func (p *Profile) Function(name string) *Function {
 	}
 	return nil
 }
+
+// KernelView is p narrowed to its kernel window: every node's samples are
+// those it took between the program's kernel marks, the function table
+// derived again. nil when p marked no kernel.
+func (p *Profile) KernelView() *Profile {
+	if !p.KernelMarked {
+		return nil
+	}
+	v := *p
+	v.Functions = make([]Function, len(p.Functions))
+	for i, f := range p.Functions {
+		v.Functions[i] = Function{ID: f.ID, Name: f.Name, Module: f.Module, Assembly: f.Assembly,
+			Token: f.Token, ModulePath: f.ModulePath, File: f.File, Line: f.Line}
+	}
+	v.Threads = make([]Thread, len(p.Threads))
+	for i, t := range p.Threads {
+		flat := Flatten(t.Roots)
+		var samples int64
+		for k := range flat {
+			n := &flat[k]
+			n.InclusiveSamples, n.ExclusiveSamples, n.Lines = n.KernelInclusive, n.KernelExclusive, nil
+			if n.Parent == -1 {
+				samples += n.InclusiveSamples
+			}
+		}
+		roots, _ := Unflatten(flat) // Flatten's order is always valid
+		v.Threads[i] = t
+		v.Threads[i].Roots, v.Threads[i].Samples = roots, samples
+	}
+	v.Whole, v.Focus, v.FoldedBy = nil, nil, nil
+	v.Derive()
+	return &v
+}

@@ -29,6 +29,8 @@ type FlatNode struct {
 	ExclusiveNs      int64       `json:"exclusive_ns,omitempty"`
 	InclusiveSamples int64       `json:"inclusive_samples,omitempty"`
 	ExclusiveSamples int64       `json:"exclusive_samples,omitempty"`
+	KernelInclusive  int64       `json:"kernel_inclusive_samples,omitempty"`
+	KernelExclusive  int64       `json:"kernel_exclusive_samples,omitempty"`
 	Lines            []LineCount `json:"lines,omitempty"`
 	CallLines        []LineCount `json:"call_lines,omitempty"`
 }
@@ -46,7 +48,8 @@ func Flatten(roots []Node) []FlatNode {
 		path = append(path[:d], len(out))
 		out = append(out, FlatNode{Parent: parent, Fn: n.Fn, Calls: n.Calls,
 			InclusiveNs: n.InclusiveNs, ExclusiveNs: n.ExclusiveNs,
-			InclusiveSamples: n.InclusiveSamples, ExclusiveSamples: n.ExclusiveSamples, Lines: n.Lines, CallLines: n.CallLines})
+			InclusiveSamples: n.InclusiveSamples, ExclusiveSamples: n.ExclusiveSamples,
+			KernelInclusive: n.KernelInclusiveSamples, KernelExclusive: n.KernelExclusiveSamples, Lines: n.Lines, CallLines: n.CallLines})
 		return true
 	}, nil)
 	return out
@@ -83,7 +86,8 @@ func Unflatten(flat []FlatNode) ([]Node, error) {
 		}
 		n := &all[s]
 		*n = Node{Fn: f.Fn, Calls: f.Calls, InclusiveNs: f.InclusiveNs, ExclusiveNs: f.ExclusiveNs,
-			InclusiveSamples: f.InclusiveSamples, ExclusiveSamples: f.ExclusiveSamples, Lines: f.Lines, CallLines: f.CallLines}
+			InclusiveSamples: f.InclusiveSamples, ExclusiveSamples: f.ExclusiveSamples,
+			KernelInclusiveSamples: f.KernelInclusive, KernelExclusiveSamples: f.KernelExclusive, Lines: f.Lines, CallLines: f.CallLines}
 		if k := kids[i]; k > 0 {
 			n.Children = all[next : next+k : next+k]
 			fill[i] = next
@@ -172,6 +176,8 @@ func (e *threadWriter) thread(t *Thread) {
 		b = appendNonZero(b, `,"exclusive_ns":`, n.ExclusiveNs)
 		b = appendNonZero(b, `,"inclusive_samples":`, n.InclusiveSamples)
 		b = appendNonZero(b, `,"exclusive_samples":`, n.ExclusiveSamples)
+		b = appendNonZero(b, `,"kernel_inclusive_samples":`, n.KernelInclusiveSamples)
+		b = appendNonZero(b, `,"kernel_exclusive_samples":`, n.KernelExclusiveSamples)
 		if len(n.Lines) > 0 {
 			js, err := json.Marshal(n.Lines)
 			if err != nil && e.err == nil {

@@ -63,6 +63,7 @@ func (p *Profile) Folded(f *Focus) *Profile {
 				if parent >= 0 {
 					out[parent].ExclusiveNs += n.ExclusiveNs
 					out[parent].ExclusiveSamples += n.ExclusiveSamples
+					out[parent].KernelExclusive += n.KernelExclusive
 				}
 				continue
 			}
@@ -74,6 +75,8 @@ func (p *Profile) Folded(f *Focus) *Profile {
 				o.ExclusiveNs += n.ExclusiveNs
 				o.InclusiveSamples += n.InclusiveSamples
 				o.ExclusiveSamples += n.ExclusiveSamples
+				o.KernelInclusive += n.KernelInclusive
+				o.KernelExclusive += n.KernelExclusive
 				stand[i] = j
 				continue
 			}

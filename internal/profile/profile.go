@@ -52,15 +52,20 @@ type Profile struct {
 	// WaitSamples: of Samples, the cpu-sampling engine's intervals of
 	// threads waiting (not running) with managed frames on their stacks;
 	// the rest are intervals of CPU time.
-	WaitSamples int64      `json:"wait_samples,omitempty"`
-	TimeSample  int64      `json:"time_sample,omitempty"` // tracing: hot nodes timed on ~1 call in N (1: every call)
-	Include     []string   `json:"include,omitempty"`     // filter patterns in effect
-	Exclude     []string   `json:"exclude,omitempty"`
-	Complete    bool       `json:"complete"`           // written from Shutdown (false: from an exit path or a crash)
-	Cause       string     `json:"cause,omitempty"`    // why not complete: "unhandled exception System.X", "runtime abort (SIGABRT): …", an exit path
-	Warnings    []string   `json:"warnings,omitempty"` // what limits this profile's accuracy
-	Skipped     []Skipped  `json:"skipped,omitempty"`  // instrumentation: selected methods left uninstrumented
-	Functions   []Function `json:"functions"`
+	WaitSamples int64 `json:"wait_samples,omitempty"`
+	TimeSample  int64 `json:"time_sample,omitempty"` // tracing: hot nodes timed on ~1 call in N (1: every call)
+	// KernelMarked: the program marked its kernel (the benchmarks'
+	// harness calls vbench's kernel marks around it) and a sampler counted
+	// each node's samples inside it apart (Node.KernelInclusiveSamples):
+	// KernelView is the measured part alone.
+	KernelMarked bool       `json:"kernel_marked,omitempty"`
+	Include      []string   `json:"include,omitempty"` // filter patterns in effect
+	Exclude      []string   `json:"exclude,omitempty"`
+	Complete     bool       `json:"complete"`           // written from Shutdown (false: from an exit path or a crash)
+	Cause        string     `json:"cause,omitempty"`    // why not complete: "unhandled exception System.X", "runtime abort (SIGABRT): …", an exit path
+	Warnings     []string   `json:"warnings,omitempty"` // what limits this profile's accuracy
+	Skipped      []Skipped  `json:"skipped,omitempty"`  // instrumentation: selected methods left uninstrumented
+	Functions    []Function `json:"functions"`
 	// The allocation engines' (schema 4): objects by type and path, and
 	// the garbage collections.
 	Allocations *Allocations `json:"allocations,omitempty"`
@@ -149,6 +154,10 @@ type Node struct {
 	ExclusiveNs      int64 `json:"exclusive_ns"`
 	InclusiveSamples int64 `json:"inclusive_samples,omitempty"`
 	ExclusiveSamples int64 `json:"exclusive_samples,omitempty"`
+	// KernelInclusiveSamples and KernelExclusiveSamples are, of the
+	// samples, those taken inside the kernel window (Profile.KernelMarked).
+	KernelInclusiveSamples int64 `json:"kernel_inclusive_samples,omitempty"`
+	KernelExclusiveSamples int64 `json:"kernel_exclusive_samples,omitempty"`
 	// Lines: this path's self samples (or executions) by IL offset and
 	// source line (see LineCount); nil without lines.
 	Lines []LineCount `json:"lines,omitempty"`

@@ -358,6 +358,9 @@ func (t *Tree) Merge() *Profile {
 		}
 		m.Samples += p.Samples
 		m.Complete = m.Complete && p.Complete
+		// The kernel's figures of the processes that marked one: the
+		// others' samples are none of the measured part.
+		m.KernelMarked = m.KernelMarked || p.KernelMarked
 		for _, w := range p.Warnings {
 			m.Warnings = append(m.Warnings, fmt.Sprintf("pid %d: %s", p.PID, w))
 		}

@@ -107,7 +107,7 @@ func runFigures(r *Run) []figure {
 	for _, o := range []struct {
 		name string
 		p    *int64
-	}{{"startup_ns", r.StartupNs}, {"gc_pause_ns", r.GCPauseNs}, {"alloc_bytes", r.AllocBytes}, {"profile_bytes", r.ProfileBytes}, {"peak_rss_bytes", r.PeakRSS}, {"profiler_mem_bytes", r.ProfilerMem}} {
+	}{{"startup_ns", r.StartupNs}, {"gc_pause_ns", r.GCPauseNs}, {"alloc_bytes", r.AllocBytes}, {"jit_ns", r.JITNs}, {"profile_bytes", r.ProfileBytes}, {"peak_rss_bytes", r.PeakRSS}, {"profiler_mem_bytes", r.ProfilerMem}} {
 		if o.p != nil {
 			fs = append(fs, figure{o.name, *o.p})
 		}

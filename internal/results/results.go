@@ -390,8 +390,12 @@ type Change struct {
 	// functions that contributed most to the change between the two
 	// sides' profiles (every measured run of each), largest magnitude
 	// first; ExplainUnit says what their figures are.
-	Explain     []Contribution `json:"explain,omitempty"`
-	ExplainUnit string         `json:"explain_unit,omitempty"` // "ns": self time per run (mean); ExplainPerRequest: per request served (a service); ExplainSampledPerRun: sampled self time per run (samples × interval); "share": share of samples (0 to 1)
+	Explain []Contribution `json:"explain,omitempty"`
+	// ExplainScope is what part of each run the profiles explain:
+	// ExplainKernel, or ExplainWholeProcess (start-up and all: the program
+	// marks no kernel, or its engine does not count it apart).
+	ExplainScope string `json:"explain_scope,omitempty"`
+	ExplainUnit  string `json:"explain_unit,omitempty"` // "ns": self time per run (mean); ExplainPerRequest: per request served (a service); ExplainSampledPerRun: sampled self time per run (samples × interval); "share": share of samples (0 to 1)
 
 	// ChangePerCallNs is an A/B pair's change per call (per sample taken
 	// for a sampling pair: ChangePerSampleNs), in ns, with its 95%
@@ -406,6 +410,12 @@ type Change struct {
 	ChangePerSampleLoNs float64 `json:"change_per_sample_lo_ns,omitempty"`
 	ChangePerSampleHiNs float64 `json:"change_per_sample_hi_ns,omitempty"`
 }
+
+// Explain scopes (Change.ExplainScope).
+const (
+	ExplainKernel       = "kernel"
+	ExplainWholeProcess = "process"
+)
 
 // ExplainPerRequest is the explain unit of a service's pair under an
 // engine that times: self time per request served (mean over the runs), as
@@ -510,6 +520,7 @@ type Run struct {
 	GCCollections []int64 `json:"gc_collections,omitempty"`
 	GCPauseNs     *int64  `json:"gc_pause_ns,omitempty"`   // GC.GetTotalPauseDuration at exit
 	AllocBytes    *int64  `json:"alloc_bytes,omitempty"`   // GC.GetTotalAllocatedBytes(precise) at exit
+	JITNs         *int64  `json:"jit_ns,omitempty"`        // JitInfo.GetCompilationTime at exit: the runtime's JIT time
 	ProfileBytes  *int64  `json:"profile_bytes,omitempty"` // bytes of the profiles written (engine modes)
 	// PeakRSS is the peak resident memory of the tree's largest .NET
 	// process as the process itself saw it (VmHWM at exit, by the startup

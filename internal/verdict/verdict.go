@@ -121,7 +121,7 @@ func (o Options) ForMetric(m results.Metric) Options {
 // (merge, report) no longer has.
 func keepExplain(prev, ch *results.Change) {
 	if prev != nil && ch != nil {
-		ch.Explain, ch.ExplainUnit = prev.Explain, prev.ExplainUnit
+		ch.Explain, ch.ExplainUnit, ch.ExplainScope = prev.Explain, prev.ExplainUnit, prev.ExplainScope
 	}
 }
 

@@ -4,7 +4,7 @@
 // so the processes of a tree never write the same file):
 //
 //   start mono_ns=<CLOCK_MONOTONIC at the call, ns>
-//   exit gc0=<n> gc1=<n> gc2=<n> pause_ns=<n> alloc_bytes=<n> hwm_bytes=<n>
+//   exit gc0=<n> gc1=<n> gc2=<n> pause_ns=<n> alloc_bytes=<n> jit_ns=<n> hwm_bytes=<n>
 //
 // the second line from AppDomain.ProcessExit: absent when the process never
 // exits normally (a crash, FailFast, SIGKILL). vbench reads the clock right
@@ -88,6 +88,8 @@ public static unsafe class StartupHook
             at = Digits(line, at, GC.GetTotalPauseDuration().Ticks * 100); // a tick is 100 ns
             at = Text(line, at, " alloc_bytes=");
             at = Digits(line, at, GC.GetTotalAllocatedBytes(true));
+            at = Text(line, at, " jit_ns=");
+            at = Digits(line, at, System.Runtime.JitInfo.GetCompilationTime(false).Ticks * 100);
             long hwm = PeakRSS();
             if (hwm > 0)
             {

@@ -3,7 +3,8 @@
 // stack-allocated), and a known number of induced collections per
 // generation. The allocating methods are optimized at once (no tier-0 code,
 // no on-stack replacement of their loops) and never inlined, so each is a
-// frame of its own on every path.
+// frame of its own on every path, but for Ledger's, which is tiered as a
+// program's own code is by default.
 using System;
 using System.Runtime.CompilerServices;
 
@@ -94,6 +95,27 @@ namespace VbTest
         public static void Big(int n)
         {
             for (int i = 0; i < n; i++) Keep(new byte[1000]);
+        }
+    }
+
+    public sealed class LedgerLine
+    {
+        public long N;
+    }
+
+    // Ledger.MakeLines is called once from Main, with default tiering: its
+    // loop starts in Tier0 code and moves to an on-stack-replacement (OSR)
+    // method, whose frame sits on the Tier0 frame. Every line it allocates
+    // is on the path Main > MakeLines, before and after the move.
+    public static class Ledger
+    {
+        static object[] keep = new object[1 << 12];
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void MakeLines(int n)
+        {
+            for (int i = 0; i < n; i++) keep[i & (keep.Length - 1)] = new LedgerLine { N = i };
+            Console.WriteLine("VBENCH alloc VbTest.Ledger.MakeLines VbTest.LedgerLine " + n);
         }
     }
 }

@@ -39,6 +39,7 @@ namespace VbTest
                 case "cpu": Hot.Run(n > 0 ? n : 1500); break;
                 case "alloc": Allocs.Run(n > 0 ? n : 1000); break;
                 case "allocbig": Allocs.Big(n > 0 ? n : 200000); break;
+                case "osralloc": Ledger.MakeLines(n > 0 ? n : 200000); break;
                 case "wait": Waiter.Run(n > 0 ? n : 600); break;
                 case "faults": Faults.Run(n > 0 ? n : 100); break;
                 case "exit": Exiter.Run(n); return 99; // not reached: Environment.Exit
