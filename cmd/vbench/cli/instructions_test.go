@@ -33,12 +33,12 @@ metric: instructions
 thresholds: {min_change: 5%, min_change_instructions: 1%}
 workloads:
   - name: base
-    command: [dotnet, `+dll+`, "100", "200"]
+    command: [dotnet, `+dll+`, "50", "100"]
   - name: head
-    command: [dotnet, `+dll+`, "130", "200"]
+    command: [dotnet, `+dll+`, "65", "100"]
     against: base
   - name: same
-    command: [dotnet, `+dll+`, "100", "200"]
+    command: [dotnet, `+dll+`, "50", "100"]
     against: base
 `)
 	stdout, stderr, code := vbRun(t, dir, nil, "run", "suite.yaml", "--quiet", "--no-baseline", "--json", "r.json")
