@@ -42,7 +42,7 @@ test: build
 	./scripts/ensure-loadgen.sh
 	./scripts/ensure-perf.sh
 	./scripts/ensure-valgrind.sh
-	$(GO) test -tags vbenchtest -count=1 -timeout 30m ./...
+	$(GO) test -tags vbenchtest -count=1 -timeout 60m ./...
 
 # The statistical studies (-tags vbenchstudy): simulations and recorded
 # histories that measure the verdict rule and history's change-point gate
