@@ -127,6 +127,10 @@ func TestServiceFailures(t *testing.T) {
 			}
 			if tc.name == "port-taken" {
 				yaml = strings.ReplaceAll(yaml, "127.0.0.1:{port}/", fmt.Sprintf("127.0.0.1:%d/", port))
+				// Its server exits as soon as it fails to bind: a deadline
+				// of 2s, at load 8, passed before .NET got that far, and
+				// the failure read "not ready" rather than "exited".
+				yaml = strings.Replace(yaml, "ready_timeout: 2s", "ready_timeout: 20s", 1)
 			}
 			plan := planFor(t, t.TempDir(), yaml)
 			f := Run(context.Background(), plan, Env{})
