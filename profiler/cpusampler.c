@@ -1034,7 +1034,6 @@ static void drain_record(record *r) {
 			vb_cpu_no_managed++;
 			vb_node *c = vb_node_child(th, &th->root, &vb_native_fns[native_kind(frame_ip(s, 0))]);
 			if (c) c->incl_samples += w, c->excl_samples += w;
-			if (c && (s->flags & WALK_KERNEL)) vb_kernel_add(th, c, w);
 			continue;
 		}
 		vb_node *p = &th->root;
