@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 
 	"vbench/internal/profdiff"
 	"vbench/internal/results"
@@ -143,7 +144,13 @@ func contributions(d *profdiff.Diff, n int, timed bool, dir int) []results.Contr
 		}
 		listed[lead.Function] = len(on) > 0
 	}
-	for _, r := range d.Top(0) {
+	// The program's functions first; the frames that stand for what no
+	// method took ("[unselected code]", "[runtime]", "[libcoreclr.so]")
+	// after them, where room is left: a why that led with one named nothing
+	// a user could change (TestExplainNamesThePathThatGrew).
+	top := d.Top(0)
+	sort.SliceStable(top, func(i, j int) bool { return !synthetic(top[i].Function) && synthetic(top[j].Function) })
+	for _, r := range top {
 		if len(out) >= n {
 			break
 		}
@@ -191,6 +198,9 @@ func Lead(d *profdiff.Diff, dir int) (profdiff.Row, bool) {
 	var best profdiff.Row
 	ok := false
 	for _, m := range moved {
+		if synthetic(m.Function) {
+			continue // not a path of the program's to name first
+		}
 		if x := float64(dir) * m.Contribution; x > 0 && (!ok || x > float64(dir)*best.Contribution) {
 			best, ok = m, true
 		}
@@ -344,4 +354,11 @@ func explainAllocs(f *results.File, cells []*cellState) {
 			c.Compare = &results.Change{Explain: out, ExplainUnit: results.ExplainAllocatedPerRun}
 		}
 	}
+}
+
+// synthetic reports whether a profile's frame stands for code no method
+// took ("[native]", "[runtime]", "[unselected code]"; in instructions,
+// "[libcoreclr.so]"), not a function of the program.
+func synthetic(name string) bool {
+	return strings.HasPrefix(name, "[") && strings.HasSuffix(name, "]")
 }
