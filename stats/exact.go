@@ -50,15 +50,7 @@ func JudgeExact(old, new []float64, alpha float64) Judgement {
 		}
 		return j
 	}
-	// Welch-Satterthwaite; a side with no spread contributes no term.
-	den := 0.0
-	if so > 0 {
-		den += so * so / float64(len(lo)-1)
-	}
-	if sn > 0 {
-		den += sn * sn / float64(len(ln)-1)
-	}
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: (so + sn) * (so + sn) / den}
+	t := welchT(so, sn, len(lo), len(ln))
 	j.P = math.Min(1, 2*t.Survival(math.Abs(d)/se))
 	q := t.Quantile(1 - (1-Confidence)/2)
 	j.Lo, j.Hi = math.Exp(d-q*se), math.Exp(d+q*se)
@@ -110,16 +102,24 @@ func ExactDiff(a, b []float64) (d, lo, hi float64) {
 	if sa+sb == 0 {
 		return d, d, d
 	}
-	den := 0.0
-	if sa > 0 {
-		den += sa * sa / float64(len(a)-1)
-	}
-	if sb > 0 {
-		den += sb * sb / float64(len(b)-1)
-	}
-	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: (sa + sb) * (sa + sb) / den}.Quantile(1 - (1-Confidence)/2)
+	q := welchT(sa, sb, len(a), len(b)).Quantile(1 - (1-Confidence)/2)
 	half := q * math.Sqrt(sa+sb)
 	return d, d - half, d + half
+}
+
+// welchT is Student's t with the Welch-Satterthwaite degrees of freedom
+// of two sides whose squared standard errors are sa and sb (variance over
+// runs), of na and nb runs; a side with no spread contributes no term.
+// One of sa, sb must be positive.
+func welchT(sa, sb float64, na, nb int) distuv.StudentsT {
+	den := 0.0
+	if sa > 0 {
+		den += sa * sa / float64(na-1)
+	}
+	if sb > 0 {
+		den += sb * sb / float64(nb-1)
+	}
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: (sa + sb) * (sa + sb) / den}
 }
 
 // allEqual reports whether every value of xs and ys is one number.
