@@ -48,7 +48,7 @@ func lineProgram(t *testing.T, name string, prepend string, props ...string) str
 	return testProject(t, "lines", "Lines.csproj", "LineSplit.dll", name, prepend, props...)
 }
 
-// testProject builds variant name of the project in profiler/testdata/dir
+// testProject builds variant name of the project in profiler/testdata/<dir>
 // (its csproj and Program.cs) and returns the dll.
 func testProject(t *testing.T, dir, csproj, dllName, name string, prepend string, props ...string) string {
 	t.Helper()

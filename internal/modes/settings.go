@@ -112,7 +112,7 @@ func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil
 func (d *Duration) UnmarshalText(b []byte) error {
 	v, err := time.ParseDuration(string(b))
 	if err != nil {
-		return fmt.Errorf("settings.mode_specs: %q is not a duration like 10ms", b)
+		return fmt.Errorf("%q is not a duration like 10ms", b)
 	}
 	*d = Duration(v)
 	return nil

@@ -131,6 +131,13 @@ func Decode(name string, data []byte) (*File, error) {
 		if field, off := badTime(data); field != "" {
 			return nil, fmt.Errorf("%s: field %s: not a time like 2025-06-04T09:14:00Z", jsonpos.At(name, data, off), field)
 		}
+		if field, path, value := badDuration(data); field != "" {
+			at := name
+			if off, ok := jsonpos.Find(data, path...); ok {
+				at = jsonpos.At(name, data, off)
+			}
+			return nil, fmt.Errorf("%s: %s: %s is not a duration like 10ms", at, field, value)
+		}
 		return nil, jsonpos.Error(name, data, err)
 	}
 	end := dec.InputOffset()
@@ -179,6 +186,40 @@ func badTime(data []byte) (string, int64) {
 		}
 	}
 	return "", 0
+}
+
+// badDuration names the first duration a results file spells wrong (the
+// settings' interval, a mode's interval or timeline_min): encoding/json
+// gives a text field's error neither its field nor its place.
+func badDuration(data []byte) (field string, path []any, value string) {
+	var top struct {
+		Settings struct {
+			Interval  json.RawMessage            `json:"interval"`
+			ModeSpecs []map[string]json.RawMessage `json:"mode_specs"`
+		} `json:"settings"`
+	}
+	if json.Unmarshal(data, &top) != nil {
+		return "", nil, ""
+	}
+	bad := func(v json.RawMessage) bool {
+		var s string
+		if v == nil || json.Unmarshal(v, &s) != nil {
+			return false // a number or an object is json's own error, with its place
+		}
+		_, err := time.ParseDuration(s)
+		return err != nil
+	}
+	if bad(top.Settings.Interval) {
+		return "settings.interval", []any{"settings", "interval"}, string(top.Settings.Interval)
+	}
+	for i, m := range top.Settings.ModeSpecs {
+		for _, k := range []string{"interval", "timeline_min"} {
+			if bad(m[k]) {
+				return fmt.Sprintf("settings.mode_specs[%d].%s", i, k), []any{"settings", "mode_specs", i, k}, string(m[k])
+			}
+		}
+	}
+	return "", nil, ""
 }
 
 // Validate checks what readers rely on: named cells, no duplicates, known

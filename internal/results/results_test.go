@@ -231,7 +231,7 @@ func TestValidateMetricsAndModeSpecs(t *testing.T) {
 		`{"schema": 1, "suite": {"name": "s"}, "results": [{"workload": "w", "mode": "none"}, {"workload": "w", "mode": "x", "metric": "wall"}]}`: `results[1] (w/x): metric wall, but cell w/none measured elapsed: a workload's cells share one metric`,
 		`{"schema": 1, "suite": {"name": "s"}, "settings": {"mode_specs": [{"name": "x"}, {"name": "x"}]}}`:                                       `settings.mode_specs[1]: mode "x" is unnamed or defined twice`,
 		`{"schema": 1, "suite": {"name": "s"}, "settings": {"mode_specs": [{"name": "x", "engine": "perf"}]}}`:                                    `settings.mode_specs[0] (x): unknown engine "perf"`,
-		"{\"schema\": 1, \"suite\": {\"name\": \"s\"},\n\"settings\": {\"mode_specs\": [{\"name\": \"x\", \"interval\": \"often\"}]}}":            `f.json: settings.mode_specs: interval "often" is not a duration like 10ms`,
+		"{\"schema\": 1, \"suite\": {\"name\": \"s\"},\n\"settings\": {\"mode_specs\": [{\"name\": \"x\", \"interval\": \"often\"}]}}":            `f.json:2:52: settings.mode_specs[0].interval: "often" is not a duration like 10ms`,
 	} {
 		if _, err := Decode("f.json", []byte(in)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Decode(%s) = %v, want %q", in, err, want)
