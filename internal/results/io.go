@@ -194,7 +194,7 @@ func badTime(data []byte) (string, int64) {
 func badDuration(data []byte) (field string, path []any, value string) {
 	var top struct {
 		Settings struct {
-			Interval  json.RawMessage            `json:"interval"`
+			Interval  json.RawMessage              `json:"interval"`
 			ModeSpecs []map[string]json.RawMessage `json:"mode_specs"`
 		} `json:"settings"`
 	}
