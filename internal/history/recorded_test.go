@@ -18,7 +18,7 @@ import (
 )
 
 // The goals of issue 24, measured on histories of real invocations on this
-// machine (testdata/recorded, made by scripts/history-study.sh: `vbench run`
+// machine (testdata/recorded, made by scripts/studies/history-study.sh: `vbench run`
 // of a C# program that knows nothing of vbench, metric wall, each run
 // appended by `vbench history append`), in two sets: quiet/ (each
 // invocation started when the cores had been at least half idle for 2 s)

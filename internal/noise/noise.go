@@ -3,8 +3,8 @@
 // its false alarms and its power on this machine's noise rather than on a
 // textbook distribution (docs/harness.md, "Statistical quality").
 //
-// The recording (testdata/noise.json, made by scripts/noise-study.sh and
-// `go run ./cmd/noisestudy record`) has two kinds of invocations:
+// The recording (testdata/noise.json, made by scripts/studies/noise-study.sh and
+// `go run -tags vbenchstudy ./scripts/studies/noisestudy record`) has two kinds of invocations:
 //
 //   - within: one `vbench run` whose cells ran in interleaved rounds: the
 //     same build twice (A1, A2) and a 5% slower variant (B) of each workload,

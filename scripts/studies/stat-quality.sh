@@ -17,15 +17,15 @@
 # harness's bookkeeping per run. Real runs of a real workload at the suite's
 # settings; a measurement, not a test.
 #
-#   scripts/stat-quality.sh [SUITE] [WORKLOAD] [statquality flags...]
-#   scripts/stat-quality.sh benchmarks/suite.yaml fibonacci -reps 20
-#   scripts/stat-quality.sh benchmarks/suite.yaml fibonacci -only against
-#   scripts/stat-quality.sh benchmarks/suite.yaml fibonacci -only suite   # the run-level experiment alone
+#   scripts/studies/stat-quality.sh [SUITE] [WORKLOAD] [statquality flags...]
+#   scripts/studies/stat-quality.sh benchmarks/suite.yaml fibonacci -reps 20
+#   scripts/studies/stat-quality.sh benchmarks/suite.yaml fibonacci -only against
+#   scripts/studies/stat-quality.sh benchmarks/suite.yaml fibonacci -only suite   # the run-level experiment alone
 set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
 suite=${1:-benchmarks/suite.yaml}
 workload=${2:-fibonacci}
 shift $(( $# > 2 ? 2 : $# ))
 make -s build slow-profiler
-exec scripts/go run ./cmd/statquality -vbench bin/vbench -slow bin/libvbenchprof-slow.so -run-level benchmarks/quick.yaml -suite "$suite" -workload "$workload" "$@"
+exec scripts/go run -tags vbenchstudy ./scripts/studies/statquality -vbench bin/vbench -slow bin/libvbenchprof-slow.so -run-level benchmarks/quick.yaml -suite "$suite" -workload "$workload" "$@"
