@@ -25,7 +25,7 @@ FORCE:
 
 # A known regression to test verdicts with: the same profiler whose enter
 # hook adds a few cycles to every traced call (profiler/slow.h, -tags vbenchslow),
-# +10% on fibonacci under tracing here (measured: docs/harness.md). Never part of `make build`.
+# +10% on fibonacci under tracing here (measured: docs/notebook/statistical-quality.md). Never part of `make build`.
 slow-profiler: $(BIN)/libvbenchprof-slow.so
 
 $(BIN)/libvbenchprof-slow.so: FORCE

@@ -34,7 +34,7 @@ import (
 //     runs resampled from the second (step files' last 4, more-*.jsonl)
 //     until a change point within one run of the step appears.
 //
-// The numbers are logged (docs/measurements.md, "History"); what is
+// The numbers are logged (docs/notebook/measurements.md, "History"); what is
 // asserted is what the goals need.
 //
 // The same invocations are measured again by their CPU time (metric cpu,

@@ -1,7 +1,7 @@
 // Package noise holds run times recorded on a real machine and draws
 // synthetic experiments from them, so that a verdict rule can be judged by
 // its false alarms and its power on this machine's noise rather than on a
-// textbook distribution (docs/harness.md, "Statistical quality").
+// textbook distribution (docs/notebook/statistical-quality.md).
 //
 // The recording (testdata/noise.json, made by scripts/studies/noise-study.sh and
 // `go run -tags vbenchstudy ./scripts/studies/noisestudy record`) has two kinds of invocations:

@@ -23,7 +23,7 @@
 #
 # SLOW names another slow build, e.g. one built with
 # CGO_CFLAGS="-O2 -g -DVB_SLOW_SPINS=2" (make slow-profiler's 3: +10% on
-# fibonacci under tracing; docs/harness.md, "A known regression").
+# fibonacci under tracing; docs/notebook/statistical-quality.md, "A known regression").
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"

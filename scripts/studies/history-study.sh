@@ -1,6 +1,6 @@
 #!/bin/bash
 # Records the histories internal/history/recorded_test.go measures (issue 24,
-# docs/measurements.md "History"): real invocations of a C# program that
+# docs/notebook/measurements.md "History"): real invocations of a C# program that
 # knows nothing of vbench (cmd/vbench/cli/testdata/csharp/plainapp, a sieve
 # run ROUNDS times), metric wall, each `vbench run` appended by `vbench
 # history append`. Per repetition: 8 invocations at 100 rounds then 4 at 105

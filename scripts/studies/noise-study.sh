@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # noise-study.sh: record the raw samples the verdict rule was chosen with
-# (docs/harness.md, "Statistical quality"). Real vbench runs of the default
+# (docs/notebook/statistical-quality.md). Real vbench runs of the default
 # suite's fibonacci (one thread, heavy right tail) and mandelbrot (two
 # threads), unprofiled and under tracing:
 #

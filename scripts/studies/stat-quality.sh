@@ -13,7 +13,7 @@
 #
 #   suite A/A (--against the same build): runs with a false regression X/N; suite A/B (--against, B = libvbenchprof-slow.so): runs that caught it Y/N
 #
-# then a Markdown table for docs/harness.md, the machine's load and the
+# then a Markdown table for docs/notebook/statistical-quality.md, the machine's load and the
 # harness's bookkeeping per run. Real runs of a real workload at the suite's
 # settings; a measurement, not a test.
 #
