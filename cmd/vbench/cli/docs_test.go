@@ -95,6 +95,12 @@ func TestDocsListEveryBuiltinMode(t *testing.T) {
 	list := regexp.MustCompile(name + `(?:(?:,\s*|,?\s+(?:and|or)\s+)` + name + `){2,}`)
 	word := regexp.MustCompile(strings.Join(names, "|"))
 	for _, f := range referenceDocs(t) {
+		// reliability.md's catalogue quotes the short lists this test once
+		// caught; timeline.md's "none, tracing and tracing with the
+		// timeline" is three modes of one suite, not the built-ins.
+		if f == "docs/reliability.md" || f == "docs/timeline.md" {
+			continue
+		}
 		b, err := os.ReadFile(filepath.Join(root, f))
 		if err != nil {
 			t.Fatal(err)
