@@ -21,6 +21,13 @@ const maxReferenceLines = 500
 // or "Before". Those live in docs/notebook/, linked from the reference.
 var dated = regexp.MustCompile(`(?i)^#+\s+(?:.*\b20\d\d-\d\d-\d\d\b|measured\b|figures\b|before\b)`)
 
+// aDate is a day in prose; code (an example's output, a timestamp field)
+// and a link's target (a notebook section's anchor) may hold one.
+var aDate = regexp.MustCompile(`\b20\d\d-\d\d-\d\d\b`)
+
+// linkTarget is a Markdown link's target, "(notebook/x.md#y-2026-11-26)".
+var linkTarget = regexp.MustCompile(`\]\([^)]*\)`)
+
 // referencePages are docs/*.md: the reference a user reads. The notebook
 // (docs/notebook/) is apart: studies and measurement history.
 func referencePages(t *testing.T) []string {
@@ -33,7 +40,7 @@ func referencePages(t *testing.T) []string {
 }
 
 // Each reference page is short and says what the tool does; what was
-// measured, and when, is in the notebook.
+// measured, and when (a dated heading or sentence), is in the notebook.
 func TestReferencePagesAreShortAndUndated(t *testing.T) {
 	root := testbin.RepoRoot()
 	for _, page := range referencePages(t) {
@@ -51,8 +58,13 @@ func TestReferencePagesAreShortAndUndated(t *testing.T) {
 			if strings.HasPrefix(line, "```") {
 				fence = !fence
 			}
-			if !fence && dated.MatchString(line) {
+			if fence || strings.HasPrefix(line, "```") {
+				continue
+			}
+			if dated.MatchString(line) {
 				t.Errorf("%s:%d: %q is a measurement's heading: it belongs in docs/notebook/, linked from here", rel, n+1, line)
+			} else if prose := linkTarget.ReplaceAllString(codeSpan.ReplaceAllString(line, ""), "]"); aDate.MatchString(prose) {
+				t.Errorf("%s:%d: a dated result (%s) in the reference: move it to docs/notebook/ and link it", rel, n+1, aDate.FindString(prose))
 			}
 		}
 	}
