@@ -17,6 +17,18 @@ import (
 // profiler, the benchmarks and the study tools stand apart.
 var floors = []string{"vbench/stats", "vbench/internal", "vbench/baseline", "vbench/runner", "vbench/reports", "vbench/cmd"}
 
+// goList runs go list in the repository with args and returns its lines.
+func goList(t *testing.T, args ...string) []string {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"list"}, args...)...)
+	cmd.Dir = testbin.RepoRoot()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	return strings.Split(strings.TrimSpace(string(out)), "\n")
+}
+
 func floorOf(pkg string) int {
 	best := -1
 	for i, f := range floors {
@@ -30,14 +42,9 @@ func floorOf(pkg string) int {
 // No import runs back up a floor, and stats imports no package of the
 // project at all: the layers a reader sees in the folders are the code's.
 func TestNoImportRunsBackUp(t *testing.T) {
-	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...")
-	cmd.Dir = testbin.RepoRoot()
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
-	}
+	out := goList(t, "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...")
 	checked := 0
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+	for _, line := range out {
 		f := strings.Fields(line)
 		pkg, from := f[0], floorOf(f[0])
 		if from < 0 {
@@ -97,17 +104,12 @@ func floorTable(t *testing.T) map[string][]string {
 // packages). The README once said "cmd → reports → runner → baseline →
 // internal → stats", a chain the code never had.
 func TestFloorTableIsGoList(t *testing.T) {
-	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...")
-	cmd.Dir = testbin.RepoRoot()
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
-	}
+	out := goList(t, "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...")
 	got := map[string]map[string]bool{}
 	for _, f := range floors {
 		got[strings.TrimPrefix(f, "vbench/")] = map[string]bool{}
 	}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+	for _, line := range out {
 		f := strings.Fields(line)
 		from := floorOf(f[0])
 		if from < 0 {
@@ -150,15 +152,9 @@ const studies = "vbench/scripts/studies"
 // test` never builds them and a study can change without touching vbench.
 func TestNoProductPackageImportsTheStudies(t *testing.T) {
 	product := []string{"./cmd/vbench/...", "./runner/...", "./reports/...", "./internal/...", "./stats/...", "./baseline/...", "./profiler/..."}
-	args := append([]string{"list", "-tags", "vbenchtest,vbenchstudy", "-test", "-f", `{{.ImportPath}} {{join .Deps " "}}`}, product...)
-	cmd := exec.Command("go", args...)
-	cmd.Dir = testbin.RepoRoot()
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
-	}
+	out := goList(t, append([]string{"-tags", "vbenchtest,vbenchstudy", "-test", "-f", `{{.ImportPath}} {{join .Deps " "}}`}, product...)...)
 	checked := 0
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+	for _, line := range out {
 		f := strings.Fields(line)
 		if strings.HasPrefix(f[0], studies) {
 			continue
