@@ -25,7 +25,7 @@ FORCE:
 
 # A known regression to test verdicts with: the same profiler whose enter
 # hook adds a few cycles to every traced call (profiler/slow.h, -tags vbenchslow),
-# +10% on fibonacci under tracing here (measured: docs/harness.md). Never part of `make build`.
+# +10% on fibonacci under tracing here (measured: docs/notebook/statistical-quality.md). Never part of `make build`.
 slow-profiler: $(BIN)/libvbenchprof-slow.so
 
 $(BIN)/libvbenchprof-slow.so: FORCE
@@ -44,13 +44,17 @@ test: build
 	./scripts/ensure-valgrind.sh
 	$(GO) test -tags vbenchtest -count=1 -timeout 60m ./...
 
-# The statistical studies (-tags vbenchstudy): simulations and recorded
-# histories that measure the verdict rule and history's change-point gate
-# (false alarms, power, latency) rather than check a behaviour. They launch
-# nothing and take minutes, so `make test` leaves them here; CI runs both.
+# The studies (-tags vbenchstudy): simulations and recorded histories that
+# measure the verdict rule and history's change-point gate (false alarms,
+# power, latency) rather than check a behaviour, and the study tools under
+# scripts/studies/ (their mains build only with the tag, so `make test` and
+# the product never build them). They take minutes, so `make test` leaves
+# them here; CI runs both. The recordings themselves are the scripts in
+# scripts/studies/, run by hand (hours each).
 STUDY_PKGS := ./internal/history ./internal/verdict ./profiler
 study:
 	$(GO) test -tags vbenchtest,vbenchstudy -count=1 -timeout 30m -run 'Recorded|Simulated|HeavyTails|TimeSamplingFitWarns' $(STUDY_PKGS)
+	$(GO) test -tags vbenchtest,vbenchstudy -count=1 -timeout 30m ./scripts/studies/...
 
 # The main job: the default suite, every workload under every mode, printing
 # the overhead table and writing results and a report under out/.
@@ -104,6 +108,7 @@ fuzz:
 
 lint:
 	$(GO) vet ./...
+	$(GO) vet -tags vbenchtest,vbenchstudy ./scripts/studies/...
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 fmt:

@@ -402,7 +402,7 @@ static void drain_in_callback(record *r) {
 // when the thread runs again. No thread of ours wakes for a directed tick:
 // before, the drain thread woke every interval to read each busy thread's
 // CPU clock and send it its tick (rt_tgsigqueueinfo), ~15-20 us of a
-// wake-up on this VM for every sample (docs/measurements.md, issue 41).
+// wake-up on this VM for every sample (docs/notebook/measurements.md, issue 41).
 // A wall-clock timer does interrupt a thread that blocks, every interval,
 // and each of those ticks is empty: the drain (every DRAIN_NS) gives a
 // directed thread whose ticks since its last pass were more often empty
@@ -1191,7 +1191,7 @@ static void waits(void) {
 // incomplete with vb_cpu_lost_what as its cause (main.go). Never taken
 // back: the handler is the program's to choose. A SIG_DFL mostly kills
 // the process at the next tick, before any pass can see it
-// (docs/profiler.md). One rt_sigaction per pass, off the hot path.
+// (docs/sampling.md). One rt_sigaction per pass, off the hot path.
 char vb_cpu_lost_what[256]; // what SIGPROF now does, "" while it is ours
 int64_t vb_cpu_lost_ns;     // when the drain saw it, since the profiler started (0: not seen)
 static void check_handler(void) {
@@ -1261,7 +1261,7 @@ static int64_t drain_wakes, drain_sleep_ns; // the loop's wake-ups; with VBENCH_
 // only to empty the rings (a ring holds NSLOTS ticks of one thread, at
 // least NSLOTS intervals of wall time), to check the waits (WAIT_NS) and
 // the directed threads: a wake-up is the drain's dearest part
-// (docs/measurements.md, "Where a sample's time goes"), now paid once for
+// (docs/notebook/measurements.md, "Where a sample's time goes"), now paid once for
 // every busy thread's twenty samples rather than once or twice a sample
 // (at 10 ms, measured, the wake-ups cost ~1 us more a sample). The price:
 // a directed thread that blocks is woken by its ticks until the next pass

@@ -196,7 +196,7 @@ func subsequence(a, b []string) bool {
 
 // Waits: a thread blocked in Thread.Join or Thread.Sleep uses no CPU time,
 // so no CPU tick ever lands on it; the engine walks its waiting stack once
-// and weighs it by the time waited (docs/profiler.md, "Sampling by signals"), as
+// and weighs it by the time waited (docs/sampling.md, "Sampling by signals"), as
 // the suspending sampler's wall-clock ticks and the tracer count that time
 // as the waiting method's. Waiter.Join waits for the whole of Hot.Spin's
 // 600 ms on a worker, Waiter.Nap sleeps 300 ms: each gets its wall time in

@@ -199,7 +199,7 @@ func TestCompilerUnderProfiler(t *testing.T) {
 			// compilation itself takes ~5 s, then the profiler's Go writer
 			// spends a few seconds turning ~2 million call-tree nodes into
 			// profile.json and profile.pb.gz (measured 2026-11-22, see
-			// docs/reliability.md).
+			// docs/notebook/profiler.md, "The C# compiler under the profiler").
 			if avail := memAvailable(); avail > 0 && avail < c.memory {
 				t.Skipf("needs about %s of free memory, %s available", mib(c.memory), mib(avail))
 			}

@@ -165,7 +165,7 @@
 // The proof is scripts/stress-profiler.sh and, for a service's start-up
 // (threads made, handlers installed, code JIT-compiled while ticks
 // arrive), scripts/startup-stress.sh (both make stress), results in
-// docs/profiler.md; TestSigrtminOnstackCleared reads SIGRTMIN's flags from
+// docs/notebook/profiler.md; TestSigrtminOnstackCleared reads SIGRTMIN's flags from
 // inside the profilee under every engine.
 //
 // Exceptions: ExceptionUnwindFunctionEnter/Leave pop the frame of a hooked

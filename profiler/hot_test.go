@@ -9,7 +9,7 @@ import (
 
 // The hook microbenchmarks report the cost of one enter+leave pair outside
 // any runtime: the CLR's own cost of calling hooks is the null engine's
-// floor, measured end to end by ./cmd/overhead.
+// floor, measured end to end by ./scripts/studies/overhead.
 func benchmarkPairs(b *testing.B, kind int) {
 	benchPairs(1000, kind) // warm up: creates this thread's tree
 	b.ResetTimer()

@@ -17,7 +17,7 @@
 // interrupted is either gone (a one-line method that calls nothing never
 // appears as a leaf: its caller gets its samples) or no longer the leaf (a
 // long-running method's own samples move to whatever it called later).
-// docs/profiler.md, "Sampling accuracy", has the measurements.
+// docs/notebook/profiler.md, "Sampling accuracy", has the measurements.
 //
 // So a wrapper in front of CoreCLR's SIGRTMIN handler notes, per thread, the
 // interrupted instruction pointer and which words just above the interrupted

@@ -488,7 +488,7 @@ func TestUnwindCallbacksBalanceExceptions(t *testing.T) {
 // in Spin's half, it is stopped later, wherever a second interruption lands
 // (mostly in Mix). The sampler takes each stack as of the first interruption
 // (interrupted.c): Mix gets about half of Spin's samples, as perf measures
-// (docs/profiler.md). With VBENCH_SAMPLING_SAFEPOINT_LEAVES=1 it takes the
+// (docs/notebook/profiler.md, "Sampling accuracy"). With VBENCH_SAMPLING_SAFEPOINT_LEAVES=1 it takes the
 // walks as CoreCLR gives them, and Mix gets none. Two threads: each thread's
 // interruptions are matched to its own stack.
 //

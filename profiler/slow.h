@@ -12,7 +12,7 @@
 // one cycle of latency on that chain (never eliminated: it is not a move),
 // so the cost is VB_SLOW_SPINS x 2 cycles a traced call, near linear and
 // independent of how the rest of the hook is scheduled. Sized in
-// docs/harness.md ("A known regression"). Clobbers nothing: r10 comes out
+// docs/notebook/statistical-quality.md ("A known regression"). Clobbers nothing: r10 comes out
 // as it went in, rotations touch only CF and OF, which the next cmp sets.
 #ifndef VB_SLOW_H
 #define VB_SLOW_H

@@ -22,7 +22,7 @@ import (
 // doing, not the profiler's: 8 of 10 runs on 2026-11-24, 0 of 3 in one
 // clean-clone make test, 4 of 10 in a clean-clone make study on
 // 2026-11-27, when this VM ran hooked calls up to twice as slowly as two
-// days before (docs/measurements.md, "The same build, two days apart"). So
+// days before (docs/notebook/measurements.md, "The same build, two days apart"). So
 // the study reports the rate with its 95% interval, and fails only when
 // the warning never shows in 20 runs: then the fit or its warning is gone.
 func TestTimeSamplingFitWarns(t *testing.T) {

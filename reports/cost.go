@@ -7,7 +7,7 @@ import (
 	"vbench/internal/modes"
 )
 
-// CostTable is the report's cost per event (docs/harness.md, "Cost per
+// CostTable is the report's cost per event (docs/verdicts.md, "Cost per
 // event"): a grid of workloads × the modes that have a cost in some cell,
 // each cell "3.21 ns/call [3.05, 3.40]", an A/B pair's with its change per
 // event after it. Modes is nil when no cell has a cost (files from before

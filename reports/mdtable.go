@@ -17,7 +17,7 @@ const (
 
 // WriteMarkdownTable writes a GitHub-flavoured Markdown table, the one writer
 // every Markdown table of vbench goes through (the run table, the report's
-// tables, cmd/statquality's). align has one entry per column; missing ones
+// tables, scripts/studies/statquality's). align has one entry per column; missing ones
 // are left-aligned. Cells are written as given: escape text that could hold
 // "|" or a newline (mdEscape, mdCode) before.
 func WriteMarkdownTable(w io.Writer, header []string, rows [][]string, align ...tw.Align) error {

@@ -39,7 +39,7 @@ type CellRow struct {
 	// Cost is the profiler's cost per event over none, "3.21 ns/call
 	// [3.05, 3.40]" or "1.24 ms/sample […]", "" when the cell has none.
 	// CostChange is an A/B pair's change per event, "+0.52 ns/call
-	// [+0.40, +0.66]" (docs/harness.md, "Cost per event").
+	// [+0.40, +0.66]" (docs/verdicts.md, "Cost per event").
 	Cost       string
 	CostChange string
 

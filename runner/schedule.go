@@ -23,7 +23,7 @@ const (
 	// back, counterbalanced within the pair (roundOrder), and the pairs (and the
 	// cells of no pair) in a random order: a burst of a neighbour's load
 	// then mostly lands on both sides of a pair, which the paired test
-	// divides out. Measured under scripts/neighbour.sh: docs/measurements.md.
+	// divides out. Measured under scripts/neighbour.sh: docs/notebook/measurements.md.
 	SchedulePairs = "pairs"
 	// ScheduleShuffle runs every cell of a round in one random order, so
 	// the two sides of a pair are as far apart as any two cells (the

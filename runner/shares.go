@@ -20,7 +20,7 @@ const ShareLevel = 0.99
 // thread that did not run between two ticks (preempted on a busy machine)
 // shows the same stack again: samples come in clusters, and their shares
 // vary more from run to run than a binomial of as many draws. Measured on
-// the 2-core VM under a load of 7-9 (docs/harness.md, "Sampled shares"): a
+// the 2-core VM under a load of 7-9 (docs/records.md, "Sampled shares"): a
 // dispersion (Pearson chi-square over runs per degree of freedom) of 0.65
 // to 1.6, and 2.35 with three threads on the two cores at 1 ms. Four
 // covers that with room: the check's interval is twice the binomial's width.

@@ -153,7 +153,7 @@ func count(runDir string) runCount {
 // tier 1 depends on how fast the process ran, and under valgrind on what
 // else the machine did. With the delay 0 it depends on call counts alone:
 // TwoWork's four counts spread 0.011 % with the delay, 0.002 % without
-// (docs/harness.md, "Instructions").
+// (docs/instructions.md).
 func countingEnv(env []string) []string {
 	for _, kv := range countingDefaults {
 		name, _, _ := strings.Cut(kv, "=")

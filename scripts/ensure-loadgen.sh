@@ -4,7 +4,7 @@
 # timed load by letting every request in flight finish and reports each one,
 # so the requests it completed are the requests the server handled (the
 # handler's exact call count); wrk stops with requests in flight that the
-# server still serves. docs/harness.md, "Services".
+# server still serves. docs/suite.md, "Services".
 #
 # Idempotent and quiet: prints nothing when hey is already there.
 set -euo pipefail

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # ensure-valgrind.sh: make sure valgrind is installed (Debian package
 # valgrind): `metric: instructions` runs every process under its cachegrind
-# tool and counts the instructions it executes (docs/harness.md,
-# "Instructions"), and the tests and CI's gate do so.
+# tool and counts the instructions it executes (docs/instructions.md), and the tests and CI's gate do so.
 #
 # Idempotent and quiet: prints nothing when valgrind is already there and runs.
 set -euo pipefail

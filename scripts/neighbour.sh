@@ -16,7 +16,7 @@
 #   scripts/neighbour.sh -s 7 -d 540 & vbench run benchmarks/quick.yaml --against base.so; wait
 #
 # SIGTERM or SIGINT stop it at once, its burner included. Used by
-# scripts/busy-study.sh and by the runner's test of the verdict rule under
+# scripts/studies/busy-study.sh and by the runner's test of the verdict rule under
 # load (runner/neighbour_test.go).
 set -euo pipefail
 seed=1 duration=600 burst=300:3000 idle=300:3000 planonly=0

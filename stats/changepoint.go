@@ -35,7 +35,7 @@ import (
 // alone, the search over κ costs power where it is not needed: the
 // shuffles' best over every (τ, κ) is larger, and 8 runs then 4 at 5 % more
 // whose every later run was above every earlier one read p 0.013-0.027
-// (docs/measurements.md, "History"). Under "no change" the whole series is
+// (docs/notebook/measurements.md, "History"). Under "no change" the whole series is
 // tested at most twice, so the chance that a stable series shows any change
 // point is at most 2·alpha (1.5-1.7·alpha measured, 3000 stable normal
 // series of 12 and of 50: the two statistics often agree).
@@ -65,7 +65,7 @@ type ChangeOptions struct {
 }
 
 // Defaults of ChangeOptions: measured on recorded runs of this machine
-// (docs/measurements.md, "History").
+// (docs/notebook/measurements.md, "History").
 const (
 	ChangeAlpha        = 0.02
 	ChangeMinSize      = 3

@@ -13,8 +13,8 @@ import (
 // decides): JudgePaired for an A/B pair, whose runs ran in the same rounds
 // (below), and Judge for a stored baseline, which ran in another
 // invocation. Judge was chosen by its false alarms and its power on run
-// times recorded on a shared 2-core machine (docs/harness.md, "Statistical
-// quality"; testdata/noise.json):
+// times recorded on a shared 2-core machine (docs/notebook/statistical-quality.md;
+// testdata/noise.json):
 //
 //   - estimate: the ratio of the two samples' FastHalf means (the mean of
 //     the faster half of the runs: a disturbed run only ever adds time, so

@@ -8,7 +8,7 @@ import (
 
 // The Wilcoxon signed-rank test, its Hodges-Lehmann estimate and the
 // interval that inverts it, exactly (no normal approximation, no resampling).
-// (cmd/noisestudy, which first measured this test on recorded noise, calls
+// (scripts/studies/noisestudy, which first measured this test on recorded noise, calls
 // SignedRankP too.)
 // The A/B rule (JudgePaired) uses them on the per-round log ratios of two
 // cells that ran in the same rounds.

@@ -14,7 +14,7 @@
 //   Program.Run > Audit.RecordAll > Audit.Record
 // (vbench's allocations engine shows AddLine's objects under PlaceOrders,
 // without NewOrder: the JIT gives AddLine no frame record, and a
-// frame-pointer walk then skips its caller, docs/profiler.md's limit; the
+// frame-pointer walk then skips its caller, docs/allocations.md's limit; the
 // harness checks the counts by type, which that does not touch.)
 // The three types live in this program only, so nothing else (the runtime,
 // the framework) allocates one: the VBENCH line's alloc.<Type>=<count> are

@@ -1,6 +1,6 @@
 // web: a service. An ASP.NET Core minimal API whose endpoint does known work
 // per request; vbench starts it per run, drives it with a load generator and
-// measures requests per second and latency (docs/harness.md, "Services").
+// measures requests per second and latency (docs/suite.md, "Services").
 //
 //   GET /health  200 "ok" (readiness; never counted)
 //   GET /work    Vbench.Web.Handler.Work: --n rounds of an integer hash over

@@ -1,7 +1,11 @@
 package doccheck
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -9,9 +13,21 @@ import (
 )
 
 // floors are the house's layers, lowest first: a package may import only
-// packages on its own floor or below (README, "Architecture"). The
+// packages on its own floor or below (DEVELOPERS.md, "Architecture"). The
 // profiler, the benchmarks and the study tools stand apart.
 var floors = []string{"vbench/stats", "vbench/internal", "vbench/baseline", "vbench/runner", "vbench/reports", "vbench/cmd"}
+
+// goList runs go list in the repository with args and returns its lines.
+func goList(t *testing.T, args ...string) []string {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"list"}, args...)...)
+	cmd.Dir = testbin.RepoRoot()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	return strings.Split(strings.TrimSpace(string(out)), "\n")
+}
 
 func floorOf(pkg string) int {
 	best := -1
@@ -26,14 +42,9 @@ func floorOf(pkg string) int {
 // No import runs back up a floor, and stats imports no package of the
 // project at all: the layers a reader sees in the folders are the code's.
 func TestNoImportRunsBackUp(t *testing.T) {
-	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...")
-	cmd.Dir = testbin.RepoRoot()
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
-	}
+	out := goList(t, "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...")
 	checked := 0
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+	for _, line := range out {
 		f := strings.Fields(line)
 		pkg, from := f[0], floorOf(f[0])
 		if from < 0 {
@@ -49,6 +60,109 @@ func TestNoImportRunsBackUp(t *testing.T) {
 			}
 			if to := floorOf(imp); to > from {
 				t.Errorf("%s imports %s: an arrow back up (floor %s over %s)", pkg, imp, floors[to], floors[from])
+			}
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("checked %d packages: go list printed %q", checked, out)
+	}
+}
+
+// floorTable reads DEVELOPERS.md's "```floors" block: "cmd → reports,
+// runner", one floor a line, "nothing" for none.
+func floorTable(t *testing.T) map[string][]string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(testbin.RepoRoot(), "DEVELOPERS.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(data), "```floors\n")
+	block, _, _ = strings.Cut(block, "```")
+	if !ok {
+		t.Fatal("DEVELOPERS.md has no ```floors block")
+	}
+	table := map[string][]string{}
+	for n, line := range strings.Split(strings.TrimSpace(block), "\n") {
+		from, to, ok := strings.Cut(line, "→")
+		if !ok {
+			t.Fatalf("DEVELOPERS.md floors block, line %d: %q has no →", n+1, line)
+		}
+		from = strings.TrimSpace(from)
+		table[from] = []string{}
+		for _, f := range strings.Split(to, ",") {
+			if f = strings.TrimSpace(f); f != "nothing" {
+				table[from] = append(table[from], f)
+			}
+		}
+		sort.Strings(table[from])
+	}
+	return table
+}
+
+// The floor table in DEVELOPERS.md is what go list shows: every floor
+// named, each imports exactly the floors written beside it (non-test
+// packages). The README once said "cmd → reports → runner → baseline →
+// internal → stats", a chain the code never had.
+func TestFloorTableIsGoList(t *testing.T) {
+	out := goList(t, "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...")
+	got := map[string]map[string]bool{}
+	for _, f := range floors {
+		got[strings.TrimPrefix(f, "vbench/")] = map[string]bool{}
+	}
+	for _, line := range out {
+		f := strings.Fields(line)
+		from := floorOf(f[0])
+		if from < 0 {
+			continue
+		}
+		for _, imp := range f[1:] {
+			if to := floorOf(imp); to >= 0 && to != from {
+				got[strings.TrimPrefix(floors[from], "vbench/")][strings.TrimPrefix(floors[to], "vbench/")] = true
+			}
+		}
+	}
+	want := floorTable(t)
+	for floor, imps := range got {
+		var list []string
+		for i := range imps {
+			list = append(list, i)
+		}
+		sort.Strings(list)
+		w, ok := want[floor]
+		if !ok {
+			t.Errorf("DEVELOPERS.md's floor table has no line for %s (go list: %s → %s)", floor, floor, strings.Join(list, ", "))
+			continue
+		}
+		if !slices.Equal(w, list) {
+			t.Errorf("DEVELOPERS.md says %s → %s; go list shows %s → %s", floor, strings.Join(w, ", "), floor, strings.Join(list, ", "))
+		}
+	}
+	for floor := range want {
+		if _, ok := got[floor]; !ok {
+			t.Errorf("DEVELOPERS.md's floor table names %s, which is no floor (%s)", floor, strings.Join(floors, ", "))
+		}
+	}
+}
+
+// studies is where the study tools live; they build only with -tags
+// vbenchstudy, and nothing the product ships or tests may need them.
+const studies = "vbench/scripts/studies"
+
+// No package of the product, nor its tests, imports the studies: `make
+// test` never builds them and a study can change without touching vbench.
+func TestNoProductPackageImportsTheStudies(t *testing.T) {
+	product := []string{"./cmd/vbench/...", "./runner/...", "./reports/...", "./internal/...", "./stats/...", "./baseline/...", "./profiler/..."}
+	out := goList(t, append([]string{"-tags", "vbenchtest,vbenchstudy", "-test", "-f", `{{.ImportPath}} {{join .Deps " "}}`}, product...)...)
+	checked := 0
+	for _, line := range out {
+		f := strings.Fields(line)
+		if strings.HasPrefix(f[0], studies) {
+			continue
+		}
+		checked++
+		for _, dep := range f[1:] {
+			if dep == studies || strings.HasPrefix(dep, studies+"/") {
+				t.Errorf("%s imports %s: the product never builds the studies (scripts/studies/)", f[0], dep)
 			}
 		}
 	}

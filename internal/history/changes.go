@@ -170,7 +170,7 @@ const gateSpan = 50
 // Gate judges, as one family over the run, the recent change points that
 // say slower: what `history show --fail-on slower` fails on. Every series
 // is a chance of a false alarm at each appended run (about 0.4·alpha per
-// series and run, measured: docs/measurements.md, "History"), so a suite of
+// series and run, measured: docs/notebook/measurements.md, "History"), so a suite of
 // a hundred series would fail a build that changes nothing every few pushes
 // if each were judged alone. The family is every series CI judges that the
 // last run measured and that is long enough to show a change point — not a

@@ -18,7 +18,7 @@ import (
 )
 
 // The goals of issue 24, measured on histories of real invocations on this
-// machine (testdata/recorded, made by scripts/history-study.sh: `vbench run`
+// machine (testdata/recorded, made by scripts/studies/history-study.sh: `vbench run`
 // of a C# program that knows nothing of vbench, metric wall, each run
 // appended by `vbench history append`), in two sets: quiet/ (each
 // invocation started when the cores had been at least half idle for 2 s)
@@ -34,7 +34,7 @@ import (
 //     runs resampled from the second (step files' last 4, more-*.jsonl)
 //     until a change point within one run of the step appears.
 //
-// The numbers are logged (docs/measurements.md, "History"); what is
+// The numbers are logged (docs/notebook/measurements.md, "History"); what is
 // asserted is what the goals need.
 //
 // The same invocations are measured again by their CPU time (metric cpu,

@@ -39,7 +39,7 @@ const (
 // run only ever adds time, often to most runs of an invocation, and of the
 // minimum, the fast-half mean and the median of each invocation the minimum
 // left the fewest 5% steps unfound here, at as few false change points
-// (docs/measurements.md, "History"; BenchmarkTools.jl judges by the minimum
+// (docs/notebook/measurements.md, "History"; BenchmarkTools.jl judges by the minimum
 // for the same reason, Chen and Revels, arXiv 1608.04295).
 type Series struct {
 	Workload string

@@ -1,10 +1,10 @@
 // Package noise holds run times recorded on a real machine and draws
 // synthetic experiments from them, so that a verdict rule can be judged by
 // its false alarms and its power on this machine's noise rather than on a
-// textbook distribution (docs/harness.md, "Statistical quality").
+// textbook distribution (docs/notebook/statistical-quality.md).
 //
-// The recording (testdata/noise.json, made by scripts/noise-study.sh and
-// `go run ./cmd/noisestudy record`) has two kinds of invocations:
+// The recording (testdata/noise.json, made by scripts/studies/noise-study.sh and
+// `go run -tags vbenchstudy ./scripts/studies/noisestudy record`) has two kinds of invocations:
 //
 //   - within: one `vbench run` whose cells ran in interleaved rounds: the
 //     same build twice (A1, A2) and a 5% slower variant (B) of each workload,

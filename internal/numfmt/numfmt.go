@@ -1,7 +1,7 @@
 // Package numfmt prints every number a vbench output shows, the way
 // benchstat prints them, so a time, a multiple or a change reads the same in
 // the run table, a report, a verdict's reason, the progress lines, a profile's
-// top table and cmd/statquality. It imports nothing from vbench, so every
+// top table and scripts/studies/statquality. It imports nothing from vbench, so every
 // package can use it.
 package numfmt
 

@@ -21,7 +21,7 @@ const (
 	MetricCPU     Metric = "cpu"     // user + system CPU of the process and the children it waited for
 	// MetricKernelCPU is the CPU time the process spent during the
 	// workload's kernel (cpu_ns on its VBENCH line): what a shared machine
-	// disturbs least (docs/harness.md, "Statistical quality").
+	// disturbs least (docs/notebook/statistical-quality.md).
 	MetricKernelCPU Metric = "kernel-cpu"
 	// The service metrics, from a service workload's load generator
 	// (runner/service.go). RPS is higher-is-better; every statistic keeps
@@ -44,7 +44,7 @@ const (
 	// executed, counted by valgrind's CPU simulator (runner/valgrind.go):
 	// not a time, but a count that repeats to about 0.01 % whatever else
 	// the machine runs (CodSpeed's way), so a verdict decides with a few
-	// runs where time cannot (docs/harness.md, "Instructions").
+	// runs where time cannot (docs/instructions.md).
 	MetricInstructions Metric = "instructions"
 	// MetricKernelInstructions is what the process executed between the
 	// workload's kernel marks (vbench's callgrind client requests, which

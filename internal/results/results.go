@@ -184,7 +184,7 @@ type Cell struct {
 	// anywhere; its runs/<seq>/ hold every measured run's.
 	Profile string `json:"profile,omitempty"`
 
-	// The profiler's cost per event (summary.Fill, docs/harness.md "Cost per
+	// The profiler's cost per event (summary.Fill, docs/verdicts.md "Cost per
 	// event"): (median − the none cell's median) / events per run, in ns,
 	// with a 95% interval. Calls for cells whose engine counts them exactly
 	// (tracing, instrumentation; null takes its calls from the workload's

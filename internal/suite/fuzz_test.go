@@ -80,7 +80,7 @@ func checkError(t *testing.T, path string, data []byte, err error) {
 	}
 }
 
-// checkSuite asserts the rules docs/harness.md gives for a suite.
+// checkSuite asserts the rules docs/suite.md gives for a suite.
 func checkSuite(t *testing.T, s *Suite) {
 	t.Helper()
 	fail := func(format string, args ...any) {

@@ -30,7 +30,7 @@ const (
 	// LoadGenerator is the program that drives a service: hey, which
 	// stops a timed load by letting every request in flight finish and
 	// reports each, so the requests it completed are the requests the
-	// server handled (docs/harness.md, "Services").
+	// server handled (docs/suite.md, "Services").
 	LoadGenerator = "hey"
 )
 

@@ -19,7 +19,7 @@ import (
 // The A/B rule (verdict.JudgePair: paired by round, the signed-rank test,
 // the Hodges-Lehmann ratio, a second look when undecided) on run times
 // recorded on this project's shared 2-core VM (stats/testdata/noise.json,
-// scripts/noise-study.sh): synthetic pairs of 20 (then 30) rounds drawn from
+// scripts/studies/noise-study.sh): synthetic pairs of 20 (then 30) rounds drawn from
 // real interleaved runs, judged at the default suite's thresholds (alpha
 // 0.01, minimum change 5%). A/A: at most 1 false alarm in 20. A/B: a change
 // at or above min_change (the slow profiler under tracing) caught at least
@@ -39,7 +39,7 @@ func TestRuleOnRecordedNoise(t *testing.T) {
 	// planned 20 runs, one more look at 30 when undecided.
 	const planned, n, trials, alpha, minChange = 20, 30, 100, 0.01, 0.05
 	// Held out: this recording chose the unpaired rule stored baselines
-	// use (cmd/noisestudy); the paired A/B rule judged here was chosen
+	// use (scripts/studies/noisestudy); the paired A/B rule judged here was chosen
 	// without it (exchangeability within a round, issue 26), and nothing
 	// of it was tuned to these runs. One pair: its own family.
 	opts := verdict.Options{Alpha: alpha, MinChange: minChange}

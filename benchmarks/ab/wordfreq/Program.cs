@@ -1,5 +1,5 @@
 // wordfreq: a program the harness was never tuned on, in two builds, for
-// measuring a pair of workloads (docs/measurements.md, "Two builds of a
+// measuring a pair of workloads (docs/notebook/measurements.md, "Two builds of a
 // program"). It counts the words of a generated text: Tokenize splits it,
 // Normalize folds each word to a key, Count tallies the keys, Top sorts.
 // head/ builds it with HEAD defined: Normalize does 20% more folding rounds

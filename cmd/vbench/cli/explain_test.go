@@ -23,7 +23,7 @@ import (
 // ways to reach it. Which function changed most is the machine's to say
 // (times are wall-clock, and a loaded machine moved Args.Parse more than
 // the spin moved Fib): not asserted here; the measured rate of explain
-// naming the changed method is in docs/measurements.md (10/10).
+// naming the changed method is in docs/notebook/measurements.md (10/10).
 func TestAgainstSlowBuildExplainsWithHotMethods(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the slow profiler and runs a workload under two builds")

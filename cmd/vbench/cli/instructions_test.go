@@ -282,7 +282,7 @@ workloads:
 	// The helper leads, named through the perf map. Its path is not
 	// Render's: callgrind sees most calls into JIT-compiled code come from
 	// the runtime ([libcoreclr.so]), whose transitions into a method's
-	// on-stack-replacement body are not calls it can follow (docs/harness.md,
+	// on-stack-replacement body are not calls it can follow (docs/instructions.md,
 	// "Why, in instructions").
 	top := head.Compare.Explain[0]
 	if top.Function != "Pipeline.Mix" {

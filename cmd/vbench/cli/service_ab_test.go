@@ -22,7 +22,7 @@ import (
 // reference, and nothing of the run left behind. 3 runs a side are too few
 // for any pair to reach p < 0.01 (so inconclusive, whatever was measured):
 // the rate at which the slow build is caught by rps and by latency-p99 is
-// measured in docs/measurements.md ("Services"), not asserted.
+// measured in docs/notebook/measurements.md ("Services"), not asserted.
 func TestServiceABPairs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a web app under load under two builds")

@@ -441,7 +441,7 @@ namespace VbTest
     // after its call: a call in tail position would be a tail call, and
     // the method's frame gone. CoreLib's Join() keeps no frame pointer: a
     // frame-pointer walk through it skips Waiter.Join unless the sampler
-    // finds the return address its prolog says, docs/profiler.md.)
+    // finds the return address its prolog says, docs/sampling.md.)
     public static class Waiter
     {
         static int waits;

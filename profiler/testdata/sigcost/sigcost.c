@@ -5,7 +5,7 @@
 // (CLOCK_THREAD_CPUTIME_ID) of the thread that pays it, so a loaded machine
 // moves it less than wall time. Not part of the build (testdata):
 //   cc -O2 -pthread -o /tmp/sigcost profiler/testdata/sigcost/sigcost.c && /tmp/sigcost
-// Prints one line per repetition; docs/measurements.md gives the results.
+// Prints one line per repetition; docs/notebook/measurements.md gives the results.
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>

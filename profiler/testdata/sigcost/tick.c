@@ -13,7 +13,7 @@
 // each line gives the loop's CPU time, the signals handled and the
 // sender's CPU time. Not part of the build (testdata):
 //   cc -O2 -pthread -o /tmp/tick profiler/testdata/sigcost/tick.c && /tmp/tick 0wd 40
-// docs/measurements.md ("Ticks without a wake-up") gives the results.
+// docs/notebook/measurements.md ("Ticks without a wake-up") gives the results.
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>

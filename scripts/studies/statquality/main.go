@@ -1,3 +1,5 @@
+//go:build vbenchstudy
+
 // Command statquality measures how trustworthy vbench's verdicts are on this
 // machine, with real runs of a real workload, judged by the code `vbench
 // compare` uses (verdict.Apply) at the suite's thresholds. Each
@@ -31,7 +33,7 @@
 //
 // It also reports the harness's bookkeeping per run and how busy the
 // machine was (`uptime` before and after, and each run's other_cpu). Usage
-// (see scripts/stat-quality.sh):
+// (see scripts/studies/stat-quality.sh):
 //
 //	statquality -suite benchmarks/suite.yaml -workload fibonacci -reps 20
 package main

@@ -1,3 +1,5 @@
+//go:build vbenchstudy
+
 // Command overhead measures the vbench profiler's cost side by side: it runs
 // the test program's fib (100 × fib(30)) and mandel scenarios under none,
 // null, tracing and sampling, interleaved, N times each, and prints the
@@ -5,7 +7,7 @@
 // (and tracing against null), peak RSS, and how many of the methods tracing
 // shows with >= 1% of the time sampling also finds.
 //
-//	go run ./cmd/overhead -runs 11
+//	go run -tags vbenchstudy ./scripts/studies/overhead -runs 11
 //
 // It is a developer's tool; the official numbers come from `vbench run` on
 // benchmarks/.

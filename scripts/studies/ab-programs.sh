@@ -1,7 +1,7 @@
 #!/bin/sh
 # Two builds of a program as a pair of workloads, N times: how often each
-# verdict comes out (docs/measurements.md, "Two builds of a program").
-#   scripts/ab-programs.sh [N] [SUITE]    (default 10, benchmarks/ab/wordfreq.yaml)
+# verdict comes out (docs/notebook/measurements.md, "Two builds of a program").
+#   scripts/studies/ab-programs.sh [N] [SUITE]    (default 10, benchmarks/ab/wordfreq.yaml)
 # Needs bin/vbench and bin/libvbenchprof.so (make build) and jq. Each run's
 # results go to out/ab/run-<i>.json; the tally lists every judged cell's
 # verdicts over the runs, then its changes (ratios NEW/OLD), run by run,

@@ -11,9 +11,9 @@
 # which bursts that hit one run of a pair do not dominate), per workload and
 # pooled over them; results files stay in DIR.
 #
-#   scripts/pair-spread.sh [REPS] [RUNS] [DIR]     (default 3 10 out/pair-spread)
+#   scripts/studies/pair-spread.sh [REPS] [RUNS] [DIR]     (default 3 10 out/pair-spread)
 set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
 reps=${1:-3} runs=${2:-10} dir=${3:-out/pair-spread}
 mkdir -p "$dir/same-build"

@@ -15,17 +15,17 @@
 # and the counts with N and an exact (Clopper-Pearson) 95% interval. A
 # measurement, not a test: ~2 x REPS runs of up to BUDGET each.
 #
-#   scripts/busy-study.sh [REPS] [DIR] [vbench run flags...]
-#   scripts/busy-study.sh 10 out/busy-study            # the issue's 10 of each (~3 h)
-#   BUDGET=8m SUITE=benchmarks/quick.yaml scripts/busy-study.sh 2 out/busy-study
-#   scripts/busy-study.sh 0 out/busy-study             # tally the runs DIR holds
-#   FIRST=3 SIDES=ab SLOW=out/slow10.so scripts/busy-study.sh 1 out/busy-study   # one more A/B, another slow build
+#   scripts/studies/busy-study.sh [REPS] [DIR] [vbench run flags...]
+#   scripts/studies/busy-study.sh 10 out/busy-study            # the issue's 10 of each (~3 h)
+#   BUDGET=8m SUITE=benchmarks/quick.yaml scripts/studies/busy-study.sh 2 out/busy-study
+#   scripts/studies/busy-study.sh 0 out/busy-study             # tally the runs DIR holds
+#   FIRST=3 SIDES=ab SLOW=out/slow10.so scripts/studies/busy-study.sh 1 out/busy-study   # one more A/B, another slow build
 #
 # SLOW names another slow build, e.g. one built with
 # CGO_CFLAGS="-O2 -g -DVB_SLOW_SPINS=2" (make slow-profiler's 3: +10% on
-# fibonacci under tracing; docs/harness.md, "A known regression").
+# fibonacci under tracing; docs/notebook/statistical-quality.md, "A known regression").
 set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
 reps=${1:-2} dir=${2:-out/busy-study}
 shift $(( $# > 2 ? 2 : $# ))

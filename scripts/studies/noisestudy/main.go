@@ -1,11 +1,13 @@
+//go:build vbenchstudy
+
 // Command noisestudy chose vbench's verdict rule: it evaluates candidate
 // rules (estimators × tests × pairing) on synthetic experiments drawn from
 // run times recorded on a real machine, and prints each rule's false alarms
 // (A/A: the same build on both sides) and power (A/B: B 5% slower).
 //
-//	scripts/noise-study.sh out/noise                       # record (about an hour)
-//	go run ./cmd/noisestudy record -o stats/testdata/noise.json out/noise
-//	go run ./cmd/noisestudy evaluate [-n 10,20] [-experiments 400]
+//	scripts/studies/noise-study.sh out/noise                       # record (about an hour)
+//	go run -tags vbenchstudy ./scripts/studies/noisestudy record -o stats/testdata/noise.json out/noise
+//	go run -tags vbenchstudy ./scripts/studies/noisestudy evaluate [-n 10,20] [-experiments 400]
 //
 // A developer's tool: the shipped rule lives in stats (stats.Judge).
 package main

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # noise-study.sh: record the raw samples the verdict rule was chosen with
-# (docs/harness.md, "Statistical quality"). Real vbench runs of the default
+# (docs/notebook/statistical-quality.md). Real vbench runs of the default
 # suite's fibonacci (one thread, heavy right tail) and mandelbrot (two
 # threads), unprofiled and under tracing:
 #
@@ -10,13 +10,13 @@
 #   across: ACROSS invocations alternating A and B suites, RUNS runs per cell.
 #
 # Every results file is kept under OUT with `uptime` before and after each
-# invocation (uptime.log); `go run ./cmd/noisestudy record OUT` turns them
+# invocation (uptime.log); `go run -tags vbenchstudy ./scripts/studies/noisestudy record OUT` turns them
 # into stats/testdata/noise.json. A measurement, not a test: it takes about an
 # hour on a quiet 2-core machine, more on a busy one.
 #
-#   scripts/noise-study.sh OUT [ROUNDS=40] [WITHIN=3] [ACROSS=16] [RUNS=30]
+#   scripts/studies/noise-study.sh OUT [ROUNDS=40] [WITHIN=3] [ACROSS=16] [RUNS=30]
 set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 out=$(mkdir -p "$1" && cd "$1" && pwd)
 rounds=${2:-40} within=${3:-3} across=${4:-16} runs=${5:-30}
 cd "$root"

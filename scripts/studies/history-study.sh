@@ -1,6 +1,6 @@
 #!/bin/bash
 # Records the histories internal/history/recorded_test.go measures (issue 24,
-# docs/measurements.md "History"): real invocations of a C# program that
+# docs/notebook/measurements.md "History"): real invocations of a C# program that
 # knows nothing of vbench (cmd/vbench/cli/testdata/csharp/plainapp, a sieve
 # run ROUNDS times), metric wall, each `vbench run` appended by `vbench
 # history append`. Per repetition: 8 invocations at 100 rounds then 4 at 105
@@ -10,13 +10,13 @@
 # CALIBRATE=1 every invocation also runs a calibration workload (the same
 # program on a fixed, other amount of work: `calibration: cal`), whose
 # series the history divides the program's by. Usage:
-#   scripts/history-study.sh OUTDIR [REPETITIONS] [MINUTES]
+#   scripts/studies/history-study.sh OUTDIR [REPETITIONS] [MINUTES]
 set -euo pipefail
-out=$(realpath -m "${1:?usage: scripts/history-study.sh OUTDIR [REPETITIONS] [MINUTES]}")
+out=$(realpath -m "${1:?usage: scripts/studies/history-study.sh OUTDIR [REPETITIONS] [MINUTES]}")
 reps=${2:-3}
 end=$(( $(date +%s) + 60 * ${3:-45} ))
 minidle=${MINIDLE:-80}
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 vbench=${VBENCH:-$root/bin/vbench}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -13,19 +13,19 @@
 #
 #   suite A/A (--against the same build): runs with a false regression X/N; suite A/B (--against, B = libvbenchprof-slow.so): runs that caught it Y/N
 #
-# then a Markdown table for docs/harness.md, the machine's load and the
+# then a Markdown table for docs/notebook/statistical-quality.md, the machine's load and the
 # harness's bookkeeping per run. Real runs of a real workload at the suite's
 # settings; a measurement, not a test.
 #
-#   scripts/stat-quality.sh [SUITE] [WORKLOAD] [statquality flags...]
-#   scripts/stat-quality.sh benchmarks/suite.yaml fibonacci -reps 20
-#   scripts/stat-quality.sh benchmarks/suite.yaml fibonacci -only against
-#   scripts/stat-quality.sh benchmarks/suite.yaml fibonacci -only suite   # the run-level experiment alone
+#   scripts/studies/stat-quality.sh [SUITE] [WORKLOAD] [statquality flags...]
+#   scripts/studies/stat-quality.sh benchmarks/suite.yaml fibonacci -reps 20
+#   scripts/studies/stat-quality.sh benchmarks/suite.yaml fibonacci -only against
+#   scripts/studies/stat-quality.sh benchmarks/suite.yaml fibonacci -only suite   # the run-level experiment alone
 set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
 suite=${1:-benchmarks/suite.yaml}
 workload=${2:-fibonacci}
 shift $(( $# > 2 ? 2 : $# ))
 make -s build slow-profiler
-exec scripts/go run ./cmd/statquality -vbench bin/vbench -slow bin/libvbenchprof-slow.so -run-level benchmarks/quick.yaml -suite "$suite" -workload "$workload" "$@"
+exec scripts/go run -tags vbenchstudy ./scripts/studies/statquality -vbench bin/vbench -slow bin/libvbenchprof-slow.so -run-level benchmarks/quick.yaml -suite "$suite" -workload "$workload" "$@"

@@ -1,3 +1,5 @@
+//go:build vbenchstudy
+
 package main
 
 import (
@@ -17,7 +19,7 @@ import (
 	"encoding/json"
 )
 
-// record turns the results files scripts/noise-study.sh wrote in dir into a
+// record turns the results files scripts/studies/noise-study.sh wrote in dir into a
 // recording: per invocation, every cell's measured elapsed times in round
 // order (the k-th measured run of every cell ran in round k), plus the
 // machine's load as vbench and `uptime` saw it.

@@ -1,3 +1,5 @@
+//go:build vbenchstudy
+
 package main
 
 import (
