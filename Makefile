@@ -91,6 +91,7 @@ STARTUP_RUNS ?= 20
 stress: build
 	scripts/stress-profiler.sh $(STRESS_RUNS)
 	VBENCH_LIB=$(BIN)/libvbenchprof.so scripts/startup-stress.sh $(STARTUP_RUNS)
+	VBENCH_ATTACH_SOAK=60s scripts/go test -tags vbenchtest -count=1 -run TestAttachSamplesARunningProgram ./cmd/vbench/cli/
 
 # Fuzz every reader of user files, each target for FUZZTIME (CI: the 10s
 # default; locally e.g. FUZZTIME=10m). A failing input is written to

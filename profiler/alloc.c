@@ -51,6 +51,7 @@ static int find_coreclr(struct dl_phdr_info *info, size_t size, void *data);
 #define SITES_OFF (sizeof(vb_atab) + 63) / 64 * 64
 
 int vb_alloc_init(void) {
+	if (region) return 0; // reserved by an earlier attach
 	dl_iterate_phdr(find_coreclr, 0);
 	tab_bytes = SITES_OFF + sizeof(vb_asite) * VB_ALLOC_SITES + sizeof(uintptr_t) * VB_ALLOC_FRAMES;
 	tab_bytes = (tab_bytes + 4095) & ~(size_t)4095;

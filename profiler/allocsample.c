@@ -84,3 +84,21 @@ HRESULT vb_asample_delivered(void *self, uintptr_t prov, uint32_t id, uint32_t v
 	vb_alloc_note((uintptr_t)__builtin_frame_address(0), cls, 1, size, w, w * (double)size, frames, nframes);
 	return S_OK;
 }
+
+// vb_asample_stop ends the session (a detach: no event may arrive once the
+// profile is built). 0: stopped, or none ran.
+int vb_asample_stop(void) {
+	if (!session) return 0;
+	void *info12 = 0;
+	HRESULT hr = VCALL(vb_info, UNK_QueryInterface, QI_t)(vb_info, &IID_ICorProfilerInfo12_, &info12);
+	if (FAILED(hr) || !info12) return -1;
+	hr = VCALL(info12, INFO_EventPipeStopSession, EventPipeStopSession_t)(info12, session);
+	VCALL(info12, UNK_Release, Release_t)(info12);
+	if (FAILED(hr)) {
+		vb_err("allocation-sampling: EventPipeStopSession failed (hr=0x%08x)", (unsigned)hr);
+		return -1;
+	}
+	vb_log("allocation-sampling: EventPipe session %lu stopped", (unsigned long)session);
+	session = 0;
+	return 0;
+}

@@ -20,6 +20,7 @@ typedef uintptr_t HCORENUM; // a metadata enumeration's cursor (0: start)
 #define S_FALSE ((HRESULT)1)
 #define E_FAIL ((HRESULT)0x80004005)
 #define CORPROF_E_PROFILER_CANCEL_ACTIVATION ((HRESULT)0x80131375)
+#define E_NOTIMPL ((HRESULT)0x80004001)
 #define E_NOINTERFACE ((HRESULT)0x80004002)
 #define E_INVALIDARG ((HRESULT)0x80070057)
 #define CLASS_E_CLASSNOTAVAILABLE ((HRESULT)0x80040111)
@@ -87,7 +88,8 @@ enum {
 	INFO_DoStackSnapshot = 36,           // Info2
 	INFO_GetFunctionInfo2 = 38,
 	INFO_GetClassIDInfo2 = 41,
-	INFO_SetFunctionIDMapper2 = 59,      // Info3
+	INFO_RequestProfilerDetach = 58,     // Info3
+	INFO_SetFunctionIDMapper2 = 59,
 	INFO_SetEnterLeaveFunctionHooks3 = 61,
 	INFO_GetRuntimeInformation = 67,
 	INFO_EnumThreads = 71,               // Info4
@@ -98,7 +100,9 @@ enum {
 	INFO_GetCodeInfo4 = 92,
 	INFO_SuspendRuntime = 97,            // Info10
 	INFO_ResumeRuntime = 98,
-	INFO_EventPipeStartSession = 101,    // Info12 (Info11: 99, 100)
+	INFO_GetEnvironmentVariable = 99,    // Info11
+	INFO_EventPipeStartSession = 101,    // Info12
+	INFO_EventPipeStopSession = 103,
 };
 typedef HRESULT (*GetClassFromObject_t)(void *, ObjectID, ClassID *);
 typedef HRESULT (*IsArrayClass_t)(void *, ClassID, uint32_t *, ClassID *, ULONG *);
@@ -110,6 +114,9 @@ typedef struct {
 	const WCHAR *filter;
 } COR_PRF_EVENTPIPE_PROVIDER_CONFIG;
 typedef HRESULT (*EventPipeStartSession_t)(void *, uint32_t, COR_PRF_EVENTPIPE_PROVIDER_CONFIG *, BOOL, uint64_t *);
+typedef HRESULT (*EventPipeStopSession_t)(void *, uint64_t);
+typedef HRESULT (*RequestProfilerDetach_t)(void *, uint32_t);
+typedef HRESULT (*GetEnvironmentVariable_t)(void *, const WCHAR *, ULONG, ULONG *, WCHAR *);
 typedef HRESULT (*GetFunctionFromIP_t)(void *, const uint8_t *, FunctionID *);
 typedef HRESULT (*GetThreadInfo_t)(void *, ThreadID, uint32_t *);
 typedef HRESULT (*GetFunctionInfo_t)(void *, FunctionID, ClassID *, ModuleID *, mdToken *);
@@ -210,6 +217,9 @@ enum {
 	CB_ExceptionUnwindFunctionEnter = 62,
 	CB_ExceptionUnwindFunctionLeave = 63,
 	CB_GarbageCollectionStarted = 73,    // Callback2
+	CB_InitializeForAttach = 80,         // Callback3
+	CB_ProfilerAttachComplete = 81,
+	CB_ProfilerDetachSucceeded = 82,
 	CB_EventPipeEventDelivered = 95,     // Callback10 (Callback4..9: 83..94)
 	CB_SLOTS = 97, // through ICorProfilerCallback10::EventPipeProviderCreated
 };

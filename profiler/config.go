@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strconv"
@@ -58,6 +59,8 @@ type config struct {
 	command []string
 	ppid    int
 	procDir string // its directory under dir, once Initialize has succeeded
+
+	attachFor time.Duration // attached (InitializeForAttach): how long to profile before detaching
 }
 
 var current *config
@@ -189,6 +192,34 @@ func checkDir(dir string) error {
 	return nil
 }
 
+// logOut is where logf writes: stderr, or an attach's log file (the
+// target's stderr is the program's own).
+var logOut io.Writer = os.Stderr
+
 func logf(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "vbench-profiler: "+format+"\n", args...)
+	fmt.Fprintf(logOut, "vbench-profiler: "+format+"\n", args...)
+}
+
+// configFromClientData is an attach's configuration (attach.ClientData):
+// the variables Initialize reads from the environment, the duration, and
+// only an engine that can start after attach.
+func configFromClientData(data []byte) (*config, error) {
+	m := attach.ParseClientData(data)
+	c, err := configFromEnv(func(k string) (string, bool) { v, ok := m[k]; return v, ok })
+	if err != nil {
+		return nil, err
+	}
+	if err := attach.AfterAttach(c.engine); err != nil {
+		return nil, err
+	}
+	if c.timeline {
+		return nil, fmt.Errorf("%s: no timeline after attach", attach.EnvTimeline)
+	}
+	s := m[attach.EnvAttachDuration]
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return nil, fmt.Errorf("%s=%q is not a duration like 30s", attach.EnvAttachDuration, s)
+	}
+	c.attachFor = d
+	return c, nil
 }

@@ -1299,6 +1299,8 @@ static void *drain_loop(void *arg) {
 // stress program, which dereferences null every round, died of SIGSEGV in
 // 4 of 5 runs. The fault signals are blocked too, for the same reason,
 // whatever their flags; a wrapper installed later (crash.c) copies the mask.
+static int prof_blocked_in[65]; // the signals whose handler's mask got SIGPROF here (a detach takes it out)
+
 static void block_in_onstack_handlers(void) {
 	for (int sig = 1; sig < 65; sig++) {
 		struct sigaction a;
@@ -1309,7 +1311,10 @@ static void block_in_onstack_handlers(void) {
 		if (!(a.sa_flags & SA_ONSTACK) && !fault) continue;
 		if (sigismember(&a.sa_mask, SIGPROF)) continue;
 		sigaddset(&a.sa_mask, SIGPROF);
-		if (sigaction(sig, &a, 0) == 0) vb_log("cpu sampler: SIGPROF blocked while signal %d's handler runs", sig);
+		if (sigaction(sig, &a, 0) == 0) {
+			prof_blocked_in[sig] = 1;
+			vb_log("cpu sampler: SIGPROF blocked while signal %d's handler runs", sig);
+		}
 	}
 }
 
@@ -1339,9 +1344,12 @@ void vb_cpu_exception_thrown(void) {
 	__atomic_fetch_add(&vb_cpu_unblocked, 1, __ATOMIC_RELAXED);
 }
 
+static struct sigaction prof_before; // SIGPROF's disposition before the engine took it (vb_cpu_release_signal)
+
 int vb_cpu_sampler_start(void) {
 	struct sigaction now;
 	if (sigaction(SIGPROF, 0, &now) != 0) return -1;
+	prof_before = now;
 	void *h = (now.sa_flags & SA_SIGINFO) ? (void *)now.sa_sigaction : (void *)now.sa_handler;
 	if (h != (void *)SIG_DFL && h != (void *)SIG_IGN) {
 		vb_err("SIGPROF already has a handler (%p): the cpu-sampling engine will not take it over", h);
@@ -1432,4 +1440,81 @@ int vb_cpu_sampler_stop_within(int ms) {
 			(double)vb_cpu_handler_ns / (double)vb_cpu_handler_n * ns_per_tick, (double)med * ns_per_tick, vb_cpu_signals ? (double)vb_cpu_frames / (double)vb_cpu_signals : 0);
 	}
 	return 0;
+}
+
+// ---- attach and detach (attach.c)
+
+// vb_cpu_register_running, after an attach: threads that ran before the
+// profiler came get no ThreadAssignedToOSThread, so each managed thread the
+// runtime lists gets its record and timer here (from this thread: the
+// drain learns their stack ranges from /proc/self/maps). A thread the
+// callback reports meanwhile is registered once: records are found by id.
+// The number registered; -1: the runtime listed none.
+int vb_cpu_register_running(void) {
+	IUnknown *e = 0;
+	if (FAILED(VCALL(vb_info, INFO_EnumThreads, EnumThreads_t)(vb_info, &e)) || !e) return -1;
+	int n = 0;
+	ThreadID id;
+	ULONG got = 0;
+	while (VCALL(e, TENUM_Next, Next_t)(e, 1, &id, &got) == S_OK && got == 1) {
+		uint32_t os = 0;
+		if (FAILED(VCALL(vb_info, INFO_GetThreadInfo, GetThreadInfo_t)(vb_info, id, &os)) || os == 0) continue; // not started yet: the callback will come
+		vb_cpu_thread_assigned(id, (int32_t)os);
+		n++;
+	}
+	VCALL(e, UNK_Release, Release_t)(e);
+	vb_log("cpu sampler: %d running threads registered after attach", n);
+	return n;
+}
+
+// vb_cpu_release_signal, at a detach, after the stop (every timer deleted,
+// the drain joined: no tick of ours is sent any more): a SIGPROF generated
+// before its timer went may still be pending on a thread (for ever on one
+// that blocks it), and must not reach a stopped engine, nor a SIG_DFL that
+// would end the process. SIG_IGN discards every pending one (POSIX); then
+// the disposition the process had before the engine goes back. A program
+// that took SIGPROF meanwhile (check_handler) keeps its own.
+void vb_cpu_release_signal(void) {
+	struct sigaction now, ign;
+	if (sigaction(SIGPROF, 0, &now) != 0) return;
+	void *h = (now.sa_flags & SA_SIGINFO) ? (void *)now.sa_sigaction : (void *)now.sa_handler;
+	if (h != (void *)on_prof) return;
+	memset(&ign, 0, sizeof ign);
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGPROF, &ign, 0);
+	sigaction(SIGPROF, &prof_before, 0);
+	// The handlers' masks as they were: a fault that becomes an exception
+	// would otherwise leave SIGPROF blocked on its thread for good, with
+	// no ExceptionThrown of ours to unblock it.
+	for (int sig = 1; sig < 65; sig++) {
+		struct sigaction a;
+		if (!prof_blocked_in[sig] || sigaction(sig, 0, &a) != 0) continue;
+		prof_blocked_in[sig] = 0;
+		if (!sigismember(&a.sa_mask, SIGPROF)) continue;
+		sigdelset(&a.sa_mask, SIGPROF);
+		sigaction(sig, &a, 0);
+	}
+	vb_log("cpu sampler: SIGPROF given back (pending ticks discarded), the handlers' masks as they were");
+}
+
+// vb_cpu_sampler_reset, at a later attach to the same process (the library
+// stays loaded after a detach): the last attach's threads and counts are
+// forgotten; records keep their slots for good.
+void vb_cpu_sampler_reset(void) {
+	pthread_mutex_lock(&reg);
+	for (int i = 0; i < NRECORDS; i++) {
+		slot *s = records[i].slots;
+		memset(&records[i], 0, sizeof records[i]);
+		records[i].slots = s;
+	}
+	stop = 0, lost = 0, ndirected = 0, cached = 0, in_callback = 0;
+	vb_cpu_signals = vb_cpu_weight = vb_cpu_full = vb_cpu_rooted = vb_cpu_broken = vb_cpu_offstack = vb_cpu_norange = 0;
+	vb_cpu_frames = vb_cpu_unresolved = vb_cpu_incomplete = vb_cpu_osr = vb_cpu_no_managed = vb_cpu_leaf_callers = vb_cpu_timer_fail = 0;
+	vb_cpu_wait_sent = vb_cpu_wait_stacks = vb_cpu_wait_weight = vb_cpu_scanned = 0;
+	vb_cpu_ticks_timer = vb_cpu_ticks_directed = vb_cpu_ticks_back = 0;
+	vb_cpu_directed_sent = vb_cpu_back_idle = 0;
+	vb_cpu_lost_what[0] = 0;
+	vb_cpu_lost_ns = 0;
+	pthread_mutex_unlock(&reg);
 }

@@ -38,6 +38,12 @@
 //     one event per object in alloc.c; GCs (gc.c), JIT compilations and
 //     exceptions are recorded by their callbacks. Drained once, at the
 //     write, into timeline.json (Chrome trace-event JSON).
+//   - attach.c: attach and detach (vbench profile --pid; docs/attach.md):
+//     InitializeForAttach with the configuration in the client data, the
+//     threads already running registered, the library kept loaded
+//     (RTLD_NODELETE: Go's runtime cannot be unloaded), and after the
+//     duration the engine stopped, SIGPROF given back, RequestProfilerDetach,
+//     the profile written at ProfilerDetachSucceeded.
 //   - signals.c: the signal handlers Go's runtime changed, put back.
 //   - crash.c: the profile of a process the runtime aborts (below).
 //   - state.c (the mode, the runtime's ICorProfilerInfo10, the interval),

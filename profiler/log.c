@@ -8,6 +8,7 @@
 #include "vb.h"
 
 int vb_debug;
+int vb_log_fd = 2; // an attach's log file (the target's stderr stays its own)
 
 static void vlog_line(const char *fmt, va_list ap) {
 	char line[1024];
@@ -15,7 +16,7 @@ static void vlog_line(const char *fmt, va_list ap) {
 	n += vsnprintf(line + n, sizeof line - n - 1, fmt, ap);
 	if (n > (int)sizeof line - 2) n = sizeof line - 2;
 	line[n++] = '\n';
-	ssize_t r = write(2, line, n);
+	ssize_t r = write(vb_log_fd, line, n);
 	(void)r;
 }
 

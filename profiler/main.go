@@ -10,7 +10,9 @@ import "C"
 import (
 	"os"
 	"time"
+	"unsafe"
 
+	"vbench/internal/attach"
 	"vbench/internal/profile"
 )
 
@@ -31,8 +33,25 @@ func vbGoReady() {}
 // there); or -1 after printing why the profiler will not run.
 //
 //export vbGoConfigure
-func vbGoConfigure() C.int {
-	cfg, err := configFromEnv(envLookup)
+func vbGoConfigure() C.int { return configure(envLookup) }
+
+// vbGoConfigureFrom is vbGoConfigure with the settings a diagnostic port
+// gave the runtime (KEY=VALUE lines: attach.c vb_runtime_settings) over
+// the environment's.
+//
+//export vbGoConfigureFrom
+func vbGoConfigureFrom(settings *C.char) C.int {
+	m := attach.ParseClientData([]byte(C.GoString(settings)))
+	return configure(func(k string) (string, bool) {
+		if v, ok := m[k]; ok {
+			return v, true
+		}
+		return envLookup(k)
+	})
+}
+
+func configure(get func(string) (string, bool)) C.int {
+	cfg, err := configFromEnv(get)
 	if err != nil {
 		logf("%v; running unprofiled", err)
 		return -1
@@ -41,6 +60,43 @@ func vbGoConfigure() C.int {
 	if !cfg.wanted(cfg.command) {
 		return 1
 	}
+	apply(cfg)
+	return 0
+}
+
+// vbGoConfigureAttach is vbGoConfigure for InitializeForAttach: the
+// configuration from the client data (attach.ClientData), messages into
+// its log file. 0, or -1 after saying why there.
+//
+//export vbGoConfigureAttach
+func vbGoConfigureAttach(data *C.char, n C.int) C.int {
+	b := C.GoBytes(unsafe.Pointer(data), n)
+	m := attach.ParseClientData(b)
+	if path := m[attach.EnvAttachLog]; path != "" {
+		if f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err == nil {
+			if old, ok := logOut.(*os.File); ok && old != os.Stderr {
+				old.Close()
+			}
+			logOut = f // kept open: C writes to its descriptor too
+			C.vb_log_fd = C.int(f.Fd())
+		}
+	}
+	if s := m["VBENCH_DEBUG"]; s != "" && s != "0" {
+		C.vb_debug = 1
+	}
+	cfg, err := configFromClientData(b)
+	if err != nil {
+		logf("%v; not attaching", err)
+		return -1
+	}
+	cfg.command, cfg.ppid = cmdline(), os.Getppid()
+	C.vb_attach_ns = C.int64_t(cfg.attachFor.Nanoseconds())
+	apply(cfg)
+	return 0
+}
+
+// apply hands a configuration to C and makes it the current one.
+func apply(cfg *config) {
 	current = cfg
 	if cfg.dirErr != nil {
 		logf("%v; no profile will be written", cfg.dirErr)
@@ -59,7 +115,6 @@ func vbGoConfigure() C.int {
 		C.VB_NATIVE_RUNTIME: profile.RuntimeFrame, C.VB_NATIVE_GC: profile.GCFrame} {
 		C.vb_native_fns[k].name = C.CString(name)
 	}
-	return 0
 }
 
 // vbGoStarted runs when Initialize has succeeded: it makes this process's
@@ -96,9 +151,45 @@ func vbGoWrite(complete C.int, cause *C.char) {
 		return
 	}
 	t0 := time.Now()
-	p := snapshot(current, complete != 0)
-	if complete == 0 {
-		p.Cause = C.GoString(cause)
+	p := build(complete != 0, C.GoString(cause))
+	t1 := time.Now()
+	if err := writeProfile(current.procDir, p); err != nil {
+		logf("writing the profile: %v", err)
+	}
+	if C.vb_debug != 0 { // how long the writer kept the process alive, by phase
+		logf("profile written: snapshot %v, files %v", t1.Sub(t0).Round(time.Millisecond), time.Since(t1).Round(time.Millisecond))
+	}
+}
+
+// held is an attach's profile, built before the detach (names need the
+// runtime) and written after it (vbGoHold, vbGoWriteHeld).
+var held *profile.Profile
+
+//export vbGoHold
+func vbGoHold() {
+	if current == nil || current.procDir == "" {
+		return
+	}
+	held = build(true, "")
+}
+
+//export vbGoWriteHeld
+func vbGoWriteHeld() {
+	if held == nil {
+		return
+	}
+	if err := writeProfile(current.procDir, held); err != nil {
+		logf("writing the profile: %v", err)
+	}
+	held = nil
+}
+
+// build is the profile as it stands (complete, or why not: cause), with
+// the timeline written beside it when asked for.
+func build(complete bool, cause string) *profile.Profile {
+	p := snapshot(current, complete)
+	if !complete {
+		p.Cause = cause
 	}
 	if at := int64(C.vb_cpu_lost_ns); at > 0 { // the program took SIGPROF (cpusampler.c)
 		lost := profile.SamplingStoppedCause(C.GoString(&C.vb_cpu_lost_what[0]), at)
@@ -115,11 +206,5 @@ func vbGoWrite(complete C.int, cause *C.char) {
 			p.Warnings = append(p.Warnings, w)
 		}
 	}
-	t1 := time.Now()
-	if err := writeProfile(current.procDir, p); err != nil {
-		logf("writing the profile: %v", err)
-	}
-	if C.vb_debug != 0 { // how long the writer kept the process alive, by phase
-		logf("profile written: snapshot %v, files %v", t1.Sub(t0).Round(time.Millisecond), time.Since(t1).Round(time.Millisecond))
-	}
+	return p
 }

@@ -144,9 +144,12 @@ static object callback = {callback_vtbl};
 // allocation-sampling, which needs it: the runtime asks before Initialize,
 // so the mode is read from the environment here. Every other engine stays
 // a Callback3 profiler, as it was measured.
+// An attach (no VBENCH_MODE in the target's environment: the mode comes in
+// the client data, after this question) answers it too, in case the mode
+// is allocation-sampling.
 static int wants_callback10(void) {
 	const char *m = getenv("VBENCH_MODE");
-	return m && strcmp(m, "allocation-sampling") == 0;
+	return !m || strcmp(m, "allocation-sampling") == 0;
 }
 
 static HRESULT cb_qi(void *self, const GUID *iid, void **out) {
@@ -165,25 +168,40 @@ static ULONG cb_release(void *self) { (void)self; return 1; }
 // Every callback we do not handle: all return HRESULT, extra arguments are ignored.
 static HRESULT cb_ok(void) { return S_OK; }
 
-static HRESULT cb_initialize(void *self, IUnknown *unk) {
-	(void)self;
-	const char *dbg = getenv("VBENCH_DEBUG");
-	vb_debug = dbg && *dbg && strcmp(dbg, "0") != 0;
+// vb_start is Initialize, and InitializeForAttach (attach.c) with the
+// client data that carries an attach's configuration (data != 0).
+HRESULT vb_start(IUnknown *unk, const void *data, uint32_t ndata) {
+	static int go_ready, arena_ready, exit_hook;
+	int attaching = data != 0;
+	if (!attaching) {
+		const char *dbg = getenv("VBENCH_DEBUG");
+		vb_debug = dbg && *dbg && strcmp(dbg, "0") != 0;
+	}
 	vb_clock_start();
 
 	// The first call into Go blocks until the Go runtime (initialised on its
-	// own thread after dlopen) is ready; only then are its signal changes done.
+	// own thread after dlopen) is ready; only then are its signal changes
+	// done. Once: a later attach finds Go up, and the handlers are the
+	// program's to change since.
 	sigset_t old;
-	mask_rtmin(&old);
-	vbGoReady();
-	unmask(&old);
-	vb_signals_unblock_stops(); // Go's threads have them blocked for good (signals.c)
-	vb_log("SIGRTMIN(%d) flags after Go init: 0x%x", SIGRTMIN, vb_sigrtmin_flags());
-	vb_signals_fix();
-	vb_log("SIGRTMIN(%d) flags now: 0x%x", SIGRTMIN, vb_sigrtmin_flags());
+	if (!go_ready) {
+		mask_rtmin(&old);
+		vbGoReady();
+		unmask(&old);
+		vb_signals_unblock_stops(); // Go's threads have them blocked for good (signals.c)
+		vb_log("SIGRTMIN(%d) flags after Go init: 0x%x", SIGRTMIN, vb_sigrtmin_flags());
+		vb_signals_fix();
+		vb_log("SIGRTMIN(%d) flags now: 0x%x", SIGRTMIN, vb_sigrtmin_flags());
+		go_ready = 1;
+	}
 
 	mask_rtmin(&old);
-	int rc = vbGoConfigure(); // prints its own reason on failure
+	// Each prints its own reason on failure (an attach's into its log file).
+	// No VBENCH_MODE in the environment: the settings may be in the
+	// runtime's (a start-up through a diagnostic port, attach.c).
+	const char *port = attaching || getenv("VBENCH_MODE") ? 0 : vb_runtime_settings(unk);
+	int rc = attaching ? vbGoConfigureAttach((char *)data, (int)ndata) : port ? vbGoConfigureFrom((char *)port) : vbGoConfigure();
+	if (port) vb_debug = env_true("VBENCH_DEBUG");
 	unmask(&old);
 	// Not a process VBENCH_PROCESSES selects: the HRESULT profilers return
 	// to decline quietly (CoreCLR logs no error; the program runs unprofiled).
@@ -205,11 +223,14 @@ static HRESULT cb_initialize(void *self, IUnknown *unk) {
 	if (!FAILED(VCALL(vb_info, INFO_GetRuntimeInformation, GetRuntimeInformation_t)(vb_info, &inst, &rtype, &maj, &min, &build, &qfe, 64, &n, wv)))
 		snprintf(vb_runtime_version, sizeof vb_runtime_version, "%u.%u.%u", maj, min, build);
 
-	if (vb_arena_init() != 0) {
-		vb_err("cannot reserve the call-tree arena; running unprofiled");
-		return E_FAIL;
+	if (!arena_ready) {
+		if (vb_arena_init() != 0) {
+			vb_err("cannot reserve the call-tree arena; running unprofiled");
+			return E_FAIL;
+		}
+		vb_tree_thread_key_init();
+		arena_ready = 1;
 	}
-	vb_tree_thread_key_init();
 
 	uint32_t mask = 0, high = 0;
 	switch (vb_mode) {
@@ -299,13 +320,68 @@ static HRESULT cb_initialize(void *self, IUnknown *unk) {
 		return E_FAIL;
 	}
 	initialized = 1;
-	atexit(at_exit);
-	vb_crash_init(at_crash); // without it (logged), a crash loses the profile
+	if (!exit_hook) atexit(at_exit);
+	exit_hook = 1;
+	// Not for an attach: its hooks in libcoreclr and the signal wrappers
+	// would outlive the detach (a crash while attached loses the profile).
+	if (!attaching) vb_crash_init(at_crash); // without it (logged), a crash loses the profile
 	mask_rtmin(&old);
 	vbGoStarted(); // this process's directory and started.json
 	unmask(&old);
 	vb_log("initialized: mode %d, runtime %s, event mask 0x%x", vb_mode, vb_runtime_version, mask);
 	return S_OK;
+}
+
+static HRESULT cb_initialize(void *self, IUnknown *unk) {
+	(void)self;
+	return vb_start(unk, 0, 0);
+}
+
+// vb_attach_stop ends an attach's profiling before RequestProfilerDetach
+// (attach.c): the engine stopped, its signal given back, its last samples
+// resolved and the profile built in memory, since names need the runtime,
+// which the profiler may not call once the detach is asked for; the files
+// are written at ProfilerDetachSucceeded (vb_attach_write). -1: Shutdown
+// (or the exit path) wrote the profile first.
+int vb_attach_stop(void) {
+	pthread_mutex_lock(&write_mu);
+	if (!initialized || written) {
+		pthread_mutex_unlock(&write_mu);
+		return -1;
+	}
+	written = 1;
+	if (vb_mode == VB_MODE_CPU_SAMPLING) {
+		vb_cpu_sampler_stop_within(-1);
+		vb_cpu_release_signal();
+	}
+	if (vb_mode == VB_MODE_ALLOCATION_SAMPLING) {
+		vb_asample_stop();
+		vb_alloc_resolve();
+	}
+	sigset_t old;
+	mask_rtmin(&old);
+	vbGoHold();
+	unmask(&old);
+	pthread_mutex_unlock(&write_mu);
+	return 0;
+}
+
+void vb_attach_write(void) {
+	sigset_t old;
+	mask_rtmin(&old);
+	vbGoWriteHeld();
+	unmask(&old);
+}
+
+// vb_profiler_reset, at a later attach to the same process: the last
+// attach's profile is written and its trees are not the next one's.
+void vb_profiler_reset(void) {
+	pthread_mutex_lock(&write_mu);
+	initialized = written = 0;
+	pthread_mutex_unlock(&write_mu);
+	vb_threads_forget();
+	vb_cpu_sampler_reset();
+	vb_samples_taken = 0;
 }
 
 static HRESULT cb_shutdown(void *self) {
@@ -475,6 +551,10 @@ __attribute__((constructor)) static void init_vtables(void) {
 	callback_vtbl[CB_RuntimeResumeFinished] = (void *)vb_gc_resume_finished;
 	callback_vtbl[CB_GarbageCollectionStarted] = (void *)vb_gc_started;
 	callback_vtbl[CB_EventPipeEventDelivered] = (void *)vb_asample_delivered;
+	// Attach and detach (attach.c).
+	callback_vtbl[CB_InitializeForAttach] = (void *)vb_initialize_for_attach;
+	callback_vtbl[CB_ProfilerAttachComplete] = (void *)vb_attach_complete;
+	callback_vtbl[CB_ProfilerDetachSucceeded] = (void *)vb_detach_succeeded;
 }
 
 // DllGetClassObject is the library's COM entry point, called by CoreCLR

@@ -65,6 +65,10 @@ vb_thread *vb_thread_new(int32_t os_tid, ThreadID managed) {
 
 vb_thread *vb_threads_head(void) { return __atomic_load_n(&threads_head, __ATOMIC_ACQUIRE); }
 
+// vb_threads_forget, at a later attach: the last attach's trees stay in the
+// arena, out of the list the next profile is read from.
+void vb_threads_forget(void) { __atomic_store_n(&threads_head, 0, __ATOMIC_RELEASE); }
+
 // vb_thread_attach creates the calling thread's tree; &vb_nothread if the
 // arena is exhausted (the thread goes unrecorded). Once per thread.
 vb_thread *vb_thread_attach(void) {

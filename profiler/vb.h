@@ -141,6 +141,7 @@ extern int64_t vb_interval_ns;
 
 // Logging (log.c): vb_log only with VBENCH_DEBUG=1 (vb_debug), vb_err always.
 extern int vb_debug;
+extern int vb_log_fd; // where both write: 2, or an attach's log file
 void vb_log(const char *fmt, ...);
 void vb_err(const char *fmt, ...);
 
@@ -250,6 +251,9 @@ int vb_cpu_sampler_stop_within(int ms); // ms < 0: for ever; -1: still running a
 void vb_cpu_thread_assigned(ThreadID managed, int32_t tid);
 void vb_cpu_exception_thrown(void);
 void vb_cpu_thread_destroyed(ThreadID managed);
+int vb_cpu_register_running(void); // after an attach: the threads already running
+void vb_cpu_release_signal(void);   // at a detach, once stopped: SIGPROF back as it was
+void vb_cpu_sampler_reset(void);    // a later attach: the last one's threads and counts forgotten
 extern char vb_cpu_lost_what[256]; // the program took SIGPROF: what it does now ("" while it is ours)
 extern int64_t vb_cpu_lost_ns;     // ... seen this long after the profiler started
 
@@ -313,6 +317,19 @@ FunctionID vb_interrupted_leaf(const vb_interrupt *q, uintptr_t leaf_ip, uintptr
 // (interrupt: a stop signal, whose profile Shutdown may still replace).
 // Tracing feeds it the thread's in-flight exception.
 int vb_crash_init(void (*write)(const char *cause, int interrupt));
+
+// Attach and detach (attach.c, profiler.c): vb_start is Initialize and
+// InitializeForAttach (data: the client data, 0 for Initialize).
+HRESULT vb_start(IUnknown *unk, const void *data, uint32_t ndata);
+HRESULT vb_initialize_for_attach(void *self, IUnknown *unk, const void *data, uint32_t ndata);
+HRESULT vb_attach_complete(void *self);
+HRESULT vb_detach_succeeded(void *self);
+int vb_attach_stop(void);
+void vb_attach_write(void);
+void vb_profiler_reset(void);
+void vb_threads_forget(void);
+extern int64_t vb_attach_ns; // an attach's profiling time, set by Go from the client data
+const char *vb_runtime_settings(IUnknown *unk); // a start-up through a diagnostic port: the runtime's VBENCH_* (0: none)
 void vb_crash_thrown(ObjectID obj);
 void vb_crash_caught(void);
 
@@ -372,6 +389,7 @@ double vb_alloc_sample_weight(uint64_t size);
 // allocation-sampling (allocsample.c).
 extern uint64_t vb_asample_events, vb_asample_bad;
 int vb_asample_start(int major);
+int vb_asample_stop(void); // a detach
 HRESULT vb_asample_delivered(void *self, uintptr_t prov, uint32_t id, uint32_t version, ULONG cbmeta, const uint8_t *meta,
 	ULONG cb, const uint8_t *data, const GUID *act, const GUID *rel, ThreadID thread, ULONG nframes, const uintptr_t *frames);
 

@@ -180,3 +180,15 @@ func sharesFailure(workload string, checks []results.ShareCheck) string {
 
 // shareText is a share in a message: 0.25, 0.333.
 func shareText(x float64) string { return fmt.Sprintf("%.3g", x) }
+
+// ShareChecks is the share check of one profile against declared shares,
+// as a sampling cell's runs are checked (ShareLevel, ShareDesignEffect):
+// for a profile taken outside a suite (an attach). A reason ("") when the
+// profile cannot be counted, as add says.
+func ShareChecks(p *profile.Profile, declared map[string]float64) ([]results.ShareCheck, string) {
+	var s shareTally
+	if why := s.add(p, declared); why != "" {
+		return nil, why
+	}
+	return s.checks(), ""
+}

@@ -39,12 +39,16 @@ type profileFlags struct {
 	timelineMin time.Duration
 	timelineCap int
 	output      string // -o: speedscope's file
+
+	pid      int           // --pid: attach to this running process
+	duration time.Duration // --pid: how long
+	port     string        // --port: load the profiler at start-up through this diagnostic port
 }
 
 func newProfileCmd() *cobra.Command {
 	f := &profileFlags{}
 	cmd := &cobra.Command{
-		Use:   "profile [flags] -- COMMAND [ARGS...]",
+		Use:   "profile [flags] -- COMMAND [ARGS...] | profile --pid PID --mode sampling [--duration 30s]",
 		Short: "Run a .NET program under the vbench profiler and show where its time goes",
 		Long:  profileLong,
 		Example: `  vbench profile --mode tracing -- dotnet bin/app.dll
@@ -53,9 +57,27 @@ func newProfileCmd() *cobra.Command {
   vbench profile --mode tracing --focus 'MyLib.*' --json top.json -- dotnet app.dll
   vbench profile --mode tracing --include System.Text.Json -- dotnet app.dll
   vbench profile --mode tracing --processes testhost --out prof/ -- dotnet test
-  vbench profile --mode tracing --include '*' --out prof/ -- dotnet csc.dll Hello.cs`,
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runProfile(cmd, f, args) },
+  vbench profile --mode tracing --include '*' --out prof/ -- dotnet csc.dll Hello.cs
+  vbench profile --pid 4242 --mode sampling --duration 30s   # a running process: attach, profile, detach (docs/attach.md)
+  vbench profile --port /tmp/vb.sock --mode tracing          # then: DOTNET_DiagnosticPorts=/tmp/vb.sock dotnet app.dll`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if f.pid != 0 || f.port != "" {
+				return nil // runAttach refuses a COMMAND
+			}
+			return cobra.MinimumNArgs(1)(cmd, args)
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("pid") {
+				return runAttach(cmd, f, args)
+			}
+			if cmd.Flags().Changed("port") {
+				return runPort(cmd, f, args)
+			}
+			if cmd.Flags().Changed("duration") {
+				return usageErrf("--duration is how long an attach (--pid) profiles: a launched program is profiled until it ends")
+			}
+			return runProfile(cmd, f, args)
+		},
 	}
 	fl := cmd.Flags()
 	fl.SetInterspersed(false) // everything after COMMAND belongs to it
@@ -78,6 +100,9 @@ func newProfileCmd() *cobra.Command {
 	fl.DurationVar(&f.timelineMin, "timeline-min", modes.TimelineMin.Default, "with --timeline, tracing: calls shorter than this fold into their caller (0: keep every call)")
 	fl.IntVar(&f.timelineCap, "timeline-cap", modes.TimelineCap.Default, "with --timeline: events a process keeps at most ("+modes.TimelineCap.Want()+"); calls past it are counted and said")
 	fl.StringVarP(&f.output, "output", "o", "", "also write the profiles (and timelines) in speedscope's format to `FILE`.speedscope.json")
+	fl.IntVar(&f.pid, "pid", 0, "attach to this running .NET process through its diagnostics port instead of starting one (--mode sampling or allocation-sampling), profile for --duration, detach")
+	fl.DurationVar(&f.duration, "duration", 30*time.Second, "with --pid: how long to profile before detaching")
+	fl.StringVar(&f.port, "port", "", "listen on this Unix socket `PATH` for a .NET process started with DOTNET_DiagnosticPorts=PATH (it waits, suspended) and load the profiler into it through the diagnostics protocol, without setting its environment; its profile is shown when it ends")
 	registerCompletion(cmd, "mode", completeEngines)
 	registerCompletion(cmd, "format", cobra.FixedCompletions([]string{"table\ton stderr", "json\ton stdout, after the program's output"}, cobra.ShellCompDirectiveNoFileComp))
 	fl.IntVar(&f.timeSamp, "time-sample", 0, "tracing, instrumentation: time ~1 in N calls of hot call paths (power of two; 1: every call; default 16, instrumentation 256)")
