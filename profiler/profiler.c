@@ -354,14 +354,12 @@ int vb_attach_stop(void) {
 		vb_cpu_sampler_stop_within(-1);
 		vb_cpu_release_signal();
 	}
-	if (vb_mode == VB_MODE_ALLOCATION_SAMPLING) {
-		vb_asample_stop();
-		vb_alloc_resolve();
-	}
+	if (vb_mode == VB_MODE_ALLOCATION_SAMPLING) vb_alloc_resolve();
 	sigset_t old;
 	mask_rtmin(&old);
 	vbGoHold();
 	unmask(&old);
+	if (vb_mode == VB_MODE_ALLOCATION_SAMPLING) vb_asample_stop();
 	pthread_mutex_unlock(&write_mu);
 	return 0;
 }

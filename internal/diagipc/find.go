@@ -32,6 +32,11 @@ func Socket(pid int) (string, error) {
 	if _, err := os.Stat(proc); err != nil {
 		return "", fmt.Errorf("pid %d: %w (nothing runs with that id)", pid, ErrNoProcess)
 	}
+	if st, err := os.ReadFile(filepath.Join(proc, "stat")); err == nil {
+		if i := bytes.LastIndexByte(st, ')'); i >= 0 && bytes.HasPrefix(st[i+1:], []byte(" Z")) {
+			return "", fmt.Errorf("pid %d: %w: it has exited (its parent has not reaped it yet)", pid, ErrNoProcess)
+		}
+	}
 	env := environ(pid)
 	dir := env["TMPDIR"]
 	if dir == "" {

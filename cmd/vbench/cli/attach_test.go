@@ -397,3 +397,39 @@ func existingFile(t *testing.T) string {
 	}
 	return p
 }
+
+// allocation-sampling after attach: its EventPipe session started in
+// InitializeForAttach, and the types and paths named before the session
+// stops (stopped first, the runtime refused the metadata calls with
+// CORPROF_E_UNSUPPORTED_CALL_SEQUENCE: every type "[vbench: unknown type]",
+// every frame "?").
+func TestAttachAllocationSampling(t *testing.T) {
+	testbin.ProfilerLib(t)
+	testbin.Vbench(t) // built before the clock starts
+	dll := testbin.Workload(t, "benchmarks/binarytrees/BinaryTrees.csproj")
+	prog := exec.Command(testbin.Dotnet(t), dll, "--depth", "20")
+	prog.Env = attach.ScrubEnv(os.Environ())
+	var progOut, progErr bytes.Buffer
+	prog.Stdout, prog.Stderr = &progOut, &progErr
+	if err := prog.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer prog.Process.Kill()
+	time.Sleep(time.Second)
+	out := t.TempDir()
+	_, stderr, code := runVbench(t, "profile", "--pid", strconv.Itoa(prog.Process.Pid), "--mode", "allocation-sampling", "--duration", "2s", "--out", out, "--top", "3")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{"Vbench.BinaryTrees.TreeNode", "Vbench.BinaryTrees.Program.BottomUpTree ←"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("the table lacks %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, "unknown type") {
+		t.Errorf("types left unnamed:\n%s", stderr)
+	}
+	if err := prog.Wait(); err != nil || progErr.Len() > 0 {
+		t.Errorf("the program after the detach: %v\nstdout:\n%s\nstderr:\n%s", err, progOut.String(), progErr.String())
+	}
+}
