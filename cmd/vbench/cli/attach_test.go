@@ -152,15 +152,7 @@ func TestAttachSamplesARunningProgram(t *testing.T) {
 	if d := time.Duration(p.DurationNs); d < during-time.Second {
 		t.Errorf("the profile spans %v; the attach lasted %v", d, during)
 	}
-	checks, why := runner.ShareChecks(p, map[string]float64{"Attachee.Heavy.Mix": 0.75, "Attachee.Light.Mix": 0.25})
-	if why != "" {
-		t.Fatal(why)
-	}
-	for _, c := range checks {
-		if !c.Pass || c.Samples < 200 {
-			t.Errorf("%s: share %.3f of %d samples, expected %.2f (%.3f..%.3f)", c.Function, c.Measured, c.Samples, c.Expected, c.Lo, c.Hi)
-		}
-	}
+	checkThreeOne(t, p)
 	if !a.alive() {
 		t.Fatal("the attachee died at the detach")
 	}
@@ -375,15 +367,7 @@ func TestStartupProfilerThroughDiagnosticPort(t *testing.T) {
 	if strconv.Itoa(p.PID) != a.pid() || !p.Complete || p.Mode != modes.EngineSampling {
 		t.Errorf("profile: pid %d complete %v mode %s; want pid %s, complete, sampling", p.PID, p.Complete, p.Mode, a.pid())
 	}
-	checks, why := runner.ShareChecks(p, map[string]float64{"Attachee.Heavy.Mix": 0.75, "Attachee.Light.Mix": 0.25})
-	if why != "" {
-		t.Fatal(why)
-	}
-	for _, c := range checks {
-		if !c.Pass || c.Samples < 200 {
-			t.Errorf("%s: share %.3f of %d samples, expected %.2f (%.3f..%.3f)", c.Function, c.Measured, c.Samples, c.Expected, c.Lo, c.Hi)
-		}
-	}
+	checkThreeOne(t, p)
 	if !strings.Contains(vbErr.String(), "resumed with the profiler") || !strings.Contains(vbErr.String(), "Attachee.Heavy.Mix") {
 		t.Errorf("vbench's stderr:\n%s", vbErr.String())
 	}
@@ -431,5 +415,20 @@ func TestAttachAllocationSampling(t *testing.T) {
 	}
 	if err := prog.Wait(); err != nil || progErr.Len() > 0 {
 		t.Errorf("the program after the detach: %v\nstdout:\n%s\nstderr:\n%s", err, progOut.String(), progErr.String())
+	}
+}
+
+// checkThreeOne checks the attachee's 3:1 shares in p with the suites'
+// sampling check (runner.ShareChecks), on 200 samples at least.
+func checkThreeOne(t *testing.T, p *profile.Profile) {
+	t.Helper()
+	checks, why := runner.ShareChecks(p, map[string]float64{"Attachee.Heavy.Mix": 0.75, "Attachee.Light.Mix": 0.25})
+	if why != "" {
+		t.Fatal(why)
+	}
+	for _, c := range checks {
+		if !c.Pass || c.Samples < 200 {
+			t.Errorf("%s: share %.3f of %d samples, expected %.2f (%.3f..%.3f)", c.Function, c.Measured, c.Samples, c.Expected, c.Lo, c.Hi)
+		}
 	}
 }
