@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"time"
 	"vbench/internal/safetext"
 	"vbench/internal/speedscope"
 
@@ -39,11 +38,7 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 	defer unlock()
 	stderr := cmd.ErrOrStderr()
 
-	spec := modes.Spec{Name: modes.Mode(engine), Engine: engine, ProfilerSettings: modes.ProfilerSettings{
-		Interval: modes.Duration(f.interval), Include: f.include, Exclude: f.exclude,
-		TimeSample: f.timeSamp, NoInline: f.noInline, MaxStack: f.maxStack, Lines: f.lines,
-		Timeline: f.timeline, TimelineMin: modes.Duration(max(f.timelineMin, time.Nanosecond)), TimelineCap: f.timelineCap,
-	}}
+	spec := modes.Spec{Name: modes.Mode(engine), Engine: engine, ProfilerSettings: f.settings}
 	launch := attach.Launch{Spec: spec, Library: lib, RunDir: dir, Processes: f.processes}
 	env := launch.Env(os.Environ())
 	reasons := attach.NewProfilerLines(stderr)
