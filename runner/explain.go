@@ -36,7 +36,7 @@ func explainPairs(f *results.File, cells []*cellState) {
 	explainAllocs(f, cells)
 	for i := range f.Results {
 		c := &f.Results[i]
-		ref := verdict.Reference(f, c)
+		ref := f.Reference(c)
 		if ref == nil || c.Compare != nil {
 			continue
 		}
@@ -326,7 +326,7 @@ func explainAllocs(f *results.File, cells []*cellState) {
 	}
 	for i := range f.Results {
 		c := &f.Results[i]
-		ref := verdict.Reference(f, c)
+		ref := f.Reference(c)
 		if ref == nil || sides[ref] == nil || sides[c] == nil {
 			continue
 		}

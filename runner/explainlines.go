@@ -72,7 +72,7 @@ func nameLines(f *results.File, cells []*cellState) {
 	}
 	for i := range f.Results {
 		c := &f.Results[i]
-		ref := verdict.Reference(f, c)
+		ref := f.Reference(c)
 		if c.Compare == nil || ref == nil || sides[ref] == nil || sides[c] == nil {
 			continue
 		}

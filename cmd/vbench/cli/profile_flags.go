@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -15,7 +14,7 @@ import (
 	"vbench/internal/profile"
 	"vbench/internal/results"
 	"vbench/internal/speedscope"
-	"vbench/reports"
+	"vbench/reports/profileview"
 )
 
 type profileFlags struct {
@@ -105,7 +104,7 @@ func (f *profileFlags) check(cmd *cobra.Command) (*profileRun, error) {
 		if err := results.CheckWritable(f.jsonOut); err != nil {
 			return nil, usageErrf("--json %v", err)
 		}
-		if err := ownfile.Check("--json", f.jsonOut, reports.ProfileJSONKind); err != nil {
+		if err := ownfile.Check("--json", f.jsonOut, profileview.ProfileJSONKind); err != nil {
 			return nil, usageErr(err)
 		}
 	}
@@ -114,7 +113,7 @@ func (f *profileFlags) check(cmd *cobra.Command) (*profileRun, error) {
 	}
 	if f.output != "" {
 		if !strings.HasSuffix(strings.ToLower(f.output), speedscope.Ext) {
-			return nil, usageErrf("-o %s: vbench profile writes speedscope's format: name the file *%s (vbench report -o writes the other formats)", f.output, speedscope.Ext)
+			return nil, usageErrf("-o %s: vbench profile writes speedscope's format: name the file *%s (vbench show -o writes the other views)", f.output, speedscope.Ext)
 		}
 		if err := baseline.Guard("-o", f.output); err != nil {
 			return nil, usageErr(err)
@@ -122,7 +121,7 @@ func (f *profileFlags) check(cmd *cobra.Command) (*profileRun, error) {
 		if err := results.CheckWritable(f.output); err != nil {
 			return nil, usageErrf("-o %v", err)
 		}
-		if err := ownfile.Check("-o", f.output, reports.FormatNamed("speedscope").Kind()); err != nil {
+		if err := ownfile.Check("-o", f.output, profileview.FormatNamed("speedscope").Kind()); err != nil {
 			return nil, usageErr(err)
 		}
 	}
