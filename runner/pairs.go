@@ -5,7 +5,6 @@ import (
 
 	"vbench/internal/modes"
 	"vbench/internal/results"
-	"vbench/internal/verdict"
 )
 
 // pairing is what decides which planned cell is judged against which: the

@@ -54,6 +54,10 @@ type Options struct {
 	// CountMinChange is MinChange for a cell measured in instructions
 	// (thresholds.min_change_instructions); 0: MinChange. For applies it.
 	CountMinChange float64
+	// Whys are the run's explains of its A/B pairs, handed over by the
+	// runner (runner.Run); each goes into its pair's judgement. A file
+	// judged again keeps those its judgements carry (results.WhysOf).
+	Whys results.Whys
 }
 
 // judgeUnpaired is the unpaired test opts call for.
@@ -70,17 +74,18 @@ func OptionsOf(f *results.File) Options {
 }
 
 // Apply gives every cell of cur its verdict and records each comparison in
-// cell.Compare. base is a stored baseline (or OLD.json of `compare`), nil
+// cell.Compare, an A/B pair's with its why (opts.Whys). base is a stored baseline (or OLD.json of `compare`), nil
 // when there is none: then only A/B pairs are judged. A machine
 // fingerprint or suite mismatch with base adds a warning to cur; it does
 // not stop the comparison. Callers refuse files whose metrics differ first
 // (CheckMetrics).
 func Apply(cur, base *results.File, opts Options) {
 	warn(cur, base)
+	whys := results.WhysOf(cur)
+	maps.Copy(whys, opts.Whys)
 	var tests []*test
 	for i := range cur.Results {
 		c := &cur.Results[i]
-		prev := c.Compare
 		c.Compare, c.Verdict = nil, ""
 		switch {
 		case c.Failed():
@@ -89,7 +94,9 @@ func Apply(cur, base *results.File, opts Options) {
 			c.Verdict = results.VerdictNotRun
 		case cur.IsAB(c.Workload, c.Mode):
 			tests = append(tests, abTests(cur, c, opts.For(c))...)
-			keepExplain(prev, c.Compare)
+			if w, ok := whys[c.Key()]; ok && c.Compare != nil {
+				w.Put(c.Compare)
+			}
 		case base != nil:
 			tests = append(tests, baselineTests(base, cur, c, opts.For(c))...)
 		}
@@ -134,15 +141,6 @@ func (o Options) ForMetric(m results.Metric) Options {
 		o.MinChange = o.CountMinChange
 	}
 	return o
-}
-
-// keepExplain carries an A/B pair's explain over to its new comparison:
-// the runner computed it from both sides' profiles, which a later judgement
-// (merge, report) no longer has.
-func keepExplain(prev, ch *results.Change) {
-	if prev != nil && ch != nil {
-		ch.Explain, ch.ExplainUnit, ch.ExplainScope = prev.Explain, prev.ExplainUnit, prev.ExplainScope
-	}
 }
 
 // markReferences calls reference, not new, a cell judged against nothing
