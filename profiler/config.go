@@ -94,48 +94,48 @@ func configFromEnv(get func(string) (string, bool)) (*config, error) {
 	default:
 		return nil, fmt.Errorf("%s=%q is not %s", attach.EnvMode, name, modes.OneOf(modes.Engines))
 	}
-	if s, ok := get(attach.EnvInterval); ok && s != "" {
+	if s, ok := get(modes.EnvVar("interval")); ok && s != "" {
 		d, err := time.ParseDuration(s)
 		if err != nil {
-			return nil, fmt.Errorf("%s=%q is not a duration like 10ms", attach.EnvInterval, s)
+			return nil, fmt.Errorf("%s=%q is not a duration like 10ms", modes.EnvVar("interval"), s)
 		}
 		// A typed 0 is a value here, not the default it is in modes.ProfilerSettings.
 		if d == 0 || modes.Validate(modes.ProfilerSettings{Interval: modes.Duration(d)}) != nil {
-			return nil, fmt.Errorf("%s=%s is outside %s", attach.EnvInterval, d, modes.Interval.Want())
+			return nil, fmt.Errorf("%s=%s is outside %s", modes.EnvVar("interval"), d, modes.Interval.Want())
 		}
 		c.interval = d
 	}
-	if s, ok := get(attach.EnvTimeSample); ok && s != "" {
+	if s, ok := get(modes.EnvVar("time_sample")); ok && s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n == 0 || modes.Validate(modes.ProfilerSettings{TimeSample: n}) != nil {
-			return nil, fmt.Errorf("%s=%q is not %s", attach.EnvTimeSample, s, modes.TimeSample.Want())
+			return nil, fmt.Errorf("%s=%q is not %s", modes.EnvVar("time_sample"), s, modes.TimeSample.Want())
 		}
 		c.timeSample = n
 	}
-	if s, ok := get(attach.EnvMaxStack); ok && s != "" {
+	if s, ok := get(modes.EnvVar("max_stack")); ok && s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n == 0 || modes.Validate(modes.ProfilerSettings{MaxStack: n}) != nil {
-			return nil, fmt.Errorf("%s=%q is not a number of frames in %s", attach.EnvMaxStack, s, modes.MaxStack.Want())
+			return nil, fmt.Errorf("%s=%q is not a number of frames in %s", modes.EnvVar("max_stack"), s, modes.MaxStack.Want())
 		}
 		c.maxStack = n
 	}
-	if s, ok := get(attach.EnvTimeline); ok && s != "" && s != "0" {
+	if s, ok := get(modes.EnvVar("timeline")); ok && s != "" && s != "0" {
 		if c.mode != cModeTracing && c.mode != cModeAllocations && c.mode != cModeAllocSampling {
-			return nil, fmt.Errorf("%s=%s: only the tracing and allocation engines write a timeline", attach.EnvTimeline, s)
+			return nil, fmt.Errorf("%s=%s: only the tracing and allocation engines write a timeline", modes.EnvVar("timeline"), s)
 		}
 		c.timeline = true
 	}
-	if s, ok := get(attach.EnvTimelineMin); ok && s != "" {
+	if s, ok := get(modes.EnvVar("timeline_min")); ok && s != "" {
 		d, err := time.ParseDuration(s)
 		if err != nil || modes.Validate(modes.ProfilerSettings{TimelineMin: modes.Duration(d)}) != nil {
-			return nil, fmt.Errorf("%s=%q is not a duration in %s", attach.EnvTimelineMin, s, modes.TimelineMin.Want())
+			return nil, fmt.Errorf("%s=%q is not a duration in %s", modes.EnvVar("timeline_min"), s, modes.TimelineMin.Want())
 		}
 		c.timelineMin = d
 	}
-	if s, ok := get(attach.EnvTimelineCap); ok && s != "" {
+	if s, ok := get(modes.EnvVar("timeline_cap")); ok && s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n == 0 || modes.Validate(modes.ProfilerSettings{TimelineCap: n}) != nil {
-			return nil, fmt.Errorf("%s=%q is not a number of events in %s", attach.EnvTimelineCap, s, modes.TimelineCap.Want())
+			return nil, fmt.Errorf("%s=%q is not a number of events in %s", modes.EnvVar("timeline_cap"), s, modes.TimelineCap.Want())
 		}
 		c.timelineCap = n
 	}
@@ -146,8 +146,8 @@ func configFromEnv(get func(string) (string, bool)) (*config, error) {
 		}
 		c.processes = re
 	}
-	c.include = splitPatterns(get(attach.EnvInclude))
-	c.exclude = splitPatterns(get(attach.EnvExclude))
+	c.include = splitPatterns(get(modes.EnvVar("include")))
+	c.exclude = splitPatterns(get(modes.EnvVar("exclude")))
 	c.dir, _ = get(attach.EnvProfileDir)
 	c.dirErr = checkDir(c.dir)
 	return c, nil
@@ -213,7 +213,7 @@ func configFromClientData(data []byte) (*config, error) {
 		return nil, err
 	}
 	if c.timeline {
-		return nil, fmt.Errorf("%s: no timeline after attach", attach.EnvTimeline)
+		return nil, fmt.Errorf("%s: no timeline after attach", modes.FieldNamed("timeline").Env)
 	}
 	s := m[attach.EnvAttachDuration]
 	d, err := time.ParseDuration(s)

@@ -39,7 +39,7 @@ func TestCPUSamplingFindsHotFunction(t *testing.T) {
 }
 
 func findsHotFunction(t *testing.T, env, log string) {
-	r, p := profiled(t, modes.EngineCPUSampling, []string{attach.EnvInterval + "=1ms", env, "VBENCH_DEBUG=1"}, 0, "cpu", "1500")
+	r, p := profiled(t, modes.EngineCPUSampling, []string{modes.EnvVar("interval") + "=1ms", env, "VBENCH_DEBUG=1"}, 0, "cpu", "1500")
 	if !regexp.MustCompile(log).MatchString(r.Stderr) {
 		t.Errorf("the debug log does not match %q:\n%s", log, r.Stderr)
 	}
@@ -75,7 +75,7 @@ func findsHotFunction(t *testing.T, env, log string) {
 // method (its caller from the Tier0 frame above its frame record).
 func TestCPUSamplingSeesLeavesWithoutSafePoints(t *testing.T) {
 	const spin, mix = "VbTest.Leafy.Spin", "VbTest.Leafy.Mix"
-	r, p := profiled(t, modes.EngineCPUSampling, []string{attach.EnvInterval + "=1ms", "VBENCH_DEBUG=1"}, 0, "leaf", "20", "2")
+	r, p := profiled(t, modes.EngineCPUSampling, []string{modes.EnvVar("interval") + "=1ms", "VBENCH_DEBUG=1"}, 0, "leaf", "20", "2")
 	s, m := p.Function(spin), p.Function(mix)
 	floor, why := spinSamplesFloor(p, spin)
 	if s == nil || s.InclusiveSamples < floor {
@@ -119,7 +119,7 @@ func TestCPUSamplingSeesLeavesWithoutSafePoints(t *testing.T) {
 func TestCPUSamplingPathsAreTracedPaths(t *testing.T) {
 	for _, args := range [][]string{{"leaf", "10", "2"}, {"fib", "20"}, {"mandel", "800"}} {
 		_, tr := profiled(t, modes.EngineTracing, nil, 0, args...)
-		r, cs := profiled(t, modes.EngineCPUSampling, []string{attach.EnvInterval + "=1ms", attach.EnvNoInline + "=1"}, 0, args...)
+		r, cs := profiled(t, modes.EngineCPUSampling, []string{modes.EnvVar("interval") + "=1ms", modes.EnvVar("no_inline") + "=1"}, 0, args...)
 		traced := paths(tr, false)
 		sampled, bad := paths(cs, true), 0
 		if len(sampled) == 0 {
@@ -204,7 +204,7 @@ func subsequence(a, b []string) bool {
 // 1.5 times); with VBENCH_CPU_WAITS=0, CPU time only, neither has one.
 func TestCPUSamplingSamplesWaits(t *testing.T) {
 	const ms = 600
-	r, p := profiled(t, modes.EngineCPUSampling, []string{attach.EnvInterval + "=10ms", "VBENCH_DEBUG=1"}, 0, "wait", "600")
+	r, p := profiled(t, modes.EngineCPUSampling, []string{modes.EnvVar("interval") + "=10ms", "VBENCH_DEBUG=1"}, 0, "wait", "600")
 	join, nap := p.Function("VbTest.Waiter.Join"), p.Function("VbTest.Waiter.Nap")
 	for _, w := range []struct {
 		f    *profile.Function
@@ -234,7 +234,7 @@ func TestCPUSamplingSamplesWaits(t *testing.T) {
 		t.Errorf("Hot.Spin: %+v, want its CPU time sampled", s)
 	}
 
-	_, p = profiled(t, modes.EngineCPUSampling, []string{attach.EnvInterval + "=10ms", "VBENCH_CPU_WAITS=0"}, 0, "wait", "600")
+	_, p = profiled(t, modes.EngineCPUSampling, []string{modes.EnvVar("interval") + "=10ms", "VBENCH_CPU_WAITS=0"}, 0, "wait", "600")
 	for _, name := range []string{"VbTest.Waiter.Join", "VbTest.Waiter.Nap"} {
 		if f := p.Function(name); f != nil && f.InclusiveSamples > 0 {
 			t.Errorf("VBENCH_CPU_WAITS=0: %s has %d samples, want none", name, f.InclusiveSamples)
@@ -255,7 +255,7 @@ func TestProgramTakingSIGPROF(t *testing.T) {
 		{"ign", "ignored (SIG_IGN)"},
 		{"own", "a handler of its own"},
 	} {
-		r, p := profiled(t, modes.EngineCPUSampling, []string{attach.EnvInterval + "=1ms"}, 0, "sigprof", "300", c.kind)
+		r, p := profiled(t, modes.EngineCPUSampling, []string{modes.EnvVar("interval") + "=1ms"}, 0, "sigprof", "300", c.kind)
 		if p.Complete || !strings.Contains(p.Cause, "SIGPROF") || !strings.Contains(p.Cause, c.now) {
 			t.Errorf("%s: profile complete %v, cause %q; want it incomplete, its cause SIGPROF %s\nstderr:\n%s", c.kind, p.Complete, p.Cause, c.now, r.Stderr)
 		}
@@ -272,7 +272,7 @@ func TestProgramTakingSIGPROF(t *testing.T) {
 // good. Each worker used ~0.9 s of CPU and got 20-24 samples at 1 ms, not
 // ~900; now its samples cover at least half its CPU time.
 func TestCPUSamplingAfterNullReference(t *testing.T) {
-	r, p := profiled(t, modes.EngineCPUSampling, []string{attach.EnvInterval + "=1ms"}, 0, "stress", "2", "10000")
+	r, p := profiled(t, modes.EngineCPUSampling, []string{modes.EnvVar("interval") + "=1ms"}, 0, "stress", "2", "10000")
 	workers := 0
 	for _, th := range p.Threads {
 		if th.CPUNs < 100e6 || th.OSID == p.PID { // the main thread only waits for the workers
@@ -361,7 +361,7 @@ func TestSampleTotalsAgree(t *testing.T) {
 // thread's samples are its CPU time, one per interval (within half, and a
 // few intervals of rounding).
 func TestCPUSamplingPreemptedIsNoWait(t *testing.T) {
-	r, p := profiled(t, modes.EngineSampling, []string{attach.EnvInterval + "=1ms", "VBENCH_DEBUG=1"}, 0, "leaf", "5", "16")
+	r, p := profiled(t, modes.EngineSampling, []string{modes.EnvVar("interval") + "=1ms", "VBENCH_DEBUG=1"}, 0, "leaf", "5", "16")
 	spinners := 0
 	for _, th := range p.Threads {
 		if samplesOf(p, th.Roots, "VbTest.Leafy.Spin") == 0 {

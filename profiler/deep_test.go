@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"vbench/internal/attach"
 	"vbench/internal/modes"
 	"vbench/internal/profile"
 	"vbench/internal/testapp"
@@ -158,13 +157,13 @@ func TestDeepRecursionSampling(t *testing.T) {
 // With VBENCH_MAX_STACK=1000 every stack keeps 500 frames at each end around
 // one marker frame, says so, and still credits Bottom with its samples.
 func TestDeepRecursionSampledStackLimit(t *testing.T) {
-	_, p := profiled(t, modes.EngineSuspendSampling, []string{attach.EnvMaxStack + "=1000"}, 0, "deep", fmt.Sprint(deepN), "500")
+	_, p := profiled(t, modes.EngineSuspendSampling, []string{modes.EnvVar("max_stack") + "=1000"}, 0, "deep", fmt.Sprint(deepN), "500")
 	marker := p.Function(profile.ElidedFrames)
 	bottom := p.Function(bottomFn)
 	if marker == nil || bottom == nil || bottom.ExclusiveSamples == 0 || marker.InclusiveSamples < bottom.ExclusiveSamples {
 		t.Fatalf("marker %+v, Bottom %+v", marker, bottom)
 	}
-	if len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], "deeper than 1000 frames") || !strings.Contains(p.Warnings[0], attach.EnvMaxStack) {
+	if len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], "deeper than 1000 frames") || !strings.Contains(p.Warnings[0], modes.EnvVar("max_stack")) {
 		t.Errorf("warnings %q", p.Warnings)
 	}
 	// The marker sits under the root-most 500 frames (fewer after the

@@ -187,7 +187,7 @@ func TestInstrumentationKeepsReadyToRun(t *testing.T) {
 // Selecting framework code (an include pattern) refuses the precompiled
 // bodies of exactly those methods, which are then rewritten and counted.
 func TestInstrumentationIncludesFrameworkCode(t *testing.T) {
-	_, p := profiled(t, modes.EngineInstrumentation, []string{attach.EnvInclude + "=System.Console"}, 0, "loop", "10")
+	_, p := profiled(t, modes.EngineInstrumentation, []string{modes.EnvVar("include") + "=System.Console"}, 0, "loop", "10")
 	if f := p.Function("System.Console.WriteLine"); f == nil || f.Calls < 2 {
 		t.Errorf("Console.WriteLine %+v, want >= 2 calls", f)
 	} else if c := callers(f); c["VbTest.Loop.Run"] != 1 {

@@ -102,7 +102,7 @@ func markerLine(t *testing.T, mark string) int {
 func profileLines(t *testing.T, engine modes.Engine, dll string, extra []string, args ...string) *profile.Profile {
 	t.Helper()
 	dir := t.TempDir()
-	env := attach.Env(lib(t), attach.Options{Engine: engine, ProfileDir: dir, Lines: true})
+	env := attach.Env(lib(t), attach.Options{Engine: engine, ProfileDir: dir, Settings: modes.ProfilerSettings{Lines: true}})
 	cmd := exec.Command(testbin.Dotnet(t), append([]string{dll}, args...)...)
 	cmd.Env = append(append(attach.ScrubEnv(os.Environ()), env...), extra...)
 	var se bytes.Buffer
@@ -143,7 +143,7 @@ func lineSamples(f *profile.Function, line int) int64 {
 // -list shows the source with the samples beside the hot line.
 func TestSamplingLinesSplit(t *testing.T) {
 	dll := lineProgram(t, "portable", "")
-	p := profileLines(t, modes.EngineSampling, dll, []string{attach.EnvInterval + "=1ms"}, "1500")
+	p := profileLines(t, modes.EngineSampling, dll, []string{modes.EnvVar("interval") + "=1ms"}, "1500")
 	f := fnLines(t, p, "LineSplit.Work.Split")
 	hot, cold := lineSamples(f, markerLine(t, "HOT")), lineSamples(f, markerLine(t, "COLD"))
 	share := float64(hot) / float64(hot+cold)
@@ -189,7 +189,7 @@ func TestLinesEmbeddedPathMapped(t *testing.T) {
 	if _, err := os.Stat(strings.TrimSuffix(dll, ".dll") + ".pdb"); err == nil {
 		t.Fatalf("an embedded build wrote a .pdb beside %s", dll)
 	}
-	p := profileLines(t, modes.EngineSampling, dll, []string{attach.EnvInterval + "=1ms"}, "500")
+	p := profileLines(t, modes.EngineSampling, dll, []string{modes.EnvVar("interval") + "=1ms"}, "500")
 	f := fnLines(t, p, "LineSplit.Work.Split")
 	if !strings.HasPrefix(f.File, "/_/") || !strings.HasSuffix(f.File, "/Program.cs") {
 		t.Errorf("Split's file %q, want the mapped path /_/…/Program.cs", f.File)
@@ -209,7 +209,7 @@ func TestLinesMismatchedPDBIgnored(t *testing.T) {
 		copyFile(t, filepath.Join(filepath.Dir(good), f), filepath.Join(dir, f))
 	}
 	copyFile(t, strings.TrimSuffix(other, ".dll")+".pdb", filepath.Join(dir, "LineSplit.pdb"))
-	p := profileLines(t, modes.EngineSampling, filepath.Join(dir, "LineSplit.dll"), []string{attach.EnvInterval + "=1ms"}, "500")
+	p := profileLines(t, modes.EngineSampling, filepath.Join(dir, "LineSplit.dll"), []string{modes.EnvVar("interval") + "=1ms"}, "500")
 	f := fnLines(t, p, "LineSplit.Work.Split")
 	if f.File != "" || len(f.Lines) != 0 || f.ExclusiveSamples == 0 {
 		t.Errorf("Split with a mismatched PDB: file %q, lines %+v, %d samples; want method-level results only", f.File, f.Lines, f.ExclusiveSamples)
@@ -222,7 +222,7 @@ func TestLinesMismatchedPDBIgnored(t *testing.T) {
 // A program built without symbols still profiles, method-level, with a note.
 func TestLinesWithoutPDB(t *testing.T) {
 	dll := lineProgram(t, "nopdb", "", "-p:DebugType=none")
-	p := profileLines(t, modes.EngineSampling, dll, []string{attach.EnvInterval + "=1ms"}, "500")
+	p := profileLines(t, modes.EngineSampling, dll, []string{modes.EnvVar("interval") + "=1ms"}, "500")
 	f := fnLines(t, p, "LineSplit.Work.Split")
 	if f.ExclusiveSamples == 0 || f.File != "" || len(f.Lines) != 0 {
 		t.Errorf("Split without a PDB: %d samples, file %q, lines %+v", f.ExclusiveSamples, f.File, f.Lines)
@@ -336,7 +336,7 @@ func mustPprof(t *testing.T, p *profile.Profile) []byte {
 // units line here), 0 on WALK's.
 func TestSamplingCallerLines(t *testing.T) {
 	dll := testProject(t, "calllines", "CallLines.csproj", "CallSites.dll", "portable", "")
-	p := profileLines(t, modes.EngineSampling, dll, []string{attach.EnvInterval + "=1ms"}, "1500")
+	p := profileLines(t, modes.EngineSampling, dll, []string{modes.EnvVar("interval") + "=1ms"}, "1500")
 	line := func(mark string) int { return testbin.MarkedLine(t, "profiler/testdata/calllines/Program.cs", mark) }
 	walk, tally := line("WALK"), line("TALLY")
 

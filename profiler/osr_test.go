@@ -13,7 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"vbench/internal/attach"
 	"vbench/internal/modes"
 	"vbench/internal/profile"
 )
@@ -32,8 +31,8 @@ func TestOSRFrameOnceInEveryEngine(t *testing.T) {
 	}{
 		{modes.EngineAllocations, "300000", nil},
 		{modes.EngineAllocationSampling, "3000000", nil},
-		{modes.EngineSampling, "30000000", []string{attach.EnvInterval + "=1ms"}},
-		{modes.EngineSuspendSampling, "30000000", []string{attach.EnvInterval + "=1ms"}},
+		{modes.EngineSampling, "30000000", []string{modes.EnvVar("interval") + "=1ms"}},
+		{modes.EngineSuspendSampling, "30000000", []string{modes.EnvVar("interval") + "=1ms"}},
 		{modes.EngineTracing, "300000", nil},
 	} {
 		t.Run(string(c.engine), func(t *testing.T) {

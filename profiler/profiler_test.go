@@ -212,7 +212,7 @@ func checkTimes(t *testing.T, p *profile.Profile, ns []profile.Node) {
 func TestExactTimingKnob(t *testing.T) {
 	l := lib(t)
 	for _, n := range []string{"1", "64"} {
-		r := testapp.Profiled(t, l, modes.EngineTracing, []string{attach.EnvTimeSample + "=" + n}, "recursion", "24")
+		r := testapp.Profiled(t, l, modes.EngineTracing, []string{modes.EnvVar("time_sample") + "=" + n}, "recursion", "24")
 		p := readProfile(t, r)
 		want := testapp.Expectations(r.Stdout)["VbTest.Recursion.Fib"]
 		fib := p.Function("VbTest.Recursion.Fib")
@@ -255,7 +255,7 @@ func callsIn(p *profile.Profile, ns []profile.Node, name string) int64 {
 }
 
 func TestSamplingFindsHotFunction(t *testing.T) {
-	r, p := profiled(t, modes.EngineSampling, []string{attach.EnvInterval + "=5ms"}, 0, "cpu", "1500")
+	r, p := profiled(t, modes.EngineSampling, []string{modes.EnvVar("interval") + "=5ms"}, 0, "cpu", "1500")
 	if p.Mode != "sampling" || p.IntervalNs != 5e6 || p.Samples < 20 {
 		t.Fatalf("mode %s interval %d samples %d", p.Mode, p.IntervalNs, p.Samples)
 	}
@@ -332,10 +332,10 @@ func TestBadConfigRunsUnprofiled(t *testing.T) {
 	plain := testapp.Run(t, nil, "exitcode", "7")
 	for _, tc := range []struct{ env, stderr string }{
 		{attach.EnvMode + "=bogus", `VBENCH_MODE="bogus" is not tracing, instrumentation, sampling, suspend-sampling, cpu-sampling, allocations, allocation-sampling or null`},
-		{attach.EnvInterval + "=soon", `VBENCH_INTERVAL="soon" is not a duration`},
-		{attach.EnvInterval + "=100us", `VBENCH_INTERVAL=100µs is outside`},
-		{attach.EnvTimeSample + "=3", `VBENCH_TIME_SAMPLE="3" is not 1 or a power of two`},
-		{attach.EnvMaxStack + "=8", `VBENCH_MAX_STACK="8" is not a number of frames in 16..4194304`},
+		{modes.EnvVar("interval") + "=soon", `VBENCH_INTERVAL="soon" is not a duration`},
+		{modes.EnvVar("interval") + "=100us", `VBENCH_INTERVAL=100µs is outside`},
+		{modes.EnvVar("time_sample") + "=3", `VBENCH_TIME_SAMPLE="3" is not 1 or a power of two`},
+		{modes.EnvVar("max_stack") + "=8", `VBENCH_MAX_STACK="8" is not a number of frames in 16..4194304`},
 		{attach.EnvProcesses + "=a(b", `VBENCH_PROCESSES="a(b" is not a regular expression: missing closing )`},
 	} {
 		dir := t.TempDir()
@@ -376,7 +376,7 @@ func TestNullModeWritesEmptyProfile(t *testing.T) {
 
 func TestFilterIncludeExclude(t *testing.T) {
 	l := lib(t)
-	r := testapp.Profiled(t, l, modes.EngineTracing, []string{attach.EnvExclude + "=VbTest.Loop"}, "all")
+	r := testapp.Profiled(t, l, modes.EngineTracing, []string{modes.EnvVar("exclude") + "=VbTest.Loop"}, "all")
 	p := readProfile(t, r)
 	if p.Function("VbTest.Loop.Step") != nil || p.Function("VbTest.Loop.Run") != nil {
 		t.Errorf("VBENCH_EXCLUDE=VbTest.Loop: Loop functions still profiled")
@@ -385,7 +385,7 @@ func TestFilterIncludeExclude(t *testing.T) {
 		t.Errorf("VBENCH_EXCLUDE=VbTest.Loop removed other functions too")
 	}
 	// Only the excluded callee is gone: Run now calls nothing profiled.
-	r = testapp.Profiled(t, l, modes.EngineTracing, []string{attach.EnvInclude + "=System.Console"}, "loop", "10")
+	r = testapp.Profiled(t, l, modes.EngineTracing, []string{modes.EnvVar("include") + "=System.Console"}, "loop", "10")
 	p = readProfile(t, r)
 	if f := p.Function("System.Console.WriteLine"); f == nil || f.Calls < 2 {
 		t.Errorf("VBENCH_INCLUDE=System.Console: Console.WriteLine %+v, want >= 2 calls", f)
@@ -427,7 +427,7 @@ func TestSigrtminOnstackCleared(t *testing.T) {
 // evenly between Escape and Run, so "Escape first" was not a fair test of
 // inlining).
 func TestSamplingNoInline(t *testing.T) {
-	_, p := profiled(t, modes.EngineSampling, []string{attach.EnvNoInline + "=1", attach.EnvInterval + "=5ms"}, 0, "mandel", "2000")
+	_, p := profiled(t, modes.EngineSampling, []string{modes.EnvVar("no_inline") + "=1", modes.EnvVar("interval") + "=5ms"}, 0, "mandel", "2000")
 	var total int64
 	for _, f := range p.Functions {
 		total += f.ExclusiveSamples
@@ -497,7 +497,7 @@ func TestUnwindCallbacksBalanceExceptions(t *testing.T) {
 // threads ran at once, and pinned to one CPU they got 92.
 func TestSamplingSeesLeavesWithoutSafePoints(t *testing.T) {
 	const spin, mix = "VbTest.Leafy.Spin", "VbTest.Leafy.Mix"
-	env := []string{attach.EnvInterval + "=1ms", "VBENCH_DEBUG=1"}
+	env := []string{modes.EnvVar("interval") + "=1ms", "VBENCH_DEBUG=1"}
 	// About 400ms of CPU per thread: enough samples for the share below
 	// even when the two threads share one core.
 	r, p := profiled(t, modes.EngineSuspendSampling, env, 0, "leaf", "20", "2")
@@ -632,7 +632,7 @@ func TestCrashKeepsProfile(t *testing.T) {
 // warning, depends on how the machine times a hooked call: it is measured
 // by make study, TestTimeSamplingFitWarns.)
 func TestTimeSamplingFitIsWarned(t *testing.T) {
-	if _, p := profiled(t, modes.EngineTracing, []string{attach.EnvTimeSample + "=1"}, 0, "loop", "2000000"); hasFitWarning(p) {
+	if _, p := profiled(t, modes.EngineTracing, []string{modes.EnvVar("time_sample") + "=1"}, 0, "loop", "2000000"); hasFitWarning(p) {
 		t.Errorf("every call timed, yet the times were scaled: %q", p.Warnings)
 	}
 }

@@ -14,7 +14,7 @@ import (
 	"time"
 	"unsafe"
 
-	"vbench/internal/attach"
+	"vbench/internal/modes"
 	"vbench/internal/profile"
 )
 
@@ -113,7 +113,7 @@ func snapshot(cfg *config, complete bool) *profile.Profile {
 		why := "" // timing every call leaves nothing to extrapolate: a fit there would be news
 		if cfg.timeSample > 1 {
 			why = fmt.Sprintf(": a hot path is timed on 1 in %d of its calls after its first 1024, and a timed call takes longer than an untimed one, so a tiny, very hot method's self time is overstated "+
-				"and its caller's understated (vbench profile --time-sample 1, a suite mode's time_sample: 1 or %s=1 times every call)", cfg.timeSample, attach.EnvTimeSample)
+				"and its caller's understated (vbench profile --time-sample 1, a suite mode's time_sample: 1 or %s=1 times every call)", cfg.timeSample, modes.EnvVar("time_sample"))
 		}
 		p.Warnings = append(p.Warnings, fmt.Sprintf("on %d %s the callees' estimated times exceeded their caller's, by up to %.0f%%, and were scaled down to fit%s", b.fitted, paths, 100*(b.fitFactor-1), why))
 	}
@@ -133,10 +133,10 @@ func snapshot(cfg *config, complete bool) *profile.Profile {
 		// The signal handler keeps a fixed number of frames, whatever
 		// VBENCH_MAX_STACK says (which only the suspending sampler reads).
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%d sampled stacks were deeper than %d frames: each kept its %d leaf-most and %d root-most frames, with one %q frame for the middle (the sampling engine's signal handler keeps no more; suspend-sampling keeps up to %s)",
-			n, C.VB_CPU_LEAD+C.VB_CPU_RING, C.VB_CPU_LEAD, C.VB_CPU_RING, profile.ElidedFrames, attach.EnvMaxStack))
+			n, C.VB_CPU_LEAD+C.VB_CPU_RING, C.VB_CPU_LEAD, C.VB_CPU_RING, profile.ElidedFrames, modes.EnvVar("max_stack")))
 	} else if n > 0 {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%d sampled stacks were deeper than %d frames (%s): each kept its %d leaf-most and %d root-most frames, with one %q frame for the middle",
-			n, cfg.maxStack, attach.EnvMaxStack, cfg.maxStack/2, cfg.maxStack-cfg.maxStack/2, profile.ElidedFrames))
+			n, cfg.maxStack, modes.EnvVar("max_stack"), cfg.maxStack/2, cfg.maxStack-cfg.maxStack/2, profile.ElidedFrames))
 	}
 	if n := int64(C.vb_stacks_dropped); n > 0 {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%d stacks were not sampled: a tick's stacks held more than %d frames together", n, C.VB_MAXFRAMES))

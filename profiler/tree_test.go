@@ -118,7 +118,7 @@ func TestProcessTreeTracing(t *testing.T) {
 // Under sampling every process is sampled: the children spinning, the
 // parent waiting for them.
 func TestProcessTreeSampling(t *testing.T) {
-	r := testapp.Profiled(t, lib(t), modes.EngineSampling, []string{attach.EnvInterval + "=5ms"}, "spawn", "3", "cpu:400", "cpu:400")
+	r := testapp.Profiled(t, lib(t), modes.EngineSampling, []string{modes.EnvVar("interval") + "=5ms"}, "spawn", "3", "cpu:400", "cpu:400")
 	if r.Code != 3 {
 		t.Fatalf("exit %d, want 3\n%s", r.Code, r.Stderr)
 	}

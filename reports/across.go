@@ -12,6 +12,7 @@ import (
 	"vbench/internal/modes"
 	"vbench/internal/numfmt"
 	"vbench/internal/results"
+	"vbench/reports/shared"
 	"vbench/stats"
 )
 
@@ -297,7 +298,7 @@ func (a *Across) judged(g Goal) int {
 // Write renders the table, its runs and the goals' lines, as Markdown
 // tables (format "markdown") or the same with a plain heading ("text").
 func (a *Across) Write(w io.Writer, goals []Goal, format string) error {
-	e := &errWriter{w: w}
+	e := shared.NewWriter(w)
 	title := fmt.Sprintf("%s: %d runs, each cell the median of the runs' overhead multiples [lowest, highest] and of their costs per event", a.Suite, len(a.Files))
 	if format == "markdown" {
 		fmt.Fprintf(e, "### %s\n\n", title)
@@ -316,7 +317,7 @@ func (a *Across) Write(w io.Writer, goals []Goal, format string) error {
 		}
 		rows = append(rows, row)
 	}
-	e.table(header, rows)
+	e.Table(header, rows)
 	fmt.Fprintln(e)
 	for k := range a.Files {
 		fmt.Fprintf(e, "- %s\n", a.runLabel(k)+": "+a.Files[k].Finished.Sub(a.Files[k].Started).Round(time.Second).String())
@@ -327,5 +328,5 @@ func (a *Across) Write(w io.Writer, goals []Goal, format string) error {
 			fmt.Fprintf(e, "- %s\n", l)
 		}
 	}
-	return e.err
+	return e.Err()
 }

@@ -1,19 +1,16 @@
 package reports
 
 import (
-	"context"
 	"encoding/json"
 	"image"
 	"image/color"
-	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
+
+	"vbench/internal/testbin"
 )
 
 // The HTML report is checked in a real browser: headless Chromium renders it,
@@ -21,19 +18,7 @@ import (
 // must show them. Chromium comes from scripts/ensure-chromium.sh (CI runs it);
 // VBENCH_SKIP_BROWSER=1 skips this where no browser can be installed.
 
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("VBENCH_SKIP_BROWSER") == "1" {
-		t.Skip("chromium not installed and VBENCH_SKIP_BROWSER=1")
-	}
-	t.Fatal("chromium not found: run scripts/ensure-chromium.sh (or set VBENCH_SKIP_BROWSER=1 to skip the browser check)")
-	return ""
-}
+func chromium(t *testing.T) string { return testbin.Chromium(t) }
 
 const browserWidth, browserHeight = 1400, 2000
 
@@ -47,23 +32,7 @@ func runChromium(t *testing.T, page string, args ...string) []byte {
 // runChromiumAt is runChromium with a window width other than browserWidth.
 func runChromiumAt(t *testing.T, width int, page string, args ...string) []byte {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	base := []string{
-		"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
-		"--hide-scrollbars", "--force-device-scale-factor=1",
-		"--user-data-dir=" + t.TempDir(),
-		"--window-size=" + strconv.Itoa(width) + "," + strconv.Itoa(browserHeight),
-	}
-	cmd := exec.CommandContext(ctx, chromium(t), append(append(base, args...), "file://"+page)...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("chromium %v: %v\n%s", args, err, stderr.String())
-	}
-	return out
+	return testbin.RunChromium(t, width, browserHeight, page, args...)
 }
 
 // probeScript measures, in the rendered page, what a reader would see: the
@@ -91,7 +60,7 @@ type probed struct {
 func TestHTMLReportInChromium(t *testing.T) {
 	chromium(t) // fail or skip before any work
 	files := history(t)
-	doc := renderHTML(t, files, baselineOpts(t))
+	doc := renderHTML(t, files, baselineOpts(t, files))
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
 	if err := os.WriteFile(page, []byte(doc), 0o644); err != nil {
@@ -188,19 +157,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 	}
 }
 
-func decodePNG(t *testing.T, path string) image.Image {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return img
-}
+func decodePNG(t *testing.T, path string) image.Image { return testbin.DecodePNG(t, path) }
 
 // countNear counts pixels of r within a small distance of c.
 func countNear(img image.Image, r image.Rectangle, c color.RGBA) int {

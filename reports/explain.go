@@ -2,7 +2,6 @@ package reports
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
@@ -97,12 +96,12 @@ func contributionFigures(unit string, c results.Contribution) string {
 		if c.Lo == nil || c.Hi == nil {
 			return ""
 		}
-		return fmt.Sprintf(" [%s, %s]", signed(*c.Lo, format), signed(*c.Hi, format))
+		return fmt.Sprintf(" [%s, %s]", numfmt.SignedBy(*c.Lo, format), numfmt.SignedBy(*c.Hi, format))
 	}
 	var s string
 	if unit == "share" {
 		pts := func(x float64) string { return fmt.Sprintf("%.1f", 100*x) }
-		s = fmt.Sprintf("%s pts%s (%s → %s of samples", signed(c.Change, pts), interval(pts),
+		s = fmt.Sprintf("%s pts%s (%s → %s of samples", numfmt.SignedBy(c.Change, pts), interval(pts),
 			numfmt.Percent(c.Old), numfmt.Percent(c.New))
 	} else {
 		format := numfmt.Duration
@@ -112,13 +111,13 @@ func contributionFigures(unit string, c results.Contribution) string {
 		case results.ExplainInstructions:
 			format = func(x float64) string { return results.FormatCount(x) + " instr" }
 		}
-		s = fmt.Sprintf("%s%s (%s → %s", signed(c.Change, format), interval(format), format(c.Old), format(c.New))
+		s = fmt.Sprintf("%s%s (%s → %s", numfmt.SignedBy(c.Change, format), interval(format), format(c.Old), format(c.New))
 	}
 	if c.OldCalls != nil && c.NewCalls != nil {
-		s += fmt.Sprintf("; calls/run %s → %s", callsText(*c.OldCalls), callsText(*c.NewCalls))
+		s += fmt.Sprintf("; calls/run %s → %s", numfmt.Calls(*c.OldCalls), numfmt.Calls(*c.NewCalls))
 		if o, n := *c.OldCalls, *c.NewCalls; unit == results.ExplainInstructions && o > 0 && n > 0 {
 			// What a profiler engineer holds a hook to: its cost a call.
-			s += fmt.Sprintf("; %s instr a call", signed(c.New/n-c.Old/o, func(x float64) string { return fmt.Sprintf("%.1f", x) }))
+			s += fmt.Sprintf("; %s instr a call", numfmt.SignedBy(c.New/n-c.Old/o, func(x float64) string { return fmt.Sprintf("%.1f", x) }))
 		}
 	}
 	s += ")"
@@ -126,14 +125,6 @@ func contributionFigures(unit string, c results.Contribution) string {
 		s += " not shown to differ from 0"
 	}
 	return s
-}
-
-// callsText is a mean count of calls per run: whole when it is one.
-func callsText(x float64) string {
-	if x == math.Trunc(x) {
-		return fmt.Sprintf("%.0f", x)
-	}
-	return fmt.Sprintf("%.1f", x)
 }
 
 // ExplainBasis says what an explain's figures are, for a note under a table.
@@ -171,12 +162,4 @@ func explainBasis(unit string) string {
 		return "sampled self time per run: a function's self samples times the interval (CPU time under cpu-sampling, every thread's wall time under sampling), mean over each side's measured runs"
 	}
 	return "self time per run (mean over each side's measured runs)"
-}
-
-// signed prints x with its sign ("+", "−") before format's text of |x|.
-func signed(x float64, format func(float64) string) string {
-	if x < 0 {
-		return "−" + format(math.Abs(x))
-	}
-	return "+" + format(x)
 }

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"vbench/internal/modes"
-	"vbench/internal/profile"
 	"vbench/internal/results"
+	"vbench/internal/verdict"
 )
 
 // The fixtures are hand-made inputs (see testdata/genfixtures): tests read
@@ -34,21 +34,12 @@ func historyNames() []string {
 	return []string{fixture("history-1.json"), fixture("history-2.json"), fixture("results.json")}
 }
 
-func baselineOpts(t *testing.T) Options {
+// baselineOpts judges the newest of files against the baseline fixture, in
+// place, as `vbench report --baseline` does before it renders.
+func baselineOpts(t *testing.T, files []*results.File) Options {
 	t.Helper()
-	return Options{Baseline: readResults(t, "baseline.json"), BaselineName: fixture("baseline.json"), Names: historyNames()}
-}
-
-func readProfile(t *testing.T, name string) *profile.Profile {
-	t.Helper()
-	in, err := ReadInput(fixture(name), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if in.Kind != KindProfile {
-		t.Fatalf("%s: read as kind %d, want a profile", name, in.Kind)
-	}
-	return in.Profile
+	files[len(files)-1] = verdict.Judged(readResults(t, "baseline.json"), files[len(files)-1], fixture("baseline.json"))
+	return Options{Names: historyNames()}
 }
 
 // cellOf finds a cell in a results file.

@@ -150,7 +150,7 @@ func gateText(a *hist.Analysis) string {
 	case a.Family == 0:
 		return "; CI judges no series: it judges the series the last run measured, and that run measured none (every cell failed, or only the calibration workload)"
 	}
-	return fmt.Sprintf("; CI judges %d %s as one family at alpha %g (Holm)", a.Family, plural(a.Family, "series", "series"), a.GateAlpha)
+	return fmt.Sprintf("; CI judges %d %s as one family at alpha %g (Holm)", a.Family, numfmt.Plural(a.Family, "series", "series"), a.GateAlpha)
 }
 
 // BlindLines say what the gate cannot judge yet, a line per kind of blind
@@ -180,7 +180,7 @@ func BlindLines(a *hist.Analysis) []string {
 			which = "of every series CI judges"
 		}
 		out = append(out, fmt.Sprintf("not yet judgeable: a step in the newest %d %s %s cannot be found yet (too few runs for any order of them to be significant); it can be after %d more %s",
-			k.runs, plural(k.runs, "run", "runs"), which, k.needs, plural(k.needs, "run", "runs")))
+			k.runs, numfmt.Plural(k.runs, "run", "runs"), which, k.needs, numfmt.Plural(k.needs, "run", "runs")))
 	}
 	return out
 }
@@ -190,7 +190,7 @@ func historyText(w io.Writer, name string, a *hist.Analysis) error {
 	defer sw.Flush()
 	w = sw
 	all := a.All()
-	fmt.Fprintf(w, "history %s: %s, %d series, %s%s\n", name, span(a), len(a.Series), fmt.Sprint(len(all), " ", plural(len(all), "change point", "change points")), gateText(a))
+	fmt.Fprintf(w, "history %s: %s, %d series, %s%s\n", name, span(a), len(a.Series), fmt.Sprint(len(all), " ", numfmt.Plural(len(all), "change point", "change points")), gateText(a))
 	for _, l := range BlindLines(a) {
 		fmt.Fprintln(w, l)
 	}
@@ -208,7 +208,7 @@ func historyText(w io.Writer, name string, a *hist.Analysis) error {
 
 func historyMarkdown(w io.Writer, name string, a *hist.Analysis) error {
 	all := a.All()
-	fmt.Fprintf(w, "### vbench history\n\n`%s`: %s, %d series, %s%s.\n\n", name, span(a), len(a.Series), fmt.Sprint(len(all), " ", plural(len(all), "change point", "change points")), gateText(a))
+	fmt.Fprintf(w, "### vbench history\n\n`%s`: %s, %d series, %s%s.\n\n", name, span(a), len(a.Series), fmt.Sprint(len(all), " ", numfmt.Plural(len(all), "change point", "change points")), gateText(a))
 	for _, l := range BlindLines(a) {
 		fmt.Fprintf(w, "- %s\n", mdEscape(l))
 	}

@@ -35,7 +35,8 @@ func element(t *testing.T, doc, tag, id string) string {
 }
 
 func TestHTMLIsSelfContained(t *testing.T) {
-	doc := renderHTML(t, history(t), baselineOpts(t))
+	files := history(t)
+	doc := renderHTML(t, files, baselineOpts(t, files))
 	// The only URLs allowed are XML namespace names, which nothing fetches.
 	urls := regexp.MustCompile(`(?i)(https?:|//[a-z0-9.-]+\.[a-z]{2,}/|file:)[^"'\s)<]*`).FindAllString(doc, -1)
 	for _, u := range urls {
@@ -58,7 +59,7 @@ func TestHTMLIsSelfContained(t *testing.T) {
 
 func TestHTMLMatrixCells(t *testing.T) {
 	files := history(t)
-	doc := renderHTML(t, files, baselineOpts(t))
+	doc := renderHTML(t, files, baselineOpts(t, files))
 	cur := files[2]
 	// Each matrix cell: its verdict's class, the multiple (×1 and the median
 	// for none) and the interval, as the fixture's numbers print.
@@ -111,7 +112,7 @@ var barPath = regexp.MustCompile(`<path d="M([\d.]+),([\d.]+)L[\d.]+,([\d.]+)L([
 // log10 of the fixture's overhead multiples (bars start at ×1).
 func TestOverheadChartBars(t *testing.T) {
 	files := history(t)
-	doc := renderHTML(t, files, baselineOpts(t))
+	doc := renderHTML(t, files, baselineOpts(t, files))
 	svg := element(t, doc, "svg", "overhead-chart")
 	m, err := NewMatrix(files, Options{})
 	if err != nil {

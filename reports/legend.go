@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"vbench/internal/results"
-	"vbench/internal/verdict"
 	"vbench/stats"
 )
 
@@ -119,7 +118,7 @@ func Legend(f *results.File) []string {
 		if c.Verdict != results.VerdictInconclusive || c.Compare == nil {
 			continue
 		}
-		if r := verdict.TooFewRuns(c.Compare.Reason); r != "" {
+		if r := results.TooFewRuns(c.Compare.Reason); r != "" {
 			if cellsOf[r] == nil {
 				reasons = append(reasons, r)
 			}

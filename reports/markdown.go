@@ -61,9 +61,9 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 				change, numfmt.P(c.Compare.P), ov))
 		}
 		if m.AB {
-			ew.table([]string{"", "cell", "against", "then (median)", "now (median)", "change [95% CI]", "p", "overhead"}, rows, Center, Left, Left, Right, Right, Right, Right, Right)
+			ew.Table([]string{"", "cell", "against", "then (median)", "now (median)", "change [95% CI]", "p", "overhead"}, rows, Center, Left, Left, Right, Right, Right, Right, Right)
 		} else {
-			ew.table([]string{"", "cell", "baseline (median)", "now (median)", "change (fast-half means)", "p", "overhead"}, rows, Center, Left, Right, Right, Right, Right, Right)
+			ew.Table([]string{"", "cell", "baseline (median)", "now (median)", "change (fast-half means)", "p", "overhead"}, rows, Center, Left, Right, Right, Right, Right, Right)
 		}
 		fmt.Fprintln(ew)
 		listed := false
@@ -85,7 +85,7 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 			rows = append(rows, []string{c.Verdict.Emoji(), mdCode(c.Key()),
 				mdEscape(c.failureReason()), fmt.Sprintf("%d of %d", c.Runs, c.Attempts())})
 		}
-		ew.table([]string{"", "cell", "why", "runs that succeeded"}, rows, Center, Left, Left, Right)
+		ew.Table([]string{"", "cell", "why", "runs that succeeded"}, rows, Center, Left, Left, Right)
 		fmt.Fprintln(ew)
 	}
 
@@ -114,7 +114,7 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 	for range m.Modes {
 		align = append(align, Right)
 	}
-	ew.table(header, rows, align...)
+	ew.Table(header, rows, align...)
 	fmt.Fprintln(ew)
 	if ct := m.CostTable(); ct.Modes != nil {
 		fmt.Fprintf(ew, "**Cost per event** (median %s minus the none mode's, per call or per sample taken, 95%% interval)\n\n", m.MetricPhrase())
@@ -131,7 +131,7 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 			}
 			rows = append(rows, row)
 		}
-		ew.table(header, rows, align...)
+		ew.Table(header, rows, align...)
 		fmt.Fprintln(ew)
 		if n := ct.Noise(); n != "" {
 			fmt.Fprintf(ew, "%s\n\n", mdEscape(n))
@@ -144,12 +144,12 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 				r[i] = mdEscape(r[i])
 			}
 		}
-		ew.table(header, rows)
+		ew.Table(header, rows)
 		fmt.Fprintln(ew)
 	}
 	if header, rows := AccuracyRows(m.resultCells()); header != nil {
 		fmt.Fprintf(ew, "**Accuracy** (%s)\n\n", mdEscape(strings.TrimPrefix(strings.TrimSuffix(AccuracyTitle, ")"), "Accuracy (")))
-		ew.table(header, rows)
+		ew.Table(header, rows)
 		fmt.Fprintln(ew)
 	}
 	if defs := m.ModeDefinitions(); defs != nil {
@@ -171,7 +171,7 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 		row[0] = mdCode(c.Key())
 		rows = append(rows, row)
 	}
-	ew.table(absoluteHeader, rows, Left, Right, Right, Right, Right, Right, Right, Right, Right, Right, Right, Right, Right, Left)
+	ew.Table(absoluteHeader, rows, Left, Right, Right, Right, Right, Right, Right, Right, Right, Right, Right, Right, Right, Left)
 	if m.HasBaselineChanges() {
 		fmt.Fprintf(ew, "\n<sub>%s</sub>\n", mdEscape(BaselineNote))
 	}
@@ -179,7 +179,7 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(ew, "\n<sub>load %s</sub>\n", mdEscape(l))
 	}
 	fmt.Fprintf(ew, "\n</details>\n")
-	return ew.err
+	return ew.Err()
 }
 
 var markdownHead = head{

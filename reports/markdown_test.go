@@ -39,7 +39,7 @@ func matrixRow(t *testing.T, md, w string) []string {
 // (see genfixtures) grown by the fixture's regression (median 120.87 in [119.62, 121.90]).
 func TestMarkdownMatrixShowsFixtureOverheads(t *testing.T) {
 	files := history(t)
-	md := renderString(t, func(b *strings.Builder) error { return Markdown(b, files, baselineOpts(t)) })
+	md := renderString(t, func(b *strings.Builder) error { return Markdown(b, files, baselineOpts(t, files)) })
 	for w, want := range map[string][]string{
 		"workload":   {"workload", "none", "null", "tracing", "sampling"},
 		"fibonacci":  {"fibonacci", "410.8ms", "×3.04 [3.01, 3.08]", "🔴 ×121 [120, 122] ▲+9.9%", "×1.14 [1.12, 1.15]"},
@@ -56,7 +56,7 @@ func TestMarkdownMatrixShowsFixtureOverheads(t *testing.T) {
 // before the matrix and the folded full table holds every cell.
 func TestMarkdownOrderAndDetails(t *testing.T) {
 	files := history(t)
-	md := renderString(t, func(b *strings.Builder) error { return Markdown(b, files, baselineOpts(t)) })
+	md := renderString(t, func(b *strings.Builder) error { return Markdown(b, files, baselineOpts(t, files)) })
 	changed := strings.Index(md, "**Changed**")
 	failed := strings.Index(md, "**Failed**")
 	matrix := strings.Index(md, "**Overhead**")
@@ -140,7 +140,7 @@ func TestAppendStepSummaryAppends(t *testing.T) {
 
 func TestTextReport(t *testing.T) {
 	files := history(t)
-	txt := renderString(t, func(b *strings.Builder) error { return Text(b, files, baselineOpts(t)) })
+	txt := renderString(t, func(b *strings.Builder) error { return Text(b, files, baselineOpts(t, files)) })
 	// Every cell's line starts with its runs, median and 95% CI, the fixture's
 	// medians as benchstat prints them.
 	for _, want := range []string{

@@ -10,20 +10,17 @@ import (
 	"vbench/internal/modes"
 	"vbench/internal/numfmt"
 	"vbench/internal/results"
-	"vbench/internal/verdict"
 )
 
-// Options shape a results report.
+// Options shape a results report. Its verdicts are the newest file's, as
+// stored or as the command judged them (`vbench report --baseline` hands
+// over the file judged against its baseline: verdict.Judged).
 type Options struct {
-	// Baseline, when set, is compared with the newest file: verdicts are
-	// recomputed against it as vbench compare gives them (verdict.Apply,
-	// alpha and threshold from the newest file's settings) instead of taken
-	// from the file. The file itself is not changed.
-	Baseline *results.File
-	// BaselineName names the baseline in the report (usually its path).
-	BaselineName string
 	// Names label the files of a history (usually their paths), in order.
 	Names []string
+	// DiffFlame, when set, draws an A/B pair's differential flame graph
+	// under its why in the HTML report.
+	DiffFlame DiffFlame
 }
 
 // Matrix is the model every results renderer draws: table 7.1 as a grid of
@@ -47,6 +44,8 @@ type Matrix struct {
 	// timelines, pprof), with links relative to the page; set by the
 	// caller, who knows where both are.
 	Kept []KeptFiles
+	// DiffFlame draws an A/B pair's differential flame graph (Options).
+	DiffFlame DiffFlame
 
 	cells map[cellKey]*Cell
 }
@@ -89,15 +88,12 @@ func NewMatrix(files []*results.File, opts Options) (*Matrix, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("no results files")
 	}
-	if opts.Baseline != nil {
-		files = slices.Clone(files)
-		files[len(files)-1] = compared(opts.Baseline, files[len(files)-1], opts.BaselineName)
-	}
 	m := &Matrix{
-		Files:   files,
-		Names:   opts.Names,
-		Current: files[len(files)-1],
-		cells:   map[cellKey]*Cell{},
+		Files:     files,
+		Names:     opts.Names,
+		Current:   files[len(files)-1],
+		DiffFlame: opts.DiffFlame,
+		cells:     map[cellKey]*Cell{},
 	}
 	for len(m.Names) < len(files) {
 		m.Names = append(m.Names, fmt.Sprintf("#%d", len(m.Names)+1))
@@ -144,9 +140,6 @@ func NewMatrix(files []*results.File, opts Options) (*Matrix, error) {
 				c.Verdict = ""
 			}
 		}
-	}
-	if b := opts.Baseline; b != nil && b.Suite.Name != cur.Suite.Name {
-		m.Warnings = append(m.Warnings, fmt.Sprintf("the baseline is from suite %q, this run from %q", b.Suite.Name, cur.Suite.Name))
 	}
 	for i, f := range files[:len(files)-1] {
 		if f.Suite.Name != cur.Suite.Name {
@@ -270,21 +263,6 @@ func (m *Matrix) HistoryOf(w string, mode modes.Mode) []*results.Cell {
 		}
 	}
 	return out
-}
-
-// compared is a copy of cur with verdicts against base, as vbench compare
-// gives them; cur is left as it was.
-func compared(base, cur *results.File, name string) *results.File {
-	c := *cur
-	c.Results = slices.Clone(cur.Results)
-	c.Warnings = slices.Clone(cur.Warnings)
-	c.Baseline = name
-	opts := verdict.OptionsOf(&c)
-	if opts.Alpha <= 0 { // a file without settings: benchstat's default
-		opts.Alpha = 0.05
-	}
-	verdict.Apply(&c, base, opts)
-	return &c
 }
 
 // Counts tallies verdicts over the cells.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"vbench/internal/results"
+	"vbench/internal/verdict"
 )
 
 func TestMatrixShape(t *testing.T) {
@@ -50,7 +51,7 @@ func TestMatrixShape(t *testing.T) {
 func TestMatrixVerdictsAgainstBaseline(t *testing.T) {
 	files := history(t)
 	cur := files[len(files)-1]
-	m, err := NewMatrix(files, baselineOpts(t))
+	m, err := NewMatrix(files, baselineOpts(t, files))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func TestMatrixWarnsAboutMismatchedBaseline(t *testing.T) {
 	base := readResults(t, "baseline.json")
 	base.Machine.CPUModel = "AMD EPYC 7763 64-Core Processor"
 	base.Suite.Name = "other"
-	m, err := NewMatrix([]*results.File{readResults(t, "results.json")}, Options{Baseline: base, BaselineName: "b.json"})
+	m, err := NewMatrix([]*results.File{verdict.Judged(base, readResults(t, "results.json"), "b.json")}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

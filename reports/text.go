@@ -12,11 +12,10 @@ import (
 	"unicode/utf8"
 	"vbench/internal/safetext"
 
-	"github.com/olekukonko/tablewriter/tw"
-
 	"vbench/internal/modes"
 	"vbench/internal/numfmt"
 	"vbench/internal/results"
+	"vbench/reports/shared"
 )
 
 // Text writes the report as aligned plain text, the default of
@@ -97,7 +96,7 @@ func (m *Matrix) WriteText(w io.Writer) error {
 	for _, l := range m.LoadLines() {
 		fmt.Fprintf(ew, "load %s\n", l)
 	}
-	return ew.err
+	return ew.Err()
 }
 
 // LoadLines are the service cells' load figures besides their metric, one
@@ -133,8 +132,8 @@ var textHead = head{
 
 // begin writes the head of a report in format h and returns the writer the
 // rest of the report goes through (it keeps the first write error).
-func (m *Matrix) begin(out io.Writer, h head) *errWriter {
-	w := &errWriter{w: out}
+func (m *Matrix) begin(out io.Writer, h head) *shared.Writer {
+	w := shared.NewWriter(out)
 	fmt.Fprintf(w, h.title, h.name(m.Current.Suite.Name), m.Headline(), h.escape(m.Subtitle()), h.escape(FingerprintLine(m.Current.Machine)))
 	if len(m.Warnings) > 0 {
 		io.WriteString(w, h.warnings)
@@ -330,28 +329,6 @@ func (c *Cell) AbsoluteRow() []string {
 		r.Key, r.Runs, r.Median, r.CI, r.MAD,
 		r.Wall, r.User, r.Sys, r.MaxRSS,
 		r.Outliers, r.Accuracy, r.Versus, r.OverheadVersus, mark,
-	}
-}
-
-// errWriter keeps the first write error so renderers can check once.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
-}
-
-// table writes a Markdown table, keeping its error like a write's.
-func (e *errWriter) table(header []string, rows [][]string, align ...tw.Align) {
-	if err := WriteMarkdownTable(e, header, rows, align...); err != nil && e.err == nil {
-		e.err = err
 	}
 }
 

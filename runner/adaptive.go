@@ -12,7 +12,7 @@ import (
 )
 
 // Adaptive rounds. An A/B pair — a cell judged against another cell of the
-// same run (verdict.ReferenceKey: another mode's, or another workload's) — whose verdict is still undecided after its
+// same run (results.File.ReferenceKey: another mode's, or another workload's) — whose verdict is still undecided after its
 // planned runs gets more rounds, both cells interleaved in each round as
 // before, until the verdict is decided or the pair reaches its MaxRuns.
 // The pair is looked at only at the run counts stats.Looks fixes before

@@ -8,19 +8,18 @@ import (
 
 	"vbench/internal/profdiff"
 	"vbench/internal/results"
-	"vbench/internal/verdict"
 )
 
 // ExplainTop is how many functions an A/B pair's explain lists.
 const ExplainTop = 5
 
-// explainPairs gives every A/B pair whose two sides both have profiles
-// (an engine mode's measured runs) its explain: the functions that
+// explainPairs finds the why of every A/B pair whose two sides both have
+// profiles (an engine mode's measured runs): the functions that
 // contributed most to the change between them (profdiff over every
 // measured run of each side, from the function totals useProfile kept, so
-// nothing is read again). It is set on the cell's Compare, which
-// verdict.Apply keeps when it judges the pair.
-func explainPairs(f *results.File, cells []*cellState) {
+// nothing is read again). Run hands them over; verdict.Apply puts each in
+// its pair's judgement.
+func explainPairs(f *results.File, cells []*cellState) results.Whys {
 	sides := map[*results.Cell]*profdiff.Side{}
 	states := map[*results.Cell]*cellState{}
 	for _, c := range cells {
@@ -33,11 +32,11 @@ func explainPairs(f *results.File, cells []*cellState) {
 			sides[rc] = &c.side
 		}
 	}
-	explainAllocs(f, cells)
+	whys := explainAllocs(f, cells)
 	for i := range f.Results {
 		c := &f.Results[i]
-		ref := verdict.Reference(f, c)
-		if ref == nil || c.Compare != nil {
+		ref := f.Reference(c)
+		if _, done := whys[c.Key()]; ref == nil || done {
 			continue
 		}
 		if c.Metric.Count() {
@@ -47,8 +46,8 @@ func explainPairs(f *results.File, cells []*cellState) {
 			// why from them named Clock.Start −140 ms on a +10 % per-call
 			// change). From the why launches' instructions (why.go).
 			if s, r := states[c], states[ref]; s != nil && r != nil {
-				if ch, ok := explainCounted(s, r, direction(c.Values(), ref.Values())); ok {
-					c.Compare = ch
+				if w, ok := explainCounted(s, r, direction(c.Values(), ref.Values())); ok {
+					whys[c.Key()] = w
 				}
 			}
 			continue
@@ -81,8 +80,9 @@ func explainPairs(f *results.File, cells []*cellState) {
 		if sides[ref].Kernel() && sides[c].Kernel() {
 			scope = results.ExplainKernel
 		}
-		c.Compare = &results.Change{Explain: why, ExplainUnit: unit, ExplainScope: scope}
+		whys[c.Key()] = results.Why{Explain: why, Unit: unit, Scope: scope}
 	}
+	return whys
 }
 
 // Contributions are a diff's first n changed functions as explain lists
@@ -315,7 +315,8 @@ func contribution(r profdiff.Row) results.Contribution {
 // the path (root to the allocating frame) that allocated most of its
 // change, so that a regressed alloc_bytes says what it allocates more of
 // and where ("Vbench.Allocs.Order +781KiB … — … → Orders.Place").
-func explainAllocs(f *results.File, cells []*cellState) {
+func explainAllocs(f *results.File, cells []*cellState) results.Whys {
+	whys := results.Whys{}
 	sides := map[*results.Cell]*profdiff.Allocs{}
 	for _, c := range cells {
 		if c.allocSide.Runs > 0 {
@@ -326,7 +327,7 @@ func explainAllocs(f *results.File, cells []*cellState) {
 	}
 	for i := range f.Results {
 		c := &f.Results[i]
-		ref := verdict.Reference(f, c)
+		ref := f.Reference(c)
 		if ref == nil || sides[ref] == nil || sides[c] == nil {
 			continue
 		}
@@ -351,9 +352,10 @@ func explainAllocs(f *results.File, cells []*cellState) {
 			out = append(out, con)
 		}
 		if len(out) > 0 {
-			c.Compare = &results.Change{Explain: out, ExplainUnit: results.ExplainAllocatedPerRun}
+			whys[c.Key()] = results.Why{Explain: out, Unit: results.ExplainAllocatedPerRun}
 		}
 	}
+	return whys
 }
 
 // synthetic reports whether a profile's frame stands for code no method

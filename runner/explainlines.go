@@ -7,7 +7,6 @@ import (
 
 	"vbench/internal/profile"
 	"vbench/internal/results"
-	"vbench/internal/verdict"
 )
 
 // lineSide is what an engine cell's measured profiles with lines say of
@@ -61,7 +60,7 @@ func (s *lineSide) add(p *profile.Profile, requests int64) {
 // of the function's lines, the one whose mean per run moved most in the
 // direction of the function's change. It is kept apart from explainPairs,
 // which orders the functions, and only adds to what that found.
-func nameLines(f *results.File, cells []*cellState) {
+func nameLines(f *results.File, cells []*cellState, whys results.Whys) {
 	sides := map[*results.Cell]*lineSide{}
 	for _, c := range cells {
 		if c.lineSide.runs > 0 {
@@ -72,12 +71,13 @@ func nameLines(f *results.File, cells []*cellState) {
 	}
 	for i := range f.Results {
 		c := &f.Results[i]
-		ref := verdict.Reference(f, c)
-		if c.Compare == nil || ref == nil || sides[ref] == nil || sides[c] == nil {
+		ref := f.Reference(c)
+		w, ok := whys[c.Key()]
+		if !ok || ref == nil || sides[ref] == nil || sides[c] == nil {
 			continue
 		}
-		for j := range c.Compare.Explain {
-			e := &c.Compare.Explain[j]
+		for j := range w.Explain {
+			e := &w.Explain[j]
 			e.Line = grownLine(sides[ref], sides[c], e.Function, e.Change)
 		}
 	}

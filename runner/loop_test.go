@@ -66,7 +66,7 @@ workloads:
 		time.Sleep(500 * time.Millisecond)
 		cancel()
 	}()
-	f := Run(ctx, plan, Env{})
+	f, _ := Run(ctx, plan, Env{})
 	if !f.Partial {
 		t.Fatalf("the run was not interrupted")
 	}
@@ -139,7 +139,7 @@ workloads:
   - name: quick
     command: [`+fw+`]
 `)
-	f := Run(context.Background(), plan, Env{})
+	f, _ := Run(context.Background(), plan, Env{})
 	if loop := f.Finished.Sub(f.Started); loop >= minBusyLoop() {
 		t.Skipf("two launches took %v on this machine, long enough to measure other processes", loop)
 	}

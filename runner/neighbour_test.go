@@ -126,7 +126,7 @@ workloads:
   - {name: ab, command: [`+fw+`, -spin, 80ms], against: ab-base}
   - {name: ab-base, command: [`+fw+`, -spin, 40ms]}
 `)
-	f := Run(context.Background(), plan, Env{})
+	f, _ := Run(context.Background(), plan, Env{})
 	verdict.Apply(f, nil, verdict.OptionsOf(f))
 	for _, w := range []string{"aa", "ab"} {
 		c := f.Find(w, "none")

@@ -5,13 +5,12 @@ import (
 
 	"vbench/internal/modes"
 	"vbench/internal/results"
-	"vbench/internal/verdict"
 )
 
 // pairing is what decides which planned cell is judged against which: the
 // cells' mode definitions and their workloads' against:, as the results
 // file records them — so the runner's pairs (shards, adaptive rounds,
-// equal runs) are the pairs verdict.ReferenceKey judges afterwards.
+// equal runs) are the pairs results.File.ReferenceKey judges afterwards.
 type pairing struct{ f results.File }
 
 func newPairing(cells []Cell) *pairing {
@@ -35,7 +34,7 @@ func newPairing(cells []Cell) *pairing {
 // reference is the key ("workload/mode") of the cell c is judged against
 // in its own run; ok is false when c is not part of an A/B pair.
 func (p *pairing) reference(c *Cell) (key string, ok bool) {
-	w, m, ok := verdict.ReferenceKey(&p.f, c.Workload.Name, c.Mode)
+	w, m, ok := p.f.ReferenceKey(c.Workload.Name, c.Mode)
 	if !ok {
 		return "", false
 	}

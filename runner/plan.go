@@ -357,7 +357,7 @@ func (p *Plan) LibraryModes() []modes.Mode {
 // ShardCells returns shard i (1-based) of n: the cells sorted by workload
 // name and mode (built-in modes in their order, then the others by name),
 // every n-th one starting at i-1 — where a cell judged against another
-// (verdict.ReferenceKey: an A/B pair of modes or of workloads) travels
+// (results.File.ReferenceKey: an A/B pair of modes or of workloads) travels
 // with it as one, since an A/B
 // comparison holds only within one run. The assignment depends only on the
 // cell names, so each machine of a CI matrix computes the same split, and

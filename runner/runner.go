@@ -46,14 +46,16 @@ func (e *Env) logf(format string, args ...any) {
 
 // Run measures plan. It returns the results gathered so far when ctx is
 // cancelled (File.Partial set); a failing workload fails only its own cells.
-// The caller fills in File.Machine.
+// The caller fills in File.Machine. With the file it hands over its A/B
+// pairs' whys, found from their profiles before any verdict exists, for the
+// caller to judge the file with (verdict.Options.Whys).
 //
 // The steps, each in its own file: build what the cells need once
 // (build.go), order every launch (schedule.go), launch and check each run
 // (launch.go, check.go) in the measuring loop (loop.go), adding rounds to
 // A/B pairs whose verdict is undecided (adaptive.go), and assemble the
 // cells into the results file (assemble.go).
-func Run(ctx context.Context, plan *Plan, env Env) *results.File {
+func Run(ctx context.Context, plan *Plan, env Env) (*results.File, results.Whys) {
 	began := time.Now() // --budget counts the builds too
 	f := newFile(plan, &env)
 	cells := newCells(plan)
@@ -101,9 +103,9 @@ func Run(ctx context.Context, plan *Plan, env Env) *results.File {
 	acct.record(f)
 	f.Finished = time.Now().UTC()
 	assemble(f, cells)
-	explainPairs(f, cells)
-	nameLines(f, cells)
-	return f
+	whys := explainPairs(f, cells)
+	nameLines(f, cells, whys)
+	return f, whys
 }
 
 // cellState is a cell being measured: its runs so far and what they showed.

@@ -59,7 +59,7 @@ func TestSchedulePairsBackToBack(t *testing.T) {
 	for _, how := range Schedules {
 		plan := planFor(t, t.TempDir(), abSuite(fw))
 		plan.Options.Schedule = how
-		f := Run(context.Background(), plan, Env{})
+		f, _ := Run(context.Background(), plan, Env{})
 		if f.Settings.Schedule != how {
 			t.Errorf("%s: results record schedule %q", how, f.Settings.Schedule)
 		}
@@ -154,7 +154,7 @@ func TestFutile(t *testing.T) {
 func TestBudgetStopsAdaptiveRounds(t *testing.T) {
 	plan := planFor(t, t.TempDir(), abSuite(testbin.Fakework(t)))
 	plan.Options.Budget = time.Nanosecond
-	f := Run(context.Background(), plan, Env{})
+	f, _ := Run(context.Background(), plan, Env{})
 	six := f.Find("six", "none")
 	if !strings.HasPrefix(six.Stopped, "out of time after 12 rounds, still inconclusive") || six.Runs != 12 {
 		t.Errorf("six: %d runs, stopped %q", six.Runs, six.Stopped)

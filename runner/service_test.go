@@ -56,7 +56,7 @@ func quoted(args string) string {
 func TestServiceUnderEachMode(t *testing.T) {
 	marker := testbin.Marker("svc")
 	plan := planFor(t, t.TempDir(), webSuite(t, "none, tracing, sampling", "--urls=http://127.0.0.1:{port}", marker))
-	f := Run(context.Background(), plan, Env{Profiler: testbin.ProfilerLib(t)})
+	f, _ := Run(context.Background(), plan, Env{Profiler: testbin.ProfilerLib(t)})
 	for _, c := range f.Results {
 		if c.Failure != "" || c.Runs != 2 || c.Metric != results.MetricRPS {
 			t.Fatalf("%s: failure %q, %d runs, metric %s", c.Key(), c.Failure, c.Runs, c.Metric)
@@ -133,7 +133,7 @@ func TestServiceFailures(t *testing.T) {
 				yaml = strings.Replace(yaml, "ready_timeout: 2s", "ready_timeout: 20s", 1)
 			}
 			plan := planFor(t, t.TempDir(), yaml)
-			f := Run(context.Background(), plan, Env{})
+			f, _ := Run(context.Background(), plan, Env{})
 			c := f.Results[0]
 			for _, w := range tc.want {
 				if !strings.Contains(c.Failure, w) {
@@ -162,7 +162,7 @@ func TestServiceUnderAWrapper(t *testing.T) {
 		filepath.Join(testbin.RepoRoot(), "scripts", "perf-record.sh"))
 	mapsBefore, _ := filepath.Glob("/tmp/perf-*.map")
 	plan := planFor(t, t.TempDir(), webSuite(t, "none, "+perf, "--urls=http://127.0.0.1:{port}", marker))
-	f := Run(context.Background(), plan, Env{})
+	f, _ := Run(context.Background(), plan, Env{})
 	var perRequest = map[modes.Mode][]int64{}
 	for _, c := range f.Results {
 		if c.Failure != "" || c.Runs != 2 {

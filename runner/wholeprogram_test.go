@@ -60,7 +60,7 @@ workloads:
     modes: [none]
 `, allocProject(), count, size, collections, dll, dll, mark, fw))
 	var logged []string
-	f := Run(context.Background(), plan, Env{Profiler: testbin.ProfilerLib(t), Log: func(format string, args ...any) {
+	f, _ := Run(context.Background(), plan, Env{Profiler: testbin.ProfilerLib(t), Log: func(format string, args ...any) {
 		logged = append(logged, fmt.Sprintf(format, args...))
 	}})
 	want := float64(count * (size + 24)) // a byte[]'s header and length: 24 bytes on x64
@@ -143,7 +143,7 @@ workloads:
     project: %s
     args: [kill, "150"]
 `, allocProject()))
-	f := Run(context.Background(), plan, Env{})
+	f, _ := Run(context.Background(), plan, Env{})
 	c := f.Results[0]
 	if len(c.Samples) != 1 {
 		t.Fatalf("%d runs recorded, failure %q", len(c.Samples), c.Failure)
@@ -188,7 +188,7 @@ workloads:
     env: {DOTNET_STARTUP_HOOKS: %s, ALLOC_OWN_HOOK_MARK: %s}
 `, dll, dll, mark))
 	kept := t.TempDir()
-	f := Run(context.Background(), plan, Env{Profiler: testbin.ProfilerLib(t), ProfilesDir: kept})
+	f, _ := Run(context.Background(), plan, Env{Profiler: testbin.ProfilerLib(t), ProfilesDir: kept})
 	for _, c := range f.Results {
 		if c.Failure != "" {
 			t.Fatalf("%s: %s", c.Key(), c.Failure)

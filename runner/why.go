@@ -110,17 +110,17 @@ func writePprof(path string, p *instrprof.Profile) error {
 // explainCounted gives a counted pair its why from the two sides' why
 // launches: the functions whose instructions changed most, with their
 // calls where callgrind counted them. false when a side has no profile.
-func explainCounted(c, ref *cellState, dir int) (*results.Change, bool) {
+func explainCounted(c, ref *cellState, dir int) (results.Why, bool) {
 	if c.instr == nil || ref.instr == nil {
-		return nil, false
+		return results.Why{}, false
 	}
 	var old, new profdiff.Side
 	if ref.instr.AddTo(&old) != nil || c.instr.AddTo(&new) != nil {
-		return nil, false
+		return results.Why{}, false
 	}
 	d, err := profdiff.Compare(&old, &new)
 	if err != nil {
-		return nil, false
+		return results.Why{}, false
 	}
-	return &results.Change{Explain: contributions(d, ExplainTop, false, dir), ExplainUnit: results.ExplainInstructions}, true
+	return results.Why{Explain: contributions(d, ExplainTop, false, dir), Unit: results.ExplainInstructions}, true
 }

@@ -18,9 +18,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"regexp/syntax"
-	"strconv"
 	"strings"
-	"time"
 
 	"vbench/internal/modes"
 )
@@ -32,21 +30,12 @@ const CLSID = "{8C2F5D8A-6C1E-4B7A-9A57-3F0E2B1D7C41}"
 // LibraryName is the file name `make build` gives the profiler, next to bin/vbench.
 const LibraryName = "libvbenchprof.so"
 
-// Environment variables the profiler reads (documented in the README).
+// Environment variables the profiler reads besides its settings' (those are
+// in modes.Fields, the settings table).
 const (
-	EnvMode        = "VBENCH_MODE"              // tracing | instrumentation | sampling | null
-	EnvProfileDir  = "VBENCH_PROFILE_DIR"       // where each process writes its profile (DIR/<pid>/)
-	EnvInterval    = "VBENCH_INTERVAL"          // sampling interval, a Go duration ("10ms")
-	EnvInclude     = "VBENCH_INCLUDE"           // comma-separated assembly/namespace patterns
-	EnvExclude     = "VBENCH_EXCLUDE"           // comma-separated assembly/namespace patterns
-	EnvTimeSample  = "VBENCH_TIME_SAMPLE"       // tracing, instrumentation: time 1 in N calls of hot nodes (1: every call)
-	EnvNoInline    = "VBENCH_SAMPLING_NOINLINE" // sampling, suspend-sampling: keep user methods from being inlined
-	EnvMaxStack    = "VBENCH_MAX_STACK"         // suspend-sampling: frames kept per stack; deeper ones lose their middle
-	EnvLines       = "VBENCH_LINES"             // sampling: map each sample's leaf to its IL offset; instrumentation: count each sequence point
-	EnvProcesses   = "VBENCH_PROCESSES"         // a regexp: profile only processes whose command line matches
-	EnvTimeline    = "VBENCH_TIMELINE"          // tracing: 1 writes timeline.json, every thread's calls in time order
-	EnvTimelineMin = "VBENCH_TIMELINE_MIN"      // tracing: calls shorter than this duration fold into their caller
-	EnvTimelineCap = "VBENCH_TIMELINE_CAP"      // tracing: the timeline's events at most
+	EnvMode       = "VBENCH_MODE"        // tracing | instrumentation | sampling | null
+	EnvProfileDir = "VBENCH_PROFILE_DIR" // where each process writes its profile (DIR/<pid>/)
+	EnvProcesses  = "VBENCH_PROCESSES"   // a regexp: profile only processes whose command line matches
 	// the build a run's private copy of the library was made from (vbench
 	// run loads a fresh copy each run; the profiler loads CORECLR_PROFILER_PATH)
 	EnvBuild = "VBENCH_PROFILER_BUILD"
@@ -59,28 +48,18 @@ const (
 // order it reads them on 64-bit Linux: the first one set wins.
 var ProfilerPathVars = []string{"CORECLR_PROFILER_PATH_64", "CORECLR_PROFILER_PATH"}
 
-// Options are the profiler settings a caller may choose. Their values are
+// Options are what a caller loads the profiler with: an engine, where its
+// profiles go, which processes, and its settings. The settings' values are
 // checked where they are read (a suite, `vbench profile`'s flags) with
-// modes.Validate, which holds the ranges the profiler accepts: attach only
-// writes them into the environment.
+// modes.Validate: attach only writes them into the environment.
 type Options struct {
-	Engine     modes.Engine  // null | tracing | instrumentation | sampling; "" loads no profiler
-	ProfileDir string        // required: where the profile is written
-	Interval   time.Duration // sampling only; 0 means the profiler's default
-	Include    []string
-	Exclude    []string
-	TimeSample int  // tracing and instrumentation; 0 means the profiler's default (16; 256), 1 times every call
-	NoInline   bool // sampling engines only: keep user methods (but tiny ones) from being inlined
-	MaxStack   int  // suspend-sampling only: frames kept per stack; 0 means modes.MaxStack.Default
-	Lines      bool // sampling and instrumentation: source lines (see EnvLines)
-	// Timeline (tracing): write timeline.json; TimelineMin < 0 and
-	// TimelineCap 0 leave the profiler's defaults.
-	Timeline    bool
-	TimelineMin time.Duration
-	TimelineCap int
+	Engine     modes.Engine // null | tracing | instrumentation | sampling | …; "" loads no profiler
+	ProfileDir string       // required: where the profile is written
 	// Processes, a regular expression (CheckProcesses), limits profiling to
 	// the processes whose command line it matches; "" profiles every one.
 	Processes string
+	// Settings: only those the engine reads reach the environment.
+	Settings modes.ProfilerSettings
 }
 
 // CheckProcesses parses a --processes pattern: a Go regular expression (RE2
@@ -115,36 +94,7 @@ func Env(libPath string, opts Options) []string {
 		EnvMode + "=" + string(opts.Engine),
 		EnvProfileDir + "=" + opts.ProfileDir,
 	}
-	if opts.Interval > 0 {
-		env = append(env, EnvInterval+"="+opts.Interval.String())
-	}
-	if opts.NoInline {
-		env = append(env, EnvNoInline+"=1")
-	}
-	if opts.Lines {
-		env = append(env, EnvLines+"=1")
-	}
-	if opts.Timeline {
-		env = append(env, EnvTimeline+"=1")
-		if opts.TimelineMin >= 0 {
-			env = append(env, EnvTimelineMin+"="+opts.TimelineMin.String())
-		}
-		if opts.TimelineCap > 0 {
-			env = append(env, EnvTimelineCap+"="+strconv.Itoa(opts.TimelineCap))
-		}
-	}
-	if opts.MaxStack > 0 {
-		env = append(env, EnvMaxStack+"="+strconv.Itoa(opts.MaxStack))
-	}
-	if opts.TimeSample > 0 {
-		env = append(env, EnvTimeSample+"="+strconv.Itoa(opts.TimeSample))
-	}
-	if len(opts.Include) > 0 {
-		env = append(env, EnvInclude+"="+strings.Join(opts.Include, ","))
-	}
-	if len(opts.Exclude) > 0 {
-		env = append(env, EnvExclude+"="+strings.Join(opts.Exclude, ","))
-	}
+	env = append(env, opts.Settings.Env(opts.Engine)...)
 	if opts.Processes != "" {
 		env = append(env, EnvProcesses+"="+opts.Processes)
 	}

@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"vbench/internal/modes"
 )
@@ -44,7 +43,7 @@ const (
 // extra (KEY=VALUE lists, a later one winning: a workload's, a run's pad),
 // then the mode's env; for an engine mode ProfiledDefaults come first (so
 // any value given wins over them) and the profiler's variables last, with
-// only the settings the engine reads (modes.Engine.Uses).
+// only the settings the engine reads (modes.Fields).
 func (l *Launch) Env(base []string, extra ...[]string) []string {
 	l = l.absolute()
 	env := ScrubEnv(base)
@@ -57,28 +56,7 @@ func (l *Launch) Env(base []string, extra ...[]string) []string {
 		return l.hook(env)
 	}
 	env = append(slices.Clone(ProfiledDefaults), env...)
-	opts := Options{Engine: sp.Engine, ProfileDir: l.RunDir, Include: sp.Include, Exclude: sp.Exclude, Processes: l.Processes}
-	if sp.Engine.Uses(modes.Interval.Name) {
-		opts.Interval = time.Duration(sp.Interval)
-	}
-	if sp.Engine.Uses("no_inline") {
-		opts.NoInline = sp.NoInline
-	}
-	if sp.Engine.Uses("lines") {
-		opts.Lines = sp.Lines
-	}
-	if sp.Engine.Uses("timeline") && sp.Timeline {
-		opts.Timeline, opts.TimelineMin, opts.TimelineCap = true, -1, sp.TimelineCap
-		if sp.TimelineMin != 0 {
-			opts.TimelineMin = time.Duration(sp.TimelineMin)
-		}
-	}
-	if sp.Engine.Uses(modes.MaxStack.Name) && sp.MaxStack != modes.MaxStack.Default {
-		opts.MaxStack = sp.MaxStack
-	}
-	if sp.Engine.Uses(modes.TimeSample.Name) {
-		opts.TimeSample = sp.TimeSample
-	}
+	opts := Options{Engine: sp.Engine, ProfileDir: l.RunDir, Processes: l.Processes, Settings: sp.ProfilerSettings}
 	env = append(env, Env(l.Library, opts)...)
 	if l.Build != "" {
 		env = append(env, EnvBuild+"="+l.Build)

@@ -170,3 +170,57 @@ func TestNoProductPackageImportsTheStudies(t *testing.T) {
 		t.Fatalf("checked %d packages: go list printed %q", checked, out)
 	}
 }
+
+// The output layer has two rooms and judges nothing: reports (results) and
+// reports/profileview (profiles) never depend on each other, even through
+// another package, and no package under reports/ imports internal/verdict
+// (a command judges, then hands the judged file to the renderer; the
+// history page draws what internal/history found, which judges by
+// verdict's rule). Run by hand:
+//
+//	go list -deps -f '{{.ImportPath}}: {{join .Imports " "}}' ./reports/...
+func TestOutputsApartAndJudgeNothing(t *testing.T) {
+	const results, profiles, verdict = "vbench/reports", "vbench/reports/profileview", "vbench/internal/verdict"
+	imports := map[string][]string{}
+	for _, line := range goList(t, "-deps", "-f", `{{.ImportPath}}: {{join .Imports " "}}`, "./reports/...") {
+		pkg, is, _ := strings.Cut(line, ":")
+		imports[pkg] = strings.Fields(is)
+	}
+	// deps is every package p depends on, through any path.
+	deps := func(p string) map[string]bool {
+		seen := map[string]bool{}
+		var walk func(string)
+		walk = func(p string) {
+			for _, i := range imports[p] {
+				if !seen[i] {
+					seen[i] = true
+					walk(i)
+				}
+			}
+		}
+		walk(p)
+		return seen
+	}
+	output := func(p string) bool { return p == results || strings.HasPrefix(p, results+"/") }
+	profileRoom := func(p string) bool { return p == profiles || strings.HasPrefix(p, profiles+"/") }
+	for _, p := range []string{results, profiles} {
+		if _, ok := imports[p]; !ok {
+			t.Errorf("no package %s: results and profiles are rendered in packages of their own", p)
+		}
+	}
+	for pkg, is := range imports {
+		if !output(pkg) {
+			continue
+		}
+		for _, i := range is {
+			if i == verdict {
+				t.Errorf("%s imports %s: an output package renders judgements, it does not make them", pkg, verdict)
+			}
+		}
+		for d := range deps(pkg) {
+			if (pkg == results && profileRoom(d)) || (profileRoom(pkg) && d == results) {
+				t.Errorf("%s depends on %s: results and profile views stand apart", pkg, d)
+			}
+		}
+	}
+}

@@ -97,25 +97,14 @@ func (e Engine) Allocates() bool { return e == EngineAllocations || e == EngineA
 func (e Engine) CountsCalls() bool { return e == EngineTracing || e == EngineInstrumentation }
 
 // Uses reports whether the engine reads a profiler setting (by its suite
-// field name: interval, include, exclude, time_sample, no_inline,
-// max_stack, lines). A setting the engine does not read would silently do
-// nothing, so a mode's own setting or a flag must be one it reads.
+// field name: interval, include, …; the table in settings.go says which). A
+// setting the engine does not read would silently do nothing, so a mode's
+// own setting or a flag must be one it reads.
 func (e Engine) Uses(setting string) bool {
-	switch setting {
-	case Interval.Name, "no_inline":
-		return e.Samples()
-	case MaxStack.Name:
-		return e == EngineSuspendSampling // the signal sampler keeps a fixed 128 + 128 frames
-	case TimeSample.Name:
-		return e.CountsCalls()
-	case "lines": // the signal sampler maps its leaves' IPs; instrumentation counts sequence points
-		return e == EngineSampling || e == EngineCPUSampling || e == EngineInstrumentation
-	case "timeline", TimelineCap.Name: // the enter/leave hooks, the allocation callbacks write it
-		return e == EngineTracing || e.Allocates()
-	case TimelineMin.Name: // calls fold; allocations are instants
-		return e == EngineTracing
+	if f := FieldNamed(setting); f != nil {
+		return f.Reads(e)
 	}
-	return true // include, exclude: what is profiled, under every engine
+	return true
 }
 
 // UsedBy lists the engines that read setting, for messages (the experimental

@@ -1,7 +1,6 @@
 package modes
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -74,30 +73,9 @@ func (s *Spec) Description() string {
 		return strings.Join(d, ", ")
 	}
 	d := "vbench " + string(s.Engine)
-	var set []string
 	// Only the settings the engine reads: a suite's profiler block gives
 	// every engine mode all of them.
-	if s.Interval > 0 && s.Engine.Uses(Interval.Name) {
-		set = append(set, "interval "+s.Interval.String())
-	}
-	if len(s.Include) > 0 {
-		set = append(set, "include "+strings.Join(s.Include, ","))
-	}
-	if len(s.Exclude) > 0 {
-		set = append(set, "exclude "+strings.Join(s.Exclude, ","))
-	}
-	if s.TimeSample > 0 && s.Engine.Uses(TimeSample.Name) {
-		set = append(set, fmt.Sprintf("time_sample %d", s.TimeSample))
-	}
-	if s.NoInline && s.Engine.Uses("no_inline") {
-		set = append(set, "no_inline")
-	}
-	if s.Lines && s.Engine.Uses("lines") {
-		set = append(set, "lines")
-	}
-	if s.MaxStack > 0 && s.Engine.Uses(MaxStack.Name) {
-		set = append(set, fmt.Sprintf("max_stack %d", s.MaxStack))
-	}
+	set := s.ProfilerSettings.describe(s.Engine)
 	if len(s.Env) > 0 {
 		set = append(set, "env "+strings.Join(s.EnvList(), " "))
 	}
@@ -117,7 +95,5 @@ func (s *Spec) Description() string {
 func (s *Spec) Equal(o *Spec) bool {
 	return s.Name == o.Name && s.Engine == o.Engine && s.Profiler == o.Profiler && s.Against == o.Against &&
 		(s.Profile == nil) == (o.Profile == nil) && (s.Profile == nil || *s.Profile == *o.Profile) &&
-		maps.Equal(s.Env, o.Env) && s.Interval == o.Interval && slices.Equal(s.Include, o.Include) &&
-		slices.Equal(s.Exclude, o.Exclude) && s.TimeSample == o.TimeSample && s.NoInline == o.NoInline && s.MaxStack == o.MaxStack && s.Lines == o.Lines &&
-		slices.Equal(s.Wrap, o.Wrap)
+		maps.Equal(s.Env, o.Env) && s.ProfilerSettings.equal(o.ProfilerSettings) && slices.Equal(s.Wrap, o.Wrap)
 }

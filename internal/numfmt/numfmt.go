@@ -310,3 +310,19 @@ func scaleOf(m float64, unit string) (float64, bool) {
 	}
 	return 0, false
 }
+
+// SignedBy prints x with its sign ("+", "−") before format's text of |x|.
+func SignedBy(x float64, format func(float64) string) string {
+	if x < 0 {
+		return "−" + format(math.Abs(x))
+	}
+	return "+" + format(x)
+}
+
+// Calls is a mean count of calls per run: whole when it is one.
+func Calls(x float64) string {
+	if x == math.Trunc(x) {
+		return fmt.Sprintf("%.0f", x)
+	}
+	return fmt.Sprintf("%.1f", x)
+}

@@ -108,7 +108,7 @@ type Settings struct {
 	// WorkloadAgainst maps each workload the suite judges against another
 	// workload of the same run (its `against:`, e.g. the base commit's
 	// build of the same program) to that workload: each of its cells is
-	// judged against the other's cell of the same mode (verdict.Reference).
+	// judged against the other's cell of the same mode (results.File.Reference).
 	// Absent when no workload says against.
 	WorkloadAgainst map[string]string `json:"workload_against,omitempty"`
 

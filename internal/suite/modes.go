@@ -22,8 +22,8 @@ import (
 )
 
 // settingFields are the profiler settings a suite's profiler block and an
-// engine mode may give.
-var settingFields = []string{"interval", "include", "exclude", "time_sample", "no_inline", "max_stack", "lines", "timeline", "timeline_min", "timeline_cap"}
+// engine mode may give: the settings table's.
+var settingFields = modes.SettingNames()
 
 // modeFields are the fields of a mode defined in the suite.
 var modeFields = append([]string{"name", "engine", "profiler", "env", "against", "profile", "wrap"}, settingFields...)
@@ -203,7 +203,7 @@ func (p *parser) modeSpec(n *yaml.Node, field string) (modes.Spec, *yaml.Node) {
 	// interval on a tracing mode). The suite's profiler block may hold any:
 	// it serves every engine mode.
 	for _, k := range nodes.settings {
-		if !spec.Engine.Uses(k.Value) && !(k.Value == "no_inline" && !spec.NoInline) && !(k.Value == "lines" && !spec.Lines) && !(k.Value == "timeline" && !spec.Timeline) { // false asks for nothing
+		if !spec.Engine.Uses(k.Value) && !falseBool(&spec.ProfilerSettings, k.Value) {
 			p.fail(k, field+"."+k.Value, "does nothing under engine %s: only %s read it", spec.Engine, modes.List(modes.UsedBy(k.Value)))
 			return spec, nodes.against
 		}
@@ -295,51 +295,38 @@ func (p *parser) engineEnv(n *yaml.Node, field string) {
 	}
 }
 
-// setting reads one profiler setting into ps, checked with modes.Validate:
-// the profiler declines to load with anything else, which would fail every
-// run after the build. (Durations and integers are already > 0 here.)
+// falseBool reports whether setting key is a bool given false: it asks for
+// nothing, whatever the engine.
+func falseBool(ps *modes.ProfilerSettings, key string) bool {
+	b, ok := modes.FieldNamed(key).Ptr(ps).(*bool)
+	return ok && !*b
+}
+
+// setting reads one profiler setting into ps, checked against the settings
+// table's bounds: the profiler declines to load with anything else, which
+// would fail every run after the build. (Durations and integers are already
+// > 0 here.)
 func (p *parser) setting(key string, v *yaml.Node, f string, ps *modes.ProfilerSettings) {
-	switch key {
-	case "interval":
+	fd := modes.FieldNamed(key)
+	switch ptr := fd.Ptr(ps).(type) {
+	case *modes.Duration:
 		d := p.duration(v, f)
-		if p.err == nil && modes.Validate(modes.ProfilerSettings{Interval: modes.Duration(d)}) != nil {
-			p.fail(v, f, "must be between %v and %v (what the profiler accepts), got %s", modes.Interval.Min, modes.Interval.Max, v.Value)
+		if p.err == nil && !fd.Accepts(int64(d)) {
+			min, max := fd.Bounds.Range()
+			p.fail(v, f, "must be between %v and %v (what the profiler accepts), got %s", min, max, v.Value)
 		}
-		ps.Interval = modes.Duration(d)
-	case "include":
-		ps.Include = p.strList(v, f)
-	case "exclude":
-		ps.Exclude = p.strList(v, f)
-	case "time_sample":
-		n := p.integer(v, f, modes.TimeSample.Min)
-		if p.err == nil && modes.Validate(modes.ProfilerSettings{TimeSample: n}) != nil {
-			p.fail(v, f, "must be %s (what the profiler accepts), got %d", modes.TimeSample.Want(), n)
+		*ptr = modes.Duration(d)
+	case *int:
+		min, _ := fd.Bounds.Range()
+		n := p.integer(v, f, int(min.(int)))
+		if p.err == nil && !fd.Accepts(int64(n)) {
+			p.fail(v, f, "must be %s (what the profiler accepts), got %d", fd.Want(), n)
 		}
-		ps.TimeSample = n
-	case "no_inline":
-		ps.NoInline = p.boolean(v, f)
-	case "lines":
-		ps.Lines = p.boolean(v, f)
-	case "max_stack":
-		n := p.integer(v, f, modes.MaxStack.Min)
-		if p.err == nil && modes.Validate(modes.ProfilerSettings{MaxStack: n}) != nil {
-			p.fail(v, f, "must be at most %d frames (what the profiler accepts), got %d", modes.MaxStack.Max, n)
-		}
-		ps.MaxStack = n
-	case "timeline":
-		ps.Timeline = p.boolean(v, f)
-	case "timeline_min":
-		d := p.duration(v, f)
-		if p.err == nil && modes.Validate(modes.ProfilerSettings{TimelineMin: modes.Duration(d)}) != nil {
-			p.fail(v, f, "must be between %v and %v (what the profiler accepts), got %s", modes.TimelineMin.Min, modes.TimelineMin.Max, v.Value)
-		}
-		ps.TimelineMin = modes.Duration(d)
-	case "timeline_cap":
-		n := p.integer(v, f, modes.TimelineCap.Min)
-		if p.err == nil && modes.Validate(modes.ProfilerSettings{TimelineCap: n}) != nil {
-			p.fail(v, f, "must be %s events (what the profiler accepts), got %d", modes.TimelineCap.Want(), n)
-		}
-		ps.TimelineCap = n
+		*ptr = n
+	case *bool:
+		*ptr = p.boolean(v, f)
+	case *[]string:
+		*ptr = p.strList(v, f)
 	}
 }
 
@@ -353,40 +340,8 @@ func (s *Suite) resolveModes() {
 		if sp.Engine == "" {
 			continue
 		}
-		sp.ProfilerSettings = inherit(sp.ProfilerSettings, s.Profiler)
+		sp.ProfilerSettings = modes.Inherit(sp.ProfilerSettings, s.Profiler)
 	}
-}
-
-// inherit is own with every setting it leaves out taken from base.
-func inherit(own, base modes.ProfilerSettings) modes.ProfilerSettings {
-	if own.Interval == 0 {
-		own.Interval = base.Interval
-	}
-	if own.Include == nil {
-		own.Include = base.Include
-	}
-	if own.Exclude == nil {
-		own.Exclude = base.Exclude
-	}
-	if own.TimeSample == 0 {
-		own.TimeSample = base.TimeSample
-	}
-	if !own.NoInline {
-		own.NoInline = base.NoInline
-	}
-	if own.MaxStack == 0 {
-		own.MaxStack = base.MaxStack
-	}
-	if !own.Timeline {
-		own.Timeline = base.Timeline
-	}
-	if own.TimelineMin == 0 {
-		own.TimelineMin = base.TimelineMin
-	}
-	if own.TimelineCap == 0 {
-		own.TimelineCap = base.TimelineCap
-	}
-	return own
 }
 
 // Spec is the definition of mode m: the suite's, or a built-in mode's with

@@ -234,3 +234,27 @@ func TestModeEnvProfilerRefused(t *testing.T) {
 		})
 	}
 }
+
+// Every engine mode the suite lists takes from the profiler block each
+// setting it leaves out (the settings table's Inherit): lines once stayed
+// behind, so `profiler: {lines: true}` reached no mode the suite listed,
+// built-in or its own.
+func TestOwnModeInheritsEverySetting(t *testing.T) {
+	s, err := Parse("s.yaml", []byte(`name: s
+profiler: {lines: true, interval: 2ms}
+modes: [sampling, {name: fast, engine: sampling, interval: 1ms}]
+workloads: [{name: w, command: [true]}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []modes.Mode{modes.Sampling, "fast"} {
+		sp, _ := s.Spec(m)
+		if !sp.Lines {
+			t.Errorf("%s: lines not inherited from the profiler block: %+v", m, sp.ProfilerSettings)
+		}
+	}
+	if sp, _ := s.Spec("fast"); sp.Interval != modes.Duration(time.Millisecond) {
+		t.Errorf("fast: its own interval lost: %v", sp.Interval)
+	}
+}

@@ -55,7 +55,7 @@ func (p *parser) workloads(n *yaml.Node, s *Suite) {
 // the same metric (a pair compares one metric round by round), running
 // under every mode this one does; and the suite's modes must not say
 // against: too (which cell a cell is judged against would be ambiguous:
-// verdict.ReferenceKey).
+// results.File.ReferenceKey).
 func (p *parser) workloadAgainst(n *yaml.Node, field string, s *Suite, w *Workload) {
 	if w.Against == "" {
 		return

@@ -28,7 +28,7 @@ func perEvent(f *results.File) {
 		if ch == nil || ch.Against == "" {
 			continue
 		}
-		old := Reference(f, c)
+		old := f.Reference(c)
 		if old == nil {
 			continue
 		}

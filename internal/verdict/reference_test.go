@@ -34,7 +34,7 @@ func TestReference(t *testing.T) {
 		{"app-base", "tracing", "app-base/tracing@old"},
 	} {
 		got := ""
-		if r := Reference(f, f.Find(c.w, c.m)); r != nil {
+		if r := f.Reference(f.Find(c.w, c.m)); r != nil {
 			got = r.Key()
 		}
 		if got != c.want {
@@ -43,8 +43,8 @@ func TestReference(t *testing.T) {
 	}
 	// A filtered run without the other workload: A/B, but nothing to judge against.
 	g := &results.File{Settings: f.Settings, Results: []results.Cell{{Workload: "app", Mode: "none"}}}
-	if !IsAB(g, "app", "none") || Reference(g, &g.Results[0]) != nil {
-		t.Errorf("app/none without app-base: IsAB %v, Reference %v", IsAB(g, "app", "none"), Reference(g, &g.Results[0]))
+	if !g.IsAB("app", "none") || g.Reference(&g.Results[0]) != nil {
+		t.Errorf("app/none without app-base: IsAB %v, Reference %v", g.IsAB("app", "none"), g.Reference(&g.Results[0]))
 	}
 }
 

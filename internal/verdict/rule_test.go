@@ -80,7 +80,7 @@ func TestApplyAB(t *testing.T) {
 	// Three rounds: the signed-rank test cannot reach 0.01 (2/2^3 = 0.25).
 	f = run(3, 1.08)
 	c = f.Find("w", "tracing")
-	if got := TooFewRuns(c.Compare.Reason); got != "too few runs (3 vs 3) to reach p < 0.01 over 1 test" {
+	if got := results.TooFewRuns(c.Compare.Reason); got != "too few runs (3 vs 3) to reach p < 0.01 over 1 test" {
 		t.Errorf("TooFewRuns(%q) = %q", c.Compare.Reason, got)
 	}
 	c = f.Find("w", "tracing")

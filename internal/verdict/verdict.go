@@ -54,6 +54,10 @@ type Options struct {
 	// CountMinChange is MinChange for a cell measured in instructions
 	// (thresholds.min_change_instructions); 0: MinChange. For applies it.
 	CountMinChange float64
+	// Whys are the run's explains of its A/B pairs, handed over by the
+	// runner (runner.Run); each goes into its pair's judgement. A file
+	// judged again keeps those its judgements carry (results.WhysOf).
+	Whys results.Whys
 }
 
 // judgeUnpaired is the unpaired test opts call for.
@@ -70,26 +74,29 @@ func OptionsOf(f *results.File) Options {
 }
 
 // Apply gives every cell of cur its verdict and records each comparison in
-// cell.Compare. base is a stored baseline (or OLD.json of `compare`), nil
+// cell.Compare, an A/B pair's with its why (opts.Whys). base is a stored baseline (or OLD.json of `compare`), nil
 // when there is none: then only A/B pairs are judged. A machine
 // fingerprint or suite mismatch with base adds a warning to cur; it does
 // not stop the comparison. Callers refuse files whose metrics differ first
 // (CheckMetrics).
 func Apply(cur, base *results.File, opts Options) {
 	warn(cur, base)
+	whys := results.WhysOf(cur)
+	maps.Copy(whys, opts.Whys)
 	var tests []*test
 	for i := range cur.Results {
 		c := &cur.Results[i]
-		prev := c.Compare
 		c.Compare, c.Verdict = nil, ""
 		switch {
 		case c.Failed():
 			c.Verdict = results.VerdictFailed
 		case len(c.Values()) == 0:
 			c.Verdict = results.VerdictNotRun
-		case IsAB(cur, c.Workload, c.Mode):
+		case cur.IsAB(c.Workload, c.Mode):
 			tests = append(tests, abTests(cur, c, opts.For(c))...)
-			keepExplain(prev, c.Compare)
+			if w, ok := whys[c.Key()]; ok && c.Compare != nil {
+				w.Put(c.Compare)
+			}
 		case base != nil:
 			tests = append(tests, baselineTests(base, cur, c, opts.For(c))...)
 		}
@@ -101,6 +108,26 @@ func Apply(cur, base *results.File, opts Options) {
 	perEvent(cur)
 	markReferences(cur)
 	cur.Undecided = cur.UndecidedSentence()
+}
+
+// Judged is a copy of cur with verdicts against base (named name in every
+// output), as vbench compare gives them, alpha and threshold from cur's
+// settings; cur is left as it was. `vbench report --baseline` judges
+// through it and hands the copy to the renderer.
+func Judged(base, cur *results.File, name string) *results.File {
+	c := *cur
+	c.Results = slices.Clone(cur.Results)
+	c.Warnings = slices.Clone(cur.Warnings)
+	c.Baseline = name
+	opts := OptionsOf(&c)
+	if opts.Alpha <= 0 { // a file without settings: benchstat's default
+		opts.Alpha = 0.05
+	}
+	Apply(&c, base, opts)
+	if base.Suite.Name != cur.Suite.Name {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("the baseline is from suite %q, this run from %q", base.Suite.Name, cur.Suite.Name))
+	}
+	return &c
 }
 
 // For is opts for judging cell c (ForMetric of its metric).
@@ -116,15 +143,6 @@ func (o Options) ForMetric(m results.Metric) Options {
 	return o
 }
 
-// keepExplain carries an A/B pair's explain over to its new comparison:
-// the runner computed it from both sides' profiles, which a later judgement
-// (merge, report) no longer has.
-func keepExplain(prev, ch *results.Change) {
-	if prev != nil && ch != nil {
-		ch.Explain, ch.ExplainUnit, ch.ExplainScope = prev.Explain, prev.ExplainUnit, prev.ExplainScope
-	}
-}
-
 // markReferences calls reference, not new, a cell judged against nothing
 // that an A/B pair of the file was judged against (a mode's twin or a
 // workload's): "new" said of tracing@old (the OLD build) read as if it
@@ -135,7 +153,7 @@ func markReferences(f *results.File) {
 		if c.Compare == nil {
 			continue
 		}
-		if old := Reference(f, c); old != nil && old.Verdict == results.VerdictNew {
+		if old := f.Reference(c); old != nil && old.Verdict == results.VerdictNew {
 			old.Verdict = results.VerdictReference
 		}
 	}
@@ -160,55 +178,10 @@ type test struct {
 	ref, diff float64
 }
 
-// ReferenceKey names the cell that the cell (workload, mode) of f is
-// judged against in its own run — an A/B pair — and ok is false when there
-// is none (it is judged against a stored baseline, or nothing). It is the
-// one rule every caller pairs cells by (verdicts, adaptive rounds, shards,
-// reports, explain):
-//
-//   - its mode's twin: the mode says against: (a suite's mode, or --against's
-//     OLD build), and the cell is judged against the same workload's cell of
-//     that mode ("tracing@old" → "tracing");
-//   - else its workload's twin: the workload says against: (a suite's
-//     workload, e.g. the base commit's build of the same program), and the
-//     cell is judged against that workload's cell of the same mode
-//     ("app-base" → "app").
-//
-// A suite cannot give both (internal/suite refuses it, and `run --against`
-// refuses a suite whose workloads say against:); a file that somehow does
-// is judged by the mode's.
-func ReferenceKey(f *results.File, workload string, mode modes.Mode) (refWorkload string, refMode modes.Mode, ok bool) {
-	if a := f.ModeSpec(mode).Against; a != "" {
-		return workload, a, true
-	}
-	if a := f.Settings.WorkloadAgainst[workload]; a != "" {
-		return a, mode, true
-	}
-	return "", "", false
-}
-
-// IsAB reports whether the cell (workload, mode) is judged against another
-// cell of its own run (ReferenceKey), whether or not that cell is in f.
-func IsAB(f *results.File, workload string, mode modes.Mode) bool {
-	_, _, ok := ReferenceKey(f, workload, mode)
-	return ok
-}
-
-// Reference is the cell of f that c is judged against in its own run
-// (ReferenceKey), nil when c is not part of an A/B pair or f lacks the
-// other cell (a shard of another split, a --workloads or --modes filter).
-func Reference(f *results.File, c *results.Cell) *results.Cell {
-	w, m, ok := ReferenceKey(f, c.Workload, c.Mode)
-	if !ok {
-		return nil
-	}
-	return f.Find(w, m)
-}
-
 // abTests judges cell c against its Reference in the same file: paired by
 // round, over the looks its adaptive rounds took.
 func abTests(f *results.File, c *results.Cell, opts Options) []*test {
-	old := Reference(f, c)
+	old := f.Reference(c)
 	if old == nil || old.Failed() || len(old.Values()) == 0 {
 		return nil // new: nothing to judge against (failed, or a shard of another split)
 	}
@@ -471,7 +444,7 @@ func decide(tests []*test, opts Options) {
 			c.Verdict = results.VerdictSame
 		}
 		if !ch.Comparable {
-			reasons = append(reasons, fmt.Sprintf("%s (%d vs %d) to reach p < %g over %d %s", tooFewRuns, time.n[0], time.n[1], opts.Alpha, len(times), numfmt.Plural(len(times), "test", "tests")))
+			reasons = append(reasons, fmt.Sprintf("%s (%d vs %d) to reach p < %g over %d %s", results.TooFewRunsPrefix, time.n[0], time.n[1], opts.Alpha, len(times), numfmt.Plural(len(times), "test", "tests")))
 		}
 		ch.Reason = strings.Join(reasons, "; ")
 	}
@@ -522,21 +495,6 @@ func decideMeasures(tests []*test, opts Options) {
 			}
 		}
 	}
-}
-
-// tooFewRuns opens the part of a Change.Reason that says the runs could
-// not reach significance whatever they measured (Comparable false).
-const tooFewRuns = "too few runs"
-
-// TooFewRuns is that part of a Change.Reason, "too few runs (3 vs 3) to
-// reach p < 0.01 over 7 tests", or "" when the runs could have decided.
-func TooFewRuns(reason string) string {
-	for _, part := range strings.Split(reason, "; ") {
-		if strings.HasPrefix(part, tooFewRuns+" (") {
-			return part
-		}
-	}
-	return ""
 }
 
 // verdictOf is one test's verdict from its adjusted p and its interval at

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"vbench/internal/testapp"
-	"vbench/reports"
+	"vbench/reports/profileview"
 )
 
 // vbench diff of two real allocation profiles of the test program's alloc
@@ -40,7 +40,7 @@ func TestDiffAllocationProfiles(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("diff --format json: exit %d\n%s", code, stderr)
 	}
-	var d reports.AllocDiffJSON
+	var d profileview.AllocDiffJSON
 	if err := json.Unmarshal([]byte(js), &d); err != nil {
 		t.Fatalf("%v\n%s", err, js)
 	}

@@ -107,8 +107,11 @@ results, shard results and results with failed cells are refused.
 				return usageErr(err)
 			}
 			if res == nil {
-				res = m.measure(cmd)
-				verdict.Apply(res, nil, verdict.OptionsOf(res))
+				var whys results.Whys
+				res, whys = m.measure(cmd)
+				opts := verdict.OptionsOf(res)
+				opts.Whys = whys
+				verdict.Apply(res, nil, opts)
 				if f.jsonOut != "" {
 					if err := results.WriteFile(f.jsonOut, res); err != nil {
 						return withCode(ExitFailed, fmt.Errorf("saving results: %w", err))

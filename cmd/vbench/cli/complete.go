@@ -78,7 +78,7 @@ func completeEngines(*cobra.Command, []string, string) ([]string, cobra.ShellCom
 }
 
 // completeFormats offers the formats of reports.Formats that write one of
-// the given kinds of output (reports.ForResults, ForReport, ForProfile).
+// the given kinds of output (reports.ForResults, ForReport).
 func completeFormats(writes ...func(*reports.Format) bool) cobra.CompletionFunc {
 	return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		var cands []string
@@ -89,9 +89,6 @@ func completeFormats(writes ...func(*reports.Format) bool) cobra.CompletionFunc 
 			about := f.Note
 			if about == "" {
 				about = strings.ReplaceAll(f.About, "\n", " ")
-			}
-			if about == "" && f.Report == nil && f.Profile != nil {
-				about = "profiles only"
 			}
 			if about == "" {
 				cands = append(cands, f.Name)

@@ -13,7 +13,7 @@ import (
 	"vbench/internal/ownfile"
 	"vbench/internal/profdiff"
 	"vbench/internal/results"
-	"vbench/reports"
+	"vbench/reports/profileview"
 	"vbench/runner"
 )
 
@@ -89,8 +89,8 @@ from OLD (red grew, blue shrank, white unchanged). -o with .txt, .md or
 }
 
 // diffFormats are the formats by name and by -o's extension.
-var diffFormats = map[string]func(io.Writer, reports.DiffView) error{
-	"text": reports.DiffText, "markdown": reports.DiffMarkdown, "json": reports.WriteDiffJSON,
+var diffFormats = map[string]func(io.Writer, profileview.DiffView) error{
+	"text": profileview.DiffText, "markdown": profileview.DiffMarkdown, "json": profileview.WriteDiffJSON,
 }
 
 var diffExts = map[string]string{".txt": "text", ".md": "markdown", ".json": "json", ".svg": "svg"}
@@ -130,7 +130,7 @@ func runDiff(cmd *cobra.Command, f *diffFlags, oldPath, newPath string) error {
 		if err := results.CheckWritable(f.output); err != nil {
 			return usageErr(err)
 		}
-		if err := ownfile.Check("-o", f.output, reports.DiffKind(format)); err != nil {
+		if err := ownfile.Check("-o", f.output, profileview.DiffKind(format)); err != nil {
 			return usageErr(err)
 		}
 	}
@@ -157,10 +157,10 @@ func runDiff(cmd *cobra.Command, f *diffFlags, oldPath, newPath string) error {
 	}
 	render := func(w io.Writer) error {
 		if format == "svg" {
-			return reports.DiffFlameGraph(w, old.Paths, new.Paths, d.Unit, reports.DiffFlameOptions{
+			return profileview.DiffFlameGraph(w, old.Paths, new.Paths, d.Unit, profileview.DiffFlameOptions{
 				Title: fmt.Sprintf("Differential flame graph · %s → %s", old.About, new.About)})
 		}
-		return diffFormats[format](w, reports.DiffView{Diff: d, Old: old.About, New: new.About, Top: f.top})
+		return diffFormats[format](w, profileview.DiffView{Diff: d, Old: old.About, New: new.About, Top: f.top})
 	}
 	return emit(cmd, f.output, render)
 }

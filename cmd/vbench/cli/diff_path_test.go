@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"vbench/internal/testbin"
-	"vbench/reports"
+	"vbench/reports/profileview"
 )
 
 // vbench diff --by path (issue 39): the three-stage program's two builds
@@ -28,19 +28,19 @@ func TestDiffByPathCarriesCalls(t *testing.T) {
 			t.Fatalf("profile exit %d\n%s\n%s", code, stdout, stderr)
 		}
 	}
-	rows := func(args ...string) []reports.DiffFunction {
+	rows := func(args ...string) []profileview.DiffFunction {
 		t.Helper()
 		js, stderr, code := runVbench(t, append([]string{"diff", old, new, "--format", "json", "--top", "50"}, args...)...)
 		if code != 0 {
 			t.Fatalf("diff %v: exit %d\n%s", args, code, stderr)
 		}
-		var d reports.DiffJSON
+		var d profileview.DiffJSON
 		if err := json.Unmarshal([]byte(js), &d); err != nil {
 			t.Fatal(err)
 		}
 		return d.Functions
 	}
-	calls := func(f reports.DiffFunction) (float64, float64) {
+	calls := func(f profileview.DiffFunction) (float64, float64) {
 		if f.OldCalls == nil || f.NewCalls == nil {
 			t.Fatalf("%s %v: no calls", f.Function, f.Path)
 		}
@@ -62,7 +62,7 @@ func TestDiffByPathCarriesCalls(t *testing.T) {
 	if !found["Pipeline.Render"] || !found["Pipeline.Parse"] {
 		t.Errorf("by path: Mix's rows under Render and Parse missing: %v", found)
 	}
-	i := slices.IndexFunc(rows(), func(f reports.DiffFunction) bool { return f.Function == "Pipeline.Mix" })
+	i := slices.IndexFunc(rows(), func(f profileview.DiffFunction) bool { return f.Function == "Pipeline.Mix" })
 	if i < 0 {
 		t.Fatal("by function: no Pipeline.Mix row")
 	}

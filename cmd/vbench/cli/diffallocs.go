@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"vbench/internal/profdiff"
-	"vbench/reports"
+	"vbench/reports/profileview"
 )
 
 // runAllocDiff is vbench diff of two allocation profiles: what each type
@@ -21,17 +21,17 @@ func runAllocDiff(cmd *cobra.Command, f *diffFlags, format string, old, new *pro
 		return usageErrf("%s records no allocations: an allocation profile compares only with another (allocations or allocation-sampling)", which)
 	}
 	if format == "svg" {
-		return usageErrf("-o FILE.svg: allocation profiles compare as text, markdown or json (vbench report PROFILE -o flame.svg draws each side by bytes)")
+		return usageErrf("-o FILE.svg: allocation profiles compare as text, markdown or json (vbench show PROFILE -o flame.svg draws each side by bytes)")
 	}
 	d, err := profdiff.CompareAllocs(old.Allocs, new.Allocs)
 	if err != nil {
 		return usageErr(err)
 	}
-	v := reports.AllocDiffView{Diff: d, Old: old.About, New: new.About, Top: f.top}
+	v := profileview.AllocDiffView{Diff: d, Old: old.About, New: new.About, Top: f.top}
 	return emit(cmd, f.output, func(w io.Writer) error {
 		if format == "json" {
-			return reports.WriteAllocDiffJSON(w, v)
+			return profileview.WriteAllocDiffJSON(w, v)
 		}
-		return reports.AllocDiffText(w, v)
+		return profileview.AllocDiffText(w, v)
 	})
 }

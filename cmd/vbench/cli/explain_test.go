@@ -13,6 +13,7 @@ import (
 	"vbench/internal/results"
 	"vbench/internal/testbin"
 	"vbench/reports"
+	"vbench/reports/profileview"
 )
 
 // --against the slow profiler build (its enter hook adds a few cycles to
@@ -78,12 +79,12 @@ workloads:
 			t.Errorf("%s: %d runs kept, want one per measured run (%d)\n%s", m, len(runs), f.Find("fib", modes.Mode(m)).Runs, stderr)
 		}
 	}
-	diff := func(by string) reports.DiffJSON {
+	diff := func(by string) profileview.DiffJSON {
 		js, stderr, code := runVbench(t, "diff", filepath.Join(dir, "out", "r.profiles", "fib", "tracing@old"), filepath.Join(dir, "out", "r.profiles", "fib", "tracing"), "--format", "json", "--top", "500", "--by", by)
 		if code != 0 {
 			t.Fatalf("diff: exit %d\n%s", code, stderr)
 		}
-		var d reports.DiffJSON
+		var d profileview.DiffJSON
 		if err := json.Unmarshal([]byte(js), &d); err != nil {
 			t.Fatal(err)
 		}
@@ -93,7 +94,7 @@ workloads:
 	if d.OldRuns != f.Find("fib", "tracing@old").Runs || len(d.Functions) < len(ch.Explain) || d.Functions[0].Lo == nil {
 		t.Fatalf("diff of the kept runs: %d runs, functions %+v", d.OldRuns, d.Functions)
 	}
-	if !slices.ContainsFunc(d.Functions, func(fn reports.DiffFunction) bool { return fn.Function == "Vbench.Fibonacci.Program.Fib" }) {
+	if !slices.ContainsFunc(d.Functions, func(fn profileview.DiffFunction) bool { return fn.Function == "Vbench.Fibonacci.Program.Fib" }) {
 		t.Errorf("the diff of fibonacci's profiles has no Fib: %+v", d.Functions)
 	}
 	// Each explain entry is the diff's row of its function, or of its path
@@ -103,7 +104,7 @@ workloads:
 		if e.Path != nil {
 			rows = byPath.Functions
 		}
-		i := slices.IndexFunc(rows, func(fn reports.DiffFunction) bool {
+		i := slices.IndexFunc(rows, func(fn profileview.DiffFunction) bool {
 			return fn.Function == e.Function && slices.Equal(fn.Path, e.Path)
 		})
 		if i < 0 || math.Abs(rows[i].Change-e.Change) > 1e-6*math.Abs(e.Change)+1e-9 {

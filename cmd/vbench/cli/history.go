@@ -238,38 +238,49 @@ func newHistoryReportCmd() *cobra.Command {
 	var out string
 	cmd := &cobra.Command{
 		Use:   "report [SUITE.yaml] [--history FILE] -o history.html",
-		Short: "Draw every cell's series and change points as an HTML page",
+		Short: "Draw every cell's series and change points as an HTML page (now: vbench report --history FILE)",
 		Long: `Report writes one self-contained HTML page (inline CSS and SVG, no scripts):
 per cell, its time and its overhead multiple over the appended runs with
 their 95% intervals, the stable stretches' medians, the change points marked
 with their commits and changes, and the table of runs with each one's
-commit and date.`,
-		Example: `  vbench history report benchmarks/suite.yaml -o history.html`,
+commit and date.
+
+Every view of results is vbench report's: this page is vbench report
+--history FILE -o history.html. This spelling still works, for one release,
+and says so.`,
+		Example: `  vbench report --history benchmarks/baselines/default.history.jsonl -o history.html`,
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" {
-				return usageErrf("give the page's file: -o history.html")
-			}
 			path, a, err := f.load(args)
 			if err != nil {
 				return err
 			}
-			if err := results.CheckWritable(out); err != nil {
-				return usageErr(err)
-			}
-			if err := ownfile.Check("-o", out, reports.HTMLKind); err != nil {
-				return usageErr(err)
-			}
-			if err := atomicfile.Write(out, 0o666, func(w io.Writer) error { return reports.HistoryHTML(w, path, a) }); err != nil {
-				return withCode(ExitFailed, err)
-			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "vbench: wrote %s (%d runs, %d series)\n", out, len(a.Entries), len(a.Series))
-			return nil
+			fmt.Fprintf(cmd.ErrOrStderr(), "vbench: `vbench history report` is deprecated and goes in a later release: use `vbench report --history %s -o %s`\n", path, out)
+			return writeHistoryPage(cmd, path, a, out)
 		},
 	}
 	f.register(cmd)
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the page to `FILE`, atomically")
 	return cmd
+}
+
+// writeHistoryPage is the trend view of a history: every cell's series and
+// change points as one HTML page (vbench report --history).
+func writeHistoryPage(cmd *cobra.Command, path string, a *history.Analysis, out string) error {
+	if out == "" {
+		return usageErrf("give the page's file: -o history.html")
+	}
+	if err := results.CheckWritable(out); err != nil {
+		return usageErr(err)
+	}
+	if err := ownfile.Check("-o", out, reports.HTMLKind); err != nil {
+		return usageErr(err)
+	}
+	if err := atomicfile.Write(out, 0o666, func(w io.Writer) error { return reports.HistoryHTML(w, path, a) }); err != nil {
+		return withCode(ExitFailed, err)
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "vbench: wrote %s (%d runs, %d series)\n", out, len(a.Entries), len(a.Series))
+	return nil
 }
 
 // historyBase is what `run --history FILE` judges against: each cell's

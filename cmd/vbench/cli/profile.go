@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"time"
 	"vbench/internal/safetext"
 	"vbench/internal/speedscope"
 
@@ -23,7 +22,7 @@ import (
 	"vbench/internal/machine"
 	"vbench/internal/modes"
 	"vbench/internal/profile"
-	"vbench/reports"
+	"vbench/reports/profileview"
 )
 
 func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
@@ -39,11 +38,7 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 	defer unlock()
 	stderr := cmd.ErrOrStderr()
 
-	spec := modes.Spec{Name: modes.Mode(engine), Engine: engine, ProfilerSettings: modes.ProfilerSettings{
-		Interval: modes.Duration(f.interval), Include: f.include, Exclude: f.exclude,
-		TimeSample: f.timeSamp, NoInline: f.noInline, MaxStack: f.maxStack, Lines: f.lines,
-		Timeline: f.timeline, TimelineMin: modes.Duration(max(f.timelineMin, time.Nanosecond)), TimelineCap: f.timelineCap,
-	}}
+	spec := modes.Spec{Name: modes.Mode(engine), Engine: engine, ProfilerSettings: f.settings}
 	launch := attach.Launch{Spec: spec, Library: lib, RunDir: dir, Processes: f.processes}
 	env := launch.Env(os.Environ())
 	reasons := attach.NewProfilerLines(stderr)
@@ -60,7 +55,7 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 		resolveLines(cmd.Context(), tree, stderr)
 	}
 	if perr == nil && len(tree.Processes) == 0 {
-		perr = fmt.Errorf("no process wrote its profile: %s", reports.NoneWritten(tree))
+		perr = fmt.Errorf("no process wrote its profile: %s", profileview.NoneWritten(tree))
 	}
 	if perr != nil {
 		msg := noProfileText(dir, perr, reasons, tree, code, f.processes, args)
@@ -90,7 +85,7 @@ func showProfile(cmd *cobra.Command, f *profileFlags, tree *profile.Tree, dir st
 	if err := tree.WritePprofFile(filepath.Join(dir, profile.PprofFile)); err != nil {
 		return fmt.Errorf("writing the merged pprof profile: %w", err)
 	}
-	fmt.Fprintf(stderr, "vbench: %s\n", reports.ProfilesWritten(tree, dir))
+	fmt.Fprintf(stderr, "vbench: %s\n", profileview.ProfilesWritten(tree, dir))
 	for _, p := range tree.Processes {
 		if s := p.Timeline.Summary(); s != "" {
 			fmt.Fprintf(stderr, "vbench: pid %d: %s (open it in Perfetto or speedscope: docs/timeline.md)\n", p.PID, s)
@@ -102,7 +97,7 @@ func showProfile(cmd *cobra.Command, f *profileFlags, tree *profile.Tree, dir st
 		}
 		fmt.Fprintf(stderr, "vbench: speedscope file written to %s\n", f.output)
 	}
-	for _, w := range reports.ProfileWarnings(tree) {
+	for _, w := range profileview.ProfileWarnings(tree) {
 		fmt.Fprintf(stderr, "vbench: warning: %s\n", safetext.Line(w)) // a profile's cause quotes the program
 	}
 	if busy != "" {
@@ -110,35 +105,35 @@ func showProfile(cmd *cobra.Command, f *profileFlags, tree *profile.Tree, dir st
 	}
 	// The view narrows; the profiles and the merged pprof file keep everything.
 	if tree = testView(tree, f.allFrames); tree.Processes[0].FoldedBy != nil && f.format == "table" {
-		fmt.Fprintf(stderr, "vbench: %s\n", reports.FoldedNote)
+		fmt.Fprintf(stderr, "vbench: %s\n", profileview.FoldedNote)
 	}
 	tree, err := tree.Focused(focus)
 	if err != nil {
 		if code == 0 {
 			code = ExitUsage
 		}
-		return withCode(code, fmt.Errorf("%v\n(the profiles are in %s: vbench report %s --top 30 shows what they hold)", err, dir, dir))
+		return withCode(code, fmt.Errorf("%v\n(the profiles are in %s: vbench show %s --top 30 shows what they hold)", err, dir, dir))
 	}
 	if f.format == "table" {
-		if err := reports.TreeTop(stderr, tree, f.top); err != nil {
+		if err := profileview.TreeTop(stderr, tree, f.top); err != nil {
 			return err
 		}
 	}
-	var missing []reports.MissingProcess
+	var missing []profileview.MissingProcess
 	for _, m := range tree.Missing {
-		missing = append(missing, reports.MissingProcess{Process: m.Process, Dir: m.Dir, StillRunning: child.Running(m.PID, m.Command)})
+		missing = append(missing, profileview.MissingProcess{Process: m.Process, Dir: m.Dir, StillRunning: child.Running(m.PID, m.Command)})
 	}
 	for _, m := range missing {
 		fmt.Fprintf(stderr, "vbench: %s\n", m.Note())
 	}
-	doc := reports.ProfileSummary(tree, dir, code, f.top, missing)
+	doc := profileview.ProfileSummary(tree, dir, code, f.top, missing)
 	if f.format == "json" {
-		if err := reports.WriteProfileJSON(cmd.OutOrStdout(), doc); err != nil {
+		if err := profileview.WriteProfileJSON(cmd.OutOrStdout(), doc); err != nil {
 			return err
 		}
 	}
 	if f.jsonOut != "" {
-		if err := atomicfile.Write(f.jsonOut, 0o666, func(w io.Writer) error { return reports.WriteProfileJSON(w, doc) }); err != nil {
+		if err := atomicfile.Write(f.jsonOut, 0o666, func(w io.Writer) error { return profileview.WriteProfileJSON(w, doc) }); err != nil {
 			return err
 		}
 	}

@@ -73,10 +73,7 @@ func runAttach(cmd *cobra.Command, f *profileFlags, args []string) error {
 	}
 	logf.Close()
 	defer os.Remove(logf.Name())
-	opts := attach.Options{Engine: engine, ProfileDir: dir, Include: f.include, Exclude: f.exclude}
-	if engine.Uses(modes.Interval.Name) {
-		opts.Interval = f.interval
-	}
+	opts := attach.Options{Engine: engine, ProfileDir: dir, Settings: f.settings}
 	clsid, err := diagipc.ParseGUID(attach.CLSID)
 	if err != nil {
 		return err

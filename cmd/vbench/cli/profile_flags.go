@@ -1,11 +1,11 @@
 package cli
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"vbench/baseline"
 	"vbench/internal/attach"
@@ -14,31 +14,21 @@ import (
 	"vbench/internal/profile"
 	"vbench/internal/results"
 	"vbench/internal/speedscope"
-	"vbench/reports"
+	"vbench/reports/profileview"
 )
 
 type profileFlags struct {
 	mode      string
-	interval  time.Duration
-	include   []string
-	exclude   []string
+	settings  modes.ProfilerSettings // the settings table's flags; only those given are set
 	out       string
 	top       int
 	format    string
 	lib       string
-	timeSamp  int
-	noInline  bool
-	maxStack  int
 	processes string
 	jsonOut   string
 	focus     []string
 	allFrames bool
-	lines     bool
-
-	timeline    bool
-	timelineMin time.Duration
-	timelineCap int
-	output      string // -o: speedscope's file
+	output    string // -o: speedscope's file
 
 	pid      int           // --pid: attach to this running process
 	duration time.Duration // --pid: how long
@@ -82,9 +72,7 @@ func newProfileCmd() *cobra.Command {
 	fl := cmd.Flags()
 	fl.SetInterspersed(false) // everything after COMMAND belongs to it
 	fl.StringVar(&f.mode, "mode", string(modes.EngineTracing), "tracing | instrumentation | sampling | suspend-sampling | allocations | allocation-sampling | null")
-	fl.DurationVar(&f.interval, "interval", modes.Interval.Default, "sampling interval, "+modes.Interval.Want())
-	fl.StringSliceVar(&f.include, "include", nil, "also profile framework code matching these assembly or namespace `patterns` (user code is by default; repeatable, comma-separated)")
-	fl.StringSliceVar(&f.exclude, "exclude", nil, "assembly or namespace `patterns` not to profile (repeatable, comma-separated)")
+	settingFlags(fl, &f.settings)
 	fl.StringSliceVar(&f.focus, "focus", nil, "show only functions matching these `patterns` (namespace, type, method or assembly, glob '*'); everything is still profiled")
 	fl.StringVar(&f.out, "out", "", "directory for the profiles, one <pid>/ per process (default: a new temporary directory)")
 	fl.StringVar(&f.processes, "processes", "", "profile only processes whose command line matches this Go `regexp` (default: every .NET process)")
@@ -92,20 +80,13 @@ func newProfileCmd() *cobra.Command {
 	fl.IntVar(&f.top, "top", 20, "how many functions to show (at least 1; profile.json holds them all)")
 	fl.StringVar(&f.format, "format", "table", "table (on stderr) | json (on stdout, after the program's output)")
 	fl.StringVar(&f.lib, "profiler", "", "profiler library (default: libvbenchprof.so next to vbench)")
-	fl.BoolVar(&f.noInline, "no-inline", false, "sampling: keep user methods (but tiny ones) from being inlined, so samples land on them")
-	fl.IntVar(&f.maxStack, "max-stack", modes.MaxStack.Default, fmt.Sprintf("suspend-sampling: frames kept per stack (%s); deeper stacks keep both ends around one %q frame", modes.MaxStack.Want(), profile.ElidedFrames))
-	fl.BoolVar(&f.lines, "lines", false, "sampling: each sample's source line (from the program's PDBs); instrumentation: count every line's executions")
 	fl.BoolVar(&f.allFrames, "all-frames", false, "dotnet test: also show framework and test-runner frames (folded by default)")
-	fl.BoolVar(&f.timeline, "timeline", false, "tracing: also write <pid>/timeline.json, every thread's calls, GCs, JIT compilations and exceptions in time order; allocations, allocation-sampling: every allocation (or sample) with its type, bytes and path, and the GCs (Chrome trace-event JSON: Perfetto, speedscope)")
-	fl.DurationVar(&f.timelineMin, "timeline-min", modes.TimelineMin.Default, "with --timeline, tracing: calls shorter than this fold into their caller (0: keep every call)")
-	fl.IntVar(&f.timelineCap, "timeline-cap", modes.TimelineCap.Default, "with --timeline: events a process keeps at most ("+modes.TimelineCap.Want()+"); calls past it are counted and said")
 	fl.StringVarP(&f.output, "output", "o", "", "also write the profiles (and timelines) in speedscope's format to `FILE`.speedscope.json")
 	fl.IntVar(&f.pid, "pid", 0, "attach to this running .NET process through its diagnostics port instead of starting one (--mode sampling or allocation-sampling), profile for --duration, detach")
 	fl.DurationVar(&f.duration, "duration", 30*time.Second, "with --pid: how long to profile before detaching")
 	fl.StringVar(&f.port, "port", "", "listen on this Unix socket `PATH` for a .NET process started with DOTNET_DiagnosticPorts=PATH (it waits, suspended) and load the profiler into it through the diagnostics protocol, without setting its environment; its profile is shown when it ends")
 	registerCompletion(cmd, "mode", completeEngines)
 	registerCompletion(cmd, "format", cobra.FixedCompletions([]string{"table\ton stderr", "json\ton stdout, after the program's output"}, cobra.ShellCompDirectiveNoFileComp))
-	fl.IntVar(&f.timeSamp, "time-sample", 0, "tracing, instrumentation: time ~1 in N calls of hot call paths (power of two; 1: every call; default 16, instrumentation 256)")
 	return cmd
 }
 
@@ -123,40 +104,11 @@ func (f *profileFlags) check(cmd *cobra.Command) (*profileRun, error) {
 	if !engine.Valid() {
 		return nil, usageErrf("--mode %q: want %s (none means no profiler: run the program directly)", f.mode, modes.OneOf(modes.Engines))
 	}
-	// A typed 0 is a value here, not the default it is in modes.ProfilerSettings
-	// (--time-sample's own default is 0: the engine's).
-	if f.interval == 0 || modes.Validate(modes.ProfilerSettings{Interval: modes.Duration(f.interval)}) != nil {
-		return nil, usageErrf("--interval %v: want %s", f.interval, modes.Interval.Want())
-	}
 	if f.format != "table" && f.format != "json" {
 		return nil, usageErrf("--format %q: want table or json", f.format)
 	}
-	if modes.Validate(modes.ProfilerSettings{TimeSample: f.timeSamp}) != nil {
-		return nil, usageErrf("--time-sample %d: want %s", f.timeSamp, modes.TimeSample.Want())
-	}
-	if f.maxStack == 0 || modes.Validate(modes.ProfilerSettings{MaxStack: f.maxStack}) != nil {
-		return nil, usageErrf("--max-stack %d: want %s frames", f.maxStack, modes.MaxStack.Want())
-	}
-	if f.timelineCap <= 0 || modes.Validate(modes.ProfilerSettings{TimelineCap: f.timelineCap}) != nil {
-		return nil, usageErrf("--timeline-cap %d: want %s events", f.timelineCap, modes.TimelineCap.Want())
-	}
-	if modes.Validate(modes.ProfilerSettings{TimelineMin: modes.Duration(f.timelineMin)}) != nil {
-		return nil, usageErrf("--timeline-min %v: want a duration in %v..%v (0 keeps every call)", f.timelineMin, modes.TimelineMin.Min, modes.TimelineMin.Max)
-	}
-	for _, flag := range []string{"timeline-min", "timeline-cap"} {
-		if cmd.Flags().Changed(flag) && !f.timeline {
-			return nil, usageErrf("--%s does nothing without --timeline", flag)
-		}
-	}
-	// A flag the engine does not read would silently do nothing.
-	for _, fs := range [][2]string{{"interval", modes.Interval.Name}, {"no-inline", "no_inline"}, {"max-stack", modes.MaxStack.Name}, {"time-sample", modes.TimeSample.Name}, {"lines", "lines"}, {"timeline", "timeline"}, {"timeline-min", modes.TimelineMin.Name}} {
-		flag, setting := fs[0], fs[1]
-		if (flag == "no-inline" && !f.noInline) || (flag == "lines" && !f.lines) || (flag == "timeline" && !f.timeline) {
-			continue // --no-inline=false, --lines=false ask for nothing
-		}
-		if cmd.Flags().Changed(flag) && !engine.Uses(setting) {
-			return nil, usageErrf("--%s does nothing under --mode %s: only %s read it", flag, engine, modes.List(modes.UsedBy(setting)))
-		}
+	if err := checkSettingFlags(cmd.Flags(), &f.settings, engine, "--mode"); err != nil {
+		return nil, err
 	}
 	if err := checkTop(f.top); err != nil {
 		return nil, err
@@ -177,7 +129,7 @@ func (f *profileFlags) check(cmd *cobra.Command) (*profileRun, error) {
 		if err := results.CheckWritable(f.jsonOut); err != nil {
 			return nil, usageErrf("--json %v", err)
 		}
-		if err := ownfile.Check("--json", f.jsonOut, reports.ProfileJSONKind); err != nil {
+		if err := ownfile.Check("--json", f.jsonOut, profileview.ProfileJSONKind); err != nil {
 			return nil, usageErr(err)
 		}
 	}
@@ -186,7 +138,7 @@ func (f *profileFlags) check(cmd *cobra.Command) (*profileRun, error) {
 	}
 	if f.output != "" {
 		if !strings.HasSuffix(strings.ToLower(f.output), speedscope.Ext) {
-			return nil, usageErrf("-o %s: vbench profile writes speedscope's format: name the file *%s (vbench report -o writes the other formats)", f.output, speedscope.Ext)
+			return nil, usageErrf("-o %s: vbench profile writes speedscope's format: name the file *%s (vbench show -o writes the other views)", f.output, speedscope.Ext)
 		}
 		if err := baseline.Guard("-o", f.output); err != nil {
 			return nil, usageErr(err)
@@ -194,7 +146,7 @@ func (f *profileFlags) check(cmd *cobra.Command) (*profileRun, error) {
 		if err := results.CheckWritable(f.output); err != nil {
 			return nil, usageErrf("-o %v", err)
 		}
-		if err := ownfile.Check("-o", f.output, reports.FormatNamed("speedscope").Kind()); err != nil {
+		if err := ownfile.Check("-o", f.output, profileview.FormatNamed("speedscope").Kind()); err != nil {
 			return nil, usageErr(err)
 		}
 	}
@@ -207,4 +159,90 @@ func (f *profileFlags) check(cmd *cobra.Command) (*profileRun, error) {
 		return nil, usageErr(err)
 	}
 	return &profileRun{engine: engine, focus: focus, lib: lib}, nil
+}
+
+// settingFlags binds a flag to each setting of the settings table
+// (modes.Fields), its default the profiler's.
+func settingFlags(fl *pflag.FlagSet, ps *modes.ProfilerSettings) {
+	for i := range modes.Fields {
+		fd := &modes.Fields[i]
+		switch p := fd.Ptr(ps).(type) {
+		case *modes.Duration:
+			def, _ := fd.Default().(time.Duration)
+			fl.DurationVar((*time.Duration)(p), fd.Flag(), def, fd.Help)
+		case *int:
+			def, _ := fd.Default().(int)
+			if fd.PerEngineDefault {
+				def = 0
+			}
+			fl.IntVar(p, fd.Flag(), def, fd.Help)
+		case *bool:
+			fl.BoolVar(p, fd.Flag(), false, fd.Help)
+		case *[]string:
+			fl.StringSliceVar(p, fd.Flag(), nil, fd.Help)
+		}
+	}
+}
+
+// checkSettingFlags refuses a setting flag out of the profiler's range, one
+// that does nothing without another, and one the engine would not read (it
+// would silently do nothing); then clears every setting not given, so that
+// the profiler's own default (and an engine's own) applies. A typed 0 is a
+// value here: where the range holds 0 (--timeline-min 0: keep every call)
+// it becomes the least duration, since a zero setting is one not given.
+func checkSettingFlags(fl *pflag.FlagSet, ps *modes.ProfilerSettings, engine modes.Engine, modeFlag string) error {
+	for i := range modes.Fields {
+		fd := &modes.Fields[i]
+		if !fl.Changed(fd.Flag()) {
+			continue
+		}
+		var n int64
+		switch p := fd.Ptr(ps).(type) {
+		case *modes.Duration:
+			n = int64(*p)
+		case *int:
+			n = int64(*p)
+		}
+		if fd.Bounds != nil && !fd.Accepts(n) && !(n == 0 && fd.PerEngineDefault) {
+			return usageErrf("--%s %v: want %s", fd.Flag(), fl.Lookup(fd.Flag()).Value, fd.Want())
+		}
+		if p, ok := fd.Ptr(ps).(*modes.Duration); ok && *p == 0 {
+			*p = modes.Duration(time.Nanosecond)
+		}
+	}
+	for i := range modes.Fields {
+		fd := &modes.Fields[i]
+		if fd.Needs != "" && fl.Changed(fd.Flag()) && !modes.FieldNamed(fd.Needs).Given(ps) {
+			return usageErrf("--%s does nothing without --%s", fd.Flag(), modes.FieldNamed(fd.Needs).Flag())
+		}
+	}
+	for i := range modes.Fields {
+		fd := &modes.Fields[i]
+		if b, ok := fd.Ptr(ps).(*bool); ok && !*b {
+			continue // --lines=false asks for nothing
+		}
+		if fl.Changed(fd.Flag()) && !fd.Reads(engine) {
+			return usageErrf("--%s does nothing under %s %s: only %s read it", fd.Flag(), modeFlag, engine, modes.List(modes.UsedBy(fd.Key())))
+		}
+	}
+	for i := range modes.Fields {
+		if fd := &modes.Fields[i]; !fl.Changed(fd.Flag()) {
+			reflectZero(fd.Ptr(ps))
+		}
+	}
+	return nil
+}
+
+// reflectZero sets the setting p points to to its zero: not given.
+func reflectZero(p any) {
+	switch p := p.(type) {
+	case *modes.Duration:
+		*p = 0
+	case *int:
+		*p = 0
+	case *bool:
+		*p = false
+	case *[]string:
+		*p = nil
+	}
 }

@@ -1,12 +1,14 @@
 package cli
 
-import "vbench/reports"
+import (
+	"vbench/reports/profileview"
+)
 
 // profileLong is `vbench profile --help`: what is profiled, what is shown,
 // what is written, and how it exits.
 var profileLong = `profile runs COMMAND (any command that starts a .NET 8+ process, e.g.
 "dotnet app.dll", or "dotnet test") with the vbench profiler attached and
-shows the top functions: the table vbench report PROFILE starts with.
+shows the top functions: the table vbench show PROFILE starts with.
 
 Every .NET process COMMAND starts loads the profiler (dotnet test: the SDK's
 processes, then the test host; an application's workers) and writes its own
@@ -48,7 +50,7 @@ them (their time is their caller's) and the test host comes first;
 --focus PATTERN narrows what is shown, not what is profiled: the top table
 lists only the matching functions (namespace, type, method or assembly, glob
 '*'; a pattern without '*' also matches the names under it), and the JSON
-summary too; vbench report DIR --focus draws their call trees and flame
+summary too; vbench show DIR --focus draws their call trees and flame
 graph. The profiles on disk keep everything.
 
 The program's stdin, stdout and stderr are its own: stdout is passed through
@@ -56,7 +58,7 @@ byte for byte. vbench prints its table and messages on stderr (the table has a
 pid column when several processes were profiled). --json FILE writes one JSON
 object to FILE (atomically); --format json prints it on stdout after the
 program's own output:
-` + reports.ProfileJSONOutline + `"functions" is summed over every process (same name and module), each
+` + profileview.ProfileJSONOutline + `"functions" is summed over every process (same name and module), each
 process's own list is under "processes"; both hold the top --top functions,
 by exclusive wall-clock time or exclusive samples (callers are direct callers, "<root>"
 when the caller is not profiled). Every function is in profile.json.

@@ -56,10 +56,7 @@ func runPort(cmd *cobra.Command, f *profileFlags, args []string) error {
 	stderr := cmd.ErrOrStderr()
 	abs, _ := filepath.Abs(f.port)
 	fmt.Fprintf(stderr, "vbench: waiting for a .NET process started with DOTNET_DiagnosticPorts=%s\n", abs)
-	launch := attach.Launch{Spec: modes.Spec{Name: modes.Mode(pr.engine), Engine: pr.engine, ProfilerSettings: modes.ProfilerSettings{
-		Interval: modes.Duration(f.interval), Include: f.include, Exclude: f.exclude, TimeSample: f.timeSamp, NoInline: f.noInline,
-		MaxStack: f.maxStack, Lines: f.lines, Timeline: f.timeline, TimelineMin: modes.Duration(max(f.timelineMin, time.Nanosecond)), TimelineCap: f.timelineCap,
-	}}, Library: pr.lib, RunDir: dir, Processes: f.processes}
+	launch := attach.Launch{Spec: modes.Spec{Name: modes.Mode(pr.engine), Engine: pr.engine, ProfilerSettings: f.settings}, Library: pr.lib, RunDir: dir, Processes: f.processes}
 	var settings [][2]string
 	for _, kv := range launch.Env(nil) {
 		if k, v, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "VBENCH_") {

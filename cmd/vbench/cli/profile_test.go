@@ -22,7 +22,7 @@ import (
 	"vbench/internal/profile"
 	"vbench/internal/testapp"
 	"vbench/internal/testbin"
-	"vbench/reports"
+	"vbench/reports/profileview"
 )
 
 // runVbench runs the real vbench binary and returns stdout, stderr, exit code.
@@ -187,7 +187,7 @@ func TestProfileOfACrash(t *testing.T) {
 		t.Fatalf("exit %d (want 134), stderr:\n%s", code, stderr)
 	}
 	// The JSON summary says why it is incomplete too (it said complete: false alone).
-	var doc reports.ProfileJSON
+	var doc profileview.ProfileJSON
 	if b, err := os.ReadFile(summary); err != nil || json.Unmarshal(b, &doc) != nil || len(doc.Processes) != 1 ||
 		doc.Complete || doc.Processes[0].Cause != "unhandled exception System.InvalidOperationException" {
 		t.Errorf("--json summary: %v %+v", err, doc)

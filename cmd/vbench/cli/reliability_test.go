@@ -805,12 +805,8 @@ workloads:
 					t.Errorf("the run loaded %s, not a copy of the build", lib)
 				}
 				// The suite's interval reaches only the engines that read it.
-				var interval time.Duration
-				if m.Engine().Uses(modes.Interval.Name) {
-					interval = 7 * time.Millisecond
-				}
-				want = append(want, attach.Env(lib, attach.Options{Engine: m.Engine(), ProfileDir: profDir,
-					Interval: interval, Include: []string{"Fib", "Other"}, Exclude: []string{"Skip"}})...)
+				want = append(want, attach.Env(lib, attach.Options{Engine: m.Engine(), ProfileDir: profDir, Settings: modes.ProfilerSettings{
+					Interval: modes.Duration(7 * time.Millisecond), Include: []string{"Fib", "Other"}, Exclude: []string{"Skip"}}})...)
 				want = append(want, attach.EnvBuild+"="+fp)
 			}
 			sort.Strings(got)

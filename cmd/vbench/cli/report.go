@@ -14,130 +14,98 @@ import (
 
 	"vbench/baseline"
 	"vbench/internal/atomicfile"
-	"vbench/internal/modes"
+	"vbench/internal/history"
 	"vbench/internal/ownfile"
 	"vbench/internal/results"
 	"vbench/reports"
+	"vbench/reports/profileview"
+	"vbench/reports/shared"
 	"vbench/runner"
+	"vbench/stats"
 )
 
 type reportFlags struct {
-	output     string
-	format     string
-	baseline   string
-	junit      string
-	top        int
-	depth      int
-	minPercent float64
-	thread     int
-	pid        int
-	perThread  bool
-	focus      []string
-	allFrames  bool
-	across     bool
-	goals      []string
+	output   string
+	format   string
+	baseline string
+	junit    string
+	across   bool
+	goals    []string
+	history  historyFlags // --history FILE: the history's trend page
+	// The profile flags, for `vbench report PROFILE`, the old spelling of
+	// `vbench show PROFILE`: hidden, kept for one release.
+	show showFlags
 }
 
 func newReportCmd() *cobra.Command {
 	var f reportFlags
 	cmd := &cobra.Command{
-		Use:   "report RESULTS.json [MORE.json...] | PROFILE",
-		Short: "Render results (overhead matrix, charts, benchstat, JUnit) or a profile (call tree, flame graph)",
-		Long: `Report renders what a run or a profile produced, in the forms other tools read.
-
-Results files (vbench run --json) render as the overhead matrix (a row per
-workload, a column per mode: each mode's median as a multiple of the
-unprofiled none mode's, with its 95% interval), absolute medians, verdicts
-and the machine fingerprint:
+		Use:   "report RESULTS.json [MORE.json...]",
+		Short: "Render results: the overhead matrix, charts, trends, benchstat, JUnit",
+		Long: `Report renders what runs produced (vbench run --json), in the forms other
+tools read: the overhead matrix (a row per workload, a column per mode: each
+mode's median as a multiple of the unprofiled none mode's, with its 95%
+interval), absolute medians, verdicts and the machine fingerprint:
 ` + reportFormatList() + `
 Several results files are a history, ordered by the start each records (a
 warning when the arguments disagree): the newest is reported and
-the others feed the trend charts and history table. With --across they are
-runs of one suite on different hours or days, reported as one table: each
-cell the median of the runs' overhead multiples with the lowest and highest,
-and of their costs per event likewise; --goal MODE<=MULTIPLE or
-MODE<OTHER-MODE (repeatable: a mode's multiple at most a number, or below
-another mode's on the same workload in the same run) adds a line per goal
-naming the runs that missed it, where and by what multiple (text or
-markdown). --baseline recomputes the
-verdicts of the newest file against a baseline (a results file of the same
-suite) instead of using the verdicts stored in it.
+the others feed the trend charts and history table (a history file of
+vbench history append draws its change points: vbench history report). With
+--across they are runs of one suite on different hours or days, reported as
+one table: each cell the median of the runs' overhead multiples with the
+lowest and highest, and of their costs per event likewise; --goal
+MODE<=MULTIPLE or MODE<OTHER-MODE (repeatable: a mode's multiple at most a
+number, or below another mode's on the same workload in the same run) adds a
+line per goal naming the runs that missed it, where and by what multiple
+(text or markdown). --baseline judges the newest file against a baseline (a
+results file of the same suite), as vbench compare does, instead of using the
+verdicts stored in it.
 
-A profile (profile.json, or the directory holding it; or another tool's:
-EventPipe's nettrace, pprof, speedscope JSON, perf script text, converted
-to vbench's profile model) renders as the top
-functions and each thread's call tree (text), or as a flame graph (svg), or,
-when it has lines (vbench profile --lines), as a source view (html): the
-hot files with each line's samples or executions beside its text,
-heat-coloured, and a bird's-eye strip of each file's heat; a file not found
-where the PDB recorded it (moved, or a path-mapped /_/… build) is noted and
-its counted lines still listed.
-Both stop at --depth levels of calls (deep recursion!) and summarise what lies
-below in one "… N more levels" line or frame. A profile directory of several
-processes (vbench profile of a process tree, such as dotnet test) renders as
-a line per process, the top functions of all of them (with a pid column),
-then each process's own report; its flame graph merges them. --pid N keeps
-only process N.
+A profile is shown by vbench show (top functions, call tree, flame graph,
+source view); vbench report PROFILE still shows one, for one release, and
+says so.
 
-A profile of dotnet test (a process tree with a test host) shows the test's
-own code: the test host first, and framework and test-runner frames (System,
-Microsoft, xunit, NUnit, MSTest, testhost, vstest, Newtonsoft.Json, NuGet,
-MSBuild) folded into the test code that called them: their time counts as
-their caller's, their callees are their caller's. --all-frames shows every
-frame.
-
---focus PATTERN narrows every view to the functions it
-matches: the top table lists only them, the call tree and the flame graph
-start at their outermost calls and show what those called (percentages are
-of those calls). A pattern is a glob over a function's namespace-qualified
-name, type or assembly ('MyLib.*', 'MyApp.Parser.Parse', 'MyLib'); a pattern
-without '*' also matches the names under it.
-
-With -o the format follows the file's extension (.txt, .md, .html, .svg,
-.speedscope.json, .xml for JUnit); --format overrides it. Outputs are written atomically.`,
+With -o the format follows the file's extension (.txt, .md, .html, .xml for
+JUnit); --format overrides it. Outputs are written atomically.`,
 		Example: `  vbench report out/results.json
   vbench report out/results.json --baseline benchmarks/baselines/default.json -o report.html
   vbench report day1.json day2.json day3.json -o trend.html
   vbench report --across peers-03h.json peers-11h.json peers-19h.json --goal 'sampling-1ms<=1.03' --format markdown
   vbench report out/results.json --format markdown >> "$GITHUB_STEP_SUMMARY"
   vbench report old.json --format gobench > old.txt && vbench report new.json --format gobench > new.txt && benchstat old.txt new.txt
-  vbench report out/results.json --junit junit.xml
-  vbench report out/profile --top 20 --min-percent 1
-  vbench report out/profile/profile.json -o flame.svg
-  vbench report out/profile --depth 20 --min-percent 0
-  vbench report out/profile --pid 4242 -o flame.svg
-  vbench report out/profile --focus 'MyLib.*' -o mylib.svg
-  vbench report out/profile -o source.html        # a profile taken with --lines`,
-		Args: cobra.MinimumNArgs(1),
+  vbench report out/results.json --junit junit.xml`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if f.history.path != "" {
+				return nil // --history FILE is the input
+			}
+			return cobra.MinimumNArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.history.path != "" {
+				return reportHistory(cmd, args, &f)
+			}
 			return runReport(cmd, args, &f)
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringVarP(&f.output, "output", "o", "", "write to `FILE` instead of stdout; the extension picks the format ("+reportExts()+")")
-	fl.StringVar(&f.format, "format", "", "output `format`: "+reports.FormatNames(reports.FormatsFor(reports.ForReport))+
-		" (results); "+reports.FormatNames(reports.FormatsFor(reports.ForProfile))+" (profiles)")
-	fl.StringVar(&f.baseline, "baseline", "", "recompute verdicts against this baseline `FILE` (a results file of the same suite)")
+	fl.StringVar(&f.format, "format", "", "output `format`: "+reports.FormatNames(reports.FormatsFor(reports.ForReport)))
+	fl.StringVar(&f.baseline, "baseline", "", "judge the newest file against this baseline `FILE` (a results file of the same suite)")
 	fl.StringVar(&f.junit, "junit", "", "also write JUnit XML of the newest results file to `FILE`")
-	fl.IntVar(&f.top, "top", reports.DefaultTop, "profiles: rows of the top-functions table (at least 1)")
-	fl.IntVar(&f.depth, "depth", 0, fmt.Sprintf("profiles: levels of calls shown, deeper paths summarised in one line or frame (0: %d for text, %d for svg; at most %d)",
-		reports.DefaultTreeDepth, reports.DefaultFlameDepth, reports.MaxTreeDepth))
-	fl.Float64Var(&f.minPercent, "min-percent", 0.5, "profiles: hide call-tree nodes under this `percent` of their thread (0: show all)")
-	fl.IntVar(&f.thread, "thread", 0, "profiles: only the thread with this OS `id`")
-	fl.IntVar(&f.pid, "pid", 0, "profiles: only the process with this `pid` (a profile directory of several processes)")
-	fl.BoolVar(&f.perThread, "per-thread", false, "profiles: flame graph with one tower per thread instead of merging call paths")
-	fl.StringSliceVar(&f.focus, "focus", nil, "profiles: show only functions matching these `patterns` (namespace, type, method or assembly, glob '*'), in the tree and flame graph with what they called")
-	fl.BoolVar(&f.across, "across", false, "results: the files are runs of one suite on different hours or days; one table of each cell's median multiple and cost over them, with the range")
+	fl.BoolVar(&f.across, "across", false, "the files are runs of one suite on different hours or days; one table of each cell's median multiple and cost over them, with the range")
 	fl.StringArrayVar(&f.goals, "goal", nil, "with --across: `MODE<=MULTIPLE` (the largest overhead multiple MODE may show on any workload) or MODE<OTHER-MODE (below OTHER-MODE's multiple on each workload of a run); says which runs missed it (repeatable)")
-	fl.BoolVar(&f.allFrames, "all-frames", false, "profiles of dotnet test: also show framework and test-runner frames (folded by default)")
-	registerCompletion(cmd, "format", completeFormats(reports.ForReport, reports.ForProfile))
+	fl.StringVar(&f.history.path, "history", "", "draw a history `FILE` (vbench history append) as a page: every cell's series and change points (-o history.html)")
+	fl.Float64Var(&f.history.alpha, "alpha", stats.ChangeAlpha, "with --history: significance level of each change point's permutation test")
+	f.history.failAlpha = history.GateAlpha
+	f.show.register(fl)
+	for _, name := range showFlagNames {
+		fl.MarkHidden(name)
+	}
+	registerCompletion(cmd, "format", completeFormats(reports.ForReport))
 	return cmd
 }
 
 func runReport(cmd *cobra.Command, args []string, f *reportFlags) error {
-	if err := checkTop(f.top); err != nil {
-		return err
-	}
 	if err := baseline.Guard("-o", f.output); err != nil {
 		return usageErr(err)
 	}
@@ -157,26 +125,29 @@ func runReport(cmd *cobra.Command, args []string, f *reportFlags) error {
 			return usageErr(err)
 		}
 	}
-	var inputs []*reports.Input
+	var inputs []*profileview.Input
 	for _, a := range args {
-		in, err := reports.ReadInput(a, runner.ReadNettrace)
+		in, err := profileview.ReadInput(a, runner.ReadNettrace)
 		if err != nil {
 			return usageErr(err)
 		}
 		inputs = append(inputs, in)
 	}
-	if inputs[0].Kind == reports.KindProfile {
+	if inputs[0].Kind == profileview.KindProfile {
+		// The old spelling of vbench show: it still works, and says so.
 		if len(inputs) > 1 {
 			return usageErrf("report: give one profile at a time (got %d inputs)", len(inputs))
 		}
 		if f.baseline != "" || f.junit != "" {
 			return usageErrf("report: --baseline and --junit apply to results files, and %s is a profile", args[0])
 		}
-		return reportProfile(cmd, inputs[0], f)
+		fmt.Fprintf(cmd.ErrOrStderr(), "vbench: `vbench report PROFILE` is deprecated and goes in a later release: use `vbench show %s`\n", args[0])
+		f.show.output, f.show.format = f.output, f.format
+		return runShow(cmd, inputs[0], &f.show)
 	}
 	var files []*results.File
 	for i, in := range inputs {
-		if in.Kind != reports.KindResults {
+		if in.Kind != profileview.KindResults {
 			return usageErrf("report: %s is a profile; it cannot be mixed with results files", args[i])
 		}
 		if err := in.Results.CheckMeasured(args[i], results.JudgedCell); err != nil {
@@ -190,6 +161,22 @@ func runReport(cmd *cobra.Command, args []string, f *reportFlags) error {
 	}
 	args = byStart(cmd, args, files)
 	return reportResults(cmd, args, files, f)
+}
+
+// reportHistory is report --history FILE: the history's trend page, which
+// `vbench history report` drew before.
+func reportHistory(cmd *cobra.Command, args []string, f *reportFlags) error {
+	if len(args) > 0 || f.across || f.baseline != "" || f.junit != "" {
+		return usageErrf("report: --history FILE draws the history alone: no results files, --across, --baseline or --junit")
+	}
+	if f.format != "" && f.format != "html" {
+		return usageErrf("report: --history writes an HTML page, not %q", f.format)
+	}
+	path, a, err := f.history.load(nil)
+	if err != nil {
+		return err
+	}
+	return writeHistoryPage(cmd, path, a, f.output)
 }
 
 // reportAcross is report --across: several runs of one suite as one table
@@ -276,11 +263,12 @@ func orderByStart(args []string, files []*results.File) []string {
 }
 
 func reportResults(cmd *cobra.Command, args []string, files []*results.File, f *reportFlags) error {
-	format, err := pickFormat(f, reports.ForReport)
+	format, err := pickFormat(f.format, f.output, reports.Formats, reports.FormatsFor(reports.ForReport))
 	if err != nil {
 		return err
 	}
-	opts := reports.Options{Names: args}
+	// The command judges; the renderer draws the judged file.
+	opts := reports.Options{Names: args, DiffFlame: profileview.PairFlame}
 	if f.baseline != "" {
 		b, err := results.ReadFile(f.baseline)
 		if err != nil {
@@ -293,7 +281,8 @@ func reportResults(cmd *cobra.Command, args []string, files []*results.File, f *
 		if err := verdict.CheckMetrics(f.baseline, b, args[len(args)-1], verdict.MetricsOf(cur)); err != nil {
 			return usageErr(err)
 		}
-		opts.Baseline, opts.BaselineName = b, f.baseline
+		files = slices.Clone(files)
+		files[len(files)-1] = verdict.Judged(b, cur, f.baseline)
 	}
 	m, err := reports.NewMatrix(files, opts)
 	if err != nil {
@@ -313,7 +302,7 @@ func reportResults(cmd *cobra.Command, args []string, files []*results.File, f *
 			m.Kept = reports.FindKept(m, kept, pageAbs)
 		}
 	}
-	if err := ownfile.Check("-o", f.output, format.Kind()); err != nil {
+	if err := ownfile.Check("-o", f.output, outKind(format.Name)); err != nil {
 		return usageErr(err)
 	}
 	render := func(w io.Writer) error { return format.Report(m, w) }
@@ -323,78 +312,6 @@ func reportResults(cmd *cobra.Command, args []string, files []*results.File, f *
 		}
 	}
 	return emit(cmd, f.output, render)
-}
-
-func reportProfile(cmd *cobra.Command, in *reports.Input, f *reportFlags) error {
-	format, err := pickFormat(f, reports.ForProfile)
-	if err != nil {
-		return err
-	}
-	if f.depth < 0 || f.depth > reports.MaxTreeDepth {
-		return usageErrf("report: --depth %d is outside 0..%d (deeper paths are summarised)", f.depth, reports.MaxTreeDepth)
-	}
-	focus, err := focusFlag(cmd, f.focus)
-	if err != nil {
-		return err
-	}
-	tree := testView(in.Tree, f.allFrames)
-	if tree, err = tree.Focused(focus); err != nil {
-		return usageErrf("%s: %v", in.Path, err)
-	}
-	p := in.Profile
-	if tree != in.Tree {
-		p = tree.Merge()
-	}
-	if f.pid != 0 {
-		if p, _, err = tree.Find(f.pid); err != nil {
-			return usageErr(err)
-		}
-	}
-	if format.NeedsCalls && p.Mode == modes.EngineNull {
-		return usageErrf("%s: %v: there is nothing to draw", in.Path, reports.ErrNoCallData)
-	}
-	view := reports.ProfileView{
-		Tree: tree, Profile: p,
-		Text:  reports.ProfileOptions{Top: f.top, MaxDepth: f.depth, MinPercent: f.minPercent, Thread: f.thread, PID: f.pid},
-		Flame: reports.FlameOptions{PerThread: f.perThread, MaxDepth: f.depth},
-	}
-	if err := ownfile.Check("-o", f.output, format.Kind()); err != nil {
-		return usageErr(err)
-	}
-	render := func(w io.Writer) error { return format.Profile(w, view) }
-	if err := emit(cmd, f.output, render); err != nil {
-		return usageErr(err)
-	}
-	return nil
-}
-
-// pickFormat resolves --format (any case, or an alias), else -o's
-// extension, else the first (default) format of those that write this
-// input kind (writes: reports.ForReport or reports.ForProfile).
-func pickFormat(f *reportFlags, writes func(*reports.Format) bool) (*reports.Format, error) {
-	allowed := reports.FormatsFor(writes)
-	name := strings.ToLower(f.format)
-	if name == "" && f.output != "" {
-		ft := reports.FormatOfFile(f.output)
-		if ft == nil {
-			return nil, usageErrf("report: cannot tell the format from %q; use --format (%s)", f.output, reports.FormatNames(allowed))
-		}
-		name = ft.Name
-	}
-	if name == "" {
-		return allowed[0], nil
-	}
-	for _, a := range reports.Formats {
-		if a.Called(name) {
-			name = a.Name
-		}
-	}
-	for _, a := range allowed {
-		if a.Name == name {
-			return a, nil
-		}
-	}
-	return nil, usageErrf("report: format %q does not apply to this input; use one of: %s", name, reports.FormatNames(allowed))
 }
 
 // reportFormatList is the list of results formats in report's help, each
@@ -413,8 +330,8 @@ func reportFormatList() string {
 	return b.String()
 }
 
-// reportExts are the extensions -o picks a format by, the usual one of each:
-// ".txt .md .html .svg .xml".
+// reportExts are the extensions -o picks a results format by, the usual
+// one of each: ".txt .md .html .xml".
 func reportExts() string {
 	var exts []string
 	for _, f := range reports.Formats {
@@ -423,6 +340,49 @@ func reportExts() string {
 		}
 	}
 	return strings.Join(exts, " ")
+}
+
+// pickFormat resolves --format (any case, or an alias of any format of
+// all), else -o's extension, else the first (default) of allowed.
+func pickFormat[F interface {
+	comparable
+	Info() *shared.Format
+}](format, output string, all, allowed []F) (F, error) {
+	var none F
+	name := strings.ToLower(format)
+	if name == "" && output != "" {
+		ft := shared.OfFile(allowed, output)
+		if ft == none {
+			return none, usageErrf("report: cannot tell the format from %q; use --format (%s)", output, shared.Names(allowed))
+		}
+		name = ft.Info().Name
+	}
+	if name == "" {
+		return allowed[0], nil
+	}
+	if a := shared.Named(all, name, true); a != none {
+		name = a.Info().Name
+	}
+	if a := shared.Named(allowed, name, false); a != none {
+		return a, nil
+	}
+	return none, usageErrf("report: format %q does not apply to this input; use one of: %s", name, shared.Names(allowed))
+}
+
+// outKind is what -o in format name may replace: a file vbench wrote in
+// that format, results or profile view alike (a text report over a
+// profile's text is one text file of vbench's over another).
+func outKind(name string) ownfile.Kind {
+	var is []func([]byte) bool
+	if f := reports.FormatNamed(name); f != nil && f.Is != nil {
+		is = append(is, f.Is)
+	}
+	if f := profileview.FormatNamed(name); f != nil && f.Is != nil {
+		is = append(is, f.Is)
+	}
+	return ownfile.Kind{Name: "a " + name + " file vbench wrote", Is: func(b []byte) bool {
+		return slices.ContainsFunc(is, func(i func([]byte) bool) bool { return i(b) })
+	}}
 }
 
 // emit writes render's output to stdout, or atomically to path.

@@ -319,9 +319,16 @@ func TestReportHelpHasExamples(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d", r.code)
 	}
-	for _, want := range []string{"Examples:", "-o report.html", "benchstat old.txt new.txt", "flame.svg", "--baseline", "--junit"} {
+	for _, want := range []string{"Examples:", "-o report.html", "benchstat old.txt new.txt", "--baseline", "--junit"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("--help lacks %q", want)
+		}
+	}
+	// A profile's views are show's.
+	r = vbench(t, t.TempDir(), "show", "--help")
+	for _, want := range []string{"Examples:", "flame.svg", "source.html", "--focus", "--top"} {
+		if r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Errorf("show --help lacks %q", want)
 		}
 	}
 }

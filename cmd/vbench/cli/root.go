@@ -90,6 +90,7 @@ stored baselines and exits non-zero on a regression. It ships its own profiler
 		newMergeCmd(),
 		newProfileCmd(),
 		newReportCmd(),
+		newShowCmd(),
 		newDiffCmd(),
 		newDoctorCmd(),
 		newVersionCmd(),

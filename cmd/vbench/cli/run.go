@@ -219,8 +219,9 @@ func checkTempDir() error {
 }
 
 // measure runs the plan until done or interrupted (SIGINT, SIGTERM), which
-// kills the running child's process group and returns partial results.
-func (m *measurement) measure(cmd *cobra.Command) *results.File {
+// kills the running child's process group and returns partial results,
+// with the whys of its A/B pairs for judging them (verdict.Options.Whys).
+func (m *measurement) measure(cmd *cobra.Command) (*results.File, results.Whys) {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	stderr := cmd.ErrOrStderr()
@@ -254,13 +255,13 @@ func (m *measurement) measure(cmd *cobra.Command) *results.File {
 	}
 	fp := machine.Collect(context.WithoutCancel(ctx))
 	load := machine.LoadAverage()
-	f := runner.Run(ctx, m.plan, env)
+	f, whys := runner.Run(ctx, m.plan, env)
 	f.Machine = fp
 	f.LoadAverage = []float64{load, machine.LoadAverage()}
 	if f.OtherCPU > machine.BusyWarnCores && !m.plan.Deterministic() { // a count is not disturbed
 		f.Warnings = append(f.Warnings, fmt.Sprintf("the machine was busy: other processes kept %.1f of its %d cores busy while workloads ran, so times are noisier than usual", f.OtherCPU, fp.Cores))
 	}
-	return f
+	return f, whys
 }
 
 func newRunCmd() *cobra.Command {
@@ -363,11 +364,13 @@ exits 130.
 			if err := ci.check(f.jsonOut, basePath, m.suite.Baseline, m.suite.Path); err != nil {
 				return err
 			}
-			res := m.measure(cmd)
+			res, whys := m.measure(cmd)
 			if base != nil {
 				res.Baseline = basePath
 			}
-			verdict.Apply(res, base, verdict.OptionsOf(res))
+			opts := verdict.OptionsOf(res)
+			opts.Whys = whys
+			verdict.Apply(res, base, opts)
 			return finish(cmd, res, &f, &ci)
 		},
 	}

@@ -26,7 +26,7 @@ import (
 // of each into docs/. VBENCH_SKIP_BROWSER=1 skips it where no browser can be
 // installed (as the HTML report's browser check).
 func TestSpeedscopeOpensEveryFile(t *testing.T) {
-	browser := chromiumPath(t)
+	browser := testbin.Chromium(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	dist, err := exec.CommandContext(ctx, filepath.Join(testbin.RepoRoot(), "scripts", "ensure-speedscope.sh")).Output()
@@ -139,20 +139,6 @@ const speedscopeProbe = `<script>
   setInterval(function () { document.documentElement.setAttribute('data-vbench-probe', JSON.stringify(said).replace(/"/g, "'")); }, 50);
 })();
 </script>`
-
-func chromiumPath(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("VBENCH_SKIP_BROWSER") == "1" {
-		t.Skip("chromium not installed and VBENCH_SKIP_BROWSER=1")
-	}
-	t.Fatal("chromium not found: run scripts/ensure-chromium.sh (or set VBENCH_SKIP_BROWSER=1 to skip the browser checks)")
-	return ""
-}
 
 func runBrowser(t *testing.T, ctx context.Context, browser string, args ...string) string {
 	t.Helper()

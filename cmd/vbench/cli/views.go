@@ -9,7 +9,7 @@ import (
 	"vbench/internal/profile"
 )
 
-// What `vbench profile` and `vbench report PROFILE` share: how a program's
+// What `vbench profile` and `vbench show` share: how a program's
 // end is said, and the flags that choose what a profile view shows.
 
 // childEnd says how the profiled program ended, from child.Run's code

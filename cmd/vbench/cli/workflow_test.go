@@ -581,7 +581,7 @@ func parseVbench(args []string, root string) (vbenchCall, []string, error) {
 		}
 	}
 	if cmd.Name() == "report" {
-		if _, err := pickFormat(&reportFlags{output: flag("output"), format: flag("format")}, reports.ForReport); err != nil {
+		if _, err := pickFormat(flag("format"), flag("output"), reports.Formats, reports.FormatsFor(reports.ForReport)); err != nil {
 			return c, nil, err
 		}
 	}

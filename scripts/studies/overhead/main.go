@@ -166,12 +166,12 @@ func runOnce(lib, app string, mode modes.Mode, dir string, interval interface{ N
 	env := attach.ScrubEnv(os.Environ())
 	if mode == samplingNoInline {
 		mode = modes.Sampling
-		env = append(env, attach.EnvNoInline+"=1")
+		env = append(env, modes.EnvVar("no_inline")+"=1")
 	}
 	if engine := mode.Engine(); engine != "" {
 		env = append(env, attach.Env(lib, attach.Options{Engine: engine, ProfileDir: dir})...)
 		if interval.Nanoseconds() > 0 {
-			env = append(env, fmt.Sprintf("%s=%dns", attach.EnvInterval, interval.Nanoseconds()))
+			env = append(env, fmt.Sprintf("%s=%dns", modes.EnvVar("interval"), interval.Nanoseconds()))
 		}
 	}
 	cmd.Env = env

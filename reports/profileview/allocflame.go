@@ -1,4 +1,4 @@
-package reports
+package profileview
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 
 	"vbench/internal/numfmt"
 	"vbench/internal/profile"
+	"vbench/reports/shared"
 )
 
 // flameTypeBase numbers an allocation flame graph's type frames (what a
@@ -95,7 +96,7 @@ func allocFlame(w io.Writer, p *profile.Profile, opts FlameOptions) error {
 	}
 	width := opts.Width
 	height := flameTop + float64(root.depth())*flameFrameH + flameMargin
-	ew := &errWriter{w: w}
+	ew := shared.NewWriter(w)
 	flameHead(ew, width, height, title, fmt.Sprintf("width: %s (%s in all), %s; blue: the types a frame allocated itself · hover a frame for its numbers", what, numfmt.Bytes(float64(root.incl)), scope))
 	drawFlame(ew, root, width, height, opts.MinWidth, allocFlameColor, func(n *flameNode) string {
 		s := fmt.Sprintf("%s\n%s (%s) · %d objects", n.name, numfmt.Bytes(float64(n.incl)), share(n.incl, root.incl), n.objects)
@@ -105,7 +106,7 @@ func allocFlame(w io.Writer, p *profile.Profile, opts FlameOptions) error {
 		return s
 	})
 	fmt.Fprintln(ew, "</svg>")
-	return ew.err
+	return ew.Err()
 }
 
 // allocFlameColor: functions warm as in every flame graph, types blue.

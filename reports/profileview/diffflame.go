@@ -1,13 +1,18 @@
-package reports
+package profileview
 
 import (
+	"bytes"
 	"fmt"
 	"html"
+	"html/template"
 	"io"
 	"math"
+	"strings"
 
 	"vbench/internal/numfmt"
 	"vbench/internal/profdiff"
+	"vbench/internal/results"
+	"vbench/reports/shared"
 )
 
 // The differential flame graph (Brendan Gregg's): NEW's call paths laid out
@@ -80,9 +85,9 @@ func DiffFlameGraph(w io.Writer, old, new *profdiff.Paths, unit profdiff.Unit, o
 	}
 	change := func(x float64) string {
 		if unit == profdiff.Share {
-			return signed(100*x, func(v float64) string { return fmt.Sprintf("%.2f", v) }) + " pts"
+			return numfmt.SignedBy(100*x, func(v float64) string { return fmt.Sprintf("%.2f", v) }) + " pts"
 		}
-		return signed(x, numfmt.Duration)
+		return numfmt.SignedBy(x, numfmt.Duration)
 	}
 	color := func(f *flameNode) string {
 		d := figures[f]
@@ -115,7 +120,7 @@ func DiffFlameGraph(w io.Writer, old, new *profdiff.Paths, unit profdiff.Unit, o
 	}
 	width := opts.Width
 	height := flameTop + float64(root.depth())*flameFrameH + flameMargin
-	ew := &errWriter{w: w}
+	ew := shared.NewWriter(w)
 	fmt.Fprintf(ew, `<?xml version="1.0" encoding="UTF-8"?>
 <svg xmlns="http://www.w3.org/2000/svg" class="flame diff" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="'Liberation Sans',Arial,Helvetica,sans-serif" font-size="%.0f">
 <style>.frame text{pointer-events:none;fill:#111} .frame rect{stroke:#ccc;stroke-width:0.5} .frame:hover rect{stroke:#111;stroke-width:1}</style>
@@ -125,5 +130,32 @@ func DiffFlameGraph(w io.Writer, old, new *profdiff.Paths, unit profdiff.Unit, o
 `, width, height, width, height, flameFontPx, width/2, html.EscapeString(title), flameMargin, basis)
 	drawFlame(ew, root, width, height, 0.1, color, tooltip)
 	fmt.Fprintln(ew, "</svg>")
-	return ew.err
+	return ew.Err()
+}
+
+// PairFlame is the differential flame graph of an A/B pair, old the cell new
+// was judged against, from the profiles the run kept (results.Cell.Profile,
+// every measured run), as inline SVG for the report's why; "" when they are
+// gone or were never kept (the report then shows the list alone).
+func PairFlame(old, new *results.Cell) template.HTML {
+	if old.Profile == "" || new.Profile == "" {
+		return ""
+	}
+	o, err := profdiff.Read(old.Profile, nil, nil)
+	if err != nil {
+		return ""
+	}
+	n, err := profdiff.Read(new.Profile, nil, nil)
+	if err != nil || o.Side.Unit != n.Side.Unit {
+		return ""
+	}
+	var b bytes.Buffer
+	if err := DiffFlameGraph(&b, o.Paths, n.Paths, n.Side.Unit, DiffFlameOptions{Title: new.Key() + " against " + old.Key()}); err != nil {
+		return ""
+	}
+	svg := b.String()
+	if i := strings.Index(svg, "<svg"); i > 0 { // inline: no XML declaration
+		svg = svg[i:]
+	}
+	return template.HTML(svg) // our own SVG, every name in it escaped
 }

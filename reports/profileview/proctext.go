@@ -1,4 +1,4 @@
-package reports
+package profileview
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"vbench/internal/modes"
 	"vbench/internal/numfmt"
 	"vbench/internal/profile"
+	"vbench/reports/shared"
 )
 
 // TreeTop writes the top n (at least 1) functions over every process of a
@@ -24,13 +25,13 @@ func TreeTop(w io.Writer, t *profile.Tree, n int) error {
 	if t.Mode().Allocates() {
 		return ProfileTop(w, t.Merge(), n) // types and paths summed over the processes
 	}
-	ew := &errWriter{w: w}
+	ew := shared.NewWriter(w)
 	if t.Mode() == modes.EngineNull {
 		io.WriteString(ew, nullNote)
-		return ew.err
+		return ew.Err()
 	}
 	writeTop(ew, weigh{t.Mode().Samples()}, topSources(t), max(n, 1))
-	return ew.err
+	return ew.Err()
 }
 
 func topSources(t *profile.Tree) []topSource {
@@ -71,7 +72,7 @@ func TreeText(w io.Writer, t *profile.Tree, opts ProfileOptions) error {
 	if len(t.Processes) == 1 && len(t.Missing) == 0 {
 		return ProfileText(w, t.Paths[0], t.Processes[0], opts)
 	}
-	ew := &errWriter{w: w}
+	ew := shared.NewWriter(w)
 	fmt.Fprintf(ew, "%s: %s profiles of %d processes", t.Dir, t.Mode(), len(t.Processes))
 	if len(t.Missing) > 0 {
 		fmt.Fprintf(ew, "; %d more started and wrote none", len(t.Missing))
@@ -98,7 +99,7 @@ func TreeText(w io.Writer, t *profile.Tree, opts ProfileOptions) error {
 	}
 	if t.Mode() == modes.EngineNull {
 		io.WriteString(ew, nullNote)
-		return ew.err
+		return ew.Err()
 	}
 	if t.Mode().Allocates() {
 		// The processes' allocations summed: types and paths over all of
@@ -124,5 +125,5 @@ func TreeText(w io.Writer, t *profile.Tree, opts ProfileOptions) error {
 			return err
 		}
 	}
-	return ew.err
+	return ew.Err()
 }

@@ -1,4 +1,4 @@
-package reports
+package profileview
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 
 	"vbench/internal/numfmt"
 	"vbench/internal/profdiff"
+	"vbench/reports/shared"
 )
 
 // AllocDiffView is what an allocation diff report shows: the diff, what
@@ -70,7 +71,7 @@ func AllocHeadline(d *profdiff.AllocDiff) string {
 // the types whose bytes changed most with their old and new figures.
 func AllocDiffText(w io.Writer, v AllocDiffView) error {
 	d := v.Diff
-	ew := &errWriter{w: w}
+	ew := shared.NewWriter(w)
 	est := ""
 	if d.Sampled {
 		est = " (estimates from allocation samples)"
@@ -90,7 +91,7 @@ func AllocDiffText(w io.Writer, v AllocDiffView) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t  %s\n", numfmt.Bytes(r.OldBytes), numfmt.Bytes(r.NewBytes), signedBytes(r.Change()), objects(r.OldCount), objects(r.NewCount), r.Type)
 	}
 	tw.Flush()
-	return ew.err
+	return ew.Err()
 }
 
 // AllocDiffJSON is an allocation diff as JSON: the totals, the headline,

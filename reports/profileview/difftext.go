@@ -1,4 +1,4 @@
-package reports
+package profileview
 
 import (
 	"encoding/json"
@@ -12,6 +12,7 @@ import (
 	"vbench/internal/numfmt"
 	"vbench/internal/profdiff"
 	"vbench/internal/results"
+	"vbench/reports/shared"
 )
 
 // A profile diff (`vbench diff`) as text, Markdown and JSON: a header
@@ -38,11 +39,11 @@ func (v DiffView) value(x float64) string {
 func (v DiffView) change(x float64) string {
 	switch v.Diff.Unit {
 	case profdiff.Share:
-		return signed(100*x, func(a float64) string { return fmt.Sprintf("%.2f", a) }) + " pts"
+		return numfmt.SignedBy(100*x, func(a float64) string { return fmt.Sprintf("%.2f", a) }) + " pts"
 	case profdiff.Instructions:
-		return signed(x, instr)
+		return numfmt.SignedBy(x, instr)
 	}
-	return signed(x, numfmt.Duration)
+	return numfmt.SignedBy(x, numfmt.Duration)
 }
 
 // instr is a count of instructions: "33.29M instr".
@@ -54,16 +55,16 @@ func (v DiffView) head() []string {
 	lines := []string{"OLD: " + v.Old, "NEW: " + v.New}
 	if d.Unit == profdiff.Share {
 		lines = append(lines, fmt.Sprintf("samples: %.0f in %d %s → %.0f in %d %s; figures are shares of each side's samples (those with a managed frame), change in percentage points; interval and p: a test of two proportions",
-			d.OldTotal, d.OldRuns, plural(d.OldRuns, "run", "runs"), d.NewTotal, d.NewRuns, plural(d.NewRuns, "run", "runs")),
+			d.OldTotal, d.OldRuns, numfmt.Plural(d.OldRuns, "run", "runs"), d.NewTotal, d.NewRuns, numfmt.Plural(d.NewRuns, "run", "runs")),
 			"functions by contribution: the change of their share times the side's CPU time per run, an estimate of their self CPU time (shares alone cannot say where more work went)")
 	} else if d.Unit == profdiff.Instructions {
-		total := fmt.Sprintf("instructions per run: %s → %s (%s", instr(d.OldTotal), instr(d.NewTotal), signed(d.NewTotal-d.OldTotal, instr))
+		total := fmt.Sprintf("instructions per run: %s → %s (%s", instr(d.OldTotal), instr(d.NewTotal), numfmt.SignedBy(d.NewTotal-d.OldTotal, instr))
 		if d.OldTotal > 0 {
 			total += ", " + numfmt.Change(d.NewTotal/d.OldTotal)
 		}
 		lines = append(lines, total+")", "figures are each function's own instructions (self) and, by path, its calls' (incl), counted under callgrind; code without a symbol or a perf-map name is its file, in brackets")
 	} else {
-		total := fmt.Sprintf("total self time per run: %s → %s (%s", numfmt.Duration(d.OldTotal), numfmt.Duration(d.NewTotal), signed(d.NewTotal-d.OldTotal, numfmt.Duration))
+		total := fmt.Sprintf("total self time per run: %s → %s (%s", numfmt.Duration(d.OldTotal), numfmt.Duration(d.NewTotal), numfmt.SignedBy(d.NewTotal-d.OldTotal, numfmt.Duration))
 		if d.OldTotal > 0 {
 			total += ", " + numfmt.Change(d.NewTotal/d.OldTotal)
 		}
@@ -130,7 +131,7 @@ func (v DiffView) rows() [][]string {
 		row := []string{DiffName(r), v.value(r.Old), v.value(r.New), v.change(r.Change), ci, p,
 			v.value(r.OldIncl), v.value(r.NewIncl), v.change(r.InclChange())}
 		if calls {
-			row = append(row, callsText(r.OldCalls), callsText(r.NewCalls))
+			row = append(row, numfmt.Calls(r.OldCalls), numfmt.Calls(r.NewCalls))
 		}
 		out = append(out, row)
 	}
@@ -141,7 +142,7 @@ func (v DiffView) rows() [][]string {
 func DiffText(w io.Writer, v DiffView) error {
 	sw := safetext.NewWriter(w)
 	defer sw.Flush()
-	ew := &errWriter{w: sw}
+	ew := shared.NewWriter(sw)
 	for _, l := range v.head() {
 		fmt.Fprintln(ew, l)
 	}
@@ -149,7 +150,7 @@ func DiffText(w io.Writer, v DiffView) error {
 	rows := v.rows()
 	if len(rows) == 0 {
 		fmt.Fprintln(ew, "no function's self figure changed")
-		return ew.err
+		return ew.Err()
 	}
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, strings.Join(v.header(), "\t"))
@@ -159,31 +160,31 @@ func DiffText(w io.Writer, v DiffView) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	return ew.err
+	return ew.Err()
 }
 
 // DiffMarkdown writes the diff as GitHub-flavoured Markdown.
 func DiffMarkdown(w io.Writer, v DiffView) error {
-	ew := &errWriter{w: w}
+	ew := shared.NewWriter(w)
 	for _, l := range v.head() {
-		fmt.Fprintf(ew, "- %s\n", mdEscape(l))
+		fmt.Fprintf(ew, "- %s\n", safetext.Markdown(l))
 	}
 	fmt.Fprintln(ew)
 	rows := v.rows()
 	for _, r := range rows {
-		r[0] = mdCode(r[0])
+		r[0] = safetext.Code(r[0])
 		for i := 1; i < len(r); i++ {
-			r[i] = mdEscape(r[i])
+			r[i] = safetext.Markdown(r[i])
 		}
 	}
 	if len(rows) == 0 {
 		fmt.Fprintln(ew, "No function's self figure changed.")
-		return ew.err
+		return ew.Err()
 	}
-	if err := WriteMarkdownTable(ew, v.header(), rows); err != nil {
+	if err := shared.WriteMarkdownTable(ew, v.header(), rows); err != nil {
 		return err
 	}
-	return ew.err
+	return ew.Err()
 }
 
 // DiffJSON is the JSON form of a diff: unit "ns" (mean time per run) or
@@ -247,11 +248,4 @@ func WriteDiffJSON(w io.Writer, v DiffView) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(doc)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -1,4 +1,4 @@
-package reports
+package profileview
 
 import (
 	"errors"
@@ -13,6 +13,7 @@ import (
 	"vbench/internal/modes"
 	"vbench/internal/numfmt"
 	"vbench/internal/profile"
+	"vbench/reports/shared"
 )
 
 // ErrNoCallData is returned for null-mode profiles: the null engine runs the
@@ -151,11 +152,11 @@ func ProfileText(w io.Writer, name string, p *profile.Profile, opts ProfileOptio
 	if p.Allocations != nil {
 		return allocText(w, name, p, opts)
 	}
-	ew := &errWriter{w: w}
+	ew := shared.NewWriter(w)
 	ProfileHeader(ew, name, p)
 	if p.Mode == modes.EngineNull {
 		io.WriteString(ew, nullNote)
-		return ew.err
+		return ew.Err()
 	}
 	wt := weighOf(p)
 	threads := p.Threads
@@ -181,29 +182,29 @@ func ProfileText(w io.Writer, name string, p *profile.Profile, opts ProfileOptio
 	for i := range threads {
 		writeTree(ew, p, wt, &threads[i], opts)
 	}
-	return ew.err
+	return ew.Err()
 }
 
 // ProfileTop writes the top n (at least 1) functions of all of p's threads:
-// the table ProfileText starts with (`vbench report PROFILE`), which
+// the table ProfileText starts with (`vbench show PROFILE`), which
 // `vbench profile` prints after the program exits (for several processes,
 // TreeTop).
 func ProfileTop(w io.Writer, p *profile.Profile, n int) error {
 	sw := safetext.NewWriter(w)
 	defer sw.Flush()
 	w = sw
-	ew := &errWriter{w: w}
+	ew := shared.NewWriter(w)
 	if p.Allocations != nil {
 		writeAllocs(ew, p, max(n, 1))
 		writeGC(ew, p.GC)
-		return ew.err
+		return ew.Err()
 	}
 	if p.Mode == modes.EngineNull {
 		io.WriteString(ew, nullNote)
-		return ew.err
+		return ew.Err()
 	}
 	writeTop(ew, weighOf(p), []topSource{{p: p, threads: p.Threads}}, max(n, 1))
-	return ew.err
+	return ew.Err()
 }
 
 // nullNote stands in for a null profile's tables: it has nothing to show.

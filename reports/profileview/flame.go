@@ -1,4 +1,4 @@
-package reports
+package profileview
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 
 	"vbench/internal/modes"
 	"vbench/internal/profile"
+	"vbench/reports/shared"
 )
 
 // The flame graph is hand-written SVG: none of the modules we may use draws
@@ -180,17 +181,17 @@ func FlameGraph(w io.Writer, p *profile.Profile, opts FlameOptions) error {
 	width := opts.Width
 	height := flameTop + float64(root.depth())*flameFrameH + flameMargin
 
-	ew := &errWriter{w: w}
+	ew := shared.NewWriter(w)
 	flameHead(ew, width, height, title, fmt.Sprintf("width: inclusive %s (%s total), %s · hover a frame for its numbers", wt.unit(), wt.fmt(root.incl), scope))
 
 	drawFlame(ew, root, width, height, opts.MinWidth, flameColor, func(n *flameNode) string { return flameTooltip(n, wt, root.incl) })
 	fmt.Fprintln(ew, "</svg>")
-	return ew.err
+	return ew.Err()
 }
 
 // flameHead starts a flame graph's SVG: its size, style, title and the
 // line under it.
-func flameHead(ew *errWriter, width, height float64, title, subtitle string) {
+func flameHead(ew *shared.Writer, width, height float64, title, subtitle string) {
 	fmt.Fprintf(ew, `<?xml version="1.0" encoding="UTF-8"?>
 <svg xmlns="http://www.w3.org/2000/svg" class="flame" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="'Liberation Sans',Arial,Helvetica,sans-serif" font-size="%.0f">
 <style>.frame text{pointer-events:none;fill:#111} .frame:hover rect{stroke:#111;stroke-width:1}</style>
@@ -203,7 +204,7 @@ func flameHead(ew *errWriter, width, height float64, title, subtitle string) {
 // drawFlame draws root's frames (the root at the bottom, as wide as the
 // graph), each with its colour and tooltip, leaving out those narrower
 // than minWidth pixels with what they called.
-func drawFlame(ew *errWriter, root *flameNode, width, height, minWidth float64, color, tooltip func(*flameNode) string) {
+func drawFlame(ew *shared.Writer, root *flameNode, width, height, minWidth float64, color, tooltip func(*flameNode) string) {
 	scale := (width - 2*flameMargin) / float64(root.incl)
 	var draw func(n *flameNode, x float64, level int)
 	draw = func(n *flameNode, x float64, level int) {

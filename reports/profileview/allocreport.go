@@ -1,4 +1,4 @@
-package reports
+package profileview
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 
 	"vbench/internal/numfmt"
 	"vbench/internal/profile"
+	"vbench/reports/shared"
 )
 
 // An allocation profile (allocations, allocation-sampling) records objects
@@ -39,11 +40,11 @@ func allocSummary(a *profile.Allocations) string {
 
 // allocText is ProfileText for an allocation profile.
 func allocText(w io.Writer, name string, p *profile.Profile, opts ProfileOptions) error {
-	ew := &errWriter{w: w}
+	ew := shared.NewWriter(w)
 	ProfileHeader(ew, name, p)
 	writeAllocs(ew, p, opts.Top)
 	writeGC(ew, p.GC)
-	return ew.err
+	return ew.Err()
 }
 
 // writeAllocs writes the allocation summary, the top types and the top

@@ -1,4 +1,4 @@
-package reports
+package profileview
 
 import (
 	"os"
