@@ -234,10 +234,11 @@ func measureTests(f *results.File, old, c *results.Cell, paired bool, opts Optio
 		t := &test{cell: c, what: string(m), measure: m, n: [2]int{len(oldX), len(newX)}}
 		switch {
 		case opts.Exact:
-			// A counted cell's few runs: its GC counts, allocated and
-			// profile bytes repeat as its instructions do (the rank tests
-			// could not decide on 3 runs a side: every figure showed
-			// "inconclusive").
+			// A counted cell's few runs: the rank tests could not decide
+			// on 3 runs a side (every figure showed "inconclusive"). GC
+			// counts and allocated bytes repeat as instructions do;
+			// profile bytes move ~0.5 % (the profile holds times), which
+			// at 2 runs a side can leave them inconclusive: said so.
 			t.j = stats.JudgeExact(oldX, newX, opts.Alpha)
 		case paired:
 			t.j = stats.JudgePaired(oldX, newX, opts.Alpha)
