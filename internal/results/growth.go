@@ -29,11 +29,11 @@ type Growth struct {
 	// none mode's at each size (does a tracer's cost per call grow with
 	// the work?).
 	Overhead bool      `json:"overhead,omitempty"`
-	Sizes    []float64  `json:"sizes"`
-	Values   []float64  `json:"values"` // the cells' medians, or the function's calls per run
-	Lo       []float64  `json:"lo,omitempty"`
-	Hi       []float64  `json:"hi,omitempty"`
-	Model    Model      `json:"model"`
+	Sizes    []float64 `json:"sizes"`
+	Values   []float64 `json:"values"` // the cells' medians, or the function's calls per run
+	Lo       []float64 `json:"lo,omitempty"`
+	Hi       []float64 `json:"hi,omitempty"`
+	Model    Model     `json:"model"`
 
 	// Against names the reference series: "baseline", or the workload and
 	// mode of the same run ("app-base/tracing").
