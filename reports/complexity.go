@@ -18,34 +18,31 @@ const maxGrowthFunctions = 8
 // per scaled workload and mode, then one per series whose verdict is not
 // same ("complexity regressed: sort/tracing Sort.Insert: n → n² (…)").
 func ComplexityLines(f *results.File) []string {
-	var out []string
-	var models []string
-	group, funcs := "", 0
-	flush := func() {
-		if len(models) > 0 {
-			out = append(out, "complexity "+group+": "+strings.Join(models, ", "))
-		}
-		models, funcs = nil, 0
-	}
+	var groups []string
+	models := map[string][]string{}
+	funcs := map[string]int{}
 	for _, g := range f.Complexity {
-		if k := g.Workload + "/" + string(g.Mode); k != group {
-			flush()
-			group = k
+		k := g.Workload + "/" + string(g.Mode)
+		if models[k] == nil {
+			groups = append(groups, k)
 		}
 		switch {
 		case g.Overhead:
-			models = append(models, fmt.Sprintf("overhead %s (R² %.3f)", g.Model.Class, g.Model.R2))
+			models[k] = append(models[k], fmt.Sprintf("overhead %s (R² %.3f)", g.Model.Class, g.Model.R2))
 		case g.Function == "":
-			models = append(models, fmt.Sprintf("cost %s (R² %.3f)", g.Model.Class, g.Model.R2))
-		case funcs < maxGrowthFunctions:
-			models = append(models, fmt.Sprintf("%s: %s", g.Function, g.Model.Class))
-			funcs++
-		case funcs == maxGrowthFunctions:
-			models = append(models, "…")
-			funcs++
+			models[k] = append(models[k], fmt.Sprintf("cost %s (R² %.3f)", g.Model.Class, g.Model.R2))
+		case funcs[k] < maxGrowthFunctions:
+			models[k] = append(models[k], fmt.Sprintf("%s: %s", g.Function, g.Model.Class))
+			funcs[k]++
+		case funcs[k] == maxGrowthFunctions:
+			models[k] = append(models[k], "…")
+			funcs[k]++
 		}
 	}
-	flush()
+	var out []string
+	for _, k := range groups {
+		out = append(out, "complexity "+k+": "+strings.Join(models[k], ", "))
+	}
 	return append(out, ComplexityVerdicts(f)...)
 }
 
