@@ -1,6 +1,7 @@
 package results
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -100,15 +101,7 @@ func (f *File) ScaledCells() [][]*Cell {
 		groups[j] = append(groups[j], c)
 	}
 	for _, g := range groups {
-		slices.SortFunc(g, func(a, b *Cell) int {
-			switch {
-			case a.Scale.Size < b.Scale.Size:
-				return -1
-			case a.Scale.Size > b.Scale.Size:
-				return 1
-			}
-			return 0
-		})
+		slices.SortFunc(g, func(a, b *Cell) int { return cmp.Compare(a.Scale.Size, b.Scale.Size) })
 	}
 	return groups
 }
