@@ -137,8 +137,34 @@ func FitClass(c Class, n, y, sigma []float64) GrowthFit {
 	}
 	if c != Constant && len(y) > 2 && sxx > 0 {
 		f.CoefSE = math.Sqrt(rss / (m - 2) / sxx)
+		// With every point's own error known, b's error from them: a fit
+		// that happens to pass near four noisy points is no exact one.
+		if known := knownCoefSE(x, sigma); known > f.CoefSE {
+			f.CoefSE = known
+		}
 	}
 	return f
+}
+
+// knownCoefSE is the slope's standard error from each point's own σ
+// (1/σ² weights, not normalised); 0 unless every σ is positive.
+func knownCoefSE(x, sigma []float64) float64 {
+	w := make([]float64, len(x))
+	for i, s := range sigma {
+		if !(s > 0) {
+			return 0
+		}
+		w[i] = 1 / (s * s)
+	}
+	mx := stat.Mean(x, w)
+	var sxx float64
+	for i := range x {
+		sxx += w[i] * (x[i] - mx) * (x[i] - mx)
+	}
+	if sxx == 0 {
+		return 0
+	}
+	return math.Sqrt(1 / sxx)
 }
 
 // FitGrowth fits every class and returns the best by BIC among the valid

@@ -8,6 +8,7 @@ package verdict
 // regressed.
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -17,8 +18,8 @@ import (
 	"vbench/stats"
 )
 
-// DecisiveMargin is the BIC difference by which the new build's points
-// must reject the reference's class before a change of class counts:
+// DecisiveMargin is the BIC difference by which each build's points must
+// reject the other's class before a change of class counts:
 // above 10 is "very strong" evidence (Kass and Raftery 1995). A noisy
 // series whose best class differs by less is inconclusive.
 const DecisiveMargin = 10.0
@@ -49,8 +50,14 @@ func costSeries(cells []*results.Cell) (s series, lo, hi []float64) {
 			continue
 		}
 		sigma := 0.0
-		if c.CIHiNs > c.CILoNs {
+		switch {
+		case c.CIHiNs > c.CILoNs:
 			sigma = (c.CIHiNs - c.CILoNs) / (2 * 1.96)
+		case c.Runs > 0:
+			// Too few runs for an interval: the median's standard error
+			// from the MAD (normal: 1.4826 MAD is σ, the median's is
+			// 1.253 σ/√runs).
+			sigma = 1.253 * 1.4826 * c.MADNs / math.Sqrt(float64(c.Runs))
 		}
 		s.sizes, s.y, s.sigma = append(s.sizes, c.Scale.Size), append(s.y, c.MedianNs), append(s.sigma, sigma)
 		lo, hi = append(lo, c.CILoNs), append(hi, c.CIHiNs)
@@ -158,7 +165,7 @@ func applyComplexity(cur, base *results.File, opts Options) {
 				r, _, _ := costSeries(ref)
 				rs = &r
 			}
-			judgeGrowth(&gr, s, rs, where, true, o)
+			judgeGrowth(&gr, s, rs, where, true, g[len(g)-1].Verdict, o)
 			cur.Complexity = append(cur.Complexity, gr)
 		}
 		if s, ok := overheadSeries(cur, g); ok {
@@ -167,7 +174,7 @@ func applyComplexity(cur, base *results.File, opts Options) {
 			if r, ok := overheadSeries(in, ref); ok && len(ref) > 0 {
 				rs = &r
 			}
-			judgeGrowth(&gr, s, rs, where, true, o)
+			judgeGrowth(&gr, s, rs, where, true, g[len(g)-1].Verdict, o)
 			cur.Complexity = append(cur.Complexity, gr)
 		}
 		calls := callSeries(g)
@@ -187,7 +194,7 @@ func applyComplexity(cur, base *results.File, opts Options) {
 				continue
 			}
 			gr := results.Growth{Workload: g[0].Scale.Of, Mode: g[0].Mode, Function: name, Sizes: s.sizes, Values: s.y}
-			judgeGrowth(&gr, *s, rs, where, false, o)
+			judgeGrowth(&gr, *s, rs, where, false, "", o)
 			// A function whose calls do not grow is no news; keep the rest.
 			if gr.Model.Class != stats.Constant.String() || gr.RefModel != nil && gr.RefModel.Class != stats.Constant.String() || gr.Verdict == results.VerdictRegressed {
 				cur.Complexity = append(cur.Complexity, gr)
@@ -199,7 +206,14 @@ func applyComplexity(cur, base *results.File, opts Options) {
 // judgeGrowth fits s (and ref, when there is one of at least three points)
 // and gives gr its models and verdict. coef: the leading coefficient's
 // growth counts too (a cost; a function's calls are judged by class).
-func judgeGrowth(gr *results.Growth, s series, ref *series, where string, coef bool, opts Options) {
+//
+// A time's coefficient is held to the cells' own verdict: four medians of
+// a few runs each, a machine's load moving between them, fit a slope far
+// tighter than they know (an A/A of the growth program under tracing: ×1.38,
+// "significant"), so under time a grown coefficient regresses only where
+// the largest size's cell regressed too (largest: that cell's verdict), and
+// is inconclusive elsewhere. A count's fit is exact enough to stand alone.
+func judgeGrowth(gr *results.Growth, s series, ref *series, where string, coef bool, largest results.Verdict, opts Options) {
 	best, margin := stats.FitGrowth(s.sizes, s.y, s.sigma)
 	gr.Model = model(best, margin)
 	if ref == nil || len(ref.sizes) < 3 {
@@ -215,27 +229,34 @@ func judgeGrowth(gr *results.Growth, s series, ref *series, where string, coef b
 	// The reference's points under the new class, for an improvement.
 	asNew := stats.FitClass(best.Class, ref.sizes, ref.y, ref.sigma)
 	refRejects := asNew.BIC-rbest.BIC >= DecisiveMargin
-	largest := func(x *series) string {
+	atLargest := func(x *series) string {
 		n := slices.Max(s.sizes)
 		if v, ok := x.at(n); ok {
 			return fmt.Sprintf("%.4g", v)
 		}
 		return "?"
 	}
-	at := fmt.Sprintf("at size %g: %s → %s", slices.Max(s.sizes), largest(ref), largest(&s))
+	at := fmt.Sprintf("at size %g: %s → %s", slices.Max(s.sizes), atLargest(ref), atLargest(&s))
+	// A change of class counts when each build's points reject the
+	// other's class: noise that makes one series look curved leaves the
+	// other's points fitting either.
 	switch {
-	case best.Class > rbest.Class && rejects:
+	case best.Class > rbest.Class && rejects && refRejects:
 		gr.Verdict = results.VerdictRegressed
 		gr.Sentence = fmt.Sprintf("%s: %s → %s (%s)", name, rbest.Class, best.Class, at)
-	case best.Class < rbest.Class && refRejects:
+	case best.Class < rbest.Class && rejects && refRejects:
 		gr.Verdict = results.VerdictImproved
 		gr.Sentence = fmt.Sprintf("%s: %s → %s (%s)", name, rbest.Class, best.Class, at)
 	case best.Class != rbest.Class:
 		gr.Verdict = results.VerdictInconclusive
-		gr.Sentence = fmt.Sprintf("%s: %s → %s, not decided: the points fit either (BIC %.1f apart, %g needed)", name, rbest.Class, best.Class, asRef.BIC-best.BIC, DecisiveMargin)
+		gr.Sentence = fmt.Sprintf("%s: %s → %s, not decided: the points fit either (BIC %.1f and %.1f apart, %g needed)", name, rbest.Class, best.Class, asRef.BIC-best.BIC, asNew.BIC-rbest.BIC, DecisiveMargin)
 	case coef && rbest.Class != stats.Constant && stats.CoefGrew(rbest, asRef, opts.MinChange, opts.Alpha):
 		gr.Verdict = results.VerdictRegressed
 		gr.Sentence = fmt.Sprintf("%s: %s, its coefficient ×%.3g (%.4g → %.4g a unit of %s; threshold %g%%)", name, rbest.Class, asRef.Coef/rbest.Coef, rbest.Coef, asRef.Coef, rbest.Class, 100*opts.MinChange)
+		if !opts.Exact && largest != results.VerdictRegressed {
+			gr.Verdict = results.VerdictInconclusive
+			gr.Sentence += fmt.Sprintf(", not confirmed: the cell at size %g is %s", slices.Max(s.sizes), cmp.Or(string(largest), "unjudged"))
+		}
 	case coef && rbest.Class != stats.Constant && stats.CoefGrew(asRef, rbest, opts.MinChange, opts.Alpha):
 		gr.Verdict = results.VerdictImproved
 		gr.Sentence = fmt.Sprintf("%s: %s, its coefficient ×%.3g", name, rbest.Class, asRef.Coef/rbest.Coef)

@@ -13,16 +13,16 @@ var growthTestSizes = []float64{250, 500, 1000, 2000}
 
 // scaledCells are a scaled workload's cells under mode tracing: cost(n)
 // per run (six runs ±0.1%) and each function's calls(n).
-func scaledCells(of string, cost func(n float64) float64, calls map[string]func(n float64) int64) []results.Cell {
+func scaledCells(of string, metric results.Metric, cost func(n float64) float64, calls map[string]func(n float64) int64) []results.Cell {
 	var out []results.Cell
 	for i, n := range growthTestSizes {
-		c := results.Cell{Workload: fmt.Sprintf("%s@n=%g", of, n), Mode: modes.Mode("tracing"), Runs: 6,
+		c := results.Cell{Workload: fmt.Sprintf("%s@n=%g", of, n), Mode: modes.Mode("tracing"), Runs: 6, Metric: metric,
 			Scale: &results.Scale{Of: of, Arg: "--n", Size: n}, Calls: map[string][]int64{}}
 		v := cost(n)
 		c.MedianNs, c.CILoNs, c.CIHiNs = v, v*0.999, v*1.001
 		for r := 0; r < 6; r++ {
 			x := v * (1 + 0.001*float64(r%3-1))
-			c.Samples = append(c.Samples, results.Run{Seq: 100*i + r, Round: r + 1, ElapsedNs: int64(x), WallNs: int64(x)})
+			c.Samples = append(c.Samples, results.Run{Seq: 100*i + r, Round: r + 1, ElapsedNs: int64(x), WallNs: int64(x), Instructions: int64(x)})
 		}
 		for name, f := range calls {
 			k := f(n)
@@ -37,7 +37,8 @@ func scaledCells(of string, cost func(n float64) float64, calls map[string]func(
 // into quadratic (the same calls at the smallest size) while its cost
 // barely moves; an unchanged build (again) keeps every class; a build
 // whose cost per item is half again as large regresses on its
-// coefficient. The regressions are the file's, for the exit code.
+// coefficient (in time, only where its largest cell regressed too). The
+// regressions are the file's, for the exit code.
 func TestComplexityVerdict(t *testing.T) {
 	line := func(n float64) float64 { return 1e7 + 4000*n }
 	linear := map[string]func(float64) int64{
@@ -60,10 +61,13 @@ func TestComplexityVerdict(t *testing.T) {
 			f.Results = append(f.Results, c)
 		}
 	}
-	add("base", scaledCells("base", line, linear), "")
-	add("head", scaledCells("head", func(n float64) float64 { return line(n) + 8*n*n/250 }, quad), "base")
-	add("again", scaledCells("again", line, linear), "base")
-	add("slower", scaledCells("slower", func(n float64) float64 { return 1e7 + 6000*n }, linear), "base")
+	ins, el := results.MetricInstructions, results.MetricElapsed
+	add("base", scaledCells("base", ins, line, linear), "")
+	add("head", scaledCells("head", ins, func(n float64) float64 { return line(n) + 8*n*n/250 }, quad), "base")
+	add("again", scaledCells("again", ins, line, linear), "base")
+	add("slower", scaledCells("slower", ins, func(n float64) float64 { return 1e7 + 6000*n }, linear), "base")
+	add("tbase", scaledCells("tbase", el, line, linear), "")
+	add("tslower", scaledCells("tslower", el, func(n float64) float64 { return 1e7 + 4400*n }, linear), "tbase")
 	Apply(f, nil, OptionsOf(f))
 
 	find := func(w, fn string) *results.Growth {
@@ -91,6 +95,11 @@ func TestComplexityVerdict(t *testing.T) {
 	}
 	if g := find("slower", ""); g.Verdict != results.VerdictRegressed || !strings.Contains(g.Sentence, "slower/tracing: n, its coefficient ×1.5") {
 		t.Errorf("slower's cost: %s %q", g.Verdict, g.Sentence)
+	}
+	// In time, a coefficient 10 % larger whose largest cell is not shown
+	// regressed (6 runs a side, ±0.1 %: inconclusive) stays inconclusive.
+	if g := find("tslower", ""); g.Verdict == results.VerdictRegressed || f.Find("tslower@n=2000", "tracing").Verdict != results.VerdictRegressed && g.Verdict != results.VerdictInconclusive {
+		t.Errorf("tslower's cost: %s %q (its largest cell %s)", g.Verdict, g.Sentence, f.Find("tslower@n=2000", "tracing").Verdict)
 	}
 	if got := strings.Join(f.GrowthRegressions(), "\n"); !strings.Contains(got, "W.Probe: n → n²") || !strings.Contains(got, "slower/tracing: n, its") {
 		t.Errorf("regressions %q", got)
