@@ -113,8 +113,8 @@ func model(f stats.GrowthFit, margin float64) results.Model {
 // holding them.
 func growthRef(cur, base *results.File, g []*results.Cell) (ref []*results.Cell, where string, in *results.File) {
 	for _, c := range g {
-		if IsAB(cur, c.Workload, c.Mode) {
-			if r := Reference(cur, c); r != nil {
+		if cur.IsAB(c.Workload, c.Mode) {
+			if r := cur.Reference(c); r != nil {
 				ref, in = append(ref, r), cur
 				if r.Scale != nil {
 					where = r.Scale.Of + "/" + string(r.Mode)
