@@ -59,6 +59,7 @@ type htmlPage struct {
 	Measures     []*Chart // RSS and start-up per mode
 	Distribution []*Chart
 	Trend        []*Chart
+	Growth       []*Chart // complexity: cost against size (complexitychart.go)
 }
 
 type fact struct{ Name, Value string }
@@ -84,6 +85,9 @@ func (m *Matrix) WriteHTML(w io.Writer) error {
 	}
 	if page.Trend, err = TrendCharts(m); err != nil {
 		return fmt.Errorf("trend charts: %w", err)
+	}
+	if page.Growth, err = GrowthCharts(m); err != nil {
+		return fmt.Errorf("complexity charts: %w", err)
 	}
 	return htmlTemplate.Execute(w, page)
 }

@@ -158,6 +158,8 @@ func (m *Matrix) WriteJUnit(w io.Writer) error {
 		s.Tests++
 		s.Cases = append(s.Cases, tc)
 	}
+	cases, failures := complexityCases(f)
+	s.Cases, s.Failures, s.Tests = append(s.Cases, cases...), s.Failures+failures, s.Tests+len(cases)
 	s.Time = seconds(total)
 	doc := junitSuites{Name: "vbench", Tests: s.Tests, Failures: s.Failures, Time: s.Time, Suites: []junitSuite{s}}
 	if _, err := io.WriteString(w, xml.Header); err != nil {

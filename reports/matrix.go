@@ -100,7 +100,7 @@ func NewMatrix(files []*results.File, opts Options) (*Matrix, error) {
 	}
 	cur := m.Current
 	m.Modes = modes.Order(cur.Settings.Modes)
-	m.Warnings = slices.Clone(cur.Warnings)
+	m.Warnings = append(slices.Clone(cur.Warnings), ComplexityVerdicts(cur)...)
 	if cur.Partial {
 		m.Warnings = append(m.Warnings, "partial run: it was interrupted, some cells may be missing or hold fewer runs")
 	}

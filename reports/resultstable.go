@@ -258,7 +258,7 @@ func notes(w io.Writer, f *results.File, bullet string) error {
 	for _, line := range Legend(f) {
 		fmt.Fprintf(w, "%s%s\n", bullet, line)
 	}
-	for _, line := range StopLines(f) {
+	for _, line := range append(StopLines(f), ComplexityLines(f)...) {
 		fmt.Fprintf(w, "%s%s\n", bullet, line)
 	}
 	_, err := fmt.Fprintf(w, "%s%s\n", bullet, ResultsSummary(f))

@@ -184,7 +184,7 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 	}
 	want := map[string]bool{}
 	for _, name := range o.Workloads {
-		if !slices.ContainsFunc(s.Workloads, func(w suite.Workload) bool { return w.Name == name }) {
+		if !slices.ContainsFunc(s.Workloads, func(w suite.Workload) bool { return w.Name == name || w.Scale != nil && w.Scale.Of == name }) {
 			var names []string
 			for _, w := range s.Workloads {
 				names = append(names, w.Name)
@@ -194,6 +194,12 @@ func NewPlan(s *suite.Suite, o Options) (*Plan, error) {
 			})
 		}
 		want[name] = true
+	}
+	// A scaled workload's name selects every size of it.
+	for _, w := range s.Workloads {
+		if w.Scale != nil && want[w.Scale.Of] {
+			want[w.Name] = true
+		}
 	}
 	// A workload judged against another brings it along: its verdict needs
 	// the other's cells, measured in the same rounds.

@@ -31,6 +31,9 @@ func (l *launch) useProfile(c *cellState, r *results.Run, p *profile.Profile, re
 	if e.CountsCalls() && len(rep.Calls) > 0 {
 		checkCalls(c, seq, p, rep.Calls)
 	}
+	if e.CountsCalls() && c.Workload.Scale != nil {
+		c.growth.add(p)
+	}
 	if e == modes.EngineInstrumentation && c.Spec.Lines && len(rep.LineCounts) > 0 {
 		checkLineCounts(c, seq, p, rep.LineCounts)
 	}

@@ -134,6 +134,8 @@ type cellState struct {
 	// why launch by function, or why there are none (why.go).
 	instr    *instrprof.Profile
 	instrErr string
+	// Scaled cells of an engine that counts calls: every run's calls.
+	growth growthCalls
 }
 
 func newCells(plan *Plan) []*cellState {

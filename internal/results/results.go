@@ -50,6 +50,9 @@ type File struct {
 	OtherCPU float64 `json:"other_cpu,omitempty"`
 	// Merged lists the files `vbench merge` joined into this one.
 	Merged []string `json:"merged,omitempty"`
+	// Complexity is each scaled workload's growth against its sizes, per
+	// mode and per counted function, with the verdict on its class.
+	Complexity []Growth `json:"complexity,omitempty"`
 }
 
 // Suite identifies the suite that produced a file; merge refuses files whose
@@ -165,6 +168,12 @@ type Cell struct {
 	Failure string  `json:"failure,omitempty"` // why the cell failed
 
 	Samples []Run `json:"samples"`
+
+	// Scale is set on a cell of a scaled workload: its size.
+	Scale *Scale `json:"scale,omitempty"`
+	// Calls is, on a scaled workload's cell whose engine counts calls
+	// exactly, each function's calls in every measured run.
+	Calls map[string][]int64 `json:"calls,omitempty"`
 
 	// Accuracy is set on tracing cells whose workload reports expected call
 	// counts (calls.<Function>=N on its VBENCH line).

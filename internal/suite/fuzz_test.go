@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -145,7 +146,14 @@ func checkSuite(t *testing.T, s *Suite) {
 	}
 	names := map[string]bool{}
 	for _, w := range s.Workloads {
-		if !ValidName(w.Name) || names[w.Name] || strings.Contains(w.Name, "/") || strings.Contains(w.Name, "..") {
+		name := w.Name
+		if w.Scale != nil { // "a@n=10": a valid name, then its size
+			name, _, _ = strings.Cut(name, "@")
+			if name != w.Scale.Of || w.Name != ScaledName(name, w.Scale.Arg, w.Scale.Size) {
+				fail("scaled workload %q of %q", w.Name, w.Scale.Of)
+			}
+		}
+		if !ValidName(name) || names[w.Name] || strings.Contains(w.Name, "/") || strings.Contains(w.Name, "..") {
 			fail("workload name %q (duplicate or unsafe)", w.Name)
 		}
 		names[w.Name] = true
@@ -236,6 +244,7 @@ func encode(t *testing.T, s *Suite) []byte {
 		Runs     int               `yaml:"runs,omitempty"`
 		Timeout  string            `yaml:"timeout,omitempty"`
 		Modes    []modes.Mode      `yaml:"modes,omitempty"`
+		Scale    map[string]any    `yaml:"scale,omitempty"`
 	}
 	type doc struct {
 		Name       string         `yaml:"name"`
@@ -285,6 +294,7 @@ func encode(t *testing.T, s *Suite) []byte {
 	if math.Signbit(d.Thresholds.MinChange) {
 		d.Thresholds.MinChange = 0 // -0 is 0 to the reader too
 	}
+	scaled := map[string]int{} // a scaled workload's sizes are one entry
 	for _, w := range s.Workloads {
 		y := workload{Name: w.Name, Project: w.Project, Args: w.Args, Command: w.Command, Cwd: w.Cwd,
 			Checksum: w.Checksum, Metric: string(w.Metric), Runs: w.Runs, Timeout: dur(w.Timeout), Modes: w.Modes}
@@ -294,6 +304,15 @@ func encode(t *testing.T, s *Suite) []byte {
 				k, v, _ := strings.Cut(kv, "=")
 				y.Env[k] = v
 			}
+		}
+		if sc := w.Scale; sc != nil {
+			size := strconv.FormatFloat(sc.Size, 'g', -1, 64)
+			if i, ok := scaled[sc.Of]; ok {
+				d.Workloads[i].Scale["sizes"] = append(d.Workloads[i].Scale["sizes"].([]string), size)
+				continue
+			}
+			scaled[sc.Of] = len(d.Workloads)
+			y.Name, y.Scale = sc.Of, map[string]any{"arg": sc.Arg, "sizes": []string{size}}
 		}
 		d.Workloads = append(d.Workloads, y)
 	}

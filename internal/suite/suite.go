@@ -127,6 +127,9 @@ type Workload struct {
 	// Instructions is the size the workload runs at when its cells are
 	// measured in instructions (nil: its usual one).
 	Instructions *Size
+	// Scale is set on each workload a scaled one (scale:) expanded into:
+	// its size, the argument that sets it, the workload it came from.
+	Scale *results.Scale
 	// Lacks is what the workload needs that this machine lacks (its
 	// command, the load generator), nil when nothing: runner.NewPlan
 	// refuses it only when the workload is selected.
@@ -254,6 +257,8 @@ type parser struct {
 	// the machine and this one lacks (a command, the load generator): not
 	// an error of the file, refused only when a selected cell needs it.
 	lack *Error
+	// scales are the scale: fields by workload name, until expandScales.
+	scales map[string]*scaleSpec
 }
 
 // need records what the machine lacks (see parser.lack).

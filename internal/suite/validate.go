@@ -92,6 +92,9 @@ func (p *parser) suite(root *yaml.Node, s *Suite) {
 	if p.err == nil && calibrationNode != nil {
 		p.calibration(calibrationNode, s)
 	}
+	if p.err == nil {
+		p.expandScales(s)
+	}
 }
 
 // calibration checks the suite's calibration: a batch workload of the
@@ -111,6 +114,8 @@ func (p *parser) calibration(n *yaml.Node, s *Suite) {
 	switch {
 	case c.Server != nil:
 		p.fail(n, "calibration", "workload %s is a service: the calibration must be a batch program (its time stands for the machine's speed)", c.Name)
+	case p.scales[c.Name] != nil:
+		p.fail(n, "calibration", "workload %s is scaled: the calibration must be one program at one size, the same in every run", c.Name)
 	case c.Against != "":
 		p.fail(n, "calibration", "workload %s is judged against %s: the calibration must be one program, the same in every run", c.Name, c.Against)
 	case len(s.Workloads) == 1:

@@ -76,6 +76,8 @@ func (p *parser) workloadAgainst(n *yaml.Node, field string, s *Suite, w *Worklo
 		p.fail(an, field, "a workload cannot be judged against itself: name another workload of the suite (e.g. the base build of the same program)")
 	case o.Against != "":
 		p.fail(an, field, "workload %s is itself judged against %s: a pair is two workloads, so point %s at %s too, or drop one against:", o.Name, o.Against, w.Name, o.Against)
+	case !sameScale(p.scales[w.Name], p.scales[o.Name]):
+		p.fail(an, field, "workload %s and %s are not scaled alike: a pair gives the same scale: (arg and sizes), or neither does", o.Name, w.Name)
 	case o.Metric.OrDefault() != w.Metric.OrDefault():
 		p.fail(an, field, "workload %s is measured by %s and %s by %s: a pair is judged round by round on one metric", o.Name, o.Metric.OrDefault(), w.Name, w.Metric.OrDefault())
 	}
@@ -114,10 +116,11 @@ func (p *parser) workload(n *yaml.Node, field string, s *Suite) (w Workload) {
 	p.lack = nil
 	defer func() { w.Lacks, p.lack = p.lack, nil }()
 	var nodes workloadNodes
+	var scale *scaleSpec
 	env := map[string]string{}
 	w.Metric = s.Metric
 	ownMetric := false
-	p.fields(n, field, []string{"name", "project", "args", "command", "server", "load", "env", "cwd", "checksum", "metric", "runs", "timeout", "modes", "against", "instructions"}, func(key string, k, v *yaml.Node) {
+	p.fields(n, field, []string{"name", "project", "args", "command", "server", "load", "env", "cwd", "checksum", "metric", "runs", "timeout", "modes", "against", "instructions", "scale"}, func(key string, k, v *yaml.Node) {
 		f := join(field, key)
 		switch key {
 		case "name":
@@ -172,6 +175,8 @@ func (p *parser) workload(n *yaml.Node, field string, s *Suite) (w Workload) {
 			w.Against = p.name(v, f)
 		case "instructions":
 			w.Instructions = p.instructionSize(v, f)
+		case "scale":
+			scale = p.scale(v, f)
 		}
 	})
 	if p.err != nil {
@@ -186,6 +191,13 @@ func (p *parser) workload(n *yaml.Node, field string, s *Suite) (w Workload) {
 	p.target(n, field, nodes, &w)
 	p.modeSubset(n, field, s, &w)
 	p.cwd(nodes.cwd, field+".cwd", &w)
+	p.checkScale(field, &w, scale)
+	if scale != nil {
+		if p.scales == nil {
+			p.scales = map[string]*scaleSpec{}
+		}
+		p.scales[w.Name] = scale
+	}
 	if p.err != nil {
 		return w
 	}

@@ -108,6 +108,7 @@ func Apply(cur, base *results.File, opts Options) {
 	perEvent(cur)
 	markReferences(cur)
 	cur.Undecided = cur.UndecidedSentence()
+	applyComplexity(cur, base, opts)
 }
 
 // Judged is a copy of cur with verdicts against base (named name in every

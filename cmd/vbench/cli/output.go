@@ -141,7 +141,7 @@ func outcome(res *results.File, interrupted, ofARun bool, failOn string, errs ..
 		return withCode(ExitInterrupted, err)
 	case err != nil, worst == results.CIError:
 		return withCode(ExitFailed, err)
-	case worst != results.CIPass: // a regression, or an inconclusive cell under --fail-on inconclusive
+	case worst != results.CIPass, len(res.GrowthRegressions()) > 0: // a regression (a cell's or a complexity's), or an inconclusive cell under --fail-on inconclusive
 		return withCode(ExitRegression, nil)
 	case ofARun && failOn != string(results.VerdictRegressed) && res.UndecidedSentence() != "":
 		return withCode(ExitRegression, fmt.Errorf("%s (--fail-on regressed passes such runs)", res.UndecidedSentence()))

@@ -1,0 +1,118 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"vbench/cmd/vbench/cli"
+	"vbench/internal/results"
+	"vbench/internal/testbin"
+)
+
+// Issue 53's proof, on a program the project never saw (testdata's growth:
+// head turns Work.Probe's calls from 2n into 2n²/250, the same at the
+// smallest size, a few per cent of the work at the largest), scaled over
+// four sizes. Timed under none and tracing, the complexity verdict names
+// Probe and its change of class from the tracer's exact counts, in the
+// table, the JSON and the JUnit file, and exits 1; the base build against
+// itself keeps the class of every function. Counted in instructions
+// (valgrind, deterministic), head's whole process at the largest size is
+// within the 1 % minimum change of base's, and the work Probe adds there
+// is under 5 % of what the sizes add: less than time's ±20 % could show.
+// Skipped with -short: 72 CoreCLR launches and 16 under valgrind.
+func TestComplexityVerdictOfAProgram(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a .NET program 72 times, and 16 under valgrind")
+	}
+	base := testbin.Workload(t, "cmd/vbench/cli/testdata/csharp/growth/base/Growth.csproj")
+	head := testbin.Workload(t, "cmd/vbench/cli/testdata/csharp/growth/head/Growth.csproj")
+	testbin.ProfilerLib(t) // next to vbench, where run looks for it
+	dir := t.TempDir()
+	scale := `    scale: {arg: --n, sizes: [250, 500, 1000, 2000]}
+`
+	writeFile(t, filepath.Join(dir, "suite.yaml"), `name: growth
+runs: 3
+warmup: 0
+modes: [none, tracing]
+thresholds: {min_change: 5%, min_change_instructions: 1%}
+workloads:
+  - name: app
+    command: [dotnet, `+head+`, --n, "250"]
+`+scale+`    against: app-base
+  - name: app-again
+    command: [dotnet, `+base+`, --n, "250"]
+`+scale+`    against: app-base
+  - name: app-base
+    command: [dotnet, `+base+`, --n, "250"]
+`+scale)
+	stdout, stderr, code := vbRun(t, dir, nil, "run", "suite.yaml", "--quiet", "--no-baseline", "--json", "r.json", "--junit", "j.xml")
+	if code != cli.ExitRegression {
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, cli.ExitRegression, stdout, stderr)
+	}
+	f, err := results.ReadFile(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var probe *results.Growth
+	for i, g := range f.Complexity {
+		if g.Workload == "app" && g.Mode == "tracing" && strings.HasSuffix(g.Function, "Probe") {
+			probe = &f.Complexity[i]
+		}
+		if g.Workload == "app-again" && g.Function != "" && g.Verdict != results.VerdictSame {
+			t.Errorf("the base build against itself: %s %q", g.Verdict, g.Sentence)
+		}
+	}
+	if probe == nil || probe.Verdict != results.VerdictRegressed || probe.Model.Class != "n²" || probe.RefModel.Class != "n" {
+		t.Fatalf("app's Probe: %+v\n%s", probe, stdout)
+	}
+	line := "complexity regressed: " + probe.Sentence
+	if !strings.Contains(probe.Sentence, "Probe: n → n² (at size 2000: 4000 → 3.2e+04)") || !strings.Contains(stdout, line) {
+		t.Errorf("the table lacks %q:\n%s", line, stdout)
+	}
+	if j, _ := os.ReadFile(filepath.Join(dir, "j.xml")); !strings.Contains(string(j), `type="complexity"`) {
+		t.Errorf("the JUnit file has no complexity failure:\n%s", j)
+	}
+
+	// In instructions, under none: the cells of the largest size alone
+	// do not show it.
+	stdout, stderr, code = vbRun(t, dir, nil, "run", "suite.yaml", "--quiet", "--no-baseline", "--json", "i.json",
+		"--metric", "instructions", "--modes", "none", "--workloads", "app", "--runs", "2")
+	if code != cli.ExitOK && code != cli.ExitRegression {
+		t.Fatalf("instructions: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if f, err = results.ReadFile(filepath.Join(dir, "i.json")); err != nil {
+		t.Fatal(err)
+	}
+	if c := f.Find("app@n=2000", "none"); c == nil || c.Verdict != results.VerdictSame {
+		t.Errorf("app@n=2000/none: %+v, want same\n%s", c, stdout)
+	}
+	at := func(w string, n string) float64 {
+		c := f.Find(w+"@n="+n, "none")
+		if c == nil {
+			t.Fatalf("no cell %s@n=%s/none", w, n)
+		}
+		return c.MedianNs
+	}
+	if extra := (at("app", "2000") - at("app-base", "2000")) / (at("app-base", "2000") - at("app-base", "250")); extra <= 0 || extra > 0.05 {
+		t.Errorf("head's extra work at 2000 is %.1f%% of the work the sizes add, want (0, 5%%]", 100*extra)
+	}
+}
+
+// A scale a workload cannot take is refused before anything is built:
+// exit 2, naming file, line and field.
+func TestComplexityBadScale(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ scale, want string }{
+		{"{arg: --n, sizes: [10, 20]}", "s.yaml:6: workloads[0].scale.sizes: 2 sizes: a growth class needs at least 3"},
+		{"{arg: --n, sizes: [10, ten, 40]}", `s.yaml:6: workloads[0].scale.sizes[1]: "ten" is not a number`},
+		{"{arg: --size, sizes: [10, 20, 40]}", "s.yaml:6: workloads[0](a).scale.arg: the workload does not take --size"},
+	} {
+		writeFile(t, filepath.Join(dir, "s.yaml"), "name: s\nbaseline: b.json\nworkloads:\n  - name: a\n    command: [true, --n, \"5\"]\n    scale: "+c.scale+"\n")
+		_, stderr, code := vbRun(t, dir, nil, "run", "s.yaml", "--quiet")
+		if code != cli.ExitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("scale %s: exit %d, stderr %s", c.scale, code, stderr)
+		}
+	}
+}
