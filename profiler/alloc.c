@@ -8,7 +8,7 @@
 // The path is taken where the allocation is reported, on the allocating
 // thread: a walk of the frame-pointer chain from the callback's own frame
 // (libcoreclr keeps frame pointers, and so does the JIT's code for all but
-// small leaf methods, see cpusampler.c), up to VB_ALLOC_DEPTH return
+// small leaf methods, see sampling.c), up to VB_ALLOC_DEPTH return
 // addresses, checked against the thread's stack. The callback resolves
 // nothing: the IPs are stored raw and resolved once each (GetFunctionFromIP)
 // when the profile is written (vb_alloc_resolve). Native frames (the

@@ -18,9 +18,9 @@ import (
 const (
 	cModeNull            = 1
 	cModeTracing         = 2
-	cModeSampling        = 3
+	cModeSuspendSampling = 3
 	cModeInstrumentation = 4
-	cModeCPUSampling     = 5
+	cModeSampling        = 5
 	cModeAllocations     = 6
 	cModeAllocSampling   = 7
 )
@@ -82,9 +82,9 @@ func configFromEnv(get func(string) (string, bool)) (*config, error) {
 		c.mode = cModeInstrumentation
 		c.timeSample = defaultTimeSampleInstrumentation
 	case modes.EngineSampling, modes.EngineCPUSampling:
-		c.mode = cModeCPUSampling
-	case modes.EngineSuspendSampling:
 		c.mode = cModeSampling
+	case modes.EngineSuspendSampling:
+		c.mode = cModeSuspendSampling
 	case modes.EngineNull:
 		c.mode = cModeNull
 	case modes.EngineAllocations:

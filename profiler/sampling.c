@@ -7,7 +7,7 @@
 // interrupted thread's frames by frame pointers (the RBP chain) from the
 // signal context and stores the raw instruction pointers in the thread's
 // ring of preallocated slots. A drain thread (a C pthread with every signal
-// blocked, like the sampling engine's) empties the rings every DRAIN_NS
+// blocked, like suspend-sampling's) empties the rings every DRAIN_NS
 // (20 ms; no tick waits for it), resolves each IP to a method with ICorProfilerInfo's
 // GetFunctionFromIP (from a normal thread, cached by IP) and merges the
 // stacks into the per-thread sampling trees the profile writer already reads.
@@ -1346,7 +1346,7 @@ void vb_cpu_exception_thrown(void) {
 
 static struct sigaction prof_before; // SIGPROF's disposition before the engine took it (vb_cpu_release_signal)
 
-int vb_cpu_sampler_start(void) {
+int vb_sampling_start(void) {
 	struct sigaction now;
 	if (sigaction(SIGPROF, 0, &now) != 0) return -1;
 	prof_before = now;
@@ -1393,10 +1393,10 @@ int vb_cpu_sampler_start(void) {
 	return 0;
 }
 
-// vb_cpu_sampler_stop deletes every timer, stops the drain thread (waiting
+// vb_sampling_stop_within deletes every timer, stops the drain thread (waiting
 // at most ms, < 0: for ever) and drains what is left. -1: the drain thread
 // still runs (a crash: it may wait on a lock the crashing thread holds).
-int vb_cpu_sampler_stop_within(int ms) {
+int vb_sampling_stop_within(int ms) {
 	if (!__atomic_exchange_n(&running, 0, __ATOMIC_ACQ_REL)) return 0;
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
 	if (vb_join_within(drainer, ms) != 0) {
@@ -1498,10 +1498,10 @@ void vb_cpu_release_signal(void) {
 	vb_log("cpu sampler: SIGPROF given back (pending ticks discarded), the handlers' masks as they were");
 }
 
-// vb_cpu_sampler_reset, at a later attach to the same process (the library
+// vb_sampling_reset, at a later attach to the same process (the library
 // stays loaded after a detach): the last attach's threads and counts are
 // forgotten; records keep their slots for good.
-void vb_cpu_sampler_reset(void) {
+void vb_sampling_reset(void) {
 	pthread_mutex_lock(&reg);
 	for (int i = 0; i < NRECORDS; i++) {
 		slot *s = records[i].slots;
