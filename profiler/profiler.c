@@ -328,7 +328,7 @@ HRESULT vb_start(IUnknown *unk, const void *data, uint32_t ndata) {
 	mask_rtmin(&old);
 	vbGoStarted(); // this process's directory and started.json
 	unmask(&old);
-	vb_log("initialized: mode %d, runtime %s, event mask 0x%x", vb_mode, vb_runtime_version, mask);
+	vb_log("initialized: mode %s, runtime %s, event mask 0x%x", vb_mode_name(vb_mode), vb_runtime_version, mask);
 	return S_OK;
 }
 

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include "com.h"
 
-// Modes (must match config.go).
+// Modes: their one definition (config.go reads it through cgo).
 enum { VB_MODE_NULL = 1, VB_MODE_TRACING = 2, VB_MODE_SUSPEND_SAMPLING = 3, VB_MODE_INSTRUMENTATION = 4, VB_MODE_SAMPLING = 5,
 	VB_MODE_ALLOCATIONS = 6, VB_MODE_ALLOCATION_SAMPLING = 7 };
 
@@ -138,6 +138,7 @@ uint64_t vb_aev_n(struct vb_atab *t);
 extern int vb_mode;
 extern IUnknown *vb_info; // ICorProfilerInfo10
 extern int64_t vb_interval_ns;
+const char *vb_mode_name(int mode); // VBENCH_MODE's name for it, "" for none
 
 // Logging (log.c): vb_log only with VBENCH_DEBUG=1 (vb_debug), vb_err always.
 extern int vb_debug;
