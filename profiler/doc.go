@@ -22,8 +22,14 @@
 //     rewritten, in named steps; ilsig.c: signature blobs.
 //   - suspend_sampling.c: suspend-sampling's thread; interrupted.c: its
 //     SIGRTMIN wrapper that finds the leaf a suspension hid.
-//   - sampling.c: the sampling engine (timers, the SIGPROF handler, the
-//     drain thread).
+//   - sampling.c: the sampling engine's design, SIGPROF taken and checked,
+//     start and stop; its parts, one job a file, share sampling.h:
+//     sampling_threads.c (the thread registry), sampling_timers.c (the
+//     ticks), sampling_handler.c (the SIGPROF handler), sampling_ipcache.c
+//     (IP to method), sampling_prolog.c (a frameless method's frame, from
+//     its prolog), sampling_frameless.c (a walk into methods, with the
+//     frames the chain hides), sampling_drain.c (the drain thread),
+//     sampling_waits.c (a waiting thread's ticks).
 //   - alloc.c: the allocation engines' per-thread (type, path) tables, the
 //     ObjectAllocated callback and its frame-pointer walk, the IPs resolved
 //     at the write; allocsample.c: allocation-sampling's EventPipe session
@@ -64,7 +70,7 @@
 //     gets a wall-clock timer instead, exact to the interval, whose ticks the
 //     handler weighs by its own CPU clock); the handler walks that thread's frame pointers from the signal context into
 //     a per-thread ring; a drain thread resolves IPs with GetFunctionFromIP
-//     and merges into per-thread sampling trees (sampling.c). A waiting
+//     and merges into per-thread sampling trees (sampling*.c). A waiting
 //     thread is walked once per wait and weighed by the time it waits. The
 //     runtime is never suspended. A program that takes SIGPROF later (its
 //     own handler, SIG_IGN) is seen by the drain, which stops every tick and

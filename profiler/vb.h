@@ -238,7 +238,7 @@ int vb_suspend_sampling_start(void);
 void vb_suspend_sampling_stop(void);
 int vb_suspend_sampling_stop_within(int ms); // -1: still running after ms (left running)
 
-// The sampling engine (sampling.c): per-thread CPU timers, SIGPROF,
+// The sampling engine (sampling.c, its parts sampling_*.c): per-thread CPU timers, SIGPROF,
 // frame-pointer walks from the signal context, resolved by a drain thread.
 extern vb_fn vb_incomplete_fn; // the root of stacks whose walk stopped in managed code
 // Samples with no managed frame, by the code their IP lies in.
