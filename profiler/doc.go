@@ -31,8 +31,8 @@
 //     frames the chain hides), sampling_drain.c (the drain thread),
 //     sampling_waits.c (a waiting thread's ticks).
 //   - alloc.c: the allocation engines' per-thread (type, path) tables, the
-//     ObjectAllocated callback and its frame-pointer walk, the IPs resolved
-//     at the write; allocsample.c: allocation-sampling's EventPipe session
+//     ObjectAllocated callback and its frame-pointer walk (fpwalk.h, the
+//     sampling handler's too), the IPs resolved at the write; allocsample.c: allocation-sampling's EventPipe session
 //     and EventPipeEventDelivered; gc.c: each GC's generation, reason and
 //     pause; allocsnap.go: the tables and GCs into the profile.
 //   - timeline.c, timeline.go (VBENCH_TIMELINE=1): the timeline's cold half

@@ -40,9 +40,9 @@
 // SIGPROF as they block SIGRTMIN (profiler.c): a tick never lands on a
 // goroutine stack, and the timers are deleted before the profile is written.
 //
-// Walks: the leaf is the interrupted IP; each frame above it is the return
-// address at [rbp+8], the next frame at [rbp], which must lie higher on the
-// same stack. CoreCLR's JIT keeps RBP frames for all but small methods (leaves, and forwarders of one call)
+// Walks (fpwalk.h, shared with alloc.c): the leaf is the interrupted IP;
+// each frame above it is the return address at [rbp+8], the next frame at
+// [rbp], which must lie higher on the same stack. CoreCLR's JIT keeps RBP frames for all but small methods (leaves, and forwarders of one call)
 // on Linux x64 (ETW_EBP_FRAMED) and libcoreclr is built with frame pointers.
 // A frameless leaf hides its caller (RBP is still the caller's frame): the
 // drain then looks for the caller's return address among the words at the
@@ -126,7 +126,7 @@ void vb_cpu_exception_thrown(void) {
 	if (!vb_cpu_my_tid) vb_cpu_my_tid = (int32_t)syscall(SYS_gettid);
 	record *r = find(vb_cpu_my_tid, 0);
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
-	if (!r || !on_stack(sp, __atomic_load_n(&r->lo, __ATOMIC_RELAXED), __atomic_load_n(&r->hi, __ATOMIC_ACQUIRE))) return;
+	if (!r || !vb_on_stack(sp, __atomic_load_n(&r->lo, __ATOMIC_RELAXED), __atomic_load_n(&r->hi, __ATOMIC_ACQUIRE))) return;
 	sigset_t prof;
 	sigemptyset(&prof);
 	sigaddset(&prof, SIGPROF);

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <sys/types.h>
 #include <time.h>
+#include "fpwalk.h"
 #include "vb.h"
 
 // A thread's record and its ring of slots, one walk a slot: the handler
@@ -126,10 +127,6 @@ static inline record *find(int32_t tid, int claim) {
 	return 0;
 }
 
-// on_stack: p and the word after it lie in [lo, hi), aligned (no p + 16,
-// which wraps for p near the top of the address space: a scanned word of
-// -8 passed it).
-static inline int on_stack(uintptr_t p, uintptr_t lo, uintptr_t hi) { return p >= lo && p < hi && hi - p >= 16 && !(p & 7); }
 
 // The handler (sampling_handler.c).
 extern __thread int32_t vb_cpu_my_tid __attribute__((tls_model("initial-exec")));

@@ -12,7 +12,6 @@
 #include <unistd.h>
 #include "sampling.h"
 
-#define SCAN 512      // words searched above a frame record for an OSR method's hidden one
 #define SCAN_WAIT 1024 // words above the stack pointer searched for a frame record (see scan_frame)
 
 __thread int32_t vb_cpu_my_tid __attribute__((tls_model("initial-exec")));
@@ -29,7 +28,7 @@ static int64_t handler_hist[HBUCKETS];
 // one's may be 0: the thread's first frame).
 static int is_record(uintptr_t f, uintptr_t floor, uintptr_t lo, uintptr_t hi, int links) {
 	for (int k = 0; k < links; k++) {
-		if (f <= floor || !on_stack(f, lo, hi)) return 0;
+		if (f <= floor || !vb_on_stack(f, lo, hi)) return 0;
 		uintptr_t next = ((uintptr_t *)f)[0], ret = ((uintptr_t *)f)[1];
 		if (ret == 0 || (ret >= lo && ret < hi)) return 0;
 		if (next == 0) return k == links - 1;
@@ -47,7 +46,7 @@ static int is_record(uintptr_t f, uintptr_t floor, uintptr_t lo, uintptr_t hi, i
 // (libcoreclr's, built with frame pointers): the frames between are native
 // code the drain would drop anyway. 0: none within SCAN_WAIT words.
 static uintptr_t scan_frame(uintptr_t sp, uintptr_t lo, uintptr_t hi) {
-	for (uintptr_t a = sp; a < sp + 8 * SCAN_WAIT && on_stack(a, lo, hi); a += 8) {
+	for (uintptr_t a = sp; a < sp + 8 * SCAN_WAIT && vb_on_stack(a, lo, hi); a += 8) {
 		uintptr_t w = *(uintptr_t *)a;
 		if (is_record(w, a, lo, hi, 4)) return w;
 	}
@@ -103,53 +102,34 @@ void vb_cpu_on_prof(int sig, siginfo_t *si, void *ucv) {
 	if (!hi) {
 		flags |= WALK_NORANGE;
 		r->seen_sp = sp;
-	} else if (!on_stack(sp, lo, hi)) {
+	} else if (!vb_on_stack(sp, lo, hi)) {
 		flags |= WALK_OFFSTACK;
 	} else {
-		for (int i = 0; i < TOPWORDS && on_stack(sp + 8 * i, lo, hi); i++) s->top[i] = ((uintptr_t *)sp)[i];
-		uintptr_t floor = sp;
-		if (bp < sp || !on_stack(bp, lo, hi)) { // RBP is no frame pointer of this stack
+		for (int i = 0; i < TOPWORDS && vb_on_stack(sp + 8 * i, lo, hi); i++) s->top[i] = ((uintptr_t *)sp)[i];
+		if (bp < sp || !vb_on_stack(bp, lo, hi)) { // RBP is no frame pointer of this stack
 			uintptr_t f = scan_frame(sp, lo, hi);
 			if (f) bp = f, flags |= WALK_SCANNED;
 		}
-		for (;;) {
-			if (bp == 0) {
-				flags |= WALK_ROOTED;
-				break;
-			}
-			if (bp < floor || !on_stack(bp, lo, hi)) {
-				flags |= WALK_BROKEN;
-				break;
-			}
-			uintptr_t next = ((uintptr_t *)bp)[0], ret = ((uintptr_t *)bp)[1];
-			if (ret == 0) {
-				flags |= WALK_ROOTED;
-				break;
-			}
-			s->ip[n < LEAD ? n : LEAD + (n - LEAD) % RING] = ret;
+		vb_fpwalk w = {.lo = lo, .hi = hi, .floor = sp, .bp = bp};
+		int end;
+		while ((end = vb_fp_next(&w)) == VB_FP_FRAME) {
+			s->ip[n < LEAD ? n : LEAD + (n - LEAD) % RING] = w.ret;
 			if (n < NUP) {
-				if (bp + 16 + 8 * UPWORDS <= hi)
-					for (int k = 0; k < UPWORDS; k++) s->up[n][k] = ((uintptr_t *)bp)[2 + k];
+				if (w.rec + 16 + 8 * UPWORDS <= hi)
+					for (int k = 0; k < UPWORDS; k++) s->up[n][k] = ((uintptr_t *)w.rec)[2 + k];
 				else
 					memset(s->up[n], 0, sizeof s->up[n]);
 			}
 			// An OSR method's frame record links straight to its caller's
-			// caller: the real one (the Tier0 frame's, holding the same
-			// saved frame pointer) lies higher, beyond the Tier0 locals.
-			if (n < LEAD && s->nhid < NHIDDEN && next > bp + 16 && next <= hi - 16) {
-				uintptr_t *w = (uintptr_t *)(bp + 16), *end = (uintptr_t *)next;
-				if (end - w > SCAN) end = w + SCAN;
-				for (; w < end; w++)
-					if (*w == next) {
-						s->hid_at[s->nhid] = n;
-						s->hid_ret[s->nhid++] = w[1];
-						break;
-					}
+			// caller: the real one lies higher (see fpwalk.h).
+			uintptr_t c;
+			if (n < LEAD && s->nhid < NHIDDEN && vb_fp_osr_caller(&w, &c)) {
+				s->hid_at[s->nhid] = n;
+				s->hid_ret[s->nhid++] = c;
 			}
 			n++;
-			floor = bp + 16;
-			bp = next;
 		}
+		flags |= end == VB_FP_ROOTED ? WALK_ROOTED : WALK_BROKEN;
 	}
 	s->seen = n;
 	if (__atomic_load_n(&vb_kernel_on, __ATOMIC_RELAXED)) flags |= WALK_KERNEL;
