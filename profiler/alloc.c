@@ -8,7 +8,7 @@
 // The path is taken where the allocation is reported, on the allocating
 // thread: a walk of the frame-pointer chain from the callback's own frame
 // (libcoreclr keeps frame pointers, and so does the JIT's code for all but
-// small leaf methods, see cpusampler.c), up to VB_ALLOC_DEPTH return
+// small leaf methods, see sampling.c), up to VB_ALLOC_DEPTH return
 // addresses, checked against the thread's stack. The callback resolves
 // nothing: the IPs are stored raw and resolved once each (GetFunctionFromIP)
 // when the profile is written (vb_alloc_resolve). Native frames (the
@@ -35,6 +35,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "fpwalk.h"
 #include "vb.h"
 
 vb_atab *vb_atabs;            // every thread's table, newest first
@@ -147,25 +148,12 @@ static uintptr_t hidden(uintptr_t bp, uintptr_t next, uintptr_t lo, uintptr_t hi
 	return 0;
 }
 
-// An OSR method (a Tier0 loop's optimized code, entered mid-method) keeps
-// its Tier0 frame below its own: its frame record links straight to the
-// Tier0 frame's caller's record, and its return address is a stale word of
-// the Tier0 frame, a return into the same method. The walk saw
-// "MakeLines <- MakeLines" and lost Main. The Tier0 frame's own record, a
-// copy of the link, lies above, followed by the real return address: the
-// walk stores it after the stale one, tagged, and vb_alloc_resolve puts it
-// in the stale one's place when that names the method of the frame below.
+// An OSR method's frame record skips its Tier0 frame (see fpwalk.h), whose
+// return address the walk stores after the stale one, tagged, and
+// vb_alloc_resolve puts in the stale one's place when that names the
+// method of the frame below. The walk saw "MakeLines <- MakeLines" and lost
+// Main.
 #define OSR_TAG ((uintptr_t)1 << 63) // no user-space address has it
-#define OSR_SCAN 512                 // words searched above a frame record
-
-static uintptr_t osr_caller(uintptr_t bp, uintptr_t next, uintptr_t hi) {
-	if (next <= bp + 16 || next > hi - 16) return 0;
-	uintptr_t *w = (uintptr_t *)(bp + 16), *end = (uintptr_t *)next;
-	if (end - w > OSR_SCAN) end = w + OSR_SCAN;
-	for (; w < end; w++)
-		if (*w == next) return w[1];
-	return 0;
-}
 
 // walk stores the return addresses of the frame-pointer chain from frame
 // bp (leaf first) into ips, at most max; *rooted: the chain ended before max
@@ -175,29 +163,22 @@ static uintptr_t osr_caller(uintptr_t bp, uintptr_t next, uintptr_t hi) {
 // managed frame record may add an OSR frame's hidden caller, tagged.
 static uint32_t walk(uintptr_t bp, uintptr_t lo, uintptr_t hi, uintptr_t *ips, uint32_t max, int *rooted) {
 	uint32_t n = 0;
-	uintptr_t floor = bp;
+	vb_fpwalk w = {.lo = lo, .hi = hi, .floor = bp, .bp = bp};
 	int stub = 1; // still in the runtime's frames above the first managed one
-	while (n < max) {
-		if (bp == 0 || bp < floor || bp < lo || bp >= hi || hi - bp < 16 || (bp & 7)) break;
-		uintptr_t next = ((uintptr_t *)bp)[0], ret = ((uintptr_t *)bp)[1];
-		if (ret == 0) break;
-		ips[n++] = ret;
-		if (!stub && n < max) {
-			uintptr_t c = osr_caller(bp, next, hi);
-			if (c && !(c & OSR_TAG)) ips[n++] = c | OSR_TAG;
-		}
-		if (stub && in_clr(ret) && next > bp + 16 && next < hi - 16 && !(next & 7)) {
+	while (n < max && vb_fp_next(&w) == VB_FP_FRAME) {
+		ips[n++] = w.ret;
+		uintptr_t c, next = w.bp;
+		if (!stub && n < max && vb_fp_osr_caller(&w, &c) && c && !(c & OSR_TAG)) ips[n++] = c | OSR_TAG;
+		if (stub && in_clr(w.ret) && next > w.rec + 16 && next < hi - 16 && !(next & 7)) {
 			uintptr_t mret = ((uintptr_t *)next)[1];
 			if (mret && !in_clr(mret)) {
 				stub = 0;
-				uintptr_t h = hidden(bp, next, lo, hi);
+				uintptr_t h = hidden(w.rec, next, lo, hi);
 				if (h && n < max) ips[n++] = h;
 			}
 		}
-		floor = bp + 16;
-		bp = next;
 	}
-	*rooted = n < max || bp == 0;
+	*rooted = n < max || w.bp == 0;
 	return n;
 }
 

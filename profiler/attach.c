@@ -82,7 +82,7 @@ static void *detach_after(void *arg) {
 // mask asks for, so the threads listed here that start later are told too.
 HRESULT vb_attach_complete(void *self) {
 	(void)self;
-	if (vb_mode == VB_MODE_CPU_SAMPLING) vb_cpu_register_running();
+	if (vb_mode == VB_MODE_SAMPLING) vb_cpu_register_running();
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);

@@ -1,5 +1,8 @@
 package main
 
+// #include "vb.h"
+import "C"
+
 import (
 	"errors"
 	"fmt"
@@ -14,15 +17,16 @@ import (
 	"vbench/internal/modes"
 )
 
-// Modes as the C core numbers them (VB_MODE_* in vb.h).
+// Modes as the C core numbers them: vb.h's enum is their one definition,
+// read here through cgo (state.c's vb_mode_name names each).
 const (
-	cModeNull            = 1
-	cModeTracing         = 2
-	cModeSampling        = 3
-	cModeInstrumentation = 4
-	cModeCPUSampling     = 5
-	cModeAllocations     = 6
-	cModeAllocSampling   = 7
+	cModeNull            = C.VB_MODE_NULL
+	cModeTracing         = C.VB_MODE_TRACING
+	cModeSuspendSampling = C.VB_MODE_SUSPEND_SAMPLING
+	cModeInstrumentation = C.VB_MODE_INSTRUMENTATION
+	cModeSampling        = C.VB_MODE_SAMPLING
+	cModeAllocations     = C.VB_MODE_ALLOCATIONS
+	cModeAllocSampling   = C.VB_MODE_ALLOCATION_SAMPLING
 )
 
 // The profiler's defaults are modes.Interval.Default, modes.MaxStack.Default
@@ -82,9 +86,9 @@ func configFromEnv(get func(string) (string, bool)) (*config, error) {
 		c.mode = cModeInstrumentation
 		c.timeSample = defaultTimeSampleInstrumentation
 	case modes.EngineSampling, modes.EngineCPUSampling:
-		c.mode = cModeCPUSampling
-	case modes.EngineSuspendSampling:
 		c.mode = cModeSampling
+	case modes.EngineSuspendSampling:
+		c.mode = cModeSuspendSampling
 	case modes.EngineNull:
 		c.mode = cModeNull
 	case modes.EngineAllocations:

@@ -20,13 +20,19 @@
 //   - instr.c: the instrumentation engine's dealings with the runtime (which
 //     methods, their metadata, the new body); il.c: IL bodies decoded and
 //     rewritten, in named steps; ilsig.c: signature blobs.
-//   - sampler.c: the sampling thread; interrupted.c: the SIGRTMIN wrapper
-//     that finds the leaf a suspension hid (both suspend-sampling's);
-//     cpusampler.c: the sampling engine (timers, the SIGPROF handler, the
-//     drain thread).
+//   - suspend_sampling.c: suspend-sampling's thread; interrupted.c: its
+//     SIGRTMIN wrapper that finds the leaf a suspension hid.
+//   - sampling.c: the sampling engine's design, SIGPROF taken and checked,
+//     start and stop; its parts, one job a file, share sampling.h:
+//     sampling_threads.c (the thread registry), sampling_timers.c (the
+//     ticks), sampling_handler.c (the SIGPROF handler), sampling_ipcache.c
+//     (IP to method), sampling_prolog.c (a frameless method's frame, from
+//     its prolog), sampling_frameless.c (a walk into methods, with the
+//     frames the chain hides), sampling_drain.c (the drain thread),
+//     sampling_waits.c (a waiting thread's ticks).
 //   - alloc.c: the allocation engines' per-thread (type, path) tables, the
-//     ObjectAllocated callback and its frame-pointer walk, the IPs resolved
-//     at the write; allocsample.c: allocation-sampling's EventPipe session
+//     ObjectAllocated callback and its frame-pointer walk (fpwalk.h, the
+//     sampling handler's too), the IPs resolved at the write; allocsample.c: allocation-sampling's EventPipe session
 //     and EventPipeEventDelivered; gc.c: each GC's generation, reason and
 //     pause; allocsnap.go: the tables and GCs into the profile.
 //   - timeline.c, timeline.go (VBENCH_TIMELINE=1): the timeline's cold half
@@ -64,7 +70,7 @@
 //     gets a wall-clock timer instead, exact to the interval, whose ticks the
 //     handler weighs by its own CPU clock); the handler walks that thread's frame pointers from the signal context into
 //     a per-thread ring; a drain thread resolves IPs with GetFunctionFromIP
-//     and merges into per-thread sampling trees (cpusampler.c). A waiting
+//     and merges into per-thread sampling trees (sampling*.c). A waiting
 //     thread is walked once per wait and weighed by the time it waits. The
 //     runtime is never suspended. A program that takes SIGPROF later (its
 //     own handler, SIG_IGN) is seen by the drain, which stops every tick and
@@ -73,7 +79,7 @@
 //     every VBENCH_INTERVAL (default 10ms, 1ms..1s) does SuspendRuntime,
 //     EnumThreads, DoStackSnapshot per thread,
 //     ResumeRuntime, and merges each stack into that thread's sampling tree
-//     (sampler.c). All frames are kept; the user-code filter is applied when
+//     (suspend_sampling.c). All frames are kept; the user-code filter is applied when
 //     the profile is written. Each stack is cut back to where the suspension
 //     first interrupted the thread, not where it reached a GC safe point
 //     (interrupted.c), so methods without a safe point get their samples.

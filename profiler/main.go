@@ -191,7 +191,7 @@ func build(complete bool, cause string) *profile.Profile {
 	if !complete {
 		p.Cause = cause
 	}
-	if at := int64(C.vb_cpu_lost_ns); at > 0 { // the program took SIGPROF (cpusampler.c)
+	if at := int64(C.vb_cpu_lost_ns); at > 0 { // the program took SIGPROF (sampling.c)
 		lost := profile.SamplingStoppedCause(C.GoString(&C.vb_cpu_lost_what[0]), at)
 		if p.Complete {
 			p.Complete, p.Cause = false, lost

@@ -27,7 +27,7 @@ static int env_true(const char *name) {
 	return v && *v && strcmp(v, "0") != 0;
 }
 
-// ---- the trampoline into Go: SIGRTMIN (and SIGPROF, the cpu-sampling engine's
+// ---- the trampoline into Go: SIGRTMIN (and SIGPROF, the sampling engine's
 // tick) blocked for the duration of the call, and the signals that stop the
 // process (a thread running Go is on a goroutine stack; a process-wide SIGINT
 // goes to a thread that does not block it).
@@ -36,7 +36,7 @@ static void mask_rtmin(sigset_t *old) {
 	sigemptyset(&s);
 	sigaddset(&s, SIGRTMIN);
 	vb_add_stop_signals(&s);
-	sigaddset(&s, SIGPROF); // the cpu-sampling engine's tick (cpusampler.c)
+	sigaddset(&s, SIGPROF); // the sampling engine's tick (sampling.c)
 	pthread_sigmask(SIG_BLOCK, &s, old);
 }
 static void unmask(sigset_t *old) { pthread_sigmask(SIG_SETMASK, old, 0); }
@@ -94,13 +94,13 @@ static void vb_write(int complete, const char *cause, int how) {
 			(unsigned long)vb_instr_refused_inlines, (unsigned long)vb_iunwinds);
 	// A stop signal's write leaves the sampler running (its trees are read
 	// as they stand): the process may live on to Shutdown.
-	if (vb_mode == VB_MODE_SAMPLING) {
+	if (vb_mode == VB_MODE_SUSPEND_SAMPLING) {
 		if (how == WRITE_CRASH)
-			vb_sampler_stop_within(2000);
+			vb_suspend_sampling_stop_within(2000);
 		else if (how != WRITE_INTERRUPT)
-			vb_sampler_stop();
+			vb_suspend_sampling_stop();
 	}
-	if (vb_mode == VB_MODE_CPU_SAMPLING && how != WRITE_INTERRUPT) vb_cpu_sampler_stop_within(how == WRITE_CRASH ? 2000 : -1);
+	if (vb_mode == VB_MODE_SAMPLING && how != WRITE_INTERRUPT) vb_sampling_stop_within(how == WRITE_CRASH ? 2000 : -1);
 	// The allocation tables' IPs, resolved once (a second write, after a
 	// stop signal's, resolves again what arrived since).
 	if (vb_mode == VB_MODE_ALLOCATIONS || vb_mode == VB_MODE_ALLOCATION_SAMPLING) {
@@ -254,7 +254,7 @@ HRESULT vb_start(IUnknown *unk, const void *data, uint32_t ndata) {
 	case VB_MODE_INSTRUMENTATION:
 		mask = COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_CACHE_SEARCHES | COR_PRF_MONITOR_MODULE_LOADS;
 		break;
-	case VB_MODE_SAMPLING:
+	case VB_MODE_SUSPEND_SAMPLING:
 		// Stack snapshots show no inlined frames. By default the sampler
 		// leaves the JIT alone (lowest overhead); VBENCH_SAMPLING_NOINLINE=1
 		// keeps user methods (but tiny ones) from being inlined, so samples
@@ -274,10 +274,10 @@ HRESULT vb_start(IUnknown *unk, const void *data, uint32_t ndata) {
 		mask = COR_PRF_MONITOR_SUSPENDS;
 		high = COR_PRF_HIGH_BASIC_GC | COR_PRF_HIGH_MONITOR_EVENT_PIPE;
 		break;
-	// cpu-sampling: the thread callbacks arm and disarm each thread's timer;
+	// sampling: the thread callbacks arm and disarm each thread's timer;
 	// ExceptionThrown gives SIGPROF back to a thread whose fault became an
 	// exception (vb_cpu_exception_thrown).
-	case VB_MODE_CPU_SAMPLING:
+	case VB_MODE_SAMPLING:
 		mask = COR_PRF_MONITOR_THREADS | COR_PRF_MONITOR_EXCEPTIONS;
 		if (env_true("VBENCH_SAMPLING_NOINLINE")) mask |= COR_PRF_MONITOR_JIT_COMPILATION;
 		break;
@@ -311,11 +311,11 @@ HRESULT vb_start(IUnknown *unk, const void *data, uint32_t ndata) {
 		return E_FAIL;
 	}
 	if (vb_mode == VB_MODE_ALLOCATION_SAMPLING && vb_asample_start(maj) != 0) return E_FAIL; // it said why
-	if (vb_mode == VB_MODE_CPU_SAMPLING && vb_cpu_sampler_start() != 0) {
+	if (vb_mode == VB_MODE_SAMPLING && vb_sampling_start() != 0) {
 		vb_err("cannot start the cpu-sampling engine; running unprofiled");
 		return E_FAIL;
 	}
-	if (vb_mode == VB_MODE_SAMPLING && vb_sampler_start() != 0) {
+	if (vb_mode == VB_MODE_SUSPEND_SAMPLING && vb_suspend_sampling_start() != 0) {
 		vb_err("cannot start the sampling thread; running unprofiled");
 		return E_FAIL;
 	}
@@ -328,7 +328,7 @@ HRESULT vb_start(IUnknown *unk, const void *data, uint32_t ndata) {
 	mask_rtmin(&old);
 	vbGoStarted(); // this process's directory and started.json
 	unmask(&old);
-	vb_log("initialized: mode %d, runtime %s, event mask 0x%x", vb_mode, vb_runtime_version, mask);
+	vb_log("initialized: mode %s, runtime %s, event mask 0x%x", vb_mode_name(vb_mode), vb_runtime_version, mask);
 	return S_OK;
 }
 
@@ -350,8 +350,8 @@ int vb_attach_stop(void) {
 		return -1;
 	}
 	written = 1;
-	if (vb_mode == VB_MODE_CPU_SAMPLING) {
-		vb_cpu_sampler_stop_within(-1);
+	if (vb_mode == VB_MODE_SAMPLING) {
+		vb_sampling_stop_within(-1);
 		vb_cpu_release_signal();
 	}
 	if (vb_mode == VB_MODE_ALLOCATION_SAMPLING) vb_alloc_resolve();
@@ -378,7 +378,7 @@ void vb_profiler_reset(void) {
 	initialized = written = 0;
 	pthread_mutex_unlock(&write_mu);
 	vb_threads_forget();
-	vb_cpu_sampler_reset();
+	vb_sampling_reset();
 	vb_samples_taken = 0;
 }
 
@@ -403,7 +403,7 @@ static HRESULT cb_jit_inlining(void *self, FunctionID caller, FunctionID callee,
 	}
 	vb_fn *f = vb_fn_for_function(callee);
 	if (!f || !f->user) return S_OK;
-	if (vb_mode != VB_MODE_SAMPLING && vb_mode != VB_MODE_CPU_SAMPLING) {
+	if (vb_mode != VB_MODE_SUSPEND_SAMPLING && vb_mode != VB_MODE_SAMPLING) {
 		*should = 0;
 		return S_OK;
 	}
@@ -448,7 +448,7 @@ static HRESULT cb_module_unload_started(void *self, ModuleID mid) {
 // exception thrown with no catcher found is what an abort() then reports.
 static HRESULT cb_exception_thrown(void *self, ObjectID obj) {
 	(void)self;
-	if (vb_mode == VB_MODE_CPU_SAMPLING) {
+	if (vb_mode == VB_MODE_SAMPLING) {
 		vb_cpu_exception_thrown();
 		return S_OK;
 	}
@@ -458,7 +458,7 @@ static HRESULT cb_exception_thrown(void *self, ObjectID obj) {
 }
 static HRESULT cb_catcher_found(void *self, FunctionID fid) {
 	(void)self, (void)fid;
-	if (vb_mode == VB_MODE_CPU_SAMPLING) return S_OK;
+	if (vb_mode == VB_MODE_SAMPLING) return S_OK;
 	vb_crash_caught();
 	return S_OK;
 }
@@ -493,17 +493,17 @@ static HRESULT cb_unwind_leave(void *self) {
 	return S_OK;
 }
 
-// Threads (cpu-sampling): a managed thread gets its CPU timer when the
+// Threads (sampling): a managed thread gets its CPU timer when the
 // runtime says which OS thread runs it, loses it when the runtime is done.
 static HRESULT cb_thread_assigned(void *self, ThreadID managed, uint32_t os_tid) {
 	(void)self;
 	vb_log("thread %lx assigned to OS thread %u (on thread %ld)", (unsigned long)managed, os_tid, (long)syscall(SYS_gettid));
-	if (vb_mode == VB_MODE_CPU_SAMPLING) vb_cpu_thread_assigned(managed, (int32_t)os_tid);
+	if (vb_mode == VB_MODE_SAMPLING) vb_cpu_thread_assigned(managed, (int32_t)os_tid);
 	return S_OK;
 }
 static HRESULT cb_thread_destroyed(void *self, ThreadID managed) {
 	(void)self;
-	if (vb_mode == VB_MODE_CPU_SAMPLING) vb_cpu_thread_destroyed(managed);
+	if (vb_mode == VB_MODE_SAMPLING) vb_cpu_thread_destroyed(managed);
 	return S_OK;
 }
 

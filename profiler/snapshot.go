@@ -53,7 +53,7 @@ func snapshot(cfg *config, complete bool) *profile.Profile {
 		p.Samples = int64(C.vb_samples_taken)
 		p.KernelMarked = C.vb_kernel_marked != 0
 	}
-	if cfg.mode == cModeCPUSampling {
+	if cfg.mode == cModeSampling {
 		// Every thread's ticks, one per interval of its CPU time, and of
 		// the time it waited with managed frames on its stack.
 		p.WaitSamples = int64(C.vb_cpu_wait_weight)
@@ -74,7 +74,7 @@ func snapshot(cfg *config, complete bool) *profile.Profile {
 	if cfg.engine.Allocates() {
 		b.allocations(cfg.mode == cModeAllocSampling)
 	}
-	if cfg.mode == cModeCPUSampling && C.vb_lines != 0 {
+	if cfg.mode == cModeSampling && C.vb_lines != 0 {
 		b.leafLines()
 	}
 	if cfg.mode == cModeInstrumentation && C.vb_lines != 0 {
@@ -91,7 +91,7 @@ func snapshot(cfg *config, complete bool) *profile.Profile {
 			p.Threads = append(p.Threads, th)
 		}
 	}
-	if cfg.mode == cModeCPUSampling {
+	if cfg.mode == cModeSampling {
 		// The profile's samples are its threads': every one of them is in
 		// a frame (a named one when no method's), so profile.json, the
 		// table and pprof agree. Taken but on no thread's tree (a tree
@@ -129,7 +129,7 @@ func snapshot(cfg *config, complete bool) *profile.Profile {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%d %s too short to time (%s): even the shortest timed call of them took under twice the shortest timed call here (%.0f ns, mostly the clock's own cost), so their time is left in their callers' self time and only their calls are counted",
 			len(b.short), map[bool]string{true: "method was", false: "methods were"}[len(b.short) == 1], strings.Join(names, ", "), b.floor*b.nsPerTick))
 	}
-	if n := int64(C.vb_stacks_elided); n > 0 && cfg.mode == cModeCPUSampling {
+	if n := int64(C.vb_stacks_elided); n > 0 && cfg.mode == cModeSampling {
 		// The signal handler keeps a fixed number of frames, whatever
 		// VBENCH_MAX_STACK says (which only the suspending sampler reads).
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%d sampled stacks were deeper than %d frames: each kept its %d leaf-most and %d root-most frames, with one %q frame for the middle (the sampling engine's signal handler keeps no more; suspend-sampling keeps up to %s)",
@@ -141,10 +141,10 @@ func snapshot(cfg *config, complete bool) *profile.Profile {
 	if n := int64(C.vb_stacks_dropped); n > 0 {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%d stacks were not sampled: a tick's stacks held more than %d frames together", n, C.VB_MAXFRAMES))
 	}
-	if cfg.mode == cModeCPUSampling {
+	if cfg.mode == cModeSampling {
 		p.Warnings = append(p.Warnings, cpuWarnings()...)
 	}
-	if cfg.mode == cModeSampling && C.vb_leaf_recovery < 0 {
+	if cfg.mode == cModeSuspendSampling && C.vb_leaf_recovery < 0 {
 		p.Warnings = append(p.Warnings, "the sampler could not wrap CoreCLR's SIGRTMIN handler: each stack's leaf is where the runtime stopped the thread (a GC safe point), so methods without one (no loop, no call) get no exclusive samples")
 	}
 	if n := int64(C.vb_stacks_failed); n > 0 {

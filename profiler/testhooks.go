@@ -17,3 +17,6 @@ func benchPairs(n int64, kind int) int64 { return int64(C.vb_bench_pairs(C.int64
 
 // hookPairCalls runs n pairs for a fresh function and returns its node's calls.
 func hookPairCalls(n int64) int64 { return int64(C.vb_bench_calls(C.int64_t(n))) }
+
+// cModeName is C's name for mode (state.c vb_mode_name).
+func cModeName(mode int) string { return C.GoString(C.vb_mode_name(C.int(mode))) }

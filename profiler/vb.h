@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include "com.h"
 
-// Modes (must match config.go).
-enum { VB_MODE_NULL = 1, VB_MODE_TRACING = 2, VB_MODE_SAMPLING = 3, VB_MODE_INSTRUMENTATION = 4, VB_MODE_CPU_SAMPLING = 5,
+// Modes: their one definition (config.go reads it through cgo).
+enum { VB_MODE_NULL = 1, VB_MODE_TRACING = 2, VB_MODE_SUSPEND_SAMPLING = 3, VB_MODE_INSTRUMENTATION = 4, VB_MODE_SAMPLING = 5,
 	VB_MODE_ALLOCATIONS = 6, VB_MODE_ALLOCATION_SAMPLING = 7 };
 
 // Instrumentation state of a function record (instr.c).
@@ -138,6 +138,7 @@ uint64_t vb_aev_n(struct vb_atab *t);
 extern int vb_mode;
 extern IUnknown *vb_info; // ICorProfilerInfo10
 extern int64_t vb_interval_ns;
+const char *vb_mode_name(int mode); // VBENCH_MODE's name for it, "" for none
 
 // Logging (log.c): vb_log only with VBENCH_DEBUG=1 (vb_debug), vb_err always.
 extern int vb_debug;
@@ -226,34 +227,34 @@ vb_node *vb_ienter(vb_fn *fn);
 void vb_itime(vb_node *c), vb_ileave(vb_node *c, vb_fn *fn), vb_iunwind(vb_fn *fn);
 uint64_t vb_timed_floor(void); // TSC ticks of a timed empty frame, C alone (timefloor.c)
 
-// Sampling (sampler.c).
+// Suspend-sampling (suspend_sampling.c); the stack limits and counts both samplers share.
 #define VB_MAXFRAMES (1u << 22)  // frames of all stacks of one tick (32 MiB reserved)
 extern uint32_t vb_max_stack;    // frames kept per stack; deeper ones lose their middle
 extern int64_t vb_stacks_elided, vb_stacks_dropped, vb_stacks_failed;
 extern vb_fn vb_elided_fn;       // the marker frame standing for a stack's elided middle
 extern int64_t vb_samples_taken;
 extern int vb_leaf_recovery;     // interrupted leaves put back: 1, not asked for: 0, impossible: -1
-int vb_sampler_start(void);
-void vb_sampler_stop(void);
-int vb_sampler_stop_within(int ms); // -1: still running after ms (left running)
+int vb_suspend_sampling_start(void);
+void vb_suspend_sampling_stop(void);
+int vb_suspend_sampling_stop_within(int ms); // -1: still running after ms (left running)
 
-// The cpu-sampling engine (cpusampler.c): per-thread CPU timers, SIGPROF,
+// The sampling engine (sampling.c, its parts sampling_*.c): per-thread CPU timers, SIGPROF,
 // frame-pointer walks from the signal context, resolved by a drain thread.
 extern vb_fn vb_incomplete_fn; // the root of stacks whose walk stopped in managed code
 // Samples with no managed frame, by the code their IP lies in.
 enum { VB_NATIVE_OTHER, VB_NATIVE_JIT, VB_NATIVE_RUNTIME, VB_NATIVE_GC, VB_NATIVE_KINDS };
 extern vb_fn vb_native_fns[VB_NATIVE_KINDS];
 extern int64_t vb_cpu_wait_weight;
-enum { VB_CPU_LEAD = 128, VB_CPU_RING = 128 }; // frames a cpu-sampling walk keeps: leaf-most in order, root-most round a ring
+enum { VB_CPU_LEAD = 128, VB_CPU_RING = 128 }; // frames a sampling walk keeps: leaf-most in order, root-most round a ring
 extern int64_t vb_cpu_signals, vb_cpu_weight, vb_cpu_full, vb_cpu_incomplete, vb_cpu_no_managed, vb_cpu_timer_fail;
-int vb_cpu_sampler_start(void);
-int vb_cpu_sampler_stop_within(int ms); // ms < 0: for ever; -1: still running after ms
+int vb_sampling_start(void);
+int vb_sampling_stop_within(int ms); // ms < 0: for ever; -1: still running after ms
 void vb_cpu_thread_assigned(ThreadID managed, int32_t tid);
 void vb_cpu_exception_thrown(void);
 void vb_cpu_thread_destroyed(ThreadID managed);
 int vb_cpu_register_running(void); // after an attach: the threads already running
 void vb_cpu_release_signal(void);   // at a detach, once stopped: SIGPROF back as it was
-void vb_cpu_sampler_reset(void);    // a later attach: the last one's threads and counts forgotten
+void vb_sampling_reset(void);    // a later attach: the last one's threads and counts forgotten
 extern char vb_cpu_lost_what[256]; // the program took SIGPROF: what it does now ("" while it is ours)
 extern int64_t vb_cpu_lost_ns;     // ... seen this long after the profiler started
 

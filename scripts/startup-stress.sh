@@ -37,6 +37,8 @@ if [ -z "$lib" ]; then
 	make -C "$root" --no-print-directory build >&2 || exit 2
 	lib=$root/bin/libvbenchprof.so
 fi
+# Absolute: each start-up runs in its own directory (make stress passes bin/...).
+lib=$(readlink -f "$lib")
 web=${VBENCH_WEB:-}
 if [ -z "$web" ]; then
 	proj=$root/benchmarks/web/Web.csproj

@@ -8,7 +8,7 @@ import (
 	"vbench/internal/modes"
 )
 
-// The sampling engine's signal is SIGPROF (profiler/cpusampler.c). A
+// The sampling engine's signal is SIGPROF (profiler/sampling.c). A
 // program that takes it (ignores it, gives it a handler of its own) blinds
 // the sampler: the profiler stops its ticks and marks the profile
 // incomplete with SamplingStoppedCause, which the harness fails a run on

@@ -1,4 +1,4 @@
-// The sampling engine: a profiler-owned C thread (immune to Go's GC pauses,
+// The suspend-sampling engine: a profiler-owned C thread (immune to Go's GC pauses,
 // never a managed thread, all signals blocked) that every interval does
 // SuspendRuntime -> EnumThreads -> DoStackSnapshot per thread ->
 // ResumeRuntime, then merges each stack (root first) into that thread's
@@ -222,7 +222,7 @@ static void *loop(void *arg) {
 	return 0;
 }
 
-int vb_sampler_start(void) {
+int vb_suspend_sampling_start(void) {
 	void *p = mmap(0, (size_t)VB_MAXFRAMES * sizeof(FunctionID), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED) return -1;
 	frames = p;
@@ -244,13 +244,13 @@ int vb_sampler_start(void) {
 }
 
 // Stop and join: after this returns the sampler never touches the CLR again.
-void vb_sampler_stop(void) { vb_sampler_stop_within(-1); }
+void vb_suspend_sampling_stop(void) { vb_suspend_sampling_stop_within(-1); }
 
-// vb_sampler_stop_within stops the sampler, waiting at most ms (< 0: for
+// vb_suspend_sampling_stop_within stops the sampler, waiting at most ms (< 0: for
 // ever). A crash's writer does not wait for ever: the sampler may be stuck
 // suspending the runtime for the thread that is crashing. -1: it still runs
 // (its trees are read as they stand, as live threads' are).
-int vb_sampler_stop_within(int ms) {
+int vb_suspend_sampling_stop_within(int ms) {
 	if (!running) return 0;
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
 	if (vb_join_within(thread, ms) != 0) {
