@@ -41,8 +41,9 @@ type suiteFile struct {
 		Exclude  []string `yaml:"exclude"`
 	} `yaml:"profiler"`
 	Thresholds struct {
-		MinChange string  `yaml:"min_change"`
-		Alpha     float64 `yaml:"alpha"`
+		MinChange             string  `yaml:"min_change"`
+		MinChangeInstructions string  `yaml:"min_change_instructions"`
+		Alpha                 float64 `yaml:"alpha"`
 	} `yaml:"thresholds"`
 	Baseline  string          `yaml:"baseline"`
 	Workloads []suiteWorkload `yaml:"workloads"`
