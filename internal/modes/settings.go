@@ -126,6 +126,9 @@ func (f *Field) Want() string {
 	return w
 }
 
+// IsDuration reports whether the setting is a duration ("10ms").
+func (f *Field) IsDuration() bool { return f.isDuration() }
+
 func (f *Field) isDuration() bool {
 	return reflect.TypeOf(ProfilerSettings{}).FieldByIndex(f.index).Type == reflect.TypeOf(Duration(0))
 }

@@ -189,7 +189,7 @@ func badTime(data []byte) (string, int64) {
 }
 
 // badDuration names the first duration a results file spells wrong (the
-// settings' interval, a mode's interval or timeline_min): encoding/json
+// settings' interval, a mode's duration settings: modes.Fields): encoding/json
 // gives a text field's error neither its field nor its place.
 func badDuration(data []byte) (field string, path []any, value string) {
 	var top struct {
@@ -213,8 +213,8 @@ func badDuration(data []byte) (field string, path []any, value string) {
 		return "settings.interval", []any{"settings", "interval"}, string(top.Settings.Interval)
 	}
 	for i, m := range top.Settings.ModeSpecs {
-		for _, k := range []string{"interval", "timeline_min"} {
-			if bad(m[k]) {
+		for _, fd := range modes.Fields {
+			if k := fd.Key(); fd.IsDuration() && bad(m[k]) {
 				return fmt.Sprintf("settings.mode_specs[%d].%s", i, k), []any{"settings", "mode_specs", i, k}, string(m[k])
 			}
 		}
