@@ -3,7 +3,6 @@ package profileview
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"vbench/internal/numfmt"
 	"vbench/internal/profile"
@@ -79,17 +78,7 @@ func allocFlame(w io.Writer, p *profile.Profile, opts FlameOptions) error {
 	if root.incl == 0 {
 		return fmt.Errorf("the profile has no allocations recorded: nothing to draw")
 	}
-	title := opts.Title
-	if title == "" {
-		title = fmt.Sprintf("Allocation flame graph · %s profile of pid %d", p.Mode, p.PID)
-		if len(p.Command) > 0 {
-			title += " · " + strings.Join(p.Command, " ")
-		}
-	}
-	scope := "threads merged by call path"
-	if opts.PerThread {
-		scope = "one tower per thread"
-	}
+	title, scope := flameTitle(p, opts, "Allocation flame graph")
 	what := "bytes allocated"
 	if p.Allocations.Sampled {
 		what = "bytes allocated, estimated from samples"

@@ -164,17 +164,7 @@ func FlameGraph(w io.Writer, p *profile.Profile, opts FlameOptions) error {
 	if root.incl == 0 {
 		return fmt.Errorf("the profile has no %s recorded: nothing to draw", map[bool]string{true: "samples", false: "time"}[wt.sampling])
 	}
-	title := opts.Title
-	if title == "" {
-		title = fmt.Sprintf("Flame graph · %s profile of pid %d", p.Mode, p.PID)
-		if len(p.Command) > 0 {
-			title += " · " + strings.Join(p.Command, " ")
-		}
-	}
-	scope := "threads merged by call path"
-	if opts.PerThread {
-		scope = "one tower per thread"
-	}
+	title, scope := flameTitle(p, opts, "Flame graph")
 	if p.Focus != nil {
 		scope += ", from the calls of functions matching --focus " + p.Focus.String()
 	}
@@ -271,4 +261,22 @@ func flameColor(n *flameNode) string {
 	h.Write([]byte(n.name))
 	v := h.Sum32()
 	return fmt.Sprintf("rgb(%d,%d,%d)", 205+v%50, 80+(v>>8)%150, (v>>16)%60)
+}
+
+// flameTitle is a flame graph's title (opts.Title, or kind, the profile's
+// engine, pid and command) and what its towers are: one per call path of
+// the merged threads, or one per thread.
+func flameTitle(p *profile.Profile, opts FlameOptions, kind string) (title, scope string) {
+	title = opts.Title
+	if title == "" {
+		title = fmt.Sprintf("%s · %s profile of pid %d", kind, p.Mode, p.PID)
+		if len(p.Command) > 0 {
+			title += " · " + strings.Join(p.Command, " ")
+		}
+	}
+	scope = "threads merged by call path"
+	if opts.PerThread {
+		scope = "one tower per thread"
+	}
+	return title, scope
 }
