@@ -33,24 +33,26 @@ const countFilePrefix = "vbench-cg."
 // cachegrind.
 //
 // --fair-sched=yes: valgrind runs one thread at a time; by default the next
-// is whichever the kernel wakes first, so a program's threads interleave
-// differently each run and its count moves with them (mandelbrot's
-// Parallel.For under tracing: 1.045G-1.072G instructions in 6 runs). With
-// the ticket lock they take turns in order: 1.0285G-1.0295G in 3.
+// is whichever the kernel wakes first, with its ticket lock they take turns
+// in order. Kept for that, not for a gain shown: mandelbrot's Parallel.For
+// under tracing counted 1.045G-1.072G in 6 runs without it and
+// 1.0285G-1.0295G in 3 with it outside the harness, but 1.026G-1.037G and
+// 1.027G-1.035G inside it (docs/notebook/measurements.md).
 func valgrindArgs(tool, runDir string, metric results.Metric, why bool) []string {
 	out := filepath.Join(runDir, countFilePrefix+"%p")
-	if why && metric != results.MetricKernelInstructions {
+	var own []string // the tool and its options
+	switch {
+	case why && metric != results.MetricKernelInstructions:
 		// A why launch of the whole program: callgrind, which names code
 		// without symbols by its address (cachegrind lumps it as "???"),
 		// so that the perf map can name the .NET methods, and counts calls.
-		return []string{tool, "-q", "--tool=callgrind", "--fair-sched=yes", "--trace-children=yes", "--callgrind-out-file=" + out}
+		own = []string{"--tool=callgrind", "--callgrind-out-file=" + out}
+	case metric == results.MetricKernelInstructions:
+		own = []string{"--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file=" + out}
+	default:
+		own = []string{"--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=" + out}
 	}
-	if metric == results.MetricKernelInstructions {
-		return []string{tool, "-q", "--tool=callgrind", "--instr-atstart=no", "--fair-sched=yes", "--trace-children=yes",
-			"--callgrind-out-file=" + out}
-	}
-	return []string{tool, "-q", "--tool=cachegrind", "--cache-sim=no", "--fair-sched=yes", "--trace-children=yes",
-		"--cachegrind-out-file=" + out}
+	return append(append([]string{tool, "-q"}, own...), "--fair-sched=yes", "--trace-children=yes")
 }
 
 // countInstructions sums the instructions of every process of a run from
