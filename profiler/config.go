@@ -38,7 +38,7 @@ const (
 	defaultTimeSampleInstrumentation = 256
 )
 
-// IncompleteStack names the root under which the cpu-sampling engine puts
+// IncompleteStack names the root under which the sampling engine puts
 // the frames of a stack whose walk stopped short of the thread's first
 // frame: they are real frames, their callers unknown.
 const IncompleteStack = "[vbench: stack incomplete]"

@@ -554,7 +554,7 @@ func cmdline() []string {
 	return args
 }
 
-// cpuWarnings says what the cpu-sampling engine could not attribute.
+// cpuWarnings says what the sampling engine could not attribute.
 func cpuWarnings() []string {
 	var w []string
 	if n := int64(C.vb_cpu_incomplete); n > 0 {

@@ -159,7 +159,7 @@ func explainBasis(unit string) string {
 		return "each function's own instructions in one launch a side under callgrind (the profiler's functions by symbol, .NET methods by the runtime's perf map; code without either by its file, in brackets)"
 	}
 	if unit == results.ExplainSampledPerRun {
-		return "sampled self time per run: a function's self samples times the interval (CPU time under cpu-sampling, every thread's wall time under sampling), mean over each side's measured runs"
+		return "sampled self time per run: a function's self samples times the interval (a thread's CPU time and its waits under sampling, every thread's wall time under suspend-sampling), mean over each side's measured runs"
 	}
 	return "self time per run (mean over each side's measured runs)"
 }

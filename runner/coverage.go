@@ -88,7 +88,7 @@ func coverage(tracing, sampling *coverageSets) *results.Coverage {
 // before modes the suite defines.
 func fillCoverage(cells []*cellState) {
 	for _, c := range cells {
-		if !c.Spec.Engine.Samples() && c.Spec.Profile == nil { // sampling and cpu-sampling, or another profiler's profile
+		if !c.Spec.Engine.Samples() && c.Spec.Profile == nil { // the samplers, or another profiler's profile
 			continue
 		}
 		var t *cellState

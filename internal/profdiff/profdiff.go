@@ -593,8 +593,9 @@ func shareRow(name string, old, new run) Row {
 }
 
 // InTime is share row r as the function's sampled self time per run: each
-// run's self samples (weights) times its interval — CPU time under
-// cpu-sampling, every thread's wall time under sampling — the mean over a
+// run's self samples (weights) times its interval — a thread's CPU time and
+// its waits under sampling, every thread's wall time under suspend-sampling
+// — the mean over a
 // side's runs, with Welch's interval over them (as a traced time's). ok is
 // false when some run does not know its interval.
 func (d *Diff) InTime(r Row) (Row, bool) {

@@ -30,7 +30,7 @@ const ElidedFrames = "[vbench: frames elided]"
 // The frames a sampler puts samples under that have no frame of a selected
 // method to go to, so that every sample is in a frame and a profile's totals
 // agree (profile.json's samples, the threads', the table's, pprof's). The
-// cpu-sampling engine names a stack with no managed frame for the code its
+// sampling engine names a stack with no managed frame for the code its
 // interrupted IP lies in: the JIT (libclrjit), the runtime (libcoreclr: the
 // GC is part of it, unless the standalone GC is loaded: libclrgc), other
 // native code. UnselectedFrame holds the self samples of methods outside the

@@ -49,7 +49,7 @@ type Profile struct {
 	DurationNs     int64        `json:"duration_ns"`           // profiler load to profile write
 	IntervalNs     int64        `json:"interval_ns,omitempty"` // sampling period
 	Samples        int64        `json:"samples,omitempty"`     // sampling ticks taken
-	// WaitSamples: of Samples, the cpu-sampling engine's intervals of
+	// WaitSamples: of Samples, the sampling engine's intervals of
 	// threads waiting (not running) with managed frames on their stacks;
 	// the rest are intervals of CPU time.
 	WaitSamples int64 `json:"wait_samples,omitempty"`

@@ -439,8 +439,8 @@ const ExplainAllocatedPerRun = "alloc-bytes"
 
 // ExplainSampledPerRun is the explain unit of a sampling pair: each
 // function's sampled self time per run, its self samples (weights) times
-// the interval — CPU time under cpu-sampling, every thread's wall time
-// under sampling — the mean over a side's runs. A share of samples made a
+// the interval — a thread's CPU time and its waits under sampling, every
+// thread's wall time under suspend-sampling — the mean over a side's runs. A share of samples made a
 // function whose work did not change read as shrinking when another grew
 // (its share was diluted).
 const ExplainSampledPerRun = "sampled-ns"
