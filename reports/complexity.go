@@ -32,7 +32,7 @@ func ComplexityLines(f *results.File) []string {
 		case g.Function == "":
 			models[k] = append(models[k], fmt.Sprintf("cost %s (R² %.3f)", g.Model.Class, g.Model.R2))
 		case funcs[k] < maxGrowthFunctions:
-			models[k] = append(models[k], fmt.Sprintf("%s: %s", g.Function, g.Model.Class))
+			models[k] = append(models[k], fmt.Sprintf("%s: %s", g.Subject(), g.Model.Class))
 			funcs[k]++
 		case funcs[k] == maxGrowthFunctions:
 			models[k] = append(models[k], "…")

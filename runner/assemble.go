@@ -46,7 +46,8 @@ func assemble(f *results.File, cells []*cellState) {
 	for _, c := range cells {
 		shares, allocs := append(c.shares.checks(), c.lineShares.checks()...), c.allocs.checks(c.Spec.Engine)
 		rc := results.Cell{Workload: c.Workload.Name, Mode: c.Mode, Metric: c.Metric, Samples: c.samples, Failure: cellFailure(c, shares, allocs), Accuracy: c.accuracy, Coverage: c.coverage, Shares: shares, Allocs: allocs, Profile: c.profile,
-			PlannedRuns: c.Runs, MaxRuns: c.MaxRuns, Stopped: c.stopped, Scale: c.Workload.Scale, Calls: c.growth.calls}
+			PlannedRuns: c.Runs, MaxRuns: c.MaxRuns, Stopped: c.stopped, Scale: c.Workload.Scale, Calls: c.growth.calls,
+			LineExecutions: c.growth.lineExecutions()}
 		if rc.Samples == nil {
 			rc.Samples = []results.Run{}
 		}

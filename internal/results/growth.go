@@ -26,6 +26,9 @@ type Growth struct {
 	Workload string     `json:"workload"` // Scale.Of
 	Mode     modes.Mode `json:"mode"`
 	Function string     `json:"function,omitempty"`
+	// Line, with Function, makes the series one of the function's lines'
+	// exact executions per run ("Program.cs:41").
+	Line string `json:"line,omitempty"`
 	// Overhead marks the profiler's cost: the mode's medians minus the
 	// none mode's at each size (does a tracer's cost per call grow with
 	// the work?).
@@ -56,17 +59,27 @@ type Model struct {
 	Margin float64 `json:"margin"`
 }
 
-// Name is the series' name: "sort/tracing", "sort/tracing overhead" or
-// "sort/tracing Sort.Insert".
+// Name is the series' name: "sort/tracing", "sort/tracing overhead",
+// "sort/tracing Sort.Insert" or "sort/instrumentation Sort.Insert
+// (Sort.cs:41)".
 func (g *Growth) Name() string {
 	s := g.Workload + "/" + string(g.Mode)
 	if g.Overhead {
 		s += " overhead"
 	}
 	if g.Function != "" {
-		s += " " + g.Function
+		s += " " + g.Subject()
 	}
 	return s
+}
+
+// Subject is what a function's series counts: "Sort.Insert" (its calls)
+// or "Sort.Insert (Sort.cs:41)" (that line's executions).
+func (g *Growth) Subject() string {
+	if g.Line != "" {
+		return g.Function + " (" + g.Line + ")"
+	}
+	return g.Function
 }
 
 // GrowthRegressions are the sentences of the file's growth series that

@@ -174,6 +174,10 @@ type Cell struct {
 	// Calls is, on a scaled workload's cell whose engine counts calls
 	// exactly, each function's calls in every measured run.
 	Calls map[string][]int64 `json:"calls,omitempty"`
+	// LineExecutions is, on a scaled workload's cell with exact line
+	// counts (instrumentation with lines), each line's executions in every
+	// measured run, by function and then by "File.cs:N".
+	LineExecutions map[string]map[string][]int64 `json:"line_executions,omitempty"`
 
 	// Accuracy is set on tracing cells whose workload reports expected call
 	// counts (calls.<Function>=N on its VBENCH line).

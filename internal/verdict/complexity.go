@@ -1,7 +1,8 @@
 package verdict
 
-// The complexity verdict: a scaled workload's cost, and each function's
-// exact calls, against the sizes it ran at, fitted to growth classes
+// The complexity verdict: a scaled workload's cost, each function's exact
+// calls and, with exact line counts, each line's executions, against the
+// sizes it ran at, fitted to growth classes
 // (stats.FitGrowth); a series whose class grew against its reference's
 // (the OLD build, the workload's against:, the baseline), or whose class
 // stayed and whose leading coefficient grew beyond the minimum change,
@@ -13,6 +14,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 
 	"vbench/internal/results"
 	"vbench/stats"
@@ -69,12 +71,38 @@ func costSeries(cells []*results.Cell) (s series, lo, hi []float64) {
 // σ² the count itself (Poisson) plus the runs' spread: a count that
 // repeats exactly still weighs no more than its size allows.
 func callSeries(cells []*results.Cell) map[string]*series {
+	return countSeries(cells, func(c *results.Cell) map[string][]int64 { return c.Calls })
+}
+
+// lineSeries are each line's executions per run by size, as callSeries,
+// keyed by lineKey.
+func lineSeries(cells []*results.Cell) map[string]*series {
+	return countSeries(cells, func(c *results.Cell) map[string][]int64 {
+		if c.LineExecutions == nil {
+			return nil
+		}
+		m := map[string][]int64{}
+		for fn, lines := range c.LineExecutions {
+			for at, runs := range lines {
+				m[lineKey(fn, at)] = runs
+			}
+		}
+		return m
+	})
+}
+
+// lineKey joins a line's function and place ("Program.cs:41"); no method
+// or file name holds the separator.
+func lineKey(fn, at string) string { return fn + "\x00" + at }
+
+// countSeries are the exact counts of (a cell's) get, per key, by size.
+func countSeries(cells []*results.Cell, get func(*results.Cell) map[string][]int64) map[string]*series {
 	out := map[string]*series{}
 	for _, c := range cells {
-		if c.Failed() || c.Calls == nil || c.Scale == nil {
+		if c.Failed() || get(c) == nil || c.Scale == nil {
 			continue
 		}
-		for name := range c.Calls {
+		for name := range get(c) {
 			if out[name] == nil {
 				out[name] = &series{}
 			}
@@ -82,10 +110,11 @@ func callSeries(cells []*results.Cell) map[string]*series {
 	}
 	for name, s := range out {
 		for _, c := range cells {
-			if c.Failed() || c.Calls == nil || c.Scale == nil {
+			m := get(c)
+			if c.Failed() || m == nil || c.Scale == nil {
 				continue
 			}
-			runs := c.Calls[name]
+			runs := m[name]
 			if len(runs) == 0 {
 				runs = []int64{0}
 			}
@@ -177,30 +206,42 @@ func applyComplexity(cur, base *results.File, opts Options) {
 			judgeGrowth(&gr, s, rs, where, true, g[len(g)-1].Verdict, o)
 			cur.Complexity = append(cur.Complexity, gr)
 		}
-		calls := callSeries(g)
-		var refCalls map[string]*series
-		if len(ref) > 0 {
-			refCalls = callSeries(ref)
+		cur.Complexity = append(cur.Complexity, countGrowths(g, ref, where, o, callSeries, false)...)
+		cur.Complexity = append(cur.Complexity, countGrowths(g, ref, where, o, lineSeries, true)...)
+	}
+}
+
+// countGrowths fits and judges the exact count series of a scaled group
+// (each function's calls, or each line's executions), against ref's.
+func countGrowths(g, ref []*results.Cell, where string, o Options, of func([]*results.Cell) map[string]*series, lines bool) []results.Growth {
+	cur := of(g)
+	var refs map[string]*series
+	if len(ref) > 0 {
+		refs = of(ref)
+	}
+	names := make([]string, 0, len(cur))
+	for n := range cur {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var out []results.Growth
+	for _, name := range names {
+		s := cur[name]
+		rs := refs[name]
+		if len(s.sizes) < 3 || slices.Max(s.y) < MinGrowthCalls && (rs == nil || slices.Max(rs.y) < MinGrowthCalls) {
+			continue
 		}
-		names := make([]string, 0, len(calls))
-		for n := range calls {
-			names = append(names, n)
+		gr := results.Growth{Workload: g[0].Scale.Of, Mode: g[0].Mode, Function: name, Sizes: s.sizes, Values: s.y}
+		if lines {
+			gr.Function, gr.Line, _ = strings.Cut(name, "\x00")
 		}
-		sort.Strings(names)
-		for _, name := range names {
-			s := calls[name]
-			rs := refCalls[name]
-			if len(s.sizes) < 3 || slices.Max(s.y) < MinGrowthCalls && (rs == nil || slices.Max(rs.y) < MinGrowthCalls) {
-				continue
-			}
-			gr := results.Growth{Workload: g[0].Scale.Of, Mode: g[0].Mode, Function: name, Sizes: s.sizes, Values: s.y}
-			judgeGrowth(&gr, *s, rs, where, false, "", o)
-			// A function whose calls do not grow is no news; keep the rest.
-			if gr.Model.Class != stats.Constant.String() || gr.RefModel != nil && gr.RefModel.Class != stats.Constant.String() || gr.Verdict == results.VerdictRegressed {
-				cur.Complexity = append(cur.Complexity, gr)
-			}
+		judgeGrowth(&gr, *s, rs, where, false, "", o)
+		// A count that does not grow is no news; keep the rest.
+		if gr.Model.Class != stats.Constant.String() || gr.RefModel != nil && gr.RefModel.Class != stats.Constant.String() || gr.Verdict == results.VerdictRegressed {
+			out = append(out, gr)
 		}
 	}
+	return out
 }
 
 // judgeGrowth fits s (and ref, when there is one of at least three points)

@@ -110,3 +110,67 @@ func TestComplexityVerdict(t *testing.T) {
 		}
 	}
 }
+
+// Exact line counts (instrumentation with lines) are series of their own:
+// the line in W.Run that calls Probe turns quadratic in head and is named
+// with its place; the loop's other lines keep their class, and a line
+// that runs once a process is no series.
+func TestComplexityVerdictOfLines(t *testing.T) {
+	line := func(n float64) float64 { return 1e7 + 4000*n }
+	lines := func(probe func(n float64) int64) func(n float64) map[string]map[string][]int64 {
+		return func(n float64) map[string]map[string][]int64 {
+			k, s := probe(n), int64(n)
+			return map[string]map[string][]int64{"W.Run": {
+				"Program.cs:30": {1, 1},
+				"Program.cs:32": {s, s},
+				"Program.cs:41": {k, k},
+			}}
+		}
+	}
+	f := &results.File{Settings: results.Settings{Alpha: 0.01, Threshold: 0.05, WorkloadAgainst: map[string]string{}}}
+	for _, w := range []struct {
+		of, against string
+		probe       func(n float64) int64
+	}{
+		{"base", "", func(n float64) int64 { return int64(2 * n) }},
+		{"head", "base", func(n float64) int64 { return int64(2 * n * n / 250) }},
+		{"again", "base", func(n float64) int64 { return int64(2 * n) }},
+	} {
+		at := lines(w.probe)
+		for _, c := range scaledCells(w.of, results.MetricInstructions, line, nil) {
+			c.LineExecutions = at(c.Scale.Size)
+			if w.against != "" {
+				f.Settings.WorkloadAgainst[c.Workload] = strings.Replace(c.Workload, w.of, w.against, 1)
+			}
+			f.Results = append(f.Results, c)
+		}
+	}
+	Apply(f, nil, OptionsOf(f))
+	find := func(w, at string) *results.Growth {
+		for i := range f.Complexity {
+			if g := &f.Complexity[i]; g.Workload == w && g.Function == "W.Run" && g.Line == at {
+				return g
+			}
+		}
+		return nil
+	}
+	if g := find("head", "Program.cs:41"); g == nil || g.Verdict != results.VerdictRegressed || !strings.HasPrefix(g.Sentence, "head/tracing W.Run (Program.cs:41): n → n²") {
+		t.Fatalf("head's probe line: %+v", g)
+	}
+	if g := find("head", "Program.cs:32"); g == nil || g.Verdict != results.VerdictSame || g.Model.Class != "n" {
+		t.Errorf("head's loop line: %+v", g)
+	}
+	for _, w := range []string{"base", "head", "again"} {
+		if g := find(w, "Program.cs:30"); g != nil {
+			t.Errorf("a line run once is a series: %+v", g)
+		}
+	}
+	for _, g := range f.Complexity {
+		if g.Workload == "again" && g.Verdict != results.VerdictSame {
+			t.Errorf("an unchanged build: %s %q", g.Verdict, g.Sentence)
+		}
+	}
+	if got := strings.Join(f.GrowthRegressions(), "\n"); !strings.Contains(got, "W.Run (Program.cs:41): n → n²") {
+		t.Errorf("regressions %q", got)
+	}
+}

@@ -100,6 +100,69 @@ workloads:
 	}
 }
 
+// Issue 53's models per line: the growth program's two builds under
+// instrumentation with lines, each line's exact executions over three
+// sizes. Head's line that calls Probe (Program.cs:40) turns from n into
+// n², said with its place, and exits 1; the line that calls Step keeps
+// its class n. 12 CoreCLR launches.
+func TestComplexityOfLines(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a .NET program 12 times")
+	}
+	base := testbin.Workload(t, "cmd/vbench/cli/testdata/csharp/growth/base/Growth.csproj")
+	head := testbin.Workload(t, "cmd/vbench/cli/testdata/csharp/growth/head/Growth.csproj")
+	testbin.ProfilerLib(t)
+	dir := t.TempDir()
+	scale := `    scale: {arg: --n, sizes: [250, 500, 1000]}
+`
+	writeFile(t, filepath.Join(dir, "suite.yaml"), `name: growth-lines
+runs: 2
+warmup: 0
+modes:
+  - name: lines
+    engine: instrumentation
+    lines: true
+workloads:
+  - name: app
+    command: [dotnet, `+head+`, --n, "250"]
+`+scale+`    against: app-base
+  - name: app-base
+    command: [dotnet, `+base+`, --n, "250"]
+`+scale)
+	stdout, stderr, code := vbRun(t, dir, nil, "run", "suite.yaml", "--quiet", "--no-baseline", "--json", "r.json")
+	if code != cli.ExitRegression {
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, cli.ExitRegression, stdout, stderr)
+	}
+	f, err := results.ReadFile(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var probe, step *results.Growth
+	for i, g := range f.Complexity {
+		if g.Workload == "app" && strings.HasSuffix(g.Function, "Work.Run") {
+			switch g.Line {
+			case "Program.cs:40":
+				probe = &f.Complexity[i]
+			case "Program.cs:31":
+				step = &f.Complexity[i]
+			}
+		}
+	}
+	if probe == nil || probe.Verdict != results.VerdictRegressed || probe.Model.Class != "n²" || probe.RefModel.Class != "n" {
+		t.Fatalf("app's Probe line: %+v\n%s", probe, stdout)
+	}
+	if want := "complexity regressed: app/lines Work.Run (Program.cs:40): n → n²"; !strings.Contains(stdout, want) {
+		t.Errorf("the table lacks %q:\n%s", want, stdout)
+	}
+	if step == nil || step.Verdict != results.VerdictSame || step.Model.Class != "n" {
+		t.Errorf("app's Step line: %+v", step)
+	}
+	c := f.Find("app@n=1000", "lines")
+	if c == nil || len(c.LineExecutions) == 0 {
+		t.Fatalf("app@n=1000/lines keeps no line executions: %+v", c)
+	}
+}
+
 // A scale a workload cannot take is refused before anything is built:
 // exit 2, naming file, line and field.
 func TestComplexityBadScale(t *testing.T) {
