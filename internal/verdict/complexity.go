@@ -244,16 +244,32 @@ func countGrowths(g, ref []*results.Cell, where string, o Options, of func([]*re
 	return out
 }
 
+// heldToLargest makes a time series' change (a cost's or an overhead's:
+// coef) inconclusive unless the cell at its largest size changed the same
+// way (largest). Ten A/A runs of the growth program's unchanged build in
+// time, 3 runs a cell at load 15-35, gave two changes of class that each
+// build's points "decided" (log n → n², n → log n) while every cell was
+// inconclusive: a few medians whose load moved between them reject a
+// class far more firmly than they know. Counts (opts.Exact) stand alone.
+func heldToLargest(gr *results.Growth, coef bool, largest results.Verdict, s series, opts Options) {
+	if !coef || opts.Exact || largest == gr.Verdict {
+		return
+	}
+	gr.Verdict = results.VerdictInconclusive
+	gr.Sentence += fmt.Sprintf(", not confirmed: the cell at size %g is %s", slices.Max(s.sizes), cmp.Or(string(largest), "unjudged"))
+}
+
 // judgeGrowth fits s (and ref, when there is one of at least three points)
 // and gives gr its models and verdict. coef: the leading coefficient's
 // growth counts too (a cost; a function's calls are judged by class).
 //
-// A time's coefficient is held to the cells' own verdict: four medians of
-// a few runs each, a machine's load moving between them, fit a slope far
-// tighter than they know (an A/A of the growth program under tracing: ×1.38,
-// "significant"), so under time a grown coefficient regresses only where
-// the largest size's cell regressed too (largest: that cell's verdict), and
-// is inconclusive elsewhere. A count's fit is exact enough to stand alone.
+// A time's change (its class, or its coefficient) is held to the cells'
+// own verdict: four medians of a few runs each, a machine's load moving
+// between them, fit a slope far tighter than they know (an A/A of the
+// growth program under tracing: ×1.38, "significant"), so under time a
+// change counts only where the largest size's cell changed the same way
+// (largest: that cell's verdict), and is inconclusive elsewhere
+// (heldToLargest). A count's fit is exact enough to stand alone.
 func judgeGrowth(gr *results.Growth, s series, ref *series, where string, coef bool, largest results.Verdict, opts Options) {
 	best, margin := stats.FitGrowth(s.sizes, s.y, s.sigma)
 	gr.Model = model(best, margin)
@@ -285,22 +301,22 @@ func judgeGrowth(gr *results.Growth, s series, ref *series, where string, coef b
 	case best.Class > rbest.Class && rejects && refRejects:
 		gr.Verdict = results.VerdictRegressed
 		gr.Sentence = fmt.Sprintf("%s: %s → %s (%s)", name, rbest.Class, best.Class, at)
+		heldToLargest(gr, coef, largest, s, opts)
 	case best.Class < rbest.Class && rejects && refRejects:
 		gr.Verdict = results.VerdictImproved
 		gr.Sentence = fmt.Sprintf("%s: %s → %s (%s)", name, rbest.Class, best.Class, at)
+		heldToLargest(gr, coef, largest, s, opts)
 	case best.Class != rbest.Class:
 		gr.Verdict = results.VerdictInconclusive
 		gr.Sentence = fmt.Sprintf("%s: %s → %s, not decided: the points fit either (BIC %.1f and %.1f apart, %g needed)", name, rbest.Class, best.Class, asRef.BIC-best.BIC, asNew.BIC-rbest.BIC, DecisiveMargin)
 	case coef && rbest.Class != stats.Constant && stats.CoefGrew(rbest, asRef, opts.MinChange, opts.Alpha):
 		gr.Verdict = results.VerdictRegressed
 		gr.Sentence = fmt.Sprintf("%s: %s, its coefficient ×%.3g (%.4g → %.4g a unit of %s; threshold %g%%)", name, rbest.Class, asRef.Coef/rbest.Coef, rbest.Coef, asRef.Coef, rbest.Class, 100*opts.MinChange)
-		if !opts.Exact && largest != results.VerdictRegressed {
-			gr.Verdict = results.VerdictInconclusive
-			gr.Sentence += fmt.Sprintf(", not confirmed: the cell at size %g is %s", slices.Max(s.sizes), cmp.Or(string(largest), "unjudged"))
-		}
+		heldToLargest(gr, coef, largest, s, opts)
 	case coef && rbest.Class != stats.Constant && stats.CoefGrew(asRef, rbest, opts.MinChange, opts.Alpha):
 		gr.Verdict = results.VerdictImproved
 		gr.Sentence = fmt.Sprintf("%s: %s, its coefficient ×%.3g", name, rbest.Class, asRef.Coef/rbest.Coef)
+		heldToLargest(gr, coef, largest, s, opts)
 	default:
 		gr.Verdict = results.VerdictSame
 		gr.Sentence = fmt.Sprintf("%s: %s, as %s", name, best.Class, where)

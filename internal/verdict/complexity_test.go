@@ -68,6 +68,7 @@ func TestComplexityVerdict(t *testing.T) {
 	add("slower", scaledCells("slower", ins, func(n float64) float64 { return 1e7 + 6000*n }, linear), "base")
 	add("tbase", scaledCells("tbase", el, line, linear), "")
 	add("tslower", scaledCells("tslower", el, func(n float64) float64 { return 1e7 + 4400*n }, linear), "tbase")
+	add("tquad", scaledCells("tquad", el, func(n float64) float64 { return 1e7 + 4*n*n }, linear), "tbase")
 	Apply(f, nil, OptionsOf(f))
 
 	find := func(w, fn string) *results.Growth {
@@ -100,6 +101,16 @@ func TestComplexityVerdict(t *testing.T) {
 	// regressed (6 runs a side, ±0.1 %: inconclusive) stays inconclusive.
 	if g := find("tslower", ""); g.Verdict == results.VerdictRegressed || f.Find("tslower@n=2000", "tracing").Verdict != results.VerdictRegressed && g.Verdict != results.VerdictInconclusive {
 		t.Errorf("tslower's cost: %s %q (its largest cell %s)", g.Verdict, g.Sentence, f.Find("tslower@n=2000", "tracing").Verdict)
+	}
+	// In time, a class the points decide (n → n²) whose largest cell is
+	// not shown regressed stays inconclusive too: ten A/A runs of an
+	// unchanged build at load 15-35 "decided" two classes otherwise.
+	if c := f.Find("tquad@n=2000", "tracing"); c.Verdict == results.VerdictRegressed {
+		t.Fatalf("tquad's largest cell regressed: the case needs one that did not")
+	}
+	if g := find("tquad", ""); g.Model.Class != "n²" || g.RefModel == nil || g.RefModel.Class != "n" || g.Verdict != results.VerdictInconclusive ||
+		!strings.Contains(g.Sentence, "not confirmed: the cell at size 2000 is inconclusive") {
+		t.Errorf("tquad's cost: %s %q (%+v)", g.Verdict, g.Sentence, g.Model)
 	}
 	if got := strings.Join(f.GrowthRegressions(), "\n"); !strings.Contains(got, "W.Probe: n → n²") || !strings.Contains(got, "slower/tracing: n, its") {
 		t.Errorf("regressions %q", got)
