@@ -24,6 +24,9 @@ import (
 func MeasuresOf(cells []*results.Cell) []results.Measure {
 	var out []results.Measure
 	for _, m := range results.Measures {
+		if m.Window() { // the attach table's (attach.go)
+			continue
+		}
 		for _, c := range cells {
 			if c.Metrics[m] != nil {
 				out = append(out, m)
