@@ -104,8 +104,8 @@ func (p *parser) suiteModes(n *yaml.Node, field string, s *Suite) {
 // loop point at.
 type modeNodes struct {
 	name, engine, profiler, env, against, profile, wrap, attach, setting *yaml.Node
-	settingKey                                                   string
-	settings                                                     []*yaml.Node // every setting's key node, in order
+	settingKey                                                           string
+	settings                                                             []*yaml.Node // every setting's key node, in order
 }
 
 // modeSpec reads a mode defined in the suite, and the node of its against
