@@ -90,7 +90,7 @@ func (p *parser) attachWorkload(n *yaml.Node, field string, s *Suite, w *Workloa
 		if w.Modes != nil {
 			node, f = w.modeNode(n, i), fmt.Sprintf("%s.modes[%d]", field, i)
 		}
-		p.fail(node, f, "mode %s attaches to a running service (attach: at line %d), and %s is not one (no server: and load:): list this workload's modes without %s", m, p.attachLines[m], w.Name, m)
+		p.fail(node, f, "mode %s attaches to a running service (its attach:, line %d), and %s is not one (no server: and load:): list this workload's modes without %s", m, p.attachLines[m], w.Name, m)
 		return
 	}
 }
