@@ -16,7 +16,7 @@ func TestAttachWindows(t *testing.T) {
 	for i := 0; i < 100; i++ { // before: 0-1 s, 1 ms each
 		add(float64(i)/100, 0.001)
 	}
-	add(0.995, 0.5) // sent before attach 1, in flight across it: a spike
+	add(0.995, 0.5)           // sent before attach 1, in flight across it: a spike
 	for i := 0; i < 50; i++ { // during 1: 1-2 s
 		add(1+float64(i)/50, 0.002)
 	}
