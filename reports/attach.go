@@ -134,14 +134,5 @@ func writeAttach(w io.Writer, cells []*results.Cell) {
 // writeAttachMarkdown writes the attach table in Markdown.
 func writeAttachMarkdown(w io.Writer, cells []*results.Cell) error {
 	header, rows := AttachRows(cells)
-	if header == nil {
-		return nil
-	}
-	fmt.Fprintf(w, "\n%s\n\n", mdEscape(AttachTitle))
-	for _, r := range rows {
-		for i := range r {
-			r[i] = mdEscape(r[i])
-		}
-	}
-	return WriteMarkdownTable(w, header, rows)
+	return writeTitledMarkdown(w, AttachTitle, header, rows)
 }
