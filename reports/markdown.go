@@ -147,6 +147,16 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 		ew.Table(header, rows)
 		fmt.Fprintln(ew)
 	}
+	if header, rows := AttachRows(m.resultCells()); header != nil {
+		fmt.Fprintf(ew, "**Attach**: %s\n\n", mdEscape(strings.TrimPrefix(AttachTitle, "Attach: ")))
+		for _, r := range rows {
+			for i := range r {
+				r[i] = mdEscape(r[i])
+			}
+		}
+		ew.Table(header, rows)
+		fmt.Fprintln(ew)
+	}
 	if header, rows := AccuracyRows(m.resultCells()); header != nil {
 		fmt.Fprintf(ew, "**Accuracy** (%s)\n\n", mdEscape(strings.TrimPrefix(strings.TrimSuffix(AccuracyTitle, ")"), "Accuracy (")))
 		ew.Table(header, rows)

@@ -24,6 +24,9 @@ import (
 func MeasuresOf(cells []*results.Cell) []results.Measure {
 	var out []results.Measure
 	for _, m := range results.Measures {
+		if m.Window() { // the attach table's (attach.go)
+			continue
+		}
 		for _, c := range cells {
 			if c.Metrics[m] != nil {
 				out = append(out, m)
@@ -102,10 +105,16 @@ func writeTitledTable(w io.Writer, title string, header []string, rows [][]strin
 // writeMeasuresMarkdown writes the whole-program table in Markdown.
 func writeMeasuresMarkdown(w io.Writer, cells []*results.Cell) error {
 	header, rows := MeasureRows(cells)
+	return writeTitledMarkdown(w, MeasuresTitle, header, rows)
+}
+
+// writeTitledMarkdown writes a table under its title in Markdown; nothing
+// for a table without a header.
+func writeTitledMarkdown(w io.Writer, title string, header []string, rows [][]string) error {
 	if header == nil {
 		return nil
 	}
-	fmt.Fprintf(w, "\n%s\n\n", mdEscape(MeasuresTitle))
+	fmt.Fprintf(w, "\n%s\n\n", mdEscape(title))
 	for _, r := range rows {
 		for i := range r {
 			r[i] = mdEscape(r[i])

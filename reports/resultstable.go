@@ -178,6 +178,7 @@ func ResultsTable(w io.Writer, f *results.File) error {
 		return err
 	}
 	writeMeasures(w, fileCells(f))
+	writeAttach(w, fileCells(f))
 	writeAccuracy(w, fileCells(f))
 	return notes(w, f, "")
 }
@@ -237,6 +238,9 @@ func ResultsMarkdown(w io.Writer, f *results.File) error {
 		}
 	}
 	if err := writeMeasuresMarkdown(w, fileCells(f)); err != nil {
+		return err
+	}
+	if err := writeAttachMarkdown(w, fileCells(f)); err != nil {
 		return err
 	}
 	return notes(w, f, "- ")

@@ -71,6 +71,7 @@ func (m *Matrix) WriteText(w io.Writer) error {
 	}
 
 	writeMeasures(ew, m.resultCells())
+	writeAttach(ew, m.resultCells())
 	writeAccuracy(ew, m.resultCells())
 
 	writeChanges(ew, m, func(c *Cell) string { return c.Key() })

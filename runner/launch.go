@@ -99,7 +99,7 @@ func (l *launch) run(ctx context.Context, st step, seq int) (results.Run, Outcom
 			spec.Env = append(spec.Env, KernelMarksVar+"="+l.env.KernelMarks)
 		}
 	}
-	if c.Spec.Engine.Samples() && !c.Metric.Count() && exportsKernelMarks(l.build(c)) {
+	if c.Spec.Engine.Samples() && c.Spec.Attach == nil && !c.Metric.Count() && exportsKernelMarks(l.build(c)) {
 		// The profiler is the kernel marks' library: its samplers count the
 		// kernel apart, for the why (kernelmarks.go).
 		spec.Env = append(spec.Env, KernelMarksVar+"="+lib)
@@ -111,7 +111,7 @@ func (l *launch) run(ctx context.Context, st step, seq int) (results.Run, Outcom
 	}
 	var out Outcome
 	if c.Workload.Server != nil {
-		out = l.serve(ctx, c, spec, &r) // service.go
+		out = l.serve(ctx, c, spec, &r, lib, runDir) // service.go
 	} else {
 		out = Exec(ctx, spec)
 	}
@@ -185,7 +185,10 @@ func (c *cellState) needsRunDir() bool {
 // mode, get vbench's startup hook writing into hookDir (hook.go).
 func (l *launch) launcher(c *cellState, runDir, lib, hookDir string) attach.Launch {
 	la := attach.Launch{Spec: c.Spec, Library: lib, RunDir: runDir, StartupHook: c.hook, HookDir: hookDir}
-	if c.Spec.Engine != "" {
+	if c.Spec.Attach != nil {
+		la.Spec.Engine = "" // started unprofiled: the engine is attached later (attachload.go)
+	}
+	if la.Spec.Engine != "" {
 		la.Build = l.build(c)
 	}
 	return la

@@ -36,25 +36,55 @@ type loadResult struct {
 	spanNs    int64     // the first request's start to the last response's end
 	bad       int64     // responses whose status was not 2xx
 	firstBad  string
+	requests  []request // in the CSV's order
 }
+
+// request is one completed request: when it started, from the load's
+// start, and how long it took, in seconds.
+type request struct{ start, latency float64 }
 
 // runLoad drives url with conns connections for d and reads hey's CSV. hey
 // runs in its own process group, killed on cancellation.
 func runLoad(ctx context.Context, gen, url string, conns int, d time.Duration, dir string) (*loadResult, error) {
-	var stdout, stderr bytes.Buffer
+	ld := startLoad(ctx, gen, url, conns, d, dir)
+	if err := ld.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("the load generator %s failed: %v", gen, err)
+	}
+	return ld.wait(ctx)
+}
+
+// load is a load generator's process.
+type load struct {
+	cmd            *exec.Cmd
+	stdout, stderr bytes.Buffer
+}
+
+// startLoad is the load generator's command, to be started.
+func startLoad(ctx context.Context, gen, url string, conns int, d time.Duration, dir string) *load {
+	ld := &load{}
 	cmd := exec.CommandContext(ctx, gen, "-z", d.String(), "-c", strconv.Itoa(conns), "-o", "csv", url)
 	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Stdout, cmd.Stderr = &ld.stdout, &ld.stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return unix.Kill(-cmd.Process.Pid, unix.SIGKILL) }
 	cmd.WaitDelay = 2 * time.Second
-	if err := cmd.Run(); err != nil {
+	ld.cmd = cmd
+	return ld
+}
+
+// stop asks the load generator to end now: hey stops on SIGINT as at the
+// end of its duration, lets the requests in flight finish and reports.
+func (ld *load) stop() { ld.cmd.Process.Signal(syscall.SIGINT) }
+
+// wait waits for the load generator's end and reads its CSV.
+func (ld *load) wait(ctx context.Context) (*loadResult, error) {
+	if err := ld.cmd.Wait(); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("the load generator %s failed: %v: %s", gen, err, oneLine(stderr.String()))
+		return nil, fmt.Errorf("the load generator %s failed: %v: %s", ld.cmd.Path, err, oneLine(ld.stderr.String()))
 	}
-	return parseHeyCSV(&stdout)
+	return parseHeyCSV(&ld.stdout)
 }
 
 // parseHeyCSV reads hey's -o csv: a header, then one row per completed
@@ -91,6 +121,7 @@ func parseHeyCSV(rd io.Reader) (*loadResult, error) {
 		}
 		res.completed++
 		res.latencies = append(res.latencies, lat)
+		res.requests = append(res.requests, request{off, lat})
 		end = math.Max(end, off+lat)
 		if code < 200 || code > 299 {
 			if res.bad == 0 {

@@ -54,14 +54,11 @@ func (l *launch) useProfile(c *cellState, r *results.Run, p *profile.Profile, re
 		}
 	}
 	if e != modes.EngineNull {
+		requests := profiledRequests(r.Service)
 		if err := c.side.Add(p); err != nil {
 			l.env.logf("%s: run %d's profile is left out of its explain: %v", c.Key(), seq, err)
 		} else if r.Service != nil {
-			c.side.PerRequest(r.Service.WarmupRequests + r.Service.Requests) // the profile spans the warm-up too
-		}
-		var requests int64
-		if r.Service != nil {
-			requests = r.Service.WarmupRequests + r.Service.Requests
+			c.side.PerRequest(requests)
 		}
 		c.lineSide.add(p, requests)
 	}
@@ -72,6 +69,23 @@ func (l *launch) useProfile(c *cellState, r *results.Run, p *profile.Profile, re
 		c.cover.addSampling(p)
 	}
 	return ""
+}
+
+// profiledRequests is the requests a service run's profile spans: the
+// warm-up's too, or under an attach only those sent while attached.
+func profiledRequests(s *results.Service) int64 {
+	switch {
+	case s == nil:
+		return 0
+	case s.Attach != nil:
+		for _, w := range s.Attach.Pooled {
+			if w.Name == results.WindowDuring {
+				return w.Requests
+			}
+		}
+		return 0
+	}
+	return s.WarmupRequests + s.Requests
 }
 
 // keep copies a measured run's directory (an engine mode's profiles, given

@@ -31,7 +31,11 @@ import (
 // the service itself (the server not getting ready, dying under load, not
 // stopping, a port still open, the load failing); the returned outcome is
 // the server's, its requested SIGTERM not counted as a crash.
-func (l *launch) serve(ctx context.Context, c *cellState, spec Spec, r *results.Run) Outcome {
+//
+// Under a mode that attaches (modes.AttachPlan) the server starts
+// unprofiled and the measured load is attachLoad's: the engine's library
+// lib attached and detached during it, its profiles in runDir.
+func (l *launch) serve(ctx context.Context, c *cellState, spec Spec, r *results.Run, lib, runDir string) Outcome {
 	w := c.Workload
 	port, err := freePort()
 	if err != nil {
@@ -98,7 +102,13 @@ func (l *launch) serve(ctx context.Context, c *cellState, spec Spec, r *results.
 			continue
 		}
 		cpu0 := treeCPU(server)
-		res, err := runLoad(ctx, ld.Generator, target, ld.Connections, ph.d, c.Workload.Cwd)
+		var res *loadResult
+		var err error
+		if ph.n == &r.Requests && c.Spec.Attach != nil {
+			res, r.Service.Attach, err = l.attachLoad(ctx, c, server, target, lib, runDir)
+		} else {
+			res, err = runLoad(ctx, ld.Generator, target, ld.Connections, ph.d, c.Workload.Cwd)
+		}
 		cpu1 := treeCPU(server)
 		if ctx.Err() != nil {
 			return finish()

@@ -24,22 +24,28 @@ var AttachEngines = []modes.Engine{modes.EngineSampling, modes.EngineAllocationS
 // AfterAttach says why engine cannot profile a process it attaches to (nil
 // when it can).
 func AfterAttach(e modes.Engine) error {
-	var why string
-	switch e {
-	case modes.EngineSampling, modes.EngineCPUSampling, modes.EngineAllocationSampling:
-		return nil
-	case modes.EngineTracing, modes.EngineNull:
-		why = "its enter/leave hooks can only be set when the runtime starts (COR_PRF_MONITOR_ENTERLEAVE is not allowed after attach)"
-	case modes.EngineInstrumentation:
-		why = "it rewrites each method's IL at its first JIT compilation and keeps selected methods from precompiled code, which only a profiler loaded at startup may do (COR_PRF_MONITOR_CACHE_SEARCHES is not allowed after attach; methods compiled before the attach would never count)"
-	case modes.EngineAllocations:
-		why = "it needs the runtime's ObjectAllocated callback for every object, which is enabled only at startup (COR_PRF_ENABLE_OBJECT_ALLOCATED is immutable after attach); allocation-sampling works after attach"
-	case modes.EngineSuspendSampling:
-		why = "its wrapper in front of the runtime's suspension signal (SIGRTMIN) cannot be taken away at a detach; sampling works after attach"
-	default:
+	if !e.Valid() {
 		return fmt.Errorf("%q is not an engine: want %s", e, modes.OneOf(AttachEngines))
 	}
-	return fmt.Errorf("--mode %s cannot attach to a running process: %s (--pid takes %s)", e, why, modes.OneOf(AttachEngines))
+	if why := WhyNotAttach(e); why != "" {
+		return fmt.Errorf("--mode %s cannot attach to a running process: %s (--pid takes %s)", e, why, modes.OneOf(AttachEngines))
+	}
+	return nil
+}
+
+// WhyNotAttach is why engine e cannot start after attach, "" when it can.
+func WhyNotAttach(e modes.Engine) string {
+	switch e {
+	case modes.EngineTracing, modes.EngineNull:
+		return "its enter/leave hooks can only be set when the runtime starts (COR_PRF_MONITOR_ENTERLEAVE is not allowed after attach)"
+	case modes.EngineInstrumentation:
+		return "it rewrites each method's IL at its first JIT compilation and keeps selected methods from precompiled code, which only a profiler loaded at startup may do (COR_PRF_MONITOR_CACHE_SEARCHES is not allowed after attach; methods compiled before the attach would never count)"
+	case modes.EngineAllocations:
+		return "it needs the runtime's ObjectAllocated callback for every object, which is enabled only at startup (COR_PRF_ENABLE_OBJECT_ALLOCATED is immutable after attach); allocation-sampling works after attach"
+	case modes.EngineSuspendSampling:
+		return "its wrapper in front of the runtime's suspension signal (SIGRTMIN) cannot be taken away at a detach; sampling works after attach"
+	}
+	return ""
 }
 
 // ClientData is the configuration an attach sends the profiler: the

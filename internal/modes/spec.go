@@ -34,6 +34,9 @@ type Spec struct {
 	// and exit with its status. Its own time and memory count as the
 	// program's (the process vbench waits for is the wrapper).
 	Wrap []string `json:"wrap,omitempty"`
+	// Attach, on a service workload, loads the engine into the running
+	// server during the measured load instead of at its start; nil: at start.
+	Attach *AttachPlan `json:"attach,omitempty"`
 	ProfilerSettings
 }
 
@@ -88,6 +91,9 @@ func (s *Spec) Description() string {
 	if len(s.Wrap) > 0 {
 		d += ", under " + strings.Join(s.Wrap, " ")
 	}
+	if s.Attach != nil {
+		d += ", " + s.Attach.String()
+	}
 	return d
 }
 
@@ -95,5 +101,6 @@ func (s *Spec) Description() string {
 func (s *Spec) Equal(o *Spec) bool {
 	return s.Name == o.Name && s.Engine == o.Engine && s.Profiler == o.Profiler && s.Against == o.Against &&
 		(s.Profile == nil) == (o.Profile == nil) && (s.Profile == nil || *s.Profile == *o.Profile) &&
-		maps.Equal(s.Env, o.Env) && s.ProfilerSettings.equal(o.ProfilerSettings) && slices.Equal(s.Wrap, o.Wrap)
+		maps.Equal(s.Env, o.Env) && s.ProfilerSettings.equal(o.ProfilerSettings) && slices.Equal(s.Wrap, o.Wrap) &&
+		(s.Attach == nil) == (o.Attach == nil) && (s.Attach == nil || *s.Attach == *o.Attach)
 }

@@ -19,16 +19,37 @@ const (
 	MeasureAllocBytes   Measure = "alloc_bytes"   // bytes the program allocated on the managed heap
 	MeasureProfileBytes Measure = "profile_bytes" // bytes the profiler wrote (engine modes)
 	MeasureProfilerMem  Measure = "profiler_mem"  // the profiler's own peak memory, as its profile reports it (bytes)
+	// A service under a mode that attaches (Service.Attach): the load's
+	// throughput and latency before, during and after the attaches (each
+	// kind's windows pooled), and the slowest request in flight in the
+	// first second of an attach, the slowest attach's.
+	MeasureRPSBefore Measure = "rps_before"
+	MeasureRPSDuring Measure = "rps_during"
+	MeasureRPSAfter  Measure = "rps_after"
+	MeasureP50Before Measure = "p50_before"
+	MeasureP50During Measure = "p50_during"
+	MeasureP50After  Measure = "p50_after"
+	MeasureP99Before Measure = "p99_before"
+	MeasureP99During Measure = "p99_during"
+	MeasureP99After  Measure = "p99_after"
+	MeasureAttachMax Measure = "attach_max"
 )
 
 // Measures lists the measures in the order reports show them.
-var Measures = []Measure{MeasureCPU, MeasureWall, MeasureRSS, MeasureStartup, MeasureGCCount, MeasureGCPause, MeasureAllocBytes, MeasureProfileBytes, MeasureProfilerMem}
+var Measures = []Measure{MeasureCPU, MeasureWall, MeasureRSS, MeasureStartup, MeasureGCCount, MeasureGCPause, MeasureAllocBytes, MeasureProfileBytes, MeasureProfilerMem,
+	MeasureRPSBefore, MeasureRPSDuring, MeasureRPSAfter, MeasureP50Before, MeasureP50During, MeasureP50After, MeasureP99Before, MeasureP99During, MeasureP99After, MeasureAttachMax}
 
 // Valid reports whether m is one of Measures.
 func (m Measure) Valid() bool { return slices.Contains(Measures, m) }
 
 // Unit is what the measure counts: "ns", "B" or "" (a count).
 func (m Measure) Unit() string {
+	if m.HigherIsBetter() {
+		return "req/s"
+	}
+	if m.Window() {
+		return "ns"
+	}
 	switch m {
 	case MeasureCPU, MeasureWall, MeasureStartup, MeasureGCPause:
 		return "ns"
@@ -45,6 +66,9 @@ func (m Measure) Of(r *Run) (float64, bool) {
 			return 0, false
 		}
 		return float64(*p), true
+	}
+	if m.Window() {
+		return windowOf(m, r)
 	}
 	if r.Instructions > 0 {
 		switch m {
@@ -181,7 +205,7 @@ func (m Measure) Judged() bool {
 	case MeasureRSS, MeasureStartup, MeasureGCCount, MeasureGCPause, MeasureAllocBytes, MeasureProfileBytes:
 		return true
 	}
-	return false
+	return m.Window()
 }
 
 // DefaultMinChange is a judged measure's threshold when a suite sets none:

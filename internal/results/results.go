@@ -561,6 +561,9 @@ type Service struct {
 	// its helpers) from just before the measured load to just after it:
 	// metric cpu-per-request's numerator.
 	ServerCPUNs int64 `json:"server_cpu_ns,omitempty"`
+	// Attach is set when the run's mode attached the profiler during the
+	// measured load (modes.AttachPlan): its windows and attaches.
+	Attach *AttachLoad `json:"attach,omitempty"`
 }
 
 // AgainstBuild reports whether f holds an A/B run's cells: measured with two

@@ -52,7 +52,7 @@ func TestMeasureThresholds(t *testing.T) {
 		"    rss: 5ms\n":       "s.yaml:9: thresholds.metrics.rss: 5ms is a time; rss is in bytes (e.g. 1MB, 512KiB)",
 		"    startup: 1MB\n":   `s.yaml:9: thresholds.metrics.startup: "1MB" is not a duration like 5ms (startup is a time)`,
 		"    rss: 5% 6% \n":    `s.yaml:9: thresholds.metrics.rss: "5% 6%" gives two relative changes`,
-		"    cpu: 5%\n":        "s.yaml:9: thresholds.metrics.cpu: unknown field (known: rss, startup, gc_count, gc_pause, alloc_bytes, profile_bytes)",
+		"    cpu: 5%\n":        "s.yaml:9: thresholds.metrics.cpu: unknown field (known: rss, startup, gc_count, gc_pause, alloc_bytes, profile_bytes, rps_before, rps_during, rps_after, p50_before, p50_during, p50_after, p99_before, p99_during, p99_after, attach_max)",
 		"    gc_count: lots\n": `s.yaml:9: thresholds.metrics.gc_count: "lots" is not a whole number (gc_count is a count)`,
 		"    gc_pause: [1]\n":  "s.yaml:9: thresholds.metrics.gc_pause: must be a minimum change like \"5% 1MB\", got a list",
 		"    alloc_bytes: 5\n": `s.yaml:9: thresholds.metrics.alloc_bytes: "5" is not a size like 1MB or 512KiB (alloc_bytes is in bytes)`,

@@ -26,7 +26,7 @@ import (
 var settingFields = modes.SettingNames()
 
 // modeFields are the fields of a mode defined in the suite.
-var modeFields = append([]string{"name", "engine", "profiler", "env", "against", "profile", "wrap"}, settingFields...)
+var modeFields = append([]string{"name", "engine", "profiler", "env", "against", "profile", "wrap", "attach"}, settingFields...)
 
 // suiteModes reads the suite's modes: each entry a built-in mode's name or
 // a mapping defining a mode. The built-in modes' definitions get the suite's
@@ -103,9 +103,9 @@ func (p *parser) suiteModes(n *yaml.Node, field string, s *Suite) {
 // modeNodes are the nodes of a mode's fields that checks after the field
 // loop point at.
 type modeNodes struct {
-	name, engine, profiler, env, against, profile, wrap, setting *yaml.Node
-	settingKey                                                   string
-	settings                                                     []*yaml.Node // every setting's key node, in order
+	name, engine, profiler, env, against, profile, wrap, attach, setting *yaml.Node
+	settingKey                                                           string
+	settings                                                             []*yaml.Node // every setting's key node, in order
 }
 
 // modeSpec reads a mode defined in the suite, and the node of its against
@@ -142,6 +142,9 @@ func (p *parser) modeSpec(n *yaml.Node, field string) (modes.Spec, *yaml.Node) {
 		case "wrap":
 			nodes.wrap = v
 			spec.Wrap = p.strList(v, f)
+		case "attach":
+			nodes.attach = v
+			spec.Attach = p.attachPlan(v, f)
 		default:
 			if nodes.setting == nil {
 				nodes.setting, nodes.settingKey = k, key
@@ -182,6 +185,16 @@ func (p *parser) modeSpec(n *yaml.Node, field string) (modes.Spec, *yaml.Node) {
 	}
 	if p.err != nil {
 		return spec, nodes.against
+	}
+	if spec.Attach != nil {
+		p.attachMode(nodes.attach, field+".attach", &spec, nodes.wrap)
+		if p.attachLines == nil {
+			p.attachLines = map[modes.Mode]int{}
+		}
+		p.attachLines[spec.Name] = nodes.attach.Line
+		if p.err != nil {
+			return spec, nodes.against
+		}
 	}
 	if spec.Engine != "" && nodes.profile != nil {
 		p.fail(nodes.profile, field+".profile", "an engine mode's profile is vbench's own, read after every run already: profile names what another profiler writes, in a mode without engine")

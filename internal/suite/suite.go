@@ -259,6 +259,8 @@ type parser struct {
 	lack *Error
 	// scales are the scale: fields by workload name, until expandScales.
 	scales map[string]*scaleSpec
+	// attachLines are the lines of the modes' attach: fields.
+	attachLines map[modes.Mode]int
 }
 
 // need records what the machine lacks (see parser.lack).

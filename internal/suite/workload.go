@@ -190,6 +190,7 @@ func (p *parser) workload(n *yaml.Node, field string, s *Suite) (w Workload) {
 	p.service(n, field, nodes, &w, ownMetric)
 	p.target(n, field, nodes, &w)
 	p.modeSubset(n, field, s, &w)
+	p.attachWorkload(n, field, s, &w)
 	p.cwd(nodes.cwd, field+".cwd", &w)
 	p.checkScale(field, &w, scale)
 	if scale != nil {

@@ -232,6 +232,12 @@ func measureTests(f *results.File, old, c *results.Cell, paired bool, opts Optio
 		if len(oldX) == 0 || len(newX) == 0 {
 			continue
 		}
+		ref, diff := stats.Median(oldX), stats.Median(newX)-stats.Median(oldX)
+		if m.HigherIsBetter() {
+			// Judged as time per request, as metric rps is: a drop is a
+			// ratio above 1, a regression.
+			oldX, newX = perUnit(oldX), perUnit(newX)
+		}
 		t := &test{cell: c, what: string(m), measure: m, n: [2]int{len(oldX), len(newX)}}
 		switch {
 		case opts.Exact:
@@ -247,10 +253,18 @@ func measureTests(f *results.File, old, c *results.Cell, paired bool, opts Optio
 			t.j = stats.Judge(oldX, newX, opts.Alpha)
 		}
 		t.p, t.minP = t.j.P, t.j.MinP
-		t.ref = stats.Median(oldX)
+		t.ref, t.diff = ref, diff
 		t.minChange = f.MeasureMinChange(m).Of(t.ref)
-		t.diff = stats.Median(newX) - t.ref
 		out = append(out, t)
+	}
+	return out
+}
+
+// perUnit is 1e9/x of each x: a rate's time per event, in ns.
+func perUnit(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = 1e9 / x
 	}
 	return out
 }

@@ -18,10 +18,6 @@ import (
 	"vbench/internal/profile"
 )
 
-// attachTimeout is how long the runtime may take to load the profiler and
-// run InitializeForAttach (the Go runtime's start is most of it).
-const attachTimeout = 20 * time.Second
-
 // detachSlack is how long after --duration vbench waits for the profile:
 // the detach (the runtime waits for callbacks in flight) and the writing.
 const detachSlack = 60 * time.Second
@@ -57,11 +53,9 @@ func runAttach(cmd *cobra.Command, f *profileFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	conn, err := diagipc.Dial(f.pid)
-	if err != nil {
+	if _, err := diagipc.Socket(f.pid); err != nil { // refused before --out is touched
 		return usageErr(err)
 	}
-	defer func() { conn.Close() }()
 	dir, unlock, err := profile.RunDir("--out", f.out)
 	if err != nil {
 		return usageErr(err)
@@ -74,23 +68,11 @@ func runAttach(cmd *cobra.Command, f *profileFlags, args []string) error {
 	logf.Close()
 	defer os.Remove(logf.Name())
 	opts := attach.Options{Engine: engine, ProfileDir: dir, Settings: f.settings}
-	clsid, err := diagipc.ParseGUID(attach.CLSID)
-	if err != nil {
-		return err
-	}
 	stderr := cmd.ErrOrStderr()
-	data := attach.ClientData(opts, f.duration, logf.Name())
-	err = diagipc.AttachProfiler(conn, attachTimeout, clsid, pr.lib, data)
-	// A profiler that has just detached (a previous vbench profile --pid,
-	// whose profile is written in ProfilerDetachSucceeded) is gone
-	// moments later: the runtime frees it after that callback returns.
-	for end := time.Now().Add(alreadyActiveWait); isAlreadyActive(err) && time.Now().Before(end); {
-		time.Sleep(200 * time.Millisecond)
-		conn.Close()
-		if conn, err = diagipc.Dial(f.pid); err != nil {
-			return usageErr(err)
-		}
-		err = diagipc.AttachProfiler(conn, attachTimeout, clsid, pr.lib, data)
+	err = attach.Live(f.pid, pr.lib, attach.ClientData(opts, f.duration, logf.Name()))
+	var de *attach.DialError
+	if errors.As(err, &de) {
+		return usageErr(de.Err)
 	}
 	if err != nil {
 		return usageErr(attachRefused(f.pid, err, logf.Name()))
@@ -110,15 +92,6 @@ func runAttach(cmd *cobra.Command, f *profileFlags, args []string) error {
 		return withCode(ExitFailed, fmt.Errorf("reading the profile in %s: %v", dir, err))
 	}
 	return showProfile(cmd, f, tree, dir, 0, "", pr.focus)
-}
-
-// alreadyActiveWait is how long an attach retries a process whose
-// profiler is still there (see runAttach).
-const alreadyActiveWait = 2 * time.Second
-
-func isAlreadyActive(err error) bool {
-	var he *diagipc.HRESULTError
-	return errors.As(err, &he) && he.HR == diagipc.ProfilerAlreadyActive
 }
 
 // attachRefused says why the runtime did not load the profiler.
