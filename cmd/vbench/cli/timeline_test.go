@@ -133,7 +133,7 @@ func TestTimelineBadFlags(t *testing.T) {
 		{[]string{"--timeline", "--timeline-cap", "-5"}, "--timeline-cap -5: want"},
 		{[]string{"--timeline", "--timeline-min", "-1ms"}, "--timeline-min -1ms: want a duration in 0s..1m0s"},
 		{[]string{"--timeline-cap", "10"}, "--timeline-cap does nothing without --timeline"},
-		{[]string{"--mode", "sampling", "--timeline"}, "--timeline does nothing under --mode sampling: only tracing, allocations, allocation-sampling read it"},
+		{[]string{"--mode", "instrumentation", "--timeline"}, "--timeline does nothing under --mode instrumentation: only tracing, sampling, suspend-sampling, allocations, allocation-sampling read it"},
 		{[]string{"-o", "x.json"}, "-o x.json: vbench profile writes speedscope's format"},
 	}
 	for _, c := range cases {

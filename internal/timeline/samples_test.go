@@ -1,0 +1,31 @@
+package timeline
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// Samples become nested slices: shared prefixes stay open, a silence
+// longer than the gap and a cut (a GC) end them, the limit stops them,
+// and the result is valid, nesting trace-event JSON.
+func TestSlices(t *testing.T) {
+	s := func(ts float64, stack string) Sample { return Sample{Ts: ts, Dur: 10, Stack: strings.Split(stack, ">")} }
+	samples := []Sample{s(20, "Main>A"), s(10, "Main>A"), s(30, "Main>B"), s(40, "Main>B"), s(100, "Main>B"), s(110, "Main>B>C")}
+	ev, used := Slices(1, 2, samples, []float64{95}, 10, -1)
+	var got []string
+	for _, e := range ev {
+		got = append(got, fmt.Sprintf("%s %g+%g", e.Name, e.Ts, e.Dur))
+	}
+	Sort(ev)
+	if err := Validate(&Trace{TraceEvents: ev}); err != nil {
+		t.Fatal(err)
+	}
+	want := "Main 0+40 A 0+20 B 20+20 Main 90+5 B 90+5 Main 95+15 B 95+15 C 100+10"
+	if strings.Join(got, " ") != want || used != len(samples) {
+		t.Errorf("slices %q, used %d\nwant %q", strings.Join(got, " "), used, want)
+	}
+	if ev, used := Slices(1, 2, samples, nil, 10, 3); len(ev) > 3 || used != 4 {
+		t.Errorf("limit 3: %d slices, %d samples used (want <= 3, 4)", len(ev), used)
+	}
+}
