@@ -18,11 +18,11 @@ type Timeline struct {
 	// of the sampling engines: samples kept, and the nested slices they make (of Events)
 	Samples int64 `json:"samples,omitempty"`
 	Slices  int64 `json:"slices,omitempty"`
-	Folded      int64 `json:"folded"`  // calls shorter than MinNs, folded into their callers
-	Dropped     int64 `json:"dropped"` // calls not kept: past the cap, or deeper than the frames followed
-	Cap         int64 `json:"cap"`     // call events a process keeps at most
-	MinNs       int64 `json:"min_ns"`
-	Bytes       int64 `json:"bytes"`
+	Folded  int64 `json:"folded"`  // calls shorter than MinNs, folded into their callers
+	Dropped int64 `json:"dropped"` // calls not kept: past the cap, or deeper than the frames followed
+	Cap     int64 `json:"cap"`     // call events a process keeps at most
+	MinNs   int64 `json:"min_ns"`
+	Bytes   int64 `json:"bytes"`
 }
 
 // Warning says what the timeline left out that a reader would miss: calls

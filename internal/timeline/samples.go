@@ -1,6 +1,9 @@
 package timeline
 
-import "sort"
+import (
+	"math"
+	"sort"
+)
 
 // CatSample is the category of the slices a sampling engine's timeline is
 // made of (see Slices).
@@ -24,16 +27,22 @@ type Sample struct {
 func Slices(pid, tid int, samples []Sample, cuts []float64, gap float64, limit int) (ev []Event, used int) {
 	sort.SliceStable(samples, func(i, j int) bool { return samples[i].Ts < samples[j].Ts })
 	cuts = append([]float64(nil), cuts...)
+	for i := range cuts {
+		cuts[i] = ns(cuts[i])
+	}
 	sort.Float64s(cuts)
 	type open struct {
 		name string
 		at   int // its event, written when it opens: a parent before its children (Sort keeps them so at a tie)
 	}
 	var st []open
+	// A slice ends 1 ns a level before at: a sibling starting at at, or a
+	// parent ending there, never shares its end (speedscope's importer
+	// pairs ends of equal times in file order and would nest them wrong).
 	closeTo := func(k int, at float64) {
 		for len(st) > k {
 			e := &ev[st[len(st)-1].at]
-			e.Dur = max(at-e.Ts, 0)
+			e.Dur = max(ns(at-0.001*float64(len(st))-e.Ts), 0)
 			st = st[:len(st)-1]
 		}
 	}
@@ -55,7 +64,7 @@ func Slices(pid, tid int, samples []Sample, cuts []float64, gap float64, limit i
 	}
 	prev, ci := 0.0, 0
 	for i, s := range samples {
-		a, b := s.Ts-s.Dur, s.Ts
+		a, b := ns(s.Ts-s.Dur), ns(s.Ts)
 		if i > 0 && a < prev {
 			a = prev
 		}
@@ -80,3 +89,7 @@ func Slices(pid, tid int, samples []Sample, cuts []float64, gap float64, limit i
 	closeTo(0, prev)
 	return ev, used
 }
+
+// ns rounds µs to the file's precision (3 decimals), so that a slice's end
+// is its start plus its duration as written.
+func ns(us float64) float64 { return math.Round(us*1e3) / 1e3 }

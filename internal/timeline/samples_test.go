@@ -8,9 +8,12 @@ import (
 
 // Samples become nested slices: shared prefixes stay open, a silence
 // longer than the gap and a cut (a GC) end them, the limit stops them,
-// and the result is valid, nesting trace-event JSON.
+// no slice ends where its sibling starts or its parent ends, and the
+// result is valid, nesting trace-event JSON.
 func TestSlices(t *testing.T) {
-	s := func(ts float64, stack string) Sample { return Sample{Ts: ts, Dur: 10, Stack: strings.Split(stack, ">")} }
+	s := func(ts float64, stack string) Sample {
+		return Sample{Ts: ts, Dur: 10, Stack: strings.Split(stack, ">")}
+	}
 	samples := []Sample{s(20, "Main>A"), s(10, "Main>A"), s(30, "Main>B"), s(40, "Main>B"), s(100, "Main>B"), s(110, "Main>B>C")}
 	ev, used := Slices(1, 2, samples, []float64{95}, 10, -1)
 	var got []string
@@ -21,7 +24,7 @@ func TestSlices(t *testing.T) {
 	if err := Validate(&Trace{TraceEvents: ev}); err != nil {
 		t.Fatal(err)
 	}
-	want := "Main 0+40 A 0+20 B 20+20 Main 90+5 B 90+5 Main 95+15 B 95+15 C 100+10"
+	want := "Main 0+39.999 A 0+19.998 B 20+19.998 Main 90+4.999 B 90+4.998 Main 95+14.999 B 95+14.998 C 100+9.997" // ends 1 ns a level early
 	if strings.Join(got, " ") != want || used != len(samples) {
 		t.Errorf("slices %q, used %d\nwant %q", strings.Join(got, " "), used, want)
 	}
