@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 )
@@ -31,4 +32,26 @@ func TestSlices(t *testing.T) {
 	if ev, used := Slices(1, 2, samples, nil, 10, 3); len(ev) > 3 || used != 4 {
 		t.Errorf("limit 3: %d slices, %d samples used (want <= 3, 4)", len(ev), used)
 	}
+}
+
+// The write's cost per sample (docs/timeline.md): fibonacci-like stacks,
+// 30 frames deep, the leaf-most 5 changing from one sample to the next,
+// sliced and written.
+func BenchmarkSlicesWrite(b *testing.B) {
+	samples := make([]Sample, 10000)
+	for i := range samples {
+		st := []string{"Program.Main", "Fib.Run"}
+		for d := range 28 {
+			st = append(st, fmt.Sprintf("Fib.F%d", (d+i*(d/23))%7))
+		}
+		samples[i] = Sample{Ts: float64(i) * 1000, Dur: 1000, Stack: st}
+	}
+	b.ResetTimer()
+	for range b.N {
+		ev, _ := Slices(1, 2, samples, nil, 1000, -1)
+		if _, err := Write(io.Discard, &Trace{TraceEvents: ev}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(samples)), "ns/sample")
 }
