@@ -28,7 +28,7 @@ import (
 // installed (as the HTML report's browser check).
 func TestSpeedscopeOpensEveryFile(t *testing.T) {
 	browser := testbin.Chromium(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute) // six files, each opened twice, on a busy machine
 	defer cancel()
 	dist, err := exec.CommandContext(ctx, filepath.Join(testbin.RepoRoot(), "scripts", "ensure-speedscope.sh")).Output()
 	if err != nil {
