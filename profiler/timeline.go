@@ -94,8 +94,12 @@ func writeTimeline(cfg *config, dir string) *profile.Timeline {
 		if g.induced != 0 {
 			why = "induced"
 		}
+		ts, dur := us(uint64(g.t0)), float64(g.t1-g.t0)*usPerTick
+		if cfg.engine.Samples() { // on the grid the sample slices it cuts are on (timeline.Slices)
+			ts, dur = timeline.Grid(ts), timeline.Grid(us(uint64(g.t1)))-timeline.Grid(ts)
+		}
 		ev = append(ev, timeline.Event{Name: fmt.Sprintf("GC gen%d (%s)", int(g.generation), why), Cat: timeline.CatGC, Ph: "X",
-			Ts: us(uint64(g.t0)), Dur: float64(g.t1-g.t0) * usPerTick, Pid: pid, Tid: int(g.tid),
+			Ts: ts, Dur: dur, Pid: pid, Tid: int(g.tid),
 			Args: map[string]any{"generation": int(g.generation), "reason": why, "pause_ns": int64(g.pause_ns)}})
 	}
 	njit := min(uint64(C.vb_tl_njit), C.VB_TL_JITS)

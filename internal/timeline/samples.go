@@ -28,7 +28,7 @@ func Slices(pid, tid int, samples []Sample, cuts []float64, gap float64, limit i
 	sort.SliceStable(samples, func(i, j int) bool { return samples[i].Ts < samples[j].Ts })
 	cuts = append([]float64(nil), cuts...)
 	for i := range cuts {
-		cuts[i] = ns(cuts[i])
+		cuts[i] = Grid(cuts[i])
 	}
 	sort.Float64s(cuts)
 	type open struct {
@@ -42,7 +42,7 @@ func Slices(pid, tid int, samples []Sample, cuts []float64, gap float64, limit i
 	closeTo := func(k int, at float64) {
 		for len(st) > k {
 			e := &ev[st[len(st)-1].at]
-			e.Dur = max(ns(at-0.001*float64(len(st))-e.Ts), 0)
+			e.Dur = max(Grid(at-0.001*float64(len(st))-e.Ts), 0)
 			st = st[:len(st)-1]
 		}
 	}
@@ -64,7 +64,7 @@ func Slices(pid, tid int, samples []Sample, cuts []float64, gap float64, limit i
 	}
 	prev, ci := 0.0, 0
 	for i, s := range samples {
-		a, b := ns(s.Ts-s.Dur), ns(s.Ts)
+		a, b := Grid(s.Ts-s.Dur), Grid(s.Ts)
 		if i > 0 && a < prev {
 			a = prev
 		}
@@ -90,6 +90,8 @@ func Slices(pid, tid int, samples []Sample, cuts []float64, gap float64, limit i
 	return ev, used
 }
 
-// ns rounds µs to the file's precision (3 decimals), so that a slice's end
-// is its start plus its duration as written.
-func ns(us float64) float64 { return math.Round(us*1e3) / 1e3 }
+// Grid rounds µs to the file's precision (3 decimals), so that a slice's
+// end is its start plus its duration as written. The slices a cut ends
+// start on it: the cut's own slice (a GC) must be on it too, or a start a
+// fraction of a ns later sorts it inside them.
+func Grid(us float64) float64 { return math.Round(us*1e3) / 1e3 }

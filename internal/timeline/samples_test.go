@@ -29,6 +29,14 @@ func TestSlices(t *testing.T) {
 	if strings.Join(got, " ") != want || used != len(samples) {
 		t.Errorf("slices %q, used %d\nwant %q", strings.Join(got, " "), used, want)
 	}
+	// A cut off the grid (a GC's start): its slice on the grid nests the
+	// samples' slices that start there.
+	ev, _ = Slices(1, 2, []Sample{s(20, "Main>A")}, []float64{15.0004, 18.0004}, 10, -1)
+	ev = append(ev, Event{Name: "GC", Ph: "X", Ts: Grid(15.0004), Dur: Grid(18.0004) - Grid(15.0004), Pid: 1, Tid: 2})
+	Sort(ev)
+	if err := Validate(&Trace{TraceEvents: ev}); err != nil {
+		t.Errorf("a GC cutting a sample: %v", err)
+	}
 	if ev, used := Slices(1, 2, samples, nil, 10, 3); len(ev) > 3 || used != 4 {
 		t.Errorf("limit 3: %d slices, %d samples used (want <= 3, 4)", len(ev), used)
 	}
