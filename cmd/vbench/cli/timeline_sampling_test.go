@@ -78,15 +78,7 @@ func TestTimelineOfSampling(t *testing.T) {
 		t.Errorf("main thread: %d StartAndWait slices, its GC %v, its throw %v", mainWait, gc, thrown)
 	}
 
-	sf, err := os.Open(ss)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sf.Close()
-	file, err := speedscope.Read(sf)
-	if err != nil {
-		t.Fatalf("%s: %v", ss, err)
-	}
+	file := readSpeedscope(t, ss)
 	var ordered *speedscope.Profile
 	for i, pr := range file.Profiles {
 		if pr.Name == "thread "+strconv.Itoa(workerTid)+" (samples in time order)" {
@@ -155,4 +147,19 @@ func readTimeline(t *testing.T, path string) *timeline.Trace {
 		t.Fatalf("%s is not valid trace-event JSON: %v", path, err)
 	}
 	return tr
+}
+
+// readSpeedscope reads a speedscope file and checks what speedscope relies on.
+func readSpeedscope(t *testing.T, path string) *speedscope.File {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	file, err := speedscope.Read(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return file
 }
