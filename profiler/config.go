@@ -124,8 +124,8 @@ func configFromEnv(get func(string) (string, bool)) (*config, error) {
 		c.maxStack = n
 	}
 	if s, ok := get(modes.EnvVar("timeline")); ok && s != "" && s != "0" {
-		if c.mode != cModeTracing && c.mode != cModeAllocations && c.mode != cModeAllocSampling {
-			return nil, fmt.Errorf("%s=%s: only the tracing and allocation engines write a timeline", modes.EnvVar("timeline"), s)
+		if c.mode == cModeNull || c.mode == cModeInstrumentation {
+			return nil, fmt.Errorf("%s=%s: only the tracing, sampling and allocation engines write a timeline", modes.EnvVar("timeline"), s)
 		}
 		c.timeline = true
 	}

@@ -41,9 +41,12 @@
 //     event in the thread's own buffer, reserved at its first call; a call
 //     shorter than the minimum is given back at its leave; the cap taken
 //     4096 events at a time by one atomic add); the allocation engines add
-//     one event per object in alloc.c; GCs (gc.c), JIT compilations and
-//     exceptions are recorded by their callbacks. Drained once, at the
-//     write, into timeline.json (Chrome trace-event JSON).
+//     one event per object in alloc.c; the samplers one per sample
+//     (vb_tl_sample: the drain or suspend-sampling's thread appends the
+//     TSC the SIGPROF handler read, the leaf node, the weight); GCs
+//     (gc.c), JIT compilations and exceptions are recorded by their
+//     callbacks. Drained once, at the write, into timeline.json (Chrome
+//     trace-event JSON).
 //   - attach.c: attach and detach (vbench profile --pid; docs/attach.md):
 //     InitializeForAttach with the configuration in the client data, the
 //     threads already running registered, the library kept loaded

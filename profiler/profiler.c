@@ -261,6 +261,7 @@ HRESULT vb_start(IUnknown *unk, const void *data, uint32_t ndata) {
 		// land on the methods tracing and the source show.
 		mask = COR_PRF_ENABLE_STACK_SNAPSHOT;
 		if (env_true("VBENCH_SAMPLING_NOINLINE")) mask |= COR_PRF_MONITOR_JIT_COMPILATION;
+		if (vb_tl_on) mask |= COR_PRF_MONITOR_EXCEPTIONS | COR_PRF_MONITOR_SUSPENDS, high = COR_PRF_HIGH_BASIC_GC; // the timeline's throws and GCs
 		break;
 	// allocations: every object (ObjectAllocated; ENABLE_OBJECT_ALLOCATED
 	// must be asked for at Initialize). Both allocation engines: the GCs
@@ -280,6 +281,7 @@ HRESULT vb_start(IUnknown *unk, const void *data, uint32_t ndata) {
 	case VB_MODE_SAMPLING:
 		mask = COR_PRF_MONITOR_THREADS | COR_PRF_MONITOR_EXCEPTIONS;
 		if (env_true("VBENCH_SAMPLING_NOINLINE")) mask |= COR_PRF_MONITOR_JIT_COMPILATION;
+		if (vb_tl_on) mask |= COR_PRF_MONITOR_SUSPENDS, high = COR_PRF_HIGH_BASIC_GC; // the timeline's GCs
 		break;
 	}
 	// Hooking everything (--include '*') also means framework code: make the
@@ -450,6 +452,7 @@ static HRESULT cb_exception_thrown(void *self, ObjectID obj) {
 	(void)self;
 	if (vb_mode == VB_MODE_SAMPLING) {
 		vb_cpu_exception_thrown();
+		if (vb_tl_on) vb_tl_exception(obj);
 		return S_OK;
 	}
 	vb_crash_thrown(obj);

@@ -47,6 +47,7 @@ typedef struct {
 	uintptr_t top[TOPWORDS];
 	uintptr_t sp0, bp0; // the interrupted stack and frame pointers
 	int64_t cpu_end;    // a wait tick's: the thread's CPU time as its walk ended (see sampling_waits.c)
+	uint64_t tsc;       // with a timeline: when the tick interrupted the thread (see sampling_handler.c)
 	// OSR frames (see sampling_frameless.c): walk index j of a frame whose record's next
 	// frame pointer also lies higher up, and the word above that copy.
 	uint32_t nhid;

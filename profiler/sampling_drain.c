@@ -225,6 +225,7 @@ void vb_cpu_drain_record(record *r) {
 			vb_cpu_no_managed++;
 			vb_node *c = vb_node_child(th, &th->root, &vb_native_fns[native_kind(frame_ip(s, 0))]);
 			if (c) c->incl_samples += w, c->excl_samples += w;
+			if (vb_tl_on) vb_tl_sample(th, s->tsc, c, w);
 			continue;
 		}
 		vb_node *p = &th->root;
@@ -235,6 +236,7 @@ void vb_cpu_drain_record(record *r) {
 		if (s->seen > LEAD + RING) vb_stacks_elided++;
 		for (uint32_t i = n; i-- > 0 && p;) nodes[i] = p = merge(th, p, resolved[i], w);
 		if (p && p != &th->root) p->excl_samples += w;
+		if (vb_tl_on) vb_tl_sample(th, s->tsc, p, w);
 		uint32_t nsites = 0;
 		if (vb_lines && p && p != &th->root) {
 			int64_t l0 = vb_cpu_timing ? vb_self_cpu_ns() : 0;

@@ -62,6 +62,7 @@ static void wait_add(record *r, uint32_t w) {
 	if (!r->wait_leaf || !r->tree) return;
 	for (vb_node *n = r->wait_leaf; n; n = n->parent) n->incl_samples += w;
 	r->wait_leaf->excl_samples += w;
+	if (vb_tl_on) vb_tl_sample(r->tree, vb_rdtsc(), r->wait_leaf, w); // the time waited up to now
 	if (__atomic_load_n(&vb_kernel_on, __ATOMIC_RELAXED)) vb_kernel_add(r->tree, r->wait_leaf, w);
 	if (r->wait_line) r->wait_line->w += w;
 	for (uint32_t k = 0; k < r->nwait_sites; k++) r->wait_sites[k]->w += w;

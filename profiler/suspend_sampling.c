@@ -133,6 +133,7 @@ static void sample_once(void) {
 		return;
 	}
 	int64_t t1 = vb_mono_ns();
+	uint64_t tick_tsc = vb_tl_on ? vb_rdtsc() : 0; // the timeline's stamp: every stack of this tick
 	uint32_t nstacks = 0;
 	nframes = 0;
 	IUnknown *e = 0;
@@ -199,6 +200,7 @@ static void sample_once(void) {
 		}
 		if (r->leaf && p) p = merge(t, p, vb_fn_for_function(r->leaf));
 		if (p && p != &t->root) p->excl_samples++;
+		if (vb_tl_on) vb_tl_sample(t, tick_tsc, p, 1);
 		if (kernel) vb_kernel_add(t, p, 1);
 	}
 }

@@ -1,5 +1,6 @@
-// The timeline's cold half (VBENCH_TIMELINE=1, tracing): its settings, a
-// thread's buffer made at its first hooked call, the runtime's events on
+// The timeline's cold half (VBENCH_TIMELINE=1: tracing, the sampling
+// engines): its settings, a thread's buffer made at its first hooked call
+// (or sample), the runtime's events on
 // their threads (JIT compilations, exceptions thrown, thread exits; GCs are
 // gc.c's). The hooks' half is in hot.c; the events are read at the write
 // (timeline.go), never while a hook runs them.
@@ -45,6 +46,25 @@ vb_tl *vb_tl_new(int32_t os_tid) {
 	l->os_tid = os_tid;
 	l->start_tsc = vb_rdtsc();
 	return l;
+}
+
+_Static_assert(sizeof(vb_tl_smp) == sizeof(vb_tl_ev), "a sample takes an event's place");
+
+// vb_tl_sample appends one sample to t's timeline; past the cap it is
+// counted as dropped. Off the hot path (the drain, suspend-sampling's
+// thread: one at a time), so a plain count takes the cap exactly.
+void vb_tl_sample(vb_thread *t, uint64_t ts, vb_node *leaf, uint64_t weight) {
+	if (!t || !leaf || leaf == &t->root) return;
+	if (!t->tl && !(t->tl = vb_tl_new(t->os_tid))) return;
+	vb_tl *l = t->tl;
+	if (__atomic_load_n(&vb_tl_left, __ATOMIC_RELAXED) <= 0) {
+		l->dropped++;
+		return;
+	}
+	__atomic_fetch_sub(&vb_tl_left, 1, __ATOMIC_RELAXED);
+	vb_tl_smp *e = (vb_tl_smp *)l->ev + l->n;
+	e->ts = ts, e->leaf = leaf, e->weight = weight;
+	__atomic_store_n(&l->n, l->n + 1, __ATOMIC_RELEASE);
 }
 
 void vb_tl_enter_slow(vb_fn *fn) {

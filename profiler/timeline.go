@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -52,9 +53,12 @@ func writeTimeline(cfg *config, dir string) *profile.Timeline {
 	}
 	var ev []timeline.Event
 	ev = append(ev, timeline.Event{Name: "process_name", Ph: "M", Pid: pid, Args: map[string]any{"name": processName(cfg.command, pid)}})
+	if cfg.engine.Samples() {
+		ev = append(ev, sampleEvents(cfg, pid, us, info)...)
+	}
 	for t := C.vb_threads_head(); t != nil; t = t.next_thread {
 		l := t.tl
-		if l == nil {
+		if l == nil || cfg.engine.Samples() {
 			continue
 		}
 		tid := int(l.os_tid)
@@ -90,8 +94,12 @@ func writeTimeline(cfg *config, dir string) *profile.Timeline {
 		if g.induced != 0 {
 			why = "induced"
 		}
+		ts, dur := us(uint64(g.t0)), float64(g.t1-g.t0)*usPerTick
+		if cfg.engine.Samples() { // on the grid the sample slices it cuts are on (timeline.Slices)
+			ts, dur = timeline.Grid(ts), timeline.Grid(us(uint64(g.t1)))-timeline.Grid(ts)
+		}
 		ev = append(ev, timeline.Event{Name: fmt.Sprintf("GC gen%d (%s)", int(g.generation), why), Cat: timeline.CatGC, Ph: "X",
-			Ts: us(uint64(g.t0)), Dur: float64(g.t1-g.t0) * usPerTick, Pid: pid, Tid: int(g.tid),
+			Ts: ts, Dur: dur, Pid: pid, Tid: int(g.tid),
 			Args: map[string]any{"generation": int(g.generation), "reason": why, "pause_ns": int64(g.pause_ns)}})
 	}
 	njit := min(uint64(C.vb_tl_njit), C.VB_TL_JITS)
@@ -114,12 +122,15 @@ func writeTimeline(cfg *config, dir string) *profile.Timeline {
 		ev = append(ev, timeline.Event{Name: "throw " + cls, Cat: timeline.CatException, Ph: "i", S: "t", Ts: us(uint64(x.ts)), Pid: pid, Tid: int(x.tid), Args: map[string]any{"type": cls}})
 	}
 	info.Events = int64(len(ev))
+	what := fmt.Sprintf("calls shorter than %v were folded into their callers (%d of them); %d calls or allocations were dropped at the cap of %d events", cfg.timelineMin, info.Folded, info.Dropped, info.Cap)
+	if cfg.engine.Samples() {
+		what = fmt.Sprintf("%d samples as %d nested slices (a sample stands for its weight before its tick); %d samples were dropped at the cap of %d events", info.Samples, info.Slices, info.Dropped, info.Cap)
+	}
 	timeline.Sort(ev)
 	tr := &timeline.Trace{TraceEvents: ev, OtherData: map[string]any{
 		"producer": "vbench profile --timeline", "mode": string(cfg.engine), "pid": pid,
-		"calls": info.Calls, "allocations": info.Allocations, "folded_calls": info.Folded, "dropped": info.Dropped,
-		"cap_events": info.Cap, "min_duration_ns": info.MinNs,
-		"note": fmt.Sprintf("calls shorter than %v were folded into their callers (%d of them); %d calls or allocations were dropped at the cap of %d events", cfg.timelineMin, info.Folded, info.Dropped, info.Cap),
+		"calls": info.Calls, "allocations": info.Allocations, "samples": info.Samples, "folded_calls": info.Folded, "dropped": info.Dropped,
+		"cap_events": info.Cap, "min_duration_ns": info.MinNs, "note": what,
 	}}
 	err := atomicfile.Write(filepath.Join(dir, timeline.File), 0o666, func(w io.Writer) error {
 		n, err := timeline.Write(w, tr)
@@ -130,6 +141,62 @@ func writeTimeline(cfg *config, dir string) *profile.Timeline {
 		info.File, info.Error = "", fmt.Sprintf("writing %s: %v", timeline.File, err)
 	}
 	return info
+}
+
+// sampleEvents are the sampling engines' timeline: each thread's samples
+// in time order (stamped at the tick: sampling_handler.c, suspend_sampling.c),
+// their stacks the profile's (frames outside the filter left out), as
+// nested slices (timeline.Slices), cut at the thread's GCs so that the GC
+// slices nest with them. Past the cap (samples kept in C; slices here) the
+// samples are counted as dropped.
+func sampleEvents(cfg *config, pid int, us func(uint64) float64, info *profile.Timeline) []timeline.Event {
+	var ev []timeline.Event
+	cuts := map[int][]float64{}
+	for _, g := range unsafe.Slice(&C.vb_gcs[0], min(uint64(C.vb_gc_count), C.VB_GC_MAX)) {
+		if g.t0 != 0 && g.t1 >= g.t0 {
+			cuts[int(g.tid)] = append(cuts[int(g.tid)], us(uint64(g.t0)), us(uint64(g.t1)))
+		}
+	}
+	ivUs := float64(cfg.interval.Nanoseconds()) / 1e3
+	stacks := map[*C.vb_node][]string{}
+	stack := func(leaf *C.vb_node) []string {
+		st, ok := stacks[leaf]
+		if ok {
+			return st
+		}
+		for n := leaf; n != nil; n = n.parent {
+			if n.fn != nil && n.fn.user != 0 {
+				st = append(st, C.GoString(n.fn.name))
+			}
+		}
+		slices.Reverse(st)
+		if len(st) == 0 {
+			st = []string{profile.UnselectedFrame}
+		}
+		stacks[leaf] = st
+		return st
+	}
+	left := cfg.timelineCap
+	for t := C.vb_threads_head(); t != nil; t = t.next_thread {
+		l := t.tl
+		if l == nil {
+			continue
+		}
+		tid := int(l.os_tid)
+		raw := unsafe.Slice((*C.vb_tl_smp)(unsafe.Pointer(l.ev)), uint64(C.vb_tl_n(l)))
+		samples := make([]timeline.Sample, len(raw))
+		for i, e := range raw {
+			samples[i] = timeline.Sample{Ts: us(uint64(e.ts)), Dur: float64(e.weight) * ivUs, Stack: stack(e.leaf)}
+		}
+		sl, used := timeline.Slices(pid, tid, samples, cuts[tid], ivUs, left)
+		left -= len(sl)
+		info.Samples += int64(used)
+		info.Slices += int64(len(sl))
+		info.Dropped += int64(l.dropped) + int64(len(samples)-used)
+		ev = append(ev, timeline.Event{Name: "thread_name", Ph: "M", Pid: pid, Tid: tid, Args: map[string]any{"name": fmt.Sprintf("thread %d", tid)}})
+		ev = append(ev, sl...)
+	}
+	return ev
 }
 
 // allocationEvents are the allocation engines' timeline: each object (or

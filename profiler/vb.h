@@ -103,6 +103,16 @@ typedef struct vb_tl {
 	int32_t os_tid;
 	struct { uint64_t idx; vb_fn *fn; } stack[VB_TL_DEPTH];
 } vb_tl;
+// Under the sampling engines a thread's ev holds samples instead (same
+// size): the tick's TSC, the stack's leaf in the thread's tree, the weight
+// in intervals. Appended by the drain (or suspend-sampling's thread), one
+// thread at a time, never by the signal handler; the cap is exact.
+typedef struct {
+	uint64_t ts;
+	vb_node *leaf;
+	uint64_t weight;
+} vb_tl_smp;
+void vb_tl_sample(vb_thread *t, uint64_t ts, vb_node *leaf, uint64_t weight);
 extern int vb_tl_on;
 extern uint64_t vb_tl_min_ticks, vb_tl_cap;
 extern int64_t vb_tl_left; // events of the cap not yet reserved by a thread

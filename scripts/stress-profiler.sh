@@ -19,7 +19,9 @@
 # "none null tracing instrumentation sampling suspend-sampling cpu-directed allocations allocation-sampling"), STRESS_THREADS (default 8),
 # STRESS_KEEP_ONSTACK=1 (builds the library with -tags vbenchtest and sets
 # VBENCH_DEBUG_KEEP_ONSTACK=1: SIGRTMIN keeps the SA_ONSTACK Go gave it,
-# everything else is fixed: to demonstrate that crash).
+# everything else is fixed: to demonstrate that crash), STRESS_TIMELINE=1
+# (VBENCH_TIMELINE=1: the timeline's paths too; only with STRESS_MODES
+# whose engines write one: tracing, the samplers, the allocation engines).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -72,6 +74,7 @@ for ((i = 1; i <= n; i++)); do
 				VBENCH_MODE="$mode" VBENCH_PROFILE_DIR="$dir" VBENCH_INTERVAL=1ms)
 			[ "$mode" = cpu-directed ] && env+=(VBENCH_MODE=sampling VBENCH_CPU_DIRECTED=1)
 			[ "${STRESS_KEEP_ONSTACK:-0}" = 1 ] && env+=(VBENCH_DEBUG_KEEP_ONSTACK=1)
+			[ "${STRESS_TIMELINE:-0}" = 1 ] && env+=(VBENCH_TIMELINE=1)
 		fi
 		env "${env[@]}" timeout 120 dotnet "$app" stress "$threads" >"$dir/out" 2>"$dir/err"
 		rc=$?

@@ -48,11 +48,11 @@ var Fields = []Field{
 	{Name: "lines", Env: "VBENCH_LINES", Reads: isEngine(EngineSampling, EngineCPUSampling, EngineInstrumentation), // the signal sampler maps its leaves' IPs; instrumentation counts sequence points
 		Help: "sampling: each sample's source line (from the program's PDBs); instrumentation: count every line's executions"},
 	{Name: "timeline", Env: "VBENCH_TIMELINE", Reads: writesTimeline,
-		Help: "tracing: also write <pid>/timeline.json, every thread's calls, GCs, JIT compilations and exceptions in time order; allocations, allocation-sampling: every allocation (or sample) with its type, bytes and path, and the GCs (Chrome trace-event JSON: Perfetto, speedscope)"},
+		Help: "tracing: also write <pid>/timeline.json, every thread's calls, GCs, JIT compilations and exceptions in time order; allocations, allocation-sampling: every allocation (or sample) with its type, bytes and path, and the GCs; the sampling engines: each thread's samples in time order as nested slices, the GCs and exceptions (Chrome trace-event JSON: Perfetto, speedscope)"},
 	{Bounds: TimelineMin, Env: "VBENCH_TIMELINE_MIN", Needs: "timeline", Reads: isEngine(EngineTracing), // calls fold; allocations are instants
 		Help: "with --timeline, tracing: calls shorter than this fold into their caller (0: keep every call)"},
 	{Bounds: TimelineCap, Env: "VBENCH_TIMELINE_CAP", Unit: "events", Needs: "timeline", Reads: writesTimeline,
-		Help: "with --timeline: events a process keeps at most (" + TimelineCap.Want() + "); calls past it are counted and said"},
+		Help: "with --timeline: events (calls, allocations, samples) a process keeps at most (" + TimelineCap.Want() + "); those past it are counted and said"},
 }
 
 // A Field is one row of the settings table.
@@ -191,8 +191,8 @@ func isEngine(es ...Engine) func(Engine) bool {
 	return func(e Engine) bool { return slices.Contains(es, e) }
 }
 
-// the enter/leave hooks, the allocation callbacks write it
-func writesTimeline(e Engine) bool { return e == EngineTracing || e.Allocates() }
+// the enter/leave hooks, the allocation callbacks, the samplers write it
+func writesTimeline(e Engine) bool { return e == EngineTracing || e.Allocates() || e.Samples() }
 
 // A Setting is one of the profiler's numeric settings as data: its name (a
 // suite's and a results file's field), its default, and the values the

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Timeline is what profile.json says of the timeline a tracing run with
+// Timeline is what profile.json says of the timeline a run with
 // --timeline wrote beside it (timeline.json, package timeline): how much
 // it kept, and what it left out.
 type Timeline struct {
@@ -15,11 +15,14 @@ type Timeline struct {
 	Calls  int64  `json:"calls"`  // of Events, call slices (tracing)
 	// of Events, allocations (the allocation engines: each object, or each sample)
 	Allocations int64 `json:"allocations,omitempty"`
-	Folded      int64 `json:"folded"`  // calls shorter than MinNs, folded into their callers
-	Dropped     int64 `json:"dropped"` // calls not kept: past the cap, or deeper than the frames followed
-	Cap         int64 `json:"cap"`     // call events a process keeps at most
-	MinNs       int64 `json:"min_ns"`
-	Bytes       int64 `json:"bytes"`
+	// of the sampling engines: samples kept, and the nested slices they make (of Events)
+	Samples int64 `json:"samples,omitempty"`
+	Slices  int64 `json:"slices,omitempty"`
+	Folded  int64 `json:"folded"`  // calls shorter than MinNs, folded into their callers
+	Dropped int64 `json:"dropped"` // calls not kept: past the cap, or deeper than the frames followed
+	Cap     int64 `json:"cap"`     // call events a process keeps at most
+	MinNs   int64 `json:"min_ns"`
+	Bytes   int64 `json:"bytes"`
 }
 
 // Warning says what the timeline left out that a reader would miss: calls
@@ -31,6 +34,8 @@ func (t *Timeline) Warning() string {
 		return ""
 	case t.Error != "":
 		return "timeline: " + t.Error
+	case t.Dropped > 0 && t.Samples > 0:
+		return fmt.Sprintf("timeline: %d samples were left out of %s: its cap of %d events was reached (--timeline-cap)", t.Dropped, t.File, t.Cap)
 	case t.Dropped > 0 && t.Allocations > 0:
 		return fmt.Sprintf("timeline: %d allocations were left out of %s: its cap of %d events was reached (--timeline-cap)", t.Dropped, t.File, t.Cap)
 	case t.Dropped > 0:
@@ -46,7 +51,10 @@ func (t *Timeline) Summary() string {
 		return ""
 	}
 	s := fmt.Sprintf("%s: %d events, %d calls kept, %d calls shorter than %v folded into their callers", t.File, t.Events, t.Calls, t.Folded, time.Duration(t.MinNs))
-	if t.Allocations > 0 || t.Calls == 0 {
+	switch {
+	case t.Samples > 0:
+		s = fmt.Sprintf("%s: %d events, %d samples in time order as %d slices", t.File, t.Events, t.Samples, t.Slices)
+	case t.Allocations > 0 || t.Calls == 0:
 		s = fmt.Sprintf("%s: %d events, %d allocations", t.File, t.Events, t.Allocations)
 	}
 	if t.Dropped > 0 {

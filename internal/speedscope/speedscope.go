@@ -10,7 +10,9 @@
 //   - an allocation profile: per thread, each path's bytes by type (the
 //     type the leaf frame), in bytes, and the objects, counted;
 //   - a timeline (timeline.json): per thread, the kept calls, GCs and JIT
-//     compilations as frames opened and closed, in microseconds.
+//     compilations as frames opened and closed, in microseconds; a
+//     sampling engine's, its samples as a sampled profile in time order,
+//     in nanoseconds.
 package speedscope
 
 import (
@@ -19,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -279,21 +282,27 @@ func (b *builder) addAllocations(p *profile.Profile, a *profile.Allocations, fns
 }
 
 // addTimeline adds one evented profile per thread of tl: its slices (calls,
-// GCs, JIT compilations) as frames opened and closed; instants have no
-// place in the format and are left out.
+// GCs, JIT compilations) as frames opened and closed, a sampling engine's
+// sample slices as a sampled profile (addTimeOrder); instants have no place
+// in the format and are left out.
 func (b *builder) addTimeline(tl *timeline.Trace) {
 	type key struct{ pid, tid int }
 	by := map[key][]timeline.Event{}
 	var keys []key
+	samples := map[key][]timeline.Event{} // a sampling engine's slices
 	for _, e := range tl.TraceEvents {
 		if e.Ph != "X" {
 			continue
 		}
 		k := key{e.Pid, e.Tid}
-		if _, ok := by[k]; !ok {
+		if by[k] == nil && samples[k] == nil {
 			keys = append(keys, k)
 		}
-		by[k] = append(by[k], e)
+		if e.Cat == timeline.CatSample {
+			samples[k] = append(samples[k], e)
+		} else {
+			by[k] = append(by[k], e)
+		}
 	}
 	pids := map[int]bool{}
 	for _, k := range keys {
@@ -306,6 +315,9 @@ func (b *builder) addTimeline(tl *timeline.Trace) {
 		return keys[i].tid < keys[j].tid
 	})
 	for _, k := range keys {
+		if sl := samples[k]; len(sl) > 0 {
+			b.addTimeOrder(threadName(k.pid, k.tid, len(pids) > 1), sl)
+		}
 		evs := by[k]
 		timeline.Sort(evs)
 		pr := Profile{Type: "evented", Name: threadName(k.pid, k.tid, len(pids) > 1) + " (timeline)", Unit: "microseconds"}
@@ -341,6 +353,53 @@ func (b *builder) addTimeline(tl *timeline.Trace) {
 		if len(pr.Events) > 0 {
 			b.f.Profiles = append(b.f.Profiles, pr)
 		}
+	}
+}
+
+// addTimeOrder adds a sampled profile of one thread's sample slices (a
+// sampling engine's timeline) in time order, for speedscope's Time Order
+// view: each stretch of time with one stack a sample, weighed by its
+// length in nanoseconds. The stretches the thread did not run are left out.
+func (b *builder) addTimeOrder(thread string, sl []timeline.Event) {
+	timeline.Sort(sl)
+	pr := Profile{Type: "sampled", Name: thread + " (samples in time order)", Unit: "nanoseconds"}
+	type open struct {
+		frame int
+		end   float64
+	}
+	var st []open
+	cur := 0.0
+	emit := func(to float64) {
+		if len(st) > 0 && to > cur {
+			stack := make([]int, len(st))
+			for i, o := range st {
+				stack[i] = o.frame
+			}
+			w := (to - cur) * 1e3
+			pr.Samples = append(pr.Samples, stack)
+			pr.Weights = append(pr.Weights, w)
+			pr.EndValue += w
+		}
+		cur = max(cur, to)
+	}
+	popTo := func(t float64) {
+		for len(st) > 0 && st[len(st)-1].end <= t {
+			emit(st[len(st)-1].end)
+			st = st[:len(st)-1]
+		}
+	}
+	for _, e := range sl {
+		popTo(e.Ts)
+		emit(e.Ts)
+		end := e.Ts + e.Dur
+		if n := len(st); n > 0 && end > st[n-1].end {
+			end = st[n-1].end
+		}
+		st = append(st, open{b.frame(Frame{Name: e.Name}), end})
+	}
+	popTo(math.Inf(1))
+	if len(pr.Samples) > 0 {
+		b.f.Profiles = append(b.f.Profiles, pr)
 	}
 }
 

@@ -136,7 +136,7 @@ func TestModesRefused(t *testing.T) {
 		{"max_stack", head + "profiler: {max_stack: 8}\n" + tail, `s.yaml:3: profiler.max_stack: must be >= 16, got 8`},
 		{"timeline_cap 0", head + "modes:\n  - name: x\n    engine: tracing\n    timeline: true\n    timeline_cap: 0\n" + tail, `s.yaml:7: modes[0].timeline_cap: must be >= 1, got 0`},
 		{"timeline_min negative", head + "profiler: {timeline: true, timeline_min: -1ms}\n" + tail, `s.yaml:3: profiler.timeline_min: must be > 0, got -1ms`},
-		{"timeline on sampling", head + "modes:\n  - name: x\n    engine: sampling\n    timeline: true\n" + tail, `s.yaml:6: modes[0](x).timeline: does nothing under engine sampling: only tracing, allocations, allocation-sampling read it`},
+		{"timeline on instrumentation", head + "modes:\n  - name: x\n    engine: instrumentation\n    timeline: true\n" + tail, `s.yaml:6: modes[0](x).timeline: does nothing under engine instrumentation: only tracing, sampling, suspend-sampling, allocations, allocation-sampling read it`},
 		{"no_inline", head + "modes: [{name: x, engine: sampling, no_inline: yes}]\n" + tail, `s.yaml:3: modes[0].no_inline: must be true or false`},
 		{"engine env", head + "modes:\n  - name: x\n    engine: sampling\n    env: {VBENCH_INTERVAL: 1ms}\n" + tail, `s.yaml:6: modes[0](x).env.VBENCH_INTERVAL: set by vbench for a mode with an engine`},
 		{"unknown field", head + "modes: [{name: x, engines: tracing}]\n" + tail, `s.yaml:3: modes[0](x).engines: unknown field (known: name, engine, profiler, env, against, profile, wrap, attach, interval, include, exclude, time_sample, no_inline, max_stack, lines, timeline, timeline_min, timeline_cap)`},

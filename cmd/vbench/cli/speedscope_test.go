@@ -19,15 +19,16 @@ import (
 
 // speedscope itself (its npm package, scripts/ensure-speedscope.sh) served on
 // localhost opens, in headless Chromium, every file vbench writes in its
-// format (a tracing profile with its timelines, a sampling profile, an
-// allocation profile) and the Chrome trace JSON of --timeline, with no
+// format (a tracing profile with its timelines, a sampling profile with its
+// samples in time order, an allocation profile) and the Chrome trace JSON
+// of --timeline (tracing's and sampling's), with no
 // import error: no alert, no error screen, no console error, and the
 // flame graph's canvas drawn. VBENCH_DOCS_SHOTS=1 also copies a screenshot
 // of each into docs/. VBENCH_SKIP_BROWSER=1 skips it where no browser can be
 // installed (as the HTML report's browser check).
 func TestSpeedscopeOpensEveryFile(t *testing.T) {
 	browser := testbin.Chromium(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute) // six files, each opened twice, on a busy machine
 	defer cancel()
 	dist, err := exec.CommandContext(ctx, filepath.Join(testbin.RepoRoot(), "scripts", "ensure-speedscope.sh")).Output()
 	if err != nil {
@@ -54,22 +55,23 @@ func TestSpeedscopeOpensEveryFile(t *testing.T) {
 	for _, c := range []struct {
 		mode string
 		args []string
-	}{{"tracing", []string{"--timeline"}}, {"sampling", []string{"--interval", "1ms"}}, {"allocations", nil}} {
+	}{{"tracing", []string{"--timeline"}}, {"sampling", []string{"--interval", "1ms", "--timeline"}}, {"allocations", nil}} {
 		out := filepath.Join(t.TempDir(), c.mode)
 		args := append([]string{"profile", "--mode", c.mode, "--out", out, "-o", filepath.Join(files, c.mode+".speedscope.json")}, c.args...)
 		if _, stderr, code := runVbench(t, append(args, "--", "dotnet", dll)...); code != 0 {
 			t.Fatalf("%v: exit %d\n%s", args, code, stderr)
 		}
-		if c.mode == "tracing" {
+		if c.mode != "allocations" {
 			tl, _ := filepath.Glob(filepath.Join(out, "*", timeline.File))
 			if len(tl) != 1 {
-				t.Fatalf("tracing --timeline wrote %v", tl)
+				t.Fatalf("%s --timeline wrote %v", c.mode, tl)
 			}
 			data, err := os.ReadFile(tl[0])
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(filepath.Join(files, "timeline.json"), data, 0o644); err != nil {
+			name := map[string]string{"tracing": "timeline.json", "sampling": "sampling-timeline.json"}[c.mode]
+			if err := os.WriteFile(filepath.Join(files, name), data, 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -81,7 +83,7 @@ func TestSpeedscopeOpensEveryFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	shots := os.Getenv("VBENCH_DOCS_SHOTS") == "1"
-	for _, name := range []string{"broken.speedscope.json", "tracing.speedscope.json", "sampling.speedscope.json", "allocations.speedscope.json", "timeline.json"} {
+	for _, name := range []string{"broken.speedscope.json", "tracing.speedscope.json", "sampling.speedscope.json", "allocations.speedscope.json", "timeline.json", "sampling-timeline.json"} {
 		t.Run(name, func(t *testing.T) {
 			page := srv.URL + "/probe.html#profileURL=" + url.QueryEscape(srv.URL+"/files/"+name) + "&title=" + url.QueryEscape(name)
 			dom := runBrowser(t, ctx, browser, "--dump-dom", page)

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"vbench/internal/profile"
-	"vbench/internal/speedscope"
 	"vbench/internal/testbin"
 	"vbench/internal/timeline"
 )
@@ -52,18 +51,7 @@ func TestTimelineOfTwoThreads(t *testing.T) {
 	if !strings.Contains(stderr, "folded into their callers") {
 		t.Errorf("stderr does not say what was folded:\n%s", stderr)
 	}
-	f, err := os.Open(filepath.Join(out, strconv.Itoa(p.PID), timeline.File))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	tr, err := timeline.Read(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := timeline.Validate(tr); err != nil {
-		t.Fatalf("not valid trace-event JSON: %v", err)
-	}
+	tr := readTimeline(t, filepath.Join(out, strconv.Itoa(p.PID), timeline.File))
 	find := func(cat, name string) *timeline.Event {
 		for i := range tr.TraceEvents {
 			if e := &tr.TraceEvents[i]; e.Cat == cat && e.Name == name {
@@ -104,15 +92,7 @@ func TestTimelineOfTwoThreads(t *testing.T) {
 	}
 
 	// -o: the tracing profile and both threads' timelines, for speedscope.
-	sf, err := os.Open(ss)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sf.Close()
-	file, err := speedscope.Read(sf)
-	if err != nil {
-		t.Fatalf("%s: %v", ss, err)
-	}
+	file := readSpeedscope(t, ss)
 	kinds := map[string]int{}
 	for _, pr := range file.Profiles {
 		kinds[pr.Type+" "+pr.Unit]++
@@ -133,7 +113,7 @@ func TestTimelineBadFlags(t *testing.T) {
 		{[]string{"--timeline", "--timeline-cap", "-5"}, "--timeline-cap -5: want"},
 		{[]string{"--timeline", "--timeline-min", "-1ms"}, "--timeline-min -1ms: want a duration in 0s..1m0s"},
 		{[]string{"--timeline-cap", "10"}, "--timeline-cap does nothing without --timeline"},
-		{[]string{"--mode", "sampling", "--timeline"}, "--timeline does nothing under --mode sampling: only tracing, allocations, allocation-sampling read it"},
+		{[]string{"--mode", "instrumentation", "--timeline"}, "--timeline does nothing under --mode instrumentation: only tracing, sampling, suspend-sampling, allocations, allocation-sampling read it"},
 		{[]string{"-o", "x.json"}, "-o x.json: vbench profile writes speedscope's format"},
 	}
 	for _, c := range cases {
@@ -216,18 +196,7 @@ func TestTimelineOfAllocations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(out, strconv.Itoa(p.PID), timeline.File))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	tr, err := timeline.Read(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := timeline.Validate(tr); err != nil {
-		t.Fatal(err)
-	}
+	tr := readTimeline(t, filepath.Join(out, strconv.Itoa(p.PID), timeline.File))
 	var arrays int
 	var last, gc float64
 	for _, e := range tr.TraceEvents {
