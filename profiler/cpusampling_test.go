@@ -377,3 +377,30 @@ func TestCPUSamplingPreemptedIsNoWait(t *testing.T) {
 		t.Fatalf("%d threads sampled in Leafy.Spin, want 16\nstderr:\n%s", spinners, r.Stderr)
 	}
 }
+
+// More runnable threads than cores (24 spinners on 2 or more): a directed
+// spinner that used under an eighth of a CPU over a pass was preempted, not
+// idle, and keeps its directed ticks, each weighing the CPU it used since
+// the last: its samples are its CPU time. Moved back to its CPU-clock timer
+// (ticks at the kernel's 250 Hz check, weighing 4 and more), split's 4
+// threads on a busy machine had two thirds of their CPU in samples and
+// their shares spread four times a binomial's.
+func TestCPUSamplingStarvedThreadsStayDirected(t *testing.T) {
+	r, p := profiled(t, modes.EngineSampling, []string{modes.EnvVar("interval") + "=1ms", "VBENCH_DEBUG=1"}, 0, "leaf", "10", "24")
+	spinners := 0
+	var samples, cpu float64
+	for _, th := range p.Threads {
+		if samplesOf(p, th.Roots, "VbTest.Leafy.Spin") == 0 {
+			continue
+		}
+		spinners++
+		samples += float64(th.Samples)
+		cpu += float64(th.CPUNs) / float64(p.IntervalNs)
+	}
+	if spinners < 12 {
+		t.Fatalf("%d threads sampled in Leafy.Spin, want 24\nstderr:\n%s", spinners, r.Stderr)
+	}
+	if samples < 0.9*cpu {
+		t.Errorf("the spinners have %.0f samples for %.0f intervals of CPU: preempted threads were moved to the kernel's coarser timer\nstderr:\n%s", samples, cpu, r.Stderr)
+	}
+}

@@ -193,9 +193,9 @@ int vb_sampling_stop_within(int ms) {
 	int64_t empty = 0; // directed ticks the handler found nothing to sample for
 	for (int i = 0; i < vb_cpu_nused; i++) empty += vb_cpu_used[i]->empty;
 	vb_log("cpu sampler: %ld signals (weight %ld), %ld frames walked; walks rooted %ld, broken %ld, off the thread's stack %ld, before its range was known %ld; "
-		"frames unresolved %ld, samples with no managed frame %ld, not rooted %ld, leaf callers found at the stack pointer %ld, OSR callers %ld, callers of frameless methods %ld; samples lost (ring full) %ld; timers not made %ld; threads given CPU-clock timers %d, threads directed %d (ticks sent %ld by their wall-clock timers, empty %ld: the thread had not run half an interval), moved back to a timer %d (%ld as they stopped running); waits: %ld ticks sent, %ld stacks, weight %ld, %ld checks found the thread runnable (waiting for a CPU: no wait); walks started by a scan for a frame record %ld; IP cache %ld of %ld lookups",
+		"frames unresolved %ld, samples with no managed frame %ld, not rooted %ld, leaf callers found at the stack pointer %ld, OSR callers %ld, callers of frameless methods %ld; samples lost (ring full) %ld; timers not made %ld; threads given CPU-clock timers %d, threads directed %d (ticks sent %ld by their wall-clock timers, empty %ld: the thread had not run half an interval), moved back to a timer %d (%ld as they stopped running; %ld times kept directed as runnable); waits: %ld ticks sent, %ld stacks, weight %ld, %ld checks found the thread runnable (waiting for a CPU: no wait); walks started by a scan for a frame record %ld; IP cache %ld of %ld lookups",
 		(long)vb_cpu_signals, (long)vb_cpu_weight, (long)vb_cpu_frames, (long)vb_cpu_rooted, (long)vb_cpu_broken, (long)vb_cpu_offstack, (long)vb_cpu_norange,
-		(long)vb_cpu_unresolved, (long)vb_cpu_no_managed, (long)vb_cpu_incomplete, (long)vb_cpu_leaf_callers, (long)vb_cpu_osr, (long)vb_cpu_frameless_found, (long)vb_cpu_full, (long)vb_cpu_timer_fail, vb_cpu_ticks_timer, vb_cpu_ticks_directed, (long)vb_cpu_directed_sent, (long)empty, vb_cpu_ticks_back, (long)vb_cpu_back_idle, (long)vb_cpu_wait_sent, (long)vb_cpu_wait_stacks, (long)vb_cpu_wait_weight, (long)vb_cpu_wait_runnable, (long)vb_cpu_scanned, (long)vb_cpu_hits, (long)vb_cpu_lookups);
+		(long)vb_cpu_unresolved, (long)vb_cpu_no_managed, (long)vb_cpu_incomplete, (long)vb_cpu_leaf_callers, (long)vb_cpu_osr, (long)vb_cpu_frameless_found, (long)vb_cpu_full, (long)vb_cpu_timer_fail, vb_cpu_ticks_timer, vb_cpu_ticks_directed, (long)vb_cpu_directed_sent, (long)empty, vb_cpu_ticks_back, (long)vb_cpu_back_idle, (long)vb_cpu_kept_runnable, (long)vb_cpu_wait_sent, (long)vb_cpu_wait_stacks, (long)vb_cpu_wait_weight, (long)vb_cpu_wait_runnable, (long)vb_cpu_scanned, (long)vb_cpu_hits, (long)vb_cpu_lookups);
 	vb_log("cpu sampler: SIGPROF unblocked on a thread after a fault became an exception %ld times", (long)vb_cpu_unblocked);
 	vb_cpu_drain_log();
 	vb_cpu_handler_log();
@@ -250,7 +250,7 @@ void vb_sampling_reset(void) {
 	vb_cpu_frames = vb_cpu_unresolved = vb_cpu_incomplete = vb_cpu_osr = vb_cpu_no_managed = vb_cpu_leaf_callers = vb_cpu_timer_fail = 0;
 	vb_cpu_wait_sent = vb_cpu_wait_stacks = vb_cpu_wait_weight = vb_cpu_scanned = 0;
 	vb_cpu_ticks_timer = vb_cpu_ticks_directed = vb_cpu_ticks_back = 0;
-	vb_cpu_directed_sent = vb_cpu_back_idle = 0;
+	vb_cpu_directed_sent = vb_cpu_back_idle = vb_cpu_kept_runnable = 0;
 	vb_cpu_lost_what[0] = 0;
 	vb_cpu_lost_ns = 0;
 	pthread_mutex_unlock(&vb_cpu_reg);

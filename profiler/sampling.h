@@ -107,7 +107,8 @@ extern int vb_cpu_in_callback; // resolving inside a runtime callback or at the 
 extern int64_t vb_cpu_rooted, vb_cpu_broken, vb_cpu_offstack, vb_cpu_norange, vb_cpu_frames, vb_cpu_unresolved, vb_cpu_osr, vb_cpu_leaf_callers;
 extern int64_t vb_cpu_wait_sent, vb_cpu_wait_stacks, vb_cpu_scanned, vb_cpu_frameless_found, vb_cpu_wait_runnable;
 extern int vb_cpu_ticks_timer, vb_cpu_ticks_directed, vb_cpu_ticks_back;
-extern int64_t vb_cpu_directed_sent, vb_cpu_back_idle;
+extern int64_t vb_cpu_directed_sent, vb_cpu_back_idle, vb_cpu_kept_runnable;
+int vb_cpu_runnable(int32_t tid);
 
 // The thread registry (sampling_threads.c): a record per kernel thread id.
 extern record vb_cpu_records[NRECORDS];

@@ -43,8 +43,8 @@ int64_t vb_cpu_wait_runnable; // checks that found a thread runnable, waiting fo
 // machine had ~100 such stacks a run for ~290 intervals of CPU, its shares
 // 0.24 to 0.35 against 0.3. (The run-queue time schedstat gives is added
 // only once the thread runs again: no use here.) Read by the drain, only
-// for threads that did not run.
-static int runnable(int32_t tid) {
+// for threads that did not run, or used little CPU (check_directed).
+int vb_cpu_runnable(int32_t tid) {
 	char path[64], buf[512];
 	snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -95,7 +95,7 @@ void vb_cpu_waits(void) {
 		// Runnable for most of the time since the last read: it waited for
 		// a CPU, not for the program. No wait tick, and a held wait ends
 		// (it was woken).
-		if (runnable(r->tid)) {
+		if (vb_cpu_runnable(r->tid)) {
 			r->wait = WAIT_NONE;
 			r->wait_owed = 0;
 			vb_cpu_wait_runnable++;
