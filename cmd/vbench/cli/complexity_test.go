@@ -24,6 +24,7 @@ func TestComplexityVerdictOfAProgram(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a .NET program 72 times")
 	}
+	t.Parallel() // judged by class, from the tracer's exact counts
 	base := testbin.Workload(t, "cmd/vbench/cli/testdata/csharp/growth/base/Growth.csproj")
 	head := testbin.Workload(t, "cmd/vbench/cli/testdata/csharp/growth/head/Growth.csproj")
 	testbin.ProfilerLib(t) // next to vbench, where run looks for it
