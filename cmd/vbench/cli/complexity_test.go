@@ -84,6 +84,7 @@ func TestComplexityOfLines(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a .NET program 12 times")
 	}
+	t.Parallel() // judged by class, from exact line executions
 	base := testbin.Workload(t, "cmd/vbench/cli/testdata/csharp/growth/base/Growth.csproj")
 	head := testbin.Workload(t, "cmd/vbench/cli/testdata/csharp/growth/head/Growth.csproj")
 	testbin.ProfilerLib(t)
