@@ -17,15 +17,14 @@ import (
 // four sizes. Timed under none and tracing, the complexity verdict names
 // Probe and its change of class from the tracer's exact counts, in the
 // table, the JSON and the JUnit file, and exits 1; the base build against
-// itself keeps the class of every function. Counted in instructions
-// (valgrind, deterministic), head's whole process at the largest size is
-// within the 1 % minimum change of base's, and the work Probe adds there
-// is under 5 % of what the sizes add: less than time's ±20 % could show.
-// Skipped with -short: 72 CoreCLR launches and 16 under valgrind.
+// itself keeps the class of every function. The same builds counted in
+// instructions: valgrindtest's TestComplexityHiddenInInstructions.
+// Skipped with -short: 72 CoreCLR launches.
 func TestComplexityVerdictOfAProgram(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs a .NET program 72 times, and 16 under valgrind")
+		t.Skip("runs a .NET program 72 times")
 	}
+	t.Parallel() // judged by class, from the tracer's exact counts
 	base := testbin.Workload(t, "cmd/vbench/cli/testdata/csharp/growth/base/Growth.csproj")
 	head := testbin.Workload(t, "cmd/vbench/cli/testdata/csharp/growth/head/Growth.csproj")
 	testbin.ProfilerLib(t) // next to vbench, where run looks for it
@@ -74,30 +73,6 @@ workloads:
 	if j, _ := os.ReadFile(filepath.Join(dir, "j.xml")); !strings.Contains(string(j), `type="complexity"`) {
 		t.Errorf("the JUnit file has no complexity failure:\n%s", j)
 	}
-
-	// In instructions, under none: the cells of the largest size alone
-	// do not show it.
-	stdout, stderr, code = vbRun(t, dir, nil, "run", "suite.yaml", "--quiet", "--no-baseline", "--json", "i.json",
-		"--metric", "instructions", "--modes", "none", "--workloads", "app", "--runs", "2")
-	if code != cli.ExitOK && code != cli.ExitRegression {
-		t.Fatalf("instructions: exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	if f, err = results.ReadFile(filepath.Join(dir, "i.json")); err != nil {
-		t.Fatal(err)
-	}
-	if c := f.Find("app@n=2000", "none"); c == nil || c.Verdict != results.VerdictSame {
-		t.Errorf("app@n=2000/none: %+v, want same\n%s", c, stdout)
-	}
-	at := func(w string, n string) float64 {
-		c := f.Find(w+"@n="+n, "none")
-		if c == nil {
-			t.Fatalf("no cell %s@n=%s/none", w, n)
-		}
-		return c.MedianNs
-	}
-	if extra := (at("app", "2000") - at("app-base", "2000")) / (at("app-base", "2000") - at("app-base", "250")); extra <= 0 || extra > 0.05 {
-		t.Errorf("head's extra work at 2000 is %.1f%% of the work the sizes add, want (0, 5%%]", 100*extra)
-	}
 }
 
 // Issue 53's models per line: the growth program's two builds under
@@ -109,6 +84,7 @@ func TestComplexityOfLines(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a .NET program 12 times")
 	}
+	t.Parallel() // judged by class, from exact line executions
 	base := testbin.Workload(t, "cmd/vbench/cli/testdata/csharp/growth/base/Growth.csproj")
 	head := testbin.Workload(t, "cmd/vbench/cli/testdata/csharp/growth/head/Growth.csproj")
 	testbin.ProfilerLib(t)

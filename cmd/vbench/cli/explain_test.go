@@ -29,6 +29,7 @@ func TestAgainstSlowBuildExplainsWithHotMethods(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the slow profiler and runs a workload under two builds")
 	}
+	t.Parallel() // asserts no time: the explain is compared with the diff of the same runs
 	slow := testbin.SlowProfilerLib(t)
 	testbin.Workload(t, "benchmarks/fibonacci/Fibonacci.csproj") // built once, as the run would
 	dir := t.TempDir()

@@ -297,6 +297,7 @@ func TestProfileProcessesFlag(t *testing.T) {
 // --all-frames shows the runner's. With --processes testhost only the test
 // host is profiled.
 func TestProfileDotnetTest(t *testing.T) {
+	t.Parallel() // exact calls only
 	testbin.Dotnet(t)
 	// Built (and restored) once, unprofiled, in place (Release, as every
 	// test project here): a build's compiler server and MSBuild nodes

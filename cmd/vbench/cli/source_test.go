@@ -102,6 +102,7 @@ func TestSourceViewMovedSource(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a program under instrumentation")
 	}
+	t.Parallel() // exact executions only
 	dll := pathMappedLines(t)
 	dir := filepath.Join(t.TempDir(), "prof")
 	const n = 1001
