@@ -307,6 +307,28 @@ workloads:
 	if code != 0 || !strings.Contains(out, "Pipeline.Mix") {
 		t.Errorf("diff of the instruction profiles: exit %d\n%s\n%s", code, out, stderr)
 	}
+	// vbench show reads it in instructions, its default sample type, as
+	// counts (it read calls, as a tracing profile with no time); its
+	// calls are one --sample-index away, and a type it lacks is refused.
+	headProf := filepath.Join(profiles, "head", "none", "instructions.pb.gz")
+	out, stderr, code = vbRun(t, dir, nil, "show", headProf, "--top", "3")
+	if code != 0 || !strings.Contains(out, "instructions profile") || !strings.Contains(out, "functions by exclusive instructions") {
+		t.Fatalf("show of an instruction profile: exit %d\n%s\n%s", code, out, stderr)
+	}
+	// Mix runs 79.2M steps of ~9 instructions at 130: its row leads.
+	if row := rowAfter(out, "function"); !strings.HasSuffix(row, "Pipeline.Mix") || len(strings.Fields(row)) < 1 {
+		t.Errorf("show's top row %q, want Pipeline.Mix\n%s", row, out)
+	} else if n, err := strconv.ParseInt(strings.Fields(row)[0], 10, 64); err != nil || n < 500e6 {
+		t.Errorf("Pipeline.Mix's own instructions %q, want hundreds of millions\n%s", strings.Fields(row)[0], out)
+	}
+	out, stderr, code = vbRun(t, dir, nil, "show", headProf, "--top", "3", "--sample-index", "calls")
+	if code != 0 || !strings.Contains(out, "calls") || strings.Contains(out, "instructions profile") {
+		t.Errorf("show --sample-index calls: exit %d\n%s\n%s", code, out, stderr)
+	}
+	_, stderr, code = vbRun(t, dir, nil, "show", headProf, "--sample-index", "cycles")
+	if code != cli.ExitUsage || !strings.Contains(stderr, `no sample type "cycles" (it has instructions/count, calls/count)`) {
+		t.Errorf("show --sample-index cycles: exit %d\n%s", code, stderr)
+	}
 }
 
 // fmtCalls prints a contribution's calls a run, or that none were counted.
@@ -315,4 +337,16 @@ func fmtCalls(c *float64) string {
 		return "none"
 	}
 	return strconv.FormatFloat(*c, 'f', -1, 64)
+}
+
+// rowAfter is the line after the first line of out ending in header: a
+// table's first row.
+func rowAfter(out, header string) string {
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		if strings.HasSuffix(strings.TrimSpace(l), header) && i+1 < len(lines) {
+			return strings.TrimSpace(lines[i+1])
+		}
+	}
+	return ""
 }
