@@ -52,6 +52,13 @@ func valgrindArgs(tool, runDir string, metric results.Metric, why bool) []string
 	default:
 		own = []string{"--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=" + out}
 	}
+	if why {
+		// Each instruction's address, so that the perf map names the method
+		// a stub or the runtime's on-stack-replacement helper ran on into
+		// (instrprof.read): without it the pipeline's Render → Mix calls
+		// read as [libcoreclr.so] → Mix and [jitted code] → Mix.
+		own = append(own, "--dump-instr=yes")
+	}
 	return append(append([]string{tool, "-q"}, own...), "--fair-sched=yes", "--trace-children=yes")
 }
 

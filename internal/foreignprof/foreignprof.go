@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"strings"
 
+	pprof "github.com/google/pprof/profile"
+
 	"vbench/internal/modes"
 	"vbench/internal/profile"
 )
@@ -147,14 +149,18 @@ func Plain(name string) string {
 func Read(format modes.ProfileFormat, paths []string, nettrace NettraceReader) (*profile.Profile, error) {
 	var all []Stack
 	calls := false
-	var native, spanNs int64 // perf script's: samples with no managed frame, the longest span
+	var native, spanNs int64     // perf script's: samples with no managed frame, the longest span
+	var counted *pprof.ValueType // a pprof's sample type, when not calls or samples
 	for i, path := range paths {
 		var stacks []Stack
 		var c bool
 		var err error
 		switch format {
 		case modes.FormatPprof:
-			stacks, c, err = pprofStacks(path)
+			var vt *pprof.ValueType
+			if stacks, c, vt, err = pprofStacks(path, ""); err == nil && vt != nil {
+				counted = vt
+			}
 		case modes.FormatSpeedscope:
 			stacks, err = speedscopeStacks(path)
 		case modes.FormatPerfScript:
@@ -183,6 +189,9 @@ func Read(format modes.ProfileFormat, paths []string, nettrace NettraceReader) (
 		all = append(all, stacks...)
 	}
 	p := FromStacks(all, calls)
+	if counted != nil {
+		p.SampleType, p.SampleUnit = counted.Type, counted.Unit
+	}
 	// Every sample perf took cost the program, managed frames or not; and
 	// its span lets a kernel's share of them be told (runner's events).
 	p.Samples += native

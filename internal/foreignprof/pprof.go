@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,34 +18,67 @@ import (
 // tracer's, as vbench's tracing profile.pb.gz), else as samples: a sample
 // type counting them ("samples", "cpu-samples": unit count), else CPU or
 // wall nanoseconds divided by the profile's period (Go's cpu profile, a
-// profiler that records time only). Each sample's "thread" label, when it
+// profiler that records time only). An instruction profile (a sample type
+// "instructions") is read by its instructions. Each sample's "thread" label, when it
 // has one, is its thread.
 func ReadPprof(path string) (*profile.Profile, error) {
-	stacks, calls, err := pprofStacks(path)
+	return ReadPprofAs(path, "")
+}
+
+// ReadPprofAs is ReadPprof by the sample type index names, as pprof's
+// -sample_index takes it: a type's name ("instructions") or its position
+// (0, 1, …); "" picks as ReadPprof does. A type other than calls and
+// samples is read as counts of it, the profile saying which
+// (Profile.SampleType, SampleUnit).
+func ReadPprofAs(path, index string) (*profile.Profile, error) {
+	stacks, calls, vt, err := pprofStacks(path, index)
 	if err != nil {
 		return nil, err
 	}
-	return FromStacks(stacks, calls), nil
+	p := FromStacks(stacks, calls)
+	if vt != nil {
+		p.SampleType, p.SampleUnit = vt.Type, vt.Unit
+	}
+	return p, nil
 }
 
-func pprofStacks(path string) ([]Stack, bool, error) {
+// pprofStacks reads path's stacks by the sample type index names (""
+// picks one); vt is that type when its values are neither calls nor
+// samples.
+func pprofStacks(path, index string) (stacks []Stack, calls bool, vt *pprof.ValueType, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, false, err
+		return nil, false, nil, err
 	}
 	defer f.Close()
 	pp, err := pprof.Parse(f)
 	if err != nil {
-		return nil, false, fmt.Errorf("%s: not a readable pprof profile: %w", path, err)
+		return nil, false, nil, fmt.Errorf("%s: not a readable pprof profile: %w", path, err)
 	}
 	idx, calls, per := valueIndex(pp)
-	if idx < 0 {
-		return nil, false, fmt.Errorf("%s: no sample type vbench can count (want calls, samples or a time with a period; it has %s)", path, sampleTypes(pp))
+	name := index
+	if name == "" && slices.ContainsFunc(pp.SampleType, func(st *pprof.ValueType) bool { return st.Type == "instructions" }) {
+		// An instruction profile (instrprof): its calls are beside the
+		// point. A file's default_sample_type is not followed: vbench's
+		// own tracing profile.pb.gz names wall time, and is read by calls.
+		name = "instructions"
 	}
-	var stacks []Stack
+	if name != "" {
+		if idx, err = sampleIndex(pp, name); err != nil {
+			return nil, false, nil, fmt.Errorf("%s: %w", path, err)
+		}
+		st := pp.SampleType[idx]
+		calls, per = st.Type == "calls" && st.Unit == "count", 1
+		if !calls && !(strings.Contains(st.Type, "sample") && st.Unit == "count") {
+			vt = st
+		}
+	}
+	if idx < 0 {
+		return nil, false, nil, fmt.Errorf("%s: no sample type vbench can count (want calls, samples or a time with a period; it has %s)", path, sampleTypes(pp))
+	}
 	for _, s := range pp.Sample {
 		if idx >= len(s.Value) {
-			return nil, false, fmt.Errorf("%s: a sample has %d values, the profile's sample types %d", path, len(s.Value), len(pp.SampleType))
+			return nil, false, nil, fmt.Errorf("%s: a sample has %d values, the profile's sample types %d", path, len(s.Value), len(pp.SampleType))
 		}
 		n := s.Value[idx]
 		if per > 1 {
@@ -76,7 +110,21 @@ func pprofStacks(path string) ([]Stack, bool, error) {
 		}
 		stacks = append(stacks, Stack{Thread: thread, Count: n, Frames: frames})
 	}
-	return stacks, calls, nil
+	return stacks, calls, vt, nil
+}
+
+// sampleIndex is the position of the sample type name names: its type
+// ("instructions") or its index, as pprof's -sample_index reads it.
+func sampleIndex(pp *pprof.Profile, name string) (int, error) {
+	for i, st := range pp.SampleType {
+		if st.Type == name {
+			return i, nil
+		}
+	}
+	if i, err := strconv.Atoi(name); err == nil && i >= 0 && i < len(pp.SampleType) {
+		return i, nil
+	}
+	return -1, fmt.Errorf("no sample type %q (it has %s)", name, sampleTypes(pp))
 }
 
 // valueIndex picks the sample value to read: its index, whether it counts

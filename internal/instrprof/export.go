@@ -9,13 +9,16 @@ import (
 // Pprof is p as a pprof profile: a sample a function, valued by its own
 // instructions and its calls (sample types "instructions" and "calls",
 // counts), one frame deep: valgrind's counts are per function and per call
-// edge, not per stack, so no path is made up. `go tool pprof -top` reads it;
-// so do vbench report and vbench diff.
+// edge, not per stack, so no path is made up. `go tool pprof -top` reads it
+// in instructions (its default sample type); so do vbench show (by the
+// type's name) and vbench diff.
 func (p *Profile) Pprof() *pprof.Profile {
 	out := &pprof.Profile{
 		SampleType: []*pprof.ValueType{{Type: "instructions", Unit: "count"}, {Type: "calls", Unit: "count"}},
 		PeriodType: &pprof.ValueType{Type: "instructions", Unit: "count"},
 		Period:     1,
+		// pprof reads the last sample type unless told: calls.
+		DefaultSampleType: "instructions",
 	}
 	for i, f := range p.Top() {
 		id := uint64(i + 1)

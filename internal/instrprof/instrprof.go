@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -172,14 +173,25 @@ func (a *accumulator) fn(name, object string, pm *PerfMap) *Func {
 // the caller's own) and counts n calls to the last "cfn=". Names may be
 // compressed: "(id) name" defines id, "(id)" refers to it; ob/cob share one
 // table, fn/cfn another.
+//
+// A "fn=" is where callgrind saw a call enter, not the code that ran: a
+// call into a runtime stub that jumps on into a method (precode,
+// call counting), or into the helper that moves a loop into its
+// on-stack-replacement body, runs that method's code under the stub's or
+// the helper's name. When the file gives each cost line its instruction's
+// address (positions "instr", callgrind's --dump-instr=yes), an
+// instruction the perf map puts in a method is that method's, and so is a
+// call made from it: the caller of an edge is the code holding its call
+// instruction.
 func (a *accumulator) read(r io.Reader, pm *PerfMap) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<16), 16<<20)
 	obs, fns := map[string]string{}, map[string]string{}
-	positions, irCol := 1, -1
+	positions, irCol, instrCol := 1, -1, -1
 	var ob, cob string
 	var cur, callee *Func
-	var edge *Edge // the calls= line's edge, whose inclusive cost comes next
+	var calls int64 // the calls= line's count, whose cost line comes next
+	var addr uint64 // the last cost line's instruction address
 	inCall := false
 	lineNo := 0
 	for sc.Scan() {
@@ -190,25 +202,46 @@ func (a *accumulator) read(r io.Reader, pm *PerfMap) error {
 		}
 		c := t[0]
 		if c >= '0' && c <= '9' || c == '+' || c == '-' || c == '*' {
-			if inCall { // a call's inclusive cost: the callee's, not cur's
+			fs := strings.Fields(t)
+			owner := cur
+			if instrCol >= 0 && instrCol < len(fs) {
+				next, ok := subposition(fs[instrCol], addr)
+				if !ok {
+					return fmt.Errorf("line %d: %q is not an instruction address", lineNo, fs[instrCol])
+				}
+				addr = next
+				if m, ok := pm.Lookup(addr); ok {
+					owner = a.fn(m, "???", nil)
+				}
+			}
+			if inCall { // a call's inclusive cost: the callee's, not the caller's
 				inCall = false
-				if fs := strings.Fields(t); edge != nil && irCol >= 0 && positions+irCol < len(fs) {
+				if owner == nil || callee == nil || owner.Name == callee.Name { // a recursion is no edge between two
+					continue
+				}
+				k := edgeKey{owner.Name, callee.Name}
+				edge := a.edges[k]
+				if edge == nil {
+					edge = &Edge{Caller: owner.Name, Callee: callee.Name}
+					a.edges[k] = edge
+				}
+				edge.Calls += calls
+				if irCol >= 0 && positions+irCol < len(fs) {
 					if n, err := strconv.ParseInt(fs[positions+irCol], 10, 64); err == nil {
 						edge.Inclusive += n
 					}
 				}
 				continue
 			}
-			if cur == nil || irCol < 0 {
+			if owner == nil || irCol < 0 {
 				continue
 			}
-			fs := strings.Fields(t)
 			if i := positions + irCol; i < len(fs) {
 				n, err := strconv.ParseInt(fs[i], 10, 64)
 				if err != nil {
 					return fmt.Errorf("line %d: %q is not a count", lineNo, fs[i])
 				}
-				cur.Self += n
+				owner.Self += n
 			}
 			continue
 		}
@@ -222,6 +255,7 @@ func (a *accumulator) read(r io.Reader, pm *PerfMap) error {
 			switch k {
 			case "positions":
 				positions = len(strings.Fields(v))
+				instrCol = slices.Index(strings.Fields(v), "instr")
 			case "events":
 				irCol = -1
 				for i, e := range strings.Fields(v) {
@@ -253,6 +287,7 @@ func (a *accumulator) read(r io.Reader, pm *PerfMap) error {
 		case "calls":
 			a.countsCalls = true
 			inCall = true
+			calls = 0
 			fs := strings.Fields(v)
 			if len(fs) > 0 && callee != nil {
 				n, err := strconv.ParseInt(fs[0], 10, 64)
@@ -260,15 +295,7 @@ func (a *accumulator) read(r io.Reader, pm *PerfMap) error {
 					return fmt.Errorf("line %d: calls=%q is not a count", lineNo, v)
 				}
 				callee.Calls += n
-				edge = nil
-				if cur != nil && cur.Name != callee.Name { // a recursion is no edge between two
-					k := edgeKey{cur.Name, callee.Name}
-					if edge = a.edges[k]; edge == nil {
-						edge = &Edge{Caller: cur.Name, Callee: callee.Name}
-						a.edges[k] = edge
-					}
-					edge.Calls += n
-				}
+				calls = n
 			}
 			cob = ""
 		}
@@ -281,6 +308,27 @@ func (a *accumulator) read(r io.Reader, pm *PerfMap) error {
 	}
 	a.processes++
 	return nil
+}
+
+// subposition reads a cost line's instruction address: absolute ("0x…"
+// or decimal), relative to the last cost line's ("+n", "-n"), or the same
+// ("*").
+func subposition(s string, last uint64) (uint64, bool) {
+	switch {
+	case s == "*":
+		return last, true
+	case s[0] == '+' || s[0] == '-':
+		n, err := strconv.ParseUint(s[1:], 0, 64)
+		if err != nil {
+			return 0, false
+		}
+		if s[0] == '-' {
+			return last - n, true
+		}
+		return last + n, true
+	}
+	n, err := strconv.ParseUint(s, 0, 64)
+	return n, err == nil
 }
 
 // compressed resolves valgrind's name compression: "(id) name" defines

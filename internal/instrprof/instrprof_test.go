@@ -99,6 +99,71 @@ func TestReadCallgrind(t *testing.T) {
 	}
 }
 
+// With each instruction's address (--dump-instr=yes), the code a context
+// ran is named by where it is, not by where the call entered: a stub that
+// jumped on into Render, and the runtime's helper that moved Render's loop
+// into its on-stack-replacement body, ran Render's instructions, and
+// Render made their calls to Mix.
+const callgrindInstrFile = `# callgrind format
+version: 1
+positions: instr line
+events: Ir
+
+ob=(1) ???
+fl=(1) ???
+fn=(1) 0x00007f0000009000
+0x7f0000009000 0 2
+0x7f0000004000 0 30
++4 0 10
+cfn=(2) 0x00007f0000002000
+calls=5 0x7f0000002000 0
+* 0 500
++5 0 8
+ob=(2) /usr/lib/libcoreclr.so
+fn=(3) 0x0000000000391330
+0x391330 0 3
+0x7f0000004010 0 20
++3 0 4
+cob=(1)
+cfn=(2)
+calls=2 0x7f0000002000 0
+* 0 200
+ob=(1)
+fn=(2)
+0x7f0000002000 0 600
+-0x1000 0 1
++4096 0 99
+
+totals: 777
+`
+
+func TestReadCallgrindByInstruction(t *testing.T) {
+	pm, err := ReadPerfMap("testdata/perf-7.map")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Read(strings.NewReader(callgrindInstrFile), pm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	self := map[string]int64{}
+	for _, f := range p.Funcs {
+		self[f.Name] += f.Self
+	}
+	want := map[string]int64{"[jitted code]": 2, "App.Work.Render": 72, "[libcoreclr.so]": 3, "App.Work.Mix": 699, "App.Program.Main": 1}
+	for name, n := range want {
+		if self[name] != n {
+			t.Errorf("%s: %d instructions, want %d (all: %v)", name, self[name], n, self)
+		}
+	}
+	if p.Total != 777 {
+		t.Errorf("total %d", p.Total)
+	}
+	if len(p.Edges) != 1 || p.Edges[0] != (Edge{Caller: "App.Work.Render", Callee: "App.Work.Mix", Calls: 7, Inclusive: 700}) {
+		t.Errorf("edges %+v, want Render → Mix alone, 7 calls, 700 instructions", p.Edges)
+	}
+}
+
 // A perf map's method is named as vbench's profiles name it; a generic
 // type's [T] is not taken for the module.
 func TestMethodName(t *testing.T) {

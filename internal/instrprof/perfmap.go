@@ -55,8 +55,11 @@ func ReadPerfMap(path string) (*PerfMap, error) {
 	return pm, nil
 }
 
-// Lookup is the method whose code holds addr.
+// Lookup is the method whose code holds addr; none in a nil map.
 func (pm *PerfMap) Lookup(addr uint64) (string, bool) {
+	if pm == nil {
+		return "", false
+	}
 	i := sort.Search(len(pm.entries), func(i int) bool { return pm.entries[i].start > addr }) - 1
 	if i >= 0 && addr < pm.entries[i].end {
 		return pm.entries[i].name, true

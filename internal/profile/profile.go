@@ -53,7 +53,13 @@ type Profile struct {
 	// threads waiting (not running) with managed frames on their stacks;
 	// the rest are intervals of CPU time.
 	WaitSamples int64 `json:"wait_samples,omitempty"`
-	TimeSample  int64 `json:"time_sample,omitempty"` // tracing: hot nodes timed on ~1 call in N (1: every call)
+	// SampleType and SampleUnit say what Samples and the nodes' samples
+	// count when not a sampler's ticks: another tool's pprof read by one
+	// of its sample types ("instructions", "count": an instruction
+	// profile's). Empty for vbench's own engines.
+	SampleType string `json:"sample_type,omitempty"`
+	SampleUnit string `json:"sample_unit,omitempty"`
+	TimeSample int64  `json:"time_sample,omitempty"` // tracing: hot nodes timed on ~1 call in N (1: every call)
 	// KernelMarked: the program marked its kernel (the benchmarks'
 	// harness calls vbench's kernel marks around it) and a sampler counted
 	// each node's samples inside it apart (Node.KernelInclusiveSamples):

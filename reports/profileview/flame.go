@@ -162,7 +162,7 @@ func FlameGraph(w io.Writer, p *profile.Profile, opts FlameOptions) error {
 	wt := weighOf(p)
 	root := flameTree(p, opts.PerThread, opts.MaxDepth)
 	if root.incl == 0 {
-		return fmt.Errorf("the profile has no %s recorded: nothing to draw", map[bool]string{true: "samples", false: "time"}[wt.sampling])
+		return fmt.Errorf("the profile has no %s recorded: nothing to draw", map[bool]string{true: wt.noun(), false: "time"}[wt.sampling])
 	}
 	title, scope := flameTitle(p, opts, "Flame graph")
 	if p.Focus != nil {
@@ -269,7 +269,7 @@ func flameColor(n *flameNode) string {
 func flameTitle(p *profile.Profile, opts FlameOptions, kind string) (title, scope string) {
 	title = opts.Title
 	if title == "" {
-		title = fmt.Sprintf("%s · %s profile of pid %d", kind, p.Mode, p.PID)
+		title = fmt.Sprintf("%s · %s profile of pid %d", kind, profileKind(p), p.PID)
 		if len(p.Command) > 0 {
 			title += " · " + strings.Join(p.Command, " ")
 		}

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"vbench/internal/foreignprof"
+	"vbench/internal/modes"
 	"vbench/internal/profile"
 	"vbench/internal/results"
 )
@@ -36,12 +37,27 @@ type Input struct {
 // vbench's profile model. Errors name the file and, for JSON errors, the
 // line, column and field.
 func ReadInput(path string, nettrace foreignprof.NettraceReader) (*Input, error) {
+	return ReadInputAs(path, nettrace, "")
+}
+
+// ReadInputAs is ReadInput reading a pprof by the sample type sampleIndex
+// names (pprof's -sample_index: a type's name or its position; "" picks
+// one, foreignprof.ReadPprof); a sampleIndex for any other file is
+// refused.
+func ReadInputAs(path string, nettrace foreignprof.NettraceReader, sampleIndex string) (*Input, error) {
 	kind := KindProfile
 	if fi, err := os.Stat(path); err != nil {
 		return nil, err
+	} else if format, ok := foreignprof.Detect(path); sampleIndex != "" && (fi.IsDir() || !ok || format != modes.FormatPprof) {
+		return nil, fmt.Errorf("--sample-index %s: %s is not a pprof profile (only a pprof has sample types to choose from)", sampleIndex, path)
 	} else if !fi.IsDir() {
-		if _, ok := foreignprof.Detect(path); ok {
-			p, _, err := foreignprof.ReadFile(path, nettrace)
+		if ok {
+			var p *profile.Profile
+			if format == modes.FormatPprof {
+				p, err = foreignprof.ReadPprofAs(path, sampleIndex)
+			} else {
+				p, _, err = foreignprof.ReadFile(path, nettrace)
+			}
 			if err != nil {
 				return nil, err
 			}

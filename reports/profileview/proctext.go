@@ -30,7 +30,7 @@ func TreeTop(w io.Writer, t *profile.Tree, n int) error {
 		io.WriteString(ew, nullNote)
 		return ew.Err()
 	}
-	writeTop(ew, weigh{t.Mode().Samples()}, topSources(t), max(n, 1))
+	writeTop(ew, weighOfTree(t), topSources(t), max(n, 1))
 	return ew.Err()
 }
 
@@ -113,7 +113,7 @@ func TreeText(w io.Writer, t *profile.Tree, opts ProfileOptions) error {
 		top = DefaultTop
 	}
 	if !t.Mode().Allocates() {
-		writeTop(ew, weigh{t.Mode().Samples()}, topSources(t), top)
+		writeTop(ew, weighOfTree(t), topSources(t), top)
 	}
 	for i, p := range t.Processes {
 		if p.FoldedBy != nil && len(p.Threads) == 0 {

@@ -41,10 +41,23 @@ type ProfileOptions struct {
 }
 
 // weigh reads a node's or function's weight in a profile's unit: time for
-// tracing profiles, samples for sampling ones.
-type weigh struct{ sampling bool }
+// tracing profiles, samples for sampling ones, and what another tool's
+// pprof counts when it was read by a sample type of its own (typ, in
+// per: an instruction profile's instructions, counts).
+type weigh struct {
+	sampling bool
+	typ, per string
+}
 
-func weighOf(p *profile.Profile) weigh { return weigh{p.Mode.Samples()} }
+func weighOf(p *profile.Profile) weigh { return weigh{p.Mode.Samples(), p.SampleType, p.SampleUnit} }
+
+// weighOfTree is weighOf a process tree's profiles (one reader made them all).
+func weighOfTree(t *profile.Tree) weigh {
+	if len(t.Processes) > 0 {
+		return weighOf(t.Processes[0])
+	}
+	return weigh{sampling: t.Mode().Samples()}
+}
 
 func (w weigh) incl(n *profile.Node) int64 {
 	if w.sampling {
@@ -61,17 +74,35 @@ func (w weigh) excl(n *profile.Node) int64 {
 }
 
 func (w weigh) fmt(v int64) string {
-	if w.sampling {
-		return fmt.Sprint(v)
+	switch {
+	case w.typ != "" && w.per == "nanoseconds", !w.sampling:
+		return numfmt.Duration(float64(v))
+	case w.typ != "" && w.per == "bytes":
+		return numfmt.Bytes(float64(v))
 	}
-	return numfmt.Duration(float64(v))
+	return fmt.Sprint(v)
 }
 
 func (w weigh) unit() string {
+	if w.typ != "" {
+		return w.typ
+	}
 	if w.sampling {
 		return "samples"
 	}
 	return "wall-clock time" // a thread's waits and the time others took its core count too
+}
+
+// noun is what a thread's total counts: "samples", "traced", or the
+// pprof's sample type.
+func (w weigh) noun() string {
+	if w.typ != "" {
+		return w.typ
+	}
+	if w.sampling {
+		return "samples"
+	}
+	return "traced"
 }
 
 // threadTotal is a thread's weight: the sum of its roots' inclusive weights.
@@ -94,9 +125,18 @@ func pct(part, whole int64) float64 {
 // share prints part's share of whole: "73.6%".
 func share(part, whole int64) string { return numfmt.Share(float64(part), float64(whole)) }
 
+// profileKind is what a profile measures: its engine, or the sample type
+// another tool's pprof was read by ("instructions").
+func profileKind(p *profile.Profile) string {
+	if p.SampleType != "" {
+		return p.SampleType
+	}
+	return string(p.Mode)
+}
+
 // ProfileHeader describes a profile in two lines: what was profiled and how.
 func ProfileHeader(w io.Writer, name string, p *profile.Profile) {
-	fmt.Fprintf(w, "%s: %s profile of pid %d", name, p.Mode, p.PID)
+	fmt.Fprintf(w, "%s: %s profile of pid %d", name, profileKind(p), p.PID)
 	if len(p.Command) > 0 {
 		fmt.Fprintf(w, " (%s)", safetext.Line(strings.Join(p.Command, " ")))
 	}
@@ -325,7 +365,7 @@ func writeTree(w io.Writer, p *profile.Profile, wt weigh, t *profile.Thread, opt
 	if t.ManagedID != 0 {
 		fmt.Fprintf(w, " (managed %d)", t.ManagedID)
 	}
-	fmt.Fprintf(w, " · cpu %s · %s %s\n", numfmt.OrMissing(float64(t.CPUNs), numfmt.Duration), wt.fmt(total), map[bool]string{true: "samples", false: "traced"}[wt.sampling])
+	fmt.Fprintf(w, " · cpu %s · %s %s\n", numfmt.OrMissing(float64(t.CPUNs), numfmt.Duration), wt.fmt(total), wt.noun())
 	if len(t.Roots) == 0 {
 		fmt.Fprintln(w, "(no profiled frames)")
 		return
@@ -375,7 +415,7 @@ func writeTree(w io.Writer, p *profile.Profile, wt weigh, t *profile.Thread, opt
 func nodeLine(p *profile.Profile, wt weigh, n *profile.Node, total int64) string {
 	name := safetext.Line(p.Functions[n.Fn].Name)
 	if wt.sampling {
-		return fmt.Sprintf("%s  samples=%d (%s)  self=%d", name, wt.incl(n), share(wt.incl(n), total), wt.excl(n))
+		return fmt.Sprintf("%s  %s=%s (%s)  self=%s", name, wt.noun(), wt.fmt(wt.incl(n)), share(wt.incl(n), total), wt.fmt(wt.excl(n)))
 	}
 	return fmt.Sprintf("%s  calls=%d  incl=%s (%s)  excl=%s", name, n.Calls, wt.fmt(wt.incl(n)), share(wt.incl(n), total), wt.fmt(wt.excl(n)))
 }

@@ -47,6 +47,7 @@ func (f *showFlags) register(fl *pflag.FlagSet) {
 
 func newShowCmd() *cobra.Command {
 	var f showFlags
+	var sampleIndex string
 	cmd := &cobra.Command{
 		Use:   "show PROFILE",
 		Short: "Show a profile: top functions, call tree, flame graph, source view",
@@ -83,16 +84,22 @@ without '*' also matches the names under it.
 
 With -o the view follows the file's extension (.txt, .html, .svg,
 .speedscope.json); --format overrides it. Outputs are written atomically.
+A pprof with several sample types (an instruction profile's instructions
+and calls) shows its default one; --sample-index TYPE picks another, as
+pprof's -sample_index does. A type that is neither calls nor samples
+(instructions) is shown as counts of it.
+
 Results files are rendered by vbench report; two profiles compared by vbench diff.`,
 		Example: `  vbench show out/profile --top 20 --min-percent 1
   vbench show out/profile/profile.json -o flame.svg
   vbench show out/profile --depth 20 --min-percent 0
   vbench show out/profile --pid 4242 -o flame.svg
   vbench show out/profile --focus 'MyLib.*' -o mylib.svg
-  vbench show out/profile -o source.html        # a profile taken with --lines`,
+  vbench show out/profile -o source.html        # a profile taken with --lines
+  vbench show r.profiles/fib/tracing/instructions.pb.gz --sample-index calls`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			in, err := profileview.ReadInput(args[0], runner.ReadNettrace)
+			in, err := profileview.ReadInputAs(args[0], runner.ReadNettrace, sampleIndex)
 			if err != nil {
 				return usageErr(err)
 			}
@@ -105,6 +112,7 @@ Results files are rendered by vbench report; two profiles compared by vbench dif
 	fl := cmd.Flags()
 	fl.StringVarP(&f.output, "output", "o", "", "write to `FILE` instead of stdout; the extension picks the view (.txt .html .svg .speedscope.json)")
 	fl.StringVar(&f.format, "format", "", "`view`: "+profileview.FormatNames())
+	fl.StringVar(&sampleIndex, "sample-index", "", "a pprof profile's sample `type` to show (its name, as instructions or calls, or its index, as pprof's -sample_index); default: the file's default type, else calls, samples or time")
 	f.register(fl)
 	registerCompletion(cmd, "format", completeViews)
 	return cmd

@@ -3,6 +3,7 @@ package valgrindtest
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -285,14 +286,17 @@ workloads:
 	if head == nil || head.Verdict != results.VerdictRegressed || head.Compare == nil || len(head.Compare.Explain) == 0 {
 		t.Fatalf("head: %+v\n%s", head, stdout)
 	}
-	// The helper leads, named through the perf map. Its path is not
-	// Render's: callgrind sees most calls into JIT-compiled code come from
-	// the runtime ([libcoreclr.so]), whose transitions into a method's
-	// on-stack-replacement body are not calls it can follow (docs/instructions.md,
-	// "Why, in instructions").
+	// The helper leads, named through the perf map, on Render's path: the
+	// calls Render's code made (its tier-0 and on-stack-replacement bodies,
+	// which run under a stub's or the runtime's name in callgrind's
+	// contexts), counted: 24,000 a run at 100, 31,200 at 130, less the few
+	// a call-counting stub took while Mix was at tier 0.
 	top := head.Compare.Explain[0]
-	if top.Function != "Pipeline.Mix" {
-		t.Errorf("why leads with %s on %v, want Pipeline.Mix\n%s", top.Function, top.Path, stdout)
+	if top.Function != "Pipeline.Mix" || len(top.Path) != 2 || top.Path[0] != "Pipeline.Render" {
+		t.Errorf("why leads with %s on %v, want Pipeline.Mix on Pipeline.Render → Pipeline.Mix\n%s", top.Function, top.Path, stdout)
+	}
+	if top.OldCalls == nil || top.NewCalls == nil || *top.OldCalls < 0.99*24000 || *top.OldCalls > 24000 || *top.NewCalls < 0.99*31200 || *top.NewCalls > 31200 {
+		t.Errorf("Render → Mix calls %s → %s a run, want 24000 → 31200 (-1 %%)", fmtCalls(top.OldCalls), fmtCalls(top.NewCalls))
 	}
 	for _, c := range head.Compare.Explain {
 		if strings.HasPrefix(c.Function, "0x") {
@@ -309,4 +313,46 @@ workloads:
 	if code != 0 || !strings.Contains(out, "Pipeline.Mix") {
 		t.Errorf("diff of the instruction profiles: exit %d\n%s\n%s", code, out, stderr)
 	}
+	// vbench show reads it in instructions, its default sample type, as
+	// counts (it read calls, as a tracing profile with no time); its
+	// calls are one --sample-index away, and a type it lacks is refused.
+	headProf := filepath.Join(profiles, "head", "none", "instructions.pb.gz")
+	out, stderr, code = vbRun(t, dir, nil, "show", headProf, "--top", "3")
+	if code != 0 || !strings.Contains(out, "instructions profile") || !strings.Contains(out, "functions by exclusive instructions") {
+		t.Fatalf("show of an instruction profile: exit %d\n%s\n%s", code, out, stderr)
+	}
+	// Mix runs 79.2M steps of ~9 instructions at 130: its row leads.
+	if row := rowAfter(out, "function"); !strings.HasSuffix(row, "Pipeline.Mix") || len(strings.Fields(row)) < 1 {
+		t.Errorf("show's top row %q, want Pipeline.Mix\n%s", row, out)
+	} else if n, err := strconv.ParseInt(strings.Fields(row)[0], 10, 64); err != nil || n < 500e6 {
+		t.Errorf("Pipeline.Mix's own instructions %q, want hundreds of millions\n%s", strings.Fields(row)[0], out)
+	}
+	out, stderr, code = vbRun(t, dir, nil, "show", headProf, "--top", "3", "--sample-index", "calls")
+	if code != 0 || !strings.Contains(out, "calls") || strings.Contains(out, "instructions profile") {
+		t.Errorf("show --sample-index calls: exit %d\n%s\n%s", code, out, stderr)
+	}
+	_, stderr, code = vbRun(t, dir, nil, "show", headProf, "--sample-index", "cycles")
+	if code != cli.ExitUsage || !strings.Contains(stderr, `no sample type "cycles" (it has instructions/count, calls/count)`) {
+		t.Errorf("show --sample-index cycles: exit %d\n%s", code, stderr)
+	}
+}
+
+// fmtCalls prints a contribution's calls a run, or that none were counted.
+func fmtCalls(c *float64) string {
+	if c == nil {
+		return "none"
+	}
+	return strconv.FormatFloat(*c, 'f', -1, 64)
+}
+
+// rowAfter is the line after the first line of out ending in header: a
+// table's first row.
+func rowAfter(out, header string) string {
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		if strings.HasSuffix(strings.TrimSpace(l), header) && i+1 < len(lines) {
+			return strings.TrimSpace(lines[i+1])
+		}
+	}
+	return ""
 }
