@@ -88,9 +88,12 @@ STRESS_RUNS ?= 30
 # engine, then service start-ups under each signal-driven engine beside a
 # busy loop (scripts/startup-stress.sh; STARTUP_RUNS rounds, default 20).
 STARTUP_RUNS ?= 20
+# First attaches to the test web app under load (scripts/attach-load-stress.sh).
+ATTACH_RUNS ?= 8
 stress: build
 	scripts/stress-profiler.sh $(STRESS_RUNS)
 	VBENCH_LIB=$(BIN)/libvbenchprof.so scripts/startup-stress.sh $(STARTUP_RUNS)
+	scripts/attach-load-stress.sh $(ATTACH_RUNS)
 	VBENCH_ATTACH_SOAK=60s scripts/go test -tags vbenchtest -count=1 -run TestAttachSamplesARunningProgram ./cmd/vbench/cli/
 
 # Fuzz every reader of user files, each target for FUZZTIME (CI: the 10s

@@ -189,6 +189,12 @@ HRESULT vb_start(IUnknown *unk, const void *data, uint32_t ndata) {
 		vbGoReady();
 		unmask(&old);
 		vb_signals_unblock_stops(); // Go's threads have them blocked for good (signals.c)
+#ifdef VB_TEST_HOOKS
+		// A slow first Initialize (a busy machine): the time an attach's
+		// process runs with the library loaded before Initialize's fix.
+		const char *d = getenv("VBENCH_DEBUG_INIT_DELAY_MS");
+		if (d) usleep((useconds_t)atoi(d) * 1000);
+#endif
 		vb_log("SIGRTMIN(%d) flags after Go init: 0x%x", SIGRTMIN, vb_sigrtmin_flags());
 		vb_signals_fix();
 		vb_log("SIGRTMIN(%d) flags now: 0x%x", SIGRTMIN, vb_sigrtmin_flags());

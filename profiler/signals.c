@@ -114,6 +114,19 @@ void vb_signals_fix(void) {
 	}
 }
 
+// fix_at_load runs vb_signals_fix right after Go's libpreinit: a plain
+// constructor, after the Go runtime's .init_array entry, still inside the
+// dlopen. Go installs and alters handlers in libpreinit, and an attach loads
+// us into a process under load: until Initialize's fix, a GC's activation
+// signal ran on the 16 KiB alternate stack and overflowed it (SIGSEGV).
+// VBENCH_DEBUG=1 logs its changes (to stderr: an attach's log is not open yet).
+__attribute__((constructor)) static void fix_at_load(void) {
+	const char *d = getenv("VBENCH_DEBUG");
+	vb_debug = d && *d && strcmp(d, "0") != 0;
+	vb_signals_fix();
+	vb_debug = 0; // Initialize sets it
+}
+
 int vb_sigrtmin_flags(void) {
 	struct sigaction sa;
 	if (sigaction(SIGRTMIN, 0, &sa) != 0) return -1;
