@@ -18,28 +18,11 @@ import (
 	"vbench/internal/testbin"
 )
 
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+// writeFile and exitCode: the command tests' helpers (internal/testbin,
+// shared with valgrindtest).
+func writeFile(t *testing.T, path, content string) { t.Helper(); testbin.WriteFile(t, path, content) }
 
-func exitCode(t *testing.T, err error) int {
-	t.Helper()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &ee):
-		return ee.ExitCode()
-	}
-	t.Fatalf("running vbench: %v", err)
-	return -1
-}
+func exitCode(t *testing.T, err error) int { t.Helper(); return testbin.ExitCode(t, err) }
 
 // Ctrl-C mid-suite: the running workload and its child are killed, the
 // results so far are saved marked partial (results, JUnit, job summary), no

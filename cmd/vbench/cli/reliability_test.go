@@ -33,16 +33,10 @@ import (
 )
 
 // vbRun runs vbench in dir with env (nil: the test's own environment) and
-// returns stdout, stderr and the exit code.
+// returns stdout, stderr and the exit code (internal/testbin).
 func vbRun(t *testing.T, dir string, env []string, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(testbin.Vbench(t), args...)
-	cmd.Dir = dir
-	cmd.Env = env
-	var so, se bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &so, &se
-	code := exitCode(t, cmd.Run())
-	return so.String(), se.String(), code
+	return testbin.Run(t, dir, env, args...)
 }
 
 // fakeSuite writes dir/bench/suite.yaml measuring fakework (which counts its
