@@ -64,8 +64,9 @@ func pprofStacks(path, index string) (stacks []Stack, calls bool, vt *pprof.Valu
 		name = "instructions"
 	}
 	if name != "" {
-		if idx, err = sampleIndex(pp, name); err != nil {
-			return nil, false, nil, fmt.Errorf("%s: %w", path, err)
+		// pprof's own reading of -sample_index: a type's name or its position.
+		if idx, err = pp.SampleIndexByName(name); err != nil {
+			return nil, false, nil, fmt.Errorf("%s: no sample type %q (it has %s)", path, name, sampleTypes(pp))
 		}
 		st := pp.SampleType[idx]
 		calls, per = st.Type == "calls" && st.Unit == "count", 1
@@ -111,20 +112,6 @@ func pprofStacks(path, index string) (stacks []Stack, calls bool, vt *pprof.Valu
 		stacks = append(stacks, Stack{Thread: thread, Count: n, Frames: frames})
 	}
 	return stacks, calls, vt, nil
-}
-
-// sampleIndex is the position of the sample type name names: its type
-// ("instructions") or its index, as pprof's -sample_index reads it.
-func sampleIndex(pp *pprof.Profile, name string) (int, error) {
-	for i, st := range pp.SampleType {
-		if st.Type == name {
-			return i, nil
-		}
-	}
-	if i, err := strconv.Atoi(name); err == nil && i >= 0 && i < len(pp.SampleType) {
-		return i, nil
-	}
-	return -1, fmt.Errorf("no sample type %q (it has %s)", name, sampleTypes(pp))
 }
 
 // valueIndex picks the sample value to read: its index, whether it counts
