@@ -21,8 +21,6 @@ import (
 	"strings"
 	"time"
 
-	"gonum.org/v1/gonum/stat"
-
 	"vbench/internal/attach"
 	"vbench/internal/profile"
 	"vbench/internal/results"
@@ -206,7 +204,7 @@ func windows(res *loadResult, spans []span, costs []results.AttachCost) *results
 		a.SpikeRequests = int64(len(p.lat))
 		if len(p.lat) > 0 {
 			sort.Float64s(p.lat)
-			a.SpikeMaxNs, a.SpikeP99Ns = nanos(p.lat[len(p.lat)-1]), nanos(stat.Quantile(0.99, stat.Empirical, p.lat, nil))
+			a.SpikeMaxNs, a.SpikeP99Ns = nanos(p.lat[len(p.lat)-1]), quantileNs(p.lat, 0.99)
 		}
 		k++
 	}
@@ -233,8 +231,7 @@ func (p *pool) window(name string, start, end time.Duration) results.Window {
 	if p.ns > 0 {
 		w.RPS = float64(len(p.lat)) / p.ns.Seconds()
 	}
-	w.P50Ns = nanos(stat.Quantile(0.50, stat.Empirical, p.lat, nil))
-	w.P99Ns = nanos(stat.Quantile(0.99, stat.Empirical, p.lat, nil))
+	w.P50Ns, w.P99Ns = quantileNs(p.lat, 0.50), quantileNs(p.lat, 0.99)
 	return w
 }
 

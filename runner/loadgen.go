@@ -158,11 +158,15 @@ func (r *loadResult) rps() float64 {
 	return float64(r.completed) / (float64(r.spanNs) / 1e9)
 }
 
-// quantile is the q-quantile of the latencies (the smallest latency with
-// at least q of the requests at or below it), in nanoseconds.
-func (r *loadResult) quantile(q float64) int64 {
-	if len(r.latencies) == 0 {
+// quantile is the q-quantile of the latencies, in nanoseconds.
+func (r *loadResult) quantile(q float64) int64 { return quantileNs(r.latencies, q) }
+
+// quantileNs is the q-quantile of sorted latencies in seconds (the
+// smallest latency with at least q of the requests at or below it), in
+// nanoseconds; 0 without any.
+func quantileNs(sorted []float64, q float64) int64 {
+	if len(sorted) == 0 {
 		return 0
 	}
-	return int64(math.Round(stat.Quantile(q, stat.Empirical, r.latencies, nil) * 1e9))
+	return nanos(stat.Quantile(q, stat.Empirical, sorted, nil))
 }
