@@ -16,7 +16,7 @@ import (
 // Issue 46's verdict in instructions, on a program that knows nothing of
 // vbench (TwoWork: two loops of arguments' sizes): a head build whose Hot
 // stage is 30 % dearer regressed against the base build, an identical
-// build same, under none and under tracing, with 2 runs a side under
+// build same, under none and under tracing, with 2 runs a side planned under
 // valgrind (the fewest a verdict takes: counts repeat) and a 1 % minimum
 // change for counts (5 % for time);
 // every cell's runs within 0.1 % (MAD) of its median; exit 1. Counts do
@@ -60,8 +60,15 @@ workloads:
 		}
 	}
 	for _, c := range f.Results {
-		if c.Runs != 2 || c.Metric != results.MetricInstructions {
-			t.Errorf("%s: %d runs by %s", c.Key(), c.Runs, c.Metric)
+		// 2 runs a side are planned; a pair may take another round or two:
+		// under tracing the counts spread ~0.04 %, and Welch's t at 2 runs a
+		// side (1 degree of freedom) widens that to about the 1 % minimum
+		// change (1 CI run in 3 took a third round for same/tracing).
+		if c.Runs < 2 || c.Runs > c.MaxRuns || c.Metric != results.MetricInstructions {
+			t.Errorf("%s: %d runs (at most %d) by %s", c.Key(), c.Runs, c.MaxRuns, c.Metric)
+		}
+		if c.Workload != "base" && !strings.HasPrefix(c.Stopped, "decided") {
+			t.Errorf("%s: stopped %q, want decided", c.Key(), c.Stopped)
 		}
 		for _, r := range c.Measured() {
 			if r.Instructions <= 0 || r.Processes != 1 || r.PeakRSS != nil || r.StartupNs != nil {
