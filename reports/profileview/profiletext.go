@@ -136,7 +136,10 @@ func profileKind(p *profile.Profile) string {
 
 // ProfileHeader describes a profile in two lines: what was profiled and how.
 func ProfileHeader(w io.Writer, name string, p *profile.Profile) {
-	fmt.Fprintf(w, "%s: %s profile of pid %d", name, profileKind(p), p.PID)
+	fmt.Fprintf(w, "%s: %s profile", name, profileKind(p))
+	if p.PID > 0 { // another tool's pprof may not say (callgrind's: pid 0)
+		fmt.Fprintf(w, " of pid %d", p.PID)
+	}
 	if len(p.Command) > 0 {
 		fmt.Fprintf(w, " (%s)", safetext.Line(strings.Join(p.Command, " ")))
 	}
@@ -218,7 +221,11 @@ func ProfileText(w io.Writer, name string, p *profile.Profile, opts ProfileOptio
 	if top <= 0 {
 		top = DefaultTop
 	}
-	writeTop(ew, wt, []topSource{{p: p, threads: threads}}, top)
+	srcs := []topSource{{p: p, threads: threads}}
+	writeTop(ew, wt, srcs, top)
+	if allFlat(srcs) {
+		return ew.Err() // a tree of one-frame stacks is the top table again
+	}
 	for i := range threads {
 		writeTree(ew, p, wt, &threads[i], opts)
 	}
@@ -326,9 +333,27 @@ func writeTop(w io.Writer, wt weigh, srcs []topSource, n int) {
 		return
 	}
 	shown := min(n, len(rows))
-	fmt.Fprintf(w, "\nTop %d of %d functions%s by exclusive %s (total %s on %s)\n", shown, len(rows), matching, wt.unit(), wt.fmt(total), on)
+	// What the profile does not hold is not printed as a figure: a flat
+	// profile (one frame a stack: callgrind's self counts) has no inclusive
+	// weight, and a profile read by its calls alone has no time.
+	flat, callsOnly := allFlat(srcs), !wt.sampling && total == 0
+	if callsOnly {
+		sort.SliceStable(rows, func(i, j int) bool { return rows[i].calls > rows[j].calls })
+		fmt.Fprintf(w, "\nTop %d of %d functions%s by calls (the profile holds no times; on %s)\n", shown, len(rows), matching, on)
+	} else {
+		fmt.Fprintf(w, "\nTop %d of %d functions%s by exclusive %s (total %s on %s)\n", shown, len(rows), matching, wt.unit(), wt.fmt(total), on)
+	}
+	if flat {
+		fmt.Fprintln(w, "Self only: the profile has no call paths (each stack one frame), so nothing inclusive is known.")
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := "excl\texcl%\tincl\tincl%\t"
+	head := ""
+	if !callsOnly {
+		head = "excl\texcl%\t"
+		if !flat {
+			head += "incl\tincl%\t"
+		}
+	}
 	if !wt.sampling {
 		head += "calls\t"
 	}
@@ -337,7 +362,13 @@ func writeTop(w io.Writer, wt weigh, srcs []topSource, n int) {
 	}
 	fmt.Fprintln(tw, head+"  function")
 	for _, r := range rows[:shown] {
-		line := wt.fmt(r.excl) + "\t" + share(r.excl, total) + "\t" + wt.fmt(r.incl) + "\t" + share(r.incl, total) + "\t"
+		line := ""
+		if !callsOnly {
+			line = wt.fmt(r.excl) + "\t" + share(r.excl, total) + "\t"
+			if !flat {
+				line += wt.fmt(r.incl) + "\t" + share(r.incl, total) + "\t"
+			}
+		}
 		if !wt.sampling {
 			line += fmt.Sprintf("%d\t", r.calls)
 		}
@@ -348,6 +379,22 @@ func writeTop(w io.Writer, wt weigh, srcs []topSource, n int) {
 		fmt.Fprintln(tw, line+"  "+r.name)
 	}
 	tw.Flush()
+}
+
+// allFlat reports whether srcs have stacks and every one is one frame deep.
+func allFlat(srcs []topSource) bool {
+	roots := 0
+	for _, src := range srcs {
+		for _, t := range src.threads {
+			for _, r := range t.Roots {
+				if len(r.Children) > 0 {
+					return false
+				}
+				roots++
+			}
+		}
+	}
+	return roots > 0
 }
 
 func threadCount(n int) string { return numfmt.Count(n, "thread", "threads") }
