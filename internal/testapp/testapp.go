@@ -54,11 +54,18 @@ func build() {
 	dll = filepath.Join(out, "VbTestApp.dll")
 }
 
-// DLL returns the path of the built test program (built once per process).
+// DLL returns the path of the built test program (built once per process,
+// and once per `go test` command).
 func DLL(t testing.TB) string {
 	t.Helper()
 	testbin.Dotnet(t)
-	once.Do(build)
+	once.Do(func() {
+		// Once per `go test` command, not per package's process.
+		dll, buildErr = testbin.OnceShared("testapp", func() (string, error) {
+			build()
+			return dll, buildErr
+		})
+	})
 	if buildErr != nil {
 		t.Fatalf("building %s: %v\n%s", Dir(), buildErr, buildOut)
 	}

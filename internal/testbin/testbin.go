@@ -15,7 +15,8 @@ import (
 	"testing"
 )
 
-// build is one artifact built at most once per test process. The vbench binary
+// build is one artifact built at most once per test process (and once per
+// `go test` command: OnceShared). The vbench binary
 // and the profiler library build separately, so a CLI test does not need (or
 // wait for) the profiler to compile.
 type build struct {
@@ -46,17 +47,25 @@ func RepoRoot() string {
 func (b *build) get(t testing.TB, name string, args ...string) string {
 	t.Helper()
 	b.once.Do(func() {
-		dirOnce.Do(func() { dir, dirErr = os.MkdirTemp("", "vbench-testbin-") })
-		if b.err = dirErr; b.err != nil {
-			return
-		}
-		b.path = filepath.Join(dir, name)
-		if b.err = os.MkdirAll(filepath.Dir(b.path), 0o755); b.err != nil {
-			return
-		}
-		cmd := exec.Command("go", append([]string{"build", "-o", b.path}, args...)...)
-		cmd.Dir = RepoRoot()
-		b.out, b.err = cmd.CombinedOutput()
+		b.path, b.err = OnceShared("go-"+name, func() (string, error) {
+			d := sharedDir
+			if d == "" {
+				dirOnce.Do(func() { dir, dirErr = os.MkdirTemp("", "vbench-testbin-") })
+				if dirErr != nil {
+					return "", dirErr
+				}
+				d = dir
+			}
+			path := filepath.Join(d, name)
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				return "", err
+			}
+			cmd := exec.Command("go", append([]string{"build", "-o", path}, args...)...)
+			cmd.Dir = RepoRoot()
+			var err error
+			b.out, err = cmd.CombinedOutput()
+			return path, err
+		})
 	})
 	if b.err != nil {
 		t.Fatalf("building %s: %v\n%s", name, b.err, b.out)

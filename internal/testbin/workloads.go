@@ -24,7 +24,7 @@ type workloadBuild struct {
 
 // Workload builds a workload project (a .csproj under benchmarks/, absolute
 // or relative to the repository root) in Release, as the harness does, once
-// per test process, and returns the DLL to run as `dotnet <dll> args...`.
+// per test process (once per `go test` command: OnceShared), and returns the DLL to run as `dotnet <dll> args...`.
 // Builds of one project by concurrent test processes (go test ./... runs
 // packages in parallel) are serialised with a lock file in its obj/.
 func Workload(t testing.TB, project string) string {
@@ -40,7 +40,14 @@ func Workload(t testing.TB, project string) string {
 		workloads[project] = b
 	}
 	workloadsMu.Unlock()
-	b.once.Do(func() { b.dll, b.out, b.err = buildWorkload(dotnet, project) })
+	b.once.Do(func() {
+		b.dll, b.err = OnceShared("dotnet-"+project, func() (string, error) {
+			var dll string
+			var err error
+			dll, b.out, err = buildWorkload(dotnet, project)
+			return dll, err
+		})
+	})
 	if b.err != nil {
 		t.Fatalf("building %s: %v\n%s", project, b.err, b.out)
 	}

@@ -1,0 +1,95 @@
+package testbin
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// sharedDir is a directory every test binary started by one `go test`
+// command shares, "" when this process was not started by one (a test
+// binary run by hand). `go test ./...` starts a process per package, and
+// each built the same vbench, profiler libraries and fakework again (a
+// c-shared link is ~6 s of CPU even with every package cached) and ran
+// `dotnet build` again on the same C# projects: the command's pid and start
+// time name one invocation, so the binaries are built once per `go test`,
+// from the tree as it is, never reused by a later one.
+var sharedDir = func() string {
+	ppid := os.Getppid()
+	exe, err := os.Readlink("/proc/" + strconv.Itoa(ppid) + "/exe")
+	if err != nil || filepath.Base(exe) != "go" {
+		return ""
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(ppid) + "/stat")
+	if err != nil {
+		return ""
+	}
+	// Field 22, the start time, counted after the command's closing ")".
+	_, rest, ok := strings.Cut(string(stat), ") ")
+	f := strings.Fields(rest)
+	if !ok || len(f) < 20 {
+		return ""
+	}
+	return filepath.Join(os.TempDir(), "vbench-testbin-go"+strconv.Itoa(ppid)+"-"+f[19])
+}()
+
+// OnceShared returns what build made, calling it once per `go test`
+// command across its processes (once per process when not run by one):
+// key names the artifact; build returns its path.
+func OnceShared(key string, build func() (string, error)) (string, error) {
+	if sharedDir == "" {
+		return build()
+	}
+	key = strings.NewReplacer("/", "_", " ", "_").Replace(key)
+	unlock, err := lockShared(key)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	if p := sharedStamp(key); p != "" {
+		return p, nil
+	}
+	p, err := build()
+	if err != nil {
+		return "", err
+	}
+	return p, writeSharedStamp(key, p)
+}
+
+// lockShared takes an exclusive lock named name in the shared directory
+// (made if missing) and returns its release.
+func lockShared(name string) (func(), error) {
+	if err := os.MkdirAll(sharedDir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(sharedDir, name+".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { f.Close() }, nil
+}
+
+// sharedStamp reads what an earlier process of this `go test` wrote under
+// name (a built artifact's path), "" if none did.
+func sharedStamp(name string) string {
+	b, err := os.ReadFile(filepath.Join(sharedDir, name+".built"))
+	if err != nil {
+		return ""
+	}
+	p := strings.TrimSpace(string(b))
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
+}
+
+// writeSharedStamp records that name was built, at path.
+func writeSharedStamp(name, path string) error {
+	return os.WriteFile(filepath.Join(sharedDir, name+".built"), []byte(path+"\n"), 0o644)
+}

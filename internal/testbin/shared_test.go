@@ -1,0 +1,71 @@
+package testbin
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// Under `go test` the shared directory names the go command that started
+// this process; an artifact is built by the first caller only, and a later
+// caller (another package's process) finds its stamp.
+func TestOnceSharedBuildsOncePerGoTest(t *testing.T) {
+	if sharedDir == "" {
+		t.Skip("not started by go test")
+	}
+	if filepath.Base(mustReadlink(t, "/proc/"+strconv.Itoa(os.Getppid())+"/exe")) != "go" {
+		t.Fatalf("shared directory %s without a go parent", sharedDir)
+	}
+	saved := sharedDir
+	t.Cleanup(func() { sharedDir = saved })
+	sharedDir = t.TempDir()
+	builds := 0
+	build := func() (string, error) {
+		builds++
+		p := filepath.Join(sharedDir, "artifact")
+		return p, os.WriteFile(p, []byte("x"), 0o644)
+	}
+	for i := 0; i < 2; i++ {
+		p, err := OnceShared("some/artifact", build)
+		if err != nil || p != filepath.Join(sharedDir, "artifact") {
+			t.Fatalf("call %d: %q, %v", i, p, err)
+		}
+	}
+	if builds != 1 {
+		t.Errorf("built %d times, want once", builds)
+	}
+	// A stamp whose artifact is gone is built again.
+	os.Remove(filepath.Join(sharedDir, "artifact"))
+	if _, err := OnceShared("some/artifact", build); err != nil || builds != 2 {
+		t.Errorf("after the artifact went: %d builds, %v", builds, err)
+	}
+}
+
+// A test binary run by hand (its parent no go command) shares nothing.
+func TestTestBinaryRunByHandSharesNothing(t *testing.T) {
+	if os.Getenv("VBENCH_TESTBIN_CHILD") == "1" {
+		if sharedDir != "" {
+			t.Fatalf("shared directory %s under a shell", sharedDir)
+		}
+		return
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("/bin/sh", "-c", `"$0" -test.run '^TestTestBinaryRunByHandSharesNothing$'; exit $?`, exe)
+	cmd.Env = append(os.Environ(), "VBENCH_TESTBIN_CHILD=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+}
+
+func mustReadlink(t *testing.T, p string) string {
+	s, err := os.Readlink(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
