@@ -63,7 +63,6 @@ func phasesPair(t *testing.T, newArgs, oldArgs []string) *results.Change {
 runs: 3
 warmup: 0
 modes:
-  - none
   - name: sampled
     engine: sampling
     interval: 1ms

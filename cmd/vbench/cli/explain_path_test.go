@@ -27,7 +27,6 @@ func TestExplainNamesThePathThatGrew(t *testing.T) {
 runs: 8
 warmup: 0
 modes:
-  - none
   - name: sampled
     engine: sampling
     interval: 1ms

@@ -25,7 +25,6 @@ func TestSamplingExplainIsSampledTime(t *testing.T) {
 runs: 3
 warmup: 0
 modes:
-  - none
   - name: sampled
     engine: sampling
     interval: 1ms
@@ -63,7 +62,9 @@ workloads:
 
 // runPairSuite runs suite (YAML) with at most maxRuns runs a cell and no
 // baseline: A/B pairs of a program's two builds, regressed or not (exit 0
-// or 1). It returns the results, the results file and the table.
+// or 1). It returns the results, the results file and the table. The
+// suites list no none mode: a pair is judged within its own mode, and
+// none's runs were launches nothing asserted.
 func runPairSuite(t *testing.T, suite, maxRuns string) (*results.File, string, string) {
 	t.Helper()
 	dir := t.TempDir()

@@ -42,7 +42,7 @@ metric: kernel-cpu
 workloads:
   - name: fib
     project: `+filepath.Join(testbin.RepoRoot(), "benchmarks/fibonacci/Fibonacci.csproj")+`
-    args: [--n, "25", --iterations, "130"]
+    args: [--n, "25", --iterations, "30"]
 `), 0o644)
 	out := filepath.Join(dir, "out", "r.json")
 	stdout, stderr, code := runVbench(t, "run", suite, "--no-baseline", "--max-runs", "4", "--against", slow, "--json", out)
