@@ -25,7 +25,8 @@ import (
 )
 
 // attachee is a running testdata/csharp/attachee: a 3:1 split of its work
-// for a number of seconds, then its rounds on stdout.
+// (or, with no thread, none) for a number of seconds, then its rounds on
+// stdout.
 type attachee struct {
 	cmd            *exec.Cmd
 	stdout, stderr bytes.Buffer
@@ -165,8 +166,11 @@ func TestAttachRefusals(t *testing.T) {
 	testbin.ProfilerLib(t)
 	testbin.Vbench(t) // built before the clock starts
 	lib := testbin.ProfilerLib(t)
-	plain := startAttachee(t, 25, 1)
-	off := startAttachee(t, 25, 1, "DOTNET_EnableDiagnostics=0")
+	// Idle (no work thread): what is refused here never reaches a running
+	// method, and two programs busy for 25 s were 50 s of CPU. The one
+	// already profiled works, so its own profiler has samples to keep.
+	plain := startAttachee(t, 25, 0)
+	off := startAttachee(t, 25, 0, "DOTNET_EnableDiagnostics=0")
 	profDir := t.TempDir()
 	profiled := startAttachee(t, 25, 1, attach.Env(lib, attach.Options{Engine: modes.EngineSampling, ProfileDir: profDir})...)
 	notNet := exec.Command("sleep", "60")

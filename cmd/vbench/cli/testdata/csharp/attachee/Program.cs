@@ -5,6 +5,7 @@
 // THREADS-1 more started before any attach. It says "ready" once working
 // and, at the end, how many rounds each thread made: the output a profiler
 // attached and detached in between must leave as it is.
+// THREADS 0: no work, it waits SECONDS (a process to refuse attaches to).
 // Usage: Attachee SECONDS [THREADS]
 using System;
 using System.Diagnostics;
@@ -19,6 +20,14 @@ public static class Program
     {
         double seconds = double.Parse(args[0], System.Globalization.CultureInfo.InvariantCulture);
         int threads = args.Length > 1 ? int.Parse(args[1]) : 1;
+        if (threads == 0)
+        {
+            Console.WriteLine($"attachee: ready pid {Environment.ProcessId}");
+            Console.Out.Flush();
+            Thread.Sleep(TimeSpan.FromSeconds(seconds));
+            Console.WriteLine("attachee: done rounds=");
+            return 0;
+        }
         var rounds = new long[threads];
         var sums = new ulong[threads];
         var sw = Stopwatch.StartNew();
