@@ -147,9 +147,22 @@ func contributions(d *profdiff.Diff, n int, timed bool, dir int) []results.Contr
 	// The program's functions first; the frames that stand for what no
 	// method took ("[unselected code]", "[runtime]", "[libcoreclr.so]")
 	// after them, where room is left: a why that led with one named nothing
-	// a user could change (TestExplainNamesThePathThatGrew).
+	// a user could change (TestExplainNamesThePathThatGrew). A change not
+	// shown to differ from zero explains nothing: it goes after every one
+	// that is, though the JSON keeps it (a why's first entry, read by
+	// scripts and tests as its lead, was once one under load).
 	top := d.Top(0)
-	sort.SliceStable(top, func(i, j int) bool { return !synthetic(top[i].Function) && synthetic(top[j].Function) })
+	rank := func(r profdiff.Row) int {
+		k := 0
+		if inTime(d, r).NotShown() {
+			k += 2
+		}
+		if synthetic(r.Function) {
+			k++
+		}
+		return k
+	}
+	sort.SliceStable(top, func(i, j int) bool { return rank(top[i]) < rank(top[j]) })
 	for _, r := range top {
 		if len(out) >= n {
 			break
