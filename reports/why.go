@@ -14,7 +14,7 @@ type WhyView struct {
 	Lines []string // "Vbench.Split.A.Step +1.20ms (4.50ms → 5.70ms)"
 	// Unnamed is what a why in instructions could not name (UnnamedText).
 	Unnamed string
-	Flame template.HTML
+	Flame   template.HTML
 }
 
 // A DiffFlame draws the differential flame graph of an A/B pair (old, the
