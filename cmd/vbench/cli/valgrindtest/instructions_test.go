@@ -282,6 +282,11 @@ workloads:
 	if share := u.Places[0].New / u.NewTotal; share < 0.05 {
 		t.Errorf("[jitted code] is %.1f %% of the launch, want fib's code in it", 100*share)
 	}
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.Contains(l, "why fibonacci-nomap") {
+			t.Logf("without a perf map:%s", l)
+		}
+	}
 	// Every output that carries the why says it.
 	said := "in code no symbol or perf map named: [jitted code]"
 	if !strings.Contains(stdout, said) || !strings.Contains(stdout, "no perf map: its environment sets DOTNET_PerfMapEnabled=0") {
