@@ -41,10 +41,43 @@ func ExplainText(ch *results.Change, n int) string {
 		}
 		parts = append(parts, names[i]+" "+ContributionText(ch.ExplainUnit, c))
 	}
-	if len(parts) == 0 {
-		return "no function's change is shown to differ from zero"
+	s := "no function's change is shown to differ from zero"
+	if len(parts) > 0 {
+		s = strings.Join(parts, ", ")
 	}
-	return strings.Join(parts, ", ")
+	if u := UnnamedText(ch); u != "" {
+		s += "; " + u
+	}
+	return s
+}
+
+// UnnamedText says what a why in instructions could not name, "" when it
+// named everything: "12.50M instr (39.1% of the launch; +500.0k instr, 25.0%
+// of the change) in code no symbol or perf map named: [jitted code]
+// 10.50M instr, [libcoreclr.so] 2.000M instr", and why a launch had no
+// perf map when that is why.
+func UnnamedText(ch *results.Change) string {
+	u := ch.ExplainUnnamed
+	if u == nil || len(u.Places) == 0 {
+		return ""
+	}
+	instr := func(x float64) string { return results.FormatCount(x) + " instr" }
+	old, new := u.Old(), u.New()
+	s := fmt.Sprintf("%s (%s of the launch; %s", instr(new), numfmt.Share(new, u.NewTotal), numfmt.SignedBy(new-old, instr))
+	if d := u.NewTotal - u.OldTotal; d != 0 {
+		s += ", " + numfmt.Percent((new-old)/d) + " of the change"
+	}
+	s += ") in code no symbol or perf map named: "
+	for i, p := range u.Places {
+		if i > 0 {
+			s += ", "
+		}
+		s += p.Function + " " + instr(p.New)
+	}
+	if u.NoPerfMap != "" {
+		s += "; no perf map: " + u.NoPerfMap
+	}
+	return s
 }
 
 // ExplainNames are the names explain entries are shown by: the function,

@@ -36,3 +36,21 @@ func TestExplainTextNamesPathsAndLeavesOutTheUnshown(t *testing.T) {
 		t.Errorf("only unshown entries: %q", got)
 	}
 }
+
+// A why in instructions says what its launches could not name (issue 51):
+// how much of the launch and of the change, where it ran, and why there
+// was no perf map when there was none.
+func TestExplainTextSaysWhatItCouldNotName(t *testing.T) {
+	ch := &results.Change{ExplainUnit: results.ExplainInstructions,
+		Explain: []results.Contribution{{Function: "vb_enter_stub", Old: 2.9e6, New: 4.2e6, Change: 1.3e6}},
+		ExplainUnnamed: &results.Unnamed{OldTotal: 30e6, NewTotal: 32e6, NoPerfMap: "its environment sets DOTNET_PerfMapEnabled=0",
+			Places: []results.Contribution{{Function: "[jitted code]", Old: 10e6, New: 10.5e6}, {Function: "[libcoreclr.so]", Old: 2e6, New: 2e6}}}}
+	want := "vb_enter_stub +1.300M instr (2.900M instr → 4.200M instr); 12.50M instr (39.1% of the launch; +500.0k instr, 25.0% of the change) in code no symbol or perf map named: [jitted code] 10.50M instr, [libcoreclr.so] 2.000M instr; no perf map: its environment sets DOTNET_PerfMapEnabled=0"
+	if got := ExplainText(ch, 3); got != want {
+		t.Errorf("why line\n%s\nwant\n%s", got, want)
+	}
+	ch.ExplainUnnamed = nil
+	if got := UnnamedText(ch); got != "" {
+		t.Errorf("everything named: %q", got)
+	}
+}

@@ -217,6 +217,9 @@ func whyText(c *Cell) string {
 	for i, f := range c.Compare.Explain {
 		s += "\n  " + names[i] + " " + ContributionText(c.Compare.ExplainUnit, f)
 	}
+	if u := UnnamedText(c.Compare); u != "" {
+		s += "\n  not named: " + u
+	}
 	return s
 }
 

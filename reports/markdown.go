@@ -288,6 +288,9 @@ func writeWhy(w io.Writer, changed []*Cell) {
 		for i, f := range c.Compare.Explain {
 			fmt.Fprintf(w, "  - %s %s\n", mdCode(names[i]), mdEscape(ContributionText(c.Compare.ExplainUnit, f)))
 		}
+		if u := UnnamedText(c.Compare); u != "" {
+			fmt.Fprintf(w, "  - not named: %s\n", mdEscape(u))
+		}
 	}
 	if started {
 		fmt.Fprintln(w)

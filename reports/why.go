@@ -12,7 +12,9 @@ import (
 type WhyView struct {
 	Basis string   // what the figures are (ExplainBasis)
 	Lines []string // "Vbench.Split.A.Step +1.20ms (4.50ms → 5.70ms)"
-	Flame template.HTML
+	// Unnamed is what a why in instructions could not name (UnnamedText).
+	Unnamed string
+	Flame   template.HTML
 }
 
 // A DiffFlame draws the differential flame graph of an A/B pair (old, the
@@ -27,7 +29,7 @@ func (m *Matrix) Why(c *Cell) *WhyView {
 	if !Explained(c.Verdict, c.Compare) {
 		return nil
 	}
-	v := &WhyView{Basis: ExplainBasisOf(c.Compare)}
+	v := &WhyView{Basis: ExplainBasisOf(c.Compare), Unnamed: UnnamedText(c.Compare)}
 	names := ExplainNames(c.Compare.Explain)
 	for i, f := range c.Compare.Explain {
 		v.Lines = append(v.Lines, names[i]+" "+ContributionText(c.Compare.ExplainUnit, f))

@@ -89,11 +89,14 @@ func (l *launch) run(ctx context.Context, st step, seq int) (results.Run, Outcom
 	}
 	env := la.Env(os.Environ(), []string{pad}, c.Workload.Env)
 	spec := Spec{Argv: la.Argv(c.argv), Env: env, Dir: c.Workload.Cwd, Timeout: c.Timeout, Wrapped: len(c.Spec.Wrap) > 0}
+	var mapOff string // why a why launch has no perf map (whyEnv)
 	if c.Metric.Count() {
 		spec.Argv = append(valgrindArgs(l.env.Valgrind, runDir, c.Metric, st.why), spec.Argv...)
 		spec.Env = countingEnv(spec.Env)
 		if st.why {
-			spec.Env = append(spec.Env, whyEnv(runDir)...)
+			var add []string
+			add, mapOff = whyEnv(spec.Env, runDir)
+			spec.Env = append(spec.Env, add...)
 		}
 		if c.Metric == results.MetricKernelInstructions {
 			spec.Env = append(spec.Env, KernelMarksVar+"="+l.env.KernelMarks)
@@ -119,7 +122,7 @@ func (l *launch) run(ctx context.Context, st step, seq int) (results.Run, Outcom
 		return r, out
 	}
 	if st.why {
-		l.keepWhy(c, &r, out, runDir)
+		l.keepWhy(c, &r, out, runDir, mapOff)
 		return r, out
 	}
 	r.WallNs = int64(out.Wall)

@@ -132,8 +132,9 @@ type cellState struct {
 	lineSide lineSide
 	// Counted cells of an unsettled A/B pair: the instructions of their
 	// why launch by function, or why there are none (why.go).
-	instr    *instrprof.Profile
-	instrErr string
+	instr     *instrprof.Profile
+	instrErr  string
+	noPerfMap string // why instr's JIT-compiled code is unnamed (noPerfMap)
 	// Scaled cells of an engine that counts calls: every run's calls.
 	growth growthCalls
 }

@@ -4,6 +4,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
 
 	"vbench/internal/atomicfile"
 	"vbench/internal/instrprof"
@@ -57,18 +60,43 @@ func whySteps(pairs []abPair) []step {
 	return out
 }
 
-// whyEnv is what a why launch adds: the runtime's perf map of its
+// whyEnv is what a why launch adds to env: the runtime's perf map of its
 // JIT-compiled code (3: the map alone, no jitdump), written into the run's
-// directory.
-func whyEnv(runDir string) []string {
-	return []string{"DOTNET_PerfMapEnabled=3", "DOTNET_PerfMapJitDumpPath=" + runDir}
+// directory; nothing when env turns the map off (DOTNET_PerfMapEnabled=0:
+// the user's word is kept, and the why says what it could not name).
+// off says so, "" when the map is on.
+func whyEnv(env []string, runDir string) (add []string, off string) {
+	if off = perfMapOff(env); off != "" {
+		return nil, off
+	}
+	return []string{"DOTNET_PerfMapEnabled=3", "DOTNET_PerfMapJitDumpPath=" + runDir}, ""
+}
+
+// perfMapOff is env's setting that turns the perf map off, "" when none
+// does: the runtime reads DOTNET_PerfMapEnabled, else COMPlus_'s, and an
+// environment's last entry of a name is the one a process gets.
+func perfMapOff(env []string) string {
+	for _, name := range []string{"DOTNET_PerfMapEnabled", "COMPlus_PerfMapEnabled"} {
+		for i := len(env) - 1; i >= 0; i-- {
+			if v, ok := strings.CutPrefix(env[i], name+"="); ok {
+				if strings.TrimSpace(v) == "0" {
+					return "its environment sets " + name + "=0"
+				}
+				return ""
+			}
+		}
+	}
+	return ""
 }
 
 // keepWhy reads a why launch's instruction profile into its cell, and
 // keeps it as the cell's InstrProfileFile when the run keeps profiles. A
 // launch that failed leaves the cell's why empty, and says so: its
 // measured runs were good, and a why is not a verdict.
-func (l *launch) keepWhy(c *cellState, r *results.Run, out Outcome, runDir string) {
+//
+// mapOff is why the launch wrote no perf map when its environment turned
+// it off (whyEnv).
+func (l *launch) keepWhy(c *cellState, r *results.Run, out Outcome, runDir, mapOff string) {
 	var p *instrprof.Profile
 	var err error
 	failure := out.Failure(c.Timeout)
@@ -84,6 +112,7 @@ func (l *launch) keepWhy(c *cellState, r *results.Run, out Outcome, runDir strin
 		c.instrErr = err.Error()
 	default:
 		c.instr = p
+		c.noPerfMap = noPerfMap(p, mapOff)
 		r.Instructions, r.Processes = p.Total, p.Processes
 		if l.env.ProfilesDir != "" {
 			dst := filepath.Join(l.env.ProfilesDir, c.Workload.Name, string(c.Mode), InstrProfileFile)
@@ -95,6 +124,19 @@ func (l *launch) keepWhy(c *cellState, r *results.Run, out Outcome, runDir strin
 	if c.instrErr != "" {
 		r.Error = "no instruction profile: " + c.instrErr
 	}
+}
+
+// noPerfMap is why p's JIT-compiled code was left unnamed for want of a
+// perf map: "" when a map was read, or when no JIT-compiled code ran (a
+// native program has nothing for a map to name).
+func noPerfMap(p *instrprof.Profile, mapOff string) string {
+	if p.PerfMaps > 0 || !slices.ContainsFunc(p.Funcs, func(f instrprof.Func) bool { return f.Name == instrprof.JittedCode }) {
+		return ""
+	}
+	if mapOff != "" {
+		return mapOff
+	}
+	return "the runtime wrote none (a runtime that does not write DOTNET_PerfMapEnabled's map, or a process that is not .NET's)"
 }
 
 // writePprof writes p's pprof to path, whole or not at all.
@@ -122,5 +164,47 @@ func explainCounted(c, ref *cellState, dir int) (results.Why, bool) {
 	if err != nil {
 		return results.Why{}, false
 	}
-	return results.Why{Explain: contributions(d, ExplainTop, false, dir), Unit: results.ExplainInstructions}, true
+	return results.Why{Explain: contributions(d, ExplainTop, false, dir), Unit: results.ExplainInstructions, Unnamed: unnamed(ref, c)}, true
+}
+
+// unnamed is the code the two sides' why launches could not name, by the
+// place it ran from; nil when they named all of it.
+func unnamed(ref, c *cellState) *results.Unnamed {
+	byPlace := map[string]*results.Contribution{}
+	var places []*results.Contribution
+	for i, side := range []*instrprof.Profile{ref.instr, c.instr} {
+		for _, f := range side.UnnamedFuncs() {
+			p := byPlace[f.Name]
+			if p == nil {
+				p = &results.Contribution{Function: f.Name}
+				byPlace[f.Name] = p
+				places = append(places, p)
+			}
+			if i == 0 {
+				p.Old += float64(f.Self)
+			} else {
+				p.New += float64(f.Self)
+			}
+		}
+	}
+	if len(places) == 0 {
+		return nil
+	}
+	u := &results.Unnamed{OldTotal: float64(ref.instr.Total), NewTotal: float64(c.instr.Total)}
+	sort.SliceStable(places, func(i, j int) bool { return places[i].New > places[j].New })
+	for _, p := range places {
+		p.Change = p.New - p.Old
+		u.Places = append(u.Places, *p)
+	}
+	switch {
+	case ref.noPerfMap == c.noPerfMap:
+		u.NoPerfMap = c.noPerfMap
+	case ref.noPerfMap == "":
+		u.NoPerfMap = "the judged launch: " + c.noPerfMap
+	case c.noPerfMap == "":
+		u.NoPerfMap = "the reference launch: " + ref.noPerfMap
+	default:
+		u.NoPerfMap = "the reference launch: " + ref.noPerfMap + "; the judged launch: " + c.noPerfMap
+	}
+	return u
 }

@@ -39,6 +39,9 @@ type Profile struct {
 	CountsCalls bool
 	// Processes is how many files (processes) were read.
 	Processes int
+	// PerfMaps is how many of them had a perf map to name JIT-compiled
+	// code by (ReadDir).
+	PerfMaps int
 	// Edges are the calls from one function to another (callgrind), by
 	// caller and callee name: how many, and what they executed in all.
 	Edges []Edge
@@ -60,6 +63,18 @@ func (p *Profile) Unnamed() int64 {
 		}
 	}
 	return n
+}
+
+// UnnamedFuncs are p's functions no symbol or perf map named, the most
+// instructions first: where their code ran from.
+func (p *Profile) UnnamedFuncs() []Func {
+	var out []Func
+	for _, f := range p.Top() {
+		if f.Unnamed {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // Top is p's functions by their own instructions, the most first; ties
@@ -94,6 +109,9 @@ func ReadDir(dir, prefix, mapDir string) (*Profile, error) {
 			if pm, err = ReadPerfMap(filepath.Join(mapDir, fmt.Sprintf("perf-%d.map", pid))); err != nil && !os.IsNotExist(err) {
 				return nil, err
 			}
+			if pm != nil {
+				acc.perfMaps++
+			}
 		}
 		f, err := os.Open(name)
 		if err != nil {
@@ -118,6 +136,10 @@ func Read(r io.Reader, pm *PerfMap) (*Profile, error) {
 	return acc.profile(), nil
 }
 
+// JittedCode names the code that ran from no file and that no perf map
+// named: JIT-compiled methods without a map, and the runtime's stubs.
+const JittedCode = "[jitted code]"
+
 type key struct{ name, object string }
 
 type edgeKey struct{ caller, callee string }
@@ -127,6 +149,7 @@ type accumulator struct {
 	edges       map[edgeKey]*Edge
 	countsCalls bool
 	processes   int
+	perfMaps    int
 }
 
 func newAccumulator() *accumulator {
@@ -134,7 +157,7 @@ func newAccumulator() *accumulator {
 }
 
 func (a *accumulator) profile() *Profile {
-	p := &Profile{CountsCalls: a.countsCalls, Processes: a.processes}
+	p := &Profile{CountsCalls: a.countsCalls, Processes: a.processes, PerfMaps: a.perfMaps}
 	for _, f := range a.funcs {
 		p.Total += f.Self
 		p.Funcs = append(p.Funcs, *f)
@@ -370,7 +393,7 @@ func resolve(name, object string, pm *PerfMap) (string, bool) {
 		}
 	}
 	if object == "" || object == "???" {
-		return "[jitted code]", true
+		return JittedCode, true
 	}
 	return "[" + filepath.Base(object) + "]", true
 }

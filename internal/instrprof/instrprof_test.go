@@ -1,6 +1,8 @@
 package instrprof
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -185,5 +187,38 @@ func TestReadNotCallgrind(t *testing.T) {
 	}
 	if _, err := ReadDir(t.TempDir(), "vbench-cg.", ""); err == nil {
 		t.Error("an empty directory read")
+	}
+}
+
+// ReadDir counts the processes that had a perf map, and a process without
+// one keeps its JIT-compiled code unnamed, where it ran (issue 51: the why
+// says what it could not name, and why).
+func TestReadDirCountsPerfMaps(t *testing.T) {
+	dir := t.TempDir()
+	for _, pid := range []string{"7", "8"} {
+		if err := os.WriteFile(filepath.Join(dir, "vbench-cg."+pid), []byte(callgrindFile), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := os.ReadFile("testdata/perf-7.map")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "perf-7.map"), m, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := ReadDir(dir, "vbench-cg.", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Processes != 2 || p.PerfMaps != 1 {
+		t.Errorf("%d processes, %d perf maps: want 2, 1", p.Processes, p.PerfMaps)
+	}
+	un := p.UnnamedFuncs()
+	if len(un) == 0 || un[0].Name != JittedCode || p.Unnamed() <= un[0].Self-1 {
+		t.Errorf("unnamed %+v of %d", un, p.Unnamed())
+	}
+	if p, err = ReadDir(dir, "vbench-cg.", ""); err != nil || p.PerfMaps != 0 {
+		t.Errorf("no map directory: %d perf maps, %v", p.PerfMaps, err)
 	}
 }

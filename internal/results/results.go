@@ -409,6 +409,9 @@ type Change struct {
 	// marks no kernel, or its engine does not count it apart).
 	ExplainScope string `json:"explain_scope,omitempty"`
 	ExplainUnit  string `json:"explain_unit,omitempty"` // "ns": self time per run (mean); ExplainPerRequest: per request served (a service); ExplainSampledPerRun: sampled self time per run (samples × interval); "share": share of samples (0 to 1)
+	// ExplainUnnamed is, for a why in instructions, the code its launches
+	// could not name: absent when they named all of it.
+	ExplainUnnamed *Unnamed `json:"explain_unnamed,omitempty"`
 
 	// ChangePerCallNs is an A/B pair's change per call (per sample taken
 	// for a sampling pair: ChangePerSampleNs), in ns, with its 95%
@@ -485,6 +488,34 @@ type Contribution struct {
 	// NotShown is set when the change's interval holds zero: it is not
 	// shown to differ from no change, and explains nothing.
 	NotShown bool `json:"not_shown,omitempty"`
+}
+
+// Unnamed is the code a counted pair's why launches could not name: no
+// symbol and no perf map named it, so its instructions are summed by the
+// place they ran from ("[jitted code]", "[libcoreclr.so]"), and the why
+// says how much of the launch and of the change that is.
+type Unnamed struct {
+	// Places are each place's instructions in the reference launch (Old)
+	// and the judged one (New), the most (New) first.
+	Places []Contribution `json:"places"`
+	// OldTotal and NewTotal are the launches' instructions, every function's.
+	OldTotal float64 `json:"old_total"`
+	NewTotal float64 `json:"new_total"`
+	// NoPerfMap says why a launch that ran JIT-compiled code had no perf
+	// map: all its .NET methods are then "[jitted code]".
+	NoPerfMap string `json:"no_perf_map,omitempty"`
+}
+
+// Old and New are the unnamed code's instructions on each side.
+func (u *Unnamed) Old() float64 { return u.sum(func(c Contribution) float64 { return c.Old }) }
+func (u *Unnamed) New() float64 { return u.sum(func(c Contribution) float64 { return c.New }) }
+
+func (u *Unnamed) sum(side func(Contribution) float64) float64 {
+	var n float64
+	for _, c := range u.Places {
+		n += side(c)
+	}
+	return n
 }
 
 // Run is one launch of a workload.

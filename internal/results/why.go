@@ -8,6 +8,7 @@ package results
 type Why struct {
 	Explain     []Contribution
 	Unit, Scope string
+	Unnamed     *Unnamed // what a why in instructions could not name
 }
 
 // Whys are a run's whys, by the key ("workload/mode") of each pair's NEW
@@ -21,7 +22,7 @@ func WhysOf(f *File) Whys {
 	w := Whys{}
 	for _, c := range f.Results {
 		if ch := c.Compare; ch != nil && len(ch.Explain) > 0 {
-			w[c.Key()] = Why{Explain: ch.Explain, Unit: ch.ExplainUnit, Scope: ch.ExplainScope}
+			w[c.Key()] = Why{Explain: ch.Explain, Unit: ch.ExplainUnit, Scope: ch.ExplainScope, Unnamed: ch.ExplainUnnamed}
 		}
 	}
 	return w
@@ -29,5 +30,5 @@ func WhysOf(f *File) Whys {
 
 // Put gives the judgement ch the why.
 func (w Why) Put(ch *Change) {
-	ch.Explain, ch.ExplainUnit, ch.ExplainScope = w.Explain, w.Unit, w.Scope
+	ch.Explain, ch.ExplainUnit, ch.ExplainScope, ch.ExplainUnnamed = w.Explain, w.Unit, w.Scope, w.Unnamed
 }

@@ -178,6 +178,12 @@ workloads:
   - name: unmarked
     command: [/bin/true]
     modes: [none]
+  - name: fibonacci-nomap
+    project: `+filepath.Join(testbin.RepoRoot(), "benchmarks/fibonacci/Fibonacci.csproj")+`
+    args: [--n, "20", --iterations, "10"]
+    checksum: "67650"
+    modes: [tracing]
+    env: {DOTNET_PerfMapEnabled: "0"}
 `)
 	// A/A: the profiler against a copy of itself must decide same, and say
 	// no why (a counted pair's profiles time valgrind, not the program).
@@ -187,7 +193,7 @@ workloads:
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(dir, "copy.so"), string(b))
-	stdout, stderr, code := vbRun(t, dir, nil, "run", "suite.yaml", "--quiet", "--no-baseline", "--profiler", lib, "--against", "copy.so", "--json", "r.json")
+	stdout, stderr, code := vbRun(t, dir, nil, "run", "suite.yaml", "--quiet", "--no-baseline", "--workloads", "fibonacci,unmarked", "--profiler", lib, "--against", "copy.so", "--json", "r.json")
 	if code != cli.ExitFailed {
 		t.Fatalf("exit %d, want %d (the unmarked program fails)\n%s\n%s", code, cli.ExitFailed, stdout, stderr)
 	}
@@ -229,9 +235,10 @@ workloads:
 	// profiler/slow.h's 2 x 3 rotations) regresses, and its why, from one
 	// callgrind launch a side, names the hook with its extra instructions
 	// a call. Under tracing alone: none loads no profiler, so it would
-	// count again what the A/A run counted.
+	// count again what the A/A run counted. fibonacci-nomap is the same
+	// program whose environment turns the runtime's perf map off.
 	slow := testbin.SlowProfilerLib(t)
-	stdout, stderr, code = vbRun(t, dir, nil, "run", "suite.yaml", "--quiet", "--no-baseline", "--workloads", "fibonacci", "--modes", "tracing", "--profiler", slow, "--against", lib, "--json", "ab.json")
+	stdout, stderr, code = vbRun(t, dir, nil, "run", "suite.yaml", "--quiet", "--no-baseline", "--workloads", "fibonacci,fibonacci-nomap", "--modes", "tracing", "--profiler", slow, "--against", lib, "--json", "ab.json")
 	if code != cli.ExitRegression {
 		t.Fatalf("slow build: exit %d, want %d\n%s\n%s", code, cli.ExitRegression, stdout, stderr)
 	}
@@ -254,6 +261,47 @@ workloads:
 	}
 	if _, err := os.Stat(filepath.Join(dir, cli.ProfilesDirFor("ab.json"), "fibonacci", "tracing", "instructions.pb.gz")); err != nil {
 		t.Errorf("the regressed pair's instruction profile was not kept: %v", err)
+	}
+	// Without a perf map (the user's DOTNET_PerfMapEnabled=0, kept) the
+	// why still leads with the profiler's hook, by its symbol, and says
+	// how much of the launch and of the change no name reached: fib's
+	// code is all [jitted code].
+	nomap := f.Find("fibonacci-nomap", "tracing")
+	if nomap == nil || nomap.Verdict != results.VerdictRegressed || nomap.Compare == nil || len(nomap.Compare.Explain) == 0 {
+		t.Fatalf("fibonacci-nomap: %+v\n%s", nomap, stdout)
+	}
+	if top := nomap.Compare.Explain[0]; top.Function != "vb_enter_stub" || top.NewCalls == nil || *top.NewCalls < 218900 {
+		t.Errorf("without a perf map the why leads with %+v, want vb_enter_stub with its calls\n%s", top, stdout)
+	}
+	u := nomap.Compare.ExplainUnnamed
+	if u == nil || len(u.Places) == 0 || u.Places[0].Function != "[jitted code]" || u.New() <= 0 || u.New() >= u.NewTotal || !strings.Contains(u.NoPerfMap, "DOTNET_PerfMapEnabled=0") {
+		t.Fatalf("fibonacci-nomap's unnamed code: %+v", u)
+	}
+	// fib's own code (a few instructions a call, 218,910 calls) is a
+	// share of the kernel the map would have named.
+	if share := u.Places[0].New / u.NewTotal; share < 0.05 {
+		t.Errorf("[jitted code] is %.1f %% of the launch, want fib's code in it", 100*share)
+	}
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.Contains(l, "why fibonacci-nomap") {
+			t.Logf("without a perf map:%s", l)
+		}
+	}
+	// Every output that carries the why says it.
+	said := "in code no symbol or perf map named: [jitted code]"
+	if !strings.Contains(stdout, said) || !strings.Contains(stdout, "no perf map: its environment sets DOTNET_PerfMapEnabled=0") {
+		t.Errorf("the table's why does not say what it could not name:\n%s", stdout)
+	}
+	for _, format := range []string{"markdown", "junit", "html"} {
+		out, stderr, code := vbRun(t, dir, nil, "report", "ab.json", "--format", format)
+		if code != cli.ExitOK || !strings.Contains(out, said) {
+			t.Errorf("report --format %s: exit %d, no %q\n%s", format, code, said, stderr)
+		}
+	}
+	// With the map, the launch named fib: what is left unnamed is the
+	// runtime's stubs and its stripped library, and no map is missing.
+	if named := traced.Compare.ExplainUnnamed; named == nil || named.NoPerfMap != "" || named.New() >= u.New() {
+		t.Errorf("with a perf map, unnamed %+v, want less than without one", named)
 	}
 }
 
