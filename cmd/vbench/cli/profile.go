@@ -31,6 +31,9 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 		return err
 	}
 	engine, focus, lib := pr.engine, pr.focus, pr.lib
+	if linesByDefault(engine) && !cmd.Flags().Changed("lines") {
+		f.settings.Lines = true
+	}
 	dir, unlock, err := profile.RunDir("--out", f.out)
 	if err != nil {
 		return usageErr(err)
