@@ -1,12 +1,9 @@
 package cli
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	pprof "github.com/google/pprof/profile"
 
 	"vbench/internal/profile"
 	"vbench/internal/testbin"
@@ -16,15 +13,7 @@ import (
 // pprof file of dir, by source line (0: a location with no line).
 func splitLines(t *testing.T, dir string) map[int64]int64 {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, profile.PprofFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	pp, err := pprof.Parse(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pp := mergedPprof(t, dir)
 	byLine := map[int64]int64{}
 	for _, s := range pp.Sample {
 		if len(s.Location) == 0 || len(s.Location[0].Line) == 0 {
