@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -101,6 +102,20 @@ func markerLine(t *testing.T, mark string) int {
 // as vbench profile does.
 func profileLines(t *testing.T, engine modes.Engine, dll string, extra []string, args ...string) *profile.Profile {
 	t.Helper()
+	p, err := profile.ReadFile(runLines(t, engine, dll, extra, args...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lines.Resolve(context.Background(), p); err != nil {
+		t.Fatalf("resolving lines: %v", err)
+	}
+	return p
+}
+
+// runLines runs dll under engine with lines on and returns its profile's
+// directory, its lines not yet resolved.
+func runLines(t *testing.T, engine modes.Engine, dll string, extra []string, args ...string) string {
+	t.Helper()
 	dir := t.TempDir()
 	env := attach.Env(lib(t), attach.Options{Engine: engine, ProfileDir: dir, Settings: modes.ProfilerSettings{Lines: true}})
 	cmd := exec.Command(testbin.Dotnet(t), append([]string{dll}, args...)...)
@@ -110,14 +125,44 @@ func profileLines(t *testing.T, engine modes.Engine, dll string, extra []string,
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("%s under %s: %v\n%s", dll, engine, err, se.String())
 	}
-	p, err := profile.ReadFile(testapp.ProcessDir(t, dir))
-	if err != nil {
+	pdir := testapp.ProcessDir(t, dir)
+	if _, err := profile.ReadFile(pdir); err != nil {
 		t.Fatalf("reading the profile: %v\nstderr:\n%s", err, se.String())
 	}
-	if err := lines.Resolve(context.Background(), p); err != nil {
-		t.Fatalf("resolving lines: %v", err)
+	return pdir
+}
+
+// One helper run maps a sampled and an instrumented profile (vbench profile
+// maps every process of a run at once) as a helper run for each does.
+func TestResolveAllAsEach(t *testing.T) {
+	dll := lineProgram(t, "portable", "")
+	sdir := runLines(t, modes.EngineSampling, dll, []string{modes.EnvVar("interval") + "=1ms"}, "300")
+	cdir := runLines(t, modes.EngineInstrumentation, dll, nil, "50", "1001")
+	read := func(dir string) *profile.Profile {
+		p, err := profile.ReadFile(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
 	}
-	return p
+	sampled, counted, s2, c2 := read(sdir), read(cdir), read(sdir), read(cdir)
+	ctx := context.Background()
+	for _, p := range []*profile.Profile{sampled, counted} {
+		if err := lines.Resolve(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := lines.ResolveAll(ctx, s2, c2); err != nil {
+		t.Fatal(err)
+	}
+	for _, pair := range [][2]*profile.Profile{{sampled, s2}, {counted, c2}} {
+		if len(pair[0].Executions) == 0 && lineSamples(fnLines(t, pair[0], "LineSplit.Work.Split"), markerLine(t, "HOT")) == 0 {
+			t.Errorf("%s: no lines resolved: %+v", pair[0].Mode, fnLines(t, pair[0], "LineSplit.Work.Split").Lines)
+		}
+		if !reflect.DeepEqual(pair[0], pair[1]) {
+			t.Errorf("%s: one helper for both resolved otherwise than one for each:\n%+v\n%+v", pair[0].Mode, pair[0].Functions, pair[1].Functions)
+		}
+	}
 }
 
 func fnLines(t *testing.T, p *profile.Profile, name string) *profile.Function {

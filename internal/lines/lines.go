@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -108,10 +109,41 @@ func Helper(ctx context.Context) (string, error) {
 // function of the modules involved, re-derives the per-line totals and
 // adds a note to p.Warnings for each module it could not read lines for.
 // A profile without line counts is left as it is.
-func Resolve(ctx context.Context, p *profile.Profile) error {
-	if !p.HasLines() {
+func Resolve(ctx context.Context, p *profile.Profile) error { return ResolveAll(ctx, p) }
+
+// ResolveAll resolves the lines of every profile in ps as Resolve does,
+// with one run of the helper for them all (it costs ~0.25 s of CPU a run,
+// however few methods it reads).
+func ResolveAll(ctx context.Context, ps ...*profile.Profile) error {
+	tokens := map[string][]uint32{}
+	for _, p := range ps {
+		if p.HasLines() {
+			addTokens(p, tokens)
+		}
+	}
+	if len(tokens) == 0 {
 		return nil
 	}
+	for m, ts := range tokens {
+		slices.Sort(ts)
+		tokens[m] = slices.Compact(ts) // the profiles share methods
+	}
+	mods, err := Read(ctx, tokens)
+	if err != nil {
+		return err
+	}
+	for _, p := range ps {
+		if p.HasLines() {
+			Apply(p, mods)
+		}
+	}
+	return nil
+}
+
+// addTokens adds to tokens the methods of p's modules with line counts
+// whose sequence points Apply needs: every function of those modules, and
+// the overloads sharing a row.
+func addTokens(p *profile.Profile, tokens map[string][]uint32) {
 	used := map[string]bool{}
 	for _, t := range p.Threads {
 		callers(t.Roots, func(n *profile.Node, caller int) {
@@ -128,7 +160,6 @@ func Resolve(ctx context.Context, p *profile.Profile) error {
 			used[m] = true
 		}
 	}
-	tokens := map[string][]uint32{}
 	for _, f := range p.Functions {
 		if used[f.ModulePath] && f.Token != 0 {
 			tokens[f.ModulePath] = append(tokens[f.ModulePath], f.Token)
@@ -151,15 +182,6 @@ func Resolve(ctx context.Context, p *profile.Profile) error {
 			}
 		})
 	}
-	if len(tokens) == 0 {
-		return nil
-	}
-	mods, err := Read(ctx, tokens)
-	if err != nil {
-		return err
-	}
-	Apply(p, mods)
-	return nil
 }
 
 // Apply fills p's lines from what the helper read (see Resolve).

@@ -46,7 +46,7 @@ var Fields = []Field{
 	{Bounds: MaxStack, Env: "VBENCH_MAX_STACK", Unit: "frames", Reads: isEngine(EngineSuspendSampling), // the signal sampler keeps a fixed 128 + 128 frames
 		Help: "suspend-sampling: frames kept per stack (" + MaxStack.Want() + "); deeper stacks keep both ends and mark the frames elided between them"},
 	{Name: "lines", Env: "VBENCH_LINES", Reads: isEngine(EngineSampling, EngineCPUSampling, EngineInstrumentation), // the signal sampler maps its leaves' IPs; instrumentation counts sequence points
-		Help: "sampling: each sample's source line (from the program's PDBs); instrumentation: count every line's executions"},
+		Help: "sampling: each sample's source line, from the program's PDBs (on by default for a launched program under --mode sampling; --lines=false turns it off); instrumentation: count every line's executions (off by default: it counts every basic block, a dearer mode)"},
 	{Name: "timeline", Env: "VBENCH_TIMELINE", Reads: writesTimeline,
 		Help: "tracing: also write <pid>/timeline.json, every thread's calls, GCs, JIT compilations and exceptions in time order; allocations, allocation-sampling: every allocation (or sample) with its type, bytes and path, and the GCs; the sampling engines: each thread's samples in time order as nested slices, the GCs and exceptions (Chrome trace-event JSON: Perfetto, speedscope)"},
 	{Bounds: TimelineMin, Env: "VBENCH_TIMELINE_MIN", Needs: "timeline", Reads: isEngine(EngineTracing), // calls fold; allocations are instants

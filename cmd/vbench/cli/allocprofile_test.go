@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	pprof "github.com/google/pprof/profile"
-
 	"vbench/internal/profile"
 	"vbench/internal/testapp"
 )
@@ -72,15 +70,7 @@ func TestProfileAllocationsProcessTree(t *testing.T) {
 
 			// The merged pprof vbench wrote, read by google/pprof: its
 			// totals are the merged profile's, each sample labelled.
-			f, err := os.Open(filepath.Join(out, profile.PprofFile))
-			if err != nil {
-				t.Fatal(err)
-			}
-			pp, err := pprof.Parse(f)
-			f.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
+			pp := mergedPprof(t, out)
 			if len(pp.SampleType) != 2 || pp.SampleType[0].Type != "alloc_objects" || pp.SampleType[1].Type != "alloc_space" || pp.DefaultSampleType != "alloc_space" {
 				t.Fatalf("sample types %v (default %q)", pp.SampleType, pp.DefaultSampleType)
 			}

@@ -161,15 +161,7 @@ func TestProfileProcessTree(t *testing.T) {
 
 	// The merged pprof file, read by pprof's own package: per pid label,
 	// each process's own calls.
-	f, err := os.Open(filepath.Join(dir, profile.PprofFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	pp, err := pprof.Parse(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pp := mergedPprof(t, dir)
 	steps := map[int64]int64{}
 	for _, s := range pp.Sample {
 		if s.Location[0].Line[0].Function.Name == "VbTest.Loop.Step" {
@@ -400,4 +392,20 @@ func TestProfileChildStillRunning(t *testing.T) {
 	if !want.MatchString(stderr) {
 		t.Errorf("stderr lacks %s:\n%s", want, stderr)
 	}
+}
+
+// mergedPprof reads the merged pprof file vbench wrote into dir with
+// google/pprof's own reader.
+func mergedPprof(t *testing.T, dir string) *pprof.Profile {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, profile.PprofFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	pp, err := pprof.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pp
 }

@@ -31,6 +31,9 @@ func runProfile(cmd *cobra.Command, f *profileFlags, args []string) error {
 		return err
 	}
 	engine, focus, lib := pr.engine, pr.focus, pr.lib
+	if linesByDefault(engine) && !cmd.Flags().Changed("lines") {
+		f.settings.Lines = true
+	}
 	dir, unlock, err := profile.RunDir("--out", f.out)
 	if err != nil {
 		return usageErr(err)
@@ -203,16 +206,18 @@ func recordEnd(tree *profile.Tree, code int, stderr io.Writer) {
 	}
 }
 
-// resolveLines maps each process's line counts to source lines (from the
-// program's PDBs, after the run: see internal/lines) and writes its
-// profile back. A failure leaves the profile with method-level results and
-// a warning that says why; the profile is never lost.
+// resolveLines maps every process's line counts to source lines (from the
+// program's PDBs, after the run, one helper for them all: see
+// internal/lines) and writes each profile back. A failure leaves the
+// profiles with method-level results and a warning that says why; no
+// profile is lost.
 func resolveLines(ctx context.Context, tree *profile.Tree, stderr io.Writer) {
+	err := lines.ResolveAll(ctx, tree.Processes...)
 	for i, p := range tree.Processes {
 		if !p.HasLines() {
 			continue
 		}
-		if err := lines.Resolve(ctx, p); err != nil {
+		if err != nil {
 			p.Warnings = append(p.Warnings, "lines: "+err.Error())
 		}
 		if err := profile.WriteDir(filepath.Dir(tree.Paths[i]), p); err != nil { // what is in memory is shown either way

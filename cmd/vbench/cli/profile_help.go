@@ -47,6 +47,12 @@ Newtonsoft.Json, NuGet, MSBuild) are folded into the test code that called
 them (their time is their caller's) and the test host comes first;
 --all-frames shows every frame. The profiles keep every frame.
 
+Source lines: under sampling each sample also keeps its source line, from
+the program's PDBs, mapped after the run by a small .NET helper (go tool
+pprof -list FUNC; vbench show DIR -o source.html); --lines=false leaves them
+out. Under instrumentation --lines counts every line's executions: off unless
+asked, since it counts every basic block. An attach (--pid) keeps no lines.
+
 --focus PATTERN narrows what is shown, not what is profiled: the top table
 lists only the matching functions (namespace, type, method or assembly, glob
 '*'; a pattern without '*' also matches the names under it), and the JSON

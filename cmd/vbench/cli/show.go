@@ -55,7 +55,7 @@ func newShowCmd() *cobra.Command {
 tool's: EventPipe's nettrace, pprof, speedscope JSON, perf script text,
 converted to vbench's profile model) as the top functions and each thread's
 call tree (text), or as a flame graph (svg), or in speedscope's format, or,
-when it has lines (vbench profile --lines), as a source view (html): the hot
+when it has lines (vbench profile --mode sampling, or --lines), as a source view (html): the hot
 files with each line's samples or executions beside its text, heat-coloured,
 and a bird's-eye strip of each file's heat; a file not found where the PDB
 recorded it (moved, or a path-mapped /_/… build) is noted and its counted
@@ -95,7 +95,7 @@ Results files are rendered by vbench report; two profiles compared by vbench dif
   vbench show out/profile --depth 20 --min-percent 0
   vbench show out/profile --pid 4242 -o flame.svg
   vbench show out/profile --focus 'MyLib.*' -o mylib.svg
-  vbench show out/profile -o source.html        # a profile taken with --lines
+  vbench show out/profile -o source.html        # a profile with lines (sampling's by default)
   vbench show r.profiles/fib/tracing/instructions.pb.gz --sample-index calls`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

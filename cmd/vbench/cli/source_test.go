@@ -145,7 +145,7 @@ func TestSourceViewNeedsLines(t *testing.T) {
 	}
 	dll := testbin.Workload(t, "profiler/testdata/lines/Lines.csproj")
 	dir := filepath.Join(t.TempDir(), "prof")
-	if _, stderr, code := runVbench(t, "profile", "--mode", "sampling", "--out", dir, "--", "dotnet", dll, "100", "10"); code != 0 {
+	if _, stderr, code := runVbench(t, "profile", "--mode", "sampling", "--lines=false", "--out", dir, "--", "dotnet", dll, "100", "10"); code != 0 {
 		t.Fatalf("vbench profile: exit %d\n%s", code, stderr)
 	}
 	out := filepath.Join(t.TempDir(), "source.html")
