@@ -218,7 +218,9 @@ func resolveLines(ctx context.Context, tree *profile.Tree, stderr io.Writer) {
 			continue
 		}
 		if err != nil {
-			p.Warnings = append(p.Warnings, "lines: "+err.Error())
+			// Sampling asks for lines by default: say how not to (a machine
+			// with the .NET runtime and no SDK cannot build the PDB reader).
+			p.Warnings = append(p.Warnings, "lines: "+err.Error()+" (--lines=false profiles without them)")
 		}
 		if err := profile.WriteDir(filepath.Dir(tree.Paths[i]), p); err != nil { // what is in memory is shown either way
 			fmt.Fprintf(stderr, "vbench: writing the profile with its lines: %v\n", err)
