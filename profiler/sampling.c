@@ -159,6 +159,10 @@ int vb_sampling_start(void) {
 	if (ln && *ln && strcmp(ln, "0") != 0) vb_lines = vb_lines_init() == 0;
 	const char *dm = getenv("VBENCH_CPU_DUMP"); // debugging: log the first N samples' frames
 	vb_cpu_dump = dm ? atoi(dm) : 0;
+#ifdef VB_TEST_HOOKS
+	const char *ap = getenv("VBENCH_DEBUG_ASSIGN_PAUSE_MS"); // a new thread's registration waits (sampling_threads.c)
+	vb_cpu_assign_pause_ms = ap ? atoi(ap) : 0;
+#endif
 	// The drain's caches written once here, before any tick: a page of
 	// .bss first read maps the shared zero page, and the drain's first write
 	// to it then copies it and flushes the TLB of every CPU running the
@@ -185,6 +189,8 @@ int vb_sampling_stop_within(int ms) {
 		vb_log("cpu sampler: drain thread still running after %d ms; its trees are read as they stand", ms);
 		return -1;
 	}
+	// The flag is clear and the drain gone: a registration arms only with
+	// the flag read set under reg (vb_cpu_thread_assigned), so none arms after this.
 	pthread_mutex_lock(&vb_cpu_reg);
 	for (int i = 0; i < NRECORDS; i++) vb_cpu_disarm(&vb_cpu_records[i]);
 	pthread_mutex_unlock(&vb_cpu_reg);

@@ -116,6 +116,9 @@ extern record *vb_cpu_used[NRECORDS]; // the records with slots, in the order th
 extern int vb_cpu_nused;
 extern pthread_mutex_t vb_cpu_reg;    // registration vs the drain (never the handler)
 extern int vb_cpu_running;
+#ifdef VB_TEST_HOOKS
+extern int vb_cpu_assign_pause_ms;
+#endif
 
 static inline record *find(int32_t tid, int claim) {
 	uint32_t i = (uint32_t)tid % NRECORDS;

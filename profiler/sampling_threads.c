@@ -43,9 +43,23 @@ static void drain_in_callback(record *r) {
 // tid. Called by ThreadAssignedToOSThread (on the thread itself, measured
 // on .NET 10; from another thread the drain learns the stack range from
 // /proc/self/maps and the first samples keep only their leaf).
+#ifdef VB_TEST_HOOKS
+int vb_cpu_assign_pause_ms; // VBENCH_DEBUG_ASSIGN_PAUSE_MS: the race below made wide (tests)
+#endif
+
 void vb_cpu_thread_assigned(ThreadID managed, int32_t tid) {
 	if (!__atomic_load_n(&vb_cpu_running, __ATOMIC_ACQUIRE) || tid <= 0) return;
+#ifdef VB_TEST_HOOKS
+	if (vb_cpu_assign_pause_ms > 0 && (int32_t)syscall(SYS_gettid) == tid) usleep((useconds_t)vb_cpu_assign_pause_ms * 1000);
+#endif
 	pthread_mutex_lock(&vb_cpu_reg);
+	// Read again under reg: the stop clears the flag, then disarms every
+	// record under reg. A thread that read it set, then waited for reg
+	// (the drain holds it for a pass) while the stop disarmed all, armed a
+	// timer after the stop, whose SIGPROF at a detach reached the
+	// disposition given back: SIG_DFL ended the process
+	// (TestDetachWhileThreadsStart).
+	if (!__atomic_load_n(&vb_cpu_running, __ATOMIC_ACQUIRE)) goto done;
 	record *r = find(tid, 1);
 	if (!r) goto done;
 	vb_cpu_disarm(r); // a thread with this id we were not told had ended

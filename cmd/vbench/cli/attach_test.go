@@ -39,9 +39,15 @@ type attachee struct {
 // its "ready" line.
 func startAttachee(t *testing.T, seconds float64, threads int, env ...string) *attachee {
 	t.Helper()
+	return startAttacheeWith(t, []string{strconv.FormatFloat(seconds, 'f', -1, 64), strconv.Itoa(threads)}, env...)
+}
+
+// startAttacheeWith starts the attachee with args (SECONDS THREADS [--churn]).
+func startAttacheeWith(t *testing.T, args []string, env ...string) *attachee {
+	t.Helper()
 	dll := testbin.Workload(t, "cmd/vbench/cli/testdata/csharp/attachee/Attachee.csproj")
 	a := &attachee{done: make(chan error, 1)}
-	a.cmd = exec.Command(testbin.Dotnet(t), dll, strconv.FormatFloat(seconds, 'f', -1, 64), strconv.Itoa(threads), testbin.Marker("attachee"))
+	a.cmd = exec.Command(testbin.Dotnet(t), append(append([]string{dll}, args...), testbin.Marker("attachee"))...)
 	a.cmd.Env = append(attach.ScrubEnv(os.Environ()), env...)
 	out, err := a.cmd.StdoutPipe()
 	if err != nil {
@@ -156,6 +162,32 @@ func TestAttachSamplesARunningProgram(t *testing.T) {
 	checkThreeOne(t, p)
 	if !a.alive() {
 		t.Fatal("the attachee died at the detach")
+	}
+	a.finished(t)
+}
+
+// A detach while threads start: a thread whose registration read the
+// sampler running, then waited for its lock while the stop disarmed every
+// timer, armed one after the stop, and its SIGPROF reached the disposition
+// the detach gave back (SIG_DFL: "Profiling timer expired", the process
+// gone). The test-hooks library widens that window to 300 ms on each new
+// thread (VBENCH_DEBUG_ASSIGN_PAUSE_MS) while the program starts short
+// threads one after another: before the fix it died after each detach.
+func TestDetachWhileThreadsStart(t *testing.T) {
+	lib := testbin.TestHooksLib(t)
+	testbin.ProfilerLib(t) // runVbench's, and vbench, built before the clock starts
+	testbin.Vbench(t)
+	a := startAttacheeWith(t, []string{"8", "1", "--churn"}, "VBENCH_DEBUG_ASSIGN_PAUSE_MS=300")
+	out := t.TempDir()
+	_, stderr, code := runVbench(t, "profile", "--profiler", lib, "--pid", a.pid(), "--mode", "sampling", "--interval", "1ms", "--duration", "1s", "--out", out, "--top", "1")
+	if code != 0 {
+		ended := "still running"
+		select {
+		case err := <-a.done:
+			ended = fmt.Sprint(err)
+		case <-time.After(5 * time.Second):
+		}
+		t.Fatalf("exit %d\n%s\nthe attachee (%s) said:\n%s%s", code, stderr, ended, a.output(), a.stderr.String())
 	}
 	a.finished(t)
 }
@@ -342,13 +374,24 @@ func TestStartupProfilerThroughDiagnosticPort(t *testing.T) {
 	if err := vb.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer vb.Process.Kill()
-	// One clean-clone CI run saw the attachee never resumed (60 s, load ~8;
-	// not reproduced in 11 runs after): a failure says what vbench said.
+	// One clean-clone CI run saw the attachee never resumed (60 s, load ~8):
+	// a failure says what vbench said, and SIGQUIT makes a vbench still
+	// running print where each goroutine waits (Accept, a read).
 	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("vbench profile --port's stderr:\n%s", vbErr.String())
+		if !t.Failed() {
+			vb.Process.Kill()
+			return
 		}
+		exited := make(chan error, 1)
+		go func() { exited <- vb.Wait() }()
+		vb.Process.Signal(syscall.SIGQUIT)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			vb.Process.Kill()
+			<-exited
+		}
+		t.Logf("vbench profile --port's stderr:\n%s", vbErr.String())
 	})
 	for i := 0; ; i++ {
 		if _, err := os.Stat(sock); err == nil {

@@ -6,7 +6,10 @@
 // and, at the end, how many rounds each thread made: the output a profiler
 // attached and detached in between must leave as it is.
 // THREADS 0: no work, it waits SECONDS (a process to refuse attaches to).
-// Usage: Attachee SECONDS [THREADS]
+// With --churn the main thread, instead of working, starts short threads
+// one after another (each runs Light.Mix for a few ms): threads that start
+// while a profiler attaches and detaches.
+// Usage: Attachee SECONDS [THREADS] [--churn]
 using System;
 using System.Diagnostics;
 using System.Runtime.CompilerServices;
@@ -40,11 +43,31 @@ public static class Program
         }
         Console.WriteLine($"attachee: ready pid {Environment.ProcessId}");
         Console.Out.Flush();
-        Work(sw, seconds, 0, rounds, sums);
+        if (Array.IndexOf(args, "--churn") >= 0)
+            Churn(sw, seconds, rounds, sums);
+        else
+            Work(sw, seconds, 0, rounds, sums);
         foreach (var w in workers)
             w.Join();
         Console.WriteLine($"attachee: done rounds={string.Join(",", rounds)}");
         return 0;
+    }
+
+    static void Churn(Stopwatch sw, double seconds, long[] rounds, ulong[] sums)
+    {
+        ulong x = 1;
+        while (sw.Elapsed.TotalSeconds < seconds)
+        {
+            var t = new Thread(() =>
+            {
+                for (int i = 0; i < 300; i++)
+                    x = Light.Mix(x);
+            });
+            t.Start();
+            t.Join();
+            rounds[0]++;
+        }
+        sums[0] = x;
     }
 
     static void Work(Stopwatch sw, double seconds, int me, long[] rounds, ulong[] sums)
