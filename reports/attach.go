@@ -125,6 +125,16 @@ func findWindow(ws []results.Window, name string) *results.Window {
 	return nil
 }
 
+// Attach is the matrix's attach table for the HTML report; nil when no
+// cell attached.
+func (m *Matrix) Attach() *WholeProgramTable {
+	header, rows := AttachRows(m.resultCells())
+	if header == nil {
+		return nil
+	}
+	return &WholeProgramTable{Title: AttachTitle, Header: header, Rows: rows}
+}
+
 // writeAttach writes the attach table as aligned text.
 func writeAttach(w io.Writer, cells []*results.Cell) {
 	header, rows := AttachRows(cells)

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -105,6 +106,24 @@ workloads:
 	for _, w := range append(want, "Attach: the service's load before, during and after each attach", "spike 1", "spike 2", "during, pooled", "after, pooled") {
 		if !strings.Contains(table, w) {
 			t.Errorf("the table lacks %q:\n%s", w, table)
+		}
+	}
+	// The HTML report of the same file: the same table, every window and spike.
+	if out, err := exec.Command(testbin.Vbench(t), "report", filepath.Join(dir, "r.json"), "-o", filepath.Join(dir, "r.html")).CombinedOutput(); err != nil {
+		t.Fatalf("vbench report -o r.html: %v\n%s", err, out)
+	}
+	html, err := os.ReadFile(filepath.Join(dir, "r.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range append(want, "spike 1", "spike 2", "during, pooled", "after, pooled") {
+		if !bytes.Contains(html, []byte("<td>"+w+"</td>")) {
+			t.Errorf("the HTML report's attach table lacks the row %q", w)
+		}
+	}
+	for _, w := range []string{`id="attach-table"`, "Attach: the service", "detach "} {
+		if !bytes.Contains(html, []byte(w)) {
+			t.Errorf("the HTML report lacks %q", w)
 		}
 	}
 	if left := testbin.ProcessesWith(marker); len(left) > 0 {
