@@ -38,6 +38,7 @@ const (
 	ProfilerAlreadyActive = 0x8013136A // CORPROF_E_PROFILER_ALREADY_ACTIVE
 	ProfilerNotAttachable = 0x8013136B // CORPROF_E_PROFILER_NOT_ATTACHABLE
 	UnknownCommand        = 0x80131385 // CORDIAGIPC_E_UNKNOWN_COMMAND
+	InvalidArg            = 0x80070057 // E_INVALIDARG: StartupProfiler before the runtime paused at start-up
 )
 
 // HRESULTError is a failure the runtime answered with.

@@ -68,8 +68,11 @@ func runPort(cmd *cobra.Command, f *profileFlags, args []string) error {
 		return err
 	}
 	// Each command on a connection of its own: the runtime connects again
-	// after each answer.
+	// after each answer. steps is what happened, for an error to tell.
 	pid := 0
+	t0 := time.Now()
+	var steps []string
+	step := func(what string) { steps = append(steps, fmt.Sprintf("%s at %.3fs", what, time.Since(t0).Seconds())) }
 	send := func(what string, do func(net.Conn) error) error {
 		c, err := l.Accept()
 		if err != nil {
@@ -78,16 +81,18 @@ func runPort(cmd *cobra.Command, f *profileFlags, args []string) error {
 		defer c.Close()
 		adv, err := diagipc.ReadAdvertise(c, 30*time.Second)
 		if err != nil {
-			return err
+			return fmt.Errorf("%w (%s)", err, strings.Join(steps, "; "))
 		}
 		if pid == 0 {
 			pid = int(adv.PID)
+			step(fmt.Sprintf("pid %d connected", pid))
 		} else if int(adv.PID) != pid {
 			return fmt.Errorf("pid %d connected while vbench was setting up pid %d: one process at a time on --port", adv.PID, pid)
 		}
 		if err := do(c); err != nil {
-			return fmt.Errorf("pid %d: %s: %w", pid, what, err)
+			return fmt.Errorf("pid %d: %s: %w (%s)", pid, what, err, strings.Join(steps, "; "))
 		}
+		step(what + " answered")
 		return nil
 	}
 	for _, kv := range settings {
@@ -95,8 +100,27 @@ func runPort(cmd *cobra.Command, f *profileFlags, args []string) error {
 			return usageErr(err)
 		}
 	}
-	if err := send("StartupProfiler", func(c net.Conn) error { return diagipc.StartupProfiler(c, clsid, pr.lib) }); err != nil {
-		return usageErr(err)
+	// The runtime's diagnostics server connects before its main thread
+	// reaches the start-up pause, and takes StartupProfiler only once
+	// paused (ds_server_is_paused_in_startup): before, the answer is
+	// E_INVALIDARG. On a busy machine the settings could all be sent in
+	// that gap; vbench then stopped, and the process waited for ever.
+	// Asked again on the next connection, for a while.
+	for tries := 1; ; tries++ {
+		err := send("StartupProfiler", func(c net.Conn) error { return diagipc.StartupProfiler(c, clsid, pr.lib) })
+		var he *diagipc.HRESULTError
+		if errors.As(err, &he) && he.HR == diagipc.InvalidArg && tries < 200 {
+			step("StartupProfiler refused (not paused yet)")
+			time.Sleep(50 * time.Millisecond)
+			continue
+		}
+		if err != nil {
+			return usageErr(err)
+		}
+		if tries > 1 {
+			fmt.Fprintf(stderr, "vbench: pid %d refused StartupProfiler %d times before its runtime reached the start-up pause\n", pid, tries-1)
+		}
+		break
 	}
 	if err := send("ResumeRuntime", diagipc.ResumeRuntime); err != nil {
 		return usageErr(err)
