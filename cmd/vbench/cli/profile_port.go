@@ -118,7 +118,11 @@ func runPort(cmd *cobra.Command, f *profileFlags, args []string) error {
 			return usageErr(err)
 		}
 		if tries > 1 {
-			fmt.Fprintf(stderr, "vbench: pid %d refused StartupProfiler %d times before its runtime reached the start-up pause\n", pid, tries-1)
+			times := "times"
+			if tries == 2 {
+				times = "time"
+			}
+			fmt.Fprintf(stderr, "vbench: pid %d refused StartupProfiler %d %s before its runtime reached the start-up pause\n", pid, tries-1, times)
 		}
 		break
 	}
