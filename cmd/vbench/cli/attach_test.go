@@ -394,7 +394,7 @@ func startThroughPort(t *testing.T, env ...string) string {
 	testbin.Vbench(t) // built before the clock starts
 	dir := t.TempDir()
 	sock, out := dir+"/vb.sock", dir+"/prof"
-	vb := exec.Command(testbin.Vbench(t), "profile", "--port", sock, "--mode", "sampling", "--interval", "1ms", "--out", out, "--top", "5")
+	vb := exec.Command(testbin.Vbench(t), "profile", "--port", sock, "--mode", "sampling", "--interval", "1ms", "--lines", "--out", out, "--top", "5")
 	var vbErr bytes.Buffer
 	vb.Stderr = &vbErr
 	if err := vb.Start(); err != nil {
@@ -448,6 +448,22 @@ func startThroughPort(t *testing.T, env ...string) string {
 		t.Errorf("profile: pid %d complete %v mode %s; want pid %s, complete, sampling", p.PID, p.Complete, p.Mode, a.pid())
 	}
 	checkThreeOne(t, p)
+	// --lines: the IL offsets mapped to the attachee's source lines after
+	// it ended, as for a launched program (they stayed IL offsets, line 0).
+	mapped := 0
+	for _, th := range p.Threads {
+		profile.Walk(th.Roots, func(n *profile.Node, _ int) bool {
+			for _, l := range n.Lines {
+				if l.Line > 0 {
+					mapped++
+				}
+			}
+			return true
+		}, nil)
+	}
+	if !p.HasLines() || mapped == 0 {
+		t.Errorf("--lines through the port: lines %v, %d mapped to a source line", p.HasLines(), mapped)
+	}
 	if strings.Contains(vbErr.String(), "refused StartupProfiler") {
 		t.Logf("the runtime took StartupProfiler only when asked again:\n%s", vbErr.String())
 	}

@@ -141,5 +141,6 @@ func runPort(cmd *cobra.Command, f *profileFlags, args []string) error {
 	if err != nil {
 		return withCode(ExitFailed, fmt.Errorf("pid %d ended: %v", pid, err))
 	}
+	resolveLines(cmd.Context(), tree, stderr) // --lines: IL offsets to source lines, as for a launched program
 	return showProfile(cmd, f, tree, dir, 0, "", pr.focus)
 }
