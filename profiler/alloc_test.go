@@ -7,17 +7,15 @@ package main
 
 import (
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"testing"
 
-	pprof "github.com/google/pprof/profile"
-
 	"vbench/internal/modes"
 	"vbench/internal/profile"
 	"vbench/internal/testapp"
+	"vbench/internal/testbin"
 )
 
 var allocExpectRE = regexp.MustCompile(`(?m)^VBENCH alloc (\S+) (\S+) (\d+)$`)
@@ -84,15 +82,7 @@ func TestAllocationsExact(t *testing.T) {
 	}
 
 	// profile.pb.gz, read by pprof's own package.
-	f, err := os.Open(filepath.Join(testapp.ProcessDir(t, r.Dir), profile.PprofFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	pp, err := pprof.Parse(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pp := testbin.ReadPprof(t, filepath.Join(testapp.ProcessDir(t, r.Dir), profile.PprofFile))
 	if len(pp.SampleType) != 2 || pp.SampleType[0].Type != "alloc_objects" || pp.SampleType[0].Unit != "count" ||
 		pp.SampleType[1].Type != "alloc_space" || pp.SampleType[1].Unit != "bytes" || pp.DefaultSampleType != "alloc_space" {
 		t.Fatalf("sample types %v (default %q)", pp.SampleType, pp.DefaultSampleType)

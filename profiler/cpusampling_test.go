@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	pprof "github.com/google/pprof/profile"
-
 	"vbench/internal/attach"
 	"vbench/internal/modes"
 	"vbench/internal/profile"
@@ -323,15 +321,7 @@ func TestSampleTotalsAgree(t *testing.T) {
 		t.Fatalf("no table total in vbench profile's output:\n%s", stderr.String())
 	}
 	table, _ := strconv.ParseInt(m[1], 10, 64)
-	f, err := os.Open(filepath.Join(pdir, profile.PprofFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	pp, err := pprof.Parse(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pp := testbin.ReadPprof(t, filepath.Join(pdir, profile.PprofFile))
 	var inPprof int64
 	for _, s := range pp.Sample {
 		inPprof += s.Value[0]

@@ -397,15 +397,5 @@ func TestProfileChildStillRunning(t *testing.T) {
 // mergedPprof reads the merged pprof file vbench wrote into dir with
 // google/pprof's own reader.
 func mergedPprof(t *testing.T, dir string) *pprof.Profile {
-	t.Helper()
-	f, err := os.Open(filepath.Join(dir, profile.PprofFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	pp, err := pprof.Parse(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pp
+	return testbin.ReadPprof(t, filepath.Join(dir, profile.PprofFile))
 }
