@@ -382,9 +382,14 @@ func writeTop(w io.Writer, wt weigh, srcs []topSource, n int) {
 }
 
 // allFlat reports whether srcs have stacks and every one is one frame deep.
+// A focused view is not: its roots are the matching calls, which may call
+// nothing while the profile has paths.
 func allFlat(srcs []topSource) bool {
 	roots := 0
 	for _, src := range srcs {
+		if src.p.Focus != nil {
+			return false
+		}
 		for _, t := range src.threads {
 			for _, r := range t.Roots {
 				if len(r.Children) > 0 {

@@ -65,9 +65,14 @@ workloads:
 		t.Errorf("explain %+v: no interval around the change (4 runs a side: Welch)", e)
 	}
 	// A path whose part of the runs moved most may lead; the rest follow
-	// by the size of their change.
+	// by the size of their change, those not shown to differ from zero
+	// after every one that is.
 	for k := 2; k < len(ch.Explain); k++ {
-		if ch.Explain[k].Function != ch.Explain[k-1].Function && math.Abs(ch.Explain[k].Change) > math.Abs(ch.Explain[k-1].Change) {
+		a, b := ch.Explain[k-1], ch.Explain[k]
+		if a.NotShown && !b.NotShown {
+			t.Errorf("a change not shown to differ from zero before one that is: %+v", ch.Explain)
+		}
+		if a.NotShown == b.NotShown && b.Function != a.Function && math.Abs(b.Change) > math.Abs(a.Change) {
 			t.Errorf("explain not ordered by the size of the change: %+v", ch.Explain)
 		}
 	}
