@@ -152,9 +152,12 @@ func contributions(d *profdiff.Diff, n int, timed bool, dir int) []results.Contr
 	// that is, though the JSON keeps it (a why's first entry, read by
 	// scripts and tests as its lead, was once one under load).
 	top := d.Top(0)
+	for i := range top {
+		top[i] = inTime(d, top[i])
+	}
 	rank := func(r profdiff.Row) int {
 		k := 0
-		if inTime(d, r).NotShown() {
+		if r.NotShown() {
 			k += 2
 		}
 		if synthetic(r.Function) {
@@ -170,7 +173,6 @@ func contributions(d *profdiff.Diff, n int, timed bool, dir int) []results.Contr
 		if listed[r.Function] {
 			continue
 		}
-		r = inTime(d, r)
 		on := Concentrated(d, r, paths[r.Function])
 		if len(on) == 0 {
 			out = append(out, contribution(r))

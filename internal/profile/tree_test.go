@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/pprof/profile"
+	"vbench/internal/testbin"
 )
 
 // process writes one process's directory the way the profiler does: its
@@ -113,15 +113,7 @@ func TestTreeReadAndMerge(t *testing.T) {
 	if err := tr.WritePprofFile(pb); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(pb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	pp, err := profile.Parse(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pp := testbin.ReadPprof(t, pb)
 	calls := map[int64]int64{}
 	for _, s := range pp.Sample {
 		if len(s.NumLabel["pid"]) != 1 || len(s.Label["thread"]) != 1 {

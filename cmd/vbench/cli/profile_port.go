@@ -16,6 +16,7 @@ import (
 	"vbench/internal/attach"
 	"vbench/internal/diagipc"
 	"vbench/internal/modes"
+	"vbench/internal/numfmt"
 	"vbench/internal/profile"
 )
 
@@ -118,11 +119,7 @@ func runPort(cmd *cobra.Command, f *profileFlags, args []string) error {
 			return usageErr(err)
 		}
 		if tries > 1 {
-			times := "times"
-			if tries == 2 {
-				times = "time"
-			}
-			fmt.Fprintf(stderr, "vbench: pid %d refused StartupProfiler %d %s before its runtime reached the start-up pause\n", pid, tries-1, times)
+			fmt.Fprintf(stderr, "vbench: pid %d refused StartupProfiler %s before its runtime reached the start-up pause\n", pid, numfmt.Count(tries-1, "time", "times"))
 		}
 		break
 	}
