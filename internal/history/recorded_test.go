@@ -57,7 +57,10 @@ func TestRecordedHistories(t *testing.T) {
 		}
 		for _, m := range []results.Metric{results.MetricWall, results.MetricCPU} {
 			for _, kind := range kinds {
-				t.Run(set+"/"+string(m)+"/"+kind, func(t *testing.T) { measureRecorded(t, set, m, kind) })
+				t.Run(set+"/"+string(m)+"/"+kind, func(t *testing.T) {
+					t.Parallel() // each resamples with its own generator
+					measureRecorded(t, set, m, kind)
+				})
 			}
 		}
 	}
@@ -140,6 +143,7 @@ func measureRecorded(t *testing.T, set string, metric results.Metric, kind strin
 // points that ever pass, per 50 runs; a run of m series fails about m times
 // that over 50), and how many runs past a 5% step until it does.
 func TestRecordedGate(t *testing.T) {
+	t.Parallel() // a computation on recorded files, its own generator
 	if testing.Short() {
 		t.Skip("resamples 200 series with up to 20,000 shuffles a test")
 	}

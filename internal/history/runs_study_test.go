@@ -26,6 +26,7 @@ import (
 // the power on a 5% step (8 invocations, then 4 at 5% more; and 20 then
 // 3), found when p is below alpha at the step ±1.
 func TestRecordedRunsAddPower(t *testing.T) {
+	t.Parallel() // a computation on recorded files, its own generator
 	if testing.Short() {
 		t.Skip("resamples series")
 	}

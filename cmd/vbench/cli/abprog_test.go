@@ -16,6 +16,7 @@ import (
 // merge re-judges it over the merged shards, and report shows it; a bad
 // against: is a usage error naming file, line and field.
 func TestWorkloadPairShardsMergeReport(t *testing.T) {
+	t.Parallel() // asserts shards and merged files, no time
 	fw, fp := testbin.Fakework(t), testbin.FakeProfiler(t)
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "suite.yaml"), `name: pair
@@ -98,6 +99,7 @@ func keysOf(f *results.File) []string {
 // against itself (A/A) neither regresses nor improves. Skipped with -short:
 // about 70 CoreCLR launches.
 func TestWorkloadPairRealPrograms(t *testing.T) {
+	t.Parallel() // asserts pairs and files, no time
 	if testing.Short() {
 		t.Skip("runs about 70 CoreCLR processes")
 	}

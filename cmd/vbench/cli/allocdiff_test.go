@@ -18,6 +18,7 @@ import (
 // exactly the 20000 objects more; an allocation
 // profile against a call profile is a usage error.
 func TestDiffAllocationProfiles(t *testing.T) {
+	t.Parallel() // exact allocation counts
 	dll := testapp.DLL(t)
 	dir := t.TempDir()
 	prof := func(name, mode string, args ...string) string {

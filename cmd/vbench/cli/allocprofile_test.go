@@ -25,6 +25,7 @@ import (
 // process's pid; `vbench report` tables the types, the paths and the GCs,
 // and draws the flame graph by bytes.
 func TestProfileAllocationsProcessTree(t *testing.T) {
+	t.Parallel() // exact allocation counts
 	dll := testapp.DLL(t)
 	for _, mode := range []string{"allocations", "allocation-sampling"} {
 		t.Run(mode, func(t *testing.T) {

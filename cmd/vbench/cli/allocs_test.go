@@ -45,6 +45,7 @@ workloads:
 // declaration the profiles contradict (twice the Orders) fails both cells
 // naming the type; a malformed one fails the run naming the field.
 func TestAllocChecksOnRealWorkload(t *testing.T) {
+	t.Parallel() // exact allocation counts
 	testbin.ProfilerLib(t)
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "suite.yaml"), allocsSuite(t, 3, map[string]string{

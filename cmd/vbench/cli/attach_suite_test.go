@@ -22,6 +22,7 @@ import (
 // attaches' spikes and the pooled windows' measures, and the table shows
 // every window. No timing is asserted.
 func TestSuiteAttachesToAService(t *testing.T) {
+	t.Parallel() // asserts the attach table, not its figures
 	testbin.ProfilerLib(t)
 	dir := t.TempDir()
 	marker := testbin.Marker("attachsuite")

@@ -175,6 +175,7 @@ func TestAttachSamplesARunningProgram(t *testing.T) {
 // thread (VBENCH_DEBUG_ASSIGN_PAUSE_MS) while the program starts short
 // threads one after another: before the fix it died after each detach.
 func TestDetachWhileThreadsStart(t *testing.T) {
+	t.Parallel() // asserts the process survives, no time
 	lib := testbin.TestHooksLib(t)
 	testbin.ProfilerLib(t) // runVbench's, and vbench, built before the clock starts
 	testbin.Vbench(t)
@@ -266,6 +267,7 @@ func TestAttachRefusals(t *testing.T) {
 // detached, attached again; every request answered (0 failures), and both
 // profiles name its handler.
 func TestAttachWebServiceUnderLoad(t *testing.T) {
+	t.Parallel() // asserts no request failed, not how many ran
 	testbin.ProfilerLib(t)
 	testbin.Vbench(t) // built before the clock starts
 	dll := testbin.WebApp(t)
@@ -374,6 +376,7 @@ func TestStartupProfilerThroughDiagnosticPort(t *testing.T) { startThroughPort(t
 // thread 1.5 s after each of its first thread starts, the server's among
 // them: the refusal every time; vbench asks again until the runtime takes it.
 func TestStartupProfilerBeforeThePause(t *testing.T) {
+	t.Parallel() // a refusal retried, no time
 	cc, err := exec.LookPath("gcc")
 	if err != nil {
 		t.Skip("no gcc to build the preloaded shim")
@@ -488,6 +491,7 @@ func existingFile(t *testing.T) string {
 // CORPROF_E_UNSUPPORTED_CALL_SEQUENCE: every type "[vbench: unknown type]",
 // every frame "?").
 func TestAttachAllocationSampling(t *testing.T) {
+	t.Parallel() // asserts what was sampled, not how much per second
 	testbin.ProfilerLib(t)
 	testbin.Vbench(t) // built before the clock starts
 	dll := testbin.Workload(t, "benchmarks/binarytrees/BinaryTrees.csproj")

@@ -153,6 +153,7 @@ func (j junitFile) failures() map[string]string {
 // regression), with a failure element per regressed or failed cell; compare
 // writes the same from saved files.
 func TestJUnitOnFailureAndRegression(t *testing.T) {
+	t.Parallel() // verdicts of a fake program, no time
 	dir := t.TempDir()
 	fp := ciSuites(t, dir)
 	env := ciEnv()

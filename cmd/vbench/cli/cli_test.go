@@ -171,6 +171,7 @@ func tinyProject(t *testing.T) string {
 // A real C# project: the harness builds it in Release, runs it with dotnet,
 // and parses its VBENCH line.
 func TestCSharpProject(t *testing.T) {
+	t.Parallel() // asserts what was recorded, not how fast
 	vb := testbin.Vbench(t)
 	testbin.Dotnet(t)
 	dir := tinyProject(t)
@@ -213,6 +214,7 @@ workloads:
 // A project that does not compile fails its cells (exit 3) with the
 // compiler's message; other workloads still run.
 func TestCSharpBuildFailure(t *testing.T) {
+	t.Parallel() // a build error, no time
 	vb, fw := testbin.Vbench(t), testbin.Fakework(t)
 	testbin.Dotnet(t)
 	dir := t.TempDir()

@@ -17,6 +17,7 @@ import (
 // Mix under Parse keeps its 24,000; by function, Mix's calls are the sum
 // over its callers (72,000 → 79,200). The text shows both calls columns.
 func TestDiffByPathCarriesCalls(t *testing.T) {
+	t.Parallel() // exact call counts
 	if testing.Short() {
 		t.Skip("profiles two runs of a program")
 	}

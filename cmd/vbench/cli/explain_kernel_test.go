@@ -16,6 +16,7 @@ import (
 // A/B's why led with a table built before the kernel); the kernel's alone
 // lead with Kernel.Run, and say so.
 func TestWhyExplainsTheKernel(t *testing.T) {
+	t.Parallel() // exact call counts
 	ch := phasesPair(t, []string{"600", "300", "0"}, []string{"0", "150", "0"})
 	if ch.ExplainScope != results.ExplainKernel {
 		t.Errorf("explain scope %q, want %q", ch.ExplainScope, results.ExplainKernel)
@@ -34,6 +35,7 @@ func TestWhyExplainsTheKernel(t *testing.T) {
 // is explained by its collections too: the runtime's GC pauses, with the
 // count, which no function of a profile shows.
 func TestWhyNamesTheGC(t *testing.T) {
+	t.Parallel() // asserts names, not times
 	ch := phasesPair(t, []string{"0", "200", "500"}, []string{"0", "200", "0"})
 	found := false
 	for _, e := range ch.Explain {

@@ -17,6 +17,7 @@ import (
 // loop lines (found in the source, not written here), shown after its
 // figures in the text table.
 func TestExplainNamesLine(t *testing.T) {
+	t.Parallel() // exact line executions
 	if testing.Short() {
 		t.Skip("runs a program's two builds under the sampler")
 	}

@@ -132,6 +132,7 @@ workloads:
 // ends with exit 3 like any failed cell. The truncated trace is the first
 // half of one a real CoreCLR process wrote.
 func TestForeignProfileMissingOrCorrupt(t *testing.T) {
+	t.Parallel() // refusals, no time
 	dir := t.TempDir()
 	trace := threeOneTrace(t, dir, "whole.nettrace")
 	whole, err := os.ReadFile(trace)

@@ -13,6 +13,7 @@ import (
 // of no format vbench reads is refused naming the formats it reads. The
 // nettrace is one a real CoreCLR process wrote (EventPipe's sampler).
 func TestReportAndDiffReadForeignProfiles(t *testing.T) {
+	t.Parallel() // asserts files, no time
 	dir := t.TempDir()
 	trace := threeOneTrace(t, dir, "trace.nettrace")
 	perf, _ := filepath.Abs(filepath.Join("..", "..", "..", "internal", "foreignprof", "testdata", "fib.perf.txt"))

@@ -32,6 +32,7 @@ func splitLines(t *testing.T, dir string) map[int64]int64 {
 // its HOT line. --lines=false leaves every location without a line and
 // profile.json without line counts.
 func TestSamplingLinesByDefault(t *testing.T) {
+	t.Parallel() // samples land on CPU time, which load does not move between lines
 	if testing.Short() {
 		t.Skip("runs a program under the sampler")
 	}

@@ -68,6 +68,7 @@ workloads:
 // says so, and a run told to declare one fewer fails its cell naming the
 // line and both counts.
 func TestLineCountsChecked(t *testing.T) {
+	t.Parallel() // exact line executions
 	if testing.Short() {
 		t.Skip("runs a program under instrumentation")
 	}

@@ -15,6 +15,7 @@ import (
 // without it, its rss is regressed and the run exits 1 though nothing
 // was slower; the same mode against an unchanged twin is judged same.
 func TestRSSRegressionFailsTheRun(t *testing.T) {
+	t.Parallel() // memory, not time
 	testbin.Dotnet(t)
 	dll := testbin.Workload(t, "benchmarks/binarytrees/BinaryTrees.csproj")
 	dir := t.TempDir()
@@ -78,6 +79,7 @@ func readFileString(t *testing.T, path string) string {
 // alloc_bytes regresses, and its explain names what it allocates more of
 // and where: the Note type, on the path root → … → Audit.Record.
 func TestAllocBytesRegressionExplainsItself(t *testing.T) {
+	t.Parallel() // exact allocation counts
 	testbin.Dotnet(t)
 	testbin.ProfilerLib(t) // next to vbench: the default library of engine modes
 	dll := testbin.Workload(t, "benchmarks/allocs/Allocs.csproj")

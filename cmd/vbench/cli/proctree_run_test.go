@@ -19,6 +19,7 @@ import (
 // kept profiles hold every process. A tree whose child is killed before it
 // writes fails its profiled cells, naming the child.
 func TestRunProcessTreeWorkload(t *testing.T) {
+	t.Parallel() // exact call counts
 	testbin.ProfilerLib(t)
 	dll, dotnet := testapp.DLL(t), testbin.Dotnet(t)
 	dir := t.TempDir()

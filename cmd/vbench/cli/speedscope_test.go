@@ -27,6 +27,7 @@ import (
 // of each and copies it into docs/. VBENCH_SKIP_BROWSER=1 skips it where no browser can be
 // installed (as the HTML report's browser check).
 func TestSpeedscopeOpensEveryFile(t *testing.T) {
+	t.Parallel() // asserts files, no time
 	browser := testbin.Chromium(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute) // six files, each opened (twice with shots), on a busy machine
 	defer cancel()

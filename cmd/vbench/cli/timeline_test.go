@@ -180,6 +180,7 @@ func TestTimelineFibonacciBounded(t *testing.T) {
 // instant on its thread, with its type, bytes and path: ForceGC's 2000
 // byte arrays of 1 KiB, exactly, on the main thread, before its GC.
 func TestTimelineOfAllocations(t *testing.T) {
+	t.Parallel() // exact allocation counts
 	testbin.Dotnet(t)
 	dll := testbin.Workload(t, waitGcProject)
 	out := t.TempDir()
