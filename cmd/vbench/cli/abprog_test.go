@@ -99,7 +99,7 @@ func keysOf(f *results.File) []string {
 // against itself (A/A) neither regresses nor improves. Skipped with -short:
 // about 70 CoreCLR launches.
 func TestWorkloadPairRealPrograms(t *testing.T) {
-	t.Parallel() // asserts pairs and files, no time
+	t.Parallel() // a 20 % change in kernel CPU time, which other processes do not add to
 	if testing.Short() {
 		t.Skip("runs about 70 CoreCLR processes")
 	}
