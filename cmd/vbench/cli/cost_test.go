@@ -54,7 +54,7 @@ func nearly(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(
 // calls around the kernel at either size (so it moves exactly as the
 // declared count does), the kept profile's total, and null's is tracing's.
 func TestCostPerCallOnRealWorkload(t *testing.T) {
-	t.Parallel() // checks the arithmetic of what was measured
+	t.Parallel()           // checks the arithmetic of what was measured
 	testbin.ProfilerLib(t) // next to vbench: the default library of engine modes
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "suite.yaml"), fibSuite(t, 6, `none, "null", tracing, instrumentation, sampling`))
