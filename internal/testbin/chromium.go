@@ -57,14 +57,5 @@ func RunChromium(t testing.TB, width, height int, page string, args ...string) [
 // DecodePNG reads a screenshot Chromium wrote.
 func DecodePNG(t testing.TB, path string) image.Image {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return img
+	return DecodeFile(t, path, png.Decode)
 }

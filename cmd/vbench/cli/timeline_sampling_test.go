@@ -152,14 +152,5 @@ func readTimeline(t *testing.T, path string) *timeline.Trace {
 // readSpeedscope reads a speedscope file and checks what speedscope relies on.
 func readSpeedscope(t *testing.T, path string) *speedscope.File {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	file, err := speedscope.Read(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return file
+	return testbin.DecodeFile(t, path, speedscope.Read)
 }
