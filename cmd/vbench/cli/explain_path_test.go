@@ -19,7 +19,6 @@ import (
 // 24,000 chunks of work before, 31,200 after. 8 runs a side: at 5, the
 // sampled pair named another stage in 1 of 10 runs on a busy machine.
 func TestExplainNamesThePathThatGrew(t *testing.T) {
-	t.Parallel() // exact call counts
 	if testing.Short() {
 		t.Skip("runs a program's two builds under the sampler and the tracer")
 	}
