@@ -146,7 +146,14 @@ func contributionFigures(unit string, c results.Contribution) string {
 		}
 		s = fmt.Sprintf("%s%s (%s → %s", numfmt.SignedBy(c.Change, format), interval(format), format(c.Old), format(c.New))
 	}
-	if c.OldCalls != nil && c.NewCalls != nil {
+	switch {
+	case c.OldCalls != nil && c.NewCalls != nil && *c.OldCalls == 0 && *c.NewCalls == 0 && unit == results.ExplainInstructions:
+		// Callgrind counts a call to the function the call entered: a
+		// method reached through a stub (a precode's jump, as from code
+		// compiled before the method) ran on under the stub's call. Its
+		// "0 calls" would be read as never called.
+		s += "; entered by a jump, its calls counted to a stub's"
+	case c.OldCalls != nil && c.NewCalls != nil:
 		s += fmt.Sprintf("; calls/run %s → %s", numfmt.Calls(*c.OldCalls), numfmt.Calls(*c.NewCalls))
 		if o, n := *c.OldCalls, *c.NewCalls; unit == results.ExplainInstructions && o > 0 && n > 0 {
 			// What a profiler engineer holds a hook to: its cost a call.

@@ -49,6 +49,13 @@ func TestExplainTextSaysWhatItCouldNotName(t *testing.T) {
 	if got := ExplainText(ch, 3); got != want {
 		t.Errorf("why line\n%s\nwant\n%s", got, want)
 	}
+	// A method callgrind saw no call to (its one call went through a
+	// precode's jump) is not said to be called 0 times.
+	zero := 0.0
+	stubbed := results.Contribution{Function: "Program.Score", Old: 10e6, New: 13e6, Change: 3e6, OldCalls: &zero, NewCalls: &zero}
+	if got, want := ContributionText(results.ExplainInstructions, stubbed), "+3.000M instr (10.00M instr → 13.00M instr; entered by a jump, its calls counted to a stub's)"; got != want {
+		t.Errorf("a method entered through a stub:\n%s\nwant\n%s", got, want)
+	}
 	ch.ExplainUnnamed = nil
 	if got := UnnamedText(ch); got != "" {
 		t.Errorf("everything named: %q", got)

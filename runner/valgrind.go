@@ -156,22 +156,48 @@ func count(runDir string) runCount {
 }
 
 // countingEnv is a counted run's environment: env with what vbench sets to
-// hold a .NET program's count still, where the workload and the mode leave
-// it unset. Tiered compilation starts counting calls only after 100 ms of
-// quiet (a timer): which code a program then runs at tier 0 and which at
-// tier 1 depends on how fast the process ran, and under valgrind on what
-// else the machine did. With the delay 0 it depends on call counts alone:
-// TwoWork's four counts spread 0.011 % with the delay, 0.002 % without
-// (docs/instructions.md).
+// hold a .NET program's count still, where the workload, the mode and the
+// shell leave it unset (under its DOTNET_ or its COMPlus_ name: the runtime
+// reads either, DOTNET_ first).
+//
+// Tiered compilation off: with it on, a method called often is compiled
+// again at tier 1 on a background thread, and the calls made before that
+// code is installed run tier 0's. How many did depends on when valgrind
+// gave the background thread its turn: a plain 3-stage program's count
+// spread ±3 % under none, 151.45M ± 0.004 % with tiering off
+// (docs/instructions.md, "Tier 0 against tier 1"). Off, every method runs
+// its optimized code from its first call (ReadyToRun code as precompiled):
+// the code a long-running process runs, without the race.
+//
+// The call-counting delay 0, for a workload that turns tiering back on:
+// tiering starts counting calls only after 100 ms of quiet (a timer), so
+// which code ran at tier 0 depended on how fast the process ran; with the
+// delay 0 it depends on call counts alone (TwoWork's four counts spread
+// 0.011 % with the delay, 0.002 % without).
+//
+// Go's asynchronous preemption off, for a profiler written in Go (vbench's):
+// the Go runtime preempts a goroutine by a signal (SIGURG) when sysmon, on
+// a wall-clock tick, finds it running long, so under valgrind how many come
+// depends on the machine's speed; and callgrind (a why launch) aborts on
+// one that arrives inside another handler ("Assertion 'sigNum ==
+// vgCallgrind_current_state.sig' failed"): every whole-program why launch
+// under tracing did, while the profiler wrote its profile.
 func countingEnv(env []string) []string {
 	for _, kv := range countingDefaults {
-		name, _, _ := strings.Cut(kv, "=")
-		if !slices.ContainsFunc(env, func(e string) bool { return strings.HasPrefix(e, name+"=") }) {
+		name, value, _ := strings.Cut(kv, "=")
+		i := slices.IndexFunc(env, func(e string) bool {
+			return strings.HasPrefix(e, name+"=") || strings.HasPrefix(name, "DOTNET_") && strings.HasPrefix(e, "COMPlus_"+strings.TrimPrefix(name, "DOTNET_")+"=")
+		})
+		switch {
+		case i < 0:
 			env = append(env, kv)
+		case name == "GODEBUG" && !strings.Contains(env[i], "asyncpreemptoff="):
+			// GODEBUG holds a list: add to the user's, which keeps theirs.
+			env = append(slices.Clone(env[:i:i]), append([]string{env[i] + "," + value}, env[i+1:]...)...)
 		}
 	}
 	return env
 }
 
 // countingDefaults are the variables countingEnv sets.
-var countingDefaults = []string{"DOTNET_TC_CallCountingDelayMs=0"}
+var countingDefaults = []string{"DOTNET_TieredCompilation=0", "DOTNET_TC_CallCountingDelayMs=0", "GODEBUG=asyncpreemptoff=1"}

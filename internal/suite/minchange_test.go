@@ -76,6 +76,14 @@ func TestMinChangeInstructions(t *testing.T) {
 	if s.MinChange != 0.05 || s.MinChangeInstructions != 0.005 {
 		t.Errorf("min_change %g, min_change_instructions %g", s.MinChange, s.MinChangeInstructions)
 	}
+	// Unset, it is 1 %, or min_change where that is smaller: a suite that
+	// holds time to 0.5 % is not held to less in counts.
+	for in, want := range map[string]float64{"": 0.01, "thresholds:\n  min_change: 0.5%\n": 0.005, "thresholds:\n  min_change: 10%\n": 0.01} {
+		s, err := Parse("s.yaml", []byte("name: s\nworkloads:\n  - name: w\n    command: [true]\n"+in))
+		if err != nil || s.MinChangeInstructions != want {
+			t.Errorf("%q: min_change_instructions %g, want %g (%v)", in, s.MinChangeInstructions, want, err)
+		}
+	}
 	_, err = Parse("s.yaml", []byte(head+"  min_change_instructions: lots\n"))
 	if err == nil || !strings.HasPrefix(err.Error(), "s.yaml:7: thresholds.min_change_instructions: ") {
 		t.Errorf("err %v", err)

@@ -38,6 +38,14 @@ const (
 	DefaultTimeout   = 2 * time.Minute
 	DefaultMinChange = 0.05
 	DefaultAlpha     = 0.01
+	// DefaultMinChangeInstructions is min_change_instructions where a
+	// suite sets none (or its min_change, when smaller): counted runs
+	// repeat within ~0.01 % (±0.5 % where a program's threads race: a
+	// suite gives such a workload one thread when counted), so 1 % is
+	// a hundred times a one-thread program's spread, and time's 5 % would let
+	// through a change counts show plainly (a stage 30 % dearer, +2.4 %
+	// of a program under tracing, judged same at 5 %).
+	DefaultMinChangeInstructions = 0.01
 	// DefaultMaxRunsFactor: a cell judged against another in the same run
 	// (an A/B pair) may take up to this many times its runs when its
 	// verdict is still undecided (runner's adaptive rounds).
@@ -78,7 +86,8 @@ type Suite struct {
 	Profiler  Profiler
 	MinChange float64 // e.g. 0.05
 	// MinChangeInstructions is thresholds.min_change_instructions: the
-	// minimum change of cells measured in instructions; 0: MinChange.
+	// minimum change of cells measured in instructions; unset, the smaller
+	// of MinChange and DefaultMinChangeInstructions; 0: MinChange.
 	MinChangeInstructions float64
 	// MeasureMinChange holds thresholds.metrics: a measure's own minimum
 	// change; the others take results.Measure.DefaultMinChange of MinChange.

@@ -18,6 +18,7 @@ import (
 func (p *parser) suite(root *yaml.Node, s *Suite) {
 	s.Runs, s.Warmup, s.Timeout = DefaultRuns, DefaultWarmup, DefaultTimeout
 	s.MinChange, s.Alpha = DefaultMinChange, DefaultAlpha
+	s.MinChangeInstructions = -1 // unset: see below
 	s.Metric = results.MetricElapsed
 	for _, m := range modes.Builtins {
 		s.Modes = append(s.Modes, m)
@@ -66,6 +67,9 @@ func (p *parser) suite(root *yaml.Node, s *Suite) {
 	})
 	if p.err != nil {
 		return
+	}
+	if s.MinChangeInstructions < 0 {
+		s.MinChangeInstructions = min(s.MinChange, DefaultMinChangeInstructions)
 	}
 	if maxRunsNode != nil && s.MaxRuns < s.Runs {
 		p.fail(maxRunsNode, "max_runs", "%d is below runs (%d): max_runs caps the runs an undecided A/B pair may add, so it must be at least runs (equal adds none)", s.MaxRuns, s.Runs)
