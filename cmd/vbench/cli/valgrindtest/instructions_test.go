@@ -351,10 +351,9 @@ workloads:
 		t.Fatalf("head: %+v\n%s", head, stdout)
 	}
 	// The helper leads, named through the perf map, on Render's path: the
-	// calls Render's code made (its tier-0 and on-stack-replacement bodies,
-	// which run under a stub's or the runtime's name in callgrind's
-	// contexts), counted: 24,000 a run at 100, 31,200 at 130, less the few
-	// a call-counting stub took while Mix was at tier 0.
+	// calls Render's code made, counted: 24,000 a run at 100, 31,200 at
+	// 130 (with tiering on, as a workload may ask, less the few a
+	// call-counting stub took while Mix was at tier 0).
 	top := head.Compare.Explain[0]
 	if top.Function != "Pipeline.Mix" || len(top.Path) != 2 || top.Path[0] != "Pipeline.Render" {
 		t.Errorf("why leads with %s on %v, want Pipeline.Mix on Pipeline.Render → Pipeline.Mix\n%s", top.Function, top.Path, stdout)
