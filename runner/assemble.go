@@ -3,6 +3,7 @@ package runner
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"time"
 	"vbench/internal/summary"
 
@@ -24,6 +25,12 @@ func newFile(plan *Plan, env *Env) *results.File {
 			Workloads: plan.Options.Workloads, ModeSpecs: plan.Specs, Against: plan.Options.Against,
 			Calibration: s.Calibration, Schedule: cmp.Or(plan.Options.Schedule, SchedulePairs),
 		},
+	}
+	for _, c := range plan.Cells {
+		if c.Metric.Deterministic() {
+			f.Settings.CountingEnv = slices.Clone(countingDefaults)
+			break
+		}
 	}
 	pairs := newPairing(plan.Cells)
 	f.Settings.WorkloadAgainst = pairs.workloadAgainst()

@@ -119,6 +119,13 @@ type Settings struct {
 	// a history divides the other cells by its cell of the same mode in
 	// the same run. Empty when the suite names none.
 	Calibration string `json:"calibration,omitempty"`
+
+	// CountingEnv is what vbench set in counted runs' environment where
+	// the workload and mode left it unset (runner's countingDefaults:
+	// tiering off, ...): counts taken under another differ by it, not by
+	// the code, so a comparison says so. Absent when no cell counted, and
+	// in files written before it was recorded.
+	CountingEnv []string `json:"counting_env,omitempty"`
 }
 
 // Cell is one (workload, mode) pair: the summary over its measured runs.

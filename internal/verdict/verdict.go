@@ -596,7 +596,7 @@ func describe(t *test, verdict results.Verdict, family int, opts Options) string
 func warn(cur, base *results.File) {
 	kept := cur.Warnings[:0]
 	for _, w := range cur.Warnings {
-		if !strings.HasPrefix(w, mismatchWarning) && !strings.HasPrefix(w, suiteWarning) {
+		if !strings.HasPrefix(w, mismatchWarning) && !strings.HasPrefix(w, suiteWarning) && !strings.HasPrefix(w, countingWarning) {
 			kept = append(kept, w)
 		}
 	}
@@ -610,11 +610,28 @@ func warn(cur, base *results.File) {
 	if base.Suite.SHA256 != cur.Suite.SHA256 {
 		cur.Warnings = append(cur.Warnings, suiteWarning+": workload arguments may differ")
 	}
+	if counts(base) && counts(cur) && !slices.Equal(base.Settings.CountingEnv, cur.Settings.CountingEnv) {
+		cur.Warnings = append(cur.Warnings, fmt.Sprintf("%s (the baseline's: %s; this run's: %s): counts may differ by it, not by the code", countingWarning, countingEnvText(base), countingEnvText(cur)))
+	}
+}
+
+// counts reports whether a cell of f was measured in instructions.
+func counts(f *results.File) bool {
+	return slices.ContainsFunc(f.Results, func(c results.Cell) bool { return c.Metric.Deterministic() })
+}
+
+// countingEnvText is f's counting environment for a warning.
+func countingEnvText(f *results.File) string {
+	if len(f.Settings.CountingEnv) == 0 {
+		return "none recorded (a file from before vbench turned tiered compilation off in counted runs)"
+	}
+	return strings.Join(f.Settings.CountingEnv, " ")
 }
 
 const (
 	mismatchWarning = "baseline was measured on a different machine"
 	suiteWarning    = "baseline was recorded from another version of the suite file"
+	countingWarning = "baseline's counted runs had another environment from vbench"
 )
 
 // CheckMetrics refuses to judge cur against base when a workload both

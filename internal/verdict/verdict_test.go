@@ -98,6 +98,32 @@ func TestVerdictNewFailedMismatch(t *testing.T) {
 	}
 }
 
+// A baseline counted under another counting environment (one from before
+// tiering was turned off in counted runs records none) is compared with a
+// warning that says both; the same environment warns of nothing, and a
+// file that counted nothing is not warned of counts.
+func TestVerdictWarnsOfAnotherCountingEnv(t *testing.T) {
+	now := []string{"DOTNET_TieredCompilation=0", "DOTNET_TC_CallCountingDelayMs=0"}
+	base, cur := file(counted("w", "none", 1e8)), file(counted("w", "none", 1e8))
+	cur.Settings.CountingEnv = now
+	Apply(cur, base, opts)
+	want := "baseline's counted runs had another environment from vbench (the baseline's: none recorded (a file from before vbench turned tiered compilation off in counted runs); this run's: DOTNET_TieredCompilation=0 DOTNET_TC_CallCountingDelayMs=0): counts may differ by it, not by the code"
+	if len(cur.Warnings) != 1 || cur.Warnings[0] != want {
+		t.Errorf("warnings %q, want %q", cur.Warnings, want)
+	}
+	base.Settings.CountingEnv = now
+	Apply(cur, base, opts)
+	if len(cur.Warnings) != 0 {
+		t.Errorf("the same environment: warnings %q", cur.Warnings)
+	}
+	tbase, tcur := file(cell("w", "none", 1e6, 10)), file(cell("w", "none", 1e6, 10))
+	tcur.Settings.CountingEnv = now
+	Apply(tcur, tbase, opts)
+	if len(tcur.Warnings) != 0 {
+		t.Errorf("time cells: warnings %q", tcur.Warnings)
+	}
+}
+
 // counted is a cell measured in instructions: three runs within 0.01 %.
 func counted(w string, mode modes.Mode, base float64) results.Cell {
 	c := results.Cell{Workload: w, Mode: mode, Metric: results.MetricInstructions}

@@ -3,6 +3,7 @@ package valgrindtest
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -58,6 +59,11 @@ workloads:
 				t.Errorf("%s/%s: %+v, want %s\n%s", name, mode, c, want, stdout)
 			}
 		}
+	}
+	// The file says what vbench set to hold the counts still, so that a
+	// later comparison can tell counts taken otherwise.
+	if !slices.Contains(f.Settings.CountingEnv, "DOTNET_TieredCompilation=0") {
+		t.Errorf("counting_env %q lacks tiering off", f.Settings.CountingEnv)
 	}
 	// Each regressed pair's why, from one callgrind launch a side, leads
 	// with the stage that grew; under tracing too, where the profiler's Go
