@@ -158,7 +158,7 @@ func Read(format modes.ProfileFormat, paths []string, nettrace NettraceReader) (
 		switch format {
 		case modes.FormatPprof:
 			var vt *pprof.ValueType
-			if stacks, c, vt, err = pprofStacks(path, ""); err == nil && vt != nil {
+			if stacks, c, vt, _, err = pprofStacks(path, ""); err == nil && vt != nil {
 				counted = vt
 			}
 		case modes.FormatSpeedscope:

@@ -31,7 +31,7 @@ func ReadPprof(path string) (*profile.Profile, error) {
 // samples is read as counts of it, the profile saying which
 // (Profile.SampleType, SampleUnit).
 func ReadPprofAs(path, index string) (*profile.Profile, error) {
-	stacks, calls, vt, err := pprofStacks(path, index)
+	stacks, calls, vt, kind, err := pprofStacks(path, index)
 	if err != nil {
 		return nil, err
 	}
@@ -39,25 +39,32 @@ func ReadPprofAs(path, index string) (*profile.Profile, error) {
 	if vt != nil {
 		p.SampleType, p.SampleUnit = vt.Type, vt.Unit
 	}
+	if vt == nil || vt.Type != kind {
+		p.Kind = kind
+	}
 	return p, nil
 }
 
 // pprofStacks reads path's stacks by the sample type index names (""
 // picks one); vt is that type when its values are neither calls nor
-// samples.
-func pprofStacks(path, index string) (stacks []Stack, calls bool, vt *pprof.ValueType, err error) {
+// samples; kind is "instructions" for an instruction profile, whatever
+// type was read.
+func pprofStacks(path, index string) (stacks []Stack, calls bool, vt *pprof.ValueType, kind string, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, false, nil, err
+		return nil, false, nil, "", err
 	}
 	defer f.Close()
 	pp, err := pprof.Parse(f)
 	if err != nil {
-		return nil, false, nil, fmt.Errorf("%s: not a readable pprof profile: %w", path, err)
+		return nil, false, nil, "", fmt.Errorf("%s: not a readable pprof profile: %w", path, err)
 	}
 	idx, calls, per := valueIndex(pp)
 	name := index
-	if name == "" && slices.ContainsFunc(pp.SampleType, func(st *pprof.ValueType) bool { return st.Type == "instructions" }) {
+	if slices.ContainsFunc(pp.SampleType, func(st *pprof.ValueType) bool { return st.Type == "instructions" }) {
+		kind = "instructions"
+	}
+	if name == "" && kind == "instructions" {
 		// An instruction profile (instrprof): its calls are beside the
 		// point. A file's default_sample_type is not followed: vbench's
 		// own tracing profile.pb.gz names wall time, and is read by calls.
@@ -66,7 +73,7 @@ func pprofStacks(path, index string) (stacks []Stack, calls bool, vt *pprof.Valu
 	if name != "" {
 		// pprof's own reading of -sample_index: a type's name or its position.
 		if idx, err = pp.SampleIndexByName(name); err != nil {
-			return nil, false, nil, fmt.Errorf("%s: no sample type %q (it has %s)", path, name, sampleTypes(pp))
+			return nil, false, nil, "", fmt.Errorf("%s: no sample type %q (it has %s)", path, name, sampleTypes(pp))
 		}
 		st := pp.SampleType[idx]
 		calls, per = st.Type == "calls" && st.Unit == "count", 1
@@ -75,11 +82,11 @@ func pprofStacks(path, index string) (stacks []Stack, calls bool, vt *pprof.Valu
 		}
 	}
 	if idx < 0 {
-		return nil, false, nil, fmt.Errorf("%s: no sample type vbench can count (want calls, samples or a time with a period; it has %s)", path, sampleTypes(pp))
+		return nil, false, nil, "", fmt.Errorf("%s: no sample type vbench can count (want calls, samples or a time with a period; it has %s)", path, sampleTypes(pp))
 	}
 	for _, s := range pp.Sample {
 		if idx >= len(s.Value) {
-			return nil, false, nil, fmt.Errorf("%s: a sample has %d values, the profile's sample types %d", path, len(s.Value), len(pp.SampleType))
+			return nil, false, nil, "", fmt.Errorf("%s: a sample has %d values, the profile's sample types %d", path, len(s.Value), len(pp.SampleType))
 		}
 		n := s.Value[idx]
 		if per > 1 {
@@ -111,7 +118,7 @@ func pprofStacks(path, index string) (stacks []Stack, calls bool, vt *pprof.Valu
 		}
 		stacks = append(stacks, Stack{Thread: thread, Count: n, Frames: frames})
 	}
-	return stacks, calls, vt, nil
+	return stacks, calls, vt, kind, nil
 }
 
 // valueIndex picks the sample value to read: its index, whether it counts

@@ -59,6 +59,11 @@ type Profile struct {
 	// profile's). Empty for vbench's own engines.
 	SampleType string `json:"sample_type,omitempty"`
 	SampleUnit string `json:"sample_unit,omitempty"`
+	// Kind is what another tool's pprof is when it was read by a sample
+	// type other than the one it is about (an instruction profile read by
+	// its calls: "instructions"), for the views' headers; their "tracing"
+	// would say a tracer's calls were read. Not written.
+	Kind string `json:"-"`
 	TimeSample int64  `json:"time_sample,omitempty"` // tracing: hot nodes timed on ~1 call in N (1: every call)
 	// KernelMarked: the program marked its kernel (the benchmarks'
 	// harness calls vbench's kernel marks around it) and a sampler counted

@@ -128,6 +128,9 @@ func share(part, whole int64) string { return numfmt.Share(float64(part), float6
 // profileKind is what a profile measures: its engine, or the sample type
 // another tool's pprof was read by ("instructions").
 func profileKind(p *profile.Profile) string {
+	if p.Kind != "" {
+		return p.Kind
+	}
 	if p.SampleType != "" {
 		return p.SampleType
 	}

@@ -397,7 +397,7 @@ workloads:
 		t.Errorf("Pipeline.Mix's own instructions %q, want hundreds of millions\n%s", strings.Fields(row)[0], out)
 	}
 	out, stderr, code = vbRun(t, dir, nil, "show", headProf, "--top", "3", "--sample-index", "calls")
-	if code != 0 || !strings.Contains(out, "calls") || strings.Contains(out, "instructions profile") {
+	if code != 0 || !strings.Contains(out, "functions by calls") || !strings.Contains(out, "instructions profile") {
 		t.Errorf("show --sample-index calls: exit %d\n%s\n%s", code, out, stderr)
 	}
 	_, stderr, code = vbRun(t, dir, nil, "show", headProf, "--sample-index", "cycles")
