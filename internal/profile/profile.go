@@ -63,7 +63,7 @@ type Profile struct {
 	// type other than the one it is about (an instruction profile read by
 	// its calls: "instructions"), for the views' headers; their "tracing"
 	// would say a tracer's calls were read. Not written.
-	Kind string `json:"-"`
+	Kind       string `json:"-"`
 	TimeSample int64  `json:"time_sample,omitempty"` // tracing: hot nodes timed on ~1 call in N (1: every call)
 	// KernelMarked: the program marked its kernel (the benchmarks'
 	// harness calls vbench's kernel marks around it) and a sampler counted
