@@ -177,3 +177,20 @@ func TestContributionTextHasInterval(t *testing.T) {
 		t.Errorf("without an interval: got %q, want %q", got, want)
 	}
 }
+
+// A file counted with tiering off says so under its table, since the
+// multiple of optimized code is not a short run's; a file from before
+// the counting environment was recorded claims nothing.
+func TestLegendSaysCountsAreOfOptimizedCode(t *testing.T) {
+	f := &results.File{Settings: results.Settings{Alpha: 0.01, Threshold: 0.05, CountingEnv: []string{"DOTNET_TieredCompilation=0"}}, Results: []results.Cell{
+		{Workload: "w", Mode: modes.None, Metric: results.MetricInstructions, Runs: 2, MedianNs: 1e8},
+	}}
+	said := "counted with tiered compilation off"
+	if legend := strings.Join(Legend(f), "\n"); !strings.Contains(legend, said) {
+		t.Errorf("legend lacks %q:\n%s", said, legend)
+	}
+	f.Settings.CountingEnv = nil
+	if legend := strings.Join(Legend(f), "\n"); strings.Contains(legend, said) {
+		t.Errorf("a file with no counting environment recorded says %q:\n%s", said, legend)
+	}
+}

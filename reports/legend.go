@@ -33,6 +33,10 @@ func Legend(f *results.File) []string {
 	if has(func(c *results.Cell) bool { return c.Runs > 0 && c.CILoNs != 0 && c.Metric.Deterministic() }) {
 		out = append(out, "± X% of a count (instructions): the 95% Student's t interval of its runs' geometric mean, its farther end as a share of the median")
 	}
+	if has(func(c *results.Cell) bool { return c.Metric.Deterministic() }) && slices.Contains(f.Settings.CountingEnv, "DOTNET_TieredCompilation=0") {
+		// A multiple in instructions is not time's: say whose code it is.
+		out = append(out, "counted with tiered compilation off (DOTNET_TieredCompilation=0, where a workload's env left it unset): each method runs its optimized code from its first call, so an overhead in instructions is that of optimized code, not of a short run's tier-0 code")
+	}
 	if has(func(c *results.Cell) bool { return c.Outliers > 0 }) {
 		out = append(out, "(N out): N runs more than 3.5 scaled MADs and 3.5% from the median; counted, never dropped")
 	}
