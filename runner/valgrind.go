@@ -165,7 +165,7 @@ func count(runDir string) runCount {
 // code is installed run tier 0's. How many did depends on when valgrind
 // gave the background thread its turn: a plain 3-stage program's count
 // spread ±3 % under none, 151.45M ± 0.004 % with tiering off
-// (docs/instructions.md, "Tier 0 against tier 1"). Off, every method runs
+// (docs/instructions.md, "Tiered compilation off"). Off, every method runs
 // its optimized code from its first call (ReadyToRun code as precompiled):
 // the code a long-running process runs, without the race.
 //
