@@ -33,7 +33,7 @@ func Legend(f *results.File) []string {
 	if has(func(c *results.Cell) bool { return c.Runs > 0 && c.CILoNs != 0 && c.Metric.Deterministic() }) {
 		out = append(out, "± X% of a count (instructions): the 95% Student's t interval of its runs' geometric mean, its farther end as a share of the median")
 	}
-	if has(func(c *results.Cell) bool { return c.Metric.Deterministic() }) && slices.Contains(f.Settings.CountingEnv, "DOTNET_TieredCompilation=0") {
+	if f.Counted() && slices.Contains(f.Settings.CountingEnv, results.TieringOff) {
 		// A multiple in instructions is not time's: say whose code it is.
 		out = append(out, "counted with tiered compilation off (DOTNET_TieredCompilation=0, where a workload's env left it unset): each method runs its optimized code from its first call, so an overhead in instructions is that of optimized code, not of a short run's tier-0 code")
 	}
@@ -153,7 +153,7 @@ func (m *Matrix) HasBaselineChanges() bool {
 // "5% (1% in instructions)" when its counted cells have their own.
 func minChanges(f *results.File) string {
 	s := fmt.Sprintf("%g%%", 100*f.Settings.Threshold)
-	if slices.ContainsFunc(f.Results, func(c results.Cell) bool { return c.Metric.Deterministic() }) {
+	if f.Counted() {
 		if m := f.Settings.CountThreshold; m > 0 && m != f.Settings.Threshold {
 			s += fmt.Sprintf(" (%g%% in instructions)", 100*m)
 		}

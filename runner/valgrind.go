@@ -192,12 +192,14 @@ func countingEnv(env []string) []string {
 		case i < 0:
 			env = append(env, kv)
 		case name == "GODEBUG" && !strings.Contains(env[i], "asyncpreemptoff="):
-			// GODEBUG holds a list: add to the user's, which keeps theirs.
-			env = append(slices.Clone(env[:i:i]), append([]string{env[i] + "," + value}, env[i+1:]...)...)
+			// GODEBUG holds a list: add to the user's, which keeps theirs
+			// (in a copy: env is the caller's).
+			env = slices.Clone(env)
+			env[i] += "," + value
 		}
 	}
 	return env
 }
 
 // countingDefaults are the variables countingEnv sets.
-var countingDefaults = []string{"DOTNET_TieredCompilation=0", "DOTNET_TC_CallCountingDelayMs=0", "GODEBUG=asyncpreemptoff=1"}
+var countingDefaults = []string{results.TieringOff, "DOTNET_TC_CallCountingDelayMs=0", "GODEBUG=asyncpreemptoff=1"}

@@ -39,8 +39,8 @@ func ReadPprofAs(path, index string) (*profile.Profile, error) {
 	if vt != nil {
 		p.SampleType, p.SampleUnit = vt.Type, vt.Unit
 	}
-	if vt == nil || vt.Type != kind {
-		p.Kind = kind
+	if kind != "" && (vt == nil || vt.Type != kind) {
+		p.Kind = kind // read by another of its types: say what it is
 	}
 	return p, nil
 }

@@ -8,6 +8,7 @@ package results
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -126,6 +127,16 @@ type Settings struct {
 	// the code, so a comparison says so. Absent when no cell counted, and
 	// in files written before it was recorded.
 	CountingEnv []string `json:"counting_env,omitempty"`
+}
+
+// TieringOff is the counting environment's setting that turns tiered
+// compilation off (Settings.CountingEnv): the runner sets it, the legend
+// says what it means for a count.
+const TieringOff = "DOTNET_TieredCompilation=0"
+
+// Counted reports whether a cell of f was measured in instructions.
+func (f *File) Counted() bool {
+	return slices.ContainsFunc(f.Results, func(c Cell) bool { return c.Metric.Deterministic() })
 }
 
 // Cell is one (workload, mode) pair: the summary over its measured runs.

@@ -610,14 +610,9 @@ func warn(cur, base *results.File) {
 	if base.Suite.SHA256 != cur.Suite.SHA256 {
 		cur.Warnings = append(cur.Warnings, suiteWarning+": workload arguments may differ")
 	}
-	if counts(base) && counts(cur) && !slices.Equal(base.Settings.CountingEnv, cur.Settings.CountingEnv) {
+	if base.Counted() && cur.Counted() && !slices.Equal(base.Settings.CountingEnv, cur.Settings.CountingEnv) {
 		cur.Warnings = append(cur.Warnings, fmt.Sprintf("%s (the baseline's: %s; this run's: %s): counts may differ by it, not by the code", countingWarning, countingEnvText(base), countingEnvText(cur)))
 	}
-}
-
-// counts reports whether a cell of f was measured in instructions.
-func counts(f *results.File) bool {
-	return slices.ContainsFunc(f.Results, func(c results.Cell) bool { return c.Metric.Deterministic() })
 }
 
 // countingEnvText is f's counting environment for a warning.
