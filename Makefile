@@ -36,13 +36,15 @@ $(BIN)/libvbenchprof-slow.so: FORCE
 # first surfaces compile errors before the long-running tests start. The HTML
 # report's test opens it in headless Chromium, installed like Go is, and the
 # service tests drive a web app with hey, the load generator, installed so too,
-# and the perf mode's test runs Linux perf, so too.
+# and the perf mode's test runs Linux perf, so too. -vet=off: make lint vets
+# every package with the tests' tag; go test's own pass (~10 s of CPU) would
+# repeat a part of it.
 test: build
 	./scripts/ensure-chromium.sh
 	./scripts/ensure-loadgen.sh
 	./scripts/ensure-perf.sh
 	./scripts/ensure-valgrind.sh
-	$(GO) test -tags vbenchtest -count=1 -timeout 60m ./...
+	$(GO) test -tags vbenchtest -vet=off -count=1 -timeout 60m ./...
 
 # The studies (-tags vbenchstudy): simulations and recorded histories that
 # measure the verdict rule and history's change-point gate (false alarms,
@@ -111,7 +113,7 @@ fuzz:
 	done
 
 lint:
-	$(GO) vet ./...
+	$(GO) vet -tags vbenchtest ./...
 	$(GO) vet -tags vbenchtest,vbenchstudy ./scripts/studies/...
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 

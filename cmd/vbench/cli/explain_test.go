@@ -61,7 +61,20 @@ workloads:
 	if ch.ExplainUnit != "ns" || len(ch.Explain) == 0 || len(ch.Explain) > 5 {
 		t.Fatalf("explain %q %+v, want 1 to 5 functions, in ns", ch.ExplainUnit, ch.Explain)
 	}
-	if e := ch.Explain[0]; e.Lo == nil || e.Hi == nil || !(*e.Lo <= e.Change && e.Change <= *e.Hi) {
+	// The runtime's own entries (JIT compilation, GC pauses: from the
+	// startup hook's figures, not from the profiles) may lead when they
+	// moved; they are no function of the diff. Under load JIT compilation
+	// did, by 28 ms.
+	var fns []results.Contribution
+	for _, e := range ch.Explain {
+		if !strings.HasPrefix(e.Function, "[runtime: ") {
+			fns = append(fns, e)
+		}
+	}
+	if len(fns) == 0 {
+		t.Fatalf("explain %+v: no function", ch.Explain)
+	}
+	if e := fns[0]; e.Lo == nil || e.Hi == nil || !(*e.Lo <= e.Change && e.Change <= *e.Hi) {
 		t.Errorf("explain %+v: no interval around the change (4 runs a side: Welch)", e)
 	}
 	// A path whose part of the runs moved most may lead; the rest follow
@@ -103,9 +116,9 @@ workloads:
 	if !slices.ContainsFunc(d.Functions, func(fn profileview.DiffFunction) bool { return fn.Function == "Vbench.Fibonacci.Program.Fib" }) {
 		t.Errorf("the diff of fibonacci's profiles has no Fib: %+v", d.Functions)
 	}
-	// Each explain entry is the diff's row of its function, or of its path
-	// by path: the same runs give the same answer.
-	for _, e := range ch.Explain {
+	// Each function's entry is the diff's row of its function, or of its
+	// path by path: the same runs give the same answer.
+	for _, e := range fns {
 		rows := d.Functions
 		if e.Path != nil {
 			rows = byPath.Functions
