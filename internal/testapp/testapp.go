@@ -1,8 +1,6 @@
 // Package testapp builds the C# test program in profiler/testdata/app (the
 // profiler's scenarios: recursion, exceptions, generics, threads, a hot loop,
 // exit paths, a GC stress run) and runs it with or without the profiler.
-// Tests in several packages share one build: a file lock keeps concurrent
-// `go test` processes from building it at the same time.
 package testapp
 
 import (
@@ -13,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"sync"
 	"syscall"
 	"testing"
 
@@ -23,53 +20,15 @@ import (
 	"vbench/internal/testbin"
 )
 
-var (
-	once     sync.Once
-	dll      string
-	buildErr error
-	buildOut []byte
-)
-
 // Dir is the C# project's directory.
 func Dir() string { return filepath.Join(testbin.RepoRoot(), "profiler", "testdata", "app") }
 
-func build() {
-	dir := Dir()
-	lock, err := os.OpenFile(filepath.Join(dir, ".build.lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		buildErr = err
-		return
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		buildErr = err
-		return
-	}
-	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
-	out := filepath.Join(dir, "bin", "vbtest")
-	cmd := exec.Command("dotnet", "build", "-c", "Release", "-o", out, "-nologo", "-v", "q")
-	cmd.Dir = dir
-	cmd.Env = append(attach.ScrubEnv(os.Environ()), "DOTNET_CLI_TELEMETRY_OPTOUT=1", "DOTNET_NOLOGO=1")
-	buildOut, buildErr = cmd.CombinedOutput()
-	dll = filepath.Join(out, "VbTestApp.dll")
-}
-
-// DLL returns the path of the built test program (built once per process,
-// and once per `go test` command).
+// DLL returns the path of the built test program: a workload as any other
+// (testbin.Workload: once per `go test` command, or from the programs make
+// test built first).
 func DLL(t testing.TB) string {
 	t.Helper()
-	testbin.Dotnet(t)
-	once.Do(func() {
-		// Once per `go test` command, not per package's process.
-		dll, buildErr = testbin.OnceShared("testapp", func() (string, error) {
-			build()
-			return dll, buildErr
-		})
-	})
-	if buildErr != nil {
-		t.Fatalf("building %s: %v\n%s", Dir(), buildErr, buildOut)
-	}
-	return dll
+	return testbin.Workload(t, filepath.Join(Dir(), "App.csproj"))
 }
 
 // Result is one run of the test program.

@@ -24,13 +24,18 @@ type workloadBuild struct {
 
 // Workload builds a workload project (a .csproj under benchmarks/, absolute
 // or relative to the repository root) in Release, as the harness does, once
-// per test process (once per `go test` command: OnceShared), and returns the DLL to run as `dotnet <dll> args...`.
+// per test process (once per `go test` command: OnceShared), or takes it
+// from the programs make test built first (ProgramsVar), and returns the DLL
+// to run as `dotnet <dll> args...`.
 // Builds of one project by concurrent test processes (go test ./... runs
 // packages in parallel) are serialised with a lock file in its obj/.
 func Workload(t testing.TB, project string) string {
 	t.Helper()
 	if !filepath.IsAbs(project) {
 		project = filepath.Join(RepoRoot(), project)
+	}
+	if dll := prebuiltDLL(project); dll != "" {
+		return dll
 	}
 	dotnet := Dotnet(t)
 	workloadsMu.Lock()

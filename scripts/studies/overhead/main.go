@@ -46,7 +46,7 @@ type sample struct {
 func main() {
 	runs := flag.Int("runs", 11, "runs per workload and mode")
 	lib := flag.String("lib", "bin/libvbenchprof.so", "profiler library")
-	app := flag.String("app", "profiler/testdata/app/bin/vbtest/VbTestApp.dll", "test program")
+	app := flag.String("app", "profiler/testdata/app/bin/Release/net10.0/VbTestApp.dll", "test program")
 	interval := flag.Duration("interval", 0, "sampling interval (default: the profiler's 10ms)")
 	modeList := flag.String("modes", strings.ReplaceAll(modes.List(append(modes.Builtins, samplingNoInline)), " ", ""), "modes to compare (none first)")
 	flag.Parse()
