@@ -39,16 +39,17 @@ $(BIN)/libvbenchprof-slow.so: FORCE
 # and the perf mode's test runs Linux perf, so too. -vet=off: make lint vets
 # every package with the tests' tag; go test's own pass (~10 s of CPU) would
 # repeat a part of it. The tests' C# programs are built first, in one MSBuild
-# (internal/testbin/programs.proj: 2x cheaper than one dotnet build each).
+# with one compiler server, stopped after (internal/testbin/programs.proj).
 test: build
 	./scripts/ensure-chromium.sh
 	./scripts/ensure-loadgen.sh
 	./scripts/ensure-perf.sh
 	./scripts/ensure-valgrind.sh
 	@rm -f $(BIN)/test-programs.json
-	dotnet build internal/testbin/programs.proj -nologo -v q -m:2 --disable-build-servers -nodeReuse:false -getTargetResult:Build > $(BIN)/test-programs.json.tmp 2> $(BIN)/test-programs.log \
+	dotnet build internal/testbin/programs.proj -nologo -v q -m:2 -nodeReuse:false -p:UseSharedCompilation=true -getTargetResult:Build > $(BIN)/test-programs.json.tmp 2> $(BIN)/test-programs.log \
 		&& mv $(BIN)/test-programs.json.tmp $(BIN)/test-programs.json \
 		|| { tail -n 20 $(BIN)/test-programs.log; echo "make test: the test programs did not all build in one go; each test builds its own"; }
+	@dotnet build-server shutdown > /dev/null 2>&1 || true
 	VBENCH_TEST_PROGRAMS=$(CURDIR)/$(BIN)/test-programs.json $(GO) test -tags vbenchtest -vet=off -count=1 -timeout 60m ./...
 
 # The studies (-tags vbenchstudy): simulations and recorded histories that

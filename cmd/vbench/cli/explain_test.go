@@ -79,9 +79,10 @@ workloads:
 	}
 	// A path whose part of the runs moved most may lead; the rest follow
 	// by the size of their change, those not shown to differ from zero
-	// after every one that is.
-	for k := 2; k < len(ch.Explain); k++ {
-		a, b := ch.Explain[k-1], ch.Explain[k]
+	// after every one that is (the runtime's entries, which go by the size
+	// of theirs, aside).
+	for k := 2; k < len(fns); k++ {
+		a, b := fns[k-1], fns[k]
 		if a.NotShown && !b.NotShown {
 			t.Errorf("a change not shown to differ from zero before one that is: %+v", ch.Explain)
 		}
