@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -22,18 +23,51 @@ var sharedDir = func() string {
 	if err != nil || filepath.Base(exe) != "go" {
 		return ""
 	}
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(ppid) + "/stat")
+	start := startTime(ppid)
+	if start == "" {
+		return ""
+	}
+	return filepath.Join(os.TempDir(), sharedPrefix+strconv.Itoa(ppid)+"-"+start)
+}()
+
+// sharedPrefix begins the name of every shared directory, followed by the
+// go command's pid and start time.
+const sharedPrefix = "vbench-testbin-go"
+
+// startTime is process pid's start time (/proc's field 22, in clock ticks
+// since boot), "" when there is no such process.
+func startTime(pid int) string {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return ""
 	}
-	// Field 22, the start time, counted after the command's closing ")".
+	// Counted after the command's closing ")".
 	_, rest, ok := strings.Cut(string(stat), ") ")
 	f := strings.Fields(rest)
 	if !ok || len(f) < 20 {
 		return ""
 	}
-	return filepath.Join(os.TempDir(), "vbench-testbin-go"+strconv.Itoa(ppid)+"-"+f[19])
-}()
+	return f[19]
+}
+
+var sweepOnce sync.Once
+
+// sweepShared removes the shared directories of go commands that have
+// ended. No process knows it is its command's last, so none removes its
+// own: each `go test ./...` left ~100 MB of builds in the temp directory.
+// A directory stays while a process with its pid and start time runs (its
+// command, or another's in the middle of its own tests).
+func sweepShared() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), sharedPrefix+"*"))
+	for _, d := range dirs {
+		pid, start, ok := strings.Cut(strings.TrimPrefix(filepath.Base(d), sharedPrefix), "-")
+		n, err := strconv.Atoi(pid)
+		if !ok || err != nil || d == sharedDir || startTime(n) == start {
+			continue
+		}
+		os.RemoveAll(d)
+	}
+}
 
 // OnceShared returns what build made, calling it once per `go test`
 // command across its processes (once per process when not run by one):
@@ -61,6 +95,7 @@ func OnceShared(key string, build func() (string, error)) (string, error) {
 // lockShared takes an exclusive lock named name in the shared directory
 // (made if missing) and returns its release.
 func lockShared(name string) (func(), error) {
+	sweepOnce.Do(sweepShared)
 	if err := os.MkdirAll(sharedDir, 0o755); err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -68,4 +69,33 @@ func mustReadlink(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// The shared directory of a go command that has ended is removed by the
+// next command's first build; one whose command runs is left alone.
+func TestSharedDirectoriesOfEndedCommandsRemoved(t *testing.T) {
+	// A pid no process can have: its command has ended.
+	pidMax, err := os.ReadFile("/proc/sys/kernel/pid_max")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(string(pidMax)))
+	ended := filepath.Join(os.TempDir(), sharedPrefix+strconv.Itoa(n+1)+"-123")
+	// This test process, with its start time: it runs.
+	running := filepath.Join(os.TempDir(), sharedPrefix+strconv.Itoa(os.Getpid())+"-"+startTime(os.Getpid()))
+	// This process's pid with another start time: an ended command whose pid
+	// was given again.
+	reused := filepath.Join(os.TempDir(), sharedPrefix+strconv.Itoa(os.Getpid())+"-1")
+	for _, d := range []string{ended, running, reused} {
+		if err := os.MkdirAll(filepath.Join(d, "bin"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(d) })
+	}
+	sweepShared()
+	for d, kept := range map[string]bool{ended: false, running: true, reused: false} {
+		if _, err := os.Stat(d); (err == nil) != kept {
+			t.Errorf("%s: kept %v, want %v", d, err == nil, kept)
+		}
+	}
 }
