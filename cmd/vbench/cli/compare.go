@@ -15,7 +15,7 @@ func newCompareCmd() *cobra.Command {
 	var format string
 	var ci ciFlags
 	var alpha float64
-	var minChange string
+	var minChange, minChangeInstr string
 	cmd := &cobra.Command{
 		Use:   "compare OLD.json NEW.json",
 		Short: "Compare two results files cell by cell and give verdicts",
@@ -27,9 +27,11 @@ new when OLD lacks the cell; failed when it failed in NEW; not run when
 NEW holds it without a run. Cells OLD has and NEW lacks get no verdict: a
 warning under the table names them. Overhead
 multiples (each mode over none) are compared the same way. Each cell is
-judged by its metric (elapsed, wall, cpu or kernel-cpu); files that measured
-a workload by different metrics are refused. Alpha and the minimum
-change come from NEW's suite unless given here. A machine fingerprint
+judged by its metric (elapsed, wall, cpu, kernel-cpu, instructions or
+kernel-instructions); files that measured a workload by different metrics
+are refused. Alpha and the minimum change (--min-change for timed cells,
+--min-change-instructions for counted ones) come from NEW's suite unless
+given here. A machine fingerprint
 mismatch is printed as a warning.
 
 For CI, as 'vbench run': --junit FILE writes JUnit XML of the verdicts, and
@@ -80,11 +82,18 @@ belong in the job summary). Both are written whatever the exit code.
 				}
 				opts.MinChange = mc
 			}
+			if cmd.Flags().Changed("min-change-instructions") {
+				mc, err := suite.ParseMinChange(minChangeInstr)
+				if err != nil {
+					return usageErrf("--min-change-instructions %s: %v", minChangeInstr, err)
+				}
+				opts.CountMinChange = mc
+			}
 			if opts.Alpha <= 0 {
 				return usageErrf("%s records no alpha; pass --alpha", args[1])
 			}
 			cur.Baseline = args[0]
-			cur.Settings.Alpha, cur.Settings.Threshold = opts.Alpha, opts.MinChange
+			cur.Settings.Alpha, cur.Settings.Threshold, cur.Settings.CountThreshold = opts.Alpha, opts.MinChange, opts.CountMinChange
 			verdict.Apply(cur, old, opts)
 			if miss := lacking(old, cur); len(miss) > 0 {
 				noun := "cells"
@@ -109,7 +118,8 @@ belong in the job summary). Both are written whatever the exit code.
 	cmd.Flags().StringVar(&format, "format", "table", formatHelp)
 	registerCompletion(cmd, "format", completeResultsFormats)
 	cmd.Flags().Float64Var(&alpha, "alpha", 0, "significance level (default: NEW's suite setting)")
-	cmd.Flags().StringVar(&minChange, "min-change", "", "minimum change that counts, as in the suite's min_change: 5% or 0.05 (default: NEW's suite setting)")
+	cmd.Flags().StringVar(&minChange, "min-change", "", "minimum change that counts in a timed cell, as in the suite's min_change: 5% or 0.05 (default: NEW's suite setting)")
+	cmd.Flags().StringVar(&minChangeInstr, "min-change-instructions", "", "minimum change that counts in a counted cell (metric instructions, kernel-instructions), as in the suite's min_change_instructions (default: NEW's suite setting)")
 	ci.register(cmd)
 	return cmd
 }

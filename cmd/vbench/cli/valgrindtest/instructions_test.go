@@ -391,3 +391,53 @@ func rowAfter(out, header string) string {
 	}
 	return ""
 }
+
+// compare judges counted cells by their own minimum change:
+// --min-change-instructions sets it (the suite's min_change_instructions,
+// read the same way), --min-change does not (it is timed cells'). A shell
+// loop 3 % longer, counted: regressed at the 1 % default, same at 10 %.
+func TestCompareMinChangeInstructions(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, c := range []struct{ file, n string }{{"old", "3000"}, {"new", "3090"}} {
+		writeFile(t, filepath.Join(dir, c.file+".yaml"), `name: loop
+runs: 2
+metric: instructions
+modes: [none]
+workloads:
+  - name: loop
+    command: [/bin/sh, -c, 'i=0; while [ $i -lt `+c.n+` ]; do i=$((i+1)); done']
+`)
+		if _, stderr, code := vbRun(t, dir, nil, "run", c.file+".yaml", "--quiet", "--no-baseline", "--json", c.file+".json"); code != cli.ExitOK {
+			t.Fatalf("%s: exit %d\n%s", c.file, code, stderr)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{nil, cli.ExitRegression, "regressed"},
+		{[]string{"--min-change", "10%"}, cli.ExitRegression, "regressed"},
+		{[]string{"--min-change-instructions", "10%"}, cli.ExitOK, "same"},
+		{[]string{"--min-change-instructions", "0.1"}, cli.ExitOK, "same"},
+		{[]string{"--min-change-instructions", "10"}, cli.ExitUsage, "--min-change-instructions 10: a bare number is a fraction of 1"},
+	} {
+		stdout, stderr, code := vbRun(t, dir, nil, append([]string{"compare", "old.json", "new.json"}, c.args...)...)
+		if code != c.code || !strings.Contains(stdout+stderr, c.want) {
+			t.Errorf("compare %v: exit %d, want %d and %q\n%s\n%s", c.args, code, c.code, c.want, stdout, stderr)
+		}
+	}
+	// The threshold used is the one the output records.
+	out, stderr, code := vbRun(t, dir, nil, "compare", "old.json", "new.json", "--min-change-instructions", "10%", "--format", "json")
+	if code != cli.ExitOK {
+		t.Fatalf("compare --format json: exit %d\n%s", code, stderr)
+	}
+	f, err := results.Decode("compare.json", []byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Settings.CountThreshold != 0.1 {
+		t.Errorf("compare --min-change-instructions 10%% records a threshold for counts of %g", f.Settings.CountThreshold)
+	}
+}
