@@ -47,9 +47,9 @@ elif [ -z "$lib" ]; then
 fi
 app=${VBENCH_APP:-}
 if [ -z "$app" ]; then
-	out=$root/profiler/testdata/app/bin/vbtest
-	(cd "$root/profiler/testdata/app" && flock .build.lock dotnet build -c Release -o "$out" -nologo -v q >&2) || exit 2
-	app=$out/VbTestApp.dll
+	# Where and under the lock the tests build it (internal/testbin.Workload).
+	mkdir -p "$root/profiler/testdata/app/obj"
+	app=$(flock "$root/profiler/testdata/app/obj/.vbench-build.lock" dotnet build "$root/profiler/testdata/app/App.csproj" -c Release -nologo -t:Build -getProperty:TargetPath) || exit 2
 fi
 
 # Nothing from the caller's environment may load another profiler.

@@ -2,6 +2,7 @@ package testbin
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -25,8 +26,15 @@ var (
 // absolute path), "" when there is none or it is not there.
 func prebuiltDLL(project string) string {
 	prebuiltOnce.Do(func() {
-		b, err := os.ReadFile(os.Getenv(ProgramsVar))
+		name := os.Getenv(ProgramsVar)
+		if name == "" {
+			return
+		}
+		b, err := os.ReadFile(name)
 		if err != nil {
+			// make test removes it when the one MSBuild failed: each test
+			// builds its own, and a failing project says why there.
+			fmt.Fprintf(os.Stderr, "testbin: %s: %v: building each C# program where it is needed\n", ProgramsVar, err)
 			return
 		}
 		var r struct {
@@ -39,15 +47,16 @@ func prebuiltDLL(project string) string {
 				}
 			}
 		}
-		if json.Unmarshal(b, &r) != nil {
+		if err := json.Unmarshal(b, &r); err != nil {
+			fmt.Fprintf(os.Stderr, "testbin: %s: %v: building each C# program where it is needed\n", name, err)
 			return
 		}
 		prebuilt = map[string]string{}
 		for _, it := range r.TargetResults.Build.Items {
-			prebuilt[filepath.Clean(it.MSBuildSourceProjectFile)] = it.Identity
+			prebuilt[realPath(it.MSBuildSourceProjectFile)] = it.Identity
 		}
 	})
-	dll := prebuilt[filepath.Clean(project)]
+	dll := prebuilt[realPath(project)]
 	if dll == "" {
 		return ""
 	}
@@ -55,4 +64,13 @@ func prebuiltDLL(project string) string {
 		return ""
 	}
 	return dll
+}
+
+// realPath is path with its symlinks resolved: MSBuild names a project by
+// its physical path, RepoRoot by the one the go command was started in.
+func realPath(path string) string {
+	if p, err := filepath.EvalSymlinks(path); err == nil {
+		return p
+	}
+	return filepath.Clean(path)
 }

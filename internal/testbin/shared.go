@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // sharedDir is a directory every test binary started by one `go test`
@@ -56,13 +57,18 @@ var sweepOnce sync.Once
 // ended. No process knows it is its command's last, so none removes its
 // own: each `go test ./...` left ~100 MB of builds in the temp directory.
 // A directory stays while a process with its pid and start time runs (its
-// command, or another's in the middle of its own tests).
+// command, or another's in the middle of its own tests), and for a day
+// after it was made: a go command in another pid namespace that shares
+// this temp directory is not in this /proc.
 func sweepShared() {
 	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), sharedPrefix+"*"))
 	for _, d := range dirs {
 		pid, start, ok := strings.Cut(strings.TrimPrefix(filepath.Base(d), sharedPrefix), "-")
 		n, err := strconv.Atoi(pid)
 		if !ok || err != nil || d == sharedDir || startTime(n) == start {
+			continue
+		}
+		if st, err := os.Stat(d); err != nil || time.Since(st.ModTime()) < 24*time.Hour {
 			continue
 		}
 		os.RemoveAll(d)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Under `go test` the shared directory names the go command that started
@@ -71,8 +72,9 @@ func mustReadlink(t *testing.T, p string) string {
 	return s
 }
 
-// The shared directory of a go command that has ended is removed by the
-// next command's first build; one whose command runs is left alone.
+// The shared directory of a go command that has ended, made more than a
+// day ago, is removed by the next command's first build; one whose command
+// runs, or made within the day, is left alone.
 func TestSharedDirectoriesOfEndedCommandsRemoved(t *testing.T) {
 	// A pid no process can have: its command has ended.
 	pidMax, err := os.ReadFile("/proc/sys/kernel/pid_max")
@@ -86,14 +88,25 @@ func TestSharedDirectoriesOfEndedCommandsRemoved(t *testing.T) {
 	// This process's pid with another start time: an ended command whose pid
 	// was given again.
 	reused := filepath.Join(os.TempDir(), sharedPrefix+strconv.Itoa(os.Getpid())+"-1")
-	for _, d := range []string{ended, running, reused} {
+	// An ended command's directory made an hour ago: a command in another
+	// pid namespace may still use it.
+	recent := filepath.Join(os.TempDir(), sharedPrefix+strconv.Itoa(n+1)+"-456")
+	twoDaysAgo := time.Now().Add(-48 * time.Hour)
+	for _, d := range []string{ended, running, reused, recent} {
 		if err := os.MkdirAll(filepath.Join(d, "bin"), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { os.RemoveAll(d) })
+		at := twoDaysAgo
+		if d == recent {
+			at = time.Now().Add(-time.Hour)
+		}
+		if err := os.Chtimes(d, at, at); err != nil {
+			t.Fatal(err)
+		}
 	}
 	sweepShared()
-	for d, kept := range map[string]bool{ended: false, running: true, reused: false} {
+	for d, kept := range map[string]bool{ended: false, running: true, reused: false, recent: true} {
 		if _, err := os.Stat(d); (err == nil) != kept {
 			t.Errorf("%s: kept %v, want %v", d, err == nil, kept)
 		}

@@ -87,6 +87,10 @@ belong in the job summary). Both are written whatever the exit code.
 				if err != nil {
 					return usageErrf("--min-change-instructions %s: %v", minChangeInstr, err)
 				}
+				if mc == 0 {
+					// 0 is the file's "as min_change": it would judge counts at time's threshold.
+					return usageErrf("--min-change-instructions %s: give a change above 0 (a count repeats to ~0.01%%: 0.1%% holds a build to its count)", minChangeInstr)
+				}
 				opts.CountMinChange = mc
 			}
 			if opts.Alpha <= 0 {

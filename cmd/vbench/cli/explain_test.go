@@ -14,6 +14,7 @@ import (
 	"vbench/internal/testbin"
 	"vbench/reports"
 	"vbench/reports/profileview"
+	"vbench/runner"
 )
 
 // --against the slow profiler build (its enter hook adds a few cycles to
@@ -67,7 +68,7 @@ workloads:
 	// did, by 28 ms.
 	var fns []results.Contribution
 	for _, e := range ch.Explain {
-		if !strings.HasPrefix(e.Function, "[runtime: ") {
+		if !strings.HasPrefix(e.Function, runner.ExplainJIT) && !strings.HasPrefix(e.Function, runner.ExplainGC) {
 			fns = append(fns, e)
 		}
 	}

@@ -128,9 +128,16 @@ workloads:
 		if head.Compare.ExplainUnit != results.ExplainInstructions {
 			t.Errorf("head/%s: explain unit %q", mode, head.Compare.ExplainUnit)
 		}
-		// A pair decided same gets no why launch.
+		// A pair decided same gets no why launch, nor a why from its
+		// profiles (they time valgrind, not the program).
 		if _, err := os.Stat(filepath.Join(profiles, "same", string(mode), "instructions.pb.gz")); err == nil {
 			t.Errorf("same/%s: a pair decided same got a why launch", mode)
+		}
+		if same := f.Find("same", mode); same != nil && same.Compare != nil && len(same.Compare.Explain) > 0 {
+			t.Errorf("same/%s: a why %+v", mode, same.Compare.Explain)
+		}
+		if strings.Contains(stdout, "why same/") {
+			t.Errorf("the table gives the same pair a why:\n%s", stdout)
 		}
 	}
 	// The calls Render's code made, counted: 24,000 a run at 100, 31,200 at
@@ -422,6 +429,8 @@ workloads:
 		{[]string{"--min-change-instructions", "10%"}, cli.ExitOK, "same"},
 		{[]string{"--min-change-instructions", "0.1"}, cli.ExitOK, "same"},
 		{[]string{"--min-change-instructions", "10"}, cli.ExitUsage, "--min-change-instructions 10: a bare number is a fraction of 1"},
+		// 0 would fall back to time's threshold, 5 %: refused.
+		{[]string{"--min-change-instructions", "0%"}, cli.ExitUsage, "--min-change-instructions 0%: give a change above 0"},
 	} {
 		stdout, stderr, code := vbRun(t, dir, nil, append([]string{"compare", "old.json", "new.json"}, c.args...)...)
 		if code != c.code || !strings.Contains(stdout+stderr, c.want) {
