@@ -139,6 +139,14 @@ func contributions(d *profdiff.Diff, n int, timed bool, dir int) []results.Contr
 		} else {
 			on[0], on[at] = on[at], on[0]
 		}
+		// A lead whose change is not shown to differ from zero explains
+		// nothing: its share moved most where one function is nearly the
+		// whole profile (a kernel that did twice the work keeps its share,
+		// and the rest's shares move by noise: Program.<Main>$ +0.7 ms led
+		// Kernel.Run +343 ms under load). It then goes where its size puts it.
+		if len(on) > 0 && on[0].NotShown() {
+			on = nil
+		}
 		for _, p := range on {
 			out = append(out, contribution(p))
 		}
