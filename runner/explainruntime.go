@@ -78,7 +78,7 @@ func withRuntime(why, rt []results.Contribution, n int) []results.Contribution {
 	for len(out) > n {
 		// Drop the last entry that is not the runtime's.
 		i := len(out) - 1
-		for i >= 0 && isRuntime(out[i].Function) {
+		for i >= 0 && IsRuntime(out[i].Function) {
 			i--
 		}
 		if i < 0 {
@@ -89,7 +89,10 @@ func withRuntime(why, rt []results.Contribution, n int) []results.Contribution {
 	return out
 }
 
-func isRuntime(fn string) bool {
+// IsRuntime reports whether a why's entry is the runtime's own (GC pauses,
+// JIT compilation: from the startup hook's figures), not a profile's
+// function.
+func IsRuntime(fn string) bool {
 	return strings.HasPrefix(fn, ExplainGC) || strings.HasPrefix(fn, ExplainJIT)
 }
 

@@ -5,7 +5,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 )
@@ -77,12 +76,8 @@ func mustReadlink(t *testing.T, p string) string {
 // runs, or made within the day, is left alone.
 func TestSharedDirectoriesOfEndedCommandsRemoved(t *testing.T) {
 	// A pid no process can have: its command has ended.
-	pidMax, err := os.ReadFile("/proc/sys/kernel/pid_max")
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, _ := strconv.Atoi(strings.TrimSpace(string(pidMax)))
-	ended := filepath.Join(os.TempDir(), sharedPrefix+strconv.Itoa(n+1)+"-123")
+	n := NoSuchPid(t)
+	ended := filepath.Join(os.TempDir(), sharedPrefix+strconv.Itoa(n)+"-123")
 	// This test process, with its start time: it runs.
 	running := filepath.Join(os.TempDir(), sharedPrefix+strconv.Itoa(os.Getpid())+"-"+startTime(os.Getpid()))
 	// This process's pid with another start time: an ended command whose pid
@@ -90,7 +85,7 @@ func TestSharedDirectoriesOfEndedCommandsRemoved(t *testing.T) {
 	reused := filepath.Join(os.TempDir(), sharedPrefix+strconv.Itoa(os.Getpid())+"-1")
 	// An ended command's directory made an hour ago: a command in another
 	// pid namespace may still use it.
-	recent := filepath.Join(os.TempDir(), sharedPrefix+strconv.Itoa(n+1)+"-456")
+	recent := filepath.Join(os.TempDir(), sharedPrefix+strconv.Itoa(n)+"-456")
 	twoDaysAgo := time.Now().Add(-48 * time.Hour)
 	for _, d := range []string{ended, running, reused, recent} {
 		if err := os.MkdirAll(filepath.Join(d, "bin"), 0o755); err != nil {

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -124,6 +125,21 @@ var markers atomic.Int64
 // is a prefix of another.
 func Marker(prefix string) string {
 	return fmt.Sprintf("%s-%d-%dz", prefix, os.Getpid(), markers.Add(1))
+}
+
+// NoSuchPid is a pid no process can have (one above the kernel's pid_max):
+// a process that has ended, for good.
+func NoSuchPid(t testing.TB) int {
+	t.Helper()
+	b, err := os.ReadFile("/proc/sys/kernel/pid_max")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatalf("/proc/sys/kernel/pid_max: %v", err)
+	}
+	return n + 1
 }
 
 // ProcessesWith lists the live processes whose command line holds s, as

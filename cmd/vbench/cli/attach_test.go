@@ -212,9 +212,7 @@ func TestAttachRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer notNet.Process.Kill()
-	pidMax, _ := os.ReadFile("/proc/sys/kernel/pid_max")
-	n, _ := strconv.Atoi(strings.TrimSpace(string(pidMax)))
-	noSuch := strconv.Itoa(n + 1) // no process can have it
+	noSuch := strconv.Itoa(testbin.NoSuchPid(t))
 
 	for _, c := range []struct {
 		name string

@@ -68,7 +68,7 @@ workloads:
 	// did, by 28 ms.
 	var fns []results.Contribution
 	for _, e := range ch.Explain {
-		if !strings.HasPrefix(e.Function, runner.ExplainJIT) && !strings.HasPrefix(e.Function, runner.ExplainGC) {
+		if !runner.IsRuntime(e.Function) {
 			fns = append(fns, e)
 		}
 	}
