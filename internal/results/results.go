@@ -158,7 +158,8 @@ type Cell struct {
 	MaxRuns     int `json:"max_runs,omitempty"`
 	// Stopped is, for the NEW side of an A/B pair, why its rounds stopped
 	// when they did ("decided at its planned 10 rounds: same (…)",
-	// "reached its cap of 30 rounds, still inconclusive", "out of time …").
+	// "reached its cap of 30 rounds", "out of time …"). Its
+	// verdict is the cell's Verdict: a pair at its cap may still decide.
 	Stopped string `json:"stopped,omitempty"`
 
 	MedianNs float64 `json:"median_ns"`
