@@ -333,7 +333,13 @@ func TestSampleTotalsAgree(t *testing.T) {
 		}
 	}
 	t.Logf("profile.json %d, threads %d, their roots %d, table %d, pprof %d; named frames %v", p.Samples, threads, roots, table, inPprof, named)
-	if p.Samples < 50 || p.Samples != threads || threads != roots || roots != table || table != inPprof {
+	// Enough samples for the five views to be compared. A clean-clone CI
+	// run beside other valgrind launches took 24, where quiet runs take
+	// over 50, and was reported as totals that disagreed (each was 24).
+	if p.Samples < 10 {
+		t.Errorf("%d samples: too few to compare the totals by", p.Samples)
+	}
+	if p.Samples != threads || threads != roots || roots != table || table != inPprof {
 		t.Errorf("totals disagree: profile.json %d, threads %d, their roots %d, table %d, pprof %d", p.Samples, threads, roots, table, inPprof)
 	}
 	if len(named) == 0 {

@@ -48,8 +48,24 @@ func ExplainText(ch *results.Change, n int) string {
 	if u := UnnamedText(ch); u != "" {
 		s += "; " + u
 	}
+	if ch.ExplainLaunch == results.LaunchNoReadyToRun {
+		s += "; " + NoReadyToRunText
+	}
 	return s
 }
+
+// An unnamed place beyond the first unnamedShown is named only when it is at
+// least unnamedTiny of either launch: a launch's twenty libraries of 30
+// instructions each (the dynamic loader's calls) buried the two that
+// mattered. The JSON keeps every place.
+const (
+	unnamedShown = 3
+	unnamedTiny  = 0.001
+)
+
+// NoReadyToRunText is what a why whose launches ran no precompiled code
+// says of it (results.LaunchNoReadyToRun).
+const NoReadyToRunText = "named with precompiled code off (DOTNET_ReadyToRun=0 in the why's launches, so that the perf map names the base library's methods; the JIT's own instructions grow by it)"
 
 // UnnamedText says what a why in instructions could not name, "" when it
 // named everything: "12.50M instr (39.1% of the launch; +500.0k instr, 25.0%
@@ -68,11 +84,20 @@ func UnnamedText(ch *results.Change) string {
 		s += ", " + numfmt.Percent((new-old)/d) + " of the change"
 	}
 	s += ") in code no symbol or perf map named: "
+	var rest float64 // the places too small to name one by one
+	var restN int
 	for i, p := range u.Places {
+		if i >= unnamedShown && p.New < unnamedTiny*u.NewTotal && p.Old < unnamedTiny*u.OldTotal {
+			rest, restN = rest+p.New, restN+1
+			continue
+		}
 		if i > 0 {
 			s += ", "
 		}
 		s += p.Function + " " + instr(p.New)
+	}
+	if restN > 0 {
+		s += fmt.Sprintf(", and %s of %s in all", numfmt.Count(restN, "more place", "more places"), instr(rest))
 	}
 	if u.NoPerfMap != "" {
 		s += "; no perf map: " + u.NoPerfMap

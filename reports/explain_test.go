@@ -56,6 +56,19 @@ func TestExplainTextSaysWhatItCouldNotName(t *testing.T) {
 	if got, want := ContributionText(results.ExplainInstructions, stubbed), "+3.000M instr (10.00M instr → 13.00M instr; entered by a jump, its calls counted to a stub's)"; got != want {
 		t.Errorf("a method entered through a stub:\n%s\nwant\n%s", got, want)
 	}
+	// Beyond the first three, a place under 0.1% of both launches is
+	// summed with the others as small; a why whose launches ran no
+	// precompiled code says so.
+	u := ch.ExplainUnnamed
+	u.NoPerfMap = ""
+	u.Places = append(u.Places, results.Contribution{Function: "[libgcc_s.so.1]", Old: 1e3, New: 1e3},
+		results.Contribution{Function: "[libdl.so.2]", Old: 30, New: 30}, results.Contribution{Function: "[librt.so.1]", Old: 30, New: 30},
+		results.Contribution{Function: "[libicuuc.so.72.1]", Old: 40e3, New: 20}) // 0.13% of the reference launch
+	ch.ExplainLaunch = results.LaunchNoReadyToRun
+	want = "[jitted code] 10.50M instr, [libcoreclr.so] 2.000M instr, [libgcc_s.so.1] 1.000k instr, [libicuuc.so.72.1] 20.00 instr, and 2 more places of 60.00 instr in all; " + NoReadyToRunText
+	if got := ExplainText(ch, 3); !strings.HasSuffix(got, want) {
+		t.Errorf("why line\n%s\nwant its end\n%s", got, want)
+	}
 	ch.ExplainUnnamed = nil
 	if got := UnnamedText(ch); got != "" {
 		t.Errorf("everything named: %q", got)

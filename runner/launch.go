@@ -90,12 +90,13 @@ func (l *launch) run(ctx context.Context, st step, seq int) (results.Run, Outcom
 	env := la.Env(os.Environ(), []string{pad}, c.Workload.Env)
 	spec := Spec{Argv: la.Argv(c.argv), Env: env, Dir: c.Workload.Cwd, Timeout: c.Timeout, Wrapped: len(c.Spec.Wrap) > 0}
 	var mapOff string // why a why launch has no perf map (whyEnv)
+	var r2rOff bool   // a why launch without precompiled code (whyEnv)
 	if c.Metric.Count() {
 		spec.Argv = append(valgrindArgs(l.env.Valgrind, runDir, c.Metric, st.why), spec.Argv...)
 		spec.Env = countingEnv(spec.Env)
 		if st.why {
 			var add []string
-			add, mapOff = whyEnv(spec.Env, runDir)
+			add, mapOff, r2rOff = whyEnv(spec.Env, runDir)
 			spec.Env = append(spec.Env, add...)
 		}
 		if c.Metric == results.MetricKernelInstructions {
@@ -122,7 +123,7 @@ func (l *launch) run(ctx context.Context, st step, seq int) (results.Run, Outcom
 		return r, out
 	}
 	if st.why {
-		l.keepWhy(c, &r, out, runDir, mapOff)
+		l.keepWhy(c, &r, out, runDir, mapOff, r2rOff)
 		return r, out
 	}
 	r.WallNs = int64(out.Wall)

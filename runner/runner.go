@@ -135,6 +135,7 @@ type cellState struct {
 	instr     *instrprof.Profile
 	instrErr  string
 	noPerfMap string // why instr's JIT-compiled code is unnamed (noPerfMap)
+	whyR2ROff bool   // instr's launch ran without precompiled code (whyEnv)
 	// Scaled cells of an engine that counts calls: every run's calls.
 	growth growthCalls
 }

@@ -65,25 +65,62 @@ func whySteps(pairs []abPair) []step {
 // directory; nothing when env turns the map off (DOTNET_PerfMapEnabled=0:
 // the user's word is kept, and the why says what it could not name).
 // off says so, "" when the map is on.
-func whyEnv(env []string, runDir string) (add []string, off string) {
+//
+// A launch that loads no profiler also gets DOTNET_ReadyToRun=0 (r2rOff),
+// unless env sets it. The runtime's perf map leaves out precompiled
+// (ReadyToRun) code, which valgrind names by no file either: a program's
+// why under none left most of the base library unnamed (a word counter
+// calling ToUpperInvariant 80,000 times more: 6.2M instructions of
+// "[jitted code]", no method named; JIT-compiled, the change named
+// TextInfo.ChangeCaseCommon +8.6M). The launch then also compiles what it
+// would have loaded (its libclrjit grows), and is dearer (~6x the
+// instructions of a small program's). A profiler's launch keeps its
+// precompiled code: whether that code is used is part of what the
+// profiler costs (an engine that asks for enter/leave hooks gets none
+// anyway, and one that rewrites methods at JIT time would see every
+// method instead of the program's few).
+func whyEnv(env []string, runDir string) (add []string, off string, r2rOff bool) {
 	if off = perfMapOff(env); off != "" {
-		return nil, off
+		return nil, off, false
 	}
-	return []string{"DOTNET_PerfMapEnabled=3", "DOTNET_PerfMapJitDumpPath=" + runDir}, ""
+	add = []string{"DOTNET_PerfMapEnabled=3", "DOTNET_PerfMapJitDumpPath=" + runDir}
+	if lastEnv(env, "CORECLR_ENABLE_PROFILING") != "1" {
+		if _, set := lastEnvSet(env, "DOTNET_ReadyToRun", "COMPlus_ReadyToRun"); !set {
+			add, r2rOff = append(add, "DOTNET_ReadyToRun=0"), true
+		}
+	}
+	return add, "", r2rOff
 }
 
 // perfMapOff is env's setting that turns the perf map off, "" when none
-// does: the runtime reads DOTNET_PerfMapEnabled, else COMPlus_'s, and an
-// environment's last entry of a name is the one a process gets.
+// does: the runtime reads DOTNET_PerfMapEnabled, else COMPlus_'s.
 func perfMapOff(env []string) string {
-	for _, name := range []string{"DOTNET_PerfMapEnabled", "COMPlus_PerfMapEnabled"} {
-		for i := len(env) - 1; i >= 0; i-- {
-			if v, ok := strings.CutPrefix(env[i], name+"="); ok {
-				if strings.TrimSpace(v) == "0" {
-					return "its environment sets " + name + "=0"
-				}
-				return ""
+	if name, set := lastEnvSet(env, "DOTNET_PerfMapEnabled", "COMPlus_PerfMapEnabled"); set {
+		if strings.TrimSpace(lastEnv(env, name)) == "0" {
+			return "its environment sets " + name + "=0"
+		}
+	}
+	return ""
+}
+
+// lastEnvSet is the first of names (the runtime's order of precedence)
+// that env sets.
+func lastEnvSet(env []string, names ...string) (string, bool) {
+	for _, name := range names {
+		for _, kv := range env {
+			if strings.HasPrefix(kv, name+"=") {
+				return name, true
 			}
+		}
+	}
+	return "", false
+}
+
+// lastEnv is env's value of name: its last entry, the one a process gets.
+func lastEnv(env []string, name string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
+			return v
 		}
 	}
 	return ""
@@ -95,8 +132,8 @@ func perfMapOff(env []string) string {
 // measured runs were good, and a why is not a verdict.
 //
 // mapOff is why the launch wrote no perf map when its environment turned
-// it off (whyEnv).
-func (l *launch) keepWhy(c *cellState, r *results.Run, out Outcome, runDir, mapOff string) {
+// it off, r2rOff whether it ran without precompiled code (whyEnv).
+func (l *launch) keepWhy(c *cellState, r *results.Run, out Outcome, runDir, mapOff string, r2rOff bool) {
 	var p *instrprof.Profile
 	var err error
 	failure := out.Failure(c.Timeout)
@@ -113,6 +150,7 @@ func (l *launch) keepWhy(c *cellState, r *results.Run, out Outcome, runDir, mapO
 	default:
 		c.instr = p
 		c.noPerfMap = noPerfMap(p, mapOff)
+		c.whyR2ROff = r2rOff
 		r.Instructions, r.Processes = p.Total, p.Processes
 		if l.env.ProfilesDir != "" {
 			dst := filepath.Join(l.env.ProfilesDir, c.Workload.Name, string(c.Mode), InstrProfileFile)
@@ -164,7 +202,11 @@ func explainCounted(c, ref *cellState, dir int) (results.Why, bool) {
 	if err != nil {
 		return results.Why{}, false
 	}
-	return results.Why{Explain: contributions(d, ExplainTop, false, dir), Unit: results.ExplainInstructions, Unnamed: unnamed(ref, c)}, true
+	w := results.Why{Explain: contributions(d, ExplainTop, false, dir), Unit: results.ExplainInstructions, Unnamed: unnamed(ref, c)}
+	if c.whyR2ROff || ref.whyR2ROff {
+		w.Launch = results.LaunchNoReadyToRun
+	}
+	return w, true
 }
 
 // unnamed is the code the two sides' why launches could not name, by the

@@ -22,9 +22,27 @@ func TestWhyEnvKeepsAPerfMapTurnedOff(t *testing.T) {
 		{[]string{"COMPlus_PerfMapEnabled=0"}, "its environment sets COMPlus_PerfMapEnabled=0"},
 		{[]string{"COMPlus_PerfMapEnabled=0", "DOTNET_PerfMapEnabled=2"}, ""}, // DOTNET_ is read first
 	} {
-		add, off := whyEnv(c.env, "/run")
+		add, off, _ := whyEnv(c.env, "/run")
 		if off != c.off || (off == "") != slices.Contains(add, "DOTNET_PerfMapEnabled=3") {
 			t.Errorf("%q: adds %q, off %q; want off %q", c.env, add, off, c.off)
+		}
+	}
+	// Precompiled code goes off where no profiler loads and the
+	// environment leaves it be: the perf map cannot name it.
+	for _, c := range []struct {
+		env    []string
+		r2rOff bool
+	}{
+		{nil, true},
+		{[]string{"CORECLR_ENABLE_PROFILING=1"}, false},
+		{[]string{"CORECLR_ENABLE_PROFILING=1", "CORECLR_ENABLE_PROFILING=0"}, true},
+		{[]string{"DOTNET_ReadyToRun=1"}, false},
+		{[]string{"COMPlus_ReadyToRun=1"}, false},
+		{[]string{"DOTNET_PerfMapEnabled=0"}, false}, // nothing to name it by
+	} {
+		add, _, r2rOff := whyEnv(c.env, "/run")
+		if r2rOff != c.r2rOff || r2rOff != slices.Contains(add, "DOTNET_ReadyToRun=0") {
+			t.Errorf("%q: adds %q, ReadyToRun off %v; want %v", c.env, add, r2rOff, c.r2rOff)
 		}
 	}
 	jitted := &instrprof.Profile{Funcs: []instrprof.Func{{Name: instrprof.JittedCode, Self: 5, Unnamed: true}}}

@@ -431,6 +431,10 @@ type Change struct {
 	// ExplainUnnamed is, for a why in instructions, the code its launches
 	// could not name: absent when they named all of it.
 	ExplainUnnamed *Unnamed `json:"explain_unnamed,omitempty"`
+	// ExplainLaunch is, for a why in instructions, how its launches ran
+	// otherwise than the measured runs, beyond callgrind and the perf
+	// map: LaunchNoReadyToRun, or "".
+	ExplainLaunch string `json:"explain_launch,omitempty"`
 
 	// ChangePerCallNs is an A/B pair's change per call (per sample taken
 	// for a sampling pair: ChangePerSampleNs), in ns, with its 95%
@@ -475,6 +479,11 @@ const ExplainSampledPerRun = "sampled-ns"
 // instructions): each function's own instructions in one launch a side
 // under callgrind, with its calls where counted.
 const ExplainInstructions = "instructions"
+
+// LaunchNoReadyToRun is the ExplainLaunch of a why whose launches ran no
+// precompiled (ReadyToRun) code: with no profiler loaded, the why's
+// launches JIT-compile it, so that the runtime's perf map names it.
+const LaunchNoReadyToRun = "readytorun-off"
 
 // Contribution is one function's part in an A/B pair's change: its self
 // figure on the reference side (Old) and the judged side (New), and New -

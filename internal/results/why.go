@@ -9,6 +9,7 @@ type Why struct {
 	Explain     []Contribution
 	Unit, Scope string
 	Unnamed     *Unnamed // what a why in instructions could not name
+	Launch      string   // how a why in instructions' launches differed from the runs (Change.ExplainLaunch)
 }
 
 // Whys are a run's whys, by the key ("workload/mode") of each pair's NEW
@@ -22,7 +23,7 @@ func WhysOf(f *File) Whys {
 	w := Whys{}
 	for _, c := range f.Results {
 		if ch := c.Compare; ch != nil && len(ch.Explain) > 0 {
-			w[c.Key()] = Why{Explain: ch.Explain, Unit: ch.ExplainUnit, Scope: ch.ExplainScope, Unnamed: ch.ExplainUnnamed}
+			w[c.Key()] = Why{Explain: ch.Explain, Unit: ch.ExplainUnit, Scope: ch.ExplainScope, Unnamed: ch.ExplainUnnamed, Launch: ch.ExplainLaunch}
 		}
 	}
 	return w
@@ -30,5 +31,5 @@ func WhysOf(f *File) Whys {
 
 // Put gives the judgement ch the why.
 func (w Why) Put(ch *Change) {
-	ch.Explain, ch.ExplainUnit, ch.ExplainScope, ch.ExplainUnnamed = w.Explain, w.Unit, w.Scope, w.Unnamed
+	ch.Explain, ch.ExplainUnit, ch.ExplainScope, ch.ExplainUnnamed, ch.ExplainLaunch = w.Explain, w.Unit, w.Scope, w.Unnamed, w.Launch
 }

@@ -12,6 +12,7 @@ import (
 	"vbench/internal/modes"
 	"vbench/internal/results"
 	"vbench/internal/testbin"
+	"vbench/reports"
 )
 
 // Issue 46's verdict in instructions, and issue 51's why, on a program
@@ -100,7 +101,7 @@ workloads:
 			}
 		}
 	}
-	for _, want := range []string{"instr", "regressed"} {
+	for _, want := range []string{"instr", "regressed", reports.NoReadyToRunText} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("table lacks %q:\n%s", want, stdout)
 		}
@@ -127,6 +128,25 @@ workloads:
 		}
 		if head.Compare.ExplainUnit != results.ExplainInstructions {
 			t.Errorf("head/%s: explain unit %q", mode, head.Compare.ExplainUnit)
+		}
+		// Under none no profiler loads: the why's launches ran no
+		// precompiled code, so the perf map named the base library's
+		// methods too, and what is left unnamed of the code that ran from
+		// no file is the runtime's stubs (a ReadyToRun method had been
+		// "[jitted code]"). Under tracing the profiler's launch is kept.
+		wantLaunch := ""
+		if mode == "none" {
+			wantLaunch = results.LaunchNoReadyToRun
+			if u := head.Compare.ExplainUnnamed; u != nil {
+				for _, p := range u.Places {
+					if p.Function == "[jitted code]" && p.New > 0.001*u.NewTotal {
+						t.Errorf("head/none: %.0f of %.0f instructions left as [jitted code]", p.New, u.NewTotal)
+					}
+				}
+			}
+		}
+		if head.Compare.ExplainLaunch != wantLaunch {
+			t.Errorf("head/%s: why launch %q, want %q", mode, head.Compare.ExplainLaunch, wantLaunch)
 		}
 		// A pair decided same gets no why launch, nor a why from its
 		// profiles (they time valgrind, not the program).
