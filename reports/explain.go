@@ -48,10 +48,20 @@ func ExplainText(ch *results.Change, n int) string {
 	if u := UnnamedText(ch); u != "" {
 		s += "; " + u
 	}
-	if ch.ExplainLaunch == results.LaunchNoReadyToRun {
-		s += "; " + NoReadyToRunText
+	if l := LaunchText(ch); l != "" {
+		s += "; " + l
 	}
 	return s
+}
+
+// LaunchText says how a why in instructions' launches ran otherwise than
+// the measured runs (results.Change.ExplainLaunch), "" when only by
+// callgrind and the perf map: every output that shows the why says it.
+func LaunchText(ch *results.Change) string {
+	if ch.ExplainLaunch == results.LaunchNoReadyToRun {
+		return NoReadyToRunText
+	}
+	return ""
 }
 
 // An unnamed place beyond the first unnamedShown is named only when it is at

@@ -117,9 +117,22 @@ func changeRow(c *hist.Change) []string {
 	if g := gateMark(*c); g != "" {
 		mark = strings.TrimPrefix(mark+", "+g, ", ")
 	}
+	if e := EnvironmentText(*c); e != "" {
+		mark = strings.TrimPrefix(mark+", "+e, ", ")
+	}
 	return []string{safetext.Line(fmt.Sprintf("%s/%s %s (%s)", c.Workload, c.Mode, c.Series, c.Metric)), fmt.Sprint(c.Index),
 		safetext.Line(short(c.CommitBefore) + ".." + short(c.Commit)), SeriesValue(c.Series, c.Metric, c.Before) + " → " + SeriesValue(c.Series, c.Metric, c.After),
 		ChangeText(c), mark}
+}
+
+// EnvironmentText says what changed beside the code at change point c
+// ("": nothing): "the environment changed at run 12: .NET runtime: 10.0.11
+// vs 10.0.12".
+func EnvironmentText(c hist.Change) string {
+	if len(c.Environment) == 0 {
+		return ""
+	}
+	return "the environment changed " + strings.Join(c.Environment, "; ")
 }
 
 // gateMark says what CI's gate made of change point c ("": not judged).

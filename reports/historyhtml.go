@@ -30,6 +30,7 @@ var historyTemplate = template.Must(template.New("history").Funcs(template.FuncM
 	"word":   ChangeWord,
 	"change": func(c hist.Change) string { return ChangeText(&c) },
 	"gate":   gateMark,
+	"env":    EnvironmentText,
 }).Parse(historySource))
 
 // historyPage is what history.html.tmpl draws.

@@ -220,6 +220,9 @@ func whyText(c *Cell) string {
 	if u := UnnamedText(c.Compare); u != "" {
 		s += "\n  not named: " + u
 	}
+	if l := LaunchText(c.Compare); l != "" {
+		s += "\n  " + l
+	}
 	return s
 }
 

@@ -291,6 +291,9 @@ func writeWhy(w io.Writer, changed []*Cell) {
 		if u := UnnamedText(c.Compare); u != "" {
 			fmt.Fprintf(w, "  - not named: %s\n", mdEscape(u))
 		}
+		if l := LaunchText(c.Compare); l != "" {
+			fmt.Fprintf(w, "  - %s\n", mdEscape(l))
+		}
 	}
 	if started {
 		fmt.Fprintln(w)

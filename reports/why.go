@@ -14,7 +14,9 @@ type WhyView struct {
 	Lines []string // "Vbench.Split.A.Step +1.20ms (4.50ms → 5.70ms)"
 	// Unnamed is what a why in instructions could not name (UnnamedText).
 	Unnamed string
-	Flame   template.HTML
+	// Launch is how its launches ran otherwise than the runs (LaunchText).
+	Launch string
+	Flame  template.HTML
 }
 
 // A DiffFlame draws the differential flame graph of an A/B pair (old, the
@@ -29,7 +31,7 @@ func (m *Matrix) Why(c *Cell) *WhyView {
 	if !Explained(c.Verdict, c.Compare) {
 		return nil
 	}
-	v := &WhyView{Basis: ExplainBasisOf(c.Compare), Unnamed: UnnamedText(c.Compare)}
+	v := &WhyView{Basis: ExplainBasisOf(c.Compare), Unnamed: UnnamedText(c.Compare), Launch: LaunchText(c.Compare)}
 	names := ExplainNames(c.Compare.Explain)
 	for i, f := range c.Compare.Explain {
 		v.Lines = append(v.Lines, names[i]+" "+ContributionText(c.Compare.ExplainUnit, f))

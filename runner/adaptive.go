@@ -104,7 +104,7 @@ func (a *adaptive) next() []step {
 	for r := 0; r < batch; r++ {
 		a.round++
 		for _, c := range roundOrder(a.rng, a.units, func(c *cellState) bool { _, ok := target[c]; return ok && measured(c)+r < target[c] }, a.led) {
-			out = append(out, step{c, false, a.round, false})
+			out = append(out, step{cell: c, round: a.round})
 		}
 	}
 	if a.budget > 0 && len(out) > 0 && a.launched > 0 {
@@ -167,12 +167,12 @@ func (a *adaptive) stop(p abPair) string {
 		return fmt.Sprintf("decided %s: same (any change within ±%g%%)", at, opts.MinChange*100)
 	case !verdict.Undecided(old, new, p.new.Runs, p.new.MaxRuns, len(a.pairs), opts):
 		// Not "still inconclusive": this look bounds p by Bonferroni over
-		// the pairs, and the run's verdict (Holm's adjustment over every
-		// test) can still decide it. CI's run of a no-op pair said
+		// the pairs, and the run's verdict (Holm's adjustment over the
+		// run's time tests) can still decide it. CI's run of a no-op pair said
 		// "still inconclusive" here and "improved" in the table.
 		return fmt.Sprintf("reached its cap of %d rounds", n)
 	case futile(old, new, p.new.MaxRuns, opts):
-		return fmt.Sprintf("hopeless %s: inconclusive, and its interval, narrowed as %d rounds would, would still span no change and ±%g%%", at, p.new.MaxRuns, opts.MinChange*100)
+		return fmt.Sprintf("hopeless %s: its interval, narrowed as %d rounds would, would still span no change and ±%g%%", at, p.new.MaxRuns, opts.MinChange*100)
 	}
 	return ""
 }

@@ -29,6 +29,7 @@ func newFile(plan *Plan, env *Env) *results.File {
 	for _, c := range plan.Cells {
 		if c.Metric.Deterministic() {
 			f.Settings.CountingEnv = slices.Clone(countingDefaults)
+			f.Settings.Valgrind = env.ValgrindVersion
 			break
 		}
 	}

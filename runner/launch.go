@@ -96,7 +96,7 @@ func (l *launch) run(ctx context.Context, st step, seq int) (results.Run, Outcom
 		spec.Env = countingEnv(spec.Env)
 		if st.why {
 			var add []string
-			add, mapOff, r2rOff = whyEnv(spec.Env, runDir)
+			add, mapOff, r2rOff = whyEnv(spec.Env, runDir, st.noR2R)
 			spec.Env = append(spec.Env, add...)
 		}
 		if c.Metric == results.MetricKernelInstructions {

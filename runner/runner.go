@@ -29,13 +29,16 @@ type Progress interface {
 
 // Env says how runs are launched.
 type Env struct {
-	Profiler    string // absolute path of a checked library; needed when the plan is profiled
-	Valgrind    string // valgrind's path; needed when a cell is measured in instructions (valgrind.go)
-	KernelMarks string // the kernel marks' library (kernelmarks.go); needed by kernel-instructions cells
-	Jobs        int    // launches at once when every cell's metric is deterministic (loop.go); 0 or 1: one
-	ProfilesDir string // keep each cell's last profile here (<dir>/<workload>/<mode>); "" keeps none
-	Progress    Progress
-	Log         func(format string, args ...any) // warnings and build notes; may be nil
+	Profiler string // absolute path of a checked library; needed when the plan is profiled
+	Valgrind string // valgrind's path; needed when a cell is measured in instructions (valgrind.go)
+	// ValgrindVersion is its `--version` (ValgrindVersion), recorded with
+	// the counts (results.Settings.Valgrind).
+	ValgrindVersion string
+	KernelMarks     string // the kernel marks' library (kernelmarks.go); needed by kernel-instructions cells
+	Jobs            int    // launches at once when every cell's metric is deterministic (loop.go); 0 or 1: one
+	ProfilesDir     string // keep each cell's last profile here (<dir>/<workload>/<mode>); "" keeps none
+	Progress        Progress
+	Log             func(format string, args ...any) // warnings and build notes; may be nil
 }
 
 func (e *Env) logf(format string, args ...any) {

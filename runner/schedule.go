@@ -15,6 +15,8 @@ type step struct {
 	// why is a counted cell's extra launch for its instruction profile
 	// (why.go): not a measured run.
 	why bool
+	// noR2R: the why launch runs without precompiled code (whySteps).
+	noR2R bool
 }
 
 // How a round orders its launches (Options.Schedule).
@@ -165,7 +167,7 @@ func (p *planned) next() []step {
 		}
 		out := make([]step, len(round))
 		for i, c := range round {
-			out[i] = step{c, p.warmup, n, false}
+			out[i] = step{cell: c, warmup: p.warmup, round: n}
 		}
 		return out
 	}

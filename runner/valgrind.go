@@ -2,8 +2,10 @@ package runner
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -21,6 +23,18 @@ import (
 // as the time metrics' wall and cpu are. -q leaves valgrind's own messages
 // on stderr only when something is wrong (an instruction it cannot run, a
 // crash under it), where a failed run's message quotes them.
+
+// ValgrindVersion is what the valgrind at path says it is ("valgrind-3.19.0"),
+// recorded with a run's counts: another version shows a program another
+// CPU, and the JIT and the libraries choose their instructions by it.
+func ValgrindVersion(ctx context.Context, path string) (string, error) {
+	out, err := exec.CommandContext(ctx, path, "--version").Output()
+	v := strings.TrimSpace(string(out))
+	if err != nil || v == "" || strings.ContainsAny(v, "\n\r") {
+		return "", fmt.Errorf("%s --version said %q (%v)", path, v, err)
+	}
+	return v, nil
+}
 
 // countFilePrefix names valgrind's count files in a run's directory.
 const countFilePrefix = "vbench-cg."

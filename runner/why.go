@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"vbench/internal/atomicfile"
+	"vbench/internal/attach"
 	"vbench/internal/instrprof"
 	"vbench/internal/profdiff"
 	"vbench/internal/results"
@@ -20,7 +21,9 @@ import (
 // map on, whose per-function counts (internal/instrprof) say where the
 // instructions went: the profiler's own C and Go functions by their
 // symbols, the program's .NET methods through the perf map, the runtime's
-// unnamed code by its file. The measured runs stay as they were (writing a
+// unnamed code by its file; a pair whose launches load nothing runs them
+// without precompiled code, which the map cannot name (whyEnv). The
+// measured runs stay as they were (writing a
 // perf map costs instructions of its own, and the whole-program metric runs
 // under cachegrind, which cannot name JIT-compiled code): the why launch is
 // not one of them. A pair shown the same gets none, so an A/A run costs
@@ -51,13 +54,44 @@ func (a *adaptive) unsettled() []abPair {
 	return out
 }
 
-// whySteps are the why launches of pairs: the reference side first.
+// whySteps are the why launches of pairs: the reference side first. A
+// pair both of whose sides load nothing into the runtime runs both without
+// precompiled code (whyEnv); decided for the pair, so that its two
+// launches are alike.
 func whySteps(pairs []abPair) []step {
 	var out []step
 	for _, p := range pairs {
-		out = append(out, step{cell: p.old, why: true}, step{cell: p.new, why: true})
+		noR2R := loadsNothing(p.old, os.Environ()) && loadsNothing(p.new, os.Environ())
+		out = append(out, step{cell: p.old, why: true, noR2R: noR2R}, step{cell: p.new, why: true, noR2R: noR2R})
 	}
 	return out
+}
+
+// loadsNothing reports whether c's launches run the program with nothing
+// of anyone's in the runtime and its code as the runtime would pick it:
+// a mode with no engine, no environment and no wrapper, and an
+// environment (env, the shell's, and the workload's) that sets no
+// profiler, no EventPipe session, no preload, no ReadyToRun or perf map
+// choice. Whether precompiled code is used is part of what a profiler or
+// a session costs (one that rewrites methods as they are compiled would
+// see every method), so only such a launch may go without it.
+func loadsNothing(c *cellState, env []string) bool {
+	if c.Spec.Engine != "" || len(c.Spec.Env) > 0 || len(c.Spec.Wrap) > 0 || c.Spec.Attach != nil {
+		return false
+	}
+	for _, kv := range append(slices.Clone(env), c.Workload.Env...) {
+		k, _, _ := strings.Cut(kv, "=")
+		u := strings.ToUpper(k)
+		if attach.LoadsProfiler(k) || u == "LD_PRELOAD" {
+			return false
+		}
+		for _, p := range []string{"DOTNET_", "COMPLUS_"} {
+			if name, ok := strings.CutPrefix(u, p); ok && (name == "READYTORUN" || name == "PERFMAPENABLED" || name == "ENABLEEVENTPIPE") {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // whyEnv is what a why launch adds to env: the runtime's perf map of its
@@ -66,61 +100,39 @@ func whySteps(pairs []abPair) []step {
 // the user's word is kept, and the why says what it could not name).
 // off says so, "" when the map is on.
 //
-// A launch that loads no profiler also gets DOTNET_ReadyToRun=0 (r2rOff),
-// unless env sets it. The runtime's perf map leaves out precompiled
+// A pair's launches that load nothing (noR2R: whySteps) also get
+// DOTNET_ReadyToRun=0 (r2rOff). The runtime's perf map leaves out precompiled
 // (ReadyToRun) code, which valgrind names by no file either: a program's
 // why under none left most of the base library unnamed (a word counter
 // calling ToUpperInvariant 80,000 times more: 6.2M instructions of
 // "[jitted code]", no method named; JIT-compiled, the change named
 // TextInfo.ChangeCaseCommon +8.6M). The launch then also compiles what it
 // would have loaded (its libclrjit grows), and is dearer (~6x the
-// instructions of a small program's). A profiler's launch keeps its
-// precompiled code: whether that code is used is part of what the
-// profiler costs (an engine that asks for enter/leave hooks gets none
-// anyway, and one that rewrites methods at JIT time would see every
-// method instead of the program's few).
-func whyEnv(env []string, runDir string) (add []string, off string, r2rOff bool) {
+// instructions of a small program's). A launch with a profiler keeps its
+// precompiled code (loadsNothing).
+func whyEnv(env []string, runDir string, noR2R bool) (add []string, off string, r2rOff bool) {
 	if off = perfMapOff(env); off != "" {
 		return nil, off, false
 	}
 	add = []string{"DOTNET_PerfMapEnabled=3", "DOTNET_PerfMapJitDumpPath=" + runDir}
-	if lastEnv(env, "CORECLR_ENABLE_PROFILING") != "1" {
-		if _, set := lastEnvSet(env, "DOTNET_ReadyToRun", "COMPlus_ReadyToRun"); !set {
-			add, r2rOff = append(add, "DOTNET_ReadyToRun=0"), true
-		}
+	if noR2R {
+		add, r2rOff = append(add, "DOTNET_ReadyToRun=0"), true
 	}
 	return add, "", r2rOff
 }
 
 // perfMapOff is env's setting that turns the perf map off, "" when none
-// does: the runtime reads DOTNET_PerfMapEnabled, else COMPlus_'s.
+// does: the runtime reads DOTNET_PerfMapEnabled, else COMPlus_'s, and an
+// environment's last entry of a name is the one a process gets.
 func perfMapOff(env []string) string {
-	if name, set := lastEnvSet(env, "DOTNET_PerfMapEnabled", "COMPlus_PerfMapEnabled"); set {
-		if strings.TrimSpace(lastEnv(env, name)) == "0" {
-			return "its environment sets " + name + "=0"
-		}
-	}
-	return ""
-}
-
-// lastEnvSet is the first of names (the runtime's order of precedence)
-// that env sets.
-func lastEnvSet(env []string, names ...string) (string, bool) {
-	for _, name := range names {
-		for _, kv := range env {
-			if strings.HasPrefix(kv, name+"=") {
-				return name, true
+	for _, name := range []string{"DOTNET_PerfMapEnabled", "COMPlus_PerfMapEnabled"} {
+		for i := len(env) - 1; i >= 0; i-- {
+			if v, ok := strings.CutPrefix(env[i], name+"="); ok {
+				if strings.TrimSpace(v) == "0" {
+					return "its environment sets " + name + "=0"
+				}
+				return ""
 			}
-		}
-	}
-	return "", false
-}
-
-// lastEnv is env's value of name: its last entry, the one a process gets.
-func lastEnv(env []string, name string) string {
-	for i := len(env) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
-			return v
 		}
 	}
 	return ""
@@ -203,7 +215,7 @@ func explainCounted(c, ref *cellState, dir int) (results.Why, bool) {
 		return results.Why{}, false
 	}
 	w := results.Why{Explain: contributions(d, ExplainTop, false, dir), Unit: results.ExplainInstructions, Unnamed: unnamed(ref, c)}
-	if c.whyR2ROff || ref.whyR2ROff {
+	if c.whyR2ROff && ref.whyR2ROff { // decided for the pair (whySteps)
 		w.Launch = results.LaunchNoReadyToRun
 	}
 	return w, true

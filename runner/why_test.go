@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"vbench/internal/instrprof"
+	"vbench/internal/modes"
+	"vbench/internal/suite"
 )
 
 // A why launch turns the runtime's perf map on, unless the launch's
@@ -22,27 +24,24 @@ func TestWhyEnvKeepsAPerfMapTurnedOff(t *testing.T) {
 		{[]string{"COMPlus_PerfMapEnabled=0"}, "its environment sets COMPlus_PerfMapEnabled=0"},
 		{[]string{"COMPlus_PerfMapEnabled=0", "DOTNET_PerfMapEnabled=2"}, ""}, // DOTNET_ is read first
 	} {
-		add, off, _ := whyEnv(c.env, "/run")
+		add, off, _ := whyEnv(c.env, "/run", false)
 		if off != c.off || (off == "") != slices.Contains(add, "DOTNET_PerfMapEnabled=3") {
 			t.Errorf("%q: adds %q, off %q; want off %q", c.env, add, off, c.off)
 		}
 	}
-	// Precompiled code goes off where no profiler loads and the
-	// environment leaves it be: the perf map cannot name it.
+	// Precompiled code goes off where the pair's launches load nothing
+	// (the perf map cannot name it), and never without a map.
 	for _, c := range []struct {
-		env    []string
-		r2rOff bool
+		env           []string
+		noR2R, r2rOff bool
 	}{
-		{nil, true},
-		{[]string{"CORECLR_ENABLE_PROFILING=1"}, false},
-		{[]string{"CORECLR_ENABLE_PROFILING=1", "CORECLR_ENABLE_PROFILING=0"}, true},
-		{[]string{"DOTNET_ReadyToRun=1"}, false},
-		{[]string{"COMPlus_ReadyToRun=1"}, false},
-		{[]string{"DOTNET_PerfMapEnabled=0"}, false}, // nothing to name it by
+		{nil, true, true},
+		{nil, false, false},
+		{[]string{"DOTNET_PerfMapEnabled=0"}, true, false},
 	} {
-		add, _, r2rOff := whyEnv(c.env, "/run")
+		add, _, r2rOff := whyEnv(c.env, "/run", c.noR2R)
 		if r2rOff != c.r2rOff || r2rOff != slices.Contains(add, "DOTNET_ReadyToRun=0") {
-			t.Errorf("%q: adds %q, ReadyToRun off %v; want %v", c.env, add, r2rOff, c.r2rOff)
+			t.Errorf("%q, noR2R %v: adds %q, ReadyToRun off %v; want %v", c.env, c.noR2R, add, r2rOff, c.r2rOff)
 		}
 	}
 	jitted := &instrprof.Profile{Funcs: []instrprof.Func{{Name: instrprof.JittedCode, Self: 5, Unnamed: true}}}
@@ -54,6 +53,33 @@ func TestWhyEnvKeepsAPerfMapTurnedOff(t *testing.T) {
 	}
 	if jitted.PerfMaps = 1; noPerfMap(jitted, "") != "" {
 		t.Errorf("a map was read")
+	}
+	// What loads nothing: a mode with no engine, env or wrapper, and an
+	// environment that loads no profiler, session or preload and leaves
+	// the runtime's code choices be. Both sides of a pair must (whySteps):
+	// a plain workload against one whose env turns ReadyToRun on keeps
+	// both launches' precompiled code.
+	plain := func(spec modes.Spec, wenv ...string) *cellState {
+		return &cellState{Cell: Cell{Spec: spec, Workload: &suite.Workload{Name: "w", Env: wenv}}}
+	}
+	for _, c := range []struct {
+		cell *cellState
+		env  []string
+		want bool
+	}{
+		{plain(modes.BuiltinSpec(modes.None)), []string{"PATH=/bin", "DOTNET_ROOT=/usr/share/dotnet"}, true},
+		{plain(modes.BuiltinSpec("tracing")), nil, false},
+		{plain(modes.Spec{Name: "eventpipe", Env: map[string]string{"DOTNET_EnableEventPipe": "1"}}), nil, false},
+		{plain(modes.Spec{Name: "perf", Wrap: []string{"perf", "stat"}}), nil, false},
+		{plain(modes.BuiltinSpec(modes.None)), []string{"CORECLR_ENABLE_PROFILING=1"}, false}, // an agent in the shell
+		{plain(modes.BuiltinSpec(modes.None)), []string{"LD_PRELOAD=/opt/agent.so"}, false},
+		{plain(modes.BuiltinSpec(modes.None), "DOTNET_ReadyToRun=1"), nil, false},
+		{plain(modes.BuiltinSpec(modes.None), "COMPlus_PerfMapEnabled=0"), nil, false},
+		{plain(modes.BuiltinSpec(modes.None), "DOTNET_gcServer=1"), nil, true},
+	} {
+		if got := loadsNothing(c.cell, c.env); got != c.want {
+			t.Errorf("mode %+v, workload env %q, env %q: loads nothing %v, want %v", c.cell.Spec, c.cell.Workload.Env, c.env, got, c.want)
+		}
 	}
 	native := &instrprof.Profile{Funcs: []instrprof.Func{{Name: "[libc.so.6]", Self: 5, Unnamed: true}}}
 	if got := noPerfMap(native, ""); got != "" {

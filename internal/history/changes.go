@@ -1,7 +1,9 @@
 package history
 
 import (
+	"fmt"
 	"math"
+	"vbench/internal/machine"
 	"vbench/internal/verdict"
 
 	"vbench/internal/modes"
@@ -51,6 +53,13 @@ type Change struct {
 	// shuffles enough to be compared with the gate's alpha over its family.
 	Gate  string  `json:"gate,omitempty"`
 	GateP float64 `json:"gate_p,omitempty"`
+	// Environment is what changed beside the code within a run of the
+	// change point (a change point's run is uncertain by about one): the
+	// machine's hardware, OS or .NET runtime (machine.Mismatch), and for
+	// a count how vbench counted (results.Settings.CountingSetup), each
+	// "at run 12: .NET runtime: 10.0.11 vs 10.0.12". The step may be the
+	// environment's, not the code's; the gate still judges it.
+	Environment []string `json:"environment,omitempty"`
 
 	cp stats.ChangePoint // as found, in the series' own indices
 }
@@ -130,6 +139,7 @@ func analyze(entries []Entry, opts stats.ChangeOptions) *Analysis {
 		for i := range cs {
 			cs[i].Raw = machine && s.Workload != a.calibration()
 			cs[i].Calibration = machine && s.Workload == a.calibration()
+			cs[i].Environment = environmentChanges(entries, s, cs[i].cp.Index)
 		}
 		a.Changes = append(a.Changes, cs)
 	}
@@ -143,6 +153,24 @@ func near(cs []Change, index int) bool {
 		}
 	}
 	return false
+}
+
+// environmentChanges is what changed beside the code between consecutive
+// points of s within one point of its change point at point index at
+// (Change.Environment).
+func environmentChanges(entries []Entry, s *Series, at int) []string {
+	var out []string
+	for k := max(at-1, 1); k <= min(at+1, len(s.Points)-1); k++ {
+		prev, cur := &entries[s.Points[k-1].Entry], &entries[s.Points[k].Entry]
+		diffs := machine.Mismatch(prev.Machine, cur.Machine)
+		if s.Metric.Deterministic() && !results.SameCounting(&prev.Settings, &cur.Settings) {
+			diffs = append(diffs, "counted with "+prev.Settings.CountingSetup()+" vs "+cur.Settings.CountingSetup())
+		}
+		for _, d := range diffs {
+			out = append(out, fmt.Sprintf("at run %d: %s", s.Points[k].Entry, d))
+		}
+	}
+	return out
 }
 
 // All lists every change point, series by series.

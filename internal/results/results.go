@@ -127,6 +127,32 @@ type Settings struct {
 	// the code, so a comparison says so. Absent when no cell counted, and
 	// in files written before it was recorded.
 	CountingEnv []string `json:"counting_env,omitempty"`
+	// Valgrind is the valgrind that counted (`valgrind --version`,
+	// "valgrind-3.19.0"): the CPU it shows a program decides the
+	// instructions the JIT and the libraries choose, so counts taken by
+	// another version may differ by it. Absent when no cell counted, and in
+	// files written before it was recorded.
+	Valgrind string `json:"valgrind,omitempty"`
+}
+
+// CountingSetup is what a counted file's counts depend on beyond the code
+// and the machine (CountingEnv, Valgrind), in words, for saying that two
+// differ: "DOTNET_TieredCompilation=0 ... under valgrind-3.19.0".
+func (s *Settings) CountingSetup() string {
+	env := strings.Join(s.CountingEnv, " ")
+	if len(s.CountingEnv) == 0 {
+		env = "none recorded (a file from before vbench turned tiered compilation off in counted runs)"
+	}
+	if s.Valgrind != "" {
+		env += " under " + s.Valgrind
+	}
+	return env
+}
+
+// SameCounting reports whether counts taken under a and b were taken alike
+// (CountingSetup): a version not recorded (an older file) matches any.
+func SameCounting(a, b *Settings) bool {
+	return slices.Equal(a.CountingEnv, b.CountingEnv) && (a.Valgrind == "" || b.Valgrind == "" || a.Valgrind == b.Valgrind)
 }
 
 // TieringOff is the counting environment's setting that turns tiered

@@ -610,17 +610,9 @@ func warn(cur, base *results.File) {
 	if base.Suite.SHA256 != cur.Suite.SHA256 {
 		cur.Warnings = append(cur.Warnings, suiteWarning+": workload arguments may differ")
 	}
-	if base.Counted() && cur.Counted() && !slices.Equal(base.Settings.CountingEnv, cur.Settings.CountingEnv) {
-		cur.Warnings = append(cur.Warnings, fmt.Sprintf("%s (the baseline's: %s; this run's: %s): counts may differ by it, not by the code", countingWarning, countingEnvText(base), countingEnvText(cur)))
+	if base.Counted() && cur.Counted() && !results.SameCounting(&base.Settings, &cur.Settings) {
+		cur.Warnings = append(cur.Warnings, fmt.Sprintf("%s (the baseline's: %s; this run's: %s): counts may differ by it, not by the code", countingWarning, base.Settings.CountingSetup(), cur.Settings.CountingSetup()))
 	}
-}
-
-// countingEnvText is f's counting environment for a warning.
-func countingEnvText(f *results.File) string {
-	if len(f.Settings.CountingEnv) == 0 {
-		return "none recorded (a file from before vbench turned tiered compilation off in counted runs)"
-	}
-	return strings.Join(f.Settings.CountingEnv, " ")
 }
 
 const (

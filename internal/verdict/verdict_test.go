@@ -116,6 +116,18 @@ func TestVerdictWarnsOfAnotherCountingEnv(t *testing.T) {
 	if len(cur.Warnings) != 0 {
 		t.Errorf("the same environment: warnings %q", cur.Warnings)
 	}
+	// Another valgrind shows the program another CPU; a file that
+	// recorded none (from before) is not said to differ.
+	base.Settings.Valgrind, cur.Settings.Valgrind = "valgrind-3.19.0", "valgrind-3.22.0"
+	Apply(cur, base, opts)
+	want = "baseline's counted runs had another environment from vbench (the baseline's: DOTNET_TieredCompilation=0 DOTNET_TC_CallCountingDelayMs=0 under valgrind-3.19.0; this run's: DOTNET_TieredCompilation=0 DOTNET_TC_CallCountingDelayMs=0 under valgrind-3.22.0): counts may differ by it, not by the code"
+	if len(cur.Warnings) != 1 || cur.Warnings[0] != want {
+		t.Errorf("another valgrind: warnings %q, want %q", cur.Warnings, want)
+	}
+	base.Settings.Valgrind = ""
+	if Apply(cur, base, opts); len(cur.Warnings) != 0 {
+		t.Errorf("a baseline that recorded no valgrind: warnings %q", cur.Warnings)
+	}
 	tbase, tcur := file(cell("w", "none", 1e6, 10)), file(cell("w", "none", 1e6, 10))
 	tcur.Settings.CountingEnv = now
 	Apply(tcur, tbase, opts)

@@ -108,11 +108,11 @@ func TestWorkloadPairRealPrograms(t *testing.T) {
 	base := testbin.Workload(t, "benchmarks/ab/checksum/base/Checksum.csproj")
 	head := testbin.Workload(t, "benchmarks/ab/checksum/head/Checksum.csproj")
 	dir := t.TempDir()
-	// The no-op pair is judged from time: at the default alpha of 0.01 it
-	// is called improved or regressed in about 1 run in 100 by design
-	// (once in CI: its two sides' p, Holm-adjusted behind the two real
-	// regressions, fell under 0.01). At 0.001 that is 1 in 1,000; the 20 %
-	// change still decides, after 20 rounds here (15 at 0.01).
+	// The no-op pairs (none, sampling) are judged from time: at the
+	// default alpha of 0.01 one is called improved or regressed in up to
+	// about 1 run in 100 by design (once in CI: a p, Holm-adjusted behind
+	// the two real regressions, fell under 0.01). At 0.001, 1 in 1,000;
+	// the 20 % change still decides, after 20 rounds here (15 at 0.01).
 	writeFile(t, filepath.Join(dir, "suite.yaml"), `name: two-builds
 runs: 10
 warmup: 1

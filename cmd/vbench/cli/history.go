@@ -189,13 +189,16 @@ whole run: its p, tested again, survives Holm's adjustment over every
 series CI judges at --fail-alpha (default 0.05), and it is not smaller than
 the suite's min_change. Each such change point is marked: fails CI, failed
 CI at an earlier run, held (not significant over the run's series: judged
-again next run), or smaller than min_change.
+again next run), or smaller than min_change. A change point within a run
+of a change of the machine (CPU, cores, OS, .NET runtime) or, for a count,
+of how vbench counted (its environment, the valgrind version) says so: the
+step may be the environment's. CI still judges it.
 
 It also says what CI cannot judge yet: per series, the newest runs a step
 could start in and not be found however clear it were (too few runs for any
 order of them to be significant), and after how many more runs it can be.
 
-` + "--format json prints `{history, runs, gate: {alpha, family}, series: [{workload, mode, series, metric, runs, last, unjudged: {runs, needs}}], change_points: [{workload, mode, series, metric, index, commit, commit_before, before, after, change, change_lo, change_hi, p, new, raw, calibration, gate, gate_p}]}`" + `:
+` + "--format json prints `{history, runs, gate: {alpha, family}, series: [{workload, mode, series, metric, runs, last, unjudged: {runs, needs}}], change_points: [{workload, mode, series, metric, index, commit, commit_before, before, after, change, change_lo, change_hi, p, new, raw, calibration, gate, gate_p, environment}]}`" + `:
 before and after in nanoseconds (a time) or as a multiple (an overhead),
 change as a fraction (0.05 is 5% more); change_lo and change_hi are absent
 until each side has 6 runs.`,
@@ -219,7 +222,11 @@ until each side has 6 runs.`,
 			if failOn == "slower" {
 				if slower := a.Failing(); len(slower) > 0 {
 					for _, c := range slower {
-						fmt.Fprintf(cmd.ErrOrStderr(), "vbench: %s/%s %s got slower at run %d (%s): %s\n", c.Workload, c.Mode, c.Series, c.Index, c.Commit, reports.ChangeText(&c))
+						env := ""
+						if e := reports.EnvironmentText(c); e != "" {
+							env = "; " + e + ": the step may be the environment's"
+						}
+						fmt.Fprintf(cmd.ErrOrStderr(), "vbench: %s/%s %s got slower at run %d (%s): %s%s\n", c.Workload, c.Mode, c.Series, c.Index, c.Commit, reports.ChangeText(&c), env)
 					}
 					return withCode(ExitRegression, nil)
 				}

@@ -74,13 +74,14 @@ func (f *runFlags) register(cmd *cobra.Command) {
 
 // measurement is a suite ready to run.
 type measurement struct {
-	suite    *suite.Suite
-	plan     *runner.Plan
-	lib      string
-	flags    *runFlags
-	valgrind string // valgrind's path when a cell counts instructions
-	marks    string // the kernel marks' library when a cell counts its kernel
-	jobs     int    // launches at once (Plan.Deterministic), else 1
+	suite           *suite.Suite
+	plan            *runner.Plan
+	lib             string
+	flags           *runFlags
+	valgrind        string // valgrind's path when a cell counts instructions
+	valgrindVersion string // its --version, recorded with the counts
+	marks           string // the kernel marks' library when a cell counts its kernel
+	jobs            int    // launches at once (Plan.Deterministic), else 1
 }
 
 // prepare validates everything that can be checked before the first run, so
@@ -169,6 +170,9 @@ func prepare(cmd *cobra.Command, path string, f *runFlags) (*measurement, error)
 		if m.valgrind, err = exec.LookPath("valgrind"); err != nil {
 			return nil, usageErrf("metric instructions runs every process under valgrind, which is not installed (%v): install it with scripts/ensure-valgrind.sh (Debian's valgrind package)", err)
 		}
+		if m.valgrindVersion, err = runner.ValgrindVersion(cmd.Context(), m.valgrind); err != nil {
+			return nil, usageErrf("metric instructions runs every process under valgrind, which does not run: %v", err)
+		}
 	}
 	if plan.MarksKernel() {
 		if m.marks, err = runner.BuildKernelMarks(cmd.Context()); err != nil {
@@ -226,11 +230,12 @@ func (m *measurement) measure(cmd *cobra.Command) (*results.File, results.Whys) 
 	defer stop()
 	stderr := cmd.ErrOrStderr()
 	env := runner.Env{
-		Profiler:    m.lib,
-		Valgrind:    m.valgrind,
-		KernelMarks: m.marks,
-		Jobs:        m.jobs,
-		Progress:    newProgress(stderr, m.flags.quiet),
+		Profiler:        m.lib,
+		Valgrind:        m.valgrind,
+		ValgrindVersion: m.valgrindVersion,
+		KernelMarks:     m.marks,
+		Jobs:            m.jobs,
+		Progress:        newProgress(stderr, m.flags.quiet),
 		Log: func(format string, args ...any) {
 			if !m.flags.quiet {
 				fmt.Fprintf(stderr, "vbench: "+format+"\n", args...)

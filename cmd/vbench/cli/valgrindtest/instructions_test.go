@@ -169,6 +169,13 @@ workloads:
 			t.Errorf("Render → Mix calls %s → %s a run, want 24000 → 31200 (-1 %%)", fmtCalls(top.OldCalls), fmtCalls(top.NewCalls))
 		}
 	}
+	// Every output that carries the why says how its launches ran.
+	for _, format := range []string{"markdown", "junit", "html"} {
+		out, stderr, code := vbRun(t, dir, nil, "report", "r.json", "--format", format)
+		if code != cli.ExitOK || !strings.Contains(out, "named with precompiled code off") {
+			t.Errorf("report --format %s: exit %d, no word of precompiled code off\n%s", format, code, stderr)
+		}
+	}
 	// Both sides' instruction profiles are kept, and vbench diff compares
 	// them in instructions.
 	out, stderr, code := vbRun(t, dir, nil, "diff", filepath.Join(profiles, "base", "none", "instructions.pb.gz"), filepath.Join(profiles, "head", "none", "instructions.pb.gz"))
