@@ -34,6 +34,7 @@ type abPair struct{ new, old *cellState }
 // adaptive decides the extra rounds of a run's A/B pairs.
 type adaptive struct {
 	pairs   []abPair
+	family  int               // the run's time tests: its pairs and a baseline's (Plan.BaselineTests)
 	units   []unit            // how a round keeps cells together (schedule.go)
 	led     leads             // which side of each unit ran first how often (roundOrder)
 	stopped map[abPair]string // why each settled pair stopped; a pair is never reopened
@@ -71,7 +72,7 @@ func runPairs(cells []*cellState, plan *Plan) []abPair {
 // leads: its rounds are numbered after their last; began is when the run
 // began.
 func newAdaptive(pairs []abPair, us []unit, sched *planned, plan *Plan, env *Env, began time.Time) *adaptive {
-	return &adaptive{pairs: pairs, units: us, led: sched.led, round: sched.lastRound(), stopped: map[abPair]string{},
+	return &adaptive{pairs: pairs, family: len(pairs) + plan.BaselineTests, units: us, led: sched.led, round: sched.lastRound(), stopped: map[abPair]string{},
 		opts:  verdict.Options{Alpha: plan.Suite.Alpha, MinChange: plan.Suite.MinChange, CountMinChange: plan.Suite.MinChangeInstructions},
 		rng:   rand.New(rand.NewPCG(plan.Options.Seed, 0x6d6f7265)), // "more"
 		began: began, start: time.Now(), launched: sched.total(), budget: plan.Options.Budget, log: env.logf}
@@ -146,7 +147,7 @@ func nextLook(c *cellState, n int) int {
 
 // stop is why a pair gets no more rounds, or "" when it should get more:
 // a side failed, or the verdict on its runs so far is decided (the
-// verdict.JudgePair of its rounds, with the run's pairs as the family:
+// verdict.JudgePair of its rounds, with the run's time tests as the family:
 // verdict.Undecided's rule), or it reached its cap.
 func (a *adaptive) stop(p abPair) string {
 	opts := a.opts.ForMetric(p.new.Metric)
@@ -155,7 +156,7 @@ func (a *adaptive) stop(p abPair) string {
 	}
 	old, new := verdict.Rounds(p.old.runsSoFar(), p.new.runsSoFar())
 	n := len(new)
-	v := verdict.JudgePair(old, new, p.new.Runs, p.new.MaxRuns, len(a.pairs), opts)
+	v := verdict.JudgePair(old, new, p.new.Runs, p.new.MaxRuns, a.family, opts)
 	at := fmt.Sprintf("after %d rounds", n)
 	if n == p.new.Runs {
 		at = fmt.Sprintf("at its planned %d rounds", n)
@@ -165,7 +166,7 @@ func (a *adaptive) stop(p abPair) string {
 		return fmt.Sprintf("decided %s: %s", at, v)
 	case v == results.VerdictSame:
 		return fmt.Sprintf("decided %s: same (any change within ±%g%%)", at, opts.MinChange*100)
-	case !verdict.Undecided(old, new, p.new.Runs, p.new.MaxRuns, len(a.pairs), opts):
+	case !verdict.Undecided(old, new, p.new.Runs, p.new.MaxRuns, a.family, opts):
 		// Not "still inconclusive": this look bounds p by Bonferroni over
 		// the pairs, and the run's verdict (Holm's adjustment over the
 		// run's time tests) can still decide it. CI's run of a no-op pair said

@@ -77,6 +77,40 @@ type Plan struct {
 	Profiled bool
 	// Left says which cells Options.Metric left out, and why.
 	Left []string
+	// BaselineTests bounds the time tests a stored baseline adds to the
+	// run's family (SetBaseline): the adaptive rounds' looks count them,
+	// so that a pair they call decided is decided in the table too.
+	BaselineTests int
+}
+
+// SetBaseline records what judging the run against base will add to its
+// family of time tests, at most (verdict.Apply): each cell that is not
+// the judged side of an A/B pair and that base holds by the same metric,
+// its time and, under a mode other than none, its overhead. A look of the
+// adaptive rounds bounds a pair's p by Bonferroni over the whole family,
+// which Holm's adjustment in the verdict never exceeds: with the pairs
+// alone, a pair stopped as "decided: regressed" could be inconclusive in
+// the table once a baseline's tests joined (nil base: none).
+func (p *Plan) SetBaseline(base *results.File) {
+	p.BaselineTests = 0
+	if base == nil {
+		return
+	}
+	pairs := newPairing(p.Cells)
+	for i := range p.Cells {
+		c := &p.Cells[i]
+		if _, ab := pairs.reference(c); ab {
+			continue
+		}
+		old := base.Find(c.Workload.Name, c.Mode)
+		if old == nil || old.Failed() || len(old.Values()) == 0 || old.Metric.OrDefault() != c.Metric.OrDefault() {
+			continue
+		}
+		p.BaselineTests++
+		if c.Mode != modes.None {
+			p.BaselineTests++
+		}
+	}
 }
 
 // Deterministic reports whether every cell's metric is deterministic: its

@@ -2,11 +2,13 @@ package runner
 
 import (
 	"context"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
 
 	"vbench/internal/results"
+	"vbench/internal/suite"
 	"vbench/internal/testbin"
 	"vbench/internal/verdict"
 )
@@ -161,5 +163,45 @@ func TestBudgetStopsAdaptiveRounds(t *testing.T) {
 	}
 	if s := f.Find("steady", "none").Stopped; !strings.HasPrefix(s, "decided at its planned 12 rounds: same") {
 		t.Errorf("steady stopped %q", s)
+	}
+}
+
+// A look counts a stored baseline's time tests in the pair's family
+// (Plan.SetBaseline): a pair whose p passes alpha over its run's 4 pairs
+// but not over the 9 time tests a baseline makes of the run (Holm's first
+// step, the most any test is multiplied by) is not stopped as decided
+// regressed, where the table would call it inconclusive. The baseline of
+// abSuite's run judges its 5 cells that are not a pair's judged side.
+func TestAdaptiveLooksCountTheBaselinesTests(t *testing.T) {
+	fw := testbin.Fakework(t)
+	base, _ := Run(context.Background(), planFor(t, t.TempDir(), abSuite(fw)), Env{})
+	plan := planFor(t, t.TempDir(), abSuite(fw))
+	if plan.SetBaseline(base); plan.BaselineTests != 5 {
+		t.Fatalf("a baseline of every cell adds %d time tests, want 5 (the references and alone)", plan.BaselineTests)
+	}
+	if plan.SetBaseline(nil); plan.BaselineTests != 0 {
+		t.Errorf("no baseline adds %d tests", plan.BaselineTests)
+	}
+	// 20 rounds, NEW ~10 % slower under ±25 % noise: adjusted p between
+	// 0.01/9 and 0.01/4 (found by search over seeds, PCG's stream fixed).
+	rng := rand.New(rand.NewPCG(10, 1))
+	pair := abPair{new: &cellState{Cell: Cell{Workload: &suite.Workload{Name: "new"}, Mode: "none", Metric: results.MetricElapsed, Runs: 20, MaxRuns: 20}},
+		old: &cellState{Cell: Cell{Workload: &suite.Workload{Name: "old"}, Mode: "none", Metric: results.MetricElapsed, Runs: 20, MaxRuns: 20}}}
+	for i := 0; i < 20; i++ {
+		o := 1e6 * (1 + 0.3*rng.Float64())
+		n := o * (1.10 + 0.5*(rng.Float64()-0.5))
+		pair.old.samples = append(pair.old.samples, results.Run{Seq: 2 * i, Round: i + 1, ElapsedNs: int64(o)})
+		pair.new.samples = append(pair.new.samples, results.Run{Seq: 2*i + 1, Round: i + 1, ElapsedNs: int64(n)})
+	}
+	a := &adaptive{pairs: []abPair{pair, {}, {}, {}}, opts: verdict.Options{Alpha: 0.01, MinChange: 0.05}}
+	for _, c := range []struct {
+		family  int
+		decided bool
+	}{{4, true}, {9, false}} {
+		a.family = c.family
+		s := a.stop(pair)
+		if strings.HasPrefix(s, "decided at its planned 20 rounds: regressed") != c.decided {
+			t.Errorf("a family of %d time tests: stopped %q, decided regressed: want %v", c.family, s, c.decided)
+		}
 	}
 }

@@ -47,7 +47,7 @@ func (a *adaptive) unsettled() []abPair {
 			continue
 		}
 		opts := a.opts.ForMetric(p.new.Metric)
-		if verdict.JudgePair(old, new, p.new.Runs, p.new.MaxRuns, len(a.pairs), opts) != results.VerdictSame {
+		if verdict.JudgePair(old, new, p.new.Runs, p.new.MaxRuns, a.family, opts) != results.VerdictSame {
 			out = append(out, p)
 		}
 	}

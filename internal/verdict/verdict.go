@@ -346,8 +346,9 @@ func pair(oldX, newX []float64, planned, maxRuns int, opts Options) (j stats.Jud
 // Undecided reports whether an A/B pair (old[i] and new[i] measured in
 // round i) planned at planned runs and capped at maxRuns should get more
 // rounds: it is below its cap, not significant even with its p multiplied
-// by family (the A/B pairs of the run: Bonferroni's bound, which Holm's
-// adjustment never exceeds), and not Settled. The runner's adaptive rounds
+// by family (the run's time tests, its A/B pairs and a stored baseline's:
+// Bonferroni's bound, which Holm's adjustment never exceeds), and not
+// Settled. The runner's adaptive rounds
 // ask it at each of stats.Looks; which look a pair stops at does not
 // matter to the error control (SequentialP holds at any stopping point).
 func Undecided(old, new []float64, planned, maxRuns, family int, opts Options) bool {

@@ -369,6 +369,7 @@ exits 130.
 			if err := ci.check(f.jsonOut, basePath, m.suite.Baseline, m.suite.Path); err != nil {
 				return err
 			}
+			m.plan.SetBaseline(base)
 			res, whys := m.measure(cmd)
 			if base != nil {
 				res.Baseline = basePath
