@@ -48,7 +48,7 @@ test: build
 	@rm -f $(BIN)/test-programs.json
 	dotnet build internal/testbin/programs.proj -nologo -v q -m:2 -nodeReuse:false -p:UseSharedCompilation=true -getTargetResult:Build > $(BIN)/test-programs.json.tmp 2> $(BIN)/test-programs.log \
 		&& mv $(BIN)/test-programs.json.tmp $(BIN)/test-programs.json \
-		|| { tail -n 20 $(BIN)/test-programs.log; echo "make test: the test programs did not all build in one go; each test builds its own"; }
+		|| { rm -f $(BIN)/test-programs.json.tmp; tail -n 20 $(BIN)/test-programs.log; echo "make test: the test programs did not all build in one go; each test builds its own"; }
 	@dotnet build-server shutdown > /dev/null 2>&1 || true
 	VBENCH_TEST_PROGRAMS=$(CURDIR)/$(BIN)/test-programs.json $(GO) test -tags vbenchtest -vet=off -count=1 -timeout 60m ./...
 
