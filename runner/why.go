@@ -54,15 +54,30 @@ func (a *adaptive) unsettled() []abPair {
 	return out
 }
 
-// whySteps are the why launches of pairs: the reference side first. A
-// pair both of whose sides load nothing into the runtime runs both without
-// precompiled code (whyEnv); decided for the pair, so that its two
-// launches are alike.
+// whySteps are the why launches of pairs, one a cell (a reference two
+// pairs share is launched once), the reference side first. When every
+// cell launched loads nothing into the runtime, all run without
+// precompiled code (whyEnv); decided for the run, so that every pair's two
+// launches are alike, shared references included.
 func whySteps(pairs []abPair) []step {
-	var out []step
+	return whyStepsIn(pairs, os.Environ())
+}
+
+// whyStepsIn is whySteps in the environment env.
+func whyStepsIn(pairs []abPair, env []string) []step {
+	noR2R := true
 	for _, p := range pairs {
-		noR2R := loadsNothing(p.old, os.Environ()) && loadsNothing(p.new, os.Environ())
-		out = append(out, step{cell: p.old, why: true, noR2R: noR2R}, step{cell: p.new, why: true, noR2R: noR2R})
+		noR2R = noR2R && loadsNothing(p.old, env) && loadsNothing(p.new, env)
+	}
+	var out []step
+	seen := map[*cellState]bool{}
+	for _, p := range pairs {
+		for _, c := range []*cellState{p.old, p.new} {
+			if !seen[c] {
+				seen[c] = true
+				out = append(out, step{cell: c, why: true, noR2R: noR2R})
+			}
+		}
 	}
 	return out
 }

@@ -81,6 +81,28 @@ func TestWhyEnvKeepsAPerfMapTurnedOff(t *testing.T) {
 			t.Errorf("mode %+v, workload env %q, env %q: loads nothing %v, want %v", c.cell.Spec, c.cell.Workload.Env, c.env, got, c.want)
 		}
 	}
+	// A reference two pairs share is launched once, and precompiled code
+	// goes off for the run's why launches only when every one loads
+	// nothing: one pair's side that sets ReadyToRun keeps it on for all,
+	// so that the shared base is compared alike from both.
+	base, app1 := plain(modes.BuiltinSpec(modes.None)), plain(modes.BuiltinSpec(modes.None))
+	for _, c := range []struct {
+		app2 *cellState
+		off  bool
+	}{
+		{plain(modes.BuiltinSpec(modes.None)), true},
+		{plain(modes.BuiltinSpec(modes.None), "DOTNET_ReadyToRun=1"), false},
+	} {
+		steps := whyStepsIn([]abPair{{new: app1, old: base}, {new: c.app2, old: base}}, []string{"PATH=/bin"})
+		if len(steps) != 3 || steps[0].cell != base || steps[1].cell != app1 || steps[2].cell != c.app2 {
+			t.Errorf("why launches %+v: want base, app1, app2 once each", steps)
+		}
+		for _, st := range steps {
+			if !st.why || st.noR2R != c.off {
+				t.Errorf("app2 env %q: a why launch with precompiled code off %v, want %v", c.app2.Workload.Env, st.noR2R, c.off)
+			}
+		}
+	}
 	native := &instrprof.Profile{Funcs: []instrprof.Func{{Name: "[libc.so.6]", Self: 5, Unnamed: true}}}
 	if got := noPerfMap(native, ""); got != "" {
 		t.Errorf("a native program wants no map: %q", got)

@@ -31,6 +31,14 @@ func Merge(names []string, files []*File, allowPartial bool) (*File, error) {
 		Merged:   names,
 	}
 	out.Settings.ModeSpecs = append([]modes.Spec(nil), first.Settings.ModeSpecs...)
+	// How counts were taken, from the first shard that counted: a first
+	// shard of timed cells alone records none.
+	for _, f := range files {
+		if f.Counted() {
+			out.Settings.CountingEnv, out.Settings.Valgrind = f.Settings.CountingEnv, f.Settings.Valgrind
+			break
+		}
+	}
 	out.Settings.WorkloadAgainst = nil
 	owner := map[string]string{}
 	metric := map[string]string{}    // workload -> the file that first measured it

@@ -98,6 +98,15 @@ func TestMerge(t *testing.T) {
 		t.Errorf("merged warnings: %q (%v)", m.Warnings, err)
 	}
 	a.Warnings, b.Warnings = nil, nil
+	// How counts were taken comes from the shard that counted, not from
+	// the first shard, whose cells were timed.
+	cb := sample("s", Cell{Workload: "v", Mode: "none", Metric: MetricInstructions, Samples: []Run{{Instructions: 5}}})
+	cb.Settings.CountingEnv, cb.Settings.Valgrind = []string{TieringOff}, "valgrind-3.19.0"
+	if m, err := Merge([]string{"a", "cb"}, []*File{a, cb}, false); err != nil {
+		t.Errorf("merging a counted shard: %v", err)
+	} else if m.Settings.Valgrind != "valgrind-3.19.0" || !slices.Equal(m.Settings.CountingEnv, []string{TieringOff}) {
+		t.Errorf("merged counting: %+v", m.Settings)
+	}
 	if _, err := Merge([]string{"a", "a2"}, []*File{a, a}, false); err == nil || !strings.Contains(err.Error(), "shards overlap") {
 		t.Errorf("overlap: %v", err)
 	}
