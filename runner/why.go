@@ -55,19 +55,38 @@ func (a *adaptive) unsettled() []abPair {
 }
 
 // whySteps are the why launches of pairs, one a cell (a reference two
-// pairs share is launched once), the reference side first. When every
-// cell launched loads nothing into the runtime, all run without
-// precompiled code (whyEnv); decided for the run, so that every pair's two
-// launches are alike, shared references included.
+// pairs share is launched once), the reference side first. Pairs that
+// share a cell are one group; a group whose every cell loads nothing
+// into the runtime runs without precompiled code (whyEnv), so that every
+// pair's two launches are alike, shared references included, while a
+// profiled pair of the same run keeps its own.
 func whySteps(pairs []abPair) []step {
 	return whyStepsIn(pairs, os.Environ())
 }
 
 // whyStepsIn is whySteps in the environment env.
 func whyStepsIn(pairs []abPair, env []string) []step {
-	noR2R := true
+	group := map[*cellState]*cellState{} // union-find over the pairs' cells
+	var root func(c *cellState) *cellState
+	root = func(c *cellState) *cellState {
+		if g, ok := group[c]; ok && g != c {
+			r := root(g)
+			group[c] = r
+			return r
+		}
+		group[c] = c
+		return c
+	}
 	for _, p := range pairs {
-		noR2R = noR2R && loadsNothing(p.old, env) && loadsNothing(p.new, env)
+		group[root(p.new)] = root(p.old)
+	}
+	plain := map[*cellState]bool{} // by group: every cell loads nothing
+	for c := range group {
+		r := root(c)
+		if _, ok := plain[r]; !ok {
+			plain[r] = true
+		}
+		plain[r] = plain[r] && loadsNothing(c, env)
 	}
 	var out []step
 	seen := map[*cellState]bool{}
@@ -75,7 +94,7 @@ func whyStepsIn(pairs []abPair, env []string) []step {
 		for _, c := range []*cellState{p.old, p.new} {
 			if !seen[c] {
 				seen[c] = true
-				out = append(out, step{cell: c, why: true, noR2R: noR2R})
+				out = append(out, step{cell: c, why: true, noR2R: plain[root(c)]})
 			}
 		}
 	}

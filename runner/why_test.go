@@ -82,9 +82,9 @@ func TestWhyEnvKeepsAPerfMapTurnedOff(t *testing.T) {
 		}
 	}
 	// A reference two pairs share is launched once, and precompiled code
-	// goes off for the run's why launches only when every one loads
-	// nothing: one pair's side that sets ReadyToRun keeps it on for all,
-	// so that the shared base is compared alike from both.
+	// goes off for pairs sharing cells only when every one loads nothing:
+	// one pair's side that sets ReadyToRun keeps it on for both, so that
+	// the shared base is compared alike from both.
 	base, app1 := plain(modes.BuiltinSpec(modes.None)), plain(modes.BuiltinSpec(modes.None))
 	for _, c := range []struct {
 		app2 *cellState
@@ -93,13 +93,17 @@ func TestWhyEnvKeepsAPerfMapTurnedOff(t *testing.T) {
 		{plain(modes.BuiltinSpec(modes.None)), true},
 		{plain(modes.BuiltinSpec(modes.None), "DOTNET_ReadyToRun=1"), false},
 	} {
-		steps := whyStepsIn([]abPair{{new: app1, old: base}, {new: c.app2, old: base}}, []string{"PATH=/bin"})
-		if len(steps) != 3 || steps[0].cell != base || steps[1].cell != app1 || steps[2].cell != c.app2 {
-			t.Errorf("why launches %+v: want base, app1, app2 once each", steps)
+		// A profiled pair of the same run keeps its own precompiled code,
+		// and does not take the plain pairs' away.
+		tb, th := plain(modes.BuiltinSpec("tracing")), plain(modes.BuiltinSpec("tracing"))
+		steps := whyStepsIn([]abPair{{new: app1, old: base}, {new: th, old: tb}, {new: c.app2, old: base}}, []string{"PATH=/bin"})
+		if len(steps) != 5 || steps[0].cell != base || steps[1].cell != app1 || steps[2].cell != tb || steps[3].cell != th || steps[4].cell != c.app2 {
+			t.Errorf("why launches %+v: want base, app1, the traced pair, app2 once each", steps)
 		}
 		for _, st := range steps {
-			if !st.why || st.noR2R != c.off {
-				t.Errorf("app2 env %q: a why launch with precompiled code off %v, want %v", c.app2.Workload.Env, st.noR2R, c.off)
+			want := c.off && st.cell != tb && st.cell != th
+			if !st.why || st.noR2R != want {
+				t.Errorf("app2 env %q: %s's why launch with precompiled code off %v, want %v", c.app2.Workload.Env, st.cell.Spec.Name, st.noR2R, want)
 			}
 		}
 	}
