@@ -168,8 +168,8 @@ func (a *adaptive) stop(p abPair) string {
 		return fmt.Sprintf("decided %s: same (any change within ±%g%%)", at, opts.MinChange*100)
 	case !verdict.Undecided(old, new, p.new.Runs, p.new.MaxRuns, a.family, opts):
 		// Not "still inconclusive": this look bounds p by Bonferroni over
-		// the run's time tests, and the run's verdict (Holm's adjustment over the
-		// run's time tests) can still decide it. CI's run of a no-op pair said
+		// the run's time tests, and the verdict's Holm adjustment over the
+		// same tests can still decide it. CI's run of a no-op pair said
 		// "still inconclusive" here and "improved" in the table.
 		return fmt.Sprintf("reached its cap of %d rounds", n)
 	case futile(old, new, p.new.MaxRuns, opts):

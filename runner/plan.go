@@ -15,6 +15,7 @@ import (
 	"vbench/internal/modes"
 	"vbench/internal/results"
 	"vbench/internal/suite"
+	"vbench/internal/verdict"
 )
 
 // Options are the command-line choices that override the suite.
@@ -102,8 +103,7 @@ func (p *Plan) SetBaseline(base *results.File) {
 		if _, ab := pairs.reference(c); ab {
 			continue
 		}
-		old := base.Find(c.Workload.Name, c.Mode)
-		if old == nil || old.Failed() || len(old.Values()) == 0 || old.Metric.OrDefault() != c.Metric.OrDefault() {
+		if verdict.BaselineCell(base, c.Workload.Name, c.Mode, c.Metric) == nil {
 			continue
 		}
 		p.BaselineTests++

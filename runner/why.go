@@ -66,27 +66,19 @@ func whySteps(pairs []abPair) []step {
 
 // whyStepsIn is whySteps in the environment env.
 func whyStepsIn(pairs []abPair, env []string) []step {
-	group := map[*cellState]*cellState{} // union-find over the pairs' cells
-	var root func(c *cellState) *cellState
-	root = func(c *cellState) *cellState {
-		if g, ok := group[c]; ok && g != c {
-			r := root(g)
-			group[c] = r
-			return r
-		}
-		group[c] = c
-		return c
-	}
+	// A cell that loads something keeps precompiled code on for every
+	// cell a chain of pairs links it to.
+	plain := map[*cellState]bool{}
 	for _, p := range pairs {
-		group[root(p.new)] = root(p.old)
+		plain[p.old], plain[p.new] = loadsNothing(p.old, env), loadsNothing(p.new, env)
 	}
-	plain := map[*cellState]bool{} // by group: every cell loads nothing
-	for c := range group {
-		r := root(c)
-		if _, ok := plain[r]; !ok {
-			plain[r] = true
+	for changed := true; changed; {
+		changed = false
+		for _, p := range pairs {
+			if plain[p.old] != plain[p.new] {
+				plain[p.old], plain[p.new], changed = false, false, true
+			}
 		}
-		plain[r] = plain[r] && loadsNothing(c, env)
 	}
 	var out []step
 	seen := map[*cellState]bool{}
@@ -94,7 +86,7 @@ func whyStepsIn(pairs []abPair, env []string) []step {
 		for _, c := range []*cellState{p.old, p.new} {
 			if !seen[c] {
 				seen[c] = true
-				out = append(out, step{cell: c, why: true, noR2R: plain[root(c)]})
+				out = append(out, step{cell: c, why: true, noR2R: plain[c]})
 			}
 		}
 	}

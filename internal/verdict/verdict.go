@@ -370,12 +370,23 @@ func JudgePair(old, new []float64, planned, maxRuns, family int, opts Options) r
 	return verdictOf(&test{cell: c, j: j, p: math.Min(1, p*float64(max(family, 1)))}, opts)
 }
 
+// BaselineCell is the cell of base a cell (workload, mode, measured by
+// metric) is judged against, nil when base has none it can be: absent,
+// failed, with no measured run, or measured by another metric.
+func BaselineCell(base *results.File, workload string, mode modes.Mode, metric results.Metric) *results.Cell {
+	old := base.Find(workload, mode)
+	if old == nil || old.Failed() || len(old.Values()) == 0 || old.Metric.OrDefault() != metric.OrDefault() {
+		return nil
+	}
+	return old
+}
+
 // baselineTests judges cell c against the same cell of base: its time,
 // and, for a profiled mode, its overhead multiple over none (the machine
 // may have changed speed between the two; the multiple divides that out).
 func baselineTests(base, cur *results.File, c *results.Cell, opts Options) []*test {
-	old := base.Find(c.Workload, c.Mode)
-	if old == nil || old.Failed() || len(old.Values()) == 0 || old.Metric.OrDefault() != c.Metric.OrDefault() {
+	old := BaselineCell(base, c.Workload, c.Mode, c.Metric)
+	if old == nil {
 		return nil
 	}
 	oldX, newX := old.Values(), c.Values()
